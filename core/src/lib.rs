@@ -1,0 +1,27 @@
+//! memskill-core: the shared vocabulary of memskill.
+//!
+//! Skills and the skill bank, the per-trajectory memory bank, spans, queries and samples.
+//! This crate is pure: no I/O, no async, no LLM, no randomness. Everything here is
+//! serde-serialisable so that checkpoints and exports are plain JSON.
+
+pub mod data;
+pub mod error;
+pub mod hash;
+pub mod llm;
+pub mod memory;
+pub mod skill;
+
+pub use data::{Query, Sample, Session, Span, Turn};
+pub use error::CoreError;
+pub use hash::sha256_hex;
+pub use llm::{
+    ChatRequest, ChatResponse, EncoderError, Llm, LlmError, Message, Role, TextEncoder, Usage,
+};
+pub use memory::{
+    normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision, Provenance,
+    Tombstone,
+};
+pub use skill::{
+    validate_skill_name, ActionKind, ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus,
+    UsageStats, Version,
+};

@@ -1,0 +1,560 @@
+//! Skills, their versions and statuses, and the skill bank.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CoreError;
+use crate::hash::sha256_hex;
+
+/// The memory operation a skill allows the executor to emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionKind {
+    Insert,
+    Update,
+    Delete,
+    Noop,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 4] = [Self::Insert, Self::Update, Self::Delete, Self::Noop];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Insert => "insert",
+            Self::Update => "update",
+            Self::Delete => "delete",
+            Self::Noop => "noop",
+        }
+    }
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ActionKind {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "insert" | "add" => Ok(Self::Insert),
+            "update" => Ok(Self::Update),
+            "delete" => Ok(Self::Delete),
+            "noop" | "no_op" | "no-op" | "none" => Ok(Self::Noop),
+            _ => Err(CoreError::InvalidAction(s.to_string())),
+        }
+    }
+}
+
+/// Semantic version `MAJOR.MINOR.PATCH`, serialised as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Version {
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        Self {
+            major,
+            minor,
+            patch,
+        }
+    }
+    /// The version of a freshly added (candidate) skill.
+    pub const INITIAL: Version = Version::new(0, 1, 0);
+    pub fn bump_patch(self) -> Self {
+        Self {
+            patch: self.patch + 1,
+            ..self
+        }
+    }
+    pub fn bump_minor(self) -> Self {
+        Self {
+            minor: self.minor + 1,
+            patch: 0,
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl FromStr for Version {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || CoreError::InvalidVersion(s.to_string());
+        let mut it = s.trim().split('.');
+        let mut next = || -> Result<u32, CoreError> {
+            let p = it.next().ok_or_else(bad)?;
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            p.parse().map_err(|_| bad())
+        };
+        let v = Version::new(next()?, next()?, next()?);
+        if it.next().is_some() {
+            return Err(bad());
+        }
+        Ok(v)
+    }
+}
+
+impl Serialize for Version {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Life-cycle of a skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SkillStatus {
+    /// Proposed, not yet accepted into the bank.
+    Draft,
+    /// Accepted by validation, on trial until its stage beats the best snapshot.
+    Candidate,
+    /// Proven: its stage beat the best snapshot (seed skills start here).
+    Active,
+    /// Evicted to respect the bank-size cap.
+    Deprecated,
+    /// Removed by a rollback.
+    Archived,
+}
+
+impl SkillStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Candidate => "candidate",
+            Self::Active => "active",
+            Self::Deprecated => "deprecated",
+            Self::Archived => "archived",
+        }
+    }
+    /// Whether the controller may select a skill with this status.
+    pub fn is_selectable(self) -> bool {
+        matches!(self, Self::Candidate | Self::Active)
+    }
+}
+
+impl FromStr for SkillStatus {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "draft" => Ok(Self::Draft),
+            "candidate" => Ok(Self::Candidate),
+            "active" => Ok(Self::Active),
+            "deprecated" => Ok(Self::Deprecated),
+            "archived" => Ok(Self::Archived),
+            _ => Err(CoreError::InvalidStatus(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for SkillStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How often a skill was selected and what reward the episodes that used it earned.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageStats {
+    pub count: u64,
+    pub mean_reward: f64,
+    /// The most recent rewards, oldest first, at most [`UsageStats::RECENT`].
+    pub recent_rewards: Vec<f64>,
+}
+
+impl UsageStats {
+    pub const RECENT: usize = 50;
+
+    /// Record one use of the skill in an episode that earned `reward`.
+    pub fn record(&mut self, reward: f64) {
+        self.count += 1;
+        self.mean_reward += (reward - self.mean_reward) / self.count as f64;
+        self.recent_rewards.push(reward);
+        if self.recent_rewards.len() > Self::RECENT {
+            let excess = self.recent_rewards.len() - Self::RECENT;
+            self.recent_rewards.drain(..excess);
+        }
+    }
+
+    pub fn recent_mean(&self) -> Option<f64> {
+        (!self.recent_rewards.is_empty())
+            .then(|| self.recent_rewards.iter().sum::<f64>() / self.recent_rewards.len() as f64)
+    }
+}
+
+/// One memory skill: a reusable instruction card for the executor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skill {
+    /// Lowercase letters, digits and single hyphens, at most 64 characters.
+    pub name: String,
+    /// Short description: the only text the controller embeds.
+    pub description: String,
+    /// The full card the executor reads.
+    pub instructions: String,
+    /// The one memory operation this skill allows.
+    pub action: ActionKind,
+    pub version: Version,
+    pub status: SkillStatus,
+    /// Ids of the hard cases / trajectories this skill came from.
+    #[serde(default)]
+    pub provenance: Vec<String>,
+    #[serde(default)]
+    pub usage: UsageStats,
+}
+
+impl Skill {
+    /// Hash of what defines the skill's behaviour (not its usage statistics).
+    pub fn content_hash(&self) -> String {
+        sha256_hex(self.canonical_content())
+    }
+
+    fn canonical_content(&self) -> String {
+        serde_json::json!({
+            "name": self.name,
+            "description": self.description,
+            "instructions": self.instructions,
+            "action": self.action,
+            "version": self.version,
+            "status": self.status,
+            "provenance": self.provenance,
+        })
+        .to_string()
+    }
+}
+
+/// Check a skill name: lowercase ASCII letters, digits and single hyphens, 1..=64 chars,
+/// neither starting nor ending with a hyphen (the Agent Skills naming rule).
+pub fn validate_skill_name(name: &str) -> Result<(), CoreError> {
+    let err = |reason: &str| {
+        Err(CoreError::InvalidSkillName {
+            name: name.to_string(),
+            reason: reason.to_string(),
+        })
+    };
+    if name.is_empty() {
+        return err("empty");
+    }
+    if name.len() > 64 {
+        return err("longer than 64 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return err("only lowercase letters, digits and hyphens are allowed");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        return err("must not start or end with a hyphen");
+    }
+    if name.contains("--") {
+        return err("must not contain consecutive hyphens");
+    }
+    Ok(())
+}
+
+/// What happened to a skill in one release record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReleaseKind {
+    Seeded,
+    Added,
+    Refined,
+    Promoted,
+    Deprecated,
+    Archived,
+    Restored,
+}
+
+/// One entry of a skill's release history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseRecord {
+    pub skill: String,
+    pub kind: ReleaseKind,
+    pub from_version: Option<Version>,
+    pub to_version: Version,
+    /// Unified-style diff of the description and instructions (empty when unchanged).
+    #[serde(default)]
+    pub diff: String,
+    /// Hard-case ids that motivated the change.
+    #[serde(default)]
+    pub hard_cases: Vec<String>,
+    pub reward_before: Option<f64>,
+    pub reward_after: Option<f64>,
+    /// Designer stage (0 for the seed bank).
+    pub stage: u32,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The skill bank: skills ordered by name plus their release history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillBank {
+    /// Incremented at every accepted designer change.
+    pub bank_version: u32,
+    skills: Vec<Skill>,
+    #[serde(default)]
+    pub releases: Vec<ReleaseRecord>,
+}
+
+impl Default for SkillBank {
+    fn default() -> Self {
+        Self::seed()
+    }
+}
+
+impl SkillBank {
+    /// An empty bank (tests and imports).
+    pub fn empty() -> Self {
+        Self {
+            bank_version: 0,
+            skills: Vec::new(),
+            releases: Vec::new(),
+        }
+    }
+
+    /// Build a bank from skills (sorted by name; duplicate names are an error).
+    pub fn from_skills(skills: Vec<Skill>) -> Result<Self, CoreError> {
+        let mut bank = Self::empty();
+        for s in skills {
+            bank.insert(s)?;
+        }
+        Ok(bank)
+    }
+
+    /// The four seed skills, after the MemSkill paper's primitive operations.
+    pub fn seed() -> Self {
+        let mk = |name: &str, action, description: &str, instructions: &str| Skill {
+            name: name.into(),
+            description: description.into(),
+            instructions: instructions.into(),
+            action,
+            version: Version::new(1, 0, 0),
+            status: SkillStatus::Active,
+            provenance: vec!["seed".into()],
+            usage: UsageStats::default(),
+        };
+        let skills = vec![
+            mk(
+                "delete",
+                ActionKind::Delete,
+                "Remove a stored memory only when the span gives explicit evidence that it is wrong or no longer true.",
+                "Use this when the new text clearly contradicts a retrieved memory, or states that it has been \
+                 replaced, cancelled or was a mistake. Point at the memory by its index. Do not delete a memory \
+                 just because the span does not mention it, because it is old, or because you are unsure: \
+                 absence of evidence is not evidence of change. When a fact is only refined, prefer updating it.",
+            ),
+            mk(
+                "insert",
+                ActionKind::Insert,
+                "Store a durable new fact from the span that the retrieved memories do not already hold.",
+                "Read the span for facts worth remembering later: who did what, when and where; preferences, \
+                 plans, relationships, possessions, events and their dates. Write each fact as one short, \
+                 self-contained sentence that names the people involved (never 'he' or 'she' without a name) \
+                 and turns relative dates ('last week', 'yesterday') into absolute ones using the span's date. \
+                 Skip greetings, small talk and anything already stored in the retrieved memories.",
+            ),
+            mk(
+                "noop",
+                ActionKind::Noop,
+                "Leave memory unchanged when the span adds nothing new, corrects nothing and contradicts nothing.",
+                "Choose this when the span is small talk, repeats what memory already holds, or carries no fact \
+                 that could answer a future question. Doing nothing is better than storing noise or duplicates.",
+            ),
+            mk(
+                "update",
+                ActionKind::Update,
+                "Revise an existing memory when the span corrects it, adds detail to it or changes its status.",
+                "Find the retrieved memory the span is about and rewrite it so it stays one self-contained \
+                 sentence that now includes the new information (a new date, a changed place, a finished plan, \
+                 an added detail). Keep every still-true detail of the old memory; do not merge unrelated facts. \
+                 Point at the memory by its index.",
+            ),
+        ];
+        let mut bank = Self::from_skills(skills).expect("seed skills are valid and distinct");
+        let records: Vec<ReleaseRecord> = bank
+            .skills
+            .iter()
+            .map(|s| ReleaseRecord {
+                skill: s.name.clone(),
+                kind: ReleaseKind::Seeded,
+                from_version: None,
+                to_version: s.version,
+                diff: String::new(),
+                hard_cases: vec![],
+                reward_before: None,
+                reward_after: None,
+                stage: 0,
+                note: "seed skill".into(),
+            })
+            .collect();
+        bank.releases = records;
+        bank
+    }
+
+    pub fn len(&self) -> usize {
+        self.skills.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+    /// All skills, ordered by name.
+    pub fn skills(&self) -> &[Skill] {
+        &self.skills
+    }
+    /// Mutable access that cannot break the ordering (names are not editable through it).
+    pub fn skills_mut(&mut self) -> impl Iterator<Item = &mut Skill> {
+        self.skills.iter_mut()
+    }
+    /// Skills the controller may select (candidate or active), ordered by name.
+    pub fn selectable(&self) -> Vec<&Skill> {
+        self.skills
+            .iter()
+            .filter(|s| s.status.is_selectable())
+            .collect()
+    }
+    pub fn names(&self) -> Vec<&str> {
+        self.skills.iter().map(|s| s.name.as_str()).collect()
+    }
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.skills
+            .binary_search_by(|s| s.name.as_str().cmp(name))
+            .ok()
+    }
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        self.position(name).map(|i| &self.skills[i])
+    }
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Skill> {
+        self.position(name).map(move |i| &mut self.skills[i])
+    }
+    pub fn contains(&self, name: &str) -> bool {
+        self.position(name).is_some()
+    }
+
+    /// Insert a new skill, keeping the bank ordered by name.
+    pub fn insert(&mut self, skill: Skill) -> Result<(), CoreError> {
+        validate_skill_name(&skill.name)?;
+        match self.skills.binary_search_by(|s| s.name.cmp(&skill.name)) {
+            Ok(_) => Err(CoreError::DuplicateSkill(skill.name)),
+            Err(i) => {
+                self.skills.insert(i, skill);
+                Ok(())
+            }
+        }
+    }
+
+    /// Remove a skill entirely (prefer setting its status to keep history).
+    pub fn remove(&mut self, name: &str) -> Result<Skill, CoreError> {
+        let i = self
+            .position(name)
+            .ok_or_else(|| CoreError::UnknownSkill(name.to_string()))?;
+        Ok(self.skills.remove(i))
+    }
+
+    /// Hash of the skills' content (names, texts, actions, versions, statuses, provenance),
+    /// independent of usage statistics and release history.
+    pub fn content_hash(&self) -> String {
+        let parts: Vec<String> = self.skills.iter().map(|s| s.canonical_content()).collect();
+        sha256_hex(parts.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_bank_is_sorted_and_valid() {
+        let b = SkillBank::seed();
+        assert_eq!(b.names(), vec!["delete", "insert", "noop", "update"]);
+        for s in b.skills() {
+            validate_skill_name(&s.name).unwrap();
+            assert_eq!(s.name, s.action.as_str());
+            assert!(!s.description.is_empty() && s.instructions.len() > s.description.len() / 2);
+        }
+        assert_eq!(b.releases.len(), 4);
+        assert_eq!(b.selectable().len(), 4);
+    }
+
+    #[test]
+    fn content_hash_ignores_usage_but_not_text() {
+        let a = SkillBank::seed();
+        let mut b = a.clone();
+        b.get_mut("insert").unwrap().usage.record(0.5);
+        assert_eq!(a.content_hash(), b.content_hash());
+        b.get_mut("insert").unwrap().instructions.push('!');
+        assert_ne!(a.content_hash(), b.content_hash());
+    }
+
+    #[test]
+    fn insert_keeps_order_and_rejects_duplicates_and_bad_names() {
+        let mut b = SkillBank::seed();
+        let mut s = b.get("insert").unwrap().clone();
+        s.name = "capture-dates".into();
+        b.insert(s.clone()).unwrap();
+        assert_eq!(b.names()[0], "capture-dates");
+        assert_eq!(
+            b.insert(s.clone()),
+            Err(CoreError::DuplicateSkill("capture-dates".into()))
+        );
+        for bad in ["", "Upper", "a_b", "-a", "a-", "a--b", &"x".repeat(65)] {
+            s.name = bad.into();
+            assert!(b.insert(s.clone()).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn version_round_trip() {
+        let v: Version = "1.2.3".parse().unwrap();
+        assert_eq!(v.to_string(), "1.2.3");
+        assert_eq!(v.bump_patch(), Version::new(1, 2, 4));
+        assert_eq!(v.bump_minor(), Version::new(1, 3, 0));
+        for bad in ["1.2", "1.2.3.4", "a.b.c", "", "1..2", "-1.0.0"] {
+            assert!(bad.parse::<Version>().is_err(), "{bad}");
+        }
+        let j = serde_json::to_string(&v).unwrap();
+        assert_eq!(j, "\"1.2.3\"");
+        assert_eq!(serde_json::from_str::<Version>(&j).unwrap(), v);
+    }
+
+    #[test]
+    fn usage_stats_running_mean_and_window() {
+        let mut u = UsageStats::default();
+        for i in 0..60 {
+            u.record(i as f64);
+        }
+        assert_eq!(u.count, 60);
+        assert!((u.mean_reward - 29.5).abs() < 1e-9);
+        assert_eq!(u.recent_rewards.len(), UsageStats::RECENT);
+        assert_eq!(u.recent_rewards[0], 10.0);
+    }
+
+    #[test]
+    fn bank_json_round_trip() {
+        let b = SkillBank::seed();
+        let j = serde_json::to_string_pretty(&b).unwrap();
+        let c: SkillBank = serde_json::from_str(&j).unwrap();
+        assert_eq!(b, c);
+        assert_eq!(b.content_hash(), c.content_hash());
+    }
+}

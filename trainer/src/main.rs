@@ -1,0 +1,67 @@
+//! `memskill`: the command-line front end of memskill.
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+#[derive(Parser)]
+#[command(name = "memskill", version, about = "Learn, evolve and evaluate memory skills for LLM agents")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Inspect datasets (LoCoMo, LongMemEval, HotpotQA).
+    #[command(subcommand)]
+    Data(cli::data::DataCmd),
+    /// Create, show, export, import, validate and diff skill banks.
+    #[command(subcommand)]
+    Skills(cli::skills::SkillsCmd),
+    /// Embed texts with the encoder and print norms and pairwise cosines.
+    Embed(cli::embed::EmbedArgs),
+    /// Fetch model assets into the cache directory.
+    #[command(subcommand)]
+    Assets(cli::assets::AssetsCmd),
+    /// Score predictions (LoCoMo F1 / HotpotQA F1).
+    Score(cli::exec::ScoreArgs),
+    /// Talk to an LLM backend.
+    #[command(subcommand)]
+    Llm(cli::exec::LlmCmd),
+    /// Parse an executor response (stdin) into memory actions.
+    ParseActions(cli::exec::ParseActionsArgs),
+    /// Train the controller and evolve the skill bank.
+    Train(cli::train::TrainArgs),
+    /// Evaluate a checkpoint on a dataset split.
+    Eval(cli::train::EvalArgs),
+    /// Compare the evaluation results of several runs.
+    Compare(cli::train::CompareArgs),
+    /// Plot a run's metrics to PNG charts.
+    Plot(cli::train::PlotArgs),
+    /// Run the built-in benchmarks.
+    Bench(cli::train::BenchArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Data(c) => cli::data::run(c),
+        Cmd::Skills(c) => cli::skills::run(c),
+        Cmd::Embed(a) => cli::embed::run(a),
+        Cmd::Assets(c) => cli::assets::run(c),
+        Cmd::Score(a) => cli::exec::score(a),
+        Cmd::Llm(c) => cli::exec::llm(c),
+        Cmd::ParseActions(a) => cli::exec::parse_actions(a),
+        Cmd::Train(a) => cli::train::train(a),
+        Cmd::Eval(a) => cli::train::eval(a),
+        Cmd::Compare(a) => cli::train::compare(a),
+        Cmd::Plot(a) => cli::train::plot(a),
+        Cmd::Bench(a) => cli::train::bench(a),
+    };
+    if let Err(e) = res {
+        // One line, the full context chain, no panic, no backtrace.
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
