@@ -1,0 +1,359 @@
+//! Designer edits and their validation (pure: same input, same verdicts).
+
+use std::collections::HashSet;
+
+use memskill_core::{validate_skill_name, ActionKind, SkillBank, SkillStatus};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
+
+use crate::safety::safety_scan;
+use crate::stage::DesignerConfig;
+
+/// Longest allowed skill description (Agent Skills limit).
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// Longest allowed skill instructions.
+pub const MAX_INSTRUCTIONS_CHARS: usize = 8000;
+
+/// One change proposed by the designer LLM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Edit {
+    /// A new skill. `action` is kept as text so that invalid actions can be rejected with a reason.
+    AddNew {
+        name: String,
+        description: String,
+        instructions: String,
+        action: String,
+    },
+    /// New description and/or instructions for an existing skill. `action` and `new_name`
+    /// are only carried so that attempts to change them can be rejected.
+    RefineExisting {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        instructions: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        new_name: Option<String>,
+    },
+    /// Explicitly nothing to change (dropped by validation, neither accepted nor rejected).
+    NoChange,
+    /// A change entry that could not be read (always rejected with `problem`).
+    Malformed { raw: String, problem: String },
+}
+
+impl Edit {
+    /// The skill the edit targets, if any.
+    pub fn target(&self) -> Option<&str> {
+        match self {
+            Edit::AddNew { name, .. } | Edit::RefineExisting { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+    /// Short human-readable summary (used in the failed-approaches list and logs).
+    pub fn summary(&self) -> String {
+        match self {
+            Edit::AddNew {
+                name,
+                description,
+                action,
+                ..
+            } => {
+                format!("add `{name}` ({action}): {}", clip(description, 160))
+            }
+            Edit::RefineExisting {
+                name,
+                description,
+                instructions,
+                ..
+            } => {
+                let what = description
+                    .as_deref()
+                    .or(instructions.as_deref())
+                    .unwrap_or("");
+                format!("refine `{name}`: {}", clip(what, 160))
+            }
+            Edit::NoChange => "no change".into(),
+            Edit::Malformed { problem, .. } => format!("malformed change: {problem}"),
+        }
+    }
+}
+
+pub(crate) fn clip(s: &str, n: usize) -> String {
+    let s = s.trim();
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}
+
+static PLACEHOLDERS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    let r = |s: &str| Regex::new(s).expect("placeholder regexes are valid");
+    vec![
+        (r(r"\{\{[^{}]*\}\}"), "`{{...}}` template placeholder"),
+        (
+            r(r"\{\s*[A-Za-z_][A-Za-z0-9_ .\-]*\s*\}"),
+            "`{...}` template placeholder",
+        ),
+        (r(r"<[A-Za-z][A-Za-z0-9 _\-]*>"), "`<...>` placeholder"),
+        (r(r"\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b"), "TODO/TBD marker"),
+        (
+            r(
+                r"(?i)\[\s*(?:placeholder|insert[^\]]*|fill[^\]]*|your [^\]]*|describe[^\]]*|add [^\]]*|tbd|todo|name|description|instructions)\s*\]",
+            ),
+            "`[PLACEHOLDER]` marker",
+        ),
+        (r(r"(?i)lorem ipsum"), "lorem ipsum filler"),
+    ]
+});
+
+/// Why `text` looks like an unfilled template, if it does.
+pub fn placeholder_problem(text: &str) -> Option<String> {
+    let t = text.trim();
+    if !t.is_empty()
+        && t.chars()
+            .all(|c| matches!(c, '.' | '\u{2026}' | ' ' | '-' | '_' | '*'))
+    {
+        return Some("text is only an ellipsis / filler".into());
+    }
+    PLACEHOLDERS.iter().find_map(|(re, what)| {
+        re.find(t)
+            .map(|m| format!("contains a {what} ({:?})", m.as_str()))
+    })
+}
+
+fn check_field(field: &str, text: &str, max: usize) -> Result<(), String> {
+    if text.trim().is_empty() {
+        return Err(format!("{field} is empty"));
+    }
+    let n = text.chars().count();
+    if n > max {
+        return Err(format!("{field} has {n} characters (max {max})"));
+    }
+    if let Some(p) = placeholder_problem(text) {
+        return Err(format!("{field} {p}"));
+    }
+    Ok(())
+}
+
+/// The checks every skill text must pass, in designer edits, imports and `validate`:
+/// valid name, non-empty bounded description and instructions, no template placeholders,
+/// and the [safety scan](crate::safety). `Err` names the rule broken.
+pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Result<(), String> {
+    validate_skill_name(name).map_err(|e| e.to_string())?;
+    check_field("description", description, MAX_DESCRIPTION_CHARS)?;
+    check_field("instructions", instructions, MAX_INSTRUCTIONS_CHARS)?;
+    safety_scan(description).map_err(|r| format!("description: {r}"))?;
+    safety_scan(instructions).map_err(|r| format!("instructions: {r}"))?;
+    Ok(())
+}
+
+/// Seed skills (provenance contains "seed") are never evicted.
+pub fn is_seed(s: &memskill_core::Skill) -> bool {
+    s.provenance.iter().any(|p| p == "seed")
+}
+
+fn check_add(
+    bank: &SkillBank,
+    name: &str,
+    desc: &str,
+    instr: &str,
+    action: &str,
+) -> Result<(), String> {
+    validate_skill_name(name).map_err(|e| e.to_string())?;
+    if let Some(s) = bank.get(name) {
+        return Err(format!(
+            "add_new would overwrite existing skill `{name}` (status {})",
+            s.status
+        ));
+    }
+    match action.parse::<ActionKind>() {
+        Ok(ActionKind::Insert | ActionKind::Update) => {}
+        _ => {
+            return Err(format!(
+                "add_new action must be insert or update, got {action:?}"
+            ))
+        }
+    }
+    check_skill_text(name, desc, instr)
+}
+
+fn check_refine(
+    bank: &SkillBank,
+    name: &str,
+    description: Option<&str>,
+    instructions: Option<&str>,
+    action: Option<&str>,
+    new_name: Option<&str>,
+) -> Result<(), String> {
+    let Some(skill) = bank.get(name) else {
+        return Err(format!("refine_existing targets unknown skill `{name}`"));
+    };
+    if skill.action == ActionKind::Noop || name == "noop" {
+        return Err("the noop skill is never refined".into());
+    }
+    if let Some(n) = new_name {
+        if n.trim() != name {
+            return Err(format!(
+                "renames are not allowed (`{name}` -> `{}`)",
+                n.trim()
+            ));
+        }
+    }
+    if let Some(a) = action {
+        match a.parse::<ActionKind>() {
+            Ok(k) if k == skill.action => {}
+            _ => {
+                return Err(format!(
+                    "a refine may not change the action of `{name}` ({} -> {a:?})",
+                    skill.action
+                ))
+            }
+        }
+    }
+    if !matches!(skill.status, SkillStatus::Candidate | SkillStatus::Active) {
+        return Err(format!(
+            "skill `{name}` is {}; only candidate or active skills can be refined",
+            skill.status
+        ));
+    }
+    if description.is_none() && instructions.is_none() {
+        return Err(format!(
+            "refine of `{name}` carries neither description nor instructions"
+        ));
+    }
+    let d = description.unwrap_or(&skill.description);
+    let i = instructions.unwrap_or(&skill.instructions);
+    if d == skill.description && i == skill.instructions {
+        return Err(format!("refine of `{name}` changes nothing"));
+    }
+    check_skill_text(name, d, i)
+}
+
+/// Validate designer edits against the bank. Returns (accepted, rejected with reason).
+///
+/// Rules, in order: `no_change` entries are dropped; malformed entries are rejected; at most
+/// one edit per skill (later ones rejected); at most `cfg.max_changes` accepted edits; adds
+/// need a valid new name, action insert|update and clean text; refines may change only
+/// description/instructions of a candidate/active non-noop skill; every text passes the
+/// placeholder check and the safety scan. Finally adds that would overflow
+/// `cfg.max_bank_size` selectable skills are rejected when no evictable (non-seed,
+/// not refined in this stage) skill remains.
+pub fn validate_edits(
+    bank: &SkillBank,
+    edits: &[Edit],
+    cfg: &DesignerConfig,
+) -> (Vec<Edit>, Vec<(Edit, String)>) {
+    let mut accepted: Vec<Edit> = Vec::new();
+    let mut rejected: Vec<(Edit, String)> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for e in edits {
+        let verdict = match e {
+            Edit::NoChange => continue,
+            Edit::Malformed { problem, .. } => Err(format!("malformed change: {problem}")),
+            Edit::AddNew { name, .. } | Edit::RefineExisting { name, .. }
+                if !seen.insert(name.clone()) =>
+            {
+                Err(format!(
+                    "more than one edit for skill `{name}` in one stage"
+                ))
+            }
+            _ if accepted.len() >= cfg.max_changes => Err(format!(
+                "more than max_changes ({}) edits in one stage",
+                cfg.max_changes
+            )),
+            Edit::AddNew {
+                name,
+                description,
+                instructions,
+                action,
+            } => check_add(bank, name, description, instructions, action),
+            Edit::RefineExisting {
+                name,
+                description,
+                instructions,
+                action,
+                new_name,
+            } => check_refine(
+                bank,
+                name,
+                description.as_deref(),
+                instructions.as_deref(),
+                action.as_deref(),
+                new_name.as_deref(),
+            ),
+        };
+        match verdict {
+            Ok(()) => accepted.push(e.clone()),
+            Err(r) => rejected.push((e.clone(), r)),
+        }
+    }
+    // Capacity: adds beyond what eviction can make room for are rejected.
+    let refined: HashSet<&str> = accepted
+        .iter()
+        .filter(|e| matches!(e, Edit::RefineExisting { .. }))
+        .filter_map(|e| e.target())
+        .collect();
+    let evictable = eviction_order(bank, &refined).len();
+    let free = cfg.max_bank_size.saturating_sub(bank.selectable().len()) + evictable;
+    let mut adds = 0usize;
+    let mut keep = Vec::with_capacity(accepted.len());
+    for e in accepted {
+        if matches!(e, Edit::AddNew { .. }) {
+            adds += 1;
+            if adds > free {
+                rejected.push((
+                    e,
+                    format!(
+                        "bank is full (max_bank_size {}) and no non-seed skill can be evicted",
+                        cfg.max_bank_size
+                    ),
+                ));
+                continue;
+            }
+        }
+        keep.push(e);
+    }
+    (keep, rejected)
+}
+
+/// Selectable non-seed skills not in `protected`, least useful first: lowest mean usage
+/// reward, then fewest uses, then name.
+pub fn eviction_order<'a>(bank: &'a SkillBank, protected: &HashSet<&str>) -> Vec<&'a str> {
+    let mut c: Vec<&memskill_core::Skill> = bank
+        .selectable()
+        .into_iter()
+        .filter(|s| !is_seed(s) && !protected.contains(s.name.as_str()))
+        .collect();
+    c.sort_by(|a, b| {
+        a.usage
+            .mean_reward
+            .total_cmp(&b.usage.mean_reward)
+            .then(a.usage.count.cmp(&b.usage.count))
+            .then(a.name.cmp(&b.name))
+    });
+    c.into_iter().map(|s| s.name.as_str()).collect()
+}
+
+/// Names to deprecate after applying `accepted` so that at most `max_bank_size` skills stay selectable.
+pub fn plan_evictions(bank: &SkillBank, accepted: &[Edit], max_bank_size: usize) -> Vec<String> {
+    let adds = accepted
+        .iter()
+        .filter(|e| matches!(e, Edit::AddNew { .. }))
+        .count();
+    let refined: HashSet<&str> = accepted
+        .iter()
+        .filter(|e| matches!(e, Edit::RefineExisting { .. }))
+        .filter_map(|e| e.target())
+        .collect();
+    let need = (bank.selectable().len() + adds).saturating_sub(max_bank_size);
+    eviction_order(bank, &refined)
+        .into_iter()
+        .take(need)
+        .map(String::from)
+        .collect()
+}

@@ -1,0 +1,574 @@
+//! Agent Skills export and import: `DIR/<name>/SKILL.md` per skill, plus `DIR/bank.json`
+//! (the full bank, including provenance, usage history and release records) and
+//! `DIR/RELEASES.md` (human-readable release history).
+//!
+//! The YAML frontmatter is written and read by hand rather than with a YAML crate: we write
+//! exactly five fields (`name`, `description`, `metadata.{version, action, status,
+//! mean_reward, usage_count}`), every value as a JSON-style double-quoted string (which is
+//! valid YAML), so a ~60-line reader covers it without adding a dependency (serde_yaml is
+//! unmaintained and its forks are young). The reader also accepts plain and single-quoted
+//! scalars for hand-edited files, ignores other top-level keys (e.g. `license`) and rejects
+//! block scalars with a clear message.
+//!
+//! On import the SKILL.md files are authoritative for what they contain (so hand-edited
+//! folders count); `bank.json` supplies the rest (provenance, recent rewards, releases,
+//! bank version). Every skill passes [`check_skill_text`] (name, lengths, placeholders,
+//! safety scan) or the import fails naming the skill and the rule.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Version};
+
+use crate::edit::check_skill_text;
+use crate::error::DesignerError;
+use crate::stage::text_diff;
+
+/// The SKILL.md file name inside each skill folder.
+pub const SKILL_FILE: &str = "SKILL.md";
+
+fn q(s: &str) -> String {
+    serde_json::to_string(s).expect("strings always serialise")
+}
+
+/// Render one skill as SKILL.md text.
+pub fn render_skill_md(s: &Skill) -> String {
+    format!(
+        "---\nname: {}\ndescription: {}\nmetadata:\n  version: {}\n  action: {}\n  status: {}\n  mean_reward: {}\n  usage_count: {}\n---\n\n{}\n",
+        q(&s.name),
+        q(&s.description),
+        q(&s.version.to_string()),
+        q(s.action.as_str()),
+        q(s.status.as_str()),
+        q(&s.usage.mean_reward.to_string()),
+        q(&s.usage.count.to_string()),
+        s.instructions
+    )
+}
+
+/// The fields a SKILL.md carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillMd {
+    pub name: String,
+    pub description: String,
+    pub instructions: String,
+    pub action: ActionKind,
+    pub version: Version,
+    pub status: SkillStatus,
+    pub mean_reward: f64,
+    pub usage_count: u64,
+}
+
+fn scalar(raw: &str, path: &Path, line: usize) -> Result<String, DesignerError> {
+    let v = raw.trim();
+    let err = |m: String| DesignerError::format(path, format!("frontmatter line {line}: {m}"));
+    let trailing_ok = |rest: &str| {
+        let r = rest.trim();
+        r.is_empty() || r.starts_with('#')
+    };
+    if v.starts_with('"') {
+        let mut it = serde_json::Deserializer::from_str(v).into_iter::<String>();
+        let parsed = it.next().ok_or_else(|| err("empty value".into()))?;
+        let s = parsed.map_err(|e| err(format!("bad double-quoted string: {e}")))?;
+        if !trailing_ok(&v[it.byte_offset()..]) {
+            return Err(err("unexpected text after the quoted string".into()));
+        }
+        return Ok(s);
+    }
+    if let Some(inner) = v.strip_prefix('\'') {
+        let mut out = String::new();
+        let mut chars = inner.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c == '\'' {
+                if chars.peek().map(|&(_, n)| n) == Some('\'') {
+                    out.push('\'');
+                    chars.next();
+                    continue;
+                }
+                if !trailing_ok(&inner[i + 1..]) {
+                    return Err(err("unexpected text after the quoted string".into()));
+                }
+                return Ok(out);
+            }
+            out.push(c);
+        }
+        return Err(err("unterminated single-quoted string".into()));
+    }
+    if v.starts_with('|') || v.starts_with('>') {
+        return Err(err(
+            "block scalars are not supported; write the value as a double-quoted string".into(),
+        ));
+    }
+    let v = match v.find(" #") {
+        Some(i) => v[..i].trim_end(),
+        None => v,
+    };
+    Ok(v.to_string())
+}
+
+/// Parse SKILL.md text (`path` is used in error messages).
+pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> {
+    // Files saved with Windows line endings are read as LF; LF files are taken byte for byte.
+    let text = if text.starts_with("---\r\n") {
+        text.replace("\r\n", "\n")
+    } else {
+        text.to_string()
+    };
+    let rest = text.strip_prefix("---\n").ok_or_else(|| {
+        DesignerError::format(path, "SKILL.md must start with a `---` frontmatter line")
+    })?;
+    let (front, body) = if let Some(i) = rest.find("\n---\n") {
+        (&rest[..i], &rest[i + 5..])
+    } else if let Some(f) = rest.strip_suffix("\n---") {
+        (f, "")
+    } else {
+        return Err(DesignerError::format(
+            path,
+            "frontmatter is not closed by a `---` line",
+        ));
+    };
+    let mut top: BTreeMap<String, String> = BTreeMap::new();
+    let mut meta: BTreeMap<String, String> = BTreeMap::new();
+    let mut in_meta = false;
+    for (n, line) in front.lines().enumerate() {
+        let lineno = n + 2;
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        let (k, v) = line.trim().split_once(':').ok_or_else(|| {
+            DesignerError::format(
+                path,
+                format!("frontmatter line {lineno}: expected `key: value`"),
+            )
+        })?;
+        let key = k.trim().to_string();
+        if indented {
+            if !in_meta {
+                // Indented lines under another (ignored) mapping key.
+                continue;
+            }
+            let val = scalar(v, path, lineno)?;
+            if meta.insert(key.clone(), val).is_some() {
+                return Err(DesignerError::format(
+                    path,
+                    format!("duplicate metadata key `{key}`"),
+                ));
+            }
+            continue;
+        }
+        in_meta = key == "metadata";
+        if in_meta {
+            if !v.trim().is_empty() {
+                return Err(DesignerError::format(
+                    path,
+                    format!("frontmatter line {lineno}: `metadata` must be a mapping"),
+                ));
+            }
+            continue;
+        }
+        let val = scalar(v, path, lineno)?;
+        if top.insert(key.clone(), val).is_some() {
+            return Err(DesignerError::format(
+                path,
+                format!("duplicate frontmatter key `{key}`"),
+            ));
+        }
+    }
+    let need = |k: &str| {
+        top.get(k)
+            .cloned()
+            .ok_or_else(|| DesignerError::format(path, format!("frontmatter has no `{k}`")))
+    };
+    let name = need("name")?;
+    let description = need("description")?;
+    let bad =
+        |field: &str, e: String| DesignerError::format(path, format!("metadata.{field}: {e}"));
+    let action = meta
+        .get("action")
+        .ok_or_else(|| bad("action", "missing (insert, update, delete or noop)".into()))?
+        .parse::<ActionKind>()
+        .map_err(|e| bad("action", e.to_string()))?;
+    let version = match meta.get("version") {
+        Some(v) => v
+            .parse::<Version>()
+            .map_err(|e| bad("version", e.to_string()))?,
+        None => Version::INITIAL,
+    };
+    let status = match meta.get("status") {
+        Some(v) => v
+            .parse::<SkillStatus>()
+            .map_err(|e| bad("status", e.to_string()))?,
+        None => SkillStatus::Candidate,
+    };
+    let mean_reward = match meta.get("mean_reward") {
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .map_err(|e| bad("mean_reward", e.to_string()))?,
+        None => 0.0,
+    };
+    let usage_count = match meta.get("usage_count") {
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .map_err(|e| bad("usage_count", e.to_string()))?,
+        None => 0,
+    };
+    let body = body.strip_prefix('\n').unwrap_or(body);
+    let instructions = body.strip_suffix('\n').unwrap_or(body).to_string();
+    Ok(SkillMd {
+        name,
+        description,
+        instructions,
+        action,
+        version,
+        status,
+        mean_reward,
+        usage_count,
+    })
+}
+
+fn invalid(skill: &str, path: &Path, rule: impl Into<String>) -> DesignerError {
+    DesignerError::InvalidSkill {
+        skill: skill.to_string(),
+        path: path.to_path_buf(),
+        rule: rule.into(),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), DesignerError> {
+    fs::write(path, text).map_err(|e| DesignerError::io(path, e))
+}
+
+/// Human-readable release history.
+pub fn render_releases(bank: &SkillBank) -> String {
+    let mut out = format!(
+        "# Skill bank releases\n\nBank version {}.\n",
+        bank.bank_version
+    );
+    for r in &bank.releases {
+        let from = r.from_version.map_or("-".to_string(), |v| v.to_string());
+        out.push_str(&format!(
+            "\n## stage {}: `{}` {:?} {} -> {}\n\n",
+            r.stage, r.skill, r.kind, from, r.to_version
+        ));
+        if !r.note.is_empty() {
+            out.push_str(&format!("{}\n\n", r.note));
+        }
+        let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.4}"));
+        out.push_str(&format!(
+            "- reward before: {}, after: {}\n",
+            f(r.reward_before),
+            f(r.reward_after)
+        ));
+        if !r.hard_cases.is_empty() {
+            out.push_str(&format!("- hard cases: {}\n", r.hard_cases.join(", ")));
+        }
+        if !r.diff.is_empty() {
+            out.push_str(&format!("\n```diff\n{}```\n", r.diff));
+        }
+    }
+    out
+}
+
+/// Write `bank` to `dir` as Agent Skills folders plus `bank.json` and `RELEASES.md`.
+/// Every skill is validated first (nothing is written if one fails). Skill folders of a
+/// previous export that are no longer in the bank are removed.
+pub fn export_bank(bank: &SkillBank, dir: &Path) -> Result<(), DesignerError> {
+    for s in bank.skills() {
+        check_skill_text(&s.name, &s.description, &s.instructions)
+            .map_err(|r| invalid(&s.name, &dir.join(&s.name).join(SKILL_FILE), r))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| DesignerError::io(dir, e))?;
+    for entry in fs::read_dir(dir).map_err(|e| DesignerError::io(dir, e))? {
+        let entry = entry.map_err(|e| DesignerError::io(dir, e))?;
+        let p = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if p.is_dir() && p.join(SKILL_FILE).is_file() && !bank.contains(&name) {
+            fs::remove_file(p.join(SKILL_FILE))
+                .map_err(|e| DesignerError::io(p.join(SKILL_FILE), e))?;
+            let _ = fs::remove_dir(&p); // keeps folders holding other files
+        }
+    }
+    for s in bank.skills() {
+        let d = dir.join(&s.name);
+        fs::create_dir_all(&d).map_err(|e| DesignerError::io(&d, e))?;
+        write(&d.join(SKILL_FILE), &render_skill_md(s))?;
+    }
+    let json = serde_json::to_string_pretty(bank)
+        .map_err(|e| DesignerError::format(dir.join("bank.json"), e.to_string()))?;
+    write(&dir.join("bank.json"), &(json + "\n"))?;
+    write(&dir.join("RELEASES.md"), &render_releases(bank))?;
+    Ok(())
+}
+
+fn read_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
+    let text = fs::read_to_string(path).map_err(|e| DesignerError::io(path, e))?;
+    serde_json::from_str(&text)
+        .map_err(|e| DesignerError::format(path, format!("not a skill bank: {e}")))
+}
+
+/// Read an exported folder back into a bank (see the module docs for precedence rules).
+pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| DesignerError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    entries.sort();
+    let json_path = dir.join("bank.json");
+    let json = if json_path.is_file() {
+        Some(read_json_bank(&json_path)?)
+    } else {
+        None
+    };
+    let mut skills = Vec::new();
+    for folder in entries {
+        let fname = folder
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if fname.starts_with('.') {
+            continue;
+        }
+        let path = folder.join(SKILL_FILE);
+        if !path.is_file() {
+            return Err(invalid(
+                &fname,
+                &folder,
+                format!("folder has no {SKILL_FILE}"),
+            ));
+        }
+        let text = fs::read_to_string(&path).map_err(|e| DesignerError::io(&path, e))?;
+        let md = read_skill_md(&text, &path).map_err(|e| invalid(&fname, &path, e.to_string()))?;
+        if md.name != fname {
+            return Err(invalid(
+                &fname,
+                &path,
+                format!(
+                    "frontmatter name {:?} differs from the folder name",
+                    md.name
+                ),
+            ));
+        }
+        check_skill_text(&md.name, &md.description, &md.instructions)
+            .map_err(|r| invalid(&md.name, &path, r))?;
+        let prior = json.as_ref().and_then(|b| b.get(&md.name));
+        let usage = UsageStats {
+            count: md.usage_count,
+            mean_reward: md.mean_reward,
+            recent_rewards: prior
+                .map(|p| p.usage.recent_rewards.clone())
+                .unwrap_or_default(),
+        };
+        skills.push(Skill {
+            name: md.name,
+            description: md.description,
+            instructions: md.instructions,
+            action: md.action,
+            version: md.version,
+            status: md.status,
+            provenance: prior
+                .map_or_else(|| vec!["imported".to_string()], |p| p.provenance.clone()),
+            usage,
+        });
+    }
+    if let Some(b) = &json {
+        for s in b.skills() {
+            if !skills.iter().any(|x| x.name == s.name) {
+                return Err(invalid(
+                    &s.name,
+                    &json_path,
+                    "listed in bank.json but has no skill folder",
+                ));
+            }
+        }
+    }
+    if skills.is_empty() {
+        return Err(DesignerError::format(
+            dir,
+            format!("no skill folders (<name>/{SKILL_FILE}) found"),
+        ));
+    }
+    let mut bank = SkillBank::from_skills(skills)?;
+    if let Some(b) = json {
+        bank.bank_version = b.bank_version;
+        bank.releases = b.releases;
+    }
+    Ok(bank)
+}
+
+/// Validate an exported folder with the same checks as [`import_bank`]; returns the skill names.
+pub fn validate_dir(dir: &Path) -> Result<Vec<String>, DesignerError> {
+    Ok(import_bank(dir)?
+        .names()
+        .into_iter()
+        .map(String::from)
+        .collect())
+}
+
+/// Load a bank from a JSON file, a checkpoint directory (`bank.json` or `skills.json`
+/// inside) or an exported skills folder (folders with SKILL.md take precedence).
+pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
+    if path.is_file() {
+        return read_json_bank(path);
+    }
+    if !path.is_dir() {
+        return Err(DesignerError::format(
+            path,
+            "not a readable file or directory",
+        ));
+    }
+    let has_skill_folders = fs::read_dir(path)
+        .map_err(|e| DesignerError::io(path, e))?
+        .filter_map(|e| e.ok())
+        .any(|e| e.path().join(SKILL_FILE).is_file());
+    if has_skill_folders {
+        return import_bank(path);
+    }
+    for f in ["bank.json", "skills.json"] {
+        if path.join(f).is_file() {
+            return read_json_bank(&path.join(f));
+        }
+    }
+    Err(DesignerError::format(
+        path,
+        "directory holds neither skill folders nor bank.json / skills.json",
+    ))
+}
+
+/// Added, removed and changed skills from `a` to `b`, with text diffs. Empty when equal.
+pub fn bank_diff(a: &SkillBank, b: &SkillBank) -> String {
+    let mut out = String::new();
+    for s in b.skills() {
+        if !a.contains(&s.name) {
+            out.push_str(&format!(
+                "+ added `{}` ({}, {}, {})\n",
+                s.name, s.action, s.version, s.status
+            ));
+            out.push_str(&text_diff("", "", &s.description, &s.instructions));
+        }
+    }
+    for s in a.skills() {
+        if !b.contains(&s.name) {
+            out.push_str(&format!(
+                "- removed `{}` ({}, {}, {})\n",
+                s.name, s.action, s.version, s.status
+            ));
+        }
+    }
+    for old in a.skills() {
+        let Some(new) = b.get(&old.name) else {
+            continue;
+        };
+        let mut parts = Vec::new();
+        if old.action != new.action {
+            parts.push(format!("action {} -> {}", old.action, new.action));
+        }
+        if old.version != new.version {
+            parts.push(format!("version {} -> {}", old.version, new.version));
+        }
+        if old.status != new.status {
+            parts.push(format!("status {} -> {}", old.status, new.status));
+        }
+        let d = text_diff(
+            &old.description,
+            &old.instructions,
+            &new.description,
+            &new.instructions,
+        );
+        if !d.is_empty() {
+            parts.push("text".into());
+        }
+        if !parts.is_empty() {
+            out.push_str(&format!("~ changed `{}`: {}\n", old.name, parts.join(", ")));
+            out.push_str(&d);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skill_md_round_trip_with_awkward_text() {
+        let mut s = SkillBank::seed().get("insert").unwrap().clone();
+        s.description = "Quotes \" and: colons, # hashes, 'single', unicode é, tab\tend".into();
+        s.instructions = "line 1\n\n---\nline: 3 \"q\"\n".into();
+        s.usage.record(0.1);
+        s.usage.record(0.2);
+        let text = render_skill_md(&s);
+        let md = read_skill_md(&text, Path::new("x/SKILL.md")).unwrap();
+        assert_eq!(md.name, s.name);
+        assert_eq!(md.description, s.description);
+        assert_eq!(md.instructions, s.instructions);
+        assert_eq!(
+            (md.action, md.version, md.status),
+            (s.action, s.version, s.status)
+        );
+        assert_eq!(md.mean_reward.to_bits(), s.usage.mean_reward.to_bits());
+        assert_eq!(md.usage_count, 2);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skill_md_round_trips_any_text(desc in "\\PC*", instr in "(\\PC|\n|\r|\t)*", mean in -1e6f64..1e6, count in 0u64..u64::MAX) {
+            let mut s = SkillBank::seed().get("update").unwrap().clone();
+            s.description = desc;
+            s.instructions = instr;
+            s.usage.mean_reward = mean;
+            s.usage.count = count;
+            let md = read_skill_md(&render_skill_md(&s), Path::new("p")).unwrap();
+            proptest::prop_assert_eq!(&md.description, &s.description);
+            proptest::prop_assert_eq!(&md.instructions, &s.instructions);
+            proptest::prop_assert_eq!(md.mean_reward.to_bits(), mean.to_bits());
+            proptest::prop_assert_eq!(md.usage_count, count);
+        }
+    }
+
+    #[test]
+    fn reader_accepts_hand_written_and_rejects_broken() {
+        let hand = "---\r\nname: my-skill\r\ndescription: 'It''s plain' # c\r\nlicense: MIT\r\nmetadata:\r\n  action: update\r\n---\r\nDo it.\r\n";
+        let md = read_skill_md(hand, Path::new("p")).unwrap();
+        assert_eq!(
+            (
+                md.name.as_str(),
+                md.description.as_str(),
+                md.instructions.as_str()
+            ),
+            ("my-skill", "It's plain", "Do it.")
+        );
+        assert_eq!(
+            (md.action, md.version, md.status),
+            (ActionKind::Update, Version::INITIAL, SkillStatus::Candidate)
+        );
+        for (bad, why) in [
+            ("name: x\n", "start with"),
+            ("---\nname: x\n", "not closed"),
+            (
+                "---\nname: x\nmetadata:\n  action: insert\n---\n",
+                "no `description`",
+            ),
+            ("---\nname: x\ndescription: d\n---\n", "metadata.action"),
+            (
+                "---\nname: x\ndescription: |\n  d\nmetadata:\n  action: insert\n---\n",
+                "block scalars",
+            ),
+            (
+                "---\nname: x\ndescription: d\nmetadata:\n  action: fly\n---\n",
+                "metadata.action",
+            ),
+            (
+                "---\nname: x\nname: y\ndescription: d\nmetadata:\n  action: insert\n---\n",
+                "duplicate",
+            ),
+        ] {
+            let e = read_skill_md(bad, Path::new("p")).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
+}
