@@ -1,0 +1,74 @@
+//! The error type of every loader: it always names the file, and the JSON field path when the
+//! problem is inside the document (e.g. `locomo10.json: [3].qa[12].category: expected integer,
+//! found string`).
+
+use thiserror::Error;
+
+/// Why a dataset file could not be turned into samples.
+#[derive(Debug, Error)]
+pub enum DatasetError {
+    /// The path does not exist.
+    #[error("{file}: file not found")]
+    NotFound { file: String },
+    /// The path is a directory.
+    #[error("{file}: is a directory, expected a JSON file")]
+    IsDirectory { file: String },
+    /// Any other I/O failure.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has no content (or only whitespace).
+    #[error("{file}: empty file, expected JSON")]
+    Empty { file: String },
+    /// The JSON is syntactically broken; `truncated` when it ends early.
+    #[error("{file}: line {line}, column {column}: {}: {msg}", if *.truncated { "truncated JSON" } else { "invalid JSON" })]
+    Json {
+        file: String,
+        line: usize,
+        column: usize,
+        truncated: bool,
+        msg: String,
+    },
+    /// A value has the wrong JSON type.
+    #[error("{file}: {path}: expected {expected}, found {found}")]
+    WrongType {
+        file: String,
+        path: String,
+        expected: &'static str,
+        found: &'static str,
+    },
+    /// A required field is absent (or null).
+    #[error("{file}: {path}: missing field")]
+    MissingField { file: String, path: String },
+    /// A value has the right type but is unusable (e.g. lengths that disagree).
+    #[error("{file}: {path}: {msg}")]
+    Invalid {
+        file: String,
+        path: String,
+        msg: String,
+    },
+    /// A split name that the spec does not know.
+    #[error("unknown split `{name}` (known: {known})")]
+    UnknownSplit { name: String, known: String },
+    /// A span mode string that does not parse.
+    #[error("invalid span mode `{0}`: expected full-session, turn-pair, turn, fixed-tokens or fixed-tokens:TOKENS:OVERLAP with OVERLAP < TOKENS")]
+    SpanMode(String),
+    /// An unknown dataset kind name.
+    #[error("unknown dataset `{0}`: expected locomo, longmemeval or hotpotqa")]
+    UnknownKind(String),
+}
+
+impl DatasetError {
+    /// The JSON path of the offending value, when the error is about one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            DatasetError::WrongType { path, .. }
+            | DatasetError::MissingField { path, .. }
+            | DatasetError::Invalid { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+}

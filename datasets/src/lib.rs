@@ -1,0 +1,86 @@
+//! memskill-datasets: turns benchmark files into [`memskill_core::Sample`]s and cuts them into
+//! spans.
+//!
+//! - [`load_locomo`] (LoCoMo `locomo10.json`), [`load_longmemeval`] (LongMemEval),
+//!   [`load_hotpotqa`] (HotpotQA, LongBench long-context or classic dev-distractor); each
+//!   module documents the exact schema it accepts. [`load`] dispatches on a [`DatasetKind`].
+//! - [`segment`] fills `Sample::spans` according to a [`SpanMode`].
+//! - [`split_locomo`] / [`load_lme_splits`] select train / val / test.
+//!
+//! Errors are [`DatasetError`]s naming the file and the JSON path of the offending field.
+//! Loaders never panic on bad input.
+
+mod error;
+mod hotpotqa;
+mod json;
+mod locomo;
+mod longmemeval;
+mod segment;
+mod split;
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use memskill_core::Sample;
+use serde::{Deserialize, Serialize};
+
+pub use error::DatasetError;
+pub use hotpotqa::{load_hotpotqa, split_passages};
+pub use locomo::{load_locomo, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY};
+pub use longmemeval::{load_lme_splits, load_longmemeval, render_lme_turn, LmeOptions};
+pub use segment::{
+    count_tokens, segment, token_windows, SpanMode, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_TOKENS,
+};
+pub use split::{split_locomo, LocomoSplits, SplitSpec};
+
+/// A supported benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DatasetKind {
+    Locomo,
+    LongMemEval,
+    HotpotQa,
+}
+
+impl fmt::Display for DatasetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DatasetKind::Locomo => "locomo",
+            DatasetKind::LongMemEval => "longmemeval",
+            DatasetKind::HotpotQa => "hotpotqa",
+        })
+    }
+}
+
+impl FromStr for DatasetKind {
+    type Err = DatasetError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "locomo" => Ok(DatasetKind::Locomo),
+            "longmemeval" | "lme" => Ok(DatasetKind::LongMemEval),
+            "hotpotqa" | "hotpot" => Ok(DatasetKind::HotpotQa),
+            _ => Err(DatasetError::UnknownKind(s.to_string())),
+        }
+    }
+}
+
+/// Options of [`load`] (each loader reads the ones that concern it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadOptions {
+    pub locomo: LocomoOptions,
+    pub longmemeval: LmeOptions,
+}
+
+/// Loads any supported dataset (spans left empty: call [`segment`]).
+pub fn load(
+    kind: DatasetKind,
+    path: &Path,
+    opts: &LoadOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    match kind {
+        DatasetKind::Locomo => load_locomo(path, &opts.locomo),
+        DatasetKind::LongMemEval => load_longmemeval(path, &opts.longmemeval),
+        DatasetKind::HotpotQa => load_hotpotqa(path),
+    }
+}

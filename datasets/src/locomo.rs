@@ -1,0 +1,153 @@
+//! LoCoMo (`locomo10.json`).
+//!
+//! Accepted schema: a top-level array of conversations, each
+//! `{sample_id: string, conversation: {speaker_a, speaker_b, session_N: [turn], session_N_date_time: string, ...},
+//! qa: [{question: string, answer?: string|number, adversarial_answer?: string, category: integer, evidence?: [string]}]}`
+//! with turns `{speaker: string, dia_id: string, text: string, blip_caption?: string}`. Other keys
+//! (`event_summary`, `observation`, `session_summary`, `img_url`, ...) are ignored. A
+//! `session_N_date_time` without a `session_N` list (the real file has some) is ignored.
+//!
+//! Each qa item needs `answer` or `adversarial_answer`; the gold answer is `answer` when present,
+//! else `adversarial_answer` (category 5 items, which are excluded unless
+//! [`LocomoOptions::include_adversarial`]). Query ids are `{sample_id}:q{index}` with the index
+//! in the original `qa` list, so they stay stable whatever is filtered out.
+
+use std::path::Path;
+
+use memskill_core::{Query, Sample, Session, Turn};
+
+use crate::json::{
+    child_path, get, index_path, opt_str, req_str, req_text, require, str_list, Node,
+};
+use crate::DatasetError;
+
+/// LoCoMo's adversarial (unanswerable) category.
+pub const LOCOMO_ADVERSARIAL_CATEGORY: &str = "5";
+
+/// Options of [`load_locomo`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LocomoOptions {
+    /// Keep category-5 (adversarial) questions.
+    pub include_adversarial: bool,
+}
+
+/// Renders one LoCoMo turn: `{speaker} said, "{text}"` plus ` and shared {caption}.`.
+pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>) -> String {
+    match blip_caption {
+        Some(c) if !c.trim().is_empty() => format!("{speaker} said, \"{text}\" and shared {c}."),
+        _ => format!("{speaker} said, \"{text}\""),
+    }
+}
+
+/// Loads `locomo10.json` into one [`Sample`] per conversation (spans left empty).
+pub fn load_locomo(path: &Path, opts: &LocomoOptions) -> Result<Vec<Sample>, DatasetError> {
+    let root = crate::json::parse_document(path)?;
+    let file = path.display().to_string();
+    let top = Node::new(&root, &file, "");
+    let items = top.array()?;
+    let mut samples = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let p = index_path("", i);
+        samples.push(parse_conversation(Node::new(item, &file, &p), opts)?);
+    }
+    Ok(samples)
+}
+
+fn parse_conversation(node: Node<'_>, opts: &LocomoOptions) -> Result<Sample, DatasetError> {
+    node.object()?;
+    let id = req_text(&node, "sample_id")?;
+    let conv_path = child_path(node.path, "conversation");
+    let conv = Node::new(require(&node, "conversation")?, node.file, &conv_path);
+    let map = conv.object()?;
+
+    let mut numbers: Vec<usize> = map
+        .keys()
+        .filter_map(|k| k.strip_prefix("session_"))
+        .filter_map(|rest| rest.parse::<usize>().ok())
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+
+    let mut sessions = Vec::with_capacity(numbers.len());
+    for n in numbers {
+        let key = format!("session_{n}");
+        let sp = child_path(conv.path, &key);
+        let sess = Node::new(&map[&key], node.file, &sp);
+        if sess.v.is_null() {
+            continue;
+        }
+        let turns_v = sess.array()?;
+        let date = opt_str(&conv, &format!("session_{n}_date_time"))?;
+        let mut turns = Vec::with_capacity(turns_v.len());
+        for (j, t) in turns_v.iter().enumerate() {
+            let tp = index_path(sess.path, j);
+            let tn = Node::new(t, node.file, &tp);
+            tn.object()?;
+            let speaker = req_str(&tn, "speaker")?;
+            let dia_id = req_str(&tn, "dia_id")?;
+            let text = req_str(&tn, "text")?;
+            let caption = opt_str(&tn, "blip_caption")?;
+            turns.push(Turn {
+                id: dia_id,
+                text: render_locomo_turn(&speaker, &text, caption.as_deref()),
+                speaker,
+            });
+        }
+        sessions.push(Session {
+            index: n,
+            date,
+            turns,
+        });
+    }
+
+    let qa_path = child_path(node.path, "qa");
+    let qa = Node::new(require(&node, "qa")?, node.file, &qa_path);
+    let mut queries = Vec::new();
+    for (k, q) in qa.array()?.iter().enumerate() {
+        let qp = index_path(qa.path, k);
+        let qn = Node::new(q, node.file, &qp);
+        qn.object()?;
+        let question = req_text(&qn, "question")?;
+        let cat_path = child_path(qn.path, "category");
+        let category = Node::new(require(&qn, "category")?, node.file, &cat_path).int()?;
+        let answer = match get(&qn, "answer")? {
+            Some(_) => req_text(&qn, "answer")?,
+            None => match get(&qn, "adversarial_answer")? {
+                Some(_) => req_text(&qn, "adversarial_answer")?,
+                None => {
+                    return Err(DatasetError::MissingField {
+                        file: node.file.to_string(),
+                        path: child_path(qn.path, "answer"),
+                    })
+                }
+            },
+        };
+        let evidence = match get(&qn, "evidence")? {
+            None => Vec::new(),
+            Some(v) => {
+                let ep = child_path(qn.path, "evidence");
+                str_list(&Node::new(v, node.file, &ep))?
+            }
+        };
+        let category = category.to_string();
+        if category == LOCOMO_ADVERSARIAL_CATEGORY && !opts.include_adversarial {
+            continue;
+        }
+        queries.push(Query {
+            id: format!("{id}:q{k}"),
+            question,
+            answers: vec![answer],
+            category,
+            evidence,
+            date: None,
+        });
+    }
+
+    Ok(Sample {
+        id,
+        dataset: "locomo".to_string(),
+        sessions,
+        spans: Vec::new(),
+        queries,
+    })
+}

@@ -1,0 +1,388 @@
+//! Span segmentation: a [`Sample`]'s sessions become the ordered [`Span`]s the controller and
+//! executor process one at a time. Spans never cross sessions. Every span of a dated session
+//! starts with `DATE: {date}\n`; turns inside a span are joined with `\n`. Span ids are
+//! `{sample_id}:{index}` (0-based, across the whole sample).
+
+use std::fmt;
+use std::str::FromStr;
+
+use memskill_core::{Sample, Session, Span};
+use serde::{Deserialize, Serialize};
+
+use crate::DatasetError;
+
+/// Default window of `fixed-tokens`.
+pub const DEFAULT_WINDOW_TOKENS: usize = 512;
+/// Default overlap of `fixed-tokens`.
+pub const DEFAULT_WINDOW_OVERLAP: usize = 64;
+
+/// How a sample's sessions are cut into spans.
+///
+/// Serialised as its string form (`"turn-pair"`, `"fixed-tokens:512:64"`), so configs read
+/// `spans = "fixed-tokens:512:64"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum SpanMode {
+    /// One span per session.
+    FullSession,
+    /// Consecutive pairs of turns (the last one alone when the count is odd). The default.
+    #[default]
+    TurnPair,
+    /// One span per turn.
+    Turn,
+    /// Windows of `tokens` cl100k tokens, consecutive windows sharing `overlap` tokens, inside
+    /// each session (the `DATE:` header is added on top of the window).
+    FixedTokens { tokens: usize, overlap: usize },
+}
+
+impl fmt::Display for SpanMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpanMode::FullSession => f.write_str("full-session"),
+            SpanMode::TurnPair => f.write_str("turn-pair"),
+            SpanMode::Turn => f.write_str("turn"),
+            SpanMode::FixedTokens { tokens, overlap } => {
+                write!(f, "fixed-tokens:{tokens}:{overlap}")
+            }
+        }
+    }
+}
+
+impl From<SpanMode> for String {
+    fn from(m: SpanMode) -> String {
+        m.to_string()
+    }
+}
+
+impl TryFrom<String> for SpanMode {
+    type Error = DatasetError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl FromStr for SpanMode {
+    type Err = DatasetError;
+    /// `full-session`, `turn-pair`, `turn`, `fixed-tokens` (512/64) or
+    /// `fixed-tokens:TOKENS:OVERLAP` (TOKENS > 0, OVERLAP < TOKENS).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || DatasetError::SpanMode(s.to_string());
+        match s.trim() {
+            "full-session" => Ok(SpanMode::FullSession),
+            "turn-pair" => Ok(SpanMode::TurnPair),
+            "turn" => Ok(SpanMode::Turn),
+            "fixed-tokens" => Ok(SpanMode::FixedTokens {
+                tokens: DEFAULT_WINDOW_TOKENS,
+                overlap: DEFAULT_WINDOW_OVERLAP,
+            }),
+            other => {
+                let rest = other.strip_prefix("fixed-tokens:").ok_or_else(bad)?;
+                let (t, o) = rest.split_once(':').ok_or_else(bad)?;
+                let tokens: usize = t.parse().map_err(|_| bad())?;
+                let overlap: usize = o.parse().map_err(|_| bad())?;
+                if tokens == 0 || overlap >= tokens {
+                    return Err(bad());
+                }
+                Ok(SpanMode::FixedTokens { tokens, overlap })
+            }
+        }
+    }
+}
+
+/// Number of cl100k tokens in `text`.
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+fn header(date: &Option<String>) -> String {
+    match date {
+        Some(d) => format!("DATE: {d}\n"),
+        None => String::new(),
+    }
+}
+
+/// `[start, end)` token windows over `n` tokens with the given size and overlap: every token is
+/// covered, consecutive windows share exactly `overlap` tokens (the last window may be shorter,
+/// and no window lies entirely inside the overlap of its predecessor).
+pub fn token_windows(n: usize, tokens: usize, overlap: usize) -> Vec<(usize, usize)> {
+    let tokens = tokens.max(1);
+    let stride = tokens.saturating_sub(overlap).max(1);
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    let mut start = 0;
+    loop {
+        let end = (start + tokens).min(n);
+        out.push((start, end));
+        if end == n {
+            break;
+        }
+        start += stride;
+    }
+    out
+}
+
+/// Fills `sample.spans` from its sessions according to `mode` (replacing any previous spans).
+pub fn segment(sample: &mut Sample, mode: &SpanMode) {
+    let mut spans: Vec<Span> = Vec::new();
+    for session in &sample.sessions {
+        match mode {
+            SpanMode::FullSession => push_group(&mut spans, session, 0..session.turns.len()),
+            SpanMode::TurnPair => {
+                let n = session.turns.len();
+                let mut i = 0;
+                while i < n {
+                    push_group(&mut spans, session, i..(i + 2).min(n));
+                    i += 2;
+                }
+            }
+            SpanMode::Turn => {
+                for i in 0..session.turns.len() {
+                    push_group(&mut spans, session, i..i + 1);
+                }
+            }
+            SpanMode::FixedTokens { tokens, overlap } => {
+                push_windows(&mut spans, session, *tokens, *overlap)
+            }
+        }
+    }
+    for (i, s) in spans.iter_mut().enumerate() {
+        s.index = i;
+        s.id = format!("{}:{}", sample.id, i);
+    }
+    sample.spans = spans;
+}
+
+fn push_group(spans: &mut Vec<Span>, session: &Session, range: std::ops::Range<usize>) {
+    if range.is_empty() {
+        return;
+    }
+    let turns = &session.turns[range];
+    let body: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
+    spans.push(Span {
+        id: String::new(),
+        index: 0,
+        session: Some(session.index),
+        date: session.date.clone(),
+        turn_ids: turns.iter().map(|t| t.id.clone()).collect(),
+        text: format!("{}{}", header(&session.date), body.join("\n")),
+    });
+}
+
+fn push_windows(spans: &mut Vec<Span>, session: &Session, tokens: usize, overlap: usize) {
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    // The session's token stream is the concatenation of each turn's tokens (turn text plus
+    // "\n" between turns), so every token belongs to exactly one turn and decoding the whole
+    // stream gives back the session text.
+    let mut stream: Vec<u32> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    let last = session.turns.len().saturating_sub(1);
+    for (i, t) in session.turns.iter().enumerate() {
+        let text = if i < last {
+            format!("{}\n", t.text)
+        } else {
+            t.text.clone()
+        };
+        let ids = bpe.encode_ordinary(&text);
+        owner.extend(std::iter::repeat_n(i, ids.len()));
+        stream.extend(ids);
+    }
+    for (start, end) in token_windows(stream.len(), tokens, overlap) {
+        let bytes = bpe.decode_bytes(&stream[start..end]).unwrap_or_default();
+        let body = String::from_utf8_lossy(&bytes);
+        let mut turn_ids: Vec<String> = Vec::new();
+        for &o in &owner[start..end] {
+            let id = &session.turns[o].id;
+            if turn_ids.last() != Some(id) {
+                turn_ids.push(id.clone());
+            }
+        }
+        spans.push(Span {
+            id: String::new(),
+            index: 0,
+            session: Some(session.index),
+            date: session.date.clone(),
+            turn_ids,
+            text: format!("{}{}", header(&session.date), body),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memskill_core::Turn;
+
+    fn sample(turns: &[usize], date: Option<&str>) -> Sample {
+        Sample {
+            id: "s".into(),
+            dataset: "t".into(),
+            sessions: turns
+                .iter()
+                .enumerate()
+                .map(|(si, &n)| Session {
+                    index: si + 1,
+                    date: date.map(str::to_string),
+                    turns: (0..n)
+                        .map(|j| Turn {
+                            id: format!("D{}:{}", si + 1, j + 1),
+                            speaker: "A".into(),
+                            text: format!("A said, \"turn {j} of session {si}\""),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            spans: vec![],
+            queries: vec![],
+        }
+    }
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for s in ["full-session", "turn-pair", "turn", "fixed-tokens:100:10"] {
+            let m: SpanMode = s.parse().unwrap();
+            assert_eq!(m.to_string(), s);
+        }
+        let m = SpanMode::FixedTokens {
+            tokens: 100,
+            overlap: 10,
+        };
+        let j = serde_json::to_string(&m).unwrap();
+        assert_eq!(j, "\"fixed-tokens:100:10\"");
+        assert_eq!(serde_json::from_str::<SpanMode>(&j).unwrap(), m);
+        assert!(serde_json::from_str::<SpanMode>("\"fixed-tokens:5:9\"").is_err());
+        assert_eq!(
+            "fixed-tokens".parse::<SpanMode>().unwrap(),
+            SpanMode::FixedTokens {
+                tokens: 512,
+                overlap: 64
+            }
+        );
+        for bad in [
+            "",
+            "turns",
+            "fixed-tokens:10:10",
+            "fixed-tokens:0:0",
+            "fixed-tokens:5",
+            "fixed-tokens:a:1",
+        ] {
+            assert!(bad.parse::<SpanMode>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn windows_cover_and_overlap() {
+        assert_eq!(token_windows(0, 4, 1), vec![]);
+        assert_eq!(token_windows(3, 4, 1), vec![(0, 3)]);
+        assert_eq!(token_windows(4, 4, 1), vec![(0, 4)]);
+        assert_eq!(token_windows(10, 4, 1), vec![(0, 4), (3, 7), (6, 10)]);
+        assert_eq!(
+            token_windows(11, 4, 1),
+            vec![(0, 4), (3, 7), (6, 10), (9, 11)]
+        );
+        for n in 1..60 {
+            for (t, o) in [(5, 0), (5, 2), (7, 6), (1, 0)] {
+                let w = token_windows(n, t, o);
+                assert_eq!(w[0].0, 0);
+                assert_eq!(w.last().unwrap().1, n);
+                for pair in w.windows(2) {
+                    assert_eq!(pair[0].1 - pair[1].0, o, "n={n} t={t} o={o}");
+                    assert_eq!(pair[0].1 - pair[0].0, t);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn turn_modes_count_and_headers() {
+        let mut s = sample(&[3, 4], Some("1 May 2023"));
+        segment(&mut s, &SpanMode::TurnPair);
+        assert_eq!(s.spans.len(), 2 + 2);
+        assert_eq!(s.spans[1].turn_ids, vec!["D1:3"]);
+        assert_eq!(s.spans[2].turn_ids, vec!["D2:1", "D2:2"]);
+        assert_eq!(s.spans[3].id, "s:3");
+        assert!(s
+            .spans
+            .iter()
+            .all(|sp| sp.text.starts_with("DATE: 1 May 2023\n")));
+        segment(&mut s, &SpanMode::Turn);
+        assert_eq!(s.spans.len(), 7);
+        segment(&mut s, &SpanMode::FullSession);
+        assert_eq!(s.spans.len(), 2);
+        assert_eq!(s.spans[1].session, Some(2));
+        assert_eq!(
+            s.spans[0].text,
+            "DATE: 1 May 2023\nA said, \"turn 0 of session 0\"\nA said, \"turn 1 of session 0\"\nA said, \"turn 2 of session 0\""
+        );
+        let mut u = sample(&[2], None);
+        segment(&mut u, &SpanMode::FullSession);
+        assert!(!u.spans[0].text.starts_with("DATE:"));
+    }
+
+    #[test]
+    fn fixed_tokens_windows_reconstruct_the_session() {
+        let mut s = sample(&[30, 5], Some("d"));
+        let (t, o) = (40, 8);
+        segment(
+            &mut s,
+            &SpanMode::FixedTokens {
+                tokens: t,
+                overlap: o,
+            },
+        );
+        for sess in &s.sessions {
+            let full: Vec<String> = sess.turns.iter().map(|t| t.text.clone()).collect();
+            let full = full.join("\n");
+            let spans: Vec<&Span> = s
+                .spans
+                .iter()
+                .filter(|sp| sp.session == Some(sess.index))
+                .collect();
+            let bodies: Vec<&str> = spans
+                .iter()
+                .map(|sp| sp.text.strip_prefix("DATE: d\n").expect("date header"))
+                .collect();
+            // Each window is a contiguous piece of the session text of about `t` tokens; the
+            // first starts it, the last ends it, and consecutive windows share ~`o` tokens.
+            let mut pos = 0usize;
+            let mut prev_end = 0usize;
+            for (k, b) in bodies.iter().enumerate() {
+                let at = if k == 0 {
+                    0
+                } else {
+                    pos + full[pos..].find(b).expect("window is a substring")
+                };
+                if k == 0 {
+                    assert!(full.starts_with(b));
+                } else {
+                    assert!(at < prev_end, "windows {k}-1 and {k} do not overlap");
+                    let shared = count_tokens(&full[at..prev_end]);
+                    assert!(shared.abs_diff(o) <= 1, "shared {shared} tokens, want {o}");
+                }
+                let n = count_tokens(b);
+                if k + 1 < bodies.len() {
+                    assert!(n.abs_diff(t) <= 1, "window has {n} tokens, want {t}");
+                } else {
+                    assert!(n <= t + 1);
+                    assert!(full.ends_with(b));
+                }
+                pos = at + 1;
+                prev_end = at + b.len();
+            }
+            if count_tokens(&full) > t {
+                assert!(bodies.len() >= 2);
+            } else {
+                assert_eq!(bodies, vec![full.as_str()]);
+            }
+            assert_eq!(spans[0].turn_ids[0], sess.turns[0].id);
+            assert_eq!(
+                spans.last().unwrap().turn_ids.last(),
+                sess.turns.last().map(|t| &t.id)
+            );
+        }
+        assert!(s.spans.len() >= 3);
+    }
+}

@@ -1,0 +1,454 @@
+//! Loader, span and error tests over the hand-written fixtures in `tests/fixtures/`, plus the
+//! real LoCoMo file when it is present.
+
+use std::path::{Path, PathBuf};
+
+use memskill_datasets::*;
+
+fn fx(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn err_text(e: DatasetError) -> String {
+    let s = e.to_string();
+    assert!(!s.contains('\n'), "error must be one line: {s}");
+    s
+}
+
+#[test]
+fn locomo_fixture_loads() {
+    let s = load_locomo(&fx("locomo_small.json"), &LocomoOptions::default()).unwrap();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].id, "conv-a");
+    assert_eq!(s[0].dataset, "locomo");
+    // session_3 has a date but no turns list: not a session
+    assert_eq!(s[0].sessions.len(), 2);
+    assert_eq!(s[0].sessions[1].index, 2);
+    assert_eq!(
+        s[0].sessions[1].date.as_deref(),
+        Some("7:00 pm on 20 May, 2023")
+    );
+    assert_eq!(s[0].turn_count(), 7);
+    assert_eq!(s[0].sessions[0].turns[0].id, "D1:1");
+    assert_eq!(
+        s[0].sessions[0].turns[0].text,
+        "Caroline said, \"Hey Mel! I went to a support group yesterday.\""
+    );
+    assert_eq!(
+        s[0].sessions[0].turns[1].text,
+        "Melanie said, \"That sounds great. Look at my new painting!\" and shared a photo of a painting of a sunrise."
+    );
+    // category 5 dropped; ids keep the original qa index
+    let ids: Vec<&str> = s[0].queries.iter().map(|q| q.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec!["conv-a:q0", "conv-a:q1", "conv-a:q2", "conv-a:q4"]
+    );
+    assert_eq!(s[0].queries[1].answers, vec!["3"]);
+    assert_eq!(s[0].queries[1].category, "1");
+    assert_eq!(s[0].queries[1].evidence, vec!["D2:3"]);
+    assert_eq!(s[1].queries.len(), 1);
+
+    let all = load_locomo(
+        &fx("locomo_small.json"),
+        &LocomoOptions {
+            include_adversarial: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(all[0].queries.len(), 5);
+    assert_eq!(all[0].queries[3].id, "conv-a:q3");
+    assert_eq!(all[0].queries[3].answers, vec!["Yes"]);
+    assert_eq!(all[0].queries[3].category, "5");
+    // both present: `answer` wins
+    assert_eq!(all[1].queries[1].answers, vec!["No"]);
+}
+
+#[test]
+fn locomo_spans_in_every_mode() {
+    let mut s = load_locomo(&fx("locomo_small.json"), &LocomoOptions::default()).unwrap();
+    let a = &mut s[0];
+    segment(a, &SpanMode::FullSession);
+    assert_eq!(a.spans.len(), 2);
+    assert!(a.spans[0]
+        .text
+        .starts_with("DATE: 1:56 pm on 8 May, 2023\nCaroline said,"));
+    assert_eq!(a.spans[0].turn_ids, vec!["D1:1", "D1:2", "D1:3"]);
+    segment(a, &SpanMode::TurnPair);
+    assert_eq!(a.spans.len(), 2 + 2);
+    assert_eq!(a.spans[1].id, "conv-a:1");
+    assert_eq!(
+        a.spans[1].text,
+        "DATE: 1:56 pm on 8 May, 2023\nCaroline said, \"Lovely colours.\""
+    );
+    segment(a, &SpanMode::Turn);
+    assert_eq!(a.spans.len(), 7);
+    assert_eq!(a.spans[6].id, "conv-a:6");
+    assert_eq!(a.spans[6].session, Some(2));
+    segment(
+        a,
+        &SpanMode::FixedTokens {
+            tokens: 12,
+            overlap: 4,
+        },
+    );
+    assert!(a.spans.len() > 2);
+    assert!(a.spans.iter().all(|sp| sp.text.starts_with("DATE: ")));
+    for (i, sp) in a.spans.iter().enumerate() {
+        assert_eq!(sp.index, i);
+        assert_eq!(sp.id, format!("conv-a:{i}"));
+    }
+}
+
+#[test]
+fn longmemeval_fixture_loads_and_splits() {
+    let s = load_longmemeval(&fx("longmemeval_small.json"), &LmeOptions::default()).unwrap();
+    let ids: Vec<&str> = s.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, vec!["q-001", "q-002"]);
+    let q = &s[0];
+    assert_eq!(q.sessions.len(), 2);
+    assert_eq!(
+        q.sessions[0].date.as_deref(),
+        Some("2023/05/20 (Sat) 02:21")
+    );
+    assert_eq!(q.sessions[1].turns[2].id, "S2:T3");
+    assert_eq!(
+        q.sessions[0].turns[0].text,
+        "user said, \"I graduated with a degree in Business Administration.\""
+    );
+    assert_eq!(q.queries[0].id, "q-001:q0");
+    assert_eq!(q.queries[0].category, "single-session-user");
+    assert_eq!(q.queries[0].evidence, vec!["S1:T1"]);
+    assert_eq!(q.queries[0].date.as_deref(), Some("2023/05/30 (Tue) 23:40"));
+    assert_eq!(s[1].queries[0].answers, vec!["4"]);
+
+    let with_abs = load_longmemeval(
+        &fx("longmemeval_small.json"),
+        &LmeOptions {
+            include_abstention: true,
+            only: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(with_abs.len(), 3);
+
+    let splits = load_lme_splits(&fx("longmemeval_splits_small.json")).unwrap();
+    assert_eq!(splits["test"], vec!["2", "0"]);
+    assert!(splits["val"].is_empty());
+    // indices 2 (the _abs one, skipped) and 0, in the split's order
+    let test = load_longmemeval(
+        &fx("longmemeval_small.json"),
+        &LmeOptions {
+            include_abstention: false,
+            only: Some(splits["test"].clone()),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        test.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        vec!["q-001"]
+    );
+    let test = load_longmemeval(
+        &fx("longmemeval_small.json"),
+        &LmeOptions {
+            include_abstention: true,
+            only: Some(splits["test"].clone()),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        test.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        vec!["q-003_abs", "q-001"]
+    );
+    // question ids work as selectors too
+    let by_id = load_longmemeval(
+        &fx("longmemeval_small.json"),
+        &LmeOptions {
+            include_abstention: false,
+            only: Some(vec!["q-002".into()]),
+        },
+    )
+    .unwrap();
+    assert_eq!(by_id.len(), 1);
+    assert_eq!(by_id[0].id, "q-002");
+
+    let mut q = s[0].clone();
+    segment(&mut q, &SpanMode::TurnPair);
+    assert_eq!(q.spans.len(), 1 + 2);
+    assert!(q.spans[2]
+        .text
+        .starts_with("DATE: 2023/05/21 (Sun) 10:00\nuser said, \"Thanks.\""));
+}
+
+#[test]
+fn real_lme_splits_file_when_present() {
+    let p = Path::new("/work/shared/data/longmemeval/longmemeval_s_splits.json");
+    let alt = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/longmemeval/longmemeval_s_splits.json");
+    let p = if p.exists() {
+        p.to_path_buf()
+    } else if alt.exists() {
+        alt
+    } else {
+        eprintln!("skipped: longmemeval_s_splits.json not present");
+        return;
+    };
+    let s = load_lme_splits(&p).unwrap();
+    assert_eq!(
+        (s["train"].len(), s["val"].len(), s["test"].len()),
+        (297, 98, 105)
+    );
+}
+
+#[test]
+fn hotpotqa_classic_schema() {
+    let s = load_hotpotqa(&fx("hotpotqa_distractor_small.json")).unwrap();
+    assert_eq!(s.len(), 2);
+    let a = &s[0];
+    assert_eq!(a.id, "5a8b57f25542995d1e6f1371");
+    assert_eq!(a.dataset, "hotpotqa");
+    assert_eq!(a.sessions.len(), 3);
+    assert_eq!(a.sessions[1].turns[0].id, "D2");
+    assert_eq!(
+        a.sessions[1].turns[0].text,
+        "Scott Derrickson\nScott Derrickson is an American director. He lives in Los Angeles."
+    );
+    assert!(a.sessions.iter().all(|s| s.date.is_none()));
+    assert_eq!(a.queries[0].id, "5a8b57f25542995d1e6f1371:q0");
+    assert_eq!(a.queries[0].answers, vec!["yes"]);
+    assert_eq!(a.queries[0].category, "comparison");
+    assert_eq!(a.queries[0].evidence, vec!["D2", "D3"]);
+    let mut b = s[1].clone();
+    segment(&mut b, &SpanMode::FullSession);
+    assert_eq!(b.spans.len(), 2);
+    assert!(
+        b.spans[0].text.starts_with("Kiss and Tell (1945 film)\n"),
+        "no DATE header without a date"
+    );
+}
+
+#[test]
+fn hotpotqa_longbench_schema() {
+    let s = load_hotpotqa(&fx("hotpotqa_longbench_small.jsonl")).unwrap();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].id, "lb-1");
+    assert_eq!(s[0].sessions.len(), 3);
+    assert_eq!(
+        s[0].sessions[2].turns[0].text,
+        "Oslo\nOslo is the capital of Norway."
+    );
+    assert_eq!(
+        s[0].queries[0].question,
+        "Which city is the home of the band that recorded Blue Sky?"
+    );
+    assert_eq!(s[0].queries[0].answers, vec!["Oslo"]);
+    assert_eq!(s[1].sessions.len(), 2);
+    assert_eq!(s[1].queries[0].answers, vec!["2", "two"]);
+    assert_eq!(
+        split_passages("Passage 1:\na\nb\nPassage 2:\nc"),
+        vec!["a\nb", "c"]
+    );
+    assert_eq!(split_passages("just one doc"), vec!["just one doc"]);
+}
+
+#[test]
+fn dispatch_and_kinds() {
+    assert_eq!(
+        "LoCoMo".parse::<DatasetKind>().unwrap(),
+        DatasetKind::Locomo
+    );
+    assert!("squad".parse::<DatasetKind>().is_err());
+    let s = load(
+        DatasetKind::HotpotQa,
+        &fx("hotpotqa_distractor_small.json"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(s.len(), 2);
+}
+
+#[test]
+fn error_missing_file() {
+    let e = err_text(load_locomo(&fx("nope.json"), &LocomoOptions::default()).unwrap_err());
+    assert!(e.contains("nope.json") && e.contains("not found"), "{e}");
+}
+
+#[test]
+fn error_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = err_text(load_longmemeval(dir.path(), &LmeOptions::default()).unwrap_err());
+    assert!(
+        e.contains(&dir.path().display().to_string()) && e.contains("is a directory"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_empty_file() {
+    for kind in [
+        DatasetKind::Locomo,
+        DatasetKind::LongMemEval,
+        DatasetKind::HotpotQa,
+    ] {
+        let e = err_text(load(kind, &fx("empty.json"), &LoadOptions::default()).unwrap_err());
+        assert!(e.contains("empty.json: empty file"), "{e}");
+    }
+}
+
+#[test]
+fn error_truncated_json_has_line_and_column() {
+    let e = load_locomo(&fx("locomo_truncated.json"), &LocomoOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DatasetError::Json {
+                truncated: true,
+                line: 6,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = err_text(e);
+    assert!(
+        e.contains("locomo_truncated.json: line 6, column") && e.contains("truncated JSON"),
+        "{e}"
+    );
+    let e = err_text(load_hotpotqa(&fx("hotpotqa_truncated.jsonl")).unwrap_err());
+    assert!(
+        e.contains("hotpotqa_truncated.jsonl: line 2, column") && e.contains("truncated"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_wrong_type_names_the_path() {
+    let e = err_text(
+        load_locomo(&fx("locomo_wrong_type.json"), &LocomoOptions::default()).unwrap_err(),
+    );
+    assert!(
+        e.ends_with("locomo_wrong_type.json: [1].qa[0].category: expected integer, found string"),
+        "{e}"
+    );
+    let e = err_text(
+        load_longmemeval(&fx("longmemeval_wrong_type.json"), &LmeOptions::default()).unwrap_err(),
+    );
+    assert!(
+        e.ends_with("longmemeval_wrong_type.json: [0].haystack_sessions[1][2].content: expected string or number, found array"),
+        "{e}"
+    );
+    let e = err_text(load_hotpotqa(&fx("hotpotqa_wrong_type.json")).unwrap_err());
+    assert!(
+        e.ends_with("hotpotqa_wrong_type.json: [1].context[0][1]: expected array, found integer"),
+        "{e}"
+    );
+    // the top level itself
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("obj.json");
+    std::fs::write(&p, "{\"a\": 1}").unwrap();
+    let e = err_text(load_locomo(&p, &LocomoOptions::default()).unwrap_err());
+    assert!(
+        e.ends_with("obj.json: (top level): expected array, found object"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_missing_field_names_the_path() {
+    let e = err_text(
+        load_locomo(&fx("locomo_missing_field.json"), &LocomoOptions::default()).unwrap_err(),
+    );
+    assert!(
+        e.ends_with("locomo_missing_field.json: [0].conversation.session_2[1].text: missing field"),
+        "{e}"
+    );
+    let e = err_text(
+        load_longmemeval(
+            &fx("longmemeval_missing_field.json"),
+            &LmeOptions::default(),
+        )
+        .unwrap_err(),
+    );
+    assert!(
+        e.ends_with("longmemeval_missing_field.json: [1].question: missing field"),
+        "{e}"
+    );
+    let e = err_text(load_hotpotqa(&fx("hotpotqa_missing_field.jsonl")).unwrap_err());
+    assert!(
+        e.ends_with("hotpotqa_missing_field.jsonl: line 2.answers: missing field"),
+        "{e}"
+    );
+    // a qa item with neither answer nor adversarial_answer
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("noanswer.json");
+    std::fs::write(
+        &p,
+        r#"[{"sample_id":"x","conversation":{},"qa":[{"question":"q","category":1,"evidence":[]}]}]"#,
+    )
+    .unwrap();
+    let e = err_text(load_locomo(&p, &LocomoOptions::default()).unwrap_err());
+    assert!(
+        e.ends_with("noanswer.json: [0].qa[0].answer: missing field"),
+        "{e}"
+    );
+}
+
+#[test]
+fn lme_dates_must_match_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lme.json");
+    std::fs::write(
+        &p,
+        r#"[{"question_id":"a","question_type":"t","question":"q","answer":"x","haystack_dates":["d1","d2"],"haystack_sessions":[[]]}]"#,
+    )
+    .unwrap();
+    let e = err_text(load_longmemeval(&p, &LmeOptions::default()).unwrap_err());
+    assert!(
+        e.contains("[0].haystack_dates: has 2 dates for 1 haystack_sessions"),
+        "{e}"
+    );
+}
+
+fn real_locomo() -> Option<PathBuf> {
+    let a = PathBuf::from("/work/shared/data/locomo/locomo10.json");
+    let b = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/locomo/locomo10.json");
+    [a, b].into_iter().find(|p| p.is_file())
+}
+
+/// Expected values computed from the file with python (json.load; sessions are the
+/// `session_N` list keys, turns their lengths, turn-pair spans ceil(turns/2) per session).
+#[test]
+fn real_locomo_counts_when_present() {
+    let Some(p) = real_locomo() else {
+        eprintln!("skipped: locomo10.json not present");
+        return;
+    };
+    let all = load_locomo(
+        &p,
+        &LocomoOptions {
+            include_adversarial: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(all.len(), 10);
+    let q: usize = all.iter().map(|s| s.queries.len()).sum();
+    assert_eq!(q, 1986);
+    let sessions: usize = all.iter().map(|s| s.sessions.len()).sum();
+    let turns: usize = all.iter().map(|s| s.turn_count()).sum();
+    assert_eq!((sessions, turns), (272, 5882));
+    let used = load_locomo(&p, &LocomoOptions::default()).unwrap();
+    assert_eq!(used.iter().map(|s| s.queries.len()).sum::<usize>(), 1540);
+    let mut spans = 0;
+    for mut s in used.clone() {
+        segment(&mut s, &SpanMode::TurnPair);
+        spans += s.spans.len();
+    }
+    assert_eq!(spans, 3011);
+    let test = split_locomo(&used, "test", &LocomoSplits::default()).unwrap();
+    assert_eq!(
+        test.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        vec!["conv-49", "conv-50"]
+    );
+}

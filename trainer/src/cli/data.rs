@@ -1,0 +1,272 @@
+//! `memskill data stats`: load a dataset file and print what the loaders make of it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use clap::{Args, Subcommand};
+use memskill_core::Sample;
+use memskill_datasets::{
+    load_hotpotqa, load_lme_splits, load_locomo, load_longmemeval, segment, split_locomo,
+    DatasetKind, LmeOptions, LocomoOptions, LocomoSplits, SpanMode, SplitSpec,
+    LOCOMO_ADVERSARIAL_CATEGORY,
+};
+
+/// `memskill data ...`
+#[derive(Subcommand)]
+pub enum DataCmd {
+    /// Print dataset statistics: samples, sessions, turns, spans, questions per category,
+    /// total questions and questions used.
+    Stats(StatsArgs),
+}
+
+/// Arguments of `memskill data stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Dataset kind: locomo, longmemeval or hotpotqa.
+    pub kind: String,
+    /// Path of the dataset file (JSON or JSON Lines).
+    pub path: PathBuf,
+    /// Span mode: full-session, turn-pair, turn, fixed-tokens or fixed-tokens:TOKENS:OVERLAP.
+    #[arg(long, default_value = "turn-pair")]
+    pub spans: String,
+    /// Split: train, val, test or all (LoCoMo by index 0-5 / 6-7 / 8-9; LongMemEval by the
+    /// splits file; HotpotQA only `all`).
+    #[arg(long, default_value = "all")]
+    pub split: String,
+    /// LoCoMo: count category-5 (adversarial) questions as used.
+    #[arg(long)]
+    pub include_adversarial: bool,
+    /// LongMemEval: keep `_abs` (abstention) questions.
+    #[arg(long)]
+    pub include_abstention: bool,
+    /// LongMemEval splits file (default: longmemeval_s_splits.json next to the data file).
+    #[arg(long)]
+    pub splits_file: Option<PathBuf>,
+}
+
+/// Run `memskill data ...`.
+pub fn run(c: DataCmd) -> anyhow::Result<()> {
+    match c {
+        DataCmd::Stats(a) => {
+            let stats = stats(&a)?;
+            print!("{stats}");
+            Ok(())
+        }
+    }
+}
+
+/// What `data stats` prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataStats {
+    pub dataset: String,
+    pub file: String,
+    pub split: String,
+    pub span_mode: String,
+    pub sample_ids: Vec<String>,
+    pub sessions: usize,
+    pub turns: usize,
+    pub spans: usize,
+    /// Questions per category before any filtering (category 5 / `_abs` included).
+    pub per_category: BTreeMap<CategoryKey, usize>,
+    pub total_questions: usize,
+    pub used_questions: usize,
+    pub used_note: String,
+}
+
+/// A category name ordered numerically when it is a number.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CategoryKey {
+    Num(i64),
+    Name(String),
+}
+
+impl CategoryKey {
+    fn of(s: &str) -> Self {
+        match s.parse::<i64>() {
+            Ok(n) => CategoryKey::Num(n),
+            Err(_) => CategoryKey::Name(s.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for CategoryKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CategoryKey::Num(n) => write!(f, "{n}"),
+            CategoryKey::Name(s) if s.is_empty() => f.write_str("(none)"),
+            CategoryKey::Name(s) => f.write_str(s),
+        }
+    }
+}
+
+impl fmt::Display for DataStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOW: usize = 12;
+        let mut ids = self
+            .sample_ids
+            .iter()
+            .take(SHOW)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.sample_ids.len() > SHOW {
+            ids.push_str(&format!(", ... ({} more)", self.sample_ids.len() - SHOW));
+        }
+        writeln!(f, "dataset:         {}", self.dataset)?;
+        writeln!(f, "file:            {}", self.file)?;
+        writeln!(f, "split:           {}", self.split)?;
+        writeln!(f, "samples:         {} ({})", self.sample_ids.len(), ids)?;
+        writeln!(f, "sessions:        {}", self.sessions)?;
+        writeln!(f, "turns:           {}", self.turns)?;
+        writeln!(f, "spans:           {} ({})", self.spans, self.span_mode)?;
+        writeln!(f, "questions per category:")?;
+        for (k, n) in &self.per_category {
+            writeln!(f, "  {k}: {n}")?;
+        }
+        writeln!(f, "total questions: {}", self.total_questions)?;
+        writeln!(
+            f,
+            "questions used:  {} ({})",
+            self.used_questions, self.used_note
+        )
+    }
+}
+
+/// Decides whether a question (its sample, its category) counts as used.
+type UsedFilter = Box<dyn Fn(&Sample, &str) -> bool>;
+
+/// Loads, splits and segments as `memskill data stats` does, and counts.
+pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
+    let kind: DatasetKind = a.kind.parse()?;
+    let mode: SpanMode = a.spans.parse()?;
+    let split: SplitSpec = a.split.parse()?;
+    // Load everything (adversarial / abstention included) to count all questions, then decide
+    // which are used.
+    let (samples, used_filter, note): (Vec<Sample>, UsedFilter, String) = match kind {
+        DatasetKind::Locomo => {
+            let all = load_locomo(
+                &a.path,
+                &LocomoOptions {
+                    include_adversarial: true,
+                },
+            )?;
+            let samples = split_locomo(all, split.as_str(), &LocomoSplits::default())?;
+            let inc = a.include_adversarial;
+            let note = if inc {
+                "category 5 included".to_string()
+            } else {
+                "category 5 excluded".to_string()
+            };
+            (
+                samples,
+                Box::new(move |_, cat| inc || cat != LOCOMO_ADVERSARIAL_CATEGORY),
+                note,
+            )
+        }
+        DatasetKind::LongMemEval => {
+            let only = match split {
+                SplitSpec::All => None,
+                _ => {
+                    let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
+                    let mut splits = load_lme_splits(&sf)?;
+                    let key = split.as_str();
+                    match splits.remove(key) {
+                        Some(ids) => Some(ids),
+                        None => bail!("{}: {key}: missing field (no such split)", sf.display()),
+                    }
+                }
+            };
+            let samples = load_longmemeval(
+                &a.path,
+                &LmeOptions {
+                    include_abstention: true,
+                    only,
+                },
+            )?;
+            let inc = a.include_abstention;
+            let note = if inc {
+                "_abs included"
+            } else {
+                "_abs questions excluded"
+            }
+            .to_string();
+            (
+                samples,
+                Box::new(move |s, _| inc || !s.id.ends_with("_abs")),
+                note,
+            )
+        }
+        DatasetKind::HotpotQa => {
+            if split != SplitSpec::All {
+                bail!("hotpotqa has no train/val/test split: use --split all");
+            }
+            let samples = load_hotpotqa(&a.path)?;
+            (samples, Box::new(|_, _| true), "all".to_string())
+        }
+    };
+
+    let mut per_category = BTreeMap::new();
+    let mut total = 0;
+    let mut used = 0;
+    for s in &samples {
+        for q in &s.queries {
+            *per_category
+                .entry(CategoryKey::of(&q.category))
+                .or_insert(0) += 1;
+            total += 1;
+            if used_filter(s, &q.category) {
+                used += 1;
+            }
+        }
+    }
+    // LongMemEval samples are questions: an unused question drops its whole sample.
+    let kept: Vec<Sample> = samples
+        .into_iter()
+        .filter(|s| {
+            kind != DatasetKind::LongMemEval
+                || s.queries.iter().any(|q| used_filter(s, &q.category))
+        })
+        .collect();
+    let mut sessions = 0;
+    let mut turns = 0;
+    let mut spans = 0;
+    for mut s in kept.iter().cloned() {
+        sessions += s.sessions.len();
+        turns += s.turn_count();
+        segment(&mut s, &mode);
+        spans += s.spans.len();
+    }
+    Ok(DataStats {
+        dataset: kind.to_string(),
+        file: a.path.display().to_string(),
+        split: split.as_str().to_string(),
+        span_mode: mode.to_string(),
+        sample_ids: kept.iter().map(|s| s.id.clone()).collect(),
+        sessions,
+        turns,
+        spans,
+        per_category,
+        total_questions: total,
+        used_questions: used,
+        used_note: note,
+    })
+}
+
+fn lme_splits_file(data: &Path, given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(p) = given {
+        return Ok(p.to_path_buf());
+    }
+    let sibling = data
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("longmemeval_s_splits.json");
+    if sibling.is_file() {
+        return Ok(sibling);
+    }
+    bail!(
+        "{}: --split needs a splits file: pass --splits-file (none found next to the data file)",
+        data.display()
+    )
+}
