@@ -1,0 +1,43 @@
+//! Release-mode speed check of the local GGUF backend:
+//! `cargo run -p memskill-executor --release --example chat -- "prompt"`.
+
+use memskill_core::{ChatRequest, Llm, Message};
+use memskill_executor::{default_smollm2_path, LocalConfig, LocalGguf};
+
+fn main() {
+    let prompt = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "Alice moved to Paris in May. Where does Alice live?".into());
+    let m = match LocalGguf::load(&LocalConfig {
+        model_path: default_smollm2_path(),
+        ..LocalConfig::default()
+    }) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    };
+    for run in 0..3 {
+        let req = ChatRequest::new(vec![Message::user(prompt.clone())]).with_max_tokens(64);
+        match m.chat(&req) {
+            Ok(r) => {
+                let t = m.last_timing();
+                if run == 0 {
+                    println!("{}", r.text);
+                }
+                eprintln!(
+                    "run {run}: prompt {} tok, completion {} tok, prefill {:.1} tok/s, decode {:.1} tok/s",
+                    t.prompt_tokens,
+                    t.completion_tokens,
+                    t.prefill_tok_s(),
+                    t.decode_tok_s()
+                );
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}

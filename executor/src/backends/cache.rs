@@ -1,0 +1,188 @@
+//! SQLite response cache in front of any [`Llm`], for cheap reruns and offline replay.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use memskill_core::{sha256_hex, ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+/// How [`CachedLlm`] uses its cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMode {
+    /// Always call the inner backend; never read or write the cache.
+    Off,
+    /// Serve hits from the cache; call the inner backend on misses and store the answer.
+    ReadWrite,
+    /// Serve only from the cache; a miss is `LlmError::CacheMiss` (offline, bit-identical replays).
+    ReplayOnly,
+}
+
+impl std::str::FromStr for CacheMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "off" => Ok(Self::Off),
+            "read-write" | "readwrite" | "rw" => Ok(Self::ReadWrite),
+            "replay-only" | "replayonly" | "replay" => Ok(Self::ReplayOnly),
+            o => Err(format!(
+                "unknown cache mode {o:?}: expected off, read-write or replay-only"
+            )),
+        }
+    }
+}
+
+/// An [`Llm`] wrapper with a SQLite response cache. Safe to share between threads.
+pub struct CachedLlm {
+    inner: Arc<dyn Llm>,
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    mode: CacheMode,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// The cache key of a request for a backend: sha256 over the backend id, messages and
+/// every sampling parameter.
+pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
+    let v = serde_json::json!({
+        "backend": backend_id,
+        "messages": req.messages,
+        "temperature": req.temperature,
+        "top_p": req.top_p,
+        "max_tokens": req.max_tokens,
+        "stop": req.stop,
+        "seed": req.seed,
+    });
+    sha256_hex(v.to_string())
+}
+
+fn db_err(path: &Path, e: rusqlite::Error) -> LlmError {
+    LlmError::Other(format!("response cache {}: {e}", path.display()))
+}
+
+impl CachedLlm {
+    /// Open (or create) the cache database at `sqlite_path`.
+    pub fn new(
+        inner: Arc<dyn Llm>,
+        sqlite_path: impl AsRef<Path>,
+        mode: CacheMode,
+    ) -> Result<Self, LlmError> {
+        let path = sqlite_path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                LlmError::Other(format!(
+                    "response cache {}: cannot create directory: {e}",
+                    path.display()
+                ))
+            })?;
+        }
+        let conn = Connection::open(&path).map_err(|e| db_err(&path, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))
+            .map_err(|e| db_err(&path, e))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE IF NOT EXISTS responses (
+                key TEXT PRIMARY KEY,
+                backend TEXT NOT NULL,
+                request TEXT NOT NULL,
+                text TEXT NOT NULL,
+                prompt_tokens INTEGER NOT NULL,
+                completion_tokens INTEGER NOT NULL,
+                latency_ms INTEGER NOT NULL
+             );",
+        )
+        .map_err(|e| db_err(&path, e))?;
+        Ok(Self {
+            inner,
+            conn: Mutex::new(conn),
+            path,
+            mode,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        })
+    }
+
+    pub fn mode(&self) -> CacheMode {
+        self.mode
+    }
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+    pub fn misses(&self) -> u64 {
+        self.misses.load(Ordering::Relaxed)
+    }
+
+    fn lookup(&self, key: &str) -> Result<Option<ChatResponse>, LlmError> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| LlmError::Other("response cache mutex poisoned".into()))?;
+        conn.query_row(
+            "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?1",
+            params![key],
+            |r| {
+                Ok(ChatResponse {
+                    text: r.get(0)?,
+                    usage: Usage {
+                        prompt_tokens: r.get::<_, i64>(1)? as u64,
+                        completion_tokens: r.get::<_, i64>(2)? as u64,
+                    },
+                    latency_ms: 0,
+                    cached: true,
+                })
+            },
+        )
+        .optional()
+        .map_err(|e| db_err(&self.path, e))
+    }
+
+    fn store(&self, key: &str, req: &ChatRequest, resp: &ChatResponse) -> Result<(), LlmError> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| LlmError::Other("response cache mutex poisoned".into()))?;
+        let request = serde_json::to_string(req).unwrap_or_default();
+        conn.execute(
+            "INSERT OR REPLACE INTO responses (key, backend, request, text, prompt_tokens, completion_tokens, latency_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                key,
+                self.inner.id(),
+                request,
+                resp.text,
+                resp.usage.prompt_tokens as i64,
+                resp.usage.completion_tokens as i64,
+                resp.latency_ms as i64
+            ],
+        )
+        .map_err(|e| db_err(&self.path, e))?;
+        Ok(())
+    }
+}
+
+impl Llm for CachedLlm {
+    fn id(&self) -> String {
+        self.inner.id()
+    }
+
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        if self.mode == CacheMode::Off {
+            return self.inner.chat(req);
+        }
+        let key = cache_key(&self.inner.id(), req);
+        if let Some(hit) = self.lookup(&key)? {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(hit);
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        if self.mode == CacheMode::ReplayOnly {
+            return Err(LlmError::CacheMiss { key });
+        }
+        let resp = self.inner.chat(req)?;
+        self.store(&key, req, &resp)?;
+        Ok(resp)
+    }
+}

@@ -1,0 +1,39 @@
+//! memskill-executor: LLM backends, the skill-conditioned executor prompt, action parsing
+//! and application, answering prompts, and exact answer scoring.
+
+pub mod apply;
+pub mod backends;
+pub mod parse;
+pub mod porter;
+pub mod prompts;
+pub mod scoring;
+
+use thiserror::Error;
+
+pub use apply::{apply_actions, ApplyReport};
+pub use backends::cache::{cache_key, CacheMode, CachedLlm};
+pub use backends::local::{
+    asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
+    LocalGguf,
+};
+pub use backends::openai::{OpenAiBackend, OpenAiConfig};
+pub use backends::{CountingLlm, LlmStats, LlmStatsSnapshot, ScriptedLlm};
+pub use parse::{parse_actions, ParseOutcome};
+pub use prompts::{
+    answer_messages, executor_messages, extract_answer, AnswerStyle, DEFAULT_ANSWER_TOP_R,
+};
+pub use scoring::{
+    hotpot_f1, is_abstention, judge_messages, lme_judge_messages, locomo_f1, multi_answer_f1,
+    normalize_hotpot, normalize_locomo, parse_judge, parse_yes_no, token_f1, Scorer,
+};
+
+/// Errors of the executor's fallible operations.
+#[derive(Debug, Error)]
+pub enum ExecutorError {
+    #[error(transparent)]
+    Encoder(#[from] memskill_core::EncoderError),
+    #[error("memory bank: {0}")]
+    Memory(#[from] memskill_core::CoreError),
+    #[error(transparent)]
+    Llm(#[from] memskill_core::LlmError),
+}

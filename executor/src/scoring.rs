@@ -1,0 +1,406 @@
+//! Answer scoring: LoCoMo F1 exactly as the official `task_eval/evaluation.py`,
+//! HotpotQA F1 as the official `hotpot_evaluate_v1.py`, and LLM judges
+//! (a 1 / 0.5 / 0 JSON judge and the LongMemEval yes/no judge).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use memskill_core::{Llm, Message};
+
+use crate::porter;
+
+/// Python `str.isspace()` (what `str.split()` splits on): Unicode White_Space plus U+001C..U+001F.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python `str.split()` with no argument.
+fn py_split(s: &str) -> Vec<&str> {
+    s.split(is_py_space).filter(|t| !t.is_empty()).collect()
+}
+
+fn is_combining_mark(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x0483..=0x0489 | 0x0591..=0x05BD | 0x0610..=0x061A | 0x064B..=0x065F
+        | 0x0900..=0x0903 | 0x093A..=0x094F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+}
+
+/// Unicode "other numbers" (superscripts, fractions, circled digits): numeric but not `\w` in the `regex` module.
+fn is_other_number(c: char) -> bool {
+    matches!(c as u32, 0xB2 | 0xB3 | 0xB9 | 0xBC..=0xBE | 0x2070..=0x2079 | 0x2080..=0x2089 | 0x2150..=0x215F
+        | 0x2189 | 0x2460..=0x249B | 0x24EA..=0x24FF | 0x2776..=0x2793 | 0x3192..=0x3195 | 0x3220..=0x3229)
+}
+
+/// `\w` of the Python `regex` module (used by the LoCoMo scorer): letters, marks, decimal digits,
+/// letter numbers, connector punctuation and join controls.
+fn is_regex_word(c: char) -> bool {
+    c == '_'
+        || c == '\u{200c}'
+        || c == '\u{200d}'
+        || is_combining_mark(c)
+        || (c.is_alphanumeric() && !is_other_number(c))
+}
+
+/// `\w` of Python's `re` module (HotpotQA scorer): `str.isalnum()` or `_`.
+fn is_re_word(c: char) -> bool {
+    c == '_' || (c.is_alphanumeric() && !is_combining_mark(c))
+}
+
+/// Replace every whole word (maximal run of word characters) in `words` by a single space,
+/// which is what `re.sub(r'\b(w1|w2|..)\b', ' ', text)` does.
+fn remove_words(text: &str, words: &[&str], is_word: fn(char) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if words.contains(&run.as_str()) {
+            out.push(' ');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if is_word(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// LoCoMo `normalize_answer`: drop commas, lowercase, strip ASCII punctuation, remove
+/// a/an/the/and, collapse whitespace.
+pub fn normalize_locomo(s: &str) -> String {
+    let s = s.replace(',', "").to_lowercase();
+    let s: String = s.chars().filter(|c| !c.is_ascii_punctuation()).collect();
+    let s = remove_words(&s, &["a", "an", "the", "and"], is_regex_word);
+    py_split(&s).join(" ")
+}
+
+/// HotpotQA / SQuAD `normalize_answer`: lowercase, strip punctuation, remove a/an/the, collapse whitespace.
+pub fn normalize_hotpot(s: &str) -> String {
+    let s = s.to_lowercase();
+    let s: String = s.chars().filter(|c| !c.is_ascii_punctuation()).collect();
+    let s = remove_words(&s, &["a", "an", "the"], is_re_word);
+    py_split(&s).join(" ")
+}
+
+/// Multiset-overlap F1 of two token lists (0 when nothing overlaps).
+pub fn f1_tokens(pred: &[String], gold: &[String]) -> f64 {
+    let mut counts: HashMap<&str, i64> = HashMap::new();
+    for t in gold {
+        *counts.entry(t.as_str()).or_default() += 1;
+    }
+    let mut same = 0usize;
+    for t in pred {
+        if let Some(c) = counts.get_mut(t.as_str()) {
+            if *c > 0 {
+                *c -= 1;
+                same += 1;
+            }
+        }
+    }
+    if same == 0 {
+        return 0.0;
+    }
+    let precision = same as f64 / pred.len() as f64;
+    let recall = same as f64 / gold.len() as f64;
+    (2.0 * precision * recall) / (precision + recall)
+}
+
+fn stem_tokens(s: &str) -> Vec<String> {
+    normalize_locomo(s)
+        .split(' ')
+        .filter(|t| !t.is_empty())
+        .map(porter::stem)
+        .collect()
+}
+
+/// LoCoMo `f1_score`: normalised, Porter-stemmed token F1 of one prediction against one answer.
+pub fn token_f1(prediction: &str, gold: &str) -> f64 {
+    f1_tokens(&stem_tokens(prediction), &stem_tokens(gold))
+}
+
+/// LoCoMo multi-answer `f1` (category 1): mean over comma-separated gold parts of the best
+/// F1 over comma-separated prediction parts.
+pub fn multi_answer_f1(prediction: &str, gold: &str) -> f64 {
+    let preds: Vec<&str> = prediction.split(',').map(py_strip).collect();
+    let golds: Vec<&str> = gold.split(',').map(py_strip).collect();
+    let best: Vec<f64> = golds
+        .iter()
+        .map(|g| {
+            preds
+                .iter()
+                .map(|p| token_f1(p, g))
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect();
+    best.iter().sum::<f64>() / best.len() as f64
+}
+
+/// Python `str.strip()` (no argument).
+fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
+/// Whether a category-5 (adversarial) prediction abstains the way the official scorer expects.
+pub fn is_abstention(prediction: &str) -> bool {
+    let p = prediction.to_lowercase();
+    p.contains("no information available") || p.contains("not mentioned")
+}
+
+/// LoCoMo score of one prediction, by category, as in the official `eval_question_answering`:
+/// 2/3/4 token F1 (3: gold before the first ';'), 1 multi-answer F1, 5 abstention check.
+/// Unknown categories are scored with the plain token F1.
+pub fn locomo_f1(prediction: &str, answer: &str, category: u8) -> f64 {
+    match category {
+        1 => multi_answer_f1(prediction, answer),
+        3 => token_f1(prediction, py_strip(answer.split(';').next().unwrap_or(""))),
+        5 => {
+            if is_abstention(prediction) {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        _ => token_f1(prediction, answer),
+    }
+}
+
+/// HotpotQA answer F1 against one gold answer (official rule: yes/no/noanswer must match exactly).
+pub fn hotpot_f1_one(prediction: &str, gold: &str) -> f64 {
+    let p = normalize_hotpot(prediction);
+    let g = normalize_hotpot(gold);
+    let special = ["yes", "no", "noanswer"];
+    if (special.contains(&p.as_str()) || special.contains(&g.as_str())) && p != g {
+        return 0.0;
+    }
+    let pt: Vec<String> = py_split(&p).into_iter().map(String::from).collect();
+    let gt: Vec<String> = py_split(&g).into_iter().map(String::from).collect();
+    f1_tokens(&pt, &gt)
+}
+
+/// HotpotQA F1: the best F1 over the gold answers (0 for no gold answers).
+pub fn hotpot_f1(prediction: &str, answers: &[String]) -> f64 {
+    answers
+        .iter()
+        .map(|g| hotpot_f1_one(prediction, g))
+        .fold(0.0, f64::max)
+}
+
+/// Messages for the LLM judge that grades a prediction 1 / 0.5 / 0 and answers in JSON.
+pub fn judge_messages(question: &str, gold: &str, prediction: &str) -> Vec<Message> {
+    let system = "You grade answers to questions about a long conversation. Compare the candidate answer with \
+the reference answer and decide whether it conveys the same information.\n\
+- score 1: the candidate contains the reference's key information (paraphrases, different date formats or \
+extra harmless detail are fine);\n\
+- score 0.5: the candidate is partially right (some of several required items, or a close but imprecise date/number);\n\
+- score 0: the candidate is wrong, contradicts the reference, or does not answer.\n\
+Reply with a single JSON object and nothing else: {\"score\": 1} or {\"score\": 0.5} or {\"score\": 0}.";
+    let user = format!("Question: {question}\nReference answer: {gold}\nCandidate answer: {prediction}\n\nJSON verdict:");
+    vec![Message::system(system), Message::user(user)]
+}
+
+fn snap_score(v: f64) -> Option<f64> {
+    [0.0, 0.5, 1.0].into_iter().find(|s| (v - s).abs() < 1e-9)
+}
+
+/// Parse a judge reply into 1, 0.5 or 0. Accepts the JSON object anywhere in the text (code
+/// fences, prose around it), a string or numeric score, or a bare `score: x`. `None` = unparseable
+/// (the caller counts these).
+pub fn parse_judge(text: &str) -> Option<f64> {
+    // 1. every balanced {...} candidate, first one that parses with a valid score wins
+    let bytes: Vec<char> = text.chars().collect();
+    for start in 0..bytes.len() {
+        if bytes[start] != '{' {
+            continue;
+        }
+        let mut depth = 0i32;
+        for end in start..bytes.len() {
+            match bytes[end] {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let cand: String = bytes[start..=end].iter().collect();
+                        if let Ok(serde_json::Value::Object(map)) =
+                            serde_json::from_str::<serde_json::Value>(&cand)
+                        {
+                            let v = map
+                                .iter()
+                                .find(|(k, _)| k.eq_ignore_ascii_case("score"))
+                                .map(|(_, v)| v);
+                            let num = match v {
+                                Some(serde_json::Value::Number(n)) => n.as_f64(),
+                                Some(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
+                                _ => None,
+                            };
+                            if let Some(s) = num.and_then(snap_score) {
+                                return Some(s);
+                            }
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // 2. `score: 0.5` / `"score" = 1` without valid JSON
+    let lower = text.to_lowercase();
+    if let Some(i) = lower.find("score") {
+        let rest = &lower[i + 5..];
+        let rest = rest.trim_start_matches(|c: char| {
+            c == '"' || c == '\'' || c == ':' || c == '=' || c.is_whitespace()
+        });
+        let num: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        if let Some(s) = num.parse::<f64>().ok().and_then(snap_score) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// The LongMemEval yes/no judge prompt for a question type (`single-session-user`,
+/// `single-session-assistant`, `multi-session`, `temporal-reasoning`, `knowledge-update`,
+/// `single-session-preference`); `abstention` questions (ids ending in `_abs`) get the
+/// unanswerable-question prompt.
+pub fn lme_judge_messages(
+    question_type: &str,
+    question: &str,
+    answer: &str,
+    response: &str,
+    abstention: bool,
+) -> Vec<Message> {
+    const TAIL: &str = "Is the model response correct? Answer yes or no only.";
+    const BASE: &str = "You will see a question, its correct answer, and a model's response. Answer yes if the \
+response contains the correct answer, or is equivalent to it, or contains every intermediate step needed to reach \
+it. Answer no if the response is wrong or only covers part of the information the answer requires.";
+    let prompt = if abstention {
+        format!(
+            "You will see a question that cannot be answered from the conversation history, an explanation of why, \
+and a model's response. Answer yes if the model recognises that the question cannot be answered, for example by \
+saying the information is missing or incomplete, or that related information exists but not the part being asked \
+about. Answer no if it gives a made-up answer.\n\nQuestion: {question}\n\nExplanation: {answer}\n\nModel Response: \
+{response}\n\nDoes the model correctly identify the question as unanswerable? Answer yes or no only."
+        )
+    } else {
+        match question_type {
+            "temporal-reasoning" => format!(
+                "{BASE} Do not penalise off-by-one errors when counting days, weeks, months or years: if the correct \
+answer is 18 days and the response says 19 days, the response is still correct.\n\nQuestion: {question}\n\nCorrect \
+Answer: {answer}\n\nModel Response: {response}\n\n{TAIL}"
+            ),
+            "knowledge-update" => format!(
+                "{BASE} If the response also mentions older, superseded information, it is still correct as long as \
+the updated answer it gives matches the correct answer.\n\nQuestion: {question}\n\nCorrect Answer: {answer}\n\nModel \
+Response: {response}\n\n{TAIL}"
+            ),
+            "single-session-preference" => format!(
+                "You will see a question, a rubric describing the personalised response the user would want, and a \
+model's response. Answer yes if the response satisfies the rubric. It does not have to cover every point of the \
+rubric; it is correct as long as it recalls and uses the user's personal information correctly.\n\nQuestion: \
+{question}\n\nRubric: {answer}\n\nModel Response: {response}\n\n{TAIL}"
+            ),
+            _ => format!("{BASE}\n\nQuestion: {question}\n\nCorrect Answer: {answer}\n\nModel Response: {response}\n\n{TAIL}"),
+        }
+    };
+    vec![Message::user(prompt)]
+}
+
+/// Parse a yes/no judge reply: `Some(true)` for yes, `Some(false)` for no, `None` when neither
+/// (or both) appear as the leading word.
+pub fn parse_yes_no(text: &str) -> Option<bool> {
+    let t = text
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let first: String = t.chars().take_while(|c| c.is_alphanumeric()).collect();
+    match first.as_str() {
+        "yes" => return Some(true),
+        "no" => return Some(false),
+        _ => {}
+    }
+    let words: Vec<String> = t
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect();
+    let yes = words.iter().any(|w| w == "yes");
+    let no = words.iter().any(|w| w == "no");
+    match (yes, no) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// How predictions are scored during training/evaluation.
+#[derive(Clone)]
+pub enum Scorer {
+    /// Dataset F1 (LoCoMo / HotpotQA rules).
+    F1,
+    /// An LLM judge via [`judge_messages`] / [`parse_judge`].
+    Judge(Arc<dyn Llm>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_matches_reference_rules() {
+        assert_eq!(normalize_locomo("The cat, and a Dog!"), "cat dog");
+        assert_eq!(normalize_locomo("theatre an-d"), "theatre"); // punctuation goes before article removal
+        assert_eq!(normalize_hotpot("The cat and a Dog!"), "cat and dog");
+    }
+
+    #[test]
+    fn locomo_categories() {
+        assert!((locomo_f1("7 May 2023", "7 May 2023", 2) - 1.0).abs() < 1e-12);
+        assert_eq!(locomo_f1("Paris", "London; Paris", 3), 0.0);
+        assert_eq!(locomo_f1("London", "London; Paris", 3), 1.0);
+        assert_eq!(locomo_f1("This is not mentioned", "x", 5), 1.0);
+        assert_eq!(locomo_f1("x", "x", 5), 0.0);
+        // category 1: mean over gold parts of best prediction part
+        assert!((locomo_f1("hiking", "hiking, camping", 1) - 0.5).abs() < 1e-12);
+        assert_eq!(token_f1("", "x"), 0.0);
+    }
+
+    #[test]
+    fn hotpot_rules() {
+        assert_eq!(hotpot_f1("yes", &["no".into()]), 0.0);
+        assert_eq!(
+            hotpot_f1("The Beatles", &["x".into(), "beatles".into()]),
+            1.0
+        );
+        assert_eq!(hotpot_f1("a", &[]), 0.0);
+    }
+
+    #[test]
+    fn judge_parsing_is_robust() {
+        assert_eq!(parse_judge("{\"score\": 1}"), Some(1.0));
+        assert_eq!(
+            parse_judge("```json\n{\"score\": 0.5, \"why\": \"{partial}\"}\n```"),
+            Some(0.5)
+        );
+        assert_eq!(parse_judge("Verdict: {\"Score\": \"0\"}"), Some(0.0));
+        assert_eq!(parse_judge("score: 1"), Some(1.0));
+        assert_eq!(parse_judge("{\"score\": 0.7}"), None);
+        assert_eq!(parse_judge("I think it's right"), None);
+        assert_eq!(parse_judge("{{{{"), None);
+        assert_eq!(parse_yes_no("Yes."), Some(true));
+        assert_eq!(parse_yes_no("**No**, because"), Some(false));
+        assert_eq!(parse_yes_no("The answer is yes"), Some(true));
+        assert_eq!(parse_yes_no("maybe"), None);
+        let m = lme_judge_messages("temporal-reasoning", "q", "a", "r", false);
+        assert!(m[0].content.contains("off-by-one"));
+        let m = lme_judge_messages("multi-session", "q", "a", "r", true);
+        assert!(m[0].content.contains("unanswerable"));
+    }
+}

@@ -1,0 +1,62 @@
+//! SQLite response cache: read-write stores, replay-only serves or fails typed, off bypasses.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use memskill_core::{ChatRequest, Llm, LlmError, Message};
+use memskill_executor::{CacheMode, CachedLlm, ScriptedLlm};
+
+#[test]
+fn modes_and_thread_safety() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sub/cache.sqlite");
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c2 = calls.clone();
+    let inner: Arc<dyn Llm> = Arc::new(ScriptedLlm::new(move |r: &ChatRequest| {
+        c2.fetch_add(1, Ordering::SeqCst);
+        Ok(format!("echo {}", r.messages[0].content))
+    }));
+    let rw = Arc::new(CachedLlm::new(inner.clone(), &db, CacheMode::ReadWrite).unwrap());
+    let hs: Vec<_> = (0..4)
+        .map(|t| {
+            let rw = rw.clone();
+            std::thread::spawn(move || {
+                for i in 0..10 {
+                    let r = rw
+                        .chat(&ChatRequest::new(vec![Message::user(format!(
+                            "q{}",
+                            (i + t) % 5
+                        ))]))
+                        .unwrap();
+                    assert_eq!(r.text, format!("echo q{}", (i + t) % 5));
+                }
+            })
+        })
+        .collect();
+    hs.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(rw.hits() + rw.misses(), 40);
+    let after_rw = calls.load(Ordering::SeqCst);
+    assert!((5..=8).contains(&after_rw), "{after_rw}");
+
+    let replay = CachedLlm::new(inner.clone(), &db, CacheMode::ReplayOnly).unwrap();
+    let hit = replay
+        .chat(&ChatRequest::new(vec![Message::user("q3")]))
+        .unwrap();
+    assert!(hit.cached && hit.text == "echo q3");
+    // different params => different key => typed miss
+    let miss = replay.chat(&ChatRequest::new(vec![Message::user("q3")]).with_temperature(0.7));
+    assert!(matches!(miss, Err(LlmError::CacheMiss { .. })), "{miss:?}");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        after_rw,
+        "replay never calls the backend"
+    );
+
+    let off = CachedLlm::new(inner, &db, CacheMode::Off).unwrap();
+    assert!(
+        !off.chat(&ChatRequest::new(vec![Message::user("q3")]))
+            .unwrap()
+            .cached
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), after_rw + 1);
+}

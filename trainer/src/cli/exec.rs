@@ -1,0 +1,324 @@
+//! `memskill score`, `memskill llm chat` and `memskill parse-actions`.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context};
+use clap::Subcommand;
+use memskill_core::{ActionKind, ChatRequest, Llm, Message};
+use memskill_executor::{
+    hotpot_f1, locomo_f1, parse_actions as parse_actions_text, LocalConfig, LocalGguf,
+    OpenAiBackend, OpenAiConfig,
+};
+
+/// Which official scorer to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoreDataset {
+    Locomo,
+    Hotpotqa,
+}
+
+#[derive(clap::Args)]
+pub struct ScoreArgs {
+    /// Scoring rules: LoCoMo F1 (official task_eval/evaluation.py) or HotpotQA F1.
+    #[arg(long, value_enum, default_value = "locomo")]
+    pub dataset: ScoreDataset,
+    /// JSONL with {"question_id"|"question", "prediction", "answer" (string or number), "category"}.
+    #[arg(long)]
+    pub predictions: PathBuf,
+    /// Print {"overall": {"f1", "count"}, "by_category": {...}} instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write one {"f1": value} line per input line, in order.
+    #[arg(long)]
+    pub per_line: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    Local,
+    Openai,
+}
+
+#[derive(Subcommand)]
+pub enum LlmCmd {
+    /// One chat turn: prints the answer, then usage and speed on stderr.
+    Chat(ChatArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ChatArgs {
+    #[arg(long, value_enum, default_value = "local")]
+    pub backend: BackendKind,
+    /// OpenAI model name (openai) ; ignored for local.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// GGUF file for the local backend (default: the SmolLM2 asset).
+    #[arg(long)]
+    pub model_path: Option<PathBuf>,
+    /// `llama` or `qwen2` (local; default from the GGUF metadata).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Base URL(s) of OpenAI-compatible servers (repeat or comma-separate).
+    #[arg(long, value_delimiter = ',')]
+    pub base_url: Vec<String>,
+    /// Environment variable(s) holding API keys.
+    #[arg(long, value_delimiter = ',', default_value = "OPENAI_API_KEY")]
+    pub api_key_env: Vec<String>,
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: u32,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    #[arg(long, default_value_t = 1.0)]
+    pub top_p: f32,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Optional system message.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// The user message.
+    pub prompt: String,
+}
+
+#[derive(clap::Args)]
+pub struct ParseActionsArgs {
+    /// Number of retrieved memories shown to the executor (indices must be below it).
+    #[arg(long)]
+    pub retrieved: usize,
+    /// Allowed action kinds (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "insert,update,delete,noop"
+    )]
+    pub allow: Vec<String>,
+}
+
+struct Line {
+    prediction: String,
+    answers: Vec<String>,
+    category: Option<String>,
+}
+
+/// Python `str()` of a JSON scalar answer (numbers as written by Python for ints).
+fn answer_text(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(if *b { "True".into() } else { "False".into() }),
+        _ => None,
+    }
+}
+
+fn parse_line(v: &serde_json::Value, dataset: ScoreDataset, loc: &str) -> anyhow::Result<Line> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| anyhow!("{loc}: expected a JSON object"))?;
+    if !obj.contains_key("question_id") && !obj.contains_key("question") {
+        bail!("{loc}: field \"question_id\" or \"question\" is missing");
+    }
+    let prediction = match obj.get("prediction") {
+        Some(p) => {
+            answer_text(p).ok_or_else(|| anyhow!("{loc}: field \"prediction\" must be a string"))?
+        }
+        None => bail!("{loc}: field \"prediction\" is missing"),
+    };
+    let category = match obj.get("category") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
+        Some(_) => bail!("{loc}: field \"category\" must be a number or a string"),
+    };
+    let raw = obj
+        .get("answer")
+        .or_else(|| obj.get("answers"))
+        .or_else(|| obj.get("adversarial_answer"));
+    let answers = match raw {
+        Some(serde_json::Value::Array(a)) if dataset == ScoreDataset::Hotpotqa => a
+            .iter()
+            .map(|x| {
+                answer_text(x)
+                    .ok_or_else(|| anyhow!("{loc}: field \"answer\" items must be strings"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        Some(x) => vec![answer_text(x)
+            .ok_or_else(|| anyhow!("{loc}: field \"answer\" must be a string or a number"))?],
+        None if dataset == ScoreDataset::Locomo && category.as_deref() == Some("5") => {
+            vec![String::new()]
+        }
+        None => bail!("{loc}: field \"answer\" is missing"),
+    };
+    if dataset == ScoreDataset::Locomo {
+        match category.as_deref().map(str::parse::<u8>) {
+            Some(Ok(1..=5)) => {}
+            Some(_) => bail!("{loc}: field \"category\" must be 1..5 for LoCoMo"),
+            None => bail!("{loc}: field \"category\" is missing"),
+        }
+    }
+    Ok(Line {
+        prediction,
+        answers,
+        category,
+    })
+}
+
+pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
+    let file = a.predictions.display().to_string();
+    let text =
+        std::fs::read_to_string(&a.predictions).with_context(|| format!("reading {file}"))?;
+    let mut scores: Vec<f64> = Vec::new();
+    let mut by_cat: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let loc = format!("{file}:{}", i + 1);
+        let v: serde_json::Value =
+            serde_json::from_str(raw).map_err(|e| anyhow!("{loc}: invalid JSON: {e}"))?;
+        let l = parse_line(&v, a.dataset, &loc)?;
+        let f1 = match a.dataset {
+            ScoreDataset::Locomo => {
+                let cat: u8 = l
+                    .category
+                    .as_deref()
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(4);
+                locomo_f1(&l.prediction, &l.answers[0], cat)
+            }
+            ScoreDataset::Hotpotqa => hotpot_f1(&l.prediction, &l.answers),
+        };
+        scores.push(f1);
+        if let Some(c) = l.category {
+            let e = by_cat.entry(c).or_default();
+            e.0 += f1;
+            e.1 += 1;
+        }
+    }
+    if scores.is_empty() {
+        bail!("{file}: no prediction lines");
+    }
+    if let Some(out) = &a.per_line {
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?,
+        );
+        for s in &scores {
+            writeln!(w, "{}", serde_json::json!({ "f1": s }))
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
+    let overall = scores.iter().sum::<f64>() / scores.len() as f64;
+    if a.json {
+        let cats: serde_json::Map<String, serde_json::Value> = by_cat
+            .iter()
+            .map(|(k, (s, n))| {
+                (
+                    k.clone(),
+                    serde_json::json!({ "f1": s / *n as f64, "count": n }),
+                )
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "overall": { "f1": overall, "count": scores.len() }, "by_category": cats })
+        );
+    } else {
+        println!("{:<12} {:>8} {:>7}", "category", "F1", "count");
+        for (k, (s, n)) in &by_cat {
+            println!("{:<12} {:>8.4} {:>7}", k, s / *n as f64, n);
+        }
+        println!("{:<12} {:>8.4} {:>7}", "overall", overall, scores.len());
+    }
+    Ok(())
+}
+
+pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
+    let LlmCmd::Chat(a) = c;
+    let mut messages = Vec::new();
+    if let Some(s) = &a.system {
+        messages.push(Message::system(s.clone()));
+    }
+    messages.push(Message::user(a.prompt.clone()));
+    let mut req = ChatRequest::new(messages)
+        .with_max_tokens(a.max_tokens)
+        .with_temperature(a.temperature);
+    req.top_p = a.top_p;
+    req.seed = a.seed;
+    match a.backend {
+        BackendKind::Local => {
+            let mut cfg = LocalConfig {
+                arch: a.arch.clone(),
+                ..LocalConfig::default()
+            };
+            if let Some(p) = &a.model_path {
+                cfg.model_path = p.clone();
+            }
+            if !cfg.model_path.exists() {
+                bail!("local model {} not found; run `memskill assets fetch` or scripts/fetch-assets.sh", cfg.model_path.display());
+            }
+            let m = LocalGguf::load(&cfg)
+                .with_context(|| format!("loading {}", cfg.model_path.display()))?;
+            let r = m.chat(&req).context("local generation")?;
+            println!("{}", r.text);
+            let t = m.last_timing();
+            eprintln!(
+                "[{}] prompt {} tok, completion {} tok, prefill {:.1} tok/s, decode {:.1} tok/s, {} ms",
+                m.id(),
+                r.usage.prompt_tokens,
+                r.usage.completion_tokens,
+                t.prefill_tok_s(),
+                t.decode_tok_s(),
+                r.latency_ms
+            );
+        }
+        BackendKind::Openai => {
+            let mut cfg = OpenAiConfig {
+                api_key_envs: a.api_key_env.clone(),
+                ..OpenAiConfig::default()
+            };
+            if !a.base_url.is_empty() {
+                cfg.base_urls = a.base_url.clone();
+            }
+            if let Some(m) = &a.model {
+                cfg.model = m.clone();
+            }
+            let be = OpenAiBackend::new(cfg)?;
+            let r = be
+                .chat(&req)
+                .with_context(|| format!("chat with {}", be.id()))?;
+            println!("{}", r.text);
+            let secs = r.latency_ms.max(1) as f64 / 1000.0;
+            eprintln!(
+                "[{}] prompt {} tok, completion {} tok, {} ms ({:.1} completion tok/s end-to-end)",
+                be.id(),
+                r.usage.prompt_tokens,
+                r.usage.completion_tokens,
+                r.latency_ms,
+                r.usage.completion_tokens as f64 / secs
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn parse_actions(a: ParseActionsArgs) -> anyhow::Result<()> {
+    let allowed: Vec<ActionKind> = a
+        .allow
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.parse::<ActionKind>().map_err(|e| anyhow!("--allow: {e}")))
+        .collect::<anyhow::Result<_>>()?;
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("reading the response from stdin")?;
+    let text = String::from_utf8_lossy(&input);
+    let out = parse_actions_text(&text, a.retrieved, &allowed);
+    println!(
+        "{}",
+        serde_json::to_string(&out).context("serialising the parse")?
+    );
+    Ok(())
+}

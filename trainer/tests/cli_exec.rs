@@ -1,0 +1,115 @@
+//! `memskill score` and `memskill parse-actions` end to end.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memskill"))
+}
+
+fn fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exec/preds.jsonl")
+}
+
+#[test]
+fn score_json_and_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let per = dir.path().join("per.jsonl");
+    let out = bin()
+        .args(["score", "--dataset", "locomo", "--json", "--per-line"])
+        .arg(&per)
+        .arg("--predictions")
+        .arg(fixture())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // per-line: 1, F1("running" vs "she runs swims") = 2*(1/1*1/3)/(1+1/3) = 0.5, 1, 0.5, 1, 1
+    let want = [1.0, 0.5, 1.0, 0.5, 1.0, 1.0];
+    let per: Vec<f64> = std::fs::read_to_string(&per)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["f1"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(per.len(), want.len());
+    for (g, w) in per.iter().zip(want) {
+        assert!((g - w).abs() < 1e-12, "{per:?}");
+    }
+    assert_eq!(v["overall"]["count"], 6);
+    assert!((v["overall"]["f1"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12);
+    assert_eq!(v["by_category"]["4"]["count"], 2);
+    assert!((v["by_category"]["4"]["f1"].as_f64().unwrap() - 0.75).abs() < 1e-12);
+    assert_eq!(v["by_category"]["5"]["f1"], 1.0);
+}
+
+#[test]
+fn score_bad_line_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.jsonl");
+    std::fs::write(&p, "{\"question\": \"q\", \"prediction\": \"a\", \"answer\": \"a\", \"category\": 4}\n{\"question\": \"q\", \"answer\": \"a\", \"category\": 4}\n").unwrap();
+    let out = bin()
+        .args(["score", "--predictions"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.jsonl:2") && err.contains("\"prediction\""),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn parse_actions_prints_json() {
+    let mut child = bin()
+        .args([
+            "parse-actions",
+            "--retrieved",
+            "2",
+            "--allow",
+            "insert,delete",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"ACTION: INSERT\nMEMORY_ITEM: Alice moved to Paris.\n\nACTION: DELETE\nMEMORY_INDEX: 1\n\nACTION: DELETE\nMEMORY_INDEX: 4\n\nACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: x\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["actions"],
+        serde_json::json!([{"action": "insert", "content": "Alice moved to Paris."}, {"action": "delete", "index": 1}])
+    );
+    let problems: Vec<String> = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("out of range"))
+            && problems.iter().any(|p| p.contains("UPDATE"))
+    );
+}
