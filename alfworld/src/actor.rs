@@ -1,0 +1,470 @@
+//! Actors choose the next command of a game: scripted (walkthrough, first admissible) or an LLM.
+
+use crate::bridge::StepRecord;
+use memskill_core::{ChatRequest, Llm, Message};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// What an actor sees before each step.
+#[derive(Debug, Clone, Copy)]
+pub struct ActorContext<'a> {
+    /// The task, e.g. `put a pencil in dresser.`
+    pub goal: &'a str,
+    /// Procedural tips (memories) returned by [`Actor::begin`].
+    pub tips: &'a [String],
+    /// The first observation (room description and task).
+    pub intro: &'a str,
+    /// Actions taken so far and what they produced.
+    pub history: &'a [StepRecord],
+    /// Commands the environment accepts now.
+    pub admissible: &'a [String],
+    /// The latest observation.
+    pub obs: &'a str,
+    /// 0-based step number.
+    pub step: usize,
+}
+
+/// How replies were matched to admissible commands during one game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActorStats {
+    pub exact: usize,
+    pub substring: usize,
+    /// Replies that matched nothing and fell back to the first admissible command.
+    pub fallback: usize,
+    /// LLM calls that failed (also fall back to the first admissible command).
+    pub llm_errors: usize,
+}
+
+/// Chooses commands. One actor plays one game.
+pub trait Actor {
+    /// Called once after reset with the objective and first observation; returns the tips
+    /// shown in every [`ActorContext`] of this game.
+    fn begin(&mut self, _goal: &str, _intro: &str) -> Vec<String> {
+        Vec::new()
+    }
+    /// The next command.
+    fn act(&mut self, ctx: &ActorContext<'_>) -> String;
+    /// Matching counters for this game.
+    fn stats(&self) -> ActorStats {
+        ActorStats::default()
+    }
+}
+
+/// Replays a game's expert walkthrough (then `look` if the game is not over).
+#[derive(Debug, Clone)]
+pub struct WalkthroughActor {
+    actions: Vec<String>,
+    next: usize,
+}
+
+impl WalkthroughActor {
+    pub fn new(actions: Vec<String>) -> Self {
+        WalkthroughActor { actions, next: 0 }
+    }
+}
+
+impl Actor for WalkthroughActor {
+    fn act(&mut self, _ctx: &ActorContext<'_>) -> String {
+        let a = self
+            .actions
+            .get(self.next)
+            .cloned()
+            .unwrap_or_else(|| "look".into());
+        self.next += 1;
+        a
+    }
+}
+
+/// Always sends the first admissible command (a weak baseline).
+#[derive(Debug, Clone, Default)]
+pub struct FirstAdmissibleActor;
+
+impl Actor for FirstAdmissibleActor {
+    fn act(&mut self, ctx: &ActorContext<'_>) -> String {
+        ctx.admissible
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "look".into())
+    }
+}
+
+/// How an LLM reply was turned into a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Substring,
+    Fallback,
+}
+
+fn norm(s: &str) -> String {
+    s.to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Cleans one reply line: drops `ACTION:` / `>` prefixes, quotes, backticks and a final period.
+fn clean_line(line: &str) -> String {
+    let mut t = line.trim();
+    for p in ["action:", "command:", ">"] {
+        if t.len() >= p.len() && t[..p.len()].eq_ignore_ascii_case(p) {
+            t = t[p.len()..].trim();
+        }
+    }
+    let t = t
+        .trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c == '*')
+        .trim();
+    let t = t.strip_suffix('.').unwrap_or(t);
+    norm(t)
+}
+
+/// Maps an LLM reply onto an admissible command: an exact match of any reply line (after
+/// cleaning, case-insensitive), else the longest admissible command contained in the reply,
+/// else the admissible command containing the cleaned first line, else the first admissible
+/// command (`Fallback`). With no admissible commands the cleaned first line is returned.
+pub fn match_reply(reply: &str, admissible: &[String]) -> (String, MatchKind) {
+    let lines: Vec<String> = reply
+        .lines()
+        .map(clean_line)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let adm: Vec<String> = admissible.iter().map(|a| norm(a)).collect();
+    for l in &lines {
+        if let Some(i) = adm.iter().position(|a| a == l) {
+            return (admissible[i].clone(), MatchKind::Exact);
+        }
+    }
+    let whole = norm(reply);
+    let contained = adm
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.is_empty() && contains_words(&whole, a))
+        .max_by_key(|(i, a)| (a.len(), std::cmp::Reverse(*i)));
+    if let Some((i, _)) = contained {
+        return (admissible[i].clone(), MatchKind::Substring);
+    }
+    if let Some(first) = lines.first() {
+        if first.len() >= 3 {
+            if let Some(i) = adm.iter().position(|a| a.contains(first.as_str())) {
+                return (admissible[i].clone(), MatchKind::Substring);
+            }
+        }
+    }
+    match admissible.first() {
+        Some(a) => (a.clone(), MatchKind::Fallback),
+        None => (
+            lines.first().cloned().unwrap_or_else(|| "look".into()),
+            MatchKind::Fallback,
+        ),
+    }
+}
+
+/// `needle` occurs in `hay` on word boundaries (so `cabinet 1` is not found in `cabinet 10`).
+fn contains_words(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(pos) = hay[from..].find(needle) {
+        let s = from + pos;
+        let e = s + needle.len();
+        let before_ok = s == 0
+            || !hay[..s]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric());
+        let after_ok =
+            e == hay.len() || !hay[e..].chars().next().is_some_and(|c| c.is_alphanumeric());
+        if before_ok && after_ok {
+            return true;
+        }
+        from = s + needle.chars().next().map_or(1, |c| c.len_utf8());
+    }
+    false
+}
+
+/// Retrieves tips (memories) for a goal, e.g. top-R of a memory bank by the objective.
+pub type TipSource = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+
+/// The LLM agent: prompt with goal, tips, history and admissible commands; one command back.
+#[derive(Clone)]
+pub struct LlmActor {
+    pub llm: Arc<dyn Llm>,
+    /// Static tips shown in every game.
+    pub tips: Vec<String>,
+    /// Per-game tips looked up by the objective (added after the static tips).
+    pub tip_source: Option<TipSource>,
+    /// How many recent steps of history the prompt shows.
+    pub history_window: usize,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    stats: ActorStats,
+}
+
+impl LlmActor {
+    pub fn new(llm: Arc<dyn Llm>, tips: Vec<String>) -> Self {
+        LlmActor {
+            llm,
+            tips,
+            tip_source: None,
+            history_window: 30,
+            max_tokens: 48,
+            temperature: 0.0,
+            stats: ActorStats::default(),
+        }
+    }
+
+    pub fn with_tip_source(mut self, src: TipSource) -> Self {
+        self.tip_source = Some(src);
+        self
+    }
+}
+
+/// The actor prompt: system instructions, then one user message listing the goal, the tips,
+/// the first observation, the recent history, the current observation and the admissible commands.
+pub fn actor_messages(ctx: &ActorContext<'_>, history_window: usize) -> Vec<Message> {
+    let system = "You are an agent in a household text game (ALFWorld). Each turn you choose exactly one \
+command from the list of admissible commands. Reply with the command only, copied exactly, nothing else.";
+    let mut u = String::new();
+    u.push_str(&format!("Your task: {}\n\n", ctx.goal.trim()));
+    if !ctx.tips.is_empty() {
+        u.push_str("Procedural tips from past experience:\n");
+        for t in ctx.tips {
+            u.push_str(&format!("- {}\n", t.trim()));
+        }
+        u.push('\n');
+    }
+    u.push_str(&format!("Initial observation:\n{}\n\n", ctx.intro.trim()));
+    if !ctx.history.is_empty() {
+        let skip = ctx.history.len().saturating_sub(history_window);
+        u.push_str("History (oldest first):\n");
+        if skip > 0 {
+            u.push_str(&format!("({skip} earlier steps omitted)\n"));
+        }
+        for h in &ctx.history[skip..] {
+            u.push_str(&format!("> {}\n{}\n", h.action.trim(), h.obs.trim()));
+        }
+        u.push('\n');
+    }
+    u.push_str(&format!("Current observation: {}\n\n", ctx.obs.trim()));
+    u.push_str("Admissible commands:\n");
+    for a in ctx.admissible {
+        u.push_str(&format!("- {a}\n"));
+    }
+    u.push_str("\nReply with exactly one admissible command.");
+    vec![Message::system(system), Message::user(u)]
+}
+
+impl Actor for LlmActor {
+    fn begin(&mut self, goal: &str, _intro: &str) -> Vec<String> {
+        let mut tips = self.tips.clone();
+        if let Some(src) = &self.tip_source {
+            tips.extend(src(goal));
+        }
+        tips
+    }
+
+    fn act(&mut self, ctx: &ActorContext<'_>) -> String {
+        let req = ChatRequest::new(actor_messages(ctx, self.history_window))
+            .with_max_tokens(self.max_tokens)
+            .with_temperature(self.temperature);
+        match self.llm.chat(&req) {
+            Ok(resp) => {
+                let (cmd, kind) = match_reply(&resp.text, ctx.admissible);
+                match kind {
+                    MatchKind::Exact => self.stats.exact += 1,
+                    MatchKind::Substring => self.stats.substring += 1,
+                    MatchKind::Fallback => self.stats.fallback += 1,
+                }
+                cmd
+            }
+            Err(_) => {
+                self.stats.llm_errors += 1;
+                self.stats.fallback += 1;
+                ctx.admissible
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "look".into())
+            }
+        }
+    }
+
+    fn stats(&self) -> ActorStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memskill_core::{ChatResponse, LlmError, Usage};
+
+    fn adm() -> Vec<String> {
+        [
+            "go to cabinet 1",
+            "go to cabinet 10",
+            "take pencil 1 from sidetable 1",
+            "look",
+            "inventory",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    #[test]
+    fn exact_match_ignores_case_prefix_quotes_and_period() {
+        let a = adm();
+        assert_eq!(
+            match_reply("go to cabinet 10", &a),
+            ("go to cabinet 10".into(), MatchKind::Exact)
+        );
+        assert_eq!(
+            match_reply("ACTION: Go to Cabinet 1.", &a).1,
+            MatchKind::Exact
+        );
+        assert_eq!(
+            match_reply("ACTION: Go to Cabinet 1.", &a).0,
+            "go to cabinet 1"
+        );
+        assert_eq!(
+            match_reply("> `look`", &a),
+            ("look".into(), MatchKind::Exact)
+        );
+        assert_eq!(
+            match_reply("Thinking...\n\"take pencil 1 from sidetable 1\"", &a),
+            ("take pencil 1 from sidetable 1".into(), MatchKind::Exact)
+        );
+    }
+
+    #[test]
+    fn substring_prefers_longest_word_bounded_command() {
+        let a = adm();
+        let (c, k) = match_reply("I will go to cabinet 10 now because it is close", &a);
+        assert_eq!((c.as_str(), k), ("go to cabinet 10", MatchKind::Substring));
+        let (c, k) = match_reply("I should go to cabinet 1 first", &a);
+        assert_eq!((c.as_str(), k), ("go to cabinet 1", MatchKind::Substring));
+        // Reply is a fragment of one command.
+        let (c, k) = match_reply("take pencil 1", &a);
+        assert_eq!(
+            (c.as_str(), k),
+            ("take pencil 1 from sidetable 1", MatchKind::Substring)
+        );
+    }
+
+    #[test]
+    fn unmatched_reply_falls_back_to_first_admissible() {
+        let a = adm();
+        assert_eq!(
+            match_reply("fly to the moon", &a),
+            ("go to cabinet 1".into(), MatchKind::Fallback)
+        );
+        assert_eq!(match_reply("", &a).1, MatchKind::Fallback);
+        assert_eq!(
+            match_reply("open fridge 1", &[]),
+            ("open fridge 1".into(), MatchKind::Fallback)
+        );
+        assert_eq!(match_reply("", &[]), ("look".into(), MatchKind::Fallback));
+    }
+
+    #[test]
+    fn word_boundaries() {
+        assert!(contains_words("go to cabinet 1 now", "cabinet 1"));
+        assert!(!contains_words("go to cabinet 10", "cabinet 1"));
+        assert!(contains_words("go to cabinet 10 or cabinet 1", "cabinet 1"));
+        assert!(!contains_words("lookup", "look"));
+    }
+
+    struct Fixed(Result<String, LlmError>, std::sync::Mutex<Vec<ChatRequest>>);
+    impl Llm for Fixed {
+        fn id(&self) -> String {
+            "fixed".into()
+        }
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            self.1.lock().unwrap().push(req.clone());
+            self.0.clone().map(|text| ChatResponse {
+                text,
+                usage: Usage::default(),
+                latency_ms: 0,
+                cached: false,
+            })
+        }
+    }
+
+    #[test]
+    fn llm_actor_prompts_and_counts() {
+        let llm = Arc::new(Fixed(Ok("go to cabinet 10".into()), Default::default()));
+        let mut actor = LlmActor::new(llm.clone(), vec!["static tip".into()])
+            .with_tip_source(Arc::new(|g: &str| vec![format!("tip for {g}")]));
+        let tips = actor.begin("put a pencil in dresser.", "intro");
+        assert_eq!(
+            tips,
+            vec![
+                "static tip".to_string(),
+                "tip for put a pencil in dresser.".to_string()
+            ]
+        );
+        let a = adm();
+        let hist = vec![StepRecord {
+            action: "look".into(),
+            obs: "You see a room.".into(),
+        }];
+        let ctx = ActorContext {
+            goal: "put a pencil in dresser.",
+            tips: &tips,
+            intro: "You are in the middle of a room.",
+            history: &hist,
+            admissible: &a,
+            obs: "You see a room.",
+            step: 1,
+        };
+        assert_eq!(actor.act(&ctx), "go to cabinet 10");
+        assert_eq!(actor.stats().exact, 1);
+        let sent = llm.1.lock().unwrap();
+        let user = &sent[0].messages[1].content;
+        for needle in [
+            "put a pencil in dresser.",
+            "static tip",
+            "> look",
+            "- go to cabinet 10",
+            "You are in the middle",
+        ] {
+            assert!(user.contains(needle), "prompt lacks {needle}: {user}");
+        }
+
+        let bad = Arc::new(Fixed(
+            Err(LlmError::Other("down".into())),
+            Default::default(),
+        ));
+        let mut actor = LlmActor::new(bad, vec![]);
+        assert_eq!(actor.act(&ctx), "go to cabinet 1");
+        assert_eq!(
+            actor.stats(),
+            ActorStats {
+                exact: 0,
+                substring: 0,
+                fallback: 1,
+                llm_errors: 1
+            }
+        );
+    }
+
+    #[test]
+    fn history_window_truncates() {
+        let hist: Vec<StepRecord> = (0..10)
+            .map(|i| StepRecord {
+                action: format!("act{i}"),
+                obs: format!("obs{i}"),
+            })
+            .collect();
+        let ctx = ActorContext {
+            goal: "g",
+            tips: &[],
+            intro: "i",
+            history: &hist,
+            admissible: &[],
+            obs: "o",
+            step: 10,
+        };
+        let m = actor_messages(&ctx, 3);
+        assert!(m[1].content.contains("(7 earlier steps omitted)"));
+        assert!(m[1].content.contains("> act9") && !m[1].content.contains("> act6\n"));
+    }
+}

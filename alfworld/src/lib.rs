@@ -1,0 +1,30 @@
+//! memskill-alfworld: the ALFWorld embodied benchmark.
+//!
+//! - [`GameIndex`]: finds `json_2.1.1/<split>/<task>-<objs>-<scene>/<trial>/game.tw-pddl` files.
+//! - [`BridgePool`]: supervised Python processes (`scripts/alfworld/bridge.py`, ALFWorld's
+//!   TextWorld engine) speaking JSON lines; games are played in parallel.
+//! - [`Actor`]s: [`WalkthroughActor`], [`FirstAdmissibleActor`], [`LlmActor`].
+//! - [`expert_trajectories`] / [`to_sample`]: expert text for building memory banks.
+//! - [`evaluate`] / [`EvalReport`]: success rate and steps per split and task type.
+
+pub mod actor;
+pub mod bridge;
+pub mod error;
+pub mod eval;
+pub mod index;
+pub mod trajectory;
+
+pub use actor::{
+    actor_messages, match_reply, Actor, ActorContext, ActorStats, FirstAdmissibleActor, LlmActor,
+    MatchKind, TipSource, WalkthroughActor,
+};
+pub use bridge::{
+    default_bridge_script, default_python, scripts_dir, ActorFactory, BridgeConfig, BridgePool,
+    GameOutcome, GameResult, Reply, RequestError, StepRecord,
+};
+pub use error::AlfworldError;
+pub use eval::{
+    evaluate, parse_splits, run_eval, ActorKind, Aggregate, EvalOptions, EvalReport, GroupRow,
+};
+pub use index::{cache_dir, default_games_root, Game, GameIndex, TaskType, GAME_FILE};
+pub use trajectory::{expert_trajectories, format_trajectory, read_cache, to_sample, Trajectory};

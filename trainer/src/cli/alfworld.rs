@@ -1,0 +1,149 @@
+//! ALFWorld evaluation entry point (`memskill eval --dataset alfworld ...`).
+//!
+//! Plays `game.tw-pddl` games through a pool of ALFWorld bridge processes
+//! (`scripts/alfworld/bridge.py`, set up by `scripts/alfworld/setup.sh`) and prints the
+//! Table-1 style summary; `results.json` / `results.md` go to `--out`.
+
+use anyhow::{bail, Context, Result};
+use memskill_alfworld::{
+    default_bridge_script, default_games_root, default_python, parse_splits, run_eval, ActorKind,
+    BridgeConfig, EvalOptions, EvalReport, GameOutcome, GameResult, TipSource,
+};
+use memskill_core::Llm;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Which actor plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlfActor {
+    /// Replays each game's expert walkthrough (should reach 100%).
+    Walkthrough,
+    /// Always the first admissible command (a weak baseline).
+    FirstAdmissible,
+    /// The LLM agent (the caller supplies the backend).
+    Llm,
+}
+
+impl From<AlfActor> for ActorKind {
+    fn from(a: AlfActor) -> Self {
+        match a {
+            AlfActor::Walkthrough => ActorKind::Walkthrough,
+            AlfActor::FirstAdmissible => ActorKind::FirstAdmissible,
+            AlfActor::Llm => ActorKind::Llm,
+        }
+    }
+}
+
+/// Options of `memskill eval --dataset alfworld`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AlfEvalArgs {
+    /// Split(s): valid_seen, valid_unseen, valid_train, train, `valid` (= seen + unseen), comma-separated.
+    #[arg(long, default_value = "valid_unseen")]
+    pub split: String,
+    /// Games per split (task types interleaved); all when absent.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Actor that chooses commands.
+    #[arg(long, value_enum, default_value = "walkthrough")]
+    pub actor: AlfActor,
+    /// Bridge processes (games in parallel).
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// Step limit per game.
+    #[arg(long, default_value_t = 50)]
+    pub max_steps: usize,
+    /// Output folder for results.json / results.md (default: runs/alfworld-eval/<split>-<actor>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// json_2.1.1 folder (default: <cache>/alfworld/json_2.1.1, filled by scripts/alfworld/unpack.sh).
+    #[arg(long)]
+    pub games_root: Option<PathBuf>,
+    /// Python of the ALFWorld venv (default: <cache>/alfworld-venv/bin/python).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Bridge script (default: scripts/alfworld/bridge.py).
+    #[arg(long)]
+    pub bridge: Option<PathBuf>,
+    /// Per-request bridge timeout in seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout_secs: u64,
+}
+
+/// Runs the evaluation with a scripted actor (`--actor llm` needs [`eval_with`]).
+pub fn eval(args: &AlfEvalArgs) -> Result<()> {
+    eval_with(args, None, None).map(|_| ())
+}
+
+/// Runs the evaluation; `llm` is required for `--actor llm`, `tips` optionally supplies
+/// per-game procedural tips (e.g. top-R memories retrieved by the objective).
+pub fn eval_with(
+    args: &AlfEvalArgs,
+    llm: Option<Arc<dyn Llm>>,
+    tips: Option<TipSource>,
+) -> Result<EvalReport> {
+    let actor: ActorKind = args.actor.into();
+    if actor == ActorKind::Llm && llm.is_none() {
+        bail!("--actor llm needs an LLM backend (configure one for `memskill eval`)");
+    }
+    let splits = parse_splits(&args.split);
+    if splits.is_empty() {
+        bail!("--split is empty");
+    }
+    let games_root = args.games_root.clone().unwrap_or_else(default_games_root);
+    if !games_root.exists() {
+        bail!(
+            "ALFWorld games not found at {} (run scripts/alfworld/unpack.sh or scripts/alfworld/download.sh, or pass --games-root)",
+            games_root.display()
+        );
+    }
+    let python = args.python.clone().unwrap_or_else(default_python);
+    if !python.exists() && args.python.is_none() {
+        bail!(
+            "ALFWorld Python environment not found at {} (run scripts/alfworld/setup.sh or pass --python)",
+            python.display()
+        );
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("runs/alfworld-eval").join(format!("{}-{}", splits.join("+"), actor.as_str()))
+    });
+    let opts = EvalOptions {
+        splits,
+        limit: args.limit,
+        actor,
+        max_steps: args.max_steps,
+        out: Some(out.clone()),
+        games_root: games_root.clone(),
+        bridge: BridgeConfig {
+            python,
+            script: args.bridge.clone().unwrap_or_else(default_bridge_script),
+            workers: args.workers.max(1),
+            timeout_secs: args.timeout_secs,
+        },
+    };
+    let done = AtomicUsize::new(0);
+    let progress = |r: &GameResult| {
+        let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let status = match &r.outcome {
+            GameOutcome::Won => "won".to_string(),
+            GameOutcome::Lost => "lost".to_string(),
+            GameOutcome::EnvError(m) => format!("env error: {m}"),
+        };
+        eprintln!(
+            "[{n}] {} ({} steps, {:.1}s): {status}",
+            r.game_id,
+            r.steps,
+            r.elapsed_ms as f64 / 1000.0
+        );
+    };
+    let report = run_eval(&opts, llm, tips, &progress).with_context(|| {
+        format!(
+            "ALFWorld evaluation of {} (games root {})",
+            args.split,
+            games_root.display()
+        )
+    })?;
+    println!("{}", report.to_markdown());
+    println!("results: {}", out.join("results.json").display());
+    Ok(report)
+}
