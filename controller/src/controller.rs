@@ -1,0 +1,802 @@
+//! [`Controller`]: skill selection (Gumbel-Top-K / greedy top-K) and PPO updates.
+
+use crate::bias::NewSkillBias;
+use crate::error::ControllerError;
+use crate::plackett_luce::{
+    entropy_tensor, gumbel_top_k, pl_log_prob_f64, pl_log_prob_tensor, pl_remaining_mask, top_k,
+};
+use crate::policy::{
+    clip_global_norm, forward, parse_device, Adam, Params, PolicyBatch, PolicyConfig,
+};
+use crate::ppo::{gae, normalize, PpoConfig, PpoStats, Transition};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How `select` chooses: sample with Gumbel-Top-K (training) or take the top-K (evaluation).
+pub enum SelectMode<'a> {
+    Sample(&'a mut ChaCha8Rng),
+    Greedy,
+}
+
+/// The outcome of one selection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// Ordered chosen indices into `skill_embs`.
+    pub skills: Vec<usize>,
+    /// Plackett-Luce log-probability of `skills` under the (biased, when sampling) policy.
+    pub log_prob: f32,
+    /// Critic value of the state.
+    pub value: f32,
+    /// The softmax the selection was drawn from (biased when sampling with a bias).
+    pub probs: Vec<f32>,
+    /// Logit bias applied (zeros when none); store it in `Transition::bias`.
+    pub bias: Vec<f32>,
+}
+
+/// The learnable skill-selection policy with its critic and optimiser.
+pub struct Controller {
+    emb_dim: usize,
+    policy: PolicyConfig,
+    ppo: PpoConfig,
+    params: Params,
+    adam: Adam,
+    updates: u64,
+    rng: ChaCha8Rng,
+    device: Device,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("emb_dim", &self.emb_dim)
+            .field("policy", &self.policy)
+            .field("ppo", &self.ppo)
+            .field("updates", &self.updates)
+            .field("parameters", &self.params.num_values())
+            .finish()
+    }
+}
+
+const MAGIC: &[u8; 8] = b"MSKCTRL1";
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    emb_dim: usize,
+    hidden: usize,
+    updates: u64,
+    adam_t: u64,
+    rng: ChaCha8Rng,
+    shapes: Vec<(String, usize, usize)>,
+}
+
+fn check_vec(what: impl Fn() -> String, v: &[f32], expected: usize) -> Result<(), ControllerError> {
+    if v.len() != expected {
+        return Err(ControllerError::Dim {
+            what: what(),
+            expected,
+            got: v.len(),
+        });
+    }
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(ControllerError::NonFinite(what()));
+    }
+    Ok(())
+}
+
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let m = logits.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f64> = logits.iter().map(|&l| ((l - m) as f64).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|x| (x / s) as f32).collect()
+}
+
+impl Controller {
+    /// A freshly initialised controller for embeddings of size `emb_dim` (state = `2 * emb_dim`).
+    pub fn new(
+        emb_dim: usize,
+        policy: &PolicyConfig,
+        ppo: &PpoConfig,
+        seed: u64,
+    ) -> Result<Self, ControllerError> {
+        if emb_dim == 0 {
+            return Err(ControllerError::Config {
+                field: "emb_dim".into(),
+                msg: "must be > 0".into(),
+            });
+        }
+        if policy.hidden == 0 {
+            return Err(ControllerError::Config {
+                field: "policy.hidden".into(),
+                msg: "must be > 0".into(),
+            });
+        }
+        validate_ppo(ppo)?;
+        let device = parse_device(&policy.device)?;
+        let mut init_rng = ChaCha8Rng::seed_from_u64(seed);
+        let params = Params::init(emb_dim, policy.hidden, &mut init_rng);
+        let adam = Adam::new(&params);
+        Ok(Self {
+            emb_dim,
+            policy: policy.clone(),
+            ppo: ppo.clone(),
+            params,
+            adam,
+            updates: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15),
+            device,
+        })
+    }
+
+    /// Embedding size the controller was built for.
+    pub fn emb_dim(&self) -> usize {
+        self.emb_dim
+    }
+
+    /// Number of PPO updates performed so far.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// The PPO configuration in use.
+    pub fn ppo_config(&self) -> &PpoConfig {
+        &self.ppo
+    }
+
+    /// Replaces the PPO configuration (e.g. after a `--set` override on resume).
+    pub fn set_ppo_config(&mut self, ppo: &PpoConfig) -> Result<(), ControllerError> {
+        validate_ppo(ppo)?;
+        self.ppo = ppo.clone();
+        Ok(())
+    }
+
+    fn validate_inputs(
+        &self,
+        state: &[f32],
+        skill_embs: &[Vec<f32>],
+    ) -> Result<(), ControllerError> {
+        check_vec(|| "state".into(), state, 2 * self.emb_dim)?;
+        if skill_embs.is_empty() {
+            return Err(ControllerError::NoSkills);
+        }
+        for (i, e) in skill_embs.iter().enumerate() {
+            check_vec(|| format!("skill_embs[{i}]"), e, self.emb_dim)?;
+        }
+        Ok(())
+    }
+
+    fn batch(&self, items: &[(&[f32], &[Vec<f32>], &[f32])], device: &Device) -> PolicyBatch {
+        let b = items.len();
+        let n = items.iter().map(|x| x.1.len()).max().unwrap_or(0);
+        let d = self.emb_dim;
+        let mut states = Vec::with_capacity(b * 2 * d);
+        let mut skills = vec![0.0f32; b * n * d];
+        let mut mask = vec![false; b * n];
+        let mut bias = vec![0.0f32; b * n];
+        for (i, (s, e, bi)) in items.iter().enumerate() {
+            states.extend_from_slice(s);
+            for (j, emb) in e.iter().enumerate() {
+                skills[(i * n + j) * d..(i * n + j + 1) * d].copy_from_slice(emb);
+                mask[i * n + j] = true;
+                if let Some(&x) = bi.get(j) {
+                    bias[i * n + j] = x;
+                }
+            }
+        }
+        PolicyBatch {
+            states: Tensor::<2>::from_data(TensorData::new(states, [b, 2 * d]), device),
+            skills: Tensor::<2>::from_data(TensorData::new(skills, [b * n, d]), device),
+            skill_mask: Tensor::<2, Bool>::from_data(TensorData::new(mask, [b, n]), device),
+            bias: Tensor::<2>::from_data(TensorData::new(bias, [b, n]), device),
+            b,
+            n,
+        }
+    }
+
+    /// Raw (unbiased) logits and value for one state.
+    fn logits_value(
+        &self,
+        state: &[f32],
+        skill_embs: &[Vec<f32>],
+    ) -> Result<(Vec<f32>, f32), ControllerError> {
+        let p = self.params.to_tensors(&self.device, false);
+        let batch = self.batch(&[(state, skill_embs, &[])], &self.device);
+        let (logits, value) = forward(&p, &batch);
+        let logits = logits
+            .into_data()
+            .try_to_vec::<f32>()
+            .map_err(|e| ControllerError::Tensor(format!("{e:?}")))?;
+        let value = value
+            .into_data()
+            .try_to_vec::<f32>()
+            .map_err(|e| ControllerError::Tensor(format!("{e:?}")))?;
+        Ok((logits, value.first().copied().unwrap_or(0.0)))
+    }
+
+    /// Selects `min(k, n)` ordered skills for `state`. `Sample` draws with Gumbel-Top-K under
+    /// the biased logits (bias from `bias`, if any); `Greedy` takes the deterministic top-K of the
+    /// unbiased logits and never applies the bias.
+    pub fn select(
+        &self,
+        state: &[f32],
+        skill_embs: &[Vec<f32>],
+        k: usize,
+        bias: Option<&NewSkillBias>,
+        mode: SelectMode,
+    ) -> Result<Selection, ControllerError> {
+        self.validate_inputs(state, skill_embs)?;
+        let n = skill_embs.len();
+        let k = k.min(n);
+        let (logits, value) = self.logits_value(state, skill_embs)?;
+        let unbiased = softmax(&logits);
+        let (skills, used_logits, bias_vec) = match mode {
+            SelectMode::Greedy => (top_k(&logits, k), logits.clone(), vec![0.0; n]),
+            SelectMode::Sample(rng) => {
+                let b = bias
+                    .map(|b| b.logit_bias(&unbiased, self.updates))
+                    .unwrap_or_else(|| vec![0.0; n]);
+                let biased: Vec<f32> = logits.iter().zip(&b).map(|(l, x)| l + x).collect();
+                (gumbel_top_k(&biased, k, rng), biased, b)
+            }
+        };
+        let l64: Vec<f64> = used_logits.iter().map(|&x| x as f64).collect();
+        let log_prob = pl_log_prob_f64(&l64, &skills) as f32;
+        Ok(Selection {
+            skills,
+            log_prob,
+            value,
+            probs: softmax(&used_logits),
+            bias: bias_vec,
+        })
+    }
+
+    /// The unbiased single-step softmax over the skills for `state`.
+    pub fn skill_probs(
+        &self,
+        state: &[f32],
+        skill_embs: &[Vec<f32>],
+    ) -> Result<Vec<f32>, ControllerError> {
+        self.validate_inputs(state, skill_embs)?;
+        Ok(softmax(&self.logits_value(state, skill_embs)?.0))
+    }
+
+    fn validate_transition(
+        &self,
+        e: usize,
+        t: usize,
+        tr: &Transition,
+    ) -> Result<(), ControllerError> {
+        let at = |what: &str| format!("episodes[{e}][{t}].{what}");
+        check_vec(|| at("state"), &tr.state, 2 * self.emb_dim)?;
+        let n = tr.skill_embs.len();
+        if n == 0 {
+            return Err(ControllerError::BadAction(format!(
+                "{}: no skills",
+                at("skill_embs")
+            )));
+        }
+        for (i, s) in tr.skill_embs.iter().enumerate() {
+            check_vec(|| at(&format!("skill_embs[{i}]")), s, self.emb_dim)?;
+        }
+        if !tr.bias.is_empty() {
+            check_vec(|| at("bias"), &tr.bias, n)?;
+        }
+        if tr.actions.is_empty() {
+            return Err(ControllerError::BadAction(format!(
+                "{}: empty",
+                at("actions")
+            )));
+        }
+        for (j, &a) in tr.actions.iter().enumerate() {
+            if a >= n || tr.actions[..j].contains(&a) {
+                return Err(ControllerError::BadAction(format!(
+                    "{}: index {a} out of range (n = {n}) or repeated",
+                    at("actions")
+                )));
+            }
+        }
+        if !tr.old_log_prob.is_finite() || !tr.old_value.is_finite() || !tr.reward.is_finite() {
+            return Err(ControllerError::NonFinite(at(
+                "old_log_prob/old_value/reward",
+            )));
+        }
+        Ok(())
+    }
+
+    /// One PPO update over `episodes` (each a terminal episode of transitions in order): GAE per
+    /// episode, advantages normalised over the batch, `ppo_epochs` epochs of shuffled
+    /// minibatches, early stop when an epoch's mean approximate KL exceeds `target_kl`.
+    /// Increments [`updates`](Self::updates) when at least one transition was given.
+    pub fn update(&mut self, episodes: &[Vec<Transition>]) -> Result<PpoStats, ControllerError> {
+        let mut flat: Vec<&Transition> = Vec::new();
+        let mut advs: Vec<f32> = Vec::new();
+        let mut rets: Vec<f32> = Vec::new();
+        for (e, ep) in episodes.iter().enumerate() {
+            for (t, tr) in ep.iter().enumerate() {
+                self.validate_transition(e, t, tr)?;
+            }
+            let rewards: Vec<f32> = ep.iter().map(|t| t.reward).collect();
+            let values: Vec<f32> = ep.iter().map(|t| t.old_value).collect();
+            let (a, r) = gae(&rewards, &values, self.ppo.gamma, self.ppo.gae_lambda);
+            flat.extend(ep.iter());
+            advs.extend(a);
+            rets.extend(r);
+        }
+        let total = flat.len();
+        if total == 0 {
+            return Ok(PpoStats::default());
+        }
+        if self.ppo.normalize_advantages {
+            normalize(&mut advs);
+        }
+        let ad = self.device.clone().autodiff();
+        let mut stats = PpoStats::default();
+        let mut idx: Vec<usize> = (0..total).collect();
+        let mb = self.ppo.minibatch_size.max(1);
+        for _epoch in 0..self.ppo.ppo_epochs {
+            idx.shuffle(&mut self.rng);
+            let mut epoch_kl = 0.0f64;
+            let mut epoch_mbs = 0usize;
+            for chunk in idx.chunks(mb) {
+                let s = self.minibatch_step(chunk, &flat, &advs, &rets, &ad)?;
+                stats.policy_loss += s.policy_loss;
+                stats.value_loss += s.value_loss;
+                stats.entropy += s.entropy;
+                stats.approx_kl += s.approx_kl;
+                stats.clip_frac += s.clip_frac;
+                stats.minibatches += 1;
+                epoch_kl += s.approx_kl as f64;
+                epoch_mbs += 1;
+            }
+            stats.epochs_run += 1;
+            if epoch_mbs > 0 && epoch_kl / epoch_mbs as f64 > self.ppo.target_kl as f64 {
+                stats.early_stopped = true;
+                break;
+            }
+        }
+        let m = stats.minibatches.max(1) as f32;
+        stats.policy_loss /= m;
+        stats.value_loss /= m;
+        stats.entropy /= m;
+        stats.approx_kl /= m;
+        stats.clip_frac /= m;
+        self.updates += 1;
+        Ok(stats)
+    }
+
+    fn minibatch_step(
+        &mut self,
+        chunk: &[usize],
+        flat: &[&Transition],
+        advs: &[f32],
+        rets: &[f32],
+        ad: &Device,
+    ) -> Result<PpoStats, ControllerError> {
+        let items: Vec<(&[f32], &[Vec<f32>], &[f32])> = chunk
+            .iter()
+            .map(|&i| {
+                let t = flat[i];
+                (
+                    t.state.as_slice(),
+                    t.skill_embs.as_slice(),
+                    t.bias.as_slice(),
+                )
+            })
+            .collect();
+        let batch = self.batch(&items, ad);
+        let b = chunk.len();
+        let k = chunk
+            .iter()
+            .map(|&i| flat[i].actions.len())
+            .max()
+            .unwrap_or(1);
+        let mut actions = vec![0i64; b * k];
+        let mut amask = vec![false; b * k];
+        for (r, &i) in chunk.iter().enumerate() {
+            for (j, &a) in flat[i].actions.iter().enumerate() {
+                actions[r * k + j] = a as i64;
+                amask[r * k + j] = true;
+            }
+        }
+        let old: Vec<f32> = chunk.iter().map(|&i| flat[i].old_log_prob).collect();
+        let adv: Vec<f32> = chunk.iter().map(|&i| advs[i]).collect();
+        let ret: Vec<f32> = chunk.iter().map(|&i| rets[i]).collect();
+        let acts: Vec<Vec<usize>> = chunk.iter().map(|&i| flat[i].actions.clone()).collect();
+        let n_real: Vec<usize> = chunk.iter().map(|&i| flat[i].skill_embs.len()).collect();
+        let remaining = pl_remaining_mask(&acts, &n_real, k, batch.n);
+        let remaining_t =
+            Tensor::<3, Bool>::from_data(TensorData::new(remaining, [b, k, batch.n]), ad);
+        let actions_t = Tensor::<2, Int>::from_data(TensorData::new(actions, [b, k]), ad);
+        let amask_t = Tensor::<2, Bool>::from_data(TensorData::new(amask, [b, k]), ad);
+        let old_t = Tensor::<1>::from_data(TensorData::new(old.clone(), [b]), ad);
+        let adv_t = Tensor::<1>::from_data(TensorData::new(adv, [b]), ad);
+        let ret_t = Tensor::<1>::from_data(TensorData::new(ret, [b]), ad);
+
+        let params = self.params.to_tensors(ad, true);
+        let (logits, values) = forward(&params, &batch);
+        let new_lp = pl_log_prob_tensor(logits.clone(), actions_t, amask_t, remaining_t);
+        let ent = entropy_tensor(logits, batch.skill_mask.clone()).mean();
+        let ratio = (new_lp.clone() - old_t).exp();
+        let c = self.ppo.clip;
+        let s1 = ratio.clone() * adv_t.clone();
+        let s2 = ratio.clamp(1.0 - c, 1.0 + c) * adv_t;
+        let policy_loss = s1.min_pair(s2).mean().neg();
+        let value_loss = (values - ret_t).square().mean();
+        let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.ppo.value_coef)
+            - ent.clone().mul_scalar(self.ppo.entropy_coef);
+        let grads = loss.backward();
+        let mut g: Vec<Vec<f32>> = Vec::with_capacity(params.len());
+        for (p, meta) in params.iter().zip(&self.params.list) {
+            let v = match p.grad(&grads) {
+                Some(t) => t.into_data().try_to_vec::<f32>().map_err(|e| {
+                    ControllerError::Tensor(format!("grad of {}: {e:?}", meta.name))
+                })?,
+                None => vec![0.0; meta.data.len()],
+            };
+            g.push(v);
+        }
+        if g.iter().flatten().any(|x| !x.is_finite()) {
+            return Err(ControllerError::NonFinite("PPO gradient".into()));
+        }
+        clip_global_norm(&mut g, self.ppo.max_grad_norm);
+        self.adam.step(&mut self.params, &g, self.ppo.lr);
+
+        let to_f32 = |t: Tensor<1>| -> Result<Vec<f32>, ControllerError> {
+            t.into_data()
+                .try_to_vec::<f32>()
+                .map_err(|e| ControllerError::Tensor(format!("{e:?}")))
+        };
+        let new_v = to_f32(new_lp)?;
+        let mut kl = 0.0f64;
+        let mut clipped = 0usize;
+        for (o, nv) in old.iter().zip(&new_v) {
+            // Schulman's low-variance estimator of KL(old || new): (r - 1) - ln r, r = new/old.
+            let lr = (*nv - *o) as f64;
+            kl += lr.exp() - 1.0 - lr;
+            if (lr.exp() - 1.0).abs() > c as f64 {
+                clipped += 1;
+            }
+        }
+        let scalar = |t: Tensor<1>| -> Result<f32, ControllerError> {
+            Ok(to_f32(t)?.first().copied().unwrap_or(0.0))
+        };
+        Ok(PpoStats {
+            policy_loss: scalar(policy_loss)?,
+            value_loss: scalar(value_loss)?,
+            entropy: scalar(ent)?,
+            approx_kl: (kl / b as f64) as f32,
+            clip_frac: clipped as f32 / b as f32,
+            ..PpoStats::default()
+        })
+    }
+
+    /// Serialises weights, Adam state, the update counter and the shuffling RNG. The encoding is
+    /// deterministic: identical state gives identical bytes.
+    pub fn save_bytes(&self) -> Result<Vec<u8>, ControllerError> {
+        let header = Header {
+            emb_dim: self.emb_dim,
+            hidden: self.policy.hidden,
+            updates: self.updates,
+            adam_t: self.adam.t,
+            rng: self.rng.clone(),
+            shapes: self
+                .params
+                .list
+                .iter()
+                .map(|p| (p.name.to_string(), p.rows, p.cols))
+                .collect(),
+        };
+        let hjson =
+            serde_json::to_vec(&header).map_err(|e| ControllerError::Checkpoint(e.to_string()))?;
+        let nvals = self.params.num_values();
+        let mut out = Vec::with_capacity(16 + hjson.len() + 12 * nvals);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(hjson.len() as u64).to_le_bytes());
+        out.extend_from_slice(&hjson);
+        for block in [
+            self.params.list.iter().map(|p| &p.data).collect::<Vec<_>>(),
+            self.adam.m.iter().collect(),
+            self.adam.v.iter().collect(),
+        ] {
+            for v in block {
+                for x in v {
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Restores state written by [`save_bytes`](Self::save_bytes). The embedding size and hidden
+    /// width must match this controller's.
+    pub fn load_bytes(&mut self, bytes: &[u8]) -> Result<(), ControllerError> {
+        let err = |m: String| ControllerError::Checkpoint(m);
+        if bytes.len() < 16 || &bytes[..8] != MAGIC {
+            return Err(err(
+                "not a memskill controller checkpoint (bad magic)".into()
+            ));
+        }
+        let hlen = u64::from_le_bytes(
+            bytes[8..16]
+                .try_into()
+                .map_err(|_| err("truncated".into()))?,
+        ) as usize;
+        let hend = 16usize
+            .checked_add(hlen)
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| err("truncated header".into()))?;
+        let header: Header =
+            serde_json::from_slice(&bytes[16..hend]).map_err(|e| err(format!("header: {e}")))?;
+        if header.emb_dim != self.emb_dim || header.hidden != self.policy.hidden {
+            return Err(err(format!(
+                "checkpoint has emb_dim {} / hidden {}, this controller {} / {}",
+                header.emb_dim, header.hidden, self.emb_dim, self.policy.hidden
+            )));
+        }
+        let expected: Vec<(String, usize, usize)> = self
+            .params
+            .list
+            .iter()
+            .map(|p| (p.name.to_string(), p.rows, p.cols))
+            .collect();
+        if header.shapes != expected {
+            return Err(err("parameter layout differs from this build".into()));
+        }
+        let nvals = self.params.num_values();
+        let body = &bytes[hend..];
+        if body.len() != 12 * nvals {
+            return Err(err(format!(
+                "body has {} bytes, expected {}",
+                body.len(),
+                12 * nvals
+            )));
+        }
+        let mut floats = body
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let mut params = self.params.clone();
+        let mut adam = self.adam.clone();
+        for p in params.list.iter_mut() {
+            for x in p.data.iter_mut() {
+                *x = floats.next().unwrap_or(0.0);
+            }
+        }
+        for m in adam.m.iter_mut().chain(adam.v.iter_mut()) {
+            for x in m.iter_mut() {
+                *x = floats.next().unwrap_or(0.0);
+            }
+        }
+        adam.t = header.adam_t;
+        self.params = params;
+        self.adam = adam;
+        self.updates = header.updates;
+        self.rng = header.rng;
+        Ok(())
+    }
+}
+
+fn validate_ppo(ppo: &PpoConfig) -> Result<(), ControllerError> {
+    let bad = |field: &str, msg: &str| {
+        Err(ControllerError::Config {
+            field: format!("ppo.{field}"),
+            msg: msg.into(),
+        })
+    };
+    if !(ppo.lr > 0.0 && ppo.lr.is_finite()) {
+        return bad("lr", "must be a positive number");
+    }
+    if ppo.minibatch_size == 0 {
+        return bad("minibatch_size", "must be >= 1");
+    }
+    if !(0.0..=1.0).contains(&ppo.gamma) {
+        return bad("gamma", "must be in [0, 1]");
+    }
+    if !(0.0..=1.0).contains(&ppo.gae_lambda) {
+        return bad("gae_lambda", "must be in [0, 1]");
+    }
+    if !(ppo.clip > 0.0) {
+        return bad("clip", "must be > 0");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bias::BiasConfig;
+    use std::sync::Arc;
+
+    fn small() -> Controller {
+        Controller::new(
+            4,
+            &PolicyConfig {
+                hidden: 16,
+                device: "cpu".into(),
+            },
+            &PpoConfig::default(),
+            7,
+        )
+        .unwrap()
+    }
+
+    fn embs(n: usize) -> Vec<Vec<f32>> {
+        (0..n)
+            .map(|i| (0..4).map(|j| ((i * 4 + j) as f32 * 0.37).sin()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn select_shapes_greedy_and_validation() {
+        let c = small();
+        let state = vec![0.1f32; 8];
+        let e = embs(5);
+        let g = c.select(&state, &e, 3, None, SelectMode::Greedy).unwrap();
+        assert_eq!(g.skills.len(), 3);
+        assert_eq!(g.probs.len(), 5);
+        assert!((g.probs.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // greedy = top-3 of the probabilities, in order
+        assert_eq!(g.skills, top_k(&g.probs, 3));
+        let k_big = c.select(&state, &e, 9, None, SelectMode::Greedy).unwrap();
+        assert_eq!(k_big.skills.len(), 5);
+        assert!(k_big.log_prob < 0.0 && k_big.log_prob.is_finite());
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let s = c
+            .select(&state, &e, 2, None, SelectMode::Sample(&mut rng))
+            .unwrap();
+        assert_eq!(s.skills.len(), 2);
+        assert!(s.log_prob < 0.0);
+        assert!(c
+            .select(&state[..7], &e, 2, None, SelectMode::Greedy)
+            .is_err());
+        assert!(matches!(
+            c.select(&state, &[], 2, None, SelectMode::Greedy),
+            Err(ControllerError::NoSkills)
+        ));
+        let mut bad = e.clone();
+        bad[2][1] = f32::NAN;
+        let err = c
+            .select(&state, &bad, 2, None, SelectMode::Greedy)
+            .unwrap_err();
+        assert!(err.to_string().contains("skill_embs[2]"), "{err}");
+    }
+
+    #[test]
+    fn bias_applies_when_sampling_never_greedy() {
+        let c = small();
+        let state = vec![0.2f32; 8];
+        let e = embs(6);
+        let cfg = BiasConfig {
+            p_min: 0.9,
+            ..BiasConfig::default()
+        };
+        let b = NewSkillBias::new(vec![false, false, false, false, false, true], 0, &cfg);
+        let g = c
+            .select(&state, &e, 2, Some(&b), SelectMode::Greedy)
+            .unwrap();
+        assert!(g.bias.iter().all(|&x| x == 0.0));
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let s = c
+            .select(&state, &e, 2, Some(&b), SelectMode::Sample(&mut rng))
+            .unwrap();
+        assert!(s.bias[5] > 0.0);
+        assert!(s.probs[5] > g.probs[5]);
+    }
+
+    #[test]
+    fn first_reevaluation_reproduces_rollout_log_probs() {
+        // With lr tiny, the first minibatch's ratio must be 1 (approx_kl ~ 0): rollout and PPO
+        // re-evaluation compute the same biased distribution.
+        let mut c = Controller::new(
+            4,
+            &PolicyConfig {
+                hidden: 16,
+                device: "cpu".into(),
+            },
+            &PpoConfig {
+                lr: 1e-12,
+                ppo_epochs: 1,
+                minibatch_size: 64,
+                ..PpoConfig::default()
+            },
+            11,
+        )
+        .unwrap();
+        let e = Arc::new(embs(5));
+        let b = NewSkillBias::new(
+            vec![false, true, false, false, true],
+            0,
+            &BiasConfig {
+                p_min: 0.8,
+                ..BiasConfig::default()
+            },
+        );
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut ep = Vec::new();
+        for i in 0..6 {
+            let state: Vec<f32> = (0..8).map(|j| ((i * 8 + j) as f32).cos()).collect();
+            let s = c
+                .select(&state, &e, 3, Some(&b), SelectMode::Sample(&mut rng))
+                .unwrap();
+            ep.push(Transition {
+                state,
+                skill_embs: e.clone(),
+                bias: s.bias.clone(),
+                actions: s.skills.clone(),
+                old_log_prob: s.log_prob,
+                old_value: s.value,
+                reward: i as f32 * 0.1,
+            });
+        }
+        let st = c.update(&[ep.clone()]).unwrap();
+        assert!(st.approx_kl < 1e-6, "approx_kl {}", st.approx_kl);
+        assert_eq!(st.clip_frac, 0.0);
+        assert_eq!(c.updates(), 1);
+        // Dropping the stored bias changes the re-evaluated distribution: KL no longer ~0.
+        let mut nob = ep.clone();
+        for t in nob.iter_mut() {
+            t.bias.clear();
+        }
+        let st2 = c.update(&[nob]).unwrap();
+        assert!(
+            st2.approx_kl > 1e-4,
+            "approx_kl without bias {}",
+            st2.approx_kl
+        );
+    }
+
+    #[test]
+    fn save_load_roundtrip_is_byte_identical() {
+        let mut a = small();
+        let e = Arc::new(embs(3));
+        let tr = Transition {
+            state: vec![0.3; 8],
+            skill_embs: e,
+            bias: vec![],
+            actions: vec![1, 0],
+            old_log_prob: -1.5,
+            old_value: 0.0,
+            reward: 1.0,
+        };
+        a.update(&[vec![tr.clone(), tr]]).unwrap();
+        let bytes = a.save_bytes().unwrap();
+        assert_eq!(bytes, a.save_bytes().unwrap());
+        let mut b = small();
+        assert_ne!(b.save_bytes().unwrap(), bytes);
+        b.load_bytes(&bytes).unwrap();
+        assert_eq!(b.save_bytes().unwrap(), bytes);
+        assert_eq!(b.updates(), 1);
+        assert!(b.load_bytes(&bytes[..bytes.len() - 4]).is_err());
+        assert!(b.load_bytes(b"garbage").is_err());
+        let mut other = Controller::new(
+            5,
+            &PolicyConfig {
+                hidden: 16,
+                device: "cpu".into(),
+            },
+            &PpoConfig::default(),
+            1,
+        )
+        .unwrap();
+        assert!(other.load_bytes(&bytes).is_err());
+    }
+
+    #[test]
+    fn update_rejects_bad_transitions() {
+        let mut c = small();
+        let tr = Transition {
+            state: vec![0.3; 8],
+            skill_embs: Arc::new(embs(3)),
+            bias: vec![],
+            actions: vec![1, 1],
+            old_log_prob: -1.5,
+            old_value: 0.0,
+            reward: 1.0,
+        };
+        let err = c.update(&[vec![tr]]).unwrap_err();
+        assert!(err.to_string().contains("episodes[0][0].actions"), "{err}");
+        assert_eq!(c.updates(), 0);
+        assert_eq!(c.update(&[]).unwrap(), PpoStats::default());
+    }
+}

@@ -1,0 +1,398 @@
+//! The actor-critic skill-selection network (burn) and its Adam optimiser.
+//!
+//! * `state_net`: MLP `2d -> H -> H` (ReLU) over the state `[span ; mean retrieved]`;
+//! * `skill_net`: MLP `d -> H -> H` (ReLU) over each skill embedding;
+//! * actor: MLP over `[h_state ; h_skill_i]` (`2H -> H -> 1`, ReLU), one logit per skill. The first
+//!   layer's weight is stored as its two halves (`a1s`, `a1k`) so `h_state` is projected once per
+//!   state instead of once per skill; this is the same function as the concatenated layer;
+//! * critic: MLP `H -> H -> 1` on `h_state`.
+//!
+//! Parameters live on the host as `Vec<f32>` (the source of truth for Adam and checkpoints) and
+//! are uploaded to the burn device for each forward pass. Adam and the *global* gradient-norm
+//! clip are implemented here rather than with `burn::optim` because burn's `GradientClipping::Norm`
+//! clips each parameter tensor separately (PPO's `clip_grad_norm_` bounds the global norm) and
+//! because burn's optimiser record iterates a `HashMap`, which would make checkpoint bytes depend
+//! on hashing order (the contract asks identical state => identical bytes).
+
+use crate::error::ControllerError;
+use crate::plackett_luce::MASKED_LOGIT;
+use burn::tensor::{activation::relu, Bool, Device, Tensor, TensorData};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Network and device configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PolicyConfig {
+    /// Hidden width of every MLP (256).
+    pub hidden: usize,
+    /// `"cpu"` (burn flex backend) or `"cuda"` / `"cuda:N"` (needs the `cuda` cargo feature).
+    pub device: String,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        Self {
+            hidden: 256,
+            device: "cpu".into(),
+        }
+    }
+}
+
+/// Parses a device string: `cpu` -> `Device::flex()`, `cuda[:N]` -> `Device::cuda(N)`.
+pub fn parse_device(spec: &str) -> Result<Device, ControllerError> {
+    let s = spec.trim().to_ascii_lowercase();
+    if s == "cpu" || s == "flex" {
+        return Ok(Device::flex());
+    }
+    if let Some(rest) = s.strip_prefix("cuda") {
+        let idx: usize = match rest.strip_prefix(':') {
+            Some(n) => n.parse().map_err(|_| ControllerError::Device {
+                device: spec.into(),
+                msg: "expected cuda:N with N a GPU index".into(),
+            })?,
+            None if rest.is_empty() => 0,
+            None => {
+                return Err(ControllerError::Device {
+                    device: spec.into(),
+                    msg: "expected `cpu`, `cuda` or `cuda:N`".into(),
+                })
+            }
+        };
+        #[cfg(feature = "cuda")]
+        {
+            return Ok(Device::cuda(idx));
+        }
+        #[cfg(not(feature = "cuda"))]
+        {
+            let _ = idx;
+            return Err(ControllerError::Device {
+                device: spec.into(),
+                msg: "this build has no CUDA support; rebuild with `--features cuda` or set policy.device = \"cpu\"".into(),
+            });
+        }
+    }
+    Err(ControllerError::Device {
+        device: spec.into(),
+        msg: "expected `cpu`, `cuda` or `cuda:N`".into(),
+    })
+}
+
+/// One parameter matrix (biases are `1 x cols`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Param {
+    pub name: &'static str,
+    pub rows: usize,
+    pub cols: usize,
+    pub data: Vec<f32>,
+}
+
+/// All network parameters in a fixed order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Params {
+    pub list: Vec<Param>,
+}
+
+// Indices into Params::list.
+const S1W: usize = 0;
+const S1B: usize = 1;
+const S2W: usize = 2;
+const S2B: usize = 3;
+const K1W: usize = 4;
+const K1B: usize = 5;
+const K2W: usize = 6;
+const K2B: usize = 7;
+const A1S: usize = 8;
+const A1K: usize = 9;
+const A1B: usize = 10;
+const A2W: usize = 11;
+const A2B: usize = 12;
+const C1W: usize = 13;
+const C1B: usize = 14;
+const C2W: usize = 15;
+const C2B: usize = 16;
+
+impl Params {
+    /// PyTorch-style init: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); the actor's output layer
+    /// is scaled by 0.1 so the initial policy is close to uniform.
+    pub fn init(emb_dim: usize, hidden: usize, rng: &mut ChaCha8Rng) -> Self {
+        let d = emb_dim;
+        let h = hidden;
+        let spec: [(&'static str, usize, usize, usize, f32); 17] = [
+            ("state_net.0.weight", 2 * d, h, 2 * d, 1.0),
+            ("state_net.0.bias", 1, h, 2 * d, 1.0),
+            ("state_net.1.weight", h, h, h, 1.0),
+            ("state_net.1.bias", 1, h, h, 1.0),
+            ("skill_net.0.weight", d, h, d, 1.0),
+            ("skill_net.0.bias", 1, h, d, 1.0),
+            ("skill_net.1.weight", h, h, h, 1.0),
+            ("skill_net.1.bias", 1, h, h, 1.0),
+            ("actor.0.weight_state", h, h, 2 * h, 1.0),
+            ("actor.0.weight_skill", h, h, 2 * h, 1.0),
+            ("actor.0.bias", 1, h, 2 * h, 1.0),
+            ("actor.1.weight", h, 1, h, 0.1),
+            ("actor.1.bias", 1, 1, h, 0.1),
+            ("critic.0.weight", h, h, h, 1.0),
+            ("critic.0.bias", 1, h, h, 1.0),
+            ("critic.1.weight", h, 1, h, 1.0),
+            ("critic.1.bias", 1, 1, h, 1.0),
+        ];
+        let list = spec
+            .iter()
+            .map(|&(name, rows, cols, fan_in, scale)| {
+                let bound = scale / (fan_in.max(1) as f32).sqrt();
+                let data = (0..rows * cols)
+                    .map(|_| rng.random_range(-1.0f32..1.0) * bound)
+                    .collect();
+                Param {
+                    name,
+                    rows,
+                    cols,
+                    data,
+                }
+            })
+            .collect();
+        Self { list }
+    }
+
+    pub fn num_values(&self) -> usize {
+        self.list.iter().map(|p| p.data.len()).sum()
+    }
+
+    /// Uploads every parameter to `device` (call `.require_grad()` on the result for training).
+    pub fn to_tensors(&self, device: &Device, require_grad: bool) -> Vec<Tensor<2>> {
+        self.list
+            .iter()
+            .map(|p| {
+                let t = Tensor::<2>::from_data(
+                    TensorData::new(p.data.clone(), [p.rows, p.cols]),
+                    device,
+                );
+                if require_grad {
+                    t.require_grad()
+                } else {
+                    t
+                }
+            })
+            .collect()
+    }
+}
+
+/// A padded batch of policy inputs on one device.
+pub(crate) struct PolicyBatch {
+    /// `[B, 2d]`
+    pub states: Tensor<2>,
+    /// `[B * N, d]`, zero rows for padded skills.
+    pub skills: Tensor<2>,
+    /// `[B, N]`, true for real skills.
+    pub skill_mask: Tensor<2, Bool>,
+    /// `[B, N]` additive logit bias (0 for padded skills).
+    pub bias: Tensor<2>,
+    pub b: usize,
+    pub n: usize,
+}
+
+/// Forward pass: masked, biased logits `[B, N]` and values `[B]`.
+pub(crate) fn forward(p: &[Tensor<2>], x: &PolicyBatch) -> (Tensor<2>, Tensor<1>) {
+    let lin = |x: Tensor<2>, w: usize, b: usize| x.matmul(p[w].clone()) + p[b].clone();
+    let h_state = relu(lin(relu(lin(x.states.clone(), S1W, S1B)), S2W, S2B)); // [B, H]
+    let h_skill = relu(lin(relu(lin(x.skills.clone(), K1W, K1B)), K2W, K2B)); // [B*N, H]
+    let hidden = p[A1S].dims()[1];
+    let a_state = h_state
+        .clone()
+        .matmul(p[A1S].clone())
+        .reshape([x.b, 1, hidden])
+        .expand([x.b, x.n, hidden]);
+    let a_skill = (h_skill.matmul(p[A1K].clone()) + p[A1B].clone()).reshape([x.b, x.n, hidden]);
+    let a = relu(a_state + a_skill).reshape([x.b * x.n, hidden]);
+    let logits = lin(a, A2W, A2B).reshape([x.b, x.n]);
+    let logits = (logits + x.bias.clone()).mask_fill(x.skill_mask.clone().bool_not(), MASKED_LOGIT);
+    let value = lin(relu(lin(h_state, C1W, C1B)), C2W, C2B).reshape([x.b]);
+    (logits, value)
+}
+
+/// Adam (Kingma & Ba) with bias correction, as `torch.optim.Adam` (eps 1e-8, no weight decay).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Adam {
+    pub beta1: f32,
+    pub beta2: f32,
+    pub eps: f32,
+    pub t: u64,
+    pub m: Vec<Vec<f32>>,
+    pub v: Vec<Vec<f32>>,
+}
+
+impl Adam {
+    pub fn new(params: &Params) -> Self {
+        Self {
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            t: 0,
+            m: params
+                .list
+                .iter()
+                .map(|p| vec![0.0; p.data.len()])
+                .collect(),
+            v: params
+                .list
+                .iter()
+                .map(|p| vec![0.0; p.data.len()])
+                .collect(),
+        }
+    }
+
+    pub fn step(&mut self, params: &mut Params, grads: &[Vec<f32>], lr: f32) {
+        self.t += 1;
+        let bc1 = 1.0 - self.beta1.powi(self.t.min(i32::MAX as u64) as i32);
+        let bc2 = 1.0 - self.beta2.powi(self.t.min(i32::MAX as u64) as i32);
+        for (i, p) in params.list.iter_mut().enumerate() {
+            let (m, v, g) = (&mut self.m[i], &mut self.v[i], &grads[i]);
+            for j in 0..p.data.len() {
+                m[j] = self.beta1 * m[j] + (1.0 - self.beta1) * g[j];
+                v[j] = self.beta2 * v[j] + (1.0 - self.beta2) * g[j] * g[j];
+                let mhat = m[j] / bc1;
+                let vhat = v[j] / bc2;
+                p.data[j] -= lr * mhat / (vhat.sqrt() + self.eps);
+            }
+        }
+    }
+}
+
+/// Scales all gradients so their global L2 norm is at most `max_norm` (as
+/// `torch.nn.utils.clip_grad_norm_`: factor `max_norm / (norm + 1e-6)` when `norm > max_norm`).
+/// Returns the norm before clipping.
+pub fn clip_global_norm(grads: &mut [Vec<f32>], max_norm: f32) -> f32 {
+    let norm = grads
+        .iter()
+        .flat_map(|g| g.iter())
+        .map(|&x| (x as f64) * (x as f64))
+        .sum::<f64>()
+        .sqrt() as f32;
+    if max_norm > 0.0 && norm > max_norm {
+        let s = max_norm / (norm + 1e-6);
+        for g in grads.iter_mut() {
+            for x in g.iter_mut() {
+                *x *= s;
+            }
+        }
+    }
+    norm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_clip_bounds_the_total_norm() {
+        let mut g = vec![vec![3.0f32, 0.0], vec![0.0, 4.0]];
+        let n = clip_global_norm(&mut g, 0.5);
+        assert!((n - 5.0).abs() < 1e-6);
+        let after: f32 = g.iter().flatten().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((after - 0.5).abs() < 1e-4);
+        // direction preserved: ratio 3:4
+        assert!((g[0][0] / g[1][1] - 0.75).abs() < 1e-6);
+        let mut small = vec![vec![0.1f32]];
+        clip_global_norm(&mut small, 0.5);
+        assert_eq!(small[0][0], 0.1);
+    }
+
+    #[test]
+    fn adam_first_step_moves_by_lr_against_gradient_sign() {
+        let mut p = Params {
+            list: vec![Param {
+                name: "w",
+                rows: 1,
+                cols: 3,
+                data: vec![1.0, 1.0, 1.0],
+            }],
+        };
+        let mut a = Adam::new(&p);
+        a.step(&mut p, &[vec![2.0, -0.5, 0.0]], 0.1);
+        assert!((p.list[0].data[0] - 0.9).abs() < 1e-5);
+        assert!((p.list[0].data[1] - 1.1).abs() < 1e-5);
+        assert!((p.list[0].data[2] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn device_parsing() {
+        assert!(parse_device("cpu").is_ok());
+        assert!(parse_device("tpu").is_err());
+        #[cfg(not(feature = "cuda"))]
+        {
+            let e = parse_device("cuda:0").err().expect("no cuda in this build");
+            assert!(e.to_string().contains("--features cuda"), "{e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod grad_tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Autodiff gradients of the whole network (through expand, reshape, mask and ReLU) match
+    /// central finite differences on a few coordinates of every parameter.
+    #[test]
+    fn network_gradients_match_finite_differences() {
+        let (d, h, b, n) = (3usize, 5usize, 2usize, 4usize);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let params = Params::init(d, h, &mut rng);
+        let states: Vec<f32> = (0..b * 2 * d).map(|i| ((i as f32) * 0.7).sin()).collect();
+        let skills: Vec<f32> = (0..b * n * d).map(|i| ((i as f32) * 1.3).cos()).collect();
+        let mask = vec![true, true, true, true, true, true, false, false];
+        let wl: Vec<f32> = (0..b * n).map(|i| ((i as f32) * 0.9).sin()).collect();
+        let loss_of = |p: &Params, dev: &Device, grad: bool| {
+            let t = p.to_tensors(dev, grad);
+            let batch = PolicyBatch {
+                states: Tensor::<2>::from_data(TensorData::new(states.clone(), [b, 2 * d]), dev),
+                skills: Tensor::<2>::from_data(TensorData::new(skills.clone(), [b * n, d]), dev),
+                skill_mask: Tensor::<2, Bool>::from_data(
+                    TensorData::new(mask.clone(), [b, n]),
+                    dev,
+                ),
+                bias: Tensor::<2>::zeros([b, n], dev),
+                b,
+                n,
+            };
+            let (logits, value) = forward(&t, &batch);
+            let w = Tensor::<2>::from_data(TensorData::new(wl.clone(), [b, n]), dev);
+            let masked = Tensor::<2, Bool>::from_data(TensorData::new(mask.clone(), [b, n]), dev);
+            let l = (logits * w).mask_fill(masked.bool_not(), 0.0).sum() + value.square().sum();
+            (t, l)
+        };
+        let ad = Device::flex().autodiff();
+        let (t, l) = loss_of(&params, &ad, true);
+        let grads = l.backward();
+        let cpu = Device::flex();
+        let eval = |p: &Params| -> f64 {
+            let (_, l) = loss_of(p, &cpu, false);
+            l.into_data().try_to_vec::<f32>().unwrap()[0] as f64
+        };
+        for (pi, pt) in t.iter().enumerate() {
+            let g = pt
+                .grad(&grads)
+                .unwrap()
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap();
+            let len = params.list[pi].data.len();
+            for j in [0, len / 2, len - 1] {
+                let eps = 1e-2f32;
+                let mut plus = params.clone();
+                plus.list[pi].data[j] += eps;
+                let mut minus = params.clone();
+                minus.list[pi].data[j] -= eps;
+                let fd = (eval(&plus) - eval(&minus)) / (2.0 * eps as f64);
+                assert!(
+                    (g[j] as f64 - fd).abs() < 2e-2 * (1.0 + fd.abs()),
+                    "{}[{j}]: autodiff {} vs fd {fd}",
+                    params.list[pi].name,
+                    g[j]
+                );
+            }
+        }
+    }
+}
