@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The memskill main job in one command: fetch the model assets if missing, train on the
+# quickstart config (LoCoMo cut down, local SmolLM2 executor, MiniLM encoder), evaluate the
+# result on the quickstart test split, export the skill bank, print the results table.
+# Uses the dev profile (dependencies are built with opt-level 3) with `-C target-cpu=native`
+# in its own target dir (target/native): the local GGUF executor is ~10x slower without SIMD
+# (measured: 4.7 prompt tok/s, 0.6 decode tok/s in a generic dev build on this 2-core box).
+#   scripts/quickstart.sh [extra --set KEY=VALUE ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
+if [ ! -f "$CACHE/assets/all-MiniLM-L6-v2/model.safetensors" ] || \
+   [ ! -f "$CACHE/assets/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+  echo "== fetching model assets into $CACHE/assets"
+  scripts/fetch-assets.sh
+fi
+
+RUNS="${RUNS_DIR:-runs}"
+NAME="${RUN_NAME:-quickstart-$(date +%Y%m%d-%H%M%S)}"
+sets=()
+for s in "$@"; do sets+=(--set "$s"); done
+
+echo "== building memskill (dev profile, native CPU features)"
+export RUSTFLAGS="${RUSTFLAGS:--C target-cpu=native}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/native}"
+cargo build --quiet --bin memskill
+BIN="$CARGO_TARGET_DIR/debug/memskill"
+
+echo "== training run $NAME (configs/quickstart.toml)"
+"$BIN" train --config configs/quickstart.toml --run-name "$NAME" --runs-dir "$RUNS" "${sets[@]}"
+
+echo "== evaluating the best checkpoint on the quickstart test split"
+"$BIN" eval --checkpoint "$RUNS/$NAME" --split test "${sets[@]}"
+
+"$BIN" plot "$RUNS/$NAME" > /dev/null || echo "(plots skipped)"
+echo
+echo "== done"
+echo "skill bank exported to: $RUNS/$NAME/skills"
+echo "evolution table:        $RUNS/$NAME/skills.md"
+echo "metrics:                $RUNS/$NAME/metrics.jsonl (plots in $RUNS/$NAME/plots)"

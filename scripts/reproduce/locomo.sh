@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Train MemSkill on LoCoMo with the paper's hyper-parameters and evaluate it, including the
+# transfer evaluations. Needs an OpenAI-compatible server (see README.md in this folder).
+#   MEMSKILL_URLS='["http://127.0.0.1:8000/v1"]' MEMSKILL_MODEL=meta-llama/Llama-3.3-70B-Instruct scripts/reproduce/locomo.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+URLS="${MEMSKILL_URLS:-[\"http://127.0.0.1:8000/v1\"]}"
+MODEL="${MEMSKILL_MODEL:-meta-llama/Llama-3.3-70B-Instruct}"
+RUN="${RUN_NAME:-locomo-$(date +%Y%m%d)}"
+BIN=target/release/memskill
+cargo build --release --bin memskill
+common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"")
+
+"$BIN" train --config configs/locomo.toml --run-name "$RUN" "${common[@]}"
+"$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test --judge "${common[@]}"
+if [ -f data/longmemeval/longmemeval_s_cleaned.json ]; then
+  "$BIN" eval --checkpoint "runs/$RUN" --dataset longmemeval --split test --judge "${common[@]}" \
+    --set data.path=\"data/longmemeval/longmemeval_s_cleaned.json\" \
+    --set data.splits_path=\"/work/shared/data/longmemeval/longmemeval_s_splits.json\" --set eval.top_k=5
+fi
+if [ -f data/hotpotqa/hotpot_dev_distractor_v1.json ]; then
+  "$BIN" eval --checkpoint "runs/$RUN" --dataset hotpotqa --split all "${common[@]}" \
+    --set data.path=\"data/hotpotqa/hotpot_dev_distractor_v1.json\" --set eval.top_k=7
+fi
+"$BIN" compare "runs/$RUN"
+"$BIN" plot "runs/$RUN"

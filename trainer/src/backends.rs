@@ -1,0 +1,249 @@
+//! Building the encoder and the LLM backends from the config, and counting LLM traffic.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, TextEncoder};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{EncoderConfig, LlmConfig};
+
+/// Counters of one LLM role (calls, errors, tokens) plus the calls in flight.
+#[derive(Default, Debug)]
+pub struct LlmCounters {
+    pub calls: AtomicU64,
+    pub errors: AtomicU64,
+    pub prompt_tokens: AtomicU64,
+    pub completion_tokens: AtomicU64,
+    pub in_flight: AtomicU64,
+}
+
+/// A snapshot of [`LlmCounters`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmTotals {
+    pub calls: u64,
+    pub errors: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl LlmTotals {
+    pub fn minus(&self, o: &LlmTotals) -> LlmTotals {
+        LlmTotals {
+            calls: self.calls - o.calls,
+            errors: self.errors - o.errors,
+            prompt_tokens: self.prompt_tokens - o.prompt_tokens,
+            completion_tokens: self.completion_tokens - o.completion_tokens,
+        }
+    }
+}
+
+impl LlmCounters {
+    pub fn totals(&self) -> LlmTotals {
+        LlmTotals {
+            calls: self.calls.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+            prompt_tokens: self.prompt_tokens.load(Ordering::Relaxed),
+            completion_tokens: self.completion_tokens.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Wraps a backend and counts its traffic into shared counters.
+pub struct CountingLlm {
+    inner: Arc<dyn Llm>,
+    counters: Arc<LlmCounters>,
+}
+
+impl CountingLlm {
+    pub fn new(inner: Arc<dyn Llm>, counters: Arc<LlmCounters>) -> Self {
+        Self { inner, counters }
+    }
+}
+
+impl Llm for CountingLlm {
+    fn id(&self) -> String {
+        self.inner.id()
+    }
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let c = &self.counters;
+        c.in_flight.fetch_add(1, Ordering::Relaxed);
+        let r = self.inner.chat(req);
+        c.in_flight.fetch_sub(1, Ordering::Relaxed);
+        c.calls.fetch_add(1, Ordering::Relaxed);
+        match &r {
+            Ok(resp) => {
+                c.prompt_tokens
+                    .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
+                c.completion_tokens
+                    .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
+            }
+            Err(_) => {
+                c.errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        r
+    }
+}
+
+/// The default SmolLM2 GGUF in the asset cache.
+pub fn default_smollm2_path() -> PathBuf {
+    crate::config::cache_root()
+        .join("assets")
+        .join("smollm2")
+        .join("SmolLM2-135M-Instruct.Q4_1.gguf")
+}
+
+/// Builds and shares backends: equal backend configs get one instance.
+pub struct BackendFactory {
+    run_dir: PathBuf,
+    samples: Vec<Sample>,
+    built: HashMap<String, Arc<dyn Llm>>,
+}
+
+impl BackendFactory {
+    /// `samples` feed the scripted-synthetic oracle (ignored by real backends).
+    pub fn new(run_dir: &Path, samples: Vec<Sample>) -> Self {
+        Self {
+            run_dir: run_dir.to_path_buf(),
+            samples,
+            built: HashMap::new(),
+        }
+    }
+
+    /// The backend for `cfg` (`field` names the config section in errors).
+    pub fn get(&mut self, cfg: &LlmConfig, field: &str) -> Result<Arc<dyn Llm>> {
+        let key = cfg.backend_key();
+        if let Some(b) = self.built.get(&key) {
+            return Ok(b.clone());
+        }
+        let base: Arc<dyn Llm> =
+            match cfg.backend.as_str() {
+                "scripted-synthetic" => Arc::new(crate::synthetic::SyntheticOracle::new(
+                    self.samples.clone(),
+                    cfg.scripted_latency_ms,
+                )),
+                "openai" => {
+                    if cfg.base_urls.is_empty() {
+                        bail!("{field}.base_urls is empty");
+                    }
+                    let oc = memskill_executor::OpenAiConfig {
+                        base_urls: cfg.base_urls.clone(),
+                        model: cfg.model.clone(),
+                        api_key_envs: cfg.api_key_envs.clone(),
+                        max_concurrency: cfg.max_concurrency,
+                        timeout_secs: cfg.timeout_secs,
+                        max_retries: cfg.max_retries,
+                        backoff_base_ms: cfg.backoff_base_ms,
+                        ..Default::default()
+                    };
+                    Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
+                        format!("{field}: starting the OpenAI-compatible backend")
+                    })?)
+                }
+                "local" => {
+                    let path = if cfg.model_path.is_empty() {
+                        default_smollm2_path()
+                    } else {
+                        PathBuf::from(&cfg.model_path)
+                    };
+                    if !path.exists() {
+                        bail!(
+                            "{field}.model_path {} does not exist (run scripts/fetch-assets.sh)",
+                            path.display()
+                        );
+                    }
+                    let lc = memskill_executor::LocalConfig {
+                        model_path: path.clone(),
+                        tokenizer_path: (!cfg.tokenizer_path.is_empty())
+                            .then(|| PathBuf::from(&cfg.tokenizer_path)),
+                        arch: (!cfg.arch.is_empty()).then(|| cfg.arch.clone()),
+                        max_context: cfg.max_context,
+                        ..Default::default()
+                    };
+                    Arc::new(memskill_executor::LocalGguf::load(&lc).with_context(|| {
+                        format!("{field}: loading local model {}", path.display())
+                    })?)
+                }
+                other => {
+                    bail!("{field}.backend {other:?} is not local | openai | scripted-synthetic")
+                }
+            };
+        let wrapped: Arc<dyn Llm> = match cfg.cache.as_str() {
+            "off" => base,
+            mode => {
+                let path = if cfg.cache_path.is_empty() {
+                    self.run_dir.join("llm-cache.sqlite")
+                } else {
+                    PathBuf::from(&cfg.cache_path)
+                };
+                let m = match mode {
+                    "replay-only" => memskill_executor::CacheMode::ReplayOnly,
+                    _ => memskill_executor::CacheMode::ReadWrite,
+                };
+                Arc::new(
+                    memskill_executor::CachedLlm::new(base, &path, m)
+                        .with_context(|| format!("{field}.cache: opening {}", path.display()))?,
+                )
+            }
+        };
+        self.built.insert(key, wrapped.clone());
+        Ok(wrapped)
+    }
+}
+
+/// Build the (cached) text encoder.
+pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
+    let inner: Arc<dyn TextEncoder> = match cfg.kind.as_str() {
+        "hashing" => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
+        "minilm" => {
+            let dir = if cfg.path.is_empty() {
+                memskill_controller::default_minilm_dir()
+            } else {
+                PathBuf::from(&cfg.path)
+            };
+            Arc::new(
+                memskill_controller::BertEncoder::load(&dir).with_context(|| {
+                    format!(
+                        "encoder: loading MiniLM from {} (run scripts/fetch-assets.sh)",
+                        dir.display()
+                    )
+                })?,
+            )
+        }
+        "qwen3" => {
+            if cfg.path.is_empty() {
+                bail!("encoder.path must point at a Qwen3-Embedding directory");
+            }
+            Arc::new(
+                memskill_controller::Qwen3Encoder::load(Path::new(&cfg.path)).with_context(
+                    || format!("encoder: loading Qwen3-Embedding from {}", cfg.path),
+                )?,
+            )
+        }
+        other => bail!("encoder.kind {other:?} is not minilm | qwen3 | hashing"),
+    };
+    Ok(Arc::new(memskill_controller::CachedEncoder::new(inner)))
+}
+
+/// Embed texts, failing with context.
+pub fn embed(enc: &dyn TextEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    if texts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let v = enc
+        .embed(texts)
+        .with_context(|| format!("encoding {} texts with {}", texts.len(), enc.id()))?;
+    if v.len() != texts.len() {
+        bail!(
+            "encoder {} returned {} vectors for {} texts",
+            enc.id(),
+            v.len(),
+            texts.len()
+        );
+    }
+    Ok(v)
+}

@@ -1,0 +1,226 @@
+//! Trainer benchmark: one inner epoch against a local OpenAI-compatible server that answers
+//! after a fixed latency, compared with the critical-path ideal.
+//!
+//! Within an episode the spans are sequential (each executor call needs the memory the
+//! previous one wrote) and then all queries run at once, so with every episode of the batch
+//! in parallel the ideal wall time is `(spans + 1) * latency`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use memskill_core::Sample;
+
+use crate::config::Config;
+use crate::synthetic::SyntheticOracle;
+use crate::train::{train, TrainOptions};
+
+/// A minimal OpenAI-compatible chat server on 127.0.0.1 backed by the synthetic oracle.
+pub struct OracleServer {
+    pub port: u16,
+    pub requests: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl OracleServer {
+    /// Start on a free port; every answer is sent after `latency`.
+    pub fn start(samples: Vec<Sample>, latency: Duration) -> Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").context("binding 127.0.0.1")?;
+        let port = listener.local_addr()?.port();
+        let oracle = Arc::new(SyntheticOracle::new(samples, 0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(AtomicU64::new(0));
+        let (st, rq) = (stop.clone(), requests.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if st.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let (o, r) = (oracle.clone(), rq.clone());
+                std::thread::spawn(move || {
+                    let _ = serve(conn, &o, latency, &r);
+                });
+            }
+        });
+        Ok(Self {
+            port,
+            requests,
+            stop,
+        })
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+}
+
+impl Drop for OracleServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn serve(
+    conn: TcpStream,
+    oracle: &SyntheticOracle,
+    latency: Duration,
+    requests: &AtomicU64,
+) -> Result<()> {
+    conn.set_nodelay(true).ok();
+    let mut reader = BufReader::new(conn.try_clone()?);
+    let mut out = conn;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut len = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 {
+                return Ok(());
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0u8; len];
+        reader.read_exact(&mut body)?;
+        requests.fetch_add(1, Ordering::Relaxed);
+        let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let prompt: String = req["messages"]
+            .as_array()
+            .map(|ms| {
+                ms.iter()
+                    .filter_map(|m| m["content"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default();
+        let text = oracle.reply(&prompt);
+        std::thread::sleep(latency);
+        let resp = serde_json::json!({
+            "id": "chatcmpl-bench", "object": "chat.completion", "model": req["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt.len() / 4, "completion_tokens": text.len() / 4,
+                      "total_tokens": (prompt.len() + text.len()) / 4},
+        })
+        .to_string();
+        write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n{}",
+            resp.len(),
+            resp
+        )?;
+        out.flush()?;
+    }
+}
+
+/// The benchmark's measurements.
+#[derive(Debug, Clone)]
+pub struct BenchResult {
+    pub latency_ms: u64,
+    pub batch: usize,
+    pub spans: usize,
+    pub requests: u64,
+    pub inner_epoch_s: f64,
+    pub rollout_s: f64,
+    pub update_s: f64,
+    pub ideal_s: f64,
+}
+
+impl BenchResult {
+    pub fn ratio(&self) -> f64 {
+        self.inner_epoch_s / self.ideal_s
+    }
+    pub fn report(&self) -> String {
+        format!(
+            "trainer inner epoch: batch {} x {} spans (+ {} queries each), server latency {} ms, {} requests\n\
+             wall {:.3} s (rollout {:.3} s, PPO update {:.3} s); critical-path ideal ({} sequential calls x {} ms) {:.3} s\n\
+             ratio wall/ideal = {:.4} (rollout/ideal = {:.4})",
+            self.batch,
+            self.spans,
+            self.spans,
+            self.latency_ms,
+            self.requests,
+            self.inner_epoch_s,
+            self.rollout_s,
+            self.update_s,
+            self.spans + 1,
+            self.latency_ms,
+            self.ideal_s,
+            self.ratio(),
+            self.rollout_s / self.ideal_s
+        )
+    }
+}
+
+/// Run one inner epoch of `batch` synthetic episodes with `spans` spans each against the
+/// local server; return the timings.
+pub fn bench_inner_epoch(latency_ms: u64, batch: usize, spans: usize) -> Result<BenchResult> {
+    let tmp = std::env::temp_dir().join(format!("memskill-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let samples = crate::synthetic::dataset(batch, spans, 7);
+    let server = OracleServer::start(samples, Duration::from_millis(latency_ms))?;
+    let sets = [
+        "run.name=\"bench\"".to_string(),
+        "run.outer_epochs=1".into(),
+        "run.inner_epochs=1".into(),
+        format!("run.batch_size={batch}"),
+        "data.dataset=\"synthetic\"".into(),
+        format!("data.synthetic_samples={batch}"),
+        format!("data.synthetic_spans={spans}"),
+        "encoder.kind=\"hashing\"".into(),
+        "encoder.dim=256".into(),
+        "controller.top_k=1".into(),
+        "designer.enabled=false".into(),
+        "policy.hidden=64".into(),
+        "executor.backend=\"openai\"".into(),
+        format!("executor.base_urls=[\"{}\"]", server.base_url()),
+        "executor.model=\"oracle\"".into(),
+        "executor.api_key_envs=[]".into(),
+        format!("executor.max_concurrency={}", batch * spans.max(1) * 2),
+        "executor.max_retries=0".into(),
+        format!("concurrency.episodes={batch}"),
+        format!("concurrency.queries={spans}"),
+    ];
+    let cfg = Config::from_toml_str("", &sets, "bench")?;
+    let opts = TrainOptions {
+        runs_dir: tmp.clone(),
+        progress: false,
+        ..Default::default()
+    };
+    train(&cfg, &opts)?;
+    let timings = std::fs::read_to_string(tmp.join("bench").join("timings.jsonl"))?;
+    let first: serde_json::Value =
+        serde_json::from_str(timings.lines().next().context("no timing line")?)
+            .context("timing line")?;
+    let f = |k: &str| first[k].as_f64().unwrap_or(f64::NAN);
+    let r = BenchResult {
+        latency_ms,
+        batch,
+        spans,
+        requests: server.requests.load(Ordering::Relaxed),
+        inner_epoch_s: f("total_s"),
+        rollout_s: f("rollout_s"),
+        update_s: f("update_s"),
+        ideal_s: (spans as f64 + 1.0) * latency_ms as f64 / 1000.0,
+    };
+    let _ = std::fs::remove_dir_all(PathBuf::from(&tmp));
+    Ok(r)
+}

@@ -1,0 +1,275 @@
+//! Atomic, checksummed checkpoints under `runs/<name>/checkpoints/step-<n>/`.
+//!
+//! A checkpoint directory is assembled under a temporary name (every file fsynced), then
+//! renamed into place and the `latest` pointer file is replaced atomically, so `latest`
+//! always names a complete checkpoint. `manifest.json` holds the sha256 of every file and
+//! is verified on load.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use memskill_controller::NewSkillBias;
+use memskill_core::SkillBank;
+use memskill_designer::{Evolution, HardCasePool};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil::{fsync_dir, sha256_bytes, write_atomic, write_synced};
+
+/// Bumped whenever the checkpoint layout changes incompatibly.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One row of the skill bank's evolution (rendered into `skills.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BankHistoryRow {
+    pub stage: u32,
+    pub update_step: u64,
+    pub reward: Option<f64>,
+    /// "start" | "improved" | "rolled-back" | "designed" | "designer-error" | "final".
+    pub event: String,
+    pub bank_version: u32,
+    /// `name@version (status)` per skill.
+    pub skills: Vec<String>,
+    pub note: String,
+}
+
+/// Counters and small state of the loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainState {
+    pub format_version: u32,
+    /// Next outer epoch to run (0-based).
+    pub outer: u32,
+    /// Next inner epoch to run inside `outer` (0-based).
+    pub inner: u32,
+    /// PPO updates done.
+    pub update_step: u64,
+    /// Designer stages done.
+    pub stage: u32,
+    /// Draws the training batches.
+    pub rng: ChaCha8Rng,
+    /// Exploration bias for the skills the last stage added or changed.
+    pub bias: Option<NewSkillBias>,
+    /// Batch rewards since the last designer stage.
+    pub stage_rewards: Vec<f64>,
+    /// Byte length of `metrics.jsonl` when this checkpoint was written.
+    pub metrics_len: u64,
+    /// Best stage (stabilised) reward seen, which names the `best` checkpoint.
+    pub best_reward: Option<f64>,
+    /// Early stop requested by the evolution (patience / max evolves).
+    pub stopped_early: bool,
+    pub bank_history: Vec<BankHistoryRow>,
+}
+
+/// Everything a checkpoint holds.
+#[derive(Clone)]
+pub struct Checkpoint {
+    pub state: TrainState,
+    pub controller: Vec<u8>,
+    pub bank: SkillBank,
+    pub evolution: Evolution,
+    pub pool: HardCasePool,
+    pub config_toml: String,
+}
+
+/// `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub update_step: u64,
+    /// File name -> sha256.
+    pub files: BTreeMap<String, String>,
+}
+
+fn json<T: Serialize>(v: &T, what: &str) -> Result<Vec<u8>> {
+    let mut b = serde_json::to_vec_pretty(v).with_context(|| format!("serialising {what}"))?;
+    b.push(b'\n');
+    Ok(b)
+}
+
+impl Checkpoint {
+    fn files(&self) -> Result<Vec<(&'static str, Vec<u8>)>> {
+        Ok(vec![
+            ("controller.bin", self.controller.clone()),
+            ("skill_bank.json", json(&self.bank, "skill bank")?),
+            (
+                "evolution.json",
+                json(&self.evolution, "evolution snapshots")?,
+            ),
+            ("hard_cases.json", json(&self.pool, "hard-case pool")?),
+            ("state.json", json(&self.state, "train state")?),
+            ("config.toml", self.config_toml.as_bytes().to_vec()),
+        ])
+    }
+
+    /// sha256 over the manifest: identifies the checkpoint in evaluation cache keys.
+    pub fn hash(&self) -> Result<String> {
+        let files = self.files()?;
+        let m: BTreeMap<String, String> = files
+            .iter()
+            .map(|(n, b)| (n.to_string(), sha256_bytes(b)))
+            .collect();
+        Ok(sha256_bytes(&serde_json::to_vec(&m)?))
+    }
+
+    /// Write into `<run_dir>/checkpoints/step-<n>/` and point `latest` (and `best` when
+    /// `is_best`) at it; prune to the last `keep_last` plus the best.
+    pub fn save(&self, run_dir: &Path, keep_last: usize, is_best: bool) -> Result<PathBuf> {
+        let ck = run_dir.join("checkpoints");
+        fs::create_dir_all(&ck).with_context(|| format!("creating {}", ck.display()))?;
+        let name = format!("step-{}", self.state.update_step);
+        let tmp = ck.join(format!(".tmp-{name}"));
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp)
+                .with_context(|| format!("removing stale {}", tmp.display()))?;
+        }
+        fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let mut manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            update_step: self.state.update_step,
+            files: BTreeMap::new(),
+        };
+        for (n, bytes) in self.files()? {
+            write_synced(&tmp.join(n), &bytes)?;
+            manifest.files.insert(n.to_string(), sha256_bytes(&bytes));
+        }
+        write_synced(&tmp.join("manifest.json"), &json(&manifest, "manifest")?)?;
+        fsync_dir(&tmp)?;
+        let dest = ck.join(&name);
+        if dest.exists() {
+            // Only reachable after a crash between the rename and the `latest` update.
+            fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+        }
+        fs::rename(&tmp, &dest)
+            .with_context(|| format!("renaming {} to {}", tmp.display(), dest.display()))?;
+        fsync_dir(&ck)?;
+        write_atomic(&ck.join("latest"), name.as_bytes())?;
+        if is_best {
+            write_atomic(&ck.join("best"), name.as_bytes())?;
+        }
+        prune(&ck, keep_last)?;
+        Ok(dest)
+    }
+
+    /// Load and verify a checkpoint directory.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let mpath = dir.join("manifest.json");
+        let manifest: Manifest = serde_json::from_slice(
+            &fs::read(&mpath).with_context(|| format!("reading {}", mpath.display()))?,
+        )
+        .with_context(|| format!("parsing {}", mpath.display()))?;
+        if manifest.format_version != FORMAT_VERSION {
+            bail!(
+                "{}: checkpoint format {} is not supported (expected {FORMAT_VERSION})",
+                mpath.display(),
+                manifest.format_version
+            );
+        }
+        let mut bytes: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        for (n, sha) in &manifest.files {
+            let p = dir.join(n);
+            let b = fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            let got = sha256_bytes(&b);
+            if &got != sha {
+                bail!(
+                    "{}: checksum mismatch (manifest {sha}, file {got})",
+                    p.display()
+                );
+            }
+            bytes.insert(n.clone(), b);
+        }
+        let get = |n: &str| -> Result<&Vec<u8>> {
+            bytes
+                .get(n)
+                .with_context(|| format!("{}: manifest lists no {n}", mpath.display()))
+        };
+        let parse = |n: &str| -> Result<serde_json::Value> {
+            serde_json::from_slice(get(n)?)
+                .with_context(|| format!("parsing {}", dir.join(n).display()))
+        };
+        let state: TrainState = serde_json::from_value(parse("state.json")?)
+            .with_context(|| format!("{}: bad state.json", dir.display()))?;
+        Ok(Checkpoint {
+            state,
+            controller: get("controller.bin")?.clone(),
+            bank: serde_json::from_value(parse("skill_bank.json")?)
+                .with_context(|| format!("{}: bad skill_bank.json", dir.display()))?,
+            evolution: serde_json::from_value(parse("evolution.json")?)
+                .with_context(|| format!("{}: bad evolution.json", dir.display()))?,
+            pool: serde_json::from_value(parse("hard_cases.json")?)
+                .with_context(|| format!("{}: bad hard_cases.json", dir.display()))?,
+            config_toml: String::from_utf8(get("config.toml")?.clone())
+                .with_context(|| format!("{}: config.toml is not UTF-8", dir.display()))?,
+        })
+    }
+}
+
+/// The directory `latest` (or `best`) points at, if any.
+pub fn pointer(run_dir: &Path, which: &str) -> Result<Option<PathBuf>> {
+    let p = run_dir.join("checkpoints").join(which);
+    if !p.exists() {
+        return Ok(None);
+    }
+    let name = fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+    let name = name.trim();
+    if name.is_empty() || name.contains('/') {
+        bail!("{}: invalid pointer {name:?}", p.display());
+    }
+    Ok(Some(run_dir.join("checkpoints").join(name)))
+}
+
+/// Resolve a `--checkpoint` argument: a checkpoint dir, a run dir (its best, else latest),
+/// or a `checkpoints` dir.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    if path.join("manifest.json").exists() {
+        return Ok(path.to_path_buf());
+    }
+    for run in [
+        path.to_path_buf(),
+        path.parent().map(Path::to_path_buf).unwrap_or_default(),
+    ] {
+        for which in ["best", "latest"] {
+            if let Ok(Some(p)) = pointer(&run, which) {
+                if p.join("manifest.json").exists() {
+                    return Ok(p);
+                }
+            }
+        }
+    }
+    bail!(
+        "{}: not a checkpoint, run or checkpoints directory",
+        path.display()
+    )
+}
+
+fn step_of(name: &str) -> Option<u64> {
+    name.strip_prefix("step-")?.parse().ok()
+}
+
+fn prune(ck: &Path, keep_last: usize) -> Result<()> {
+    let keep_best = fs::read_to_string(ck.join("best"))
+        .ok()
+        .map(|s| s.trim().to_string());
+    let latest = fs::read_to_string(ck.join("latest"))
+        .ok()
+        .map(|s| s.trim().to_string());
+    let mut steps: Vec<(u64, String)> = fs::read_dir(ck)
+        .with_context(|| format!("listing {}", ck.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            step_of(&n).map(|s| (s, n))
+        })
+        .collect();
+    steps.sort();
+    let keep_from = steps.len().saturating_sub(keep_last.max(1));
+    for (i, (_, n)) in steps.iter().enumerate() {
+        let keep = i >= keep_from || Some(n) == keep_best.as_ref() || Some(n) == latest.as_ref();
+        if !keep {
+            fs::remove_dir_all(ck.join(n))
+                .with_context(|| format!("pruning {}", ck.join(n).display()))?;
+        }
+    }
+    Ok(())
+}

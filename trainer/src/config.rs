@@ -1,0 +1,618 @@
+//! The run configuration: one serde struct per concern, loaded from TOML, with
+//! `--set a.b=c` overrides. Missing keys take the reference defaults; unknown keys are
+//! an error that names the key.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+pub use memskill_controller::{BiasConfig, PolicyConfig, PpoConfig, ShapingConfig};
+pub use memskill_designer::{DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig};
+
+/// The whole resolved configuration of a run.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Config {
+    pub run: RunConfig,
+    pub data: DataConfig,
+    pub spans: SpanConfig,
+    pub encoder: EncoderConfig,
+    pub controller: ControllerConfig,
+    pub policy: PolicyConfig,
+    pub ppo: PpoConfig,
+    pub bias: BiasConfig,
+    pub shaping: ShapingConfig,
+    pub executor: LlmConfig,
+    pub answer: AnswerConfig,
+    pub reward: RewardConfig,
+    pub designer: DesignerSection,
+    pub pool: PoolConfig,
+    pub select: SelectConfig,
+    pub evolution: EvolutionConfig,
+    pub eval: EvalConfig,
+    pub concurrency: ConcurrencyConfig,
+    pub cache: CacheConfig,
+    /// ALFWorld evaluation settings, read by `memskill eval --dataset alfworld`.
+    pub alfworld: toml::Table,
+}
+
+/// Run identity, seed, epochs and checkpointing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunConfig {
+    pub name: String,
+    pub seed: u64,
+    pub outer_epochs: u32,
+    pub inner_epochs: u32,
+    /// Training samples (episodes) per inner epoch = per PPO update.
+    pub batch_size: usize,
+    /// Checkpoints kept besides the best one.
+    pub keep_last: usize,
+    /// Write a checkpoint every this many inner epochs (and always at outer-epoch ends).
+    pub checkpoint_every: u32,
+    /// Initial skill bank (bank.json or an exported skills folder); "" = the four seed skills.
+    pub skill_bank: String,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            name: "memskill".into(),
+            seed: 42,
+            outer_epochs: 10,
+            inner_epochs: 100,
+            batch_size: 4,
+            keep_last: 3,
+            checkpoint_every: 1,
+            skill_bank: String::new(),
+        }
+    }
+}
+
+/// Where the training samples come from and how they are cut down.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DataConfig {
+    /// "locomo" | "longmemeval" | "hotpotqa" | "synthetic" (tests and demos only).
+    pub dataset: String,
+    pub path: String,
+    /// "train" | "val" | "test" | "all".
+    pub split: String,
+    /// LongMemEval split file (question ids per split); "" = none.
+    pub splits_path: String,
+    pub include_adversarial: bool,
+    /// Keep at most this many samples (0 = all).
+    pub max_samples: usize,
+    /// Keep at most this many sessions per sample (0 = all); queries whose evidence lies in
+    /// dropped sessions are dropped with them.
+    pub max_sessions: usize,
+    /// Keep at most this many queries per sample (0 = all), the first ones in file order.
+    pub max_queries: usize,
+    /// Fraction of each sample's queries answered per episode, sampled per category
+    /// (1.0 = all).
+    pub query_ratio: f64,
+    /// Synthetic dataset shape (dataset = "synthetic").
+    pub synthetic_samples: usize,
+    pub synthetic_spans: usize,
+}
+
+impl Default for DataConfig {
+    fn default() -> Self {
+        Self {
+            dataset: "locomo".into(),
+            path: "/work/shared/data/locomo/locomo10.json".into(),
+            split: "train".into(),
+            splits_path: String::new(),
+            include_adversarial: false,
+            max_samples: 0,
+            max_sessions: 0,
+            max_queries: 0,
+            query_ratio: 1.0,
+            synthetic_samples: 8,
+            synthetic_spans: 3,
+        }
+    }
+}
+
+/// Span segmentation for training (evaluation has its own in [`EvalConfig`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpanConfig {
+    /// "full-session" | "turn-pair" | "turn" | "fixed-tokens" | "fixed-tokens:512:64".
+    pub mode: String,
+}
+
+impl Default for SpanConfig {
+    fn default() -> Self {
+        Self {
+            mode: "full-session".into(),
+        }
+    }
+}
+
+/// The text encoder shared by states, skills and retrieval.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EncoderConfig {
+    /// "minilm" | "qwen3" | "hashing" (offline tests only).
+    pub kind: String,
+    /// Model directory; "" = the asset cache (all-MiniLM-L6-v2).
+    pub path: String,
+    /// Dimension of the hashing encoder.
+    pub dim: usize,
+}
+
+impl Default for EncoderConfig {
+    fn default() -> Self {
+        Self {
+            kind: "minilm".into(),
+            path: String::new(),
+            dim: 384,
+        }
+    }
+}
+
+/// Selection sizes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ControllerConfig {
+    /// Skills selected per span (K).
+    pub top_k: usize,
+    /// Memories retrieved per span for the state and the executor prompt (R).
+    pub retrieve: usize,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        Self {
+            top_k: 3,
+            retrieve: 20,
+        }
+    }
+}
+
+/// One LLM backend and its request parameters.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct LlmConfig {
+    /// "local" (GGUF via candle) | "openai" (any OpenAI-compatible server) |
+    /// "scripted-synthetic" (deterministic oracle for the synthetic dataset; tests only).
+    pub backend: String,
+    /// Model name sent to an OpenAI-compatible server.
+    pub model: String,
+    pub base_urls: Vec<String>,
+    /// Environment variables holding API keys, used round-robin.
+    pub api_key_envs: Vec<String>,
+    pub max_concurrency: usize,
+    pub timeout_secs: u64,
+    pub max_retries: u32,
+    pub backoff_base_ms: u64,
+    /// Local GGUF file; "" = the SmolLM2 asset.
+    pub model_path: String,
+    pub tokenizer_path: String,
+    /// "llama" | "qwen2" | "" (from the GGUF metadata).
+    pub arch: String,
+    pub max_context: usize,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    /// Response cache: "off" | "read-write" | "replay-only".
+    pub cache: String,
+    /// SQLite file of the response cache; "" = `<run dir>/llm-cache.sqlite`.
+    pub cache_path: String,
+    /// Scripted backend only: simulated latency per call.
+    pub scripted_latency_ms: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            backend: "openai".into(),
+            model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
+            base_urls: vec!["http://127.0.0.1:8000/v1".into()],
+            api_key_envs: vec!["OPENAI_API_KEY".into()],
+            max_concurrency: 32,
+            timeout_secs: 120,
+            max_retries: 5,
+            backoff_base_ms: 500,
+            model_path: String::new(),
+            tokenizer_path: String::new(),
+            arch: String::new(),
+            max_context: 4096,
+            max_tokens: 512,
+            temperature: 0.0,
+            cache: "off".into(),
+            cache_path: String::new(),
+            scripted_latency_ms: 0,
+        }
+    }
+}
+
+impl LlmConfig {
+    /// Identity of the backend (not of the request parameters): equal keys share one
+    /// loaded backend.
+    pub fn backend_key(&self) -> String {
+        let mut c = self.clone();
+        c.max_tokens = 0;
+        c.temperature = 0.0;
+        serde_json::to_string(&c).unwrap_or_default()
+    }
+}
+
+/// Query answering.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnswerConfig {
+    /// Memories retrieved per question.
+    pub retrieve: usize,
+    pub max_tokens: u32,
+    /// A different answering backend; absent = the executor's.
+    pub llm: Option<LlmConfig>,
+}
+
+impl Default for AnswerConfig {
+    fn default() -> Self {
+        Self {
+            retrieve: 20,
+            max_tokens: 64,
+            llm: None,
+        }
+    }
+}
+
+/// Task reward.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RewardConfig {
+    /// "f1" | "judge".
+    pub kind: String,
+    /// Judge backend; absent = the executor's.
+    pub judge: Option<LlmConfig>,
+}
+
+impl Default for RewardConfig {
+    fn default() -> Self {
+        Self {
+            kind: "f1".into(),
+            judge: None,
+        }
+    }
+}
+
+/// When and how the designer runs, plus the designer crate's own parameters (flattened).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DesignerSection {
+    pub enabled: bool,
+    /// Run a designer stage every this many outer epochs.
+    pub freq: u32,
+    /// Designer backend; absent = the executor's.
+    pub llm: Option<LlmConfig>,
+    #[serde(flatten)]
+    pub cfg: DesignerConfig,
+}
+
+impl Default for DesignerSection {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            freq: 1,
+            llm: None,
+            cfg: DesignerConfig::default(),
+        }
+    }
+}
+
+/// Evaluation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EvalConfig {
+    pub span_mode: String,
+    pub top_k: usize,
+    pub retrieve: usize,
+    pub split: String,
+    /// Also score with the LLM judge (`reward.judge` or the executor backend).
+    pub judge: bool,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        Self {
+            span_mode: "fixed-tokens:512:64".into(),
+            top_k: 7,
+            retrieve: 20,
+            split: "test".into(),
+            judge: false,
+        }
+    }
+}
+
+/// Bounds on concurrent work.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConcurrencyConfig {
+    /// Episodes of a batch run at the same time.
+    pub episodes: usize,
+    /// Queries of an episode answered at the same time.
+    pub queries: usize,
+}
+
+impl Default for ConcurrencyConfig {
+    fn default() -> Self {
+        Self {
+            episodes: 4,
+            queries: 8,
+        }
+    }
+}
+
+/// Cache directory for memory banks built at evaluation.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CacheConfig {
+    /// "" = `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
+    pub dir: String,
+}
+
+impl CacheConfig {
+    pub fn root(&self) -> PathBuf {
+        if !self.dir.is_empty() {
+            return PathBuf::from(&self.dir);
+        }
+        cache_root()
+    }
+}
+
+/// `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
+pub fn cache_root() -> PathBuf {
+    if let Ok(p) = std::env::var("MEMSKILL_CACHE") {
+        if !p.is_empty() {
+            return PathBuf::from(p);
+        }
+    }
+    if let Ok(p) = std::env::var("XDG_CACHE_HOME") {
+        if !p.is_empty() {
+            return PathBuf::from(p).join("memskill");
+        }
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| ".".into());
+    PathBuf::from(home).join(".cache").join("memskill")
+}
+
+/// Parse `a.b.c=value`; the value is read as a TOML scalar/array/inline table, and as a
+/// plain string when it is not valid TOML.
+pub fn parse_set(s: &str) -> Result<(Vec<String>, toml::Value)> {
+    let (k, v) = s
+        .split_once('=')
+        .with_context(|| format!("--set {s:?}: expected key=value"))?;
+    let path: Vec<String> = k.trim().split('.').map(|p| p.trim().to_string()).collect();
+    if path.iter().any(|p| p.is_empty()) {
+        bail!("--set {s:?}: empty key segment");
+    }
+    let v = v.trim();
+    let value = match toml::from_str::<toml::Table>(&format!("v = {v}")) {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(v.into())),
+        Err(_) => toml::Value::String(v.into()),
+    };
+    Ok((path, value))
+}
+
+fn set_path(root: &mut toml::Table, path: &[String], value: toml::Value) -> Result<()> {
+    let (last, parents) = path.split_last().context("empty key")?;
+    let mut t = root;
+    for p in parents {
+        let entry = t
+            .entry(p.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = match entry {
+            toml::Value::Table(t) => t,
+            _ => bail!("config key {:?} is not a table", path.join(".")),
+        };
+    }
+    t.insert(last.clone(), value);
+    Ok(())
+}
+
+fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Every leaf key of `user` must exist in `resolved` (unknown keys are silently dropped by
+/// serde otherwise). Returns the first unknown dotted key.
+fn unknown_key(user: &toml::Table, resolved: &toml::Table, prefix: &str) -> Option<String> {
+    for (k, v) in user {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match (v, resolved.get(k)) {
+            (_, None) => return Some(key),
+            (toml::Value::Table(u), Some(toml::Value::Table(r))) => {
+                if let Some(bad) = unknown_key(u, r, &key) {
+                    return Some(bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl Config {
+    /// Resolve a config from TOML text plus `--set` overrides.
+    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
+        let user: toml::Table =
+            toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+        let mut user_all = user.clone();
+        for s in sets {
+            let (path, value) = parse_set(s)?;
+            set_path(&mut user_all, &path, value)?;
+        }
+        let mut base =
+            toml::Table::try_from(Config::default()).context("serialising default config")?;
+        merge(&mut base, &user_all);
+        let cfg: Config = base
+            .try_into()
+            .with_context(|| format!("config {origin}: invalid value"))?;
+        let resolved = toml::Table::try_from(&cfg).context("serialising resolved config")?;
+        if let Some(bad) = unknown_key(&user_all, &resolved, "") {
+            bail!("config {origin}: unknown key `{bad}`");
+        }
+        cfg.validate().with_context(|| format!("config {origin}"))?;
+        Ok(cfg)
+    }
+
+    /// Load a TOML file and apply overrides.
+    pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config {}", path.display()))?;
+        Self::from_toml_str(&text, sets, &path.display().to_string())
+    }
+
+    /// The resolved config as TOML (what `runs/<name>/config.toml` holds).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string_pretty(self).context("serialising config")
+    }
+
+    /// Cross-field checks with messages naming the field.
+    pub fn validate(&self) -> Result<()> {
+        let r = &self.run;
+        if r.name.is_empty() || r.name.contains('/') || r.name.starts_with('.') {
+            bail!("run.name {:?} must be a non-empty folder name", r.name);
+        }
+        if r.batch_size == 0 {
+            bail!("run.batch_size must be >= 1");
+        }
+        if r.outer_epochs == 0 || r.inner_epochs == 0 {
+            bail!("run.outer_epochs and run.inner_epochs must be >= 1");
+        }
+        if self.controller.top_k == 0 {
+            bail!("controller.top_k must be >= 1");
+        }
+        if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
+            bail!(
+                "data.query_ratio must be in (0, 1], got {}",
+                self.data.query_ratio
+            );
+        }
+        if !matches!(self.reward.kind.as_str(), "f1" | "judge") {
+            bail!(
+                "reward.kind must be \"f1\" or \"judge\", got {:?}",
+                self.reward.kind
+            );
+        }
+        if self.designer.freq == 0 {
+            bail!("designer.freq must be >= 1");
+        }
+        for (field, l) in self.llm_configs() {
+            if !matches!(
+                l.backend.as_str(),
+                "local" | "openai" | "scripted-synthetic"
+            ) {
+                bail!(
+                    "{field}.backend must be local | openai | scripted-synthetic, got {:?}",
+                    l.backend
+                );
+            }
+            if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {
+                bail!(
+                    "{field}.cache must be off | read-write | replay-only, got {:?}",
+                    l.cache
+                );
+            }
+        }
+        if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
+            bail!("concurrency.episodes and concurrency.queries must be >= 1");
+        }
+        Ok(())
+    }
+
+    /// Every LLM backend config with the field it came from.
+    pub fn llm_configs(&self) -> Vec<(&'static str, &LlmConfig)> {
+        let mut v = vec![("executor", &self.executor)];
+        if let Some(l) = &self.answer.llm {
+            v.push(("answer.llm", l));
+        }
+        if let Some(l) = &self.reward.judge {
+            v.push(("reward.judge", l));
+        }
+        if let Some(l) = &self.designer.llm {
+            v.push(("designer.llm", l));
+        }
+        v
+    }
+
+    /// The answering backend (falls back to the executor's).
+    pub fn answer_llm(&self) -> &LlmConfig {
+        self.answer.llm.as_ref().unwrap_or(&self.executor)
+    }
+    pub fn judge_llm(&self) -> &LlmConfig {
+        self.reward.judge.as_ref().unwrap_or(&self.executor)
+    }
+    pub fn designer_llm(&self) -> &LlmConfig {
+        self.designer.llm.as_ref().unwrap_or(&self.executor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_overrides_and_unknown_keys() {
+        let c = Config::from_toml_str("[run]\nname = \"x\"\n", &[], "t").unwrap();
+        assert_eq!(c.run.name, "x");
+        assert_eq!(c.run.batch_size, 4);
+        assert_eq!(c.controller.top_k, 3);
+        let c = Config::from_toml_str(
+            "[run]\nname = \"x\"\n",
+            &[
+                "run.batch_size=7".into(),
+                "data.dataset=synthetic".into(),
+                "ppo.lr=0.003".into(),
+            ],
+            "t",
+        )
+        .unwrap();
+        assert_eq!(c.run.batch_size, 7);
+        assert_eq!(c.data.dataset, "synthetic");
+        assert!((c.ppo.lr - 0.003).abs() < 1e-9);
+        let e = Config::from_toml_str("[run]\nnmae = \"x\"\n", &[], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("run.nmae"), "{e:#}");
+        let e = Config::from_toml_str("", &["run.batch_size=0".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("batch_size"), "{e:#}");
+        let e = Config::from_toml_str("", &["run.batch_size=\"many\"".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("invalid"), "{e:#}");
+    }
+
+    #[test]
+    fn resolved_config_round_trips() {
+        let c = Config::from_toml_str("", &["answer.llm.backend=\"local\"".into()], "t").unwrap();
+        assert_eq!(c.answer_llm().backend, "local");
+        let t = c.to_toml().unwrap();
+        let d = Config::from_toml_str(&t, &[], "resolved").unwrap();
+        assert_eq!(d.to_toml().unwrap(), t);
+    }
+
+    #[test]
+    fn set_values_parse_as_toml_or_string() {
+        assert_eq!(parse_set("a.b=3").unwrap().1, toml::Value::Integer(3));
+        assert_eq!(
+            parse_set("a=hello world").unwrap().1,
+            toml::Value::String("hello world".into())
+        );
+        assert_eq!(parse_set("a=true").unwrap().1, toml::Value::Boolean(true));
+        assert!(parse_set("novalue").is_err());
+        assert!(parse_set("a..b=1").is_err());
+    }
+}

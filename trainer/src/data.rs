@@ -1,0 +1,182 @@
+//! Loading the configured samples: dataset, split, cuts, span segmentation.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use memskill_core::{Query, Sample};
+use memskill_datasets::{LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::DataConfig;
+
+/// Parse a span mode string with the config field in the error.
+pub fn span_mode(s: &str, field: &str) -> Result<SpanMode> {
+    s.parse::<SpanMode>()
+        .map_err(|e| anyhow::anyhow!("{field} = {s:?}: {e}"))
+}
+
+/// Load, split, cut and segment the samples of `split`.
+pub fn load_samples(
+    cfg: &DataConfig,
+    split: &str,
+    mode: &SpanMode,
+    seed: u64,
+) -> Result<Vec<Sample>> {
+    let mut samples = match cfg.dataset.as_str() {
+        "synthetic" => {
+            let all = crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed);
+            // Synthetic spans are built by hand (one per fact); the split is ignored.
+            return Ok(cut(all, cfg));
+        }
+        "locomo" => {
+            let path = Path::new(&cfg.path);
+            let all = memskill_datasets::load_locomo(
+                path,
+                &LocomoOptions {
+                    include_adversarial: cfg.include_adversarial,
+                },
+            )
+            .with_context(|| format!("data.path: loading LoCoMo from {}", path.display()))?;
+            memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
+                .with_context(|| format!("data.split {split:?}"))?
+        }
+        "longmemeval" => {
+            let path = Path::new(&cfg.path);
+            let only = if cfg.splits_path.is_empty() || split == "all" {
+                None
+            } else {
+                let splits = memskill_datasets::load_lme_splits(Path::new(&cfg.splits_path))
+                    .with_context(|| format!("data.splits_path {}", cfg.splits_path))?;
+                Some(
+                    splits
+                        .get(split)
+                        .with_context(|| {
+                            format!(
+                                "data.splits_path {} has no split {split:?}",
+                                cfg.splits_path
+                            )
+                        })?
+                        .clone(),
+                )
+            };
+            memskill_datasets::load_longmemeval(
+                path,
+                &LmeOptions {
+                    only,
+                    ..Default::default()
+                },
+            )
+            .with_context(|| format!("data.path: loading LongMemEval from {}", path.display()))?
+        }
+        "hotpotqa" => {
+            let path = Path::new(&cfg.path);
+            memskill_datasets::load_hotpotqa(path)
+                .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
+        }
+        other => bail!("data.dataset {other:?} is not locomo | longmemeval | hotpotqa | synthetic"),
+    };
+    samples = cut(samples, cfg);
+    for s in &mut samples {
+        memskill_datasets::segment(s, mode);
+    }
+    samples.retain(|s| !s.spans.is_empty() && !s.queries.is_empty());
+    if samples.is_empty() {
+        bail!(
+            "data: no samples with spans and queries left in split {split:?} of {}",
+            cfg.path
+        );
+    }
+    Ok(samples)
+}
+
+/// Apply `max_samples`, `max_sessions` (dropping queries whose evidence left with the
+/// sessions) and `max_queries`.
+pub fn cut(mut samples: Vec<Sample>, cfg: &DataConfig) -> Vec<Sample> {
+    if cfg.max_samples > 0 {
+        samples.truncate(cfg.max_samples);
+    }
+    for s in &mut samples {
+        if cfg.max_sessions > 0 && s.sessions.len() > cfg.max_sessions {
+            s.sessions.truncate(cfg.max_sessions);
+            let kept: HashSet<&str> = s
+                .sessions
+                .iter()
+                .flat_map(|x| x.turns.iter().map(|t| t.id.as_str()))
+                .collect();
+            let kept_sessions: HashSet<usize> = s.sessions.iter().map(|x| x.index).collect();
+            s.spans
+                .retain(|sp| sp.session.is_none_or(|i| kept_sessions.contains(&i)));
+            s.queries.retain(|q| {
+                !q.evidence.is_empty() && q.evidence.iter().all(|e| kept.contains(e.as_str()))
+            });
+        }
+        if cfg.max_queries > 0 {
+            s.queries.truncate(cfg.max_queries);
+        }
+    }
+    samples
+}
+
+/// Stratified sample of `ratio` of the queries per category (at least one per category),
+/// returned in original order.
+pub fn stratified_queries<'a>(
+    queries: &'a [Query],
+    ratio: f64,
+    rng: &mut ChaCha8Rng,
+) -> Vec<&'a Query> {
+    if ratio >= 1.0 {
+        return queries.iter().collect();
+    }
+    let mut by_cat: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, q) in queries.iter().enumerate() {
+        by_cat.entry(q.category.as_str()).or_default().push(i);
+    }
+    let mut keep = Vec::new();
+    for (_, mut idx) in by_cat {
+        let n = ((idx.len() as f64 * ratio).round() as usize).clamp(1, idx.len());
+        idx.shuffle(rng);
+        keep.extend_from_slice(&idx[..n]);
+    }
+    keep.sort_unstable();
+    keep.into_iter().map(|i| &queries[i]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn stratified_keeps_every_category_and_order() {
+        let qs: Vec<Query> = (0..20)
+            .map(|i| Query {
+                id: format!("q{i}"),
+                question: String::new(),
+                answers: vec![],
+                category: if i < 4 { "a".into() } else { "b".into() },
+                evidence: vec![],
+                date: None,
+            })
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let got = stratified_queries(&qs, 0.25, &mut rng);
+        assert_eq!(got.iter().filter(|q| q.category == "a").count(), 1);
+        assert_eq!(got.iter().filter(|q| q.category == "b").count(), 4);
+        let ids: Vec<usize> = got.iter().map(|q| q.id[1..].parse().unwrap()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(stratified_queries(&qs, 1.0, &mut rng).len(), 20);
+    }
+
+    #[test]
+    fn cutting_sessions_drops_their_queries() {
+        let mut cfg = DataConfig::default();
+        cfg.max_sessions = 2;
+        let s = crate::synthetic::dataset(1, 4, 0);
+        let c = cut(s, &cfg);
+        assert_eq!(c[0].sessions.len(), 2);
+        assert_eq!(c[0].spans.len(), 2);
+        assert_eq!(c[0].queries.len(), 2);
+    }
+}

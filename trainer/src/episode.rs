@@ -1,0 +1,393 @@
+//! One episode: a sample's spans go through retrieval -> controller -> executor -> memory
+//! bank, then its queries are answered and scored.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use memskill_controller::{
+    build_state, Controller, NewSkillBias, SelectMode, SpanOutcome, Transition,
+};
+use memskill_core::{
+    ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, Provenance, Query, Sample,
+    Skill, TextEncoder,
+};
+use memskill_executor::AnswerStyle;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::backends::embed;
+
+/// Run `f` over `items` with at most `workers` threads; results keep the input order.
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers.max(1).min(items.len());
+    if workers <= 1 {
+        return items.iter().enumerate().map(|(i, t)| f(i, t)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = (0..items.len()).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(i, &items[i]);
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .ok()
+                .flatten()
+                .expect("every slot is filled by a worker")
+        })
+        .collect()
+}
+
+/// A 64-bit seed derived from a base seed and a path of indices (splitmix64 mixing).
+pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    parts.iter().fold(mix(seed), |acc, p| mix(acc ^ mix(*p)))
+}
+
+/// The answer style of a dataset.
+pub fn answer_style(dataset: &str) -> AnswerStyle {
+    match dataset {
+        "longmemeval" => AnswerStyle::LongMemEval,
+        "hotpotqa" => AnswerStyle::HotpotQa,
+        _ => AnswerStyle::Locomo,
+    }
+}
+
+/// The F1 of a prediction under the dataset's official rule.
+pub fn f1_score(dataset: &str, q: &Query, prediction: &str) -> f64 {
+    let gold = q.answers.first().map(String::as_str).unwrap_or("");
+    match dataset {
+        "hotpotqa" => memskill_executor::hotpot_f1(prediction, &q.answers),
+        "locomo" | "synthetic" => {
+            let cat: u8 = q.category.trim().parse().unwrap_or(4);
+            memskill_executor::locomo_f1(prediction, gold, cat)
+        }
+        _ => memskill_executor::token_f1(prediction, gold),
+    }
+}
+
+/// Everything an episode needs that does not change within a batch.
+pub struct EpisodeCtx<'a> {
+    pub encoder: &'a dyn TextEncoder,
+    pub executor: &'a dyn Llm,
+    pub exec_max_tokens: u32,
+    pub exec_temperature: f32,
+    pub answerer: &'a dyn Llm,
+    pub answer_max_tokens: u32,
+    /// The judge, when configured (reward or evaluation).
+    pub judge: Option<&'a dyn Llm>,
+    /// Reward = judge score instead of F1.
+    pub reward_is_judge: bool,
+    pub dataset: &'a str,
+    pub top_k: usize,
+    pub retrieve: usize,
+    pub answer_retrieve: usize,
+    pub query_workers: usize,
+    pub query_ratio: f64,
+    pub controller: &'a Mutex<&'a mut Controller>,
+    /// Selectable skills, in the order of `skill_embs`.
+    pub skills: &'a [Skill],
+    pub skill_embs: Arc<Vec<Vec<f32>>>,
+    pub bias: Option<&'a NewSkillBias>,
+    /// Global update step (provenance, hard cases).
+    pub step: u64,
+}
+
+/// One answered query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryResult {
+    pub sample_id: String,
+    pub query_id: String,
+    pub question: String,
+    pub gold: String,
+    pub category: String,
+    pub prediction: String,
+    pub f1: Option<f64>,
+    pub judge: Option<f64>,
+    /// The score that counts as reward (F1 or judge); None when the call failed.
+    pub score: Option<f64>,
+    pub retrieved: Vec<String>,
+    /// LLM error of the answer (or judge) call.
+    pub error: Option<String>,
+}
+
+/// The memory-building half of an episode.
+pub struct BuiltMemory {
+    pub memory: MemoryBank,
+    pub transitions: Vec<Transition>,
+    pub outcomes: Vec<SpanOutcome>,
+    /// Chosen skill indices per span (into `EpisodeCtx::skills`).
+    pub chosen: Vec<Vec<usize>>,
+    pub call_errors: usize,
+    pub parse_problems: usize,
+    pub errors: Vec<String>,
+}
+
+/// Build the memory bank of `sample`: `rng = Some` samples skills (training),
+/// `None` takes the deterministic top-K (evaluation).
+pub fn build_memory(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    mut rng: Option<&mut ChaCha8Rng>,
+) -> Result<BuiltMemory> {
+    let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
+    let span_embs = embed(ctx.encoder, &texts)?;
+    let mut out = BuiltMemory {
+        memory: MemoryBank::new(),
+        transitions: Vec::with_capacity(sample.spans.len()),
+        outcomes: Vec::with_capacity(sample.spans.len()),
+        chosen: Vec::new(),
+        call_errors: 0,
+        parse_problems: 0,
+        errors: Vec::new(),
+    };
+    for (span, span_emb) in sample.spans.iter().zip(&span_embs) {
+        let hits = out.memory.retrieve(span_emb, ctx.retrieve);
+        let retrieved: Vec<&MemoryItem> = hits
+            .iter()
+            .filter_map(|(id, _)| out.memory.get(*id))
+            .collect();
+        let retrieved_embs: Vec<&[f32]> =
+            retrieved.iter().map(|m| m.embedding.as_slice()).collect();
+        let state = build_state(span_emb, &retrieved_embs);
+        let selection = {
+            let ctrl = ctx
+                .controller
+                .lock()
+                .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
+            let mode = match rng.as_deref_mut() {
+                Some(r) => SelectMode::Sample(r),
+                None => SelectMode::Greedy,
+            };
+            let bias = if matches!(mode, SelectMode::Greedy) {
+                None
+            } else {
+                ctx.bias
+            };
+            ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
+                .with_context(|| format!("controller selection for span {}", span.id))?
+        };
+        let chosen: Vec<&Skill> = selection
+            .skills
+            .iter()
+            .filter_map(|&i| ctx.skills.get(i))
+            .collect();
+        let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
+        let retrieved_texts: Vec<&str> = retrieved.iter().map(|m| m.content.as_str()).collect();
+        let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
+        let messages = memskill_executor::executor_messages(span, &retrieved_texts, &chosen);
+        let req = ChatRequest::new(messages)
+            .with_max_tokens(ctx.exec_max_tokens)
+            .with_temperature(ctx.exec_temperature);
+        let mut outcome = SpanOutcome {
+            chosen: allowed.clone(),
+            executed: Vec::new(),
+            all_calls_failed: false,
+        };
+        match ctx.executor.chat(&req) {
+            Err(e) => {
+                out.call_errors += 1;
+                outcome.all_calls_failed = true;
+                if out.errors.len() < 5 {
+                    out.errors
+                        .push(format!("executor call for span {}: {e}", span.id));
+                }
+            }
+            Ok(resp) => {
+                let parsed =
+                    memskill_executor::parse_actions(&resp.text, retrieved_ids.len(), &allowed);
+                out.parse_problems += parsed.problems.len();
+                let prov = Provenance {
+                    span_id: span.id.clone(),
+                    skills: chosen.iter().map(|s| s.name.clone()).collect(),
+                    step: ctx.step,
+                };
+                let report = memskill_executor::apply_actions(
+                    &mut out.memory,
+                    &parsed.actions,
+                    &retrieved_ids,
+                    ctx.encoder,
+                    &prov,
+                )
+                .with_context(|| format!("applying actions of span {}", span.id))?;
+                out.parse_problems += report.problems.len();
+                outcome.executed = report.executed;
+            }
+        }
+        out.transitions.push(Transition {
+            state,
+            skill_embs: ctx.skill_embs.clone(),
+            bias: selection.bias.clone(),
+            actions: selection.skills.clone(),
+            old_log_prob: selection.log_prob,
+            old_value: selection.value,
+            reward: 0.0,
+        });
+        out.outcomes.push(outcome);
+        out.chosen.push(selection.skills);
+    }
+    Ok(out)
+}
+
+/// Answer (and score) `queries` over `memory`, concurrently.
+pub fn answer_queries(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    memory: &MemoryBank,
+    queries: &[&Query],
+    with_judge: bool,
+) -> Result<Vec<QueryResult>> {
+    let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
+    let q_embs = embed(ctx.encoder, &texts)?;
+    let style = answer_style(ctx.dataset);
+    let results = par_map(queries, ctx.query_workers, |i, q| {
+        let hits = memory.retrieve(&q_embs[i], ctx.answer_retrieve);
+        let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| memory.get(*id)).collect();
+        let messages = memskill_executor::answer_messages(style, q, &mems);
+        let req = ChatRequest::new(messages)
+            .with_max_tokens(ctx.answer_max_tokens)
+            .with_temperature(0.0);
+        let gold = q.answers.first().cloned().unwrap_or_default();
+        let mut r = QueryResult {
+            sample_id: sample.id.clone(),
+            query_id: q.id.clone(),
+            question: q.question.clone(),
+            gold: gold.clone(),
+            category: q.category.clone(),
+            prediction: String::new(),
+            f1: None,
+            judge: None,
+            score: None,
+            retrieved: mems.iter().map(|m| m.content.clone()).collect(),
+            error: None,
+        };
+        match ctx.answerer.chat(&req) {
+            Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
+            Ok(resp) => {
+                r.prediction = memskill_executor::extract_answer(style, &resp.text);
+                r.f1 = Some(f1_score(ctx.dataset, q, &r.prediction));
+                if with_judge || ctx.reward_is_judge {
+                    if let Some(j) = ctx.judge {
+                        match judge_score(j, ctx.dataset, q, &r.prediction) {
+                            Ok(s) => r.judge = Some(s),
+                            Err(e) => r.error = Some(format!("judge call for {}: {e}", q.id)),
+                        }
+                    }
+                }
+                r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
+            }
+        }
+        r
+    });
+    Ok(results)
+}
+
+/// Judge score in {0, 0.5, 1}; an unparsable verdict counts 0.
+pub fn judge_score(
+    judge: &dyn Llm,
+    dataset: &str,
+    q: &Query,
+    prediction: &str,
+) -> Result<f64, memskill_core::LlmError> {
+    let gold = q.answers.first().map(String::as_str).unwrap_or("");
+    if dataset == "longmemeval" {
+        let abstention = q.id.ends_with("_abs");
+        let m = memskill_executor::lme_judge_messages(
+            &q.category,
+            &q.question,
+            gold,
+            prediction,
+            abstention,
+        );
+        let resp = judge.chat(&ChatRequest::new(m).with_max_tokens(16))?;
+        Ok(
+            if memskill_executor::parse_yes_no(&resp.text).unwrap_or(false) {
+                1.0
+            } else {
+                0.0
+            },
+        )
+    } else {
+        let m = memskill_executor::judge_messages(&q.question, gold, prediction);
+        let resp = judge.chat(&ChatRequest::new(m).with_max_tokens(64))?;
+        Ok(memskill_executor::parse_judge(&resp.text).unwrap_or(0.0))
+    }
+}
+
+/// A whole training episode.
+pub struct EpisodeResult {
+    pub built: BuiltMemory,
+    pub queries: Vec<QueryResult>,
+    /// Mean score over the answered queries; None when no query could be scored (the
+    /// episode is then dropped from the PPO batch and reported).
+    pub reward: Option<f64>,
+}
+
+/// Run one training episode with its own RNG (derived from seed, step and episode index,
+/// so concurrency does not change results).
+pub fn run_episode(ctx: &EpisodeCtx<'_>, sample: &Sample, seed: u64) -> Result<EpisodeResult> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let built = build_memory(ctx, sample, Some(&mut rng))?;
+    let queries = crate::data::stratified_queries(&sample.queries, ctx.query_ratio, &mut rng);
+    let results = answer_queries(ctx, sample, &built.memory, &queries, false)?;
+    let scores: Vec<f64> = results.iter().filter_map(|r| r.score).collect();
+    let reward = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+    Ok(EpisodeResult {
+        built,
+        queries: results,
+        reward,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn par_map_keeps_order_and_bounds_workers() {
+        let items: Vec<u32> = (0..50).collect();
+        let live = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let out = par_map(&items, 3, |i, x| {
+            let n = live.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(n, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            live.fetch_sub(1, Ordering::SeqCst);
+            (i as u32) * 10 + x
+        });
+        assert_eq!(out, items.iter().map(|x| x * 11).collect::<Vec<_>>());
+        assert!(peak.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn derived_seeds_differ_per_part() {
+        let a = derive_seed(1, &[0, 0]);
+        assert_ne!(a, derive_seed(1, &[0, 1]));
+        assert_ne!(a, derive_seed(1, &[1, 0]));
+        assert_ne!(a, derive_seed(2, &[0, 0]));
+        assert_eq!(a, derive_seed(1, &[0, 0]));
+    }
+}

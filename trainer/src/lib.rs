@@ -1,0 +1,19 @@
+//! memskill-trainer: wires datasets, controller, executor and designer into the training
+//! loop, checkpoints, evaluation, plots and benchmarks. The `memskill` binary's `train`,
+//! `eval`, `compare`, `plot` and `bench` commands are thin wrappers over this library.
+
+pub mod backends;
+pub mod checkpoint;
+pub mod config;
+pub mod data;
+pub mod episode;
+pub mod fsutil;
+pub mod runtime;
+pub mod synthetic;
+pub mod train;
+
+pub use config::Config;
+pub use train::{train, TrainOptions, TrainOutcome};
+pub mod bench;
+pub mod eval;
+pub mod plot;

@@ -1,0 +1,154 @@
+//! The wired components of a run: encoder, counted LLM roles, samples.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use memskill_core::{Llm, Sample, SkillBank, TextEncoder};
+use serde::{Deserialize, Serialize};
+
+use crate::backends::{build_encoder, BackendFactory, CountingLlm, LlmCounters, LlmTotals};
+use crate::config::Config;
+
+/// Per-role traffic counters.
+#[derive(Default)]
+pub struct RoleCounters {
+    pub executor: Arc<LlmCounters>,
+    pub answer: Arc<LlmCounters>,
+    pub judge: Arc<LlmCounters>,
+    pub designer: Arc<LlmCounters>,
+}
+
+/// Snapshot of all roles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleTotals {
+    pub executor: LlmTotals,
+    pub answer: LlmTotals,
+    pub judge: LlmTotals,
+    pub designer: LlmTotals,
+}
+
+impl RoleTotals {
+    pub fn minus(&self, o: &RoleTotals) -> RoleTotals {
+        RoleTotals {
+            executor: self.executor.minus(&o.executor),
+            answer: self.answer.minus(&o.answer),
+            judge: self.judge.minus(&o.judge),
+            designer: self.designer.minus(&o.designer),
+        }
+    }
+    pub fn errors(&self) -> u64 {
+        self.executor.errors + self.answer.errors + self.judge.errors + self.designer.errors
+    }
+}
+
+impl RoleCounters {
+    pub fn totals(&self) -> RoleTotals {
+        RoleTotals {
+            executor: self.executor.totals(),
+            answer: self.answer.totals(),
+            judge: self.judge.totals(),
+            designer: self.designer.totals(),
+        }
+    }
+    /// Calls currently in flight, all roles.
+    pub fn in_flight(&self) -> u64 {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.executor.in_flight.load(Relaxed)
+            + self.answer.in_flight.load(Relaxed)
+            + self.judge.in_flight.load(Relaxed)
+            + self.designer.in_flight.load(Relaxed)
+    }
+}
+
+/// Encoder, LLM roles and counters of a run.
+pub struct Runtime {
+    pub encoder: Arc<dyn TextEncoder>,
+    pub executor: Arc<dyn Llm>,
+    pub answerer: Arc<dyn Llm>,
+    /// Present when the reward or the evaluation uses the judge.
+    pub judge: Option<Arc<dyn Llm>>,
+    pub designer: Option<Arc<dyn Llm>>,
+    pub counters: RoleCounters,
+    /// Identity of the executor backend (evaluation cache keys).
+    pub executor_id: String,
+}
+
+impl Runtime {
+    /// Build encoder and backends. `oracle_samples` feed the scripted-synthetic backend.
+    pub fn build(
+        cfg: &Config,
+        run_dir: &Path,
+        oracle_samples: Vec<Sample>,
+        want_judge: bool,
+    ) -> Result<Self> {
+        let encoder = build_encoder(&cfg.encoder)?;
+        let mut f = BackendFactory::new(run_dir, oracle_samples);
+        let counters = RoleCounters::default();
+        let exec_raw = f.get(&cfg.executor, "executor")?;
+        let executor_id = exec_raw.id();
+        let executor: Arc<dyn Llm> =
+            Arc::new(CountingLlm::new(exec_raw, counters.executor.clone()));
+        let answerer: Arc<dyn Llm> = Arc::new(CountingLlm::new(
+            f.get(cfg.answer_llm(), "answer.llm")?,
+            counters.answer.clone(),
+        ));
+        let judge = if want_judge || cfg.reward.kind == "judge" {
+            Some(Arc::new(CountingLlm::new(
+                f.get(cfg.judge_llm(), "reward.judge")?,
+                counters.judge.clone(),
+            )) as Arc<dyn Llm>)
+        } else {
+            None
+        };
+        let designer = if cfg.designer.enabled {
+            Some(Arc::new(CountingLlm::new(
+                f.get(cfg.designer_llm(), "designer.llm")?,
+                counters.designer.clone(),
+            )) as Arc<dyn Llm>)
+        } else {
+            None
+        };
+        Ok(Self {
+            encoder,
+            executor,
+            answerer,
+            judge,
+            designer,
+            counters,
+            executor_id,
+        })
+    }
+}
+
+/// The starting skill bank: `run.skill_bank` (bank.json or an exported folder), the
+/// synthetic bank for the synthetic dataset, else the four seed skills.
+pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
+    let p = &cfg.run.skill_bank;
+    if p.is_empty() {
+        return Ok(if cfg.data.dataset == "synthetic" {
+            crate::synthetic::skill_bank()
+        } else {
+            SkillBank::seed()
+        });
+    }
+    load_bank(Path::new(p)).with_context(|| format!("run.skill_bank {p}"))
+}
+
+/// Load a bank from a `bank.json`, an exported skills folder, or a checkpoint folder.
+pub fn load_bank(p: &Path) -> Result<SkillBank> {
+    if p.is_dir() {
+        if p.join("skill_bank.json").exists() {
+            return load_bank(&p.join("skill_bank.json"));
+        }
+        return memskill_designer::import_bank(p)
+            .with_context(|| format!("importing skills from {}", p.display()));
+    }
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing skill bank {}", p.display()))
+}
+
+/// `runs_dir/<name>`.
+pub fn run_dir(runs_dir: &Path, cfg: &Config) -> PathBuf {
+    runs_dir.join(&cfg.run.name)
+}

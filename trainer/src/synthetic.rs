@@ -1,0 +1,274 @@
+//! A synthetic task and a scripted oracle LLM for tests, demos and benchmarks. **Not a
+//! research backend**: it exists so the closed loop can be tested offline and
+//! deterministically.
+//!
+//! Each sample has `spans` spans; span `j` of sample `k` states one fact ("The code of
+//! locker LkXj is amber.") and is tagged with the marker `[syn-k-j]`. Each fact has one
+//! question. The skill bank holds one useful skill (`capture-facts`) and distractors. The
+//! oracle executor emits the INSERT of the span's fact exactly when `capture-facts` is
+//! among the selected skills in the executor prompt, a useless note when `note-mood` is,
+//! and NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
+//! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
+//! selects `capture-facts`.
+
+use std::time::{Duration, Instant};
+
+use memskill_core::{
+    ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
+    SkillStatus, Span, Turn, Usage, UsageStats, Version,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The skill that leads to correct memories.
+pub const USEFUL_SKILL: &str = "capture-facts";
+/// A distractor that writes useless notes.
+pub const NOISE_SKILL: &str = "note-mood";
+
+const CODES: [&str; 16] = [
+    "amber", "cobalt", "crimson", "olive", "saffron", "teal", "violet", "indigo", "maroon",
+    "ochre", "scarlet", "ivory", "jade", "bronze", "coral", "azure",
+];
+const FILLER: [&str; 6] = [
+    "Sam said, \"The weather was lovely this morning.\"",
+    "Sam said, \"I watched a long film yesterday.\"",
+    "Sam said, \"Lunch was a bit too salty.\"",
+    "Sam said, \"My cat keeps sleeping on the keyboard.\"",
+    "Sam said, \"Traffic was terrible on the bridge.\"",
+    "Sam said, \"I might start jogging again.\"",
+];
+
+fn locker(k: usize, j: usize) -> String {
+    format!("L{k}X{j}")
+}
+
+/// The fact sentence of span `j` of sample `k` with code `code`.
+pub fn fact(k: usize, j: usize, code: &str) -> String {
+    format!("The code of locker {} is {code}.", locker(k, j))
+}
+
+/// `n` synthetic samples of `spans` spans each, deterministic in `seed`. Spans are filled.
+pub fn dataset(n: usize, spans: usize, seed: u64) -> Vec<Sample> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5f37_59df);
+    (0..n)
+        .map(|k| {
+            let id = format!("syn-{k}");
+            let mut sessions = Vec::new();
+            let mut span_list = Vec::new();
+            let mut queries = Vec::new();
+            for j in 0..spans {
+                let code = CODES[rng.random_range(0..CODES.len())];
+                let filler = FILLER[rng.random_range(0..FILLER.len())];
+                let date = format!("{} May 2023", j + 1);
+                let said = format!("Alex said, \"{}\"", fact(k, j, code));
+                let turns = vec![
+                    Turn {
+                        id: format!("D{}:1", j + 1),
+                        speaker: "Alex".into(),
+                        text: said.clone(),
+                    },
+                    Turn {
+                        id: format!("D{}:2", j + 1),
+                        speaker: "Sam".into(),
+                        text: filler.into(),
+                    },
+                ];
+                let text = format!("DATE: {date}\n[syn-{k}-{j}] {said}\n{filler}");
+                span_list.push(Span {
+                    id: format!("{id}:{j}"),
+                    index: j,
+                    session: Some(j + 1),
+                    date: Some(date.clone()),
+                    turn_ids: turns.iter().map(|t| t.id.clone()).collect(),
+                    text,
+                });
+                sessions.push(Session {
+                    index: j + 1,
+                    date: Some(date),
+                    turns,
+                });
+                queries.push(Query {
+                    id: format!("{id}:q{j}"),
+                    question: format!("What is the code of locker {}?", locker(k, j)),
+                    answers: vec![code.to_string()],
+                    category: "4".into(),
+                    evidence: vec![format!("D{}:1", j + 1)],
+                    date: None,
+                });
+            }
+            Sample {
+                id,
+                dataset: "synthetic".into(),
+                sessions,
+                spans: span_list,
+                queries,
+            }
+        })
+        .collect()
+}
+
+fn skill(name: &str, action: ActionKind, description: &str, instructions: &str) -> Skill {
+    Skill {
+        name: name.into(),
+        description: description.into(),
+        instructions: instructions.into(),
+        action,
+        version: Version::new(1, 0, 0),
+        status: SkillStatus::Active,
+        provenance: vec!["synthetic".into()],
+        usage: UsageStats::default(),
+    }
+}
+
+/// The synthetic task's starting skill bank: one useful skill and three distractors.
+pub fn skill_bank() -> SkillBank {
+    SkillBank::from_skills(vec![
+        skill(
+            USEFUL_SKILL,
+            ActionKind::Insert,
+            "Store every locker code stated in the span as one sentence.",
+            "Write the locker and its code as one self-contained sentence.",
+        ),
+        skill(
+            NOISE_SKILL,
+            ActionKind::Insert,
+            "Record how the speakers feel.",
+            "Write one sentence about the speakers' mood.",
+        ),
+        skill(
+            "noop",
+            ActionKind::Noop,
+            "Leave memory unchanged.",
+            "Do nothing.",
+        ),
+        skill(
+            "delete",
+            ActionKind::Delete,
+            "Remove memories contradicted by the span.",
+            "Delete a retrieved memory the span proves wrong.",
+        ),
+    ])
+    .expect("synthetic skill names are valid and distinct")
+}
+
+/// Deterministic oracle LLM for the synthetic task (see the module docs). Tests only.
+pub struct SyntheticOracle {
+    samples: Vec<Sample>,
+    latency: Duration,
+}
+
+impl SyntheticOracle {
+    pub fn new(samples: Vec<Sample>, latency_ms: u64) -> Self {
+        Self {
+            samples,
+            latency: Duration::from_millis(latency_ms),
+        }
+    }
+
+    /// The scripted reply for a prompt.
+    pub fn reply(&self, prompt: &str) -> String {
+        // Executor prompt: it carries one span marker.
+        for s in &self.samples {
+            for (j, sp) in s.spans.iter().enumerate() {
+                let k: usize = s.id.trim_start_matches("syn-").parse().unwrap_or(0);
+                if prompt.contains(&format!("[syn-{k}-{j}]")) {
+                    if prompt.contains(USEFUL_SKILL) {
+                        let code = s
+                            .queries
+                            .get(j)
+                            .and_then(|q| q.answers.first())
+                            .cloned()
+                            .unwrap_or_default();
+                        return format!("ACTION: INSERT\nMEMORY_ITEM: {}", fact(k, j, &code));
+                    }
+                    if prompt.contains(NOISE_SKILL) {
+                        return format!(
+                            "ACTION: INSERT\nMEMORY_ITEM: The speakers seemed relaxed on {}.",
+                            sp.date.clone().unwrap_or_default()
+                        );
+                    }
+                    return "ACTION: NOOP".into();
+                }
+            }
+        }
+        // Answer prompt: the (single) question about a locker.
+        let mut asked: Vec<(usize, usize)> = Vec::new();
+        for s in &self.samples {
+            let k: usize = s.id.trim_start_matches("syn-").parse().unwrap_or(0);
+            for j in 0..s.queries.len() {
+                if prompt.contains(&format!("What is the code of locker {}?", locker(k, j))) {
+                    asked.push((k, j));
+                }
+            }
+        }
+        if asked.len() == 1 {
+            let (k, j) = asked[0];
+            let needle = format!("The code of locker {} is ", locker(k, j));
+            if let Some(pos) = prompt.find(&needle) {
+                let rest = &prompt[pos + needle.len()..];
+                let code: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                return code;
+            }
+            return "unknown".into();
+        }
+        // Anything else (designer rounds, judges): a well-formed "no change".
+        "{\"changes\": [{\"type\": \"no_change\"}]}".into()
+    }
+}
+
+impl Llm for SyntheticOracle {
+    fn id(&self) -> String {
+        "scripted-synthetic".into()
+    }
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let start = Instant::now();
+        let prompt: String = req
+            .messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = self.reply(&prompt);
+        if !self.latency.is_zero() {
+            std::thread::sleep(self.latency);
+        }
+        Ok(ChatResponse {
+            usage: Usage {
+                prompt_tokens: (prompt.len() / 4) as u64,
+                completion_tokens: (text.len() / 4) as u64,
+            },
+            text,
+            latency_ms: start.elapsed().as_millis() as u64,
+            cached: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_follows_the_selected_skill_and_memories() {
+        let ds = dataset(2, 3, 1);
+        let o = SyntheticOracle::new(ds.clone(), 0);
+        let span = &ds[1].spans[2].text;
+        let good = o.reply(&format!("skills: {USEFUL_SKILL}\n{span}"));
+        let code = &ds[1].queries[2].answers[0];
+        assert_eq!(
+            good,
+            format!("ACTION: INSERT\nMEMORY_ITEM: {}", fact(1, 2, code))
+        );
+        assert_eq!(o.reply(&format!("skills: noop\n{span}")), "ACTION: NOOP");
+        let q = &ds[1].queries[2].question;
+        assert_eq!(
+            o.reply(&format!("memories: {}\nQ: {q}", fact(1, 2, code))),
+            *code
+        );
+        assert_eq!(o.reply(&format!("memories: none\nQ: {q}")), "unknown");
+        assert_eq!(dataset(2, 3, 1), ds, "deterministic in the seed");
+    }
+}

@@ -1,0 +1,812 @@
+//! The training loop: outer x inner epochs, one PPO update per batch, a designer stage
+//! every `designer.freq` outer epochs, checkpoints, metrics and progress.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
+use memskill_core::{Sample, Skill, SkillBank};
+use memskill_designer::{stabilised_reward, Evolution, HardCase, HardCasePool, StageDecision};
+use rand::seq::index::sample as sample_indices;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use crate::backends::embed;
+use crate::checkpoint::{pointer, BankHistoryRow, Checkpoint, TrainState, FORMAT_VERSION};
+use crate::config::Config;
+use crate::episode::{derive_seed, par_map, run_episode, EpisodeCtx, EpisodeResult};
+use crate::fsutil::{append_line, file_len, truncate_to, write_atomic};
+use crate::runtime::{initial_bank, Runtime};
+
+/// Options of one `train` invocation that are not part of the run's config.
+#[derive(Debug, Clone)]
+pub struct TrainOptions {
+    /// Parent of run directories (`runs`).
+    pub runs_dir: PathBuf,
+    /// Continue from `checkpoints/latest`.
+    pub resume: bool,
+    /// Stop (at a checkpoint) once this many updates ran in this invocation.
+    pub max_updates: Option<u64>,
+    /// Show progress bars (they are hidden anyway when stderr is not a terminal).
+    pub progress: bool,
+    /// Print one line per update to stderr (when progress bars are hidden).
+    pub log_lines: bool,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        Self {
+            runs_dir: PathBuf::from("runs"),
+            resume: false,
+            max_updates: None,
+            progress: true,
+            log_lines: false,
+        }
+    }
+}
+
+/// What a `train` invocation did.
+#[derive(Debug, Clone)]
+pub struct TrainOutcome {
+    pub run_dir: PathBuf,
+    /// Total PPO updates of the run so far.
+    pub update_step: u64,
+    pub updates_this_run: u64,
+    /// All epochs done (or stopped early by the evolution).
+    pub finished: bool,
+    /// Mean batch reward per outer epoch run in this invocation.
+    pub outer_rewards: Vec<f64>,
+    /// Where the final bank was exported (finished runs).
+    pub export_dir: Option<PathBuf>,
+    pub last_checkpoint: Option<PathBuf>,
+}
+
+fn skill_row(s: &Skill) -> String {
+    format!("{}@{} ({})", s.name, s.version, s.status)
+}
+
+fn history_row(
+    stage: u32,
+    step: u64,
+    reward: Option<f64>,
+    event: &str,
+    bank: &SkillBank,
+    note: String,
+) -> BankHistoryRow {
+    BankHistoryRow {
+        stage,
+        update_step: step,
+        reward,
+        event: event.into(),
+        bank_version: bank.bank_version,
+        skills: bank.skills().iter().map(skill_row).collect(),
+        note,
+    }
+}
+
+/// Render `skills.md`: the bank's evolution, then the current bank.
+pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
+    let mut s = String::from("# Skill bank evolution\n\n| stage | update | event | reward | bank version | skills | note |\n|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let reward = r
+            .reward
+            .map(|x| format!("{x:.4}"))
+            .unwrap_or_else(|| "-".into());
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            r.stage,
+            r.update_step,
+            r.event,
+            reward,
+            r.bank_version,
+            r.skills.join("<br>"),
+            r.note.replace('|', "\\|").replace('\n', " ")
+        ));
+    }
+    s.push_str("\n# Current bank\n\n| skill | version | status | action | uses | mean reward | description |\n|---|---|---|---|---|---|---|\n");
+    for k in bank.skills() {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.4} | {} |\n",
+            k.name,
+            k.version,
+            k.status,
+            k.action,
+            k.usage.count,
+            k.usage.mean_reward,
+            k.description.replace('|', "\\|").replace('\n', " ")
+        ));
+    }
+    s
+}
+
+/// Draw the batch of sample indices for one inner epoch.
+pub fn draw_batch(rng: &mut ChaCha8Rng, n: usize, batch: usize) -> Vec<usize> {
+    if batch <= n {
+        sample_indices(rng, n, batch).into_vec()
+    } else {
+        (0..batch).map(|_| rng.random_range(0..n)).collect()
+    }
+}
+
+struct Progress {
+    _multi: MultiProgress,
+    total: ProgressBar,
+    episodes: ProgressBar,
+    hidden: bool,
+}
+
+impl Progress {
+    fn new(enabled: bool, total: u64, done: u64) -> Self {
+        let hidden = !enabled || !std::io::stderr().is_terminal();
+        let target = if hidden {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let multi = MultiProgress::with_draw_target(target);
+        let style =
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} ETA {eta} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+        let total_bar = multi.add(
+            ProgressBar::new(total)
+                .with_style(style.clone())
+                .with_prefix("updates"),
+        );
+        total_bar.set_position(done);
+        let episodes = multi.add(
+            ProgressBar::new(0)
+                .with_style(style)
+                .with_prefix("episodes"),
+        );
+        Self {
+            _multi: multi,
+            total: total_bar,
+            episodes,
+            hidden,
+        }
+    }
+}
+
+/// Train (or resume) a run. `cfg` is the resolved config; on resume it must be the run's.
+pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
+    let run_dir = opts.runs_dir.join(&cfg.run.name);
+    let metrics_path = run_dir.join("metrics.jsonl");
+    let timings_path = run_dir.join("timings.jsonl");
+    let config_toml = cfg.to_toml()?;
+
+    let resumed: Option<Checkpoint> = if opts.resume {
+        let dir = pointer(&run_dir, "latest")?
+            .with_context(|| format!("--resume: {} has no checkpoint yet", run_dir.display()))?;
+        let ck = Checkpoint::load(&dir)
+            .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+        if ck.config_toml != config_toml {
+            bail!(
+                "--resume: the config differs from the one the run was started with ({}); resume without --config/--set",
+                dir.join("config.toml").display()
+            );
+        }
+        Some(ck)
+    } else {
+        if pointer(&run_dir, "latest")?.is_some() {
+            bail!(
+                "run {} already has checkpoints: pass --resume or choose another --run-name",
+                run_dir.display()
+            );
+        }
+        std::fs::create_dir_all(&run_dir)
+            .with_context(|| format!("creating {}", run_dir.display()))?;
+        None
+    };
+    write_atomic(&run_dir.join("config.toml"), config_toml.as_bytes())?;
+
+    let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
+    let samples = crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?;
+    let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
+    let dim = rt.encoder.dim();
+    let mut controller = Controller::new(dim, &cfg.policy, &cfg.ppo, cfg.run.seed)
+        .context("building the controller")?;
+
+    let (mut state, mut bank, mut evolution, mut pool) = match resumed {
+        Some(ck) => {
+            controller
+                .load_bytes(&ck.controller)
+                .context("restoring the controller from the checkpoint")?;
+            truncate_to(&metrics_path, ck.state.metrics_len)?;
+            filter_timings(&timings_path, ck.state.update_step)?;
+            (ck.state, ck.bank, ck.evolution, ck.pool)
+        }
+        None => {
+            for p in [&metrics_path, &timings_path] {
+                write_atomic(p, b"")?;
+            }
+            let bank = initial_bank(cfg)?;
+            let state = TrainState {
+                format_version: FORMAT_VERSION,
+                outer: 0,
+                inner: 0,
+                update_step: 0,
+                stage: 0,
+                rng: ChaCha8Rng::seed_from_u64(derive_seed(cfg.run.seed, &[1])),
+                bias: None,
+                stage_rewards: Vec::new(),
+                metrics_len: 0,
+                best_reward: None,
+                stopped_early: false,
+                bank_history: vec![history_row(0, 0, None, "start", &bank, String::new())],
+            };
+            (
+                state,
+                bank,
+                Evolution::new(cfg.evolution.clone()),
+                HardCasePool::new(cfg.pool.clone()),
+            )
+        }
+    };
+
+    let total_updates = cfg.run.outer_epochs as u64 * cfg.run.inner_epochs as u64;
+    let progress = Progress::new(opts.progress, total_updates, state.update_step);
+    let log_lines = opts.log_lines || (progress.hidden && opts.progress);
+    let mut out = TrainOutcome {
+        run_dir: run_dir.clone(),
+        update_step: state.update_step,
+        updates_this_run: 0,
+        finished: false,
+        outer_rewards: Vec::new(),
+        export_dir: None,
+        last_checkpoint: None,
+    };
+
+    let save = |state: &mut TrainState,
+                controller: &Controller,
+                bank: &SkillBank,
+                evolution: &Evolution,
+                pool: &HardCasePool,
+                is_best: bool|
+     -> Result<PathBuf> {
+        state.metrics_len = file_len(&metrics_path);
+        let ck = Checkpoint {
+            state: state.clone(),
+            controller: controller
+                .save_bytes()
+                .context("serialising the controller")?,
+            bank: bank.clone(),
+            evolution: evolution.clone(),
+            pool: pool.clone(),
+            config_toml: config_toml.clone(),
+        };
+        ck.save(&run_dir, cfg.run.keep_last, is_best)
+    };
+
+    while state.outer < cfg.run.outer_epochs && !state.stopped_early {
+        let mut outer_batch_rewards = Vec::new();
+        while state.inner < cfg.run.inner_epochs {
+            let t0 = Instant::now();
+            let (line, batch_reward, rollout_s, update_s) = inner_epoch(
+                cfg,
+                &rt,
+                &samples,
+                &mut controller,
+                &mut bank,
+                &mut pool,
+                &mut state,
+                &progress,
+            )?;
+            append_line(&metrics_path, &line.to_string())?;
+            outer_batch_rewards.push(batch_reward);
+            out.updates_this_run += 1;
+            out.update_step = state.update_step;
+            progress.total.set_position(state.update_step);
+            progress
+                .total
+                .set_message(format!("reward {batch_reward:.3}"));
+            if log_lines {
+                eprintln!(
+                    "update {}/{} (outer {} inner {}): reward {:.4}, bank {} skills, {} LLM calls, {} errors",
+                    state.update_step,
+                    total_updates,
+                    state.outer + 1,
+                    state.inner,
+                    batch_reward,
+                    bank.selectable().len(),
+                    line["llm_calls"],
+                    line["llm_errors"]
+                );
+            }
+            let mut ck_s = 0.0;
+            if state.inner < cfg.run.inner_epochs
+                && state.inner % cfg.run.checkpoint_every.max(1) == 0
+            {
+                let tc = Instant::now();
+                out.last_checkpoint = Some(save(
+                    &mut state,
+                    &controller,
+                    &bank,
+                    &evolution,
+                    &pool,
+                    false,
+                )?);
+                ck_s = tc.elapsed().as_secs_f64();
+            }
+            let timing = json!({"step": state.update_step, "rollout_s": rollout_s, "update_s": update_s,
+                "checkpoint_s": ck_s, "total_s": t0.elapsed().as_secs_f64()});
+            append_line(&timings_path, &timing.to_string())?;
+            if ck_s > 0.0 && opts.max_updates.is_some_and(|m| out.updates_this_run >= m) {
+                return Ok(out);
+            }
+        }
+        if !outer_batch_rewards.is_empty() {
+            out.outer_rewards
+                .push(outer_batch_rewards.iter().sum::<f64>() / outer_batch_rewards.len() as f64);
+        }
+        // End of the outer epoch: snapshot / rollback and a designer stage.
+        let t_stage = Instant::now();
+        let reward = stabilised_reward(&state.stage_rewards);
+        let is_best = reward.is_finite() && state.best_reward.is_none_or(|b| reward > b);
+        if is_best {
+            state.best_reward = Some(reward);
+        }
+        let last_outer = state.outer + 1 == cfg.run.outer_epochs;
+        if cfg.designer.enabled && (state.outer + 1) % cfg.designer.freq == 0 {
+            designer_stage(
+                cfg,
+                &rt,
+                &run_dir,
+                &metrics_path,
+                reward,
+                last_outer,
+                &mut controller,
+                &mut bank,
+                &mut evolution,
+                &pool,
+                &mut state,
+            )?;
+        }
+        state.stage_rewards.clear();
+        state.outer += 1;
+        state.inner = 0;
+        let finished = state.outer >= cfg.run.outer_epochs || state.stopped_early;
+        if finished {
+            // The best snapshot is what training leaves behind.
+            if let Some(best) = &evolution.best {
+                bank = best.bank.clone();
+                controller
+                    .load_bytes(&best.controller_state)
+                    .context("restoring the best snapshot's controller")?;
+            }
+            state.bank_history.push(history_row(
+                state.stage,
+                state.update_step,
+                evolution
+                    .best
+                    .as_ref()
+                    .map(|b| b.reward)
+                    .or(state.best_reward),
+                "final",
+                &bank,
+                String::new(),
+            ));
+        }
+        std::fs::write(
+            run_dir.join("skills.md"),
+            render_skills_md(&state.bank_history, &bank),
+        )
+        .with_context(|| format!("writing {}", run_dir.join("skills.md").display()))?;
+        let tc = Instant::now();
+        out.last_checkpoint = Some(save(
+            &mut state,
+            &controller,
+            &bank,
+            &evolution,
+            &pool,
+            is_best || finished,
+        )?);
+        let timing = json!({"step": state.update_step, "stage": state.stage, "stage_s": tc.duration_since(t_stage).as_secs_f64(),
+            "checkpoint_s": tc.elapsed().as_secs_f64()});
+        append_line(&timings_path, &timing.to_string())?;
+        if finished {
+            break;
+        }
+        if opts.max_updates.is_some_and(|m| out.updates_this_run >= m) {
+            return Ok(out);
+        }
+    }
+    progress.total.finish_and_clear();
+    progress.episodes.finish_and_clear();
+    out.finished = true;
+    let export = run_dir.join("skills");
+    if export.exists() {
+        std::fs::remove_dir_all(&export)
+            .with_context(|| format!("replacing {}", export.display()))?;
+    }
+    memskill_designer::export_bank(&bank, &export)
+        .with_context(|| format!("exporting the final skill bank to {}", export.display()))?;
+    std::fs::write(
+        run_dir.join("skills.md"),
+        render_skills_md(&state.bank_history, &bank),
+    )
+    .with_context(|| format!("writing {}", run_dir.join("skills.md").display()))?;
+    out.export_dir = Some(export);
+    Ok(out)
+}
+
+/// Drop timing lines of updates after `step` (they are redone after a resume).
+fn filter_timings(path: &Path, step: u64) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()
+                .and_then(|v| v["step"].as_u64())
+                .is_some_and(|s| s <= step)
+        })
+        .collect();
+    let mut body = kept.join("\n");
+    if !body.is_empty() {
+        body.push('\n');
+    }
+    write_atomic(path, body.as_bytes())
+}
+
+/// Run one inner epoch (one batch, one PPO update). Returns the metrics line, the batch
+/// reward and the rollout / update seconds.
+#[allow(clippy::too_many_arguments)]
+fn inner_epoch(
+    cfg: &Config,
+    rt: &Runtime,
+    samples: &[Sample],
+    controller: &mut Controller,
+    bank: &mut SkillBank,
+    pool: &mut HardCasePool,
+    state: &mut TrainState,
+    progress: &Progress,
+) -> Result<(serde_json::Value, f64, f64, f64)> {
+    let t_roll = Instant::now();
+    let before = rt.counters.totals();
+    let batch = draw_batch(&mut state.rng, samples.len(), cfg.run.batch_size);
+    let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
+    if skills.is_empty() {
+        bail!("the skill bank has no selectable skill");
+    }
+    let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+    let skill_embs = Arc::new(embed(rt.encoder.as_ref(), &descs)?);
+    let bias: Option<NewSkillBias> = state
+        .bias
+        .clone()
+        .filter(|b| b.new_mask.len() == skills.len());
+    let step = state.update_step;
+    let results: Vec<Result<EpisodeResult>> = {
+        let lock = Mutex::new(&mut *controller);
+        let ctx = EpisodeCtx {
+            encoder: rt.encoder.as_ref(),
+            executor: rt.executor.as_ref(),
+            exec_max_tokens: cfg.executor.max_tokens,
+            exec_temperature: cfg.executor.temperature,
+            answerer: rt.answerer.as_ref(),
+            answer_max_tokens: cfg.answer.max_tokens,
+            judge: rt.judge.as_deref(),
+            reward_is_judge: cfg.reward.kind == "judge",
+            dataset: &cfg.data.dataset,
+            top_k: cfg.controller.top_k,
+            retrieve: cfg.controller.retrieve,
+            answer_retrieve: cfg.answer.retrieve,
+            query_workers: cfg.concurrency.queries,
+            query_ratio: cfg.data.query_ratio,
+            controller: &lock,
+            skills: &skills,
+            skill_embs: skill_embs.clone(),
+            bias: bias.as_ref(),
+            step,
+        };
+        progress.episodes.set_length(batch.len() as u64);
+        progress.episodes.set_position(0);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            if !progress.hidden {
+                s.spawn(|| {
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        progress.episodes.set_message(format!(
+                            "LLM calls in flight: {}",
+                            rt.counters.in_flight()
+                        ));
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                });
+            }
+            let r = par_map(&batch, cfg.concurrency.episodes, |e, &idx| {
+                let r = run_episode(
+                    &ctx,
+                    &samples[idx],
+                    derive_seed(cfg.run.seed, &[2, step, e as u64]),
+                );
+                progress.episodes.inc(1);
+                r
+            });
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            r
+        })
+    };
+    let mut episodes = Vec::with_capacity(results.len());
+    for r in results {
+        episodes.push(r?);
+    }
+    let rollout_s = t_roll.elapsed().as_secs_f64();
+
+    // Rewards, shaping, usage statistics, hard cases.
+    let mut ppo_batch: Vec<Vec<Transition>> = Vec::new();
+    let mut rewards = Vec::new();
+    let mut shaped_sums = Vec::new();
+    let mut usage: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dropped = 0usize;
+    let mut first_errors: Vec<String> = Vec::new();
+    let (mut span_errors, mut query_errors, mut parse_problems, mut answered, mut live_mem) =
+        (0, 0, 0, 0, 0usize);
+    for ep in &mut episodes {
+        span_errors += ep.built.call_errors;
+        parse_problems += ep.built.parse_problems;
+        first_errors.extend(ep.built.errors.iter().take(2).cloned());
+        for q in &ep.queries {
+            if let Some(e) = &q.error {
+                query_errors += 1;
+                if first_errors.len() < 4 {
+                    first_errors.push(e.clone());
+                }
+            }
+        }
+        let all_spans_failed =
+            !ep.built.outcomes.is_empty() && ep.built.outcomes.iter().all(|o| o.all_calls_failed);
+        let Some(reward) = ep.reward.filter(|_| !all_spans_failed) else {
+            dropped += 1;
+            continue;
+        };
+        live_mem += ep.built.memory.live_count();
+        rewards.push(reward);
+        let shaped = shape_rewards(&ep.built.outcomes, reward as f32, &cfg.shaping);
+        shaped_sums.push(shaped.iter().map(|&x| x as f64).sum::<f64>());
+        let mut trs = std::mem::take(&mut ep.built.transitions);
+        for (t, r) in trs.iter_mut().zip(&shaped) {
+            t.reward = *r;
+        }
+        ppo_batch.push(trs);
+        for chosen in &ep.built.chosen {
+            for &i in chosen {
+                if let Some(sk) = skills.get(i) {
+                    *usage.entry(sk.name.clone()).or_default() += 1;
+                    if let Some(b) = bank.get_mut(&sk.name) {
+                        b.usage.record(reward);
+                    }
+                }
+            }
+        }
+        for q in &ep.queries {
+            answered += 1;
+            if let Some(score) = q.score {
+                pool.record(HardCase {
+                    query_id: q.query_id.clone(),
+                    question: q.question.clone(),
+                    gold: q.gold.clone(),
+                    category: q.category.clone(),
+                    prediction: q.prediction.clone(),
+                    score,
+                    retrieved: q.retrieved.clone(),
+                    sample_id: q.sample_id.clone(),
+                    step,
+                    fail_count: 0,
+                });
+            }
+        }
+    }
+    pool.prune(step);
+    if ppo_batch.is_empty() {
+        bail!(
+            "update {}: all {} episodes of the batch failed (LLM errors: {} executor, {} answer); first errors: {}",
+            step + 1,
+            episodes.len(),
+            span_errors,
+            query_errors,
+            first_errors.join(" | ")
+        );
+    }
+    if dropped > 0 {
+        eprintln!(
+            "warning: update {}: {dropped} of {} episodes dropped from the PPO batch (LLM errors): {}",
+            step + 1,
+            episodes.len(),
+            first_errors.join(" | ")
+        );
+    }
+    let t_upd = Instant::now();
+    let stats = controller
+        .update(&ppo_batch)
+        .with_context(|| format!("PPO update {}", step + 1))?;
+    let update_s = t_upd.elapsed().as_secs_f64();
+    let batch_reward = rewards.iter().sum::<f64>() / rewards.len() as f64;
+    state.stage_rewards.push(batch_reward);
+    state.update_step += 1;
+    state.inner += 1;
+    let llm = rt.counters.totals().minus(&before);
+    let line = json!({
+        "type": "update",
+        "step": state.update_step,
+        "outer": state.outer,
+        "inner": state.inner - 1,
+        "episodes": episodes.len(),
+        "dropped": dropped,
+        "reward": batch_reward,
+        "reward_min": rewards.iter().cloned().fold(f64::INFINITY, f64::min),
+        "reward_max": rewards.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        "shaped_reward": shaped_sums.iter().sum::<f64>() / shaped_sums.len() as f64,
+        "policy_loss": stats.policy_loss,
+        "value_loss": stats.value_loss,
+        "entropy": stats.entropy,
+        "approx_kl": stats.approx_kl,
+        "clip_frac": stats.clip_frac,
+        "ppo_epochs": stats.epochs_run,
+        "early_stopped": stats.early_stopped,
+        "skill_usage": usage,
+        "bank_size": skills.len(),
+        "bank_version": bank.bank_version,
+        "memory_items": live_mem as f64 / rewards.len() as f64,
+        "queries": answered,
+        "span_errors": span_errors,
+        "query_errors": query_errors,
+        "parse_problems": parse_problems,
+        "hard_cases": pool.len(),
+        "llm_calls": llm.executor.calls + llm.answer.calls + llm.judge.calls,
+        "llm_errors": llm.errors(),
+        "llm": llm,
+    });
+    Ok((line, batch_reward, rollout_s, update_s))
+}
+
+/// Snapshot / rollback, then (unless this is the last stage or the evolution says stop)
+/// select hard cases and run the designer.
+#[allow(clippy::too_many_arguments)]
+fn designer_stage(
+    cfg: &Config,
+    rt: &Runtime,
+    run_dir: &Path,
+    metrics_path: &Path,
+    reward: f64,
+    last_outer: bool,
+    controller: &mut Controller,
+    bank: &mut SkillBank,
+    evolution: &mut Evolution,
+    pool: &HardCasePool,
+    state: &mut TrainState,
+) -> Result<()> {
+    let before = rt.counters.totals();
+    let ctrl_bytes = controller
+        .save_bytes()
+        .context("serialising the controller for the snapshot")?;
+    let decision = evolution.on_stage_end(reward, bank, &ctrl_bytes, state.stage);
+    let decision_name = match decision {
+        StageDecision::Improved => {
+            if let Some(b) = evolution.best_bank() {
+                *bank = b.clone();
+            }
+            "improved"
+        }
+        StageDecision::RolledBack {
+            bank: b,
+            controller_state,
+        } => {
+            *bank = b;
+            controller
+                .load_bytes(&controller_state)
+                .context("restoring the snapshot's controller")?;
+            state.bias = None;
+            "rolled-back"
+        }
+    };
+    state.bank_history.push(history_row(
+        state.stage,
+        state.update_step,
+        Some(reward),
+        decision_name,
+        bank,
+        String::new(),
+    ));
+    let mut line = json!({"type": "stage", "stage": state.stage, "step": state.update_step, "reward": reward,
+        "decision": decision_name, "designer": "skipped"});
+    if evolution.should_stop() {
+        state.stopped_early = true;
+        line["designer"] = json!("stopped-early");
+    } else if !last_outer {
+        let cases = pool.cases();
+        let questions: Vec<&str> = cases.iter().map(|c| c.question.as_str()).collect();
+        let embs = embed(rt.encoder.as_ref(), &questions)?;
+        let selected = memskill_designer::select_hard_cases(
+            cases,
+            &embs,
+            derive_seed(cfg.run.seed, &[3, state.stage as u64]),
+            &cfg.select,
+        );
+        line["hard_cases_selected"] = json!(selected.len());
+        let llm = rt
+            .designer
+            .as_ref()
+            .context("designer enabled without a designer backend")?;
+        if selected.is_empty() {
+            line["designer"] = json!("no-hard-cases");
+        } else {
+            match memskill_designer::run_stage(
+                llm.as_ref(),
+                bank,
+                &selected,
+                &evolution.failed_approaches,
+                state.stage + 1,
+                &cfg.designer.cfg,
+            ) {
+                Ok(o) => {
+                    let dir = run_dir.join("designer");
+                    std::fs::create_dir_all(&dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
+                    let t = json!({"stage": state.stage + 1, "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
+                        "rejected": o.rejected.iter().map(|(e, r)| json!({"edit": e.summary(), "reason": r})).collect::<Vec<_>>(),
+                        "transcript": o.transcript});
+                    write_atomic(
+                        &dir.join(format!("stage-{}.json", state.stage + 1)),
+                        serde_json::to_string_pretty(&t)?.as_bytes(),
+                    )?;
+                    line["designer"] = json!("designed");
+                    line["accepted"] =
+                        json!(o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>());
+                    line["rejected"] = json!(o
+                        .rejected
+                        .iter()
+                        .map(|(e, r)| format!("{}: {r}", e.summary()))
+                        .collect::<Vec<_>>());
+                    line["changed"] = json!(o.changed);
+                    *bank = o.bank;
+                    let sel = bank.selectable();
+                    let mask: Vec<bool> = sel.iter().map(|s| o.changed.contains(&s.name)).collect();
+                    if mask.iter().any(|&m| m) {
+                        state.bias = Some(NewSkillBias::new(mask, controller.updates(), &cfg.bias));
+                    }
+                    let note = if o.changed.is_empty() {
+                        "no change accepted".to_string()
+                    } else {
+                        format!("changed: {}", o.changed.join(", "))
+                    };
+                    state.bank_history.push(history_row(
+                        state.stage + 1,
+                        state.update_step,
+                        None,
+                        "designed",
+                        bank,
+                        note,
+                    ));
+                }
+                Err(e) => {
+                    eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
+                    line["designer"] = json!("error");
+                    line["designer_error"] = json!(e.to_string());
+                    state.bank_history.push(history_row(
+                        state.stage + 1,
+                        state.update_step,
+                        None,
+                        "designer-error",
+                        bank,
+                        e.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    line["bank_version"] = json!(bank.bank_version);
+    line["bank_size"] = json!(bank.selectable().len());
+    line["llm"] = json!(rt.counters.totals().minus(&before));
+    append_line(metrics_path, &line.to_string())?;
+    state.stage += 1;
+    Ok(())
+}

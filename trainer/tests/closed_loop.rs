@@ -1,0 +1,350 @@
+//! End-to-end tests of the training loop on the synthetic task with the scripted oracle
+//! LLM and the hashing encoder (no assets, no network).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use memskill_controller::{build_state, Controller, HashingEncoder};
+use memskill_core::TextEncoder;
+use memskill_trainer::checkpoint::{pointer, Checkpoint};
+use memskill_trainer::config::Config;
+use memskill_trainer::eval::{compare_table, evaluate, EvalOptions};
+use memskill_trainer::synthetic::{self, USEFUL_SKILL};
+use memskill_trainer::train::{train, TrainOptions};
+
+const DIM: usize = 64;
+
+fn base_sets(name: &str) -> Vec<String> {
+    [
+        format!("run.name=\"{name}\""),
+        "run.batch_size=4".into(),
+        "data.dataset=\"synthetic\"".into(),
+        "data.synthetic_samples=8".into(),
+        "data.synthetic_spans=3".into(),
+        "encoder.kind=\"hashing\"".into(),
+        format!("encoder.dim={DIM}"),
+        "controller.top_k=1".into(),
+        "controller.retrieve=5".into(),
+        "answer.retrieve=5".into(),
+        "policy.hidden=32".into(),
+        "ppo.lr=0.003".into(),
+        "ppo.ppo_epochs=4".into(),
+        "ppo.minibatch_size=12".into(),
+        "ppo.target_kl=0.1".into(),
+        "executor.backend=\"scripted-synthetic\"".into(),
+        "concurrency.episodes=4".into(),
+        "concurrency.queries=3".into(),
+    ]
+    .to_vec()
+}
+
+fn cfg(name: &str, extra: &[&str]) -> Config {
+    let mut sets = base_sets(name);
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    Config::from_toml_str("", &sets, "test").expect("test config resolves")
+}
+
+fn opts(dir: &Path) -> TrainOptions {
+    TrainOptions {
+        runs_dir: dir.to_path_buf(),
+        progress: false,
+        ..Default::default()
+    }
+}
+
+/// Mean probability the controller gives the useful skill over the states of the optimal
+/// trajectory (facts of earlier spans already in memory).
+fn p_useful(ck: &Checkpoint, cfg: &Config) -> f64 {
+    let enc = HashingEncoder::new(DIM);
+    let mut c = Controller::new(DIM, &cfg.policy, &cfg.ppo, 0).unwrap();
+    c.load_bytes(&ck.controller).unwrap();
+    let skills: Vec<_> = ck.bank.selectable().into_iter().cloned().collect();
+    let useful = skills.iter().position(|s| s.name == USEFUL_SKILL).unwrap();
+    let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+    let skill_embs = enc.embed(&descs).unwrap();
+    let mut ps = Vec::new();
+    for s in synthetic::dataset(
+        cfg.data.synthetic_samples,
+        cfg.data.synthetic_spans,
+        cfg.run.seed,
+    ) {
+        let facts: Vec<String> = (0..s.spans.len())
+            .map(|j| synthetic::fact(s.id[4..].parse().unwrap(), j, &s.queries[j].answers[0]))
+            .collect();
+        for (j, sp) in s.spans.iter().enumerate() {
+            let span_emb = enc.embed(&[sp.text.as_str()]).unwrap().remove(0);
+            let fact_refs: Vec<&str> = facts[..j].iter().map(String::as_str).collect();
+            let mem = enc.embed(&fact_refs).unwrap_or_default();
+            let mem_refs: Vec<&[f32]> = mem.iter().map(|v| v.as_slice()).collect();
+            let st = build_state(&span_emb, &mem_refs);
+            ps.push(c.skill_probs(&st, &skill_embs).unwrap()[useful] as f64);
+        }
+    }
+    ps.iter().sum::<f64>() / ps.len() as f64
+}
+
+#[test]
+fn closed_loop_learns_the_useful_skill() {
+    let t = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let c = cfg(
+        "learn",
+        &[
+            "run.outer_epochs=4",
+            "run.inner_epochs=10",
+            "designer.enabled=false",
+        ],
+    );
+    let out = train(&c, &opts(dir.path())).unwrap();
+    assert!(out.finished);
+    assert_eq!(out.update_step, 40);
+    let r = &out.outer_rewards;
+    eprintln!("mean reward per outer epoch: {r:?}");
+    assert_eq!(r.len(), 4);
+    assert!(r[3] > r[0] + 0.3, "reward did not rise: {r:?}");
+    let ck = Checkpoint::load(&pointer(&out.run_dir, "latest").unwrap().unwrap()).unwrap();
+    let p = p_useful(&ck, &c);
+    eprintln!("p(useful) = {p:.3}; took {:?}", t.elapsed());
+    assert!(p > 0.8, "p(useful) = {p}");
+
+    // The metrics carry one line per update with the fields the plots and reports need.
+    let metrics = std::fs::read_to_string(out.run_dir.join("metrics.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = metrics
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 40);
+    for k in [
+        "reward",
+        "shaped_reward",
+        "policy_loss",
+        "value_loss",
+        "entropy",
+        "approx_kl",
+        "clip_frac",
+        "bank_size",
+    ] {
+        assert!(lines[0][k].is_number(), "missing {k}");
+    }
+    assert_eq!(
+        lines[0]["llm"]["executor"]["calls"], 12,
+        "4 episodes x 3 spans"
+    );
+    assert_eq!(
+        lines[0]["llm"]["answer"]["calls"], 12,
+        "4 episodes x 3 queries"
+    );
+    assert!(out.export_dir.as_ref().unwrap().join("bank.json").exists());
+    assert!(out.run_dir.join("skills.md").exists());
+
+    // Deterministic evaluation: greedy top-1 picks the useful skill, the memory holds the
+    // facts, F1 is high; the second evaluation is served from the memory-bank cache.
+    let cache = tempfile::tempdir().unwrap();
+    let set_cache = format!("cache.dir=\"{}\"", cache.path().display());
+    let eo = EvalOptions {
+        checkpoint: out.run_dir.clone(),
+        sets: vec![set_cache],
+        ..Default::default()
+    };
+    let (res, edir) = evaluate(&eo).unwrap();
+    assert!(res.overall.f1.unwrap() > 0.9, "{:?}", res.overall);
+    assert_eq!(res.overall.count, 24);
+    assert_eq!(res.memory_cache_hits, 0);
+    let (res2, _) = evaluate(&eo).unwrap();
+    assert_eq!(res2.memory_cache_hits, 8);
+    assert_eq!(res2.overall, res.overall);
+    let md = std::fs::read_to_string(edir.join("results.md")).unwrap();
+    assert!(md.contains("| Method | F1 | L-J |"), "{md}");
+    let table = compare_table(&[out.run_dir.clone()]).unwrap();
+    assert!(table.contains("synthetic-test"), "{table}");
+
+    let pngs = memskill_trainer::plot::plot_run(&out.run_dir).unwrap();
+    assert_eq!(pngs.len(), 3);
+    for p in pngs {
+        assert!(
+            std::fs::metadata(&p).unwrap().len() > 1000,
+            "{}",
+            p.display()
+        );
+    }
+}
+
+fn ck_files(run: &Path) -> Vec<(String, Vec<u8>)> {
+    let d = pointer(run, "latest").unwrap().unwrap();
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.insert(
+        0,
+        (d.file_name().unwrap().to_string_lossy().to_string(), vec![]),
+    );
+    v
+}
+
+fn assert_same_run(a: &Path, b: &Path) {
+    let ma = std::fs::read_to_string(a.join("metrics.jsonl")).unwrap();
+    let mb = std::fs::read_to_string(b.join("metrics.jsonl")).unwrap();
+    assert_eq!(ma, mb, "metrics.jsonl differ");
+    let (fa, fb) = (ck_files(a), ck_files(b));
+    assert_eq!(fa.len(), fb.len());
+    for (x, y) in fa.iter().zip(&fb) {
+        assert_eq!(x.0, y.0);
+        if x.1 != y.1 {
+            let i = x.1.iter().zip(&y.1).take_while(|(a, b)| a == b).count();
+            let ctx = |v: &[u8]| {
+                String::from_utf8_lossy(&v[i.saturating_sub(200)..(i + 200).min(v.len())])
+                    .to_string()
+            };
+            panic!(
+                "checkpoint file {} differs at byte {i}:\n{}\n----\n{}",
+                x.0,
+                ctx(&x.1),
+                ctx(&y.1)
+            );
+        }
+    }
+}
+
+/// N updates straight == N/2, stop, resume, N/2 more (also stopping mid outer epoch), with
+/// designer stages (snapshot / rollback) in between.
+#[test]
+fn resume_reproduces_a_straight_run() {
+    let extra = [
+        "run.outer_epochs=3",
+        "run.inner_epochs=4",
+        "designer.enabled=true",
+        "evolution.patience=10",
+    ];
+    let c = cfg("resume", &extra);
+    let straight = tempfile::tempdir().unwrap();
+    let out = train(&c, &opts(straight.path())).unwrap();
+    assert!(out.finished);
+    let metrics = std::fs::read_to_string(out.run_dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(
+        metrics
+            .lines()
+            .filter(|l| l.contains("\"type\":\"stage\""))
+            .count(),
+        3
+    );
+
+    for stops in [vec![6u64], vec![4], vec![3, 2, 5]] {
+        let split = tempfile::tempdir().unwrap();
+        let mut o = opts(split.path());
+        let mut done = 0;
+        for (i, m) in stops.iter().enumerate() {
+            o.resume = i > 0;
+            o.max_updates = Some(*m);
+            let r = train(&c, &o).unwrap();
+            assert!(!r.finished, "stopped at {m}");
+            done += r.updates_this_run;
+            assert_eq!(r.update_step, done);
+        }
+        o.resume = true;
+        o.max_updates = None;
+        let r = train(&c, &o).unwrap();
+        assert!(r.finished);
+        assert_eq!(r.update_step, 12);
+        assert_same_run(&out.run_dir, &r.run_dir);
+    }
+    // A finished run resumes to a no-op; a fresh start over an existing run is refused.
+    let mut o = opts(straight.path());
+    assert!(train(&c, &o).is_err());
+    o.resume = true;
+    let r = train(&c, &o).unwrap();
+    assert_eq!(r.updates_this_run, 0);
+}
+
+fn wait_for_lines(p: &Path, n: usize, timeout: Duration) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < timeout {
+        if std::fs::read_to_string(p)
+            .map(|s| s.lines().count() >= n)
+            .unwrap_or(false)
+        {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// SIGKILL in the middle of an inner epoch: resuming loses nothing written before the last
+/// checkpoint and duplicates nothing.
+#[test]
+fn sigkill_mid_epoch_then_resume() {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_memskill"));
+    let extra = [
+        "run.outer_epochs=2",
+        "run.inner_epochs=4",
+        "designer.enabled=true",
+        "executor.scripted_latency_ms=15",
+    ];
+    let c = cfg("killed", &extra);
+    let straight = tempfile::tempdir().unwrap();
+    let out = train(&c, &opts(straight.path())).unwrap();
+
+    let work = tempfile::tempdir().unwrap();
+    let cfg_path = work.path().join("killed.toml");
+    std::fs::write(&cfg_path, c.to_toml().unwrap()).unwrap();
+    let runs = work.path().join("runs");
+    let metrics = runs.join("killed").join("metrics.jsonl");
+    let mut child = Command::new(&bin)
+        .args(["train", "--no-progress", "--config"])
+        .arg(&cfg_path)
+        .arg("--runs-dir")
+        .arg(&runs)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for_lines(&metrics, 3, Duration::from_secs(60)),
+        "training did not progress"
+    );
+    // Mid-epoch: let the next inner epoch start its LLM calls.
+    std::thread::sleep(Duration::from_millis(40));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = std::fs::read_to_string(&metrics).unwrap();
+    assert!(
+        before.lines().count() < 9,
+        "killed too late to test anything"
+    );
+
+    let st = Command::new(&bin)
+        .args([
+            "train",
+            "--no-progress",
+            "--resume",
+            "--run-name",
+            "killed",
+            "--runs-dir",
+        ])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "resume failed: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let after = std::fs::read_to_string(&metrics).unwrap();
+    // Everything up to the checkpoint was kept as is.
+    let common = before
+        .lines()
+        .zip(after.lines())
+        .take_while(|(a, b)| a == b)
+        .count();
+    assert!(common >= 2, "lost lines written before the checkpoint");
+    assert_same_run(&out.run_dir, &runs.join("killed"));
+}
