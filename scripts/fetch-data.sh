@@ -4,7 +4,8 @@
 #   $CACHE/data/longmemeval/longmemeval_s_splits.json  (copied with --from; MemSkill's split)
 #   $CACHE/data/hotpotqa/hotpot_dev_distractor_v1.json <- official HotpotQA site (CMU)
 #   $CACHE/data/hotpotqa/hotpotqa.jsonl             <- LongBench (HF THUDM/LongBench data.zip)
-#   $CACHE/data/locomo/locomo10.json, $CACHE/data/alfworld/*.tar.gz  <- only with --from DIR
+#   $CACHE/data/locomo/locomo10.json               <- --from DIR, else snap-research/locomo on GitHub
+#   $CACHE/data/alfworld/*.tar.gz                  <- only with --from DIR
 # where CACHE=${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}.
 #
 # Usage: scripts/fetch-data.sh [--from DIR] [longmemeval] [hotpotqa] [locomo] [alfworld]
@@ -109,7 +110,8 @@ for w in "${want[@]}"; do
       f="$DATA/locomo/locomo10.json"
       if have "$f"; then echo "ok: $f (already present)" >&2
       elif ! copy_from locomo/locomo10.json "$f"; then
-        echo "skip: locomo needs --from DIR with locomo/locomo10.json (from github.com/snap-research/locomo)" >&2
+        download "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json" "$f" \
+          || { echo "error: locomo: pass --from DIR holding locomo/locomo10.json" >&2; fail=1; }
       fi
       ;;
     alfworld)

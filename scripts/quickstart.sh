@@ -16,6 +16,14 @@ if [ ! -f "$CACHE/assets/all-MiniLM-L6-v2/model.safetensors" ] || \
   scripts/fetch-assets.sh
 fi
 
+if [ ! -s "$CACHE/data/locomo/locomo10.json" ]; then
+  echo "== fetching LoCoMo into $CACHE/data"
+  from=()
+  # A checkout with the project's shared data folder beside it copies from there.
+  [ -d ../shared/data/locomo ] && from=(--from ../shared/data)
+  scripts/fetch-data.sh "${from[@]}" locomo
+fi
+
 RUNS="${RUNS_DIR:-runs}"
 NAME="${RUN_NAME:-quickstart-$(date +%Y%m%d-%H%M%S)}"
 sets=()

@@ -101,7 +101,7 @@ impl Default for DataConfig {
     fn default() -> Self {
         Self {
             dataset: "locomo".into(),
-            path: "/work/shared/data/locomo/locomo10.json".into(),
+            path: "locomo/locomo10.json".into(),
             split: "train".into(),
             splits_path: String::new(),
             include_adversarial: false,
@@ -361,6 +361,18 @@ impl CacheConfig {
         }
         cache_root()
     }
+}
+
+/// Where a configured data file lives: an absolute path, or a relative path that exists from
+/// the working directory, is taken as is; any other relative path is looked up under
+/// `<cache>/data/` (where `scripts/fetch-data.sh` puts the benchmarks), so configs can say
+/// `path = "locomo/locomo10.json"` on every machine.
+pub fn resolve_data_path(p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if p.is_empty() || path.is_absolute() || path.exists() {
+        return path.to_path_buf();
+    }
+    cache_root().join("data").join(path)
 }
 
 /// `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.

@@ -1,7 +1,6 @@
 //! Loading the configured samples: dataset, split, cuts, span segmentation.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use memskill_core::{Query, Sample};
@@ -31,7 +30,7 @@ pub fn load_samples(
             return Ok(cut(all, cfg));
         }
         "locomo" => {
-            let path = Path::new(&cfg.path);
+            let path = &crate::config::resolve_data_path(&cfg.path);
             let all = memskill_datasets::load_locomo(
                 path,
                 &LocomoOptions {
@@ -43,12 +42,14 @@ pub fn load_samples(
                 .with_context(|| format!("data.split {split:?}"))?
         }
         "longmemeval" => {
-            let path = Path::new(&cfg.path);
+            let path = &crate::config::resolve_data_path(&cfg.path);
             let only = if cfg.splits_path.is_empty() || split == "all" {
                 None
             } else {
-                let splits = memskill_datasets::load_lme_splits(Path::new(&cfg.splits_path))
-                    .with_context(|| format!("data.splits_path {}", cfg.splits_path))?;
+                let splits = memskill_datasets::load_lme_splits(&crate::config::resolve_data_path(
+                    &cfg.splits_path,
+                ))
+                .with_context(|| format!("data.splits_path {}", cfg.splits_path))?;
                 Some(
                     splits
                         .get(split)
@@ -71,7 +72,7 @@ pub fn load_samples(
             .with_context(|| format!("data.path: loading LongMemEval from {}", path.display()))?
         }
         "hotpotqa" => {
-            let path = Path::new(&cfg.path);
+            let path = &crate::config::resolve_data_path(&cfg.path);
             memskill_datasets::load_hotpotqa(path)
                 .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
         }

@@ -141,10 +141,12 @@ pub fn render_results_md(r: &EvalResults) -> String {
     s
 }
 
-/// Default data file of a dataset (the shared data folder).
+/// Default data file of a dataset, relative to `<cache>/data/` (see `config::resolve_data_path`).
 pub fn default_data_path(dataset: &str) -> Option<&'static str> {
     match dataset {
-        "locomo" => Some("/work/shared/data/locomo/locomo10.json"),
+        "locomo" => Some("locomo/locomo10.json"),
+        "longmemeval" => Some("longmemeval/longmemeval_s.json"),
+        "hotpotqa" => Some("hotpotqa/hotpot_dev_distractor_v1.json"),
         _ => None,
     }
 }

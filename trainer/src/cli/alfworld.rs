@@ -70,11 +70,6 @@ pub struct AlfEvalArgs {
     pub timeout_secs: u64,
 }
 
-/// Runs the evaluation with a scripted actor (`--actor llm` needs [`eval_with`]).
-pub fn eval(args: &AlfEvalArgs) -> Result<()> {
-    eval_with(args, None, None).map(|_| ())
-}
-
 /// Runs the evaluation; `llm` is required for `--actor llm`, `tips` optionally supplies
 /// per-game procedural tips (e.g. top-R memories retrieved by the objective).
 pub fn eval_with(

@@ -35,8 +35,15 @@ pub struct TrainArgs {
 #[derive(clap::Args)]
 pub struct EvalArgs {
     /// Checkpoint directory, run directory (best, else latest checkpoint) or checkpoints dir.
+    /// Required except for `--dataset alfworld` with a scripted actor.
     #[arg(long)]
-    pub checkpoint: PathBuf,
+    pub checkpoint: Option<PathBuf>,
+    /// ALFWorld actor: llm | walkthrough | first-admissible (default: alfworld.actor, else llm).
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// Config for runs without a checkpoint (ALFWorld with a scripted actor).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// locomo | longmemeval | hotpotqa | synthetic | alfworld (default: the training dataset).
     #[arg(long)]
     pub dataset: Option<String>,
@@ -150,8 +157,11 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.dataset.as_deref() == Some("alfworld") {
         return alfworld_eval(a);
     }
+    let checkpoint = a
+        .checkpoint
+        .context("--checkpoint is required (a run directory or a checkpoint directory)")?;
     let opts = EvalOptions {
-        checkpoint: a.checkpoint,
+        checkpoint,
         dataset: a.dataset,
         split: a.split,
         limit: a.limit,
@@ -172,13 +182,32 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 fn alfworld_eval(a: EvalArgs) -> Result<()> {
     use crate::cli::alfworld::{eval_with, AlfActor, AlfEvalArgs};
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
-    let ck_dir = resolve(&a.checkpoint)?;
-    let ck = Checkpoint::load(&ck_dir)?;
-    let cfg = Config::from_toml_str(
-        &ck.config_toml,
-        &a.sets,
-        &ck_dir.join("config.toml").display().to_string(),
-    )?;
+    // Settings: the checkpoint's config, else --config, else the built-in defaults.
+    let (cfg, run_dir) = match (&a.checkpoint, &a.config) {
+        (Some(c), _) => {
+            let ck_dir = resolve(c)?;
+            let ck = Checkpoint::load(&ck_dir)?;
+            let cfg = Config::from_toml_str(
+                &ck.config_toml,
+                &a.sets,
+                &ck_dir.join("config.toml").display().to_string(),
+            )?;
+            let run_dir = ck_dir
+                .parent()
+                .and_then(|p| p.parent())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("."));
+            (cfg, run_dir)
+        }
+        (None, Some(path)) => (
+            Config::load(path, &a.sets)?,
+            PathBuf::from("runs").join("alfworld-eval"),
+        ),
+        (None, None) => (
+            Config::from_toml_str("", &a.sets, "<defaults>")?,
+            PathBuf::from("runs").join("alfworld-eval"),
+        ),
+    };
     let t = &cfg.alfworld;
     let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(String::from);
     let u = |k: &str| {
@@ -186,7 +215,13 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
             .and_then(|v| v.as_integer())
             .map(|x| x.max(0) as usize)
     };
-    let actor = match s("actor").as_deref().unwrap_or("llm") {
+    let actor = match a
+        .actor
+        .clone()
+        .or_else(|| s("actor"))
+        .as_deref()
+        .unwrap_or("llm")
+    {
         "llm" => AlfActor::Llm,
         "walkthrough" => AlfActor::Walkthrough,
         "first-admissible" => AlfActor::FirstAdmissible,
@@ -197,11 +232,6 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
         .clone()
         .or_else(|| s("split"))
         .unwrap_or_else(|| "valid_unseen".into());
-    let run_dir = ck_dir
-        .parent()
-        .and_then(|p| p.parent())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
     let args = AlfEvalArgs {
         split: split.clone(),
         limit: a.limit,
