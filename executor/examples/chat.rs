@@ -1,5 +1,6 @@
-//! Release-mode speed check of the local GGUF backend:
-//! `cargo run -p memskill-executor --release --example chat -- "prompt"`.
+//! Speed check of the local GGUF backend (dependencies are built at opt-level 3 even in dev):
+//! `cargo run -p memskill-executor --example chat -- "prompt" [requantize]`, where the optional
+//! second argument is the `requantize` option (`auto`, `off`, `q8_0`, `q4_0`).
 
 use memskill_core::{ChatRequest, Llm, Message};
 use memskill_executor::{default_smollm2_path, LocalConfig, LocalGguf};
@@ -8,11 +9,22 @@ fn main() {
     let prompt = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "Alice moved to Paris in May. Where does Alice live?".into());
+    let requantize = std::env::args().nth(2);
+    let t = std::time::Instant::now();
     let m = match LocalGguf::load(&LocalConfig {
         model_path: default_smollm2_path(),
+        requantize,
         ..LocalConfig::default()
     }) {
-        Ok(m) => m,
+        Ok(m) => {
+            eprintln!(
+                "loaded in {:.2}s, {}, {} candle threads",
+                t.elapsed().as_secs_f64(),
+                m.load_info(),
+                candle_core::utils::get_num_threads()
+            );
+            m
+        }
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(1);

@@ -42,6 +42,10 @@ fn smollm2_answers_and_tokenizer_round_trips() {
         "Alice moved to Paris in May. Where does Alice live?",
     )])
     .with_max_tokens(16);
+    eprintln!("{}", m.load_info());
+    if memskill_executor::backends::local::cpu_has_quant_simd() {
+        assert!(m.load_info().contains("Q8_0"), "{}", m.load_info());
+    }
     let r = m.chat(&req).unwrap();
     eprintln!("answer: {:?}, timing {:?}", r.text, m.last_timing());
     assert!(r.text.contains("Paris"), "{:?}", r.text);
@@ -56,4 +60,124 @@ fn smollm2_answers_and_tokenizer_round_trips() {
         r.text
     );
     assert_eq!(m.stats().calls, 2);
+}
+
+mod requantize {
+    use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+    use memskill_executor::backends::local::{prepare_weights, requantized_path, WeightsSource};
+    use std::path::Path;
+
+    fn write_q4_1_gguf(path: &Path, scale: f32) -> Tensor {
+        let dev = Device::Cpu;
+        let vals: Vec<f32> = (0..4 * 64)
+            .map(|i| ((i * 37 % 101) as f32 / 50.0 - 1.0) * scale)
+            .collect();
+        let w = Tensor::from_vec(vals, (4, 64), &dev).unwrap();
+        let q = QTensor::quantize(&w, GgmlDType::Q4_1).unwrap();
+        let norm = QTensor::quantize(
+            &Tensor::ones(64, candle_core::DType::F32, &dev).unwrap(),
+            GgmlDType::F32,
+        )
+        .unwrap();
+        let name = gguf_file::Value::String("tiny".into());
+        let mut f = std::fs::File::create(path).unwrap();
+        gguf_file::write(
+            &mut f,
+            &[("general.name", &name)],
+            &[("blk.0.w.weight", &q), ("blk.0.norm.weight", &norm)],
+        )
+        .unwrap();
+        q.dequantize(&dev).unwrap()
+    }
+
+    fn dtypes(p: &memskill_executor::backends::local::PreparedWeights) -> (GgmlDType, GgmlDType) {
+        let ti = &p.content.tensor_infos;
+        (
+            ti["blk.0.w.weight"].ggml_dtype,
+            ti["blk.0.norm.weight"].ggml_dtype,
+        )
+    }
+
+    #[test]
+    fn q4_1_is_requantized_cached_and_invalidated() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("tiny.Q4_1.gguf");
+        let expect = write_q4_1_gguf(&src, 1.0);
+
+        let off = prepare_weights(&src, Some("off")).unwrap();
+        assert_eq!(off.source, WeightsSource::Original);
+        assert_eq!(dtypes(&off), (GgmlDType::Q4_1, GgmlDType::F32));
+
+        let mut p = prepare_weights(&src, Some("q8_0")).unwrap();
+        let cache = requantized_path(&src, GgmlDType::Q8_0);
+        assert_eq!(
+            p.source,
+            WeightsSource::Cache {
+                path: cache.clone(),
+                reused: false
+            }
+        );
+        assert_eq!(p.converted, 1);
+        assert_eq!(dtypes(&p), (GgmlDType::Q8_0, GgmlDType::F32));
+        assert_eq!(
+            p.content.metadata["general.name"].to_string().unwrap(),
+            "tiny"
+        );
+        let got = p
+            .content
+            .tensor(&mut p.reader, "blk.0.w.weight", &Device::Cpu)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        let err = (got - &expect).unwrap().abs().unwrap().max_all().unwrap();
+        let err = err.to_scalar::<f32>().unwrap();
+        // Q8_0 step is max|x|/127 per block (|x| <= 1 here): well under 1e-2.
+        assert!(err < 1e-2, "max abs error {err}");
+        assert!(cache.exists());
+        // no temporary files left behind
+        let n = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(n, 2);
+
+        let again = prepare_weights(&src, Some("q8_0")).unwrap();
+        assert_eq!(
+            again.source,
+            WeightsSource::Cache {
+                path: cache.clone(),
+                reused: true
+            }
+        );
+        assert_eq!(again.converted, 0);
+
+        // a changed source (size/mtime) invalidates the cache
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write_q4_1_gguf(&src, 0.5);
+        let f = std::fs::File::options().append(true).open(&src).unwrap();
+        f.set_len(f.metadata().unwrap().len() + 32).unwrap();
+        let fresh = prepare_weights(&src, Some("q8_0")).unwrap();
+        assert_eq!(
+            fresh.source,
+            WeightsSource::Cache {
+                path: cache,
+                reused: false
+            }
+        );
+    }
+
+    #[test]
+    fn unwritable_cache_falls_back_to_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("tiny.Q4_1.gguf");
+        write_q4_1_gguf(&src, 1.0);
+        // a directory where the cache file should go: cannot be read as GGUF nor replaced
+        std::fs::create_dir(requantized_path(&src, GgmlDType::Q8_0)).unwrap();
+        let p = prepare_weights(&src, Some("q8_0")).unwrap();
+        assert!(
+            matches!(p.source, WeightsSource::Memory { .. }),
+            "{:?}",
+            p.source
+        );
+        assert_eq!(dtypes(&p), (GgmlDType::Q8_0, GgmlDType::F32));
+        assert!(prepare_weights(&src, Some("q3")).is_err());
+    }
 }

@@ -2,12 +2,17 @@
 //! (CUDA with the `cuda` feature). The tokenizer is rebuilt from the GGUF metadata
 //! (`tokenizer.ggml.*`, GPT-2 byte-level BPE) unless a `tokenizer.json` is given; prompts use
 //! the ChatML template of SmolLM2 / Qwen2.
+//!
+//! Weight dtypes that candle 0.11 runs through scalar `vec_dot` code on CPU (Q4_1, Q5_0, Q5_1,
+//! Q8_1) are requantized at load time to one with a SIMD path (Q8_0 by default) and the result is
+//! cached next to the source file as `<stem>.q8_0.gguf` (see [`LocalConfig::requantize`]).
 
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use candle_core::quantized::gguf_file;
+use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use candle_transformers::models::{quantized_llama, quantized_qwen2};
@@ -31,6 +36,10 @@ pub struct LocalConfig {
     pub max_context: usize,
     /// Sampling seed used when the request has none.
     pub seed: u64,
+    /// Load-time requantization of weights whose dtype has no SIMD path in candle (Q4_1, Q5_0,
+    /// Q5_1, Q8_1): `None` / `"auto"` = to Q8_0 when the CPU has AVX2+FMA or NEON, `"off"` = keep
+    /// the stored dtypes, `"q8_0"` / `"q4_0"` = always to that dtype.
+    pub requantize: Option<String>,
 }
 
 impl Default for LocalConfig {
@@ -41,8 +50,259 @@ impl Default for LocalConfig {
             arch: None,
             max_context: 2048,
             seed: 42,
+            requantize: None,
         }
     }
+}
+
+/// Weight dtypes that candle 0.11 computes with scalar `vec_dot` code on x86 (no AVX path).
+pub fn lacks_simd(dt: GgmlDType) -> bool {
+    matches!(
+        dt,
+        GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1 | GgmlDType::Q8_1
+    )
+}
+
+/// Whether candle's quantized `vec_dot` kernels (Q4_0, Q8_0, k-quants) have a SIMD path here.
+pub fn cpu_has_quant_simd() -> bool {
+    let avx = candle_core::utils::with_avx() && {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            std::is_x86_feature_detected!("fma")
+        }
+        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        {
+            false
+        }
+    };
+    avx || candle_core::utils::with_neon() || candle_core::utils::with_simd128()
+}
+
+/// Resolve the [`LocalConfig::requantize`] option to a target dtype (`None` = keep weights).
+pub fn parse_requantize(opt: Option<&str>) -> Result<Option<GgmlDType>, LlmError> {
+    let v = opt.map(|s| s.trim().to_ascii_lowercase());
+    match v.as_deref() {
+        None | Some("") | Some("auto") => Ok(cpu_has_quant_simd().then_some(GgmlDType::Q8_0)),
+        Some("off") | Some("none") | Some("false") | Some("no") => Ok(None),
+        Some("q8_0") => Ok(Some(GgmlDType::Q8_0)),
+        Some("q4_0") => Ok(Some(GgmlDType::Q4_0)),
+        Some(other) => Err(LlmError::Local(format!(
+            "local.requantize: {other:?} is not one of auto, off, q8_0, q4_0"
+        ))),
+    }
+}
+
+/// Where the requantized copy of `src` is cached: `<dir>/<stem>.<dtype>.gguf`.
+pub fn requantized_path(src: &Path, target: GgmlDType) -> PathBuf {
+    let stem = src
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    src.with_file_name(format!(
+        "{stem}.{}.gguf",
+        format!("{target:?}").to_ascii_lowercase()
+    ))
+}
+
+/// Metadata key in a requantized GGUF naming the source it was built from.
+const REQUANT_KEY: &str = "memskill.requantize.source";
+
+/// Identity of a source file for cache invalidation: size, mtime and target dtype.
+fn source_key(src: &Path, target: GgmlDType) -> Result<String, LlmError> {
+    let md = std::fs::metadata(src).map_err(|e| local_err(src, "stat", e))?;
+    let mtime = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    Ok(format!(
+        "v1 size={} mtime_ns={mtime} target={target:?}",
+        md.len()
+    ))
+}
+
+/// Reader over GGUF tensor data (a file or an in-memory copy).
+pub trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
+
+/// Where [`PreparedWeights`] come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WeightsSource {
+    /// The configured file, unchanged.
+    Original,
+    /// A requantized copy cached on disk (reused or freshly written).
+    Cache { path: PathBuf, reused: bool },
+    /// A requantized copy held in memory (the cache could not be written).
+    Memory { reason: String },
+}
+
+/// A GGUF header plus a reader over its tensor data, ready for `ModelWeights::from_gguf`.
+pub struct PreparedWeights {
+    pub content: gguf_file::Content,
+    pub reader: Box<dyn ReadSeek>,
+    pub source: WeightsSource,
+    /// Tensors requantized (0 when the source is used as stored or the cache was reused).
+    pub converted: usize,
+    /// The dtype requantized to, if any.
+    pub target: Option<GgmlDType>,
+}
+
+impl PreparedWeights {
+    /// One-line description for logs.
+    pub fn describe(&self) -> String {
+        match (&self.source, self.target) {
+            (WeightsSource::Original, _) => "weights as stored".into(),
+            (WeightsSource::Cache { path, reused }, Some(t)) => format!(
+                "weights requantized to {t:?} ({}: {})",
+                if *reused { "cached" } else { "written" },
+                path.display()
+            ),
+            (WeightsSource::Memory { reason }, Some(t)) => {
+                format!("weights requantized to {t:?} in memory (cache not written: {reason})")
+            }
+            (_, None) => "weights as stored".into(),
+        }
+    }
+}
+
+/// Requantize every tensor of `ct` whose dtype [`lacks_simd`] to `target` (tensors whose row
+/// length is not a multiple of the target block stay as they are) and serialize a GGUF with the
+/// same metadata plus `extra`. Returns the bytes and the number of converted tensors.
+fn requantize_to_bytes<R: Read + Seek>(
+    ct: &gguf_file::Content,
+    reader: &mut R,
+    target: GgmlDType,
+    extra: (&str, gguf_file::Value),
+) -> candle_core::Result<(Vec<u8>, usize)> {
+    let dev = Device::Cpu;
+    let mut names: Vec<&String> = ct.tensor_infos.keys().collect();
+    names.sort();
+    let mut tensors: Vec<(&str, QTensor)> = Vec::with_capacity(names.len());
+    let mut converted = 0;
+    for name in names {
+        let q = ct.tensor(reader, name, &dev)?;
+        let row = q.shape().dims().last().copied().unwrap_or(0);
+        let q = if lacks_simd(q.dtype()) && row > 0 && row % target.block_size() == 0 {
+            converted += 1;
+            QTensor::quantize(&q.dequantize(&dev)?, target)?
+        } else {
+            q
+        };
+        tensors.push((name.as_str(), q));
+    }
+    let mut md: Vec<(&str, &gguf_file::Value)> = ct
+        .metadata
+        .iter()
+        // `gguf_file::write` pads to 32 bytes, the default alignment.
+        .filter(|(k, _)| k.as_str() != "general.alignment" && k.as_str() != extra.0)
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    md.sort_by(|a, b| a.0.cmp(b.0));
+    md.push((extra.0, &extra.1));
+    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, q)| (*n, q)).collect();
+    let mut out = std::io::Cursor::new(Vec::new());
+    gguf_file::write(&mut out, &md, &refs)?;
+    Ok((out.into_inner(), converted))
+}
+
+/// Write `bytes` to `dst` atomically (temporary file in the same directory, then rename).
+fn write_atomic(dst: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = dst
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model.gguf".into());
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dst.with_file_name(format!(".{name}.tmp{}-{seq}", std::process::id()));
+    let res = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, dst)
+    })();
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
+}
+
+/// Open `path` and, per `requantize` (see [`LocalConfig::requantize`]), swap its slow weight
+/// dtypes for a SIMD-friendly one, reusing or writing the cached copy next to it.
+pub fn prepare_weights(path: &Path, requantize: Option<&str>) -> Result<PreparedWeights, LlmError> {
+    let mut file =
+        std::fs::File::open(path).map_err(|e| local_err(path, "cannot open model", e))?;
+    let ct = gguf_file::Content::read(&mut file)
+        .map_err(|e| local_err(path, "reading GGUF header", e))?;
+    let target = parse_requantize(requantize)?;
+    let needed = target.filter(|t| {
+        ct.tensor_infos.values().any(|ti| {
+            lacks_simd(ti.ggml_dtype)
+                && ti
+                    .shape
+                    .dims()
+                    .last()
+                    .is_some_and(|&r| r > 0 && r % t.block_size() == 0)
+        })
+    });
+    let Some(target) = needed else {
+        return Ok(PreparedWeights {
+            content: ct,
+            reader: Box::new(file),
+            source: WeightsSource::Original,
+            converted: 0,
+            target: None,
+        });
+    };
+    let key = source_key(path, target)?;
+    let cache = requantized_path(path, target);
+    if let Ok(mut cf) = std::fs::File::open(&cache) {
+        if let Ok(cct) = gguf_file::Content::read(&mut cf) {
+            let same = cct
+                .metadata
+                .get(REQUANT_KEY)
+                .and_then(|v| v.to_string().ok())
+                .is_some_and(|k| *k == key);
+            if same {
+                return Ok(PreparedWeights {
+                    content: cct,
+                    reader: Box::new(cf),
+                    source: WeightsSource::Cache {
+                        path: cache,
+                        reused: true,
+                    },
+                    converted: 0,
+                    target: Some(target),
+                });
+            }
+        }
+    }
+    let (bytes, converted) = requantize_to_bytes(
+        &ct,
+        &mut file,
+        target,
+        (REQUANT_KEY, gguf_file::Value::String(key)),
+    )
+    .map_err(|e| local_err(path, &format!("requantizing to {target:?}"), e))?;
+    let source = match write_atomic(&cache, &bytes) {
+        Ok(()) => WeightsSource::Cache {
+            path: cache,
+            reused: false,
+        },
+        Err(e) => WeightsSource::Memory {
+            reason: format!("{}: {e}", cache.display()),
+        },
+    };
+    let mut cur = std::io::Cursor::new(bytes);
+    let content = gguf_file::Content::read(&mut cur)
+        .map_err(|e| local_err(path, "reading requantized GGUF", e))?;
+    Ok(PreparedWeights {
+        content,
+        reader: Box::new(cur),
+        source,
+        converted,
+        target: Some(target),
+    })
 }
 
 /// `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/assets/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`.
@@ -124,6 +384,7 @@ pub struct LocalGguf {
     default_system: Option<String>,
     last: Mutex<GenTiming>,
     stats: LlmStats,
+    load_info: String,
 }
 
 fn local_err(path: &Path, what: &str, e: impl std::fmt::Display) -> LlmError {
@@ -233,11 +494,17 @@ pub fn chatml(messages: &[Message], default_system: Option<&str>) -> String {
 impl LocalGguf {
     /// Load the GGUF weights and tokenizer.
     pub fn load(cfg: &LocalConfig) -> Result<Self, LlmError> {
+        let load_info;
         let path = cfg.model_path.clone();
-        let mut file =
-            std::fs::File::open(&path).map_err(|e| local_err(&path, "cannot open model", e))?;
-        let ct = gguf_file::Content::read(&mut file)
-            .map_err(|e| local_err(&path, "reading GGUF header", e))?;
+        let PreparedWeights {
+            content: ct,
+            mut reader,
+            ..
+        } = {
+            let p = prepare_weights(&path, cfg.requantize.as_deref())?;
+            load_info = p.describe();
+            p
+        };
         let arch = match &cfg.arch {
             Some(a) => a.to_ascii_lowercase(),
             None => ct
@@ -279,11 +546,11 @@ impl LocalGguf {
         let device = device()?;
         let weights = match arch.as_str() {
             "llama" => Weights::Llama(
-                quantized_llama::ModelWeights::from_gguf(ct, &mut file, &device)
+                quantized_llama::ModelWeights::from_gguf(ct, &mut reader, &device)
                     .map_err(|e| local_err(&path, "loading llama weights", e))?,
             ),
             "qwen2" => Weights::Qwen2(
-                quantized_qwen2::ModelWeights::from_gguf(ct, &mut file, &device)
+                quantized_qwen2::ModelWeights::from_gguf(ct, &mut reader, &device)
                     .map_err(|e| local_err(&path, "loading qwen2 weights", e))?,
             ),
             other => {
@@ -312,6 +579,7 @@ impl LocalGguf {
             default_system,
             last: Mutex::new(GenTiming::default()),
             stats: LlmStats::default(),
+            load_info,
         })
     }
 
@@ -320,6 +588,10 @@ impl LocalGguf {
     }
     pub fn arch(&self) -> &str {
         &self.arch
+    }
+    /// How the weights were loaded (as stored, or requantized and from where).
+    pub fn load_info(&self) -> &str {
+        &self.load_info
     }
     pub fn stats(&self) -> LlmStatsSnapshot {
         self.stats.snapshot()
@@ -457,5 +729,40 @@ impl Llm for LocalGguf {
         self.stats.attempt();
         self.stats.record(&res);
         res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requantize_option_parses() {
+        assert_eq!(parse_requantize(Some("off")).unwrap(), None);
+        assert_eq!(parse_requantize(Some(" None ")).unwrap(), None);
+        assert_eq!(
+            parse_requantize(Some("Q8_0")).unwrap(),
+            Some(GgmlDType::Q8_0)
+        );
+        assert_eq!(
+            parse_requantize(Some("q4_0")).unwrap(),
+            Some(GgmlDType::Q4_0)
+        );
+        let auto = cpu_has_quant_simd().then_some(GgmlDType::Q8_0);
+        assert_eq!(parse_requantize(None).unwrap(), auto);
+        assert_eq!(parse_requantize(Some("auto")).unwrap(), auto);
+        let e = parse_requantize(Some("q4_1")).unwrap_err().to_string();
+        assert!(e.contains("requantize") && e.contains("q4_1"), "{e}");
+    }
+
+    #[test]
+    fn slow_dtypes_and_cache_path() {
+        assert!(lacks_simd(GgmlDType::Q4_1) && lacks_simd(GgmlDType::Q5_0));
+        assert!(!lacks_simd(GgmlDType::Q8_0) && !lacks_simd(GgmlDType::Q4K));
+        assert!(!lacks_simd(GgmlDType::F32));
+        assert_eq!(
+            requantized_path(Path::new("/a/b/M.Q4_1.gguf"), GgmlDType::Q8_0),
+            PathBuf::from("/a/b/M.Q4_1.q8_0.gguf")
+        );
     }
 }
