@@ -13,7 +13,7 @@
 //! second pick's conditional-softmax gradient by a wrong one; the PPO bandit test got stuck at
 //! 11/15 states with it.) [`PL_EPS`] only floors the remainder of the f64 version against `log(0)`.
 
-use burn::tensor::{activation::log_softmax, Bool, Int, Tensor, TensorData};
+use burn::tensor::{activation::log_softmax, Bool, Int, Tensor};
 use rand::Rng;
 
 /// Floor of the PL remainder in the f64 version (guards `log(0)` only).
@@ -162,7 +162,7 @@ pub fn entropy_tensor(logits: Tensor<2>, skill_mask: Tensor<2, Bool>) -> Tensor<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use burn::tensor::Device;
+    use burn::tensor::{Device, TensorData};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use std::collections::HashMap;

@@ -70,9 +70,16 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
         ..PpoConfig::default()
     };
     let policy = PolicyConfig {
-        hidden: 64,
+        hidden: std::env::var("BANDIT_HIDDEN")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(64),
         device: "cpu".into(),
     };
+    let batch: usize = std::env::var("BANDIT_BATCH")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
     let mut c = Controller::new(D, &policy, &ppo, seed).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(seed + 1000);
     let ps = pairs();
@@ -80,7 +87,7 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
     for u in 0..max_updates {
         let mut episodes = Vec::new();
         let mut optimal = 0usize;
-        for _ in 0..64 {
+        for _ in 0..batch {
             let p = rng.random_range(0..ps.len());
             let state = state_for(p);
             let s = c
@@ -107,13 +114,13 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
                 },
             }]);
         }
-        recent.push(optimal as f32 / 64.0);
+        recent.push(optimal as f32 / batch as f32);
         let st = c.update(&episodes).unwrap();
         if std::env::var("BANDIT_DEBUG").is_ok() && u % 25 == 0 {
             let g = greedy_optimal(&c, &skills, &ps);
             eprintln!(
                 "u {u} opt {:.2} greedy {g}/15 ent {:.3} kl {:.4} epochs {}",
-                optimal as f32 / 64.0,
+                optimal as f32 / batch as f32,
                 st.entropy,
                 st.approx_kl,
                 st.epochs_run
@@ -128,6 +135,13 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             return Some(u + 1);
         }
     }
+    if std::env::var("BANDIT_DEBUG").is_ok() {
+        for (p, &(a, b)) in ps.iter().enumerate() {
+            let pr = c.skill_probs(&state_for(p), &skills).unwrap();
+            let pr: Vec<String> = pr.iter().map(|x| format!("{x:.3}")).collect();
+            eprintln!("state {p} pays ({a},{b}) probs [{}]", pr.join(" "));
+        }
+    }
     eprintln!(
         "seed {seed}: last sampled optimal rates {:?}",
         &recent[recent.len().saturating_sub(5)..]
@@ -138,10 +152,20 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
 #[test]
 fn ppo_learns_contextual_bandit() {
     let slow = std::env::var("MEMSKILL_SLOW").is_ok_and(|v| v == "1");
-    let seeds: Vec<u64> = if slow { vec![1, 2, 3, 4, 5] } else { vec![1] };
+    let seeds: Vec<u64> = if let Ok(v) = std::env::var("BANDIT_SEEDS") {
+        v.split(',').filter_map(|x| x.trim().parse().ok()).collect()
+    } else if slow {
+        vec![1, 2, 3, 4, 5]
+    } else {
+        vec![1]
+    };
     for seed in seeds {
         let t = std::time::Instant::now();
-        let reached = run(seed, 600);
+        let max = std::env::var("BANDIT_MAX")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(600);
+        let reached = run(seed, max);
         eprintln!(
             "seed {seed}: reached 90% optimal at update {reached:?} in {:.1}s",
             t.elapsed().as_secs_f32()

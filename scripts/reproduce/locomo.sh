@@ -13,14 +13,16 @@ common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"")
 
 "$BIN" train --config configs/locomo.toml --run-name "$RUN" "${common[@]}"
 "$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test --judge "${common[@]}"
-if [ -f data/longmemeval/longmemeval_s_cleaned.json ]; then
+# Transfer evaluations, when scripts/fetch-data.sh has put the files into the cache.
+DATA="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/data"
+if [ -f "$DATA/longmemeval/longmemeval_s.json" ]; then
   "$BIN" eval --checkpoint "runs/$RUN" --dataset longmemeval --split test --judge "${common[@]}" \
-    --set data.path=\"data/longmemeval/longmemeval_s_cleaned.json\" \
-    --set data.splits_path=\"/work/shared/data/longmemeval/longmemeval_s_splits.json\" --set eval.top_k=5
+    --set data.path=\"longmemeval/longmemeval_s.json\" \
+    --set data.splits_path=\"longmemeval/longmemeval_s_splits.json\" --set eval.top_k=5
 fi
-if [ -f data/hotpotqa/hotpot_dev_distractor_v1.json ]; then
+if [ -f "$DATA/hotpotqa/hotpot_dev_distractor_v1.json" ]; then
   "$BIN" eval --checkpoint "runs/$RUN" --dataset hotpotqa --split all "${common[@]}" \
-    --set data.path=\"data/hotpotqa/hotpot_dev_distractor_v1.json\" --set eval.top_k=7
+    --set data.path=\"hotpotqa/hotpot_dev_distractor_v1.json\" --set eval.top_k=7
 fi
 "$BIN" compare "runs/$RUN"
 "$BIN" plot "runs/$RUN"

@@ -5,7 +5,11 @@ use clap::{Parser, Subcommand};
 mod cli;
 
 #[derive(Parser)]
-#[command(name = "memskill", version, about = "Learn, evolve and evaluate memory skills for LLM agents")]
+#[command(
+    name = "memskill",
+    version,
+    about = "Learn, evolve and evaluate memory skills for LLM agents"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
