@@ -18,8 +18,18 @@ const N_TEXTS: usize = 512;
 /// The first 512 turn texts of LoCoMo in file order (same rule as the Python script), or
 /// deterministic synthetic sentences when the data is absent.
 fn texts() -> (Vec<String>, &'static str) {
-    let path = std::env::var("LOCOMO_JSON")
-        .unwrap_or_else(|_| "/work/shared/data/locomo/locomo10.json".into());
+    // LOCOMO_JSON, else the cache's copy (scripts/fetch-data.sh), else ../shared/data.
+    let cached = memskill_controller::default_assets_dir()
+        .parent()
+        .map(|c| c.join("data/locomo/locomo10.json"));
+    let shared = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/locomo/locomo10.json"
+    );
+    let path = std::env::var("LOCOMO_JSON").unwrap_or_else(|_| match cached {
+        Some(c) if c.is_file() => c.display().to_string(),
+        _ => shared.to_string(),
+    });
     if let Ok(raw) = std::fs::read_to_string(&path) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&raw) {
             let mut out = Vec::new();
@@ -121,7 +131,7 @@ fn main() {
     };
     let mut c = Controller::new(d, &PolicyConfig::default(), &ppo, 0).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let mut unit = |n: usize, rng: &mut ChaCha8Rng| -> Vec<f32> {
+    let unit = |n: usize, rng: &mut ChaCha8Rng| -> Vec<f32> {
         let mut v: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter_mut().for_each(|x| *x /= norm);

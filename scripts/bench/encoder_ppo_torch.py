@@ -26,7 +26,10 @@ def cache_dir():
 
 
 def texts(n=512):
-    path = os.environ.get("LOCOMO_JSON", "/work/shared/data/locomo/locomo10.json")
+    path = os.environ.get("LOCOMO_JSON") or os.path.join(
+        os.environ.get("MEMSKILL_CACHE")
+        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memskill"),
+        "data", "locomo", "locomo10.json")
     try:
         with open(path) as f:
             data = json.load(f)
