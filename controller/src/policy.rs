@@ -114,45 +114,64 @@ const C2W: usize = 15;
 const C2B: usize = 16;
 
 impl Params {
-    /// PyTorch-style init: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); the actor's output layer
-    /// is scaled by 0.1 so the initial policy is close to uniform.
+    /// Standard PPO init (SB3 / CleanRL): orthogonal weights with gain `sqrt(2)` for hidden
+    /// layers, `0.01` for the actor's output layer (near-uniform initial policy) and `1.0` for the
+    /// critic's output layer; all biases zero. The actor's first layer is drawn as one
+    /// `2H x H` orthogonal matrix and split into its state / skill halves.
     pub fn init(emb_dim: usize, hidden: usize, rng: &mut ChaCha8Rng) -> Self {
         let d = emb_dim;
         let h = hidden;
-        let spec: [(&'static str, usize, usize, usize, f32); 17] = [
-            ("state_net.0.weight", 2 * d, h, 2 * d, 1.0),
-            ("state_net.0.bias", 1, h, 2 * d, 1.0),
-            ("state_net.1.weight", h, h, h, 1.0),
-            ("state_net.1.bias", 1, h, h, 1.0),
-            ("skill_net.0.weight", d, h, d, 1.0),
-            ("skill_net.0.bias", 1, h, d, 1.0),
-            ("skill_net.1.weight", h, h, h, 1.0),
-            ("skill_net.1.bias", 1, h, h, 1.0),
-            ("actor.0.weight_state", h, h, 2 * h, 1.0),
-            ("actor.0.weight_skill", h, h, 2 * h, 1.0),
-            ("actor.0.bias", 1, h, 2 * h, 1.0),
-            ("actor.1.weight", h, 1, h, 0.1),
-            ("actor.1.bias", 1, 1, h, 0.1),
-            ("critic.0.weight", h, h, h, 1.0),
-            ("critic.0.bias", 1, h, h, 1.0),
-            ("critic.1.weight", h, 1, h, 1.0),
-            ("critic.1.bias", 1, 1, h, 1.0),
+        let g = std::f32::consts::SQRT_2;
+        let w = |name, rows, cols, gain, rng: &mut ChaCha8Rng| Param {
+            name,
+            rows,
+            cols,
+            data: orthogonal(rows, cols, gain, rng),
+        };
+        let z = |name, cols| Param {
+            name,
+            rows: 1,
+            cols,
+            data: vec![0.0; cols],
+        };
+        let s1 = w("state_net.0.weight", 2 * d, h, g, rng);
+        let s2 = w("state_net.1.weight", h, h, g, rng);
+        let k1 = w("skill_net.0.weight", d, h, g, rng);
+        let k2 = w("skill_net.1.weight", h, h, g, rng);
+        let a1 = orthogonal(2 * h, h, g, rng);
+        let (a1s, a1k) = a1.split_at(h * h);
+        let a2 = w("actor.1.weight", h, 1, 0.01, rng);
+        let c1 = w("critic.0.weight", h, h, g, rng);
+        let c2 = w("critic.1.weight", h, 1, 1.0, rng);
+        let list = vec![
+            s1,
+            z("state_net.0.bias", h),
+            s2,
+            z("state_net.1.bias", h),
+            k1,
+            z("skill_net.0.bias", h),
+            k2,
+            z("skill_net.1.bias", h),
+            Param {
+                name: "actor.0.weight_state",
+                rows: h,
+                cols: h,
+                data: a1s.to_vec(),
+            },
+            Param {
+                name: "actor.0.weight_skill",
+                rows: h,
+                cols: h,
+                data: a1k.to_vec(),
+            },
+            z("actor.0.bias", h),
+            a2,
+            z("actor.1.bias", 1),
+            c1,
+            z("critic.0.bias", h),
+            c2,
+            z("critic.1.bias", 1),
         ];
-        let list = spec
-            .iter()
-            .map(|&(name, rows, cols, fan_in, scale)| {
-                let bound = scale / (fan_in.max(1) as f32).sqrt();
-                let data = (0..rows * cols)
-                    .map(|_| rng.random_range(-1.0f32..1.0) * bound)
-                    .collect();
-                Param {
-                    name,
-                    rows,
-                    cols,
-                    data,
-                }
-            })
-            .collect();
         Self { list }
     }
 
@@ -177,6 +196,49 @@ impl Params {
             })
             .collect()
     }
+}
+
+/// Standard normal sample (Box-Muller) from the seeded generator.
+fn gaussian(rng: &mut ChaCha8Rng) -> f64 {
+    let u1: f64 = rng.random_range(f64::EPSILON..1.0);
+    let u2: f64 = rng.random_range(0.0..1.0);
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// A `rows x cols` (row-major) matrix with orthonormal columns when `rows >= cols`, orthonormal
+/// rows otherwise, times `gain` (as `torch.nn.init.orthogonal_`): modified Gram-Schmidt on a
+/// Gaussian matrix, deterministic for a given generator state.
+pub(crate) fn orthogonal(rows: usize, cols: usize, gain: f32, rng: &mut ChaCha8Rng) -> Vec<f32> {
+    // Orthonormalise the `k` vectors of length `len` (the shorter side), each stored contiguously.
+    let (k, len, transpose) = if rows >= cols {
+        (cols, rows, true)
+    } else {
+        (rows, cols, false)
+    };
+    let mut v: Vec<Vec<f64>> = Vec::with_capacity(k);
+    while v.len() < k {
+        let mut x: Vec<f64> = (0..len).map(|_| gaussian(rng)).collect();
+        for _ in 0..2 {
+            for q in &v {
+                let dot: f64 = x.iter().zip(q).map(|(a, b)| a * b).sum();
+                for (xi, qi) in x.iter_mut().zip(q) {
+                    *xi -= dot * qi;
+                }
+            }
+        }
+        let norm = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+        if norm > 1e-6 {
+            v.push(x.into_iter().map(|a| a / norm).collect());
+        }
+    }
+    let mut out = vec![0.0f32; rows * cols];
+    for (i, q) in v.iter().enumerate() {
+        for (j, &x) in q.iter().enumerate() {
+            let (r, c) = if transpose { (j, i) } else { (i, j) };
+            out[r * cols + c] = (x as f32) * gain;
+        }
+    }
+    out
 }
 
 /// A padded batch of policy inputs on one device.
@@ -314,6 +376,34 @@ mod tests {
         assert!((p.list[0].data[0] - 0.9).abs() < 1e-5);
         assert!((p.list[0].data[1] - 1.1).abs() < 1e-5);
         assert!((p.list[0].data[2] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn orthogonal_init_is_orthonormal_times_gain() {
+        use rand::SeedableRng;
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for &(r, c) in &[(6usize, 4usize), (4, 6), (5, 5), (3, 1)] {
+            let m = orthogonal(r, c, 2.0, &mut rng);
+            // Gram matrix of the shorter side must be 4 * I.
+            let (k, tall) = if r >= c { (c, true) } else { (r, false) };
+            for a in 0..k {
+                for b in 0..k {
+                    let dot: f32 = if tall {
+                        (0..r).map(|i| m[i * c + a] * m[i * c + b]).sum()
+                    } else {
+                        (0..c).map(|j| m[a * c + j] * m[b * c + j]).sum()
+                    };
+                    let want = if a == b { 4.0 } else { 0.0 };
+                    assert!((dot - want).abs() < 1e-4, "{r}x{c} [{a},{b}] {dot}");
+                }
+            }
+        }
+        let mut r1 = ChaCha8Rng::seed_from_u64(9);
+        let mut r2 = ChaCha8Rng::seed_from_u64(9);
+        assert_eq!(
+            orthogonal(8, 3, 1.0, &mut r1),
+            orthogonal(8, 3, 1.0, &mut r2)
+        );
     }
 
     #[test]

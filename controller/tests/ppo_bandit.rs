@@ -1,7 +1,8 @@
 //! PPO on a synthetic contextual bandit: the state says which 2 of 6 skills pay (15 possible
 //! pairs); K = 2; reward = fraction of the paying pair chosen. The policy must reach >= 90%
-//! optimal selections within a few hundred updates. One seed by default; `MEMSKILL_SLOW=1` runs
-//! five.
+//! optimal selections within a few hundred updates (600 max; with the orthogonal init seeds 1-15
+//! all reach it in 49-123 updates). Seeds 1 and 2 by default; `MEMSKILL_SLOW=1` runs seeds 1-5;
+//! `BANDIT_SEEDS=a,b,..` picks seeds. Every seed runs and the failures are reported together.
 
 use memskill_controller::{Controller, PolicyConfig, PpoConfig, SelectMode, Transition};
 use rand::{Rng, SeedableRng};
@@ -157,8 +158,9 @@ fn ppo_learns_contextual_bandit() {
     } else if slow {
         vec![1, 2, 3, 4, 5]
     } else {
-        vec![1]
+        vec![1, 2]
     };
+    let mut failed = Vec::new();
     for seed in seeds {
         let t = std::time::Instant::now();
         let max = std::env::var("BANDIT_MAX")
@@ -170,9 +172,12 @@ fn ppo_learns_contextual_bandit() {
             "seed {seed}: reached 90% optimal at update {reached:?} in {:.1}s",
             t.elapsed().as_secs_f32()
         );
-        assert!(
-            reached.is_some(),
-            "seed {seed} did not reach 90% optimal selections in 600 updates"
-        );
+        if reached.is_none() {
+            failed.push(seed);
+        }
     }
+    assert!(
+        failed.is_empty(),
+        "seeds {failed:?} did not reach 90% optimal sampled selections"
+    );
 }
