@@ -393,11 +393,10 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 String::new(),
             ));
         }
-        std::fs::write(
-            run_dir.join("skills.md"),
-            render_skills_md(&state.bank_history, &bank),
-        )
-        .with_context(|| format!("writing {}", run_dir.join("skills.md").display()))?;
+        crate::fsutil::write_atomic(
+            &run_dir.join("skills.md"),
+            render_skills_md(&state.bank_history, &bank).as_bytes(),
+        )?;
         let tc = Instant::now();
         out.last_checkpoint = Some(save(
             &mut state,
@@ -427,11 +426,10 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     }
     memskill_designer::export_bank(&bank, &export)
         .with_context(|| format!("exporting the final skill bank to {}", export.display()))?;
-    std::fs::write(
-        run_dir.join("skills.md"),
-        render_skills_md(&state.bank_history, &bank),
-    )
-    .with_context(|| format!("writing {}", run_dir.join("skills.md").display()))?;
+    crate::fsutil::write_atomic(
+        &run_dir.join("skills.md"),
+        render_skills_md(&state.bank_history, &bank).as_bytes(),
+    )?;
     out.export_dir = Some(export);
     Ok(out)
 }
