@@ -70,6 +70,18 @@ fn l2_normalize(v: &mut [f32]) {
     }
 }
 
+/// Reads and parses `dir/config.json`; returns the config, its path and its raw text.
+fn read_config<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+) -> Result<(T, PathBuf, String), EncoderError> {
+    let path = need(dir, "config.json")?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| EncoderError(format!("{}: {e}", path.display())))?;
+    let config = serde_json::from_str(&text)
+        .map_err(|e| EncoderError(format!("{}: {e}", path.display())))?;
+    Ok((config, path, text))
+}
+
 fn need(dir: &Path, name: &str) -> Result<PathBuf, EncoderError> {
     let p = dir.join(name);
     if p.is_file() {
@@ -146,11 +158,7 @@ impl BertEncoder {
 
     /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir` (CPU).
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
-        let cfg_path = need(dir, "config.json")?;
-        let cfg_text = std::fs::read_to_string(&cfg_path)
-            .map_err(|e| EncoderError(format!("{}: {e}", cfg_path.display())))?;
-        let config: bert::Config = serde_json::from_str(&cfg_text)
-            .map_err(|e| EncoderError(format!("{}: {e}", cfg_path.display())))?;
+        let (config, cfg_path, cfg_text): (bert::Config, _, _) = read_config(dir)?;
         let dim: usize = serde_json::from_str::<serde_json::Value>(&cfg_text)
             .ok()
             .and_then(|v| v.get("hidden_size").and_then(|h| h.as_u64()))
@@ -270,11 +278,7 @@ impl Qwen3Encoder {
     /// Loads a Qwen3-Embedding directory (`config.json`, `tokenizer.json`, `*.safetensors`;
     /// tensor names with or without the `model.` prefix).
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
-        let cfg_path = need(dir, "config.json")?;
-        let cfg_text = std::fs::read_to_string(&cfg_path)
-            .map_err(|e| EncoderError(format!("{}: {e}", cfg_path.display())))?;
-        let config: qwen3::Config = serde_json::from_str(&cfg_text)
-            .map_err(|e| EncoderError(format!("{}: {e}", cfg_path.display())))?;
+        let (config, _, _): (qwen3::Config, _, _) = read_config(dir)?;
         let tokenizer = load_tokenizer(dir, Self::MAX_TOKENS)?;
         let files = safetensors_files(dir)?;
         let device = CDevice::Cpu;
