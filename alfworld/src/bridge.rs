@@ -491,21 +491,7 @@ impl BridgePool {
             }
         }
         let timeout = Duration::from_secs(self.cfg.timeout_secs.max(1));
-        let mut result = GameResult {
-            game_id: game.id.clone(),
-            split: game.split.clone(),
-            task_type: game.task_type,
-            outcome: GameOutcome::Lost,
-            steps: 0,
-            reward: 0.0,
-            done: false,
-            objective: String::new(),
-            initial_obs: String::new(),
-            transcript: Vec::new(),
-            tips: Vec::new(),
-            actor_stats: ActorStats::default(),
-            elapsed_ms: 0,
-        };
+        let mut result = GameResult::unplayed(game, GameOutcome::Lost, 0);
         let fail = |slot: &mut Slot, result: &mut GameResult, e: RequestError, what: &str| {
             let needs_restart = !matches!(e, RequestError::Remote(_));
             let mut msg = format!("{what}: {e}");
@@ -589,19 +575,26 @@ fn single_line(s: &str) -> String {
 }
 
 fn env_error(game: &Game, msg: String, elapsed_ms: u64) -> GameResult {
-    GameResult {
-        game_id: game.id.clone(),
-        split: game.split.clone(),
-        task_type: game.task_type,
-        outcome: GameOutcome::EnvError(msg),
-        steps: 0,
-        reward: 0.0,
-        done: false,
-        objective: String::new(),
-        initial_obs: String::new(),
-        transcript: Vec::new(),
-        tips: Vec::new(),
-        actor_stats: ActorStats::default(),
-        elapsed_ms,
+    GameResult::unplayed(game, GameOutcome::EnvError(msg), elapsed_ms)
+}
+
+impl GameResult {
+    /// A result with no steps taken yet: the start of a game, or a game the environment lost.
+    fn unplayed(game: &Game, outcome: GameOutcome, elapsed_ms: u64) -> Self {
+        GameResult {
+            game_id: game.id.clone(),
+            split: game.split.clone(),
+            task_type: game.task_type,
+            outcome,
+            steps: 0,
+            reward: 0.0,
+            done: false,
+            objective: String::new(),
+            initial_obs: String::new(),
+            transcript: Vec::new(),
+            tips: Vec::new(),
+            actor_stats: ActorStats::default(),
+            elapsed_ms,
+        }
     }
 }
