@@ -30,7 +30,8 @@ pub use hotpotqa::{load_hotpotqa, split_passages};
 pub use locomo::{load_locomo, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY};
 pub use longmemeval::{load_lme_splits, load_longmemeval, render_lme_turn, LmeOptions};
 pub use segment::{
-    count_tokens, segment, token_windows, SpanMode, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_TOKENS,
+    count_tokens, pack_texts, segment, token_windows, Packed, SpanMode, DEFAULT_WINDOW_OVERLAP,
+    DEFAULT_WINDOW_TOKENS,
 };
 pub use split::{split_locomo, LocomoSplits, SplitSpec};
 

@@ -211,6 +211,74 @@ fn push_windows(spans: &mut Vec<Span>, session: &Session, tokens: usize, overlap
     }
 }
 
+/// One chunk of [`pack_texts`]: its text and the indices of the input texts it holds (a
+/// windowed text appears in several chunks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    pub text: String,
+    pub sources: Vec<usize>,
+}
+
+/// Packs whole `texts`, in order, into chunks of at most `max_tokens` cl100k tokens (counted
+/// as the sum of each text's tokens plus one separator token): consecutive texts share a chunk,
+/// joined by a blank line, while they fit; a text longer than `max_tokens` on its own is cut
+/// into token windows with `overlap` (it never shares a chunk). Blank texts are skipped. Used
+/// to pack ALFWorld expert trajectories into executor spans (2048 tokens for training, 512
+/// for evaluation).
+pub fn pack_texts(texts: &[&str], max_tokens: usize, overlap: usize) -> Vec<Packed> {
+    const SEP: &str = "\n\n";
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let max_tokens = max_tokens.max(1);
+    let sep_len = bpe.encode_ordinary(SEP).len();
+    let mut out = Vec::new();
+    let mut cur = Packed {
+        text: String::new(),
+        sources: Vec::new(),
+    };
+    let mut cur_len = 0usize;
+    for (i, text) in texts.iter().enumerate() {
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let ids = bpe.encode_ordinary(text);
+        if !cur.text.is_empty() && cur_len + sep_len + ids.len() <= max_tokens {
+            cur.text.push_str(SEP);
+            cur.text.push_str(text);
+            cur.sources.push(i);
+            cur_len += sep_len + ids.len();
+            continue;
+        }
+        if !cur.text.is_empty() {
+            out.push(std::mem::replace(
+                &mut cur,
+                Packed {
+                    text: String::new(),
+                    sources: Vec::new(),
+                },
+            ));
+            cur_len = 0;
+        }
+        if ids.len() <= max_tokens {
+            cur.text.push_str(text);
+            cur.sources.push(i);
+            cur_len = ids.len();
+        } else {
+            for (start, end) in token_windows(ids.len(), max_tokens, overlap.min(max_tokens - 1)) {
+                let bytes = bpe.decode_bytes(&ids[start..end]).unwrap_or_default();
+                out.push(Packed {
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                    sources: vec![i],
+                });
+            }
+        }
+    }
+    if !cur.text.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,5 +452,46 @@ mod tests {
             );
         }
         assert!(s.spans.len() >= 3);
+    }
+
+    #[test]
+    fn pack_texts_keeps_whole_texts_and_respects_the_limit() {
+        let t = |i: usize, words: usize| {
+            format!("Trajectory {i}\n")
+                + &(0..words)
+                    .map(|w| format!("ACTION: go to cabinet {w}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+        };
+        let texts: Vec<String> = vec![t(0, 6), t(1, 6), t(2, 6), t(3, 200), t(4, 3)];
+        let mut refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        refs.insert(2, "   ");
+        let limit = 150;
+        let chunks = pack_texts(&refs, limit, 16);
+        // Whole texts that fit share chunks; the long one is windowed on its own.
+        assert_eq!(chunks[0].sources, vec![0, 1]);
+        assert!(chunks[0].text.contains("Trajectory 0") && chunks[0].text.contains("Trajectory 1"));
+        for c in &chunks {
+            assert!(
+                count_tokens(&c.text) <= limit + 2,
+                "{} tokens",
+                count_tokens(&c.text)
+            );
+        }
+        let long: Vec<&Packed> = chunks.iter().filter(|c| c.sources == vec![4]).collect();
+        assert!(long.len() >= 2, "the 200-line text is windowed");
+        assert!(long.iter().all(|c| !c.text.contains("Trajectory 4")));
+        let last = chunks.last().unwrap();
+        assert_eq!(last.sources, vec![5]);
+        assert!(last.text.starts_with("Trajectory 4"));
+        // Every text appears, in order.
+        let all: Vec<usize> = chunks.iter().flat_map(|c| c.sources.clone()).collect();
+        let mut dedup = all.clone();
+        dedup.dedup();
+        assert_eq!(dedup, vec![0, 1, 3, 4, 5]);
+        // A generous limit puts everything into one chunk; an empty input gives none.
+        assert_eq!(pack_texts(&refs, 100_000, 0).len(), 1);
+        assert!(pack_texts(&[], 10, 0).is_empty());
+        assert!(pack_texts(&["  "], 10, 0).is_empty());
     }
 }

@@ -24,6 +24,10 @@ pub struct HardCase {
     /// How often this query failed (at least 1 once recorded).
     #[serde(default)]
     pub fail_count: u32,
+    /// What the agent did, for interactive tasks (the tail of an ALFWorld game's transcript);
+    /// empty for question answering.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
 }
 
 impl HardCase {
@@ -171,6 +175,7 @@ pub(crate) fn case(q: &str, score: f64, step: u64) -> HardCase {
         sample_id: "s1".into(),
         step,
         fail_count: 0,
+        evidence: String::new(),
     }
 }
 

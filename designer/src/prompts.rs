@@ -11,6 +11,18 @@ use crate::pool::HardCase;
 pub struct PromptLimits {
     pub max_retrieved: usize,
     pub max_memory_chars: usize,
+    /// Characters kept of [`HardCase::evidence`] (its end: the last steps matter most).
+    pub max_evidence_chars: usize,
+}
+
+/// The last `n` characters of `s` (with a leading `...` when cut).
+fn tail(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        s.to_string()
+    } else {
+        format!("...{}", s.chars().skip(count - n).collect::<String>())
+    }
 }
 
 const SYSTEM: &str = "You improve the memory skills of a question-answering agent. The agent reads a long \
@@ -57,6 +69,12 @@ pub fn render_cases(cases: &[HardCase], lim: PromptLimits) -> String {
             out.push_str(&format!(
                 "  ... {} more\n",
                 c.retrieved.len() - lim.max_retrieved
+            ));
+        }
+        if !c.evidence.trim().is_empty() {
+            out.push_str(&format!(
+                "What the agent did:\n{}\n",
+                tail(c.evidence.trim(), lim.max_evidence_chars)
             ));
         }
         out.push('\n');
@@ -141,4 +159,29 @@ placeholders. Use {{\"changes\": [{{\"type\": \"no_change\"}}]}} when nothing sh
         analysis
     );
     vec![Message::system(SYSTEM), Message::user(user)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_is_shown_by_its_end_and_only_when_present() {
+        let lim = PromptLimits {
+            max_retrieved: 2,
+            max_memory_chars: 50,
+            max_evidence_chars: 40,
+        };
+        let mut c = crate::pool::case("q1", 0.0, 1);
+        let plain = render_cases(std::slice::from_ref(&c), lim);
+        assert!(!plain.contains("What the agent did"));
+        c.evidence = format!(
+            "{}ACTION: go to fridge 1\nTRAJECTORY_STATUS: FAILED",
+            "x".repeat(500)
+        );
+        let with = render_cases(std::slice::from_ref(&c), lim);
+        assert!(with.contains("What the agent did:\n..."));
+        assert!(with.contains("TRAJECTORY_STATUS: FAILED"));
+        assert!(!with.contains(&"x".repeat(41)));
+    }
 }

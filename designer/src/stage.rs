@@ -32,6 +32,8 @@ pub struct DesignerConfig {
     pub max_retrieved_per_case: usize,
     /// Characters kept of each retrieved memory.
     pub max_memory_chars: usize,
+    /// Characters kept (the end) of what the agent did in an interactive hard case.
+    pub max_evidence_chars: usize,
 }
 
 impl Default for DesignerConfig {
@@ -44,6 +46,7 @@ impl Default for DesignerConfig {
             max_tokens: 2048,
             max_retrieved_per_case: 5,
             max_memory_chars: 300,
+            max_evidence_chars: 1500,
         }
     }
 }
@@ -98,6 +101,7 @@ pub fn run_stage(
     let lim = PromptLimits {
         max_retrieved: cfg.max_retrieved_per_case,
         max_memory_chars: cfg.max_memory_chars,
+        max_evidence_chars: cfg.max_evidence_chars,
     };
     let mut transcript = Vec::new();
     let mut analysis = ask(

@@ -20,7 +20,8 @@ pub use backends::openai::{OpenAiBackend, OpenAiConfig};
 pub use backends::{CountingLlm, LlmStats, LlmStatsSnapshot, ScriptedLlm};
 pub use parse::{parse_actions, ParseOutcome};
 pub use prompts::{
-    answer_messages, executor_messages, extract_answer, AnswerStyle, DEFAULT_ANSWER_TOP_R,
+    answer_messages, executor_messages, executor_messages_in, extract_answer, AnswerStyle,
+    MemoryDomain, DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
     hotpot_f1, is_abstention, judge_messages, lme_judge_messages, locomo_f1, multi_answer_f1,

@@ -2,14 +2,58 @@
 
 use memskill_core::{MemoryItem, Message, Query, Skill, Span};
 
-/// The executor prompt: the span, the retrieved memories numbered from 0, and the selected
-/// skills (name, description, allowed action, instructions), asking for action blocks.
-pub fn executor_messages(span: &Span, retrieved: &[&str], skills: &[&Skill]) -> Vec<Message> {
-    let system = "You maintain the long-term memory of a conversational assistant. You read a new piece of the \
+/// What kind of memory the executor maintains: facts from conversations and documents, or
+/// procedural tips from agent trajectories (ALFWorld).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryDomain {
+    #[default]
+    Conversation,
+    Procedural,
+}
+
+impl MemoryDomain {
+    /// The domain of a dataset name (`alfworld` is procedural, everything else conversational).
+    pub fn of_dataset(dataset: &str) -> MemoryDomain {
+        if dataset == "alfworld" {
+            MemoryDomain::Procedural
+        } else {
+            MemoryDomain::Conversation
+        }
+    }
+
+    fn system(self) -> &'static str {
+        match self {
+            MemoryDomain::Conversation => "You maintain the long-term memory of a conversational assistant. You read a new piece of the \
 conversation, look at the memories already stored that seem related, and decide how memory should change. Follow \
 the skills you are given: each skill says which kind of operation it performs and how. Only use operations that \
 one of the given skills allows. Write memories as short, self-contained facts in the third person, with names \
-instead of pronouns and with absolute dates when the text gives or implies them.";
+instead of pronouns and with absolute dates when the text gives or implies them.",
+            MemoryDomain::Procedural => "You maintain the procedural memory of an agent that acts in a household text game. \
+You read expert trajectories (the task, then ACTION / OBSERVATION lines, then whether the task succeeded), look at \
+the memories already stored that seem related, and decide how memory should change. Follow the skills you are \
+given: each skill says which kind of operation it performs and how. Only use operations that one of the given \
+skills allows. Write memories as short, reusable, actionable tips for future tasks of the same kind: which steps a \
+task type needs and in what order, where objects are usually found, how receptacles and appliances are used. Do not \
+copy whole trajectories.",
+        }
+    }
+}
+
+/// The executor prompt: the span, the retrieved memories numbered from 0, and the selected
+/// skills (name, description, allowed action, instructions), asking for action blocks.
+pub fn executor_messages(span: &Span, retrieved: &[&str], skills: &[&Skill]) -> Vec<Message> {
+    executor_messages_in(MemoryDomain::Conversation, span, retrieved, skills)
+}
+
+/// [`executor_messages`] for a [`MemoryDomain`] (the system prompt differs, the format not).
+pub fn executor_messages_in(
+    domain: MemoryDomain,
+    span: &Span,
+    retrieved: &[&str],
+    skills: &[&Skill],
+) -> Vec<Message> {
+    let system = domain.system();
     let mut u = String::new();
     u.push_str("## New text\n");
     u.push_str(span.text.trim());
@@ -183,6 +227,37 @@ pub fn extract_answer(style: AnswerStyle, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn procedural_domain_changes_only_the_system_prompt() {
+        let span = Span {
+            id: "t:0".into(),
+            index: 0,
+            session: None,
+            date: None,
+            turn_ids: vec![],
+            text: "Your task is to: put a pencil in dresser.\nACTION: go to desk 1".into(),
+        };
+        let skills_owned = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = skills_owned.skills().iter().collect();
+        let c = executor_messages(&span, &["old tip"], &skills);
+        let p = executor_messages_in(MemoryDomain::Procedural, &span, &["old tip"], &skills);
+        assert_eq!(
+            c,
+            executor_messages_in(MemoryDomain::Conversation, &span, &["old tip"], &skills)
+        );
+        assert_ne!(c[0].content, p[0].content);
+        assert!(p[0].content.contains("procedural memory"));
+        assert_eq!(c[1].content, p[1].content);
+        assert_eq!(
+            MemoryDomain::of_dataset("alfworld"),
+            MemoryDomain::Procedural
+        );
+        assert_eq!(
+            MemoryDomain::of_dataset("locomo"),
+            MemoryDomain::Conversation
+        );
+    }
 
     #[test]
     fn extraction() {

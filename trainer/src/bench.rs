@@ -19,7 +19,11 @@ use crate::config::Config;
 use crate::synthetic::SyntheticOracle;
 use crate::train::{train, TrainOptions};
 
-/// A minimal OpenAI-compatible chat server on 127.0.0.1 backed by the synthetic oracle.
+/// Maps the concatenated message contents of a request to the reply text.
+pub type Responder = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// A minimal OpenAI-compatible chat server on 127.0.0.1 backed by a scripted responder
+/// (the synthetic oracle by default). Tests and benchmarks only.
 pub struct OracleServer {
     pub port: u16,
     pub requests: Arc<AtomicU64>,
@@ -29,9 +33,14 @@ pub struct OracleServer {
 impl OracleServer {
     /// Start on a free port; every answer is sent after `latency`.
     pub fn start(samples: Vec<Sample>, latency: Duration) -> Result<Self> {
+        let oracle = SyntheticOracle::new(samples, 0);
+        Self::start_with(Arc::new(move |p: &str| oracle.reply(p)), latency)
+    }
+
+    /// Start on a free port with any responder; every answer is sent after `latency`.
+    pub fn start_with(oracle: Responder, latency: Duration) -> Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").context("binding 127.0.0.1")?;
         let port = listener.local_addr()?.port();
-        let oracle = Arc::new(SyntheticOracle::new(samples, 0));
         let stop = Arc::new(AtomicBool::new(false));
         let requests = Arc::new(AtomicU64::new(0));
         let (st, rq) = (stop.clone(), requests.clone());
@@ -68,7 +77,7 @@ impl Drop for OracleServer {
 
 fn serve(
     conn: TcpStream,
-    oracle: &SyntheticOracle,
+    oracle: &Responder,
     latency: Duration,
     requests: &AtomicU64,
 ) -> Result<()> {
@@ -112,7 +121,7 @@ fn serve(
                     .join("\n")
             })
             .unwrap_or_default();
-        let text = oracle.reply(&prompt);
+        let text = oracle(&prompt);
         std::thread::sleep(latency);
         let resp = serde_json::json!({
             "id": "chatcmpl-bench", "object": "chat.completion", "model": req["model"],

@@ -33,8 +33,89 @@ pub struct Config {
     pub eval: EvalConfig,
     pub concurrency: ConcurrencyConfig,
     pub cache: CacheConfig,
-    /// ALFWorld evaluation settings, read by `memskill eval --dataset alfworld`.
-    pub alfworld: toml::Table,
+    /// ALFWorld: environment, pair sampling (training) and the memory-backed evaluation.
+    pub alfworld: AlfworldConfig,
+}
+
+/// ALFWorld settings (`data.dataset = "alfworld"` and `memskill eval --dataset alfworld`).
+///
+/// A training episode (as in the reference): batch A = `pair_a_min..=pair_a_max` expert
+/// trajectories of one task type packed into spans of at most `train_chunk_tokens` tokens ->
+/// memory bank built by controller + executor; batch B = `pair_b_size` other games (same task
+/// type with probability `same_type_prob`) played by the LLM actor (the `answer` model) with
+/// the top-`tips` memories retrieved by the objective as procedural tips, at most `max_steps`
+/// steps; reward = success rate of batch B.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlfworldConfig {
+    /// Actor of `memskill eval --dataset alfworld`: "llm" | "walkthrough" | "first-admissible".
+    pub actor: String,
+    /// Evaluation split(s), comma-separated (`valid` = valid_seen + valid_unseen).
+    pub split: String,
+    /// Games whose expert trajectories feed batch A (training) and the evaluation bank.
+    pub train_split: String,
+    /// Step limit of every played game.
+    pub max_steps: usize,
+    /// Bridge processes (games in parallel).
+    pub workers: usize,
+    /// Per-request bridge timeout in seconds.
+    pub timeout_secs: u64,
+    /// json_2.1.1 folder; "" = <cache>/alfworld/json_2.1.1 (scripts/alfworld/unpack.sh).
+    pub games_root: String,
+    /// Python of the ALFWorld venv; "" = <cache>/alfworld-venv/bin/python.
+    pub python: String,
+    /// Bridge script; "" = scripts/alfworld/bridge.py.
+    pub bridge: String,
+    /// Expert-trajectory cache (JSONL); "" = <cache>/alfworld/trajectories/<train_split>.jsonl.
+    pub trajectories: String,
+    pub pair_a_min: usize,
+    pub pair_a_max: usize,
+    pub pair_b_size: usize,
+    /// Probability that batch B has the task type of batch A.
+    pub same_type_prob: f64,
+    /// Span size of the batch-A packing (training).
+    pub train_chunk_tokens: usize,
+    /// Span size and overlap of the evaluation bank's packing.
+    pub eval_chunk_tokens: usize,
+    pub eval_chunk_overlap: usize,
+    /// Memories retrieved by the objective and shown as tips (R).
+    pub tips: usize,
+    /// Training trajectories in the evaluation bank (0 = all of `train_split`).
+    pub eval_trajectories: usize,
+    /// Actor LLM reply budget and temperature.
+    pub actor_max_tokens: u32,
+    pub actor_temperature: f32,
+    /// Steps of history shown in the actor prompt.
+    pub history_window: usize,
+}
+
+impl Default for AlfworldConfig {
+    fn default() -> Self {
+        Self {
+            actor: "llm".into(),
+            split: "valid_seen,valid_unseen".into(),
+            train_split: "train".into(),
+            max_steps: 50,
+            workers: 2,
+            timeout_secs: 120,
+            games_root: String::new(),
+            python: String::new(),
+            bridge: String::new(),
+            trajectories: String::new(),
+            pair_a_min: 40,
+            pair_a_max: 60,
+            pair_b_size: 5,
+            same_type_prob: 1.0,
+            train_chunk_tokens: 2048,
+            eval_chunk_tokens: 512,
+            eval_chunk_overlap: 64,
+            tips: 20,
+            eval_trajectories: 0,
+            actor_max_tokens: 32,
+            actor_temperature: 0.0,
+            history_window: 50,
+        }
+    }
 }
 
 /// Run identity, seed, epochs and checkpointing.
@@ -74,7 +155,7 @@ impl Default for RunConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DataConfig {
-    /// "locomo" | "longmemeval" | "hotpotqa" | "synthetic" (tests and demos only).
+    /// "locomo" | "longmemeval" | "hotpotqa" | "alfworld" (see [`AlfworldConfig`]) | "synthetic" (tests and demos only).
     pub dataset: String,
     pub path: String,
     /// "train" | "val" | "test" | "all".
@@ -546,6 +627,35 @@ impl Config {
         if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
             bail!("concurrency.episodes and concurrency.queries must be >= 1");
         }
+        let a = &self.alfworld;
+        if !matches!(a.actor.as_str(), "llm" | "walkthrough" | "first-admissible") {
+            bail!(
+                "alfworld.actor must be llm | walkthrough | first-admissible, got {:?}",
+                a.actor
+            );
+        }
+        if a.pair_a_min == 0 || a.pair_a_min > a.pair_a_max {
+            bail!(
+                "alfworld.pair_a_min ({}) must be >= 1 and <= alfworld.pair_a_max ({})",
+                a.pair_a_min,
+                a.pair_a_max
+            );
+        }
+        if a.pair_b_size == 0 || a.workers == 0 || a.max_steps == 0 {
+            bail!("alfworld.pair_b_size, alfworld.workers and alfworld.max_steps must be >= 1");
+        }
+        if !(0.0..=1.0).contains(&a.same_type_prob) {
+            bail!(
+                "alfworld.same_type_prob must be in [0, 1], got {}",
+                a.same_type_prob
+            );
+        }
+        if a.train_chunk_tokens == 0
+            || a.eval_chunk_tokens == 0
+            || a.eval_chunk_overlap >= a.eval_chunk_tokens
+        {
+            bail!("alfworld chunk sizes must be >= 1 and eval_chunk_overlap < eval_chunk_tokens");
+        }
         Ok(())
     }
 
@@ -605,6 +715,41 @@ mod tests {
         assert!(format!("{e:#}").contains("batch_size"), "{e:#}");
         let e = Config::from_toml_str("", &["run.batch_size=\"many\"".into()], "t").unwrap_err();
         assert!(format!("{e:#}").contains("invalid"), "{e:#}");
+    }
+
+    #[test]
+    fn shipped_configs_resolve_and_validate() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                let c = Config::load(&p, &[]).unwrap_or_else(|e| panic!("{}: {e:#}", p.display()));
+                c.validate()
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", p.display()));
+                n += 1;
+            }
+        }
+        assert!(n >= 5, "{n} configs");
+        let a = Config::load(&dir.join("alfworld.toml"), &[]).unwrap();
+        assert_eq!(a.data.dataset, "alfworld");
+        assert_eq!(
+            (a.run.batch_size, a.controller.top_k, a.eval.top_k),
+            (16, 3, 5)
+        );
+        assert_eq!(
+            (
+                a.alfworld.pair_a_min,
+                a.alfworld.pair_a_max,
+                a.alfworld.pair_b_size
+            ),
+            (40, 60, 5)
+        );
+        assert_eq!(
+            (a.alfworld.train_chunk_tokens, a.alfworld.eval_chunk_tokens),
+            (2048, 512)
+        );
+        assert_eq!(a.reward.kind, "judge");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use memskill_core::{
     ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, Provenance, Query, Sample,
     Skill, TextEncoder,
 };
-use memskill_executor::AnswerStyle;
+use memskill_executor::{AnswerStyle, MemoryDomain};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -114,6 +114,8 @@ pub struct EpisodeCtx<'a> {
     pub bias: Option<&'a NewSkillBias>,
     /// Global update step (provenance, hard cases).
     pub step: u64,
+    /// Conversation facts or procedural tips (the executor's system prompt).
+    pub domain: MemoryDomain,
 }
 
 /// One answered query.
@@ -132,6 +134,9 @@ pub struct QueryResult {
     pub retrieved: Vec<String>,
     /// LLM error of the answer (or judge) call.
     pub error: Option<String>,
+    /// What the agent did (interactive tasks: the game transcript); empty for QA.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
 }
 
 /// The memory-building half of an episode.
@@ -198,7 +203,8 @@ pub fn build_memory(
         let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
         let retrieved_texts: Vec<&str> = retrieved.iter().map(|m| m.content.as_str()).collect();
         let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
-        let messages = memskill_executor::executor_messages(span, &retrieved_texts, &chosen);
+        let messages =
+            memskill_executor::executor_messages_in(ctx.domain, span, &retrieved_texts, &chosen);
         let req = ChatRequest::new(messages)
             .with_max_tokens(ctx.exec_max_tokens)
             .with_temperature(ctx.exec_temperature);
@@ -283,6 +289,7 @@ pub fn answer_queries(
             score: None,
             retrieved: mems.iter().map(|m| m.content.clone()).collect(),
             error: None,
+            evidence: String::new(),
         };
         match ctx.answerer.chat(&req) {
             Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),

@@ -231,6 +231,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         skill_embs,
         bias: None,
         step: 0,
+        domain: memskill_executor::MemoryDomain::of_dataset(&cfg.data.dataset),
     };
     let cache_dir = cfg.cache.root().join("membanks");
     let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),

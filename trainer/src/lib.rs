@@ -2,6 +2,7 @@
 //! loop, checkpoints, evaluation, plots and benchmarks. The `memskill` binary's `train`,
 //! `eval`, `compare`, `plot` and `bench` commands are thin wrappers over this library.
 
+pub mod alfworld;
 pub mod backends;
 pub mod checkpoint;
 pub mod config;

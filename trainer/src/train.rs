@@ -12,11 +12,13 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
 use memskill_designer::{stabilised_reward, Evolution, HardCase, HardCasePool, StageDecision};
+use memskill_executor::MemoryDomain;
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
+use crate::alfworld::{run_pair, AlfworldEnv, Pair, PairCtx};
 use crate::backends::embed;
 use crate::checkpoint::{pointer, BankHistoryRow, Checkpoint, TrainState, FORMAT_VERSION};
 use crate::config::Config;
@@ -206,8 +208,19 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     };
     write_atomic(&run_dir.join("config.toml"), config_toml.as_bytes())?;
 
-    let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
-    let samples = crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?;
+    let is_alfworld = cfg.data.dataset == "alfworld";
+    let samples = if is_alfworld {
+        // ALFWorld episodes are drawn as (batch A, batch B) pairs of games, not samples.
+        Vec::new()
+    } else {
+        let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
+        crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?
+    };
+    let alf = if is_alfworld {
+        Some(AlfworldEnv::open(&cfg.alfworld).context("data.dataset = \"alfworld\"")?)
+    } else {
+        None
+    };
     let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
     let dim = rt.encoder.dim();
     let mut controller = Controller::new(dim, &cfg.policy, &cfg.ppo, cfg.run.seed)
@@ -292,6 +305,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 cfg,
                 &rt,
                 &samples,
+                alf.as_ref(),
                 &mut controller,
                 &mut bank,
                 &mut pool,
@@ -455,6 +469,13 @@ fn filter_timings(path: &Path, step: u64) -> Result<()> {
     write_atomic(path, body.as_bytes())
 }
 
+/// One episode of a batch: a sample (QA datasets) or an ALFWorld pair with batch A's
+/// expert trajectories.
+enum Work {
+    Sample(usize),
+    Pair(Box<Pair>, Vec<memskill_alfworld::Trajectory>),
+}
+
 /// Run one inner epoch (one batch, one PPO update). Returns the metrics line, the batch
 /// reward and the rollout / update seconds.
 #[allow(clippy::too_many_arguments)]
@@ -462,6 +483,7 @@ fn inner_epoch(
     cfg: &Config,
     rt: &Runtime,
     samples: &[Sample],
+    alf: Option<&AlfworldEnv>,
     controller: &mut Controller,
     bank: &mut SkillBank,
     pool: &mut HardCasePool,
@@ -470,7 +492,32 @@ fn inner_epoch(
 ) -> Result<(serde_json::Value, f64, f64, f64)> {
     let t_roll = Instant::now();
     let before = rt.counters.totals();
-    let batch = draw_batch(&mut state.rng, samples.len(), cfg.run.batch_size);
+    let batch: Vec<Work> = match alf {
+        None => draw_batch(&mut state.rng, samples.len(), cfg.run.batch_size)
+            .into_iter()
+            .map(Work::Sample)
+            .collect(),
+        Some(env) => {
+            let pairs = (0..cfg.run.batch_size)
+                .map(|_| env.sample_pair(&mut state.rng))
+                .collect::<Result<Vec<_>>>()?;
+            // Replay every missing walkthrough of the batch once, before the episodes run.
+            let all_a: Vec<_> = pairs.iter().flat_map(|p| p.a.iter().cloned()).collect();
+            env.trajectories(&all_a)?;
+            pairs
+                .into_iter()
+                .map(|p| {
+                    let t = env.trajectories(&p.a)?;
+                    Ok(Work::Pair(Box::new(p), t))
+                })
+                .collect::<Result<Vec<_>>>()?
+        }
+    };
+    let pair_ctx = alf.map(|env| PairCtx {
+        env,
+        actor: rt.answerer.clone(),
+        encoder: rt.encoder.clone(),
+    });
     let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
     if skills.is_empty() {
         bail!("the skill bank has no selectable skill");
@@ -504,6 +551,7 @@ fn inner_epoch(
             skill_embs: skill_embs.clone(),
             bias: bias.as_ref(),
             step,
+            domain: MemoryDomain::of_dataset(&cfg.data.dataset),
         };
         progress.episodes.set_length(batch.len() as u64);
         progress.episodes.set_position(0);
@@ -520,12 +568,15 @@ fn inner_epoch(
                     }
                 });
             }
-            let r = par_map(&batch, cfg.concurrency.episodes, |e, &idx| {
-                let r = run_episode(
-                    &ctx,
-                    &samples[idx],
-                    derive_seed(cfg.run.seed, &[2, step, e as u64]),
-                );
+            let r = par_map(&batch, cfg.concurrency.episodes, |e, work| {
+                let seed = derive_seed(cfg.run.seed, &[2, step, e as u64]);
+                let r = match (work, &pair_ctx) {
+                    (Work::Sample(idx), _) => run_episode(&ctx, &samples[*idx], seed),
+                    (Work::Pair(pair, trajs), Some(pc)) => {
+                        run_pair(&ctx, pc, pair, trajs, &format!("pair-{step}-{e}"), seed)
+                    }
+                    (Work::Pair(..), None) => Err(anyhow::anyhow!("pair episode without ALFWorld")),
+                };
                 progress.episodes.inc(1);
                 r
             });
@@ -599,6 +650,7 @@ fn inner_epoch(
                     sample_id: q.sample_id.clone(),
                     step,
                     fail_count: 0,
+                    evidence: q.evidence.clone(),
                 });
             }
         }

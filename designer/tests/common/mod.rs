@@ -58,5 +58,6 @@ pub fn hard_case(i: usize) -> HardCase {
         sample_id: "conv-1".into(),
         step: (i % 5) as u64,
         fail_count: 1 + (i % 3) as u32,
+        evidence: String::new(),
     }
 }

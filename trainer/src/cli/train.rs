@@ -177,16 +177,24 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 }
 
 /// `memskill eval --dataset alfworld`: settings from the checkpoint config's `[alfworld]`
-/// table (keys: actor, split, workers, max_steps, games_root, python, bridge, timeout_secs),
-/// overridable with `--set alfworld.KEY=VALUE`; the LLM actor uses the executor backend.
+/// table (else `--config`, else the defaults), overridable with `--set alfworld.KEY=VALUE`.
+/// With `--actor llm` and a checkpoint, one memory bank is built from the training split's
+/// expert trajectories (see `alfworld::build_eval_bank`) and the top-`alfworld.tips`
+/// memories retrieved by each game's objective are the actor's procedural tips; the actor is
+/// the run's `answer` model.
 fn alfworld_eval(a: EvalArgs) -> Result<()> {
     use crate::cli::alfworld::{eval_with, AlfActor, AlfEvalArgs};
+    use memskill_trainer::alfworld::{build_eval_bank, tip_source};
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
+    use memskill_trainer::fsutil::write_atomic;
+    use memskill_trainer::runtime::Runtime;
+    use std::sync::Arc;
     // Settings: the checkpoint's config, else --config, else the built-in defaults.
-    let (cfg, run_dir) = match (&a.checkpoint, &a.config) {
+    let (cfg, run_dir, ck) = match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
             let ck_dir = resolve(c)?;
-            let ck = Checkpoint::load(&ck_dir)?;
+            let ck = Checkpoint::load(&ck_dir)
+                .with_context(|| format!("loading checkpoint {}", ck_dir.display()))?;
             let cfg = Config::from_toml_str(
                 &ck.config_toml,
                 &a.sets,
@@ -197,64 +205,79 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
                 .and_then(|p| p.parent())
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("."));
-            (cfg, run_dir)
+            (cfg, run_dir, Some(ck))
         }
         (None, Some(path)) => (
             Config::load(path, &a.sets)?,
             PathBuf::from("runs").join("alfworld-eval"),
+            None,
         ),
         (None, None) => (
             Config::from_toml_str("", &a.sets, "<defaults>")?,
             PathBuf::from("runs").join("alfworld-eval"),
+            None,
         ),
     };
     let t = &cfg.alfworld;
-    let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(String::from);
-    let u = |k: &str| {
-        t.get(k)
-            .and_then(|v| v.as_integer())
-            .map(|x| x.max(0) as usize)
-    };
-    let actor = match a
-        .actor
-        .clone()
-        .or_else(|| s("actor"))
-        .as_deref()
-        .unwrap_or("llm")
-    {
+    let actor = match a.actor.as_deref().unwrap_or(t.actor.as_str()) {
         "llm" => AlfActor::Llm,
         "walkthrough" => AlfActor::Walkthrough,
         "first-admissible" => AlfActor::FirstAdmissible,
-        other => bail!("alfworld.actor {other:?} is not llm | walkthrough | first-admissible"),
+        other => bail!("--actor {other:?} is not llm | walkthrough | first-admissible"),
     };
-    let split = a
-        .split
-        .clone()
-        .or_else(|| s("split"))
-        .unwrap_or_else(|| "valid_unseen".into());
+    let split = a.split.clone().unwrap_or_else(|| t.split.clone());
+    let non_empty = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+    let out = a.out.clone().unwrap_or_else(|| {
+        run_dir
+            .join("eval")
+            .join(format!("alfworld-{}", split.replace(',', "+")))
+    });
     let args = AlfEvalArgs {
         split: split.clone(),
         limit: a.limit,
         actor,
-        workers: u("workers").unwrap_or(2),
-        max_steps: u("max_steps").unwrap_or(50),
-        out: Some(
-            a.out
-                .clone()
-                .unwrap_or_else(|| run_dir.join("eval").join(format!("alfworld-{split}"))),
-        ),
-        games_root: s("games_root").map(PathBuf::from),
-        python: s("python").map(PathBuf::from),
-        bridge: s("bridge").map(PathBuf::from),
-        timeout_secs: u("timeout_secs").unwrap_or(120) as u64,
+        workers: t.workers,
+        max_steps: t.max_steps,
+        out: Some(out.clone()),
+        games_root: non_empty(&t.games_root),
+        python: non_empty(&t.python),
+        bridge: non_empty(&t.bridge),
+        timeout_secs: t.timeout_secs,
     };
-    let llm = if actor == AlfActor::Llm {
-        let mut f = memskill_trainer::backends::BackendFactory::new(&run_dir, Vec::new());
-        Some(f.get(&cfg.executor, "executor")?)
+    let (llm, tips) = if actor == AlfActor::Llm {
+        let mut eval_cfg = cfg.clone();
+        eval_cfg.designer.enabled = false;
+        let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;
+        let tips = match &ck {
+            Some(ck) if t.tips > 0 => {
+                let (bank, info) = build_eval_bank(&eval_cfg, ck, &rt)?;
+                std::fs::create_dir_all(&out)
+                    .with_context(|| format!("creating {}", out.display()))?;
+                write_atomic(&out.join("memory_bank.json"), &serde_json::to_vec(&bank)?)?;
+                write_atomic(
+                    &out.join("memory_bank_info.json"),
+                    serde_json::to_string_pretty(&info)?.as_bytes(),
+                )?;
+                println!(
+                    "evaluation bank: {} memories from {} expert trajectories ({} spans{}); tips per game: top {}",
+                    info.memories,
+                    info.trajectories,
+                    info.spans,
+                    if info.cache_hit { ", cached" } else { "" },
+                    t.tips
+                );
+                Some(tip_source(Arc::new(bank), rt.encoder.clone(), t.tips))
+            }
+            _ => {
+                eprintln!("note: no --checkpoint (or alfworld.tips = 0): the LLM actor plays without memory");
+                None
+            }
+        };
+        (Some(rt.answerer.clone()), tips)
     } else {
-        None
+        (None, None)
     };
-    eval_with(&args, llm, None)?;
+    eval_with(&args, llm, tips)?;
     Ok(())
 }
 
