@@ -35,6 +35,16 @@ pub struct ActorStats {
     pub llm_errors: usize,
 }
 
+impl ActorStats {
+    /// Adds `o`'s counters to these (totals over several games).
+    pub fn merge(&mut self, o: &ActorStats) {
+        self.exact += o.exact;
+        self.substring += o.substring;
+        self.fallback += o.fallback;
+        self.llm_errors += o.llm_errors;
+    }
+}
+
 /// Chooses commands. One actor plays one game.
 pub trait Actor {
     /// Called once after reset with the objective and first observation; returns the tips

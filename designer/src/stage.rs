@@ -34,6 +34,10 @@ pub struct DesignerConfig {
     pub max_memory_chars: usize,
     /// Characters kept (the end) of what the agent did in an interactive hard case.
     pub max_evidence_chars: usize,
+    /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
+    /// prompts say so. Set by the caller from the dataset, not a config key.
+    #[serde(skip)]
+    pub interactive: bool,
 }
 
 impl Default for DesignerConfig {
@@ -47,6 +51,7 @@ impl Default for DesignerConfig {
             max_retrieved_per_case: 5,
             max_memory_chars: 300,
             max_evidence_chars: 1500,
+            interactive: false,
         }
     }
 }
@@ -107,7 +112,14 @@ pub fn run_stage(
     let mut analysis = ask(
         llm,
         "analysis",
-        analysis_messages(bank, cases, failed_approaches, cfg.max_changes, lim),
+        analysis_messages(
+            bank,
+            cases,
+            failed_approaches,
+            cfg.max_changes,
+            lim,
+            cfg.interactive,
+        ),
         cfg,
         &mut transcript,
     )?;
@@ -115,7 +127,13 @@ pub fn run_stage(
         analysis = ask(
             llm,
             &format!("reflection {}", i + 1),
-            reflection_messages(bank, &analysis, failed_approaches, cfg.max_changes),
+            reflection_messages(
+                bank,
+                &analysis,
+                failed_approaches,
+                cfg.max_changes,
+                cfg.interactive,
+            ),
             cfg,
             &mut transcript,
         )?;
@@ -123,7 +141,13 @@ pub fn run_stage(
     let answer = ask(
         llm,
         "refinement",
-        refinement_messages(bank, &analysis, failed_approaches, cfg.max_changes),
+        refinement_messages(
+            bank,
+            &analysis,
+            failed_approaches,
+            cfg.max_changes,
+            cfg.interactive,
+        ),
         cfg,
         &mut transcript,
     )?;

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use anyhow::{bail, Context, Result};
 use memskill_alfworld::{
     default_bridge_script, default_games_root, default_python, expert_trajectories,
-    format_trajectory, read_cache, Actor, BridgeConfig, BridgePool, Game, GameIndex, GameOutcome,
-    GameResult, LlmActor, TaskType, TipSource, Trajectory,
+    format_trajectory, read_cache, Actor, ActorStats, BridgeConfig, BridgePool, Game, GameIndex,
+    GameOutcome, GameResult, LlmActor, TaskType, TipSource, Trajectory,
 };
 use memskill_core::{Llm, MemoryBank, Sample, Span, TextEncoder};
 use rand::seq::index::sample as sample_indices;
@@ -388,10 +388,15 @@ pub fn run_pair(
     let queries: Vec<QueryResult> = results.iter().map(game_query).collect();
     let scores: Vec<f64> = queries.iter().filter_map(|q| q.score).collect();
     let reward = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+    let mut actor = ActorStats::default();
+    for r in &results {
+        actor.merge(&r.actor_stats);
+    }
     Ok(EpisodeResult {
         built,
         queries,
         reward,
+        actor: Some(actor),
     })
 }
 

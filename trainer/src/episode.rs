@@ -351,6 +351,9 @@ pub struct EpisodeResult {
     /// Mean score over the answered queries; None when no query could be scored (the
     /// episode is then dropped from the PPO batch and reported).
     pub reward: Option<f64>,
+    /// How the actor's replies matched admissible commands, summed over the played games
+    /// (ALFWorld; None for question answering).
+    pub actor: Option<memskill_alfworld::ActorStats>,
 }
 
 /// Run one training episode with its own RNG (derived from seed, step and episode index,
@@ -366,6 +369,7 @@ pub fn run_episode(ctx: &EpisodeCtx<'_>, sample: &Sample, seed: u64) -> Result<E
         built,
         queries: results,
         reward,
+        actor: None,
     })
 }
 

@@ -45,6 +45,9 @@ enum Cmd {
     Plot(cli::train::PlotArgs),
     /// Run the built-in benchmarks.
     Bench(cli::train::BenchArgs),
+    /// ALFWorld utilities (expert-trajectory cache).
+    #[command(subcommand)]
+    Alfworld(cli::alfworld::AlfworldCmd),
 }
 
 fn main() {
@@ -62,6 +65,7 @@ fn main() {
         Cmd::Compare(a) => cli::train::compare(a),
         Cmd::Plot(a) => cli::train::plot(a),
         Cmd::Bench(a) => cli::train::bench(a),
+        Cmd::Alfworld(c) => cli::alfworld::run(c),
     };
     if let Err(e) = res {
         // One line, the full context chain, no panic, no backtrace.

@@ -599,7 +599,11 @@ fn inner_epoch(
     let mut first_errors: Vec<String> = Vec::new();
     let (mut span_errors, mut query_errors, mut parse_problems, mut answered, mut live_mem) =
         (0, 0, 0, 0, 0usize);
+    let mut actor: Option<memskill_alfworld::ActorStats> = None;
     for ep in &mut episodes {
+        if let Some(a) = &ep.actor {
+            actor.get_or_insert_with(Default::default).merge(a);
+        }
         span_errors += ep.built.call_errors;
         parse_problems += ep.built.parse_problems;
         first_errors.extend(ep.built.errors.iter().take(2).cloned());
@@ -684,7 +688,7 @@ fn inner_epoch(
     state.update_step += 1;
     state.inner += 1;
     let llm = rt.counters.totals().minus(&before);
-    let line = json!({
+    let mut line = json!({
         "type": "update",
         "step": state.update_step,
         "outer": state.outer,
@@ -715,6 +719,10 @@ fn inner_epoch(
         "llm_errors": llm.errors(),
         "llm": llm,
     });
+    if let Some(a) = actor {
+        // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
+        line["actor"] = json!(a);
+    }
     Ok((line, batch_reward, rollout_s, update_s))
 }
 
@@ -789,13 +797,17 @@ fn designer_stage(
         if selected.is_empty() {
             line["designer"] = json!("no-hard-cases");
         } else {
+            let dcfg = memskill_designer::DesignerConfig {
+                interactive: cfg.data.dataset == "alfworld",
+                ..cfg.designer.cfg.clone()
+            };
             match memskill_designer::run_stage(
                 llm.as_ref(),
                 bank,
                 &selected,
                 &evolution.failed_approaches,
                 state.stage + 1,
-                &cfg.designer.cfg,
+                &dcfg,
             ) {
                 Ok(o) => {
                     let dir = run_dir.join("designer");

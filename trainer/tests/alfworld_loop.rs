@@ -11,6 +11,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,8 +122,27 @@ fn section<'a>(p: &'a str, from: &str, to: &str) -> &'a str {
     &p[s..e]
 }
 
-/// The scripted executor and actor (see the module docs).
+/// Designer prompts seen, and whether they showed ALFWorld tasks with what the agent did.
+static DESIGNER_PROMPTS: AtomicUsize = AtomicUsize::new(0);
+static DESIGNER_SAW_TASKS: AtomicBool = AtomicBool::new(false);
+
+/// The scripted executor and actor (see the module docs); the designer changes nothing.
 fn oracle(prompt: &str) -> String {
+    if prompt.contains("You improve the memory skills") {
+        DESIGNER_PROMPTS.fetch_add(1, Ordering::SeqCst);
+        if prompt.contains("## Tasks the agent failed")
+            && prompt.contains("What the agent did:")
+            && prompt.contains("Task: fake task: ")
+        {
+            DESIGNER_SAW_TASKS.store(true, Ordering::SeqCst);
+        }
+        return if prompt.contains("Answer with one JSON object") {
+            r#"{"changes": [{"type": "no_change"}]}"#.into()
+        } else {
+            "All cases broke at STORAGE: no skill was chosen that stores the plan. No change."
+                .into()
+        };
+    }
     if prompt.contains("## Skills to apply") {
         let skills = section(prompt, "## Skills to apply", "## Output format");
         if skills.contains(&format!("### {USEFUL} ")) {
@@ -184,7 +204,7 @@ fn sets(name: &str, root: &Path, url: &str, bank: &Path) -> Vec<String> {
             std::env::var("ALF_SEED").unwrap_or_else(|_| "42".into())
         ),
         "run.outer_epochs=4".into(),
-        "run.inner_epochs=5".into(),
+        "run.inner_epochs=8".into(),
         format!("run.skill_bank={:?}", bank.display().to_string()),
         "data.dataset=\"alfworld\"".into(),
         "encoder.kind=\"hashing\"".into(),
@@ -197,7 +217,8 @@ fn sets(name: &str, root: &Path, url: &str, bank: &Path) -> Vec<String> {
         "ppo.ppo_epochs=4".into(),
         "ppo.minibatch_size=8".into(),
         "ppo.target_kl=0.1".into(),
-        "designer.enabled=false".into(),
+        "designer.enabled=true".into(),
+        "designer.reflection_cycles=1".into(),
         "executor.backend=\"openai\"".into(),
         format!("executor.base_urls=[\"{url}\"]"),
         "executor.model=\"oracle\"".into(),
@@ -250,11 +271,23 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
     assert!(out.finished);
     let r = &out.outer_rewards;
     eprintln!("mean batch-B success per outer epoch: {r:?}");
+    for l in std::fs::read_to_string(runs.join("alf").join("metrics.jsonl")).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        if v["type"] == "stage" {
+            eprintln!("stage {} reward {} -> {}", v["stage"], v["reward"], v["decision"]);
+        } else {
+            eprint!("{} ", v["reward"]);
+        }
+    }
     assert_eq!(r.len(), 4);
     assert!(
         r[3] >= 0.9 && r[3] > r[0] + 0.3,
         "success rate should rise to >= 0.9: {r:?}"
     );
+
+    // Designer stages ran on ALFWorld hard cases (failed tasks with their transcripts).
+    assert!(DESIGNER_PROMPTS.load(Ordering::SeqCst) >= 3);
+    assert!(DESIGNER_SAW_TASKS.load(Ordering::SeqCst));
 
     // Metrics: one line per update, episodes scored, no LLM or environment errors.
     let run = runs.join("alf");
@@ -264,11 +297,14 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
         .map(|l| serde_json::from_str(l).unwrap())
         .filter(|v: &serde_json::Value| v["type"] == "update")
         .collect();
-    assert_eq!(updates.len(), 20);
+    assert_eq!(updates.len(), 32);
     for u in &updates {
         assert_eq!(u["dropped"], 0, "{u}");
         assert_eq!(u["query_errors"], 0, "{u}");
         assert_eq!(u["queries"], 8, "4 episodes x 2 batch-B games: {u}");
+        // The scripted actor always names an admissible command.
+        assert!(u["actor"]["exact"].as_u64().unwrap() >= 8, "{u}");
+        assert_eq!(u["actor"]["fallback"], 0, "{u}");
     }
 
     // Expert trajectories were replayed once and cached.
