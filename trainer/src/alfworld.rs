@@ -380,6 +380,26 @@ pub fn run_pair(
 ) -> Result<EpisodeResult> {
     let a = &pc.env.cfg;
     let sample = trajectory_sample(id, trajectories, a.train_chunk_tokens, 0);
+    if sample.spans.is_empty() {
+        // Every batch-A game was lost by the environment: nothing to learn from.
+        return Ok(EpisodeResult {
+            built: BuiltMemory {
+                memory: MemoryBank::new(),
+                transitions: Vec::new(),
+                outcomes: Vec::new(),
+                chosen: Vec::new(),
+                call_errors: 0,
+                parse_problems: 0,
+                errors: vec![format!(
+                    "{id}: no expert trajectory of batch A ({} games) could be replayed",
+                    pair.a.len()
+                )],
+            },
+            queries: Vec::new(),
+            reward: None,
+            actor: None,
+        });
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let built: BuiltMemory = build_memory(ctx, &sample, Some(&mut rng))
         .with_context(|| format!("building memory from batch A of {id}"))?;

@@ -318,6 +318,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
 /// One row per (run, evaluation) found under `<run>/eval/*/results.json`.
 pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
     let mut rows = Vec::new();
+    let mut alf_rows = Vec::new();
     for run in runs {
         let eval_dir = run.join("eval");
         let mut found = false;
@@ -329,7 +330,28 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
                 let Ok(text) = std::fs::read_to_string(&p) else {
                     continue;
                 };
-                let r: EvalResults = serde_json::from_str(&text)
+                let v: serde_json::Value = serde_json::from_str(&text)
+                    .with_context(|| format!("parsing {}", p.display()))?;
+                if v.get("rows").is_some() && v.get("actor").is_some() {
+                    // An ALFWorld evaluation: success rate and steps per split.
+                    let r: memskill_alfworld::EvalReport = serde_json::from_value(v)
+                        .with_context(|| format!("parsing {}", p.display()))?;
+                    for g in r.rows.iter().filter(|g| g.task_type.is_none()) {
+                        alf_rows.push(format!(
+                            "| {} | {} | alfworld-{} | {} | {:.1} | {:.1} | {} |",
+                            run.display(),
+                            r.actor,
+                            g.split,
+                            g.agg.games,
+                            100.0 * g.agg.success_rate,
+                            g.agg.mean_steps,
+                            g.agg.env_errors
+                        ));
+                    }
+                    found = true;
+                    continue;
+                }
+                let r: EvalResults = serde_json::from_value(v)
                     .with_context(|| format!("parsing {}", p.display()))?;
                 rows.push(format!(
                     "| {} | {} | {} | {} | {} | {} | {} |",
@@ -351,12 +373,27 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
             );
         }
     }
-    let mut s = String::from(
-        "| Run | Method | Eval | n | F1 | L-J | errors |\n|---|---|---|---|---|---|---|\n",
-    );
-    for r in rows {
-        s.push_str(&r);
-        s.push('\n');
+    let mut s = String::new();
+    if !rows.is_empty() {
+        s.push_str(
+            "| Run | Method | Eval | n | F1 | L-J | errors |\n|---|---|---|---|---|---|---|\n",
+        );
+        for r in rows {
+            s.push_str(&r);
+            s.push('\n');
+        }
+    }
+    if !alf_rows.is_empty() {
+        if !s.is_empty() {
+            s.push('\n');
+        }
+        s.push_str(
+            "| Run | Actor | Eval | games | SR (%) | #Steps | env errors |\n|---|---|---|---|---|---|---|\n",
+        );
+        for r in alf_rows {
+            s.push_str(&r);
+            s.push('\n');
+        }
     }
     Ok(s)
 }

@@ -271,10 +271,16 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
     assert!(out.finished);
     let r = &out.outer_rewards;
     eprintln!("mean batch-B success per outer epoch: {r:?}");
-    for l in std::fs::read_to_string(runs.join("alf").join("metrics.jsonl")).unwrap().lines() {
+    for l in std::fs::read_to_string(runs.join("alf").join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+    {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
         if v["type"] == "stage" {
-            eprintln!("stage {} reward {} -> {}", v["stage"], v["reward"], v["decision"]);
+            eprintln!(
+                "stage {} reward {} -> {}",
+                v["stage"], v["reward"], v["decision"]
+            );
         } else {
             eprint!("{} ", v["reward"]);
         }
@@ -381,13 +387,12 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
     );
 
     // Evaluation: one bank from the training trajectories, tips for valid_unseen games.
-    let eval_out = tmp.path().join("eval");
+    let eval_out = run.join("eval").join("alfworld-valid_unseen");
     let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
         .current_dir(tmp.path())
         .args(["eval", "--checkpoint"])
         .arg(&run)
-        .args(["--dataset", "alfworld", "--actor", "llm", "--out"])
-        .arg(&eval_out)
+        .args(["--dataset", "alfworld", "--actor", "llm"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -422,5 +427,95 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
     assert!(
         stdout.contains("| valid_unseen | all | 4 | 4 | 100.0 |"),
         "{stdout}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
+        .arg("compare")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{table}");
+    assert!(
+        table.contains("| llm | alfworld-valid_unseen | 4 | 100.0 |"),
+        "{table}"
+    );
+}
+
+#[test]
+fn cli_scripted_actors_print_the_table() {
+    if !have_python3() {
+        eprintln!("skipped: python3 not found (the fake ALFWorld bridge needs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("games");
+    write_games(&root);
+    let fake = memskill_alfworld::scripts_dir().join("fake_bridge.py");
+    let run = |actor: &str| {
+        let out = tmp.path().join(actor);
+        let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
+            .current_dir(tmp.path())
+            .args(["eval", "--dataset", "alfworld", "--split", "valid_unseen"])
+            .args(["--actor", actor, "--out"])
+            .arg(&out)
+            .args([
+                "--set",
+                &format!("alfworld.games_root={:?}", root.display().to_string()),
+            ])
+            .args(["--set", "alfworld.python=\"python3\""])
+            .args([
+                "--set",
+                &format!("alfworld.bridge={:?}", fake.display().to_string()),
+            ])
+            .args(["--set", "alfworld.max_steps=10"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.join("results.json").is_file());
+        stdout
+    };
+    let w = run("walkthrough");
+    assert!(w.contains("| valid_unseen | all | 4 | 4 | 100.0 |"), "{w}");
+    let f = run("first-admissible");
+    assert!(f.contains("| valid_unseen | all | 4 | 0 | 0.0 |"), "{f}");
+}
+
+#[test]
+fn missing_games_or_python_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bank_path = tmp.path().join("bank.json");
+    std::fs::write(&bank_path, serde_json::to_vec(&bank()).unwrap()).unwrap();
+    let missing = tmp.path().join("nowhere");
+    let cfg = Config::from_toml_str(
+        "",
+        &sets("x", &missing, "http://127.0.0.1:9/v1", &bank_path),
+        "t",
+    )
+    .unwrap();
+    let opts = TrainOptions {
+        runs_dir: tmp.path().join("runs"),
+        progress: false,
+        ..Default::default()
+    };
+    let err = format!("{:#}", train(&cfg, &opts).unwrap_err());
+    assert!(
+        err.contains("alfworld.games_root") && err.contains("unpack.sh"),
+        "{err}"
+    );
+
+    let root = tmp.path().join("games");
+    write_games(&root);
+    let mut s = sets("y", &root, "http://127.0.0.1:9/v1", &bank_path);
+    s.push("alfworld.python=\"/no/such/venv/bin/python\"".into());
+    let cfg = Config::from_toml_str("", &s, "t").unwrap();
+    let err = format!("{:#}", train(&cfg, &opts).unwrap_err());
+    assert!(
+        err.contains("alfworld.python") && err.contains("setup.sh"),
+        "{err}"
     );
 }
