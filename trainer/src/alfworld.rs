@@ -468,10 +468,6 @@ pub fn build_eval_bank(
         a.eval_chunk_tokens,
         a.eval_chunk_overlap,
     );
-    let skills: Vec<memskill_core::Skill> = ck.bank.selectable().into_iter().cloned().collect();
-    if skills.is_empty() {
-        bail!("the checkpoint's skill bank has no selectable skill");
-    }
     let exec_key = serde_json::json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
         "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
     let key_src = serde_json::json!({
@@ -507,39 +503,13 @@ pub fn build_eval_bank(
         trajs.len(),
         a.eval_chunk_tokens
     );
-    let mut controller = memskill_controller::Controller::new(
-        rt.encoder.dim(),
-        &cfg.policy,
-        &cfg.ppo,
-        cfg.run.seed,
-    )?;
-    controller
-        .load_bytes(&ck.controller)
-        .context("loading the checkpoint's controller")?;
-    let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
-    let skill_embs = Arc::new(crate::backends::embed(rt.encoder.as_ref(), &descs)?);
-    let lock = Mutex::new(&mut controller);
+    let mut policy = crate::eval::EvalPolicy::load(cfg, rt, ck)?;
+    let lock = Mutex::new(&mut policy.controller);
     let ctx = EpisodeCtx {
-        encoder: rt.encoder.as_ref(),
-        executor: rt.executor.as_ref(),
-        exec_max_tokens: cfg.executor.max_tokens,
-        exec_temperature: cfg.executor.temperature,
-        answerer: rt.answerer.as_ref(),
-        answer_max_tokens: cfg.answer.max_tokens,
-        judge: None,
-        reward_is_judge: false,
         dataset: "alfworld",
-        top_k: cfg.eval.top_k,
-        retrieve: cfg.eval.retrieve,
-        answer_retrieve: a.tips,
-        query_workers: 1,
-        query_ratio: 1.0,
-        controller: &lock,
-        skills: &skills,
-        skill_embs,
-        bias: None,
-        step: 0,
         domain: memskill_executor::MemoryDomain::Procedural,
+        answer_retrieve: a.tips,
+        ..crate::eval::eval_ctx(cfg, rt, &lock, &policy.skills, policy.skill_embs.clone())
     };
     let built = build_memory(&ctx, &sample, None)?;
     info.executor_errors = built.call_errors;

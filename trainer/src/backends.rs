@@ -138,7 +138,6 @@ impl BackendFactory {
                         timeout_secs: cfg.timeout_secs,
                         max_retries: cfg.max_retries,
                         backoff_base_ms: cfg.backoff_base_ms,
-                        ..Default::default()
                     };
                     Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
                         format!("{field}: starting the OpenAI-compatible backend")

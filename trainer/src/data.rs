@@ -172,8 +172,10 @@ mod tests {
 
     #[test]
     fn cutting_sessions_drops_their_queries() {
-        let mut cfg = DataConfig::default();
-        cfg.max_sessions = 2;
+        let cfg = DataConfig {
+            max_sessions: 2,
+            ..Default::default()
+        };
         let s = crate::synthetic::dataset(1, 4, 0);
         let c = cut(s, &cfg);
         assert_eq!(c[0].sessions.len(), 2);

@@ -118,6 +118,41 @@ pub struct EpisodeCtx<'a> {
     pub domain: MemoryDomain,
 }
 
+impl<'a> EpisodeCtx<'a> {
+    /// The training context of a run: K and R from `controller`, the configured reward and
+    /// query ratio, the dataset's memory domain, no new-skill bias, step 0.
+    pub fn new(
+        cfg: &'a crate::config::Config,
+        rt: &'a crate::runtime::Runtime,
+        controller: &'a Mutex<&'a mut Controller>,
+        skills: &'a [Skill],
+        skill_embs: Arc<Vec<Vec<f32>>>,
+    ) -> Self {
+        EpisodeCtx {
+            encoder: rt.encoder.as_ref(),
+            executor: rt.executor.as_ref(),
+            exec_max_tokens: cfg.executor.max_tokens,
+            exec_temperature: cfg.executor.temperature,
+            answerer: rt.answerer.as_ref(),
+            answer_max_tokens: cfg.answer.max_tokens,
+            judge: rt.judge.as_deref(),
+            reward_is_judge: cfg.reward.kind == "judge",
+            dataset: &cfg.data.dataset,
+            top_k: cfg.controller.top_k,
+            retrieve: cfg.controller.retrieve,
+            answer_retrieve: cfg.answer.retrieve,
+            query_workers: cfg.concurrency.queries,
+            query_ratio: cfg.data.query_ratio,
+            controller,
+            skills,
+            skill_embs,
+            bias: None,
+            step: 0,
+            domain: MemoryDomain::of_dataset(&cfg.data.dataset),
+        }
+    }
+}
+
 /// One answered query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryResult {

@@ -69,6 +69,53 @@ pub struct EvalResults {
     pub queries: Vec<QueryResult>,
 }
 
+/// A checkpoint's controller and selectable skills (with their description embeddings),
+/// ready for deterministic memory construction.
+pub struct EvalPolicy {
+    pub controller: Controller,
+    pub skills: Vec<Skill>,
+    pub skill_embs: Arc<Vec<Vec<f32>>>,
+}
+
+impl EvalPolicy {
+    pub fn load(cfg: &Config, rt: &Runtime, ck: &Checkpoint) -> Result<Self> {
+        let mut controller =
+            Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
+        controller
+            .load_bytes(&ck.controller)
+            .context("loading the checkpoint's controller")?;
+        let skills: Vec<Skill> = ck.bank.selectable().into_iter().cloned().collect();
+        if skills.is_empty() {
+            bail!("the checkpoint's skill bank has no selectable skill");
+        }
+        let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+        let skill_embs = Arc::new(embed(rt.encoder.as_ref(), &descs)?);
+        Ok(Self {
+            controller,
+            skills,
+            skill_embs,
+        })
+    }
+}
+
+/// The episode context of an evaluation: deterministic top-`eval.top_k`, `eval.retrieve`
+/// memories per span, no new-skill bias.
+pub fn eval_ctx<'a>(
+    cfg: &'a Config,
+    rt: &'a Runtime,
+    controller: &'a Mutex<&'a mut Controller>,
+    skills: &'a [Skill],
+    skill_embs: Arc<Vec<Vec<f32>>>,
+) -> EpisodeCtx<'a> {
+    EpisodeCtx {
+        reward_is_judge: false,
+        top_k: cfg.eval.top_k,
+        retrieve: cfg.eval.retrieve,
+        query_ratio: 1.0,
+        ..EpisodeCtx::new(cfg, rt, controller, skills, skill_embs)
+    }
+}
+
 /// Aggregate query results.
 pub fn score(results: &[&QueryResult]) -> Score {
     let f1s: Vec<f64> = results
@@ -197,42 +244,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
     let rt = Runtime::build(&eval_cfg, &run_dir, samples.clone(), want_judge)?;
-    let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
-    controller
-        .load_bytes(&ck.controller)
-        .context("loading the checkpoint's controller")?;
-    let skills: Vec<Skill> = ck.bank.selectable().into_iter().cloned().collect();
-    if skills.is_empty() {
-        bail!(
-            "{}: the skill bank has no selectable skill",
-            ck_dir.display()
-        );
-    }
-    let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
-    let skill_embs = Arc::new(embed(rt.encoder.as_ref(), &descs)?);
-    let lock = Mutex::new(&mut controller);
-    let ctx = EpisodeCtx {
-        encoder: rt.encoder.as_ref(),
-        executor: rt.executor.as_ref(),
-        exec_max_tokens: cfg.executor.max_tokens,
-        exec_temperature: cfg.executor.temperature,
-        answerer: rt.answerer.as_ref(),
-        answer_max_tokens: cfg.answer.max_tokens,
-        judge: rt.judge.as_deref(),
-        reward_is_judge: false,
-        dataset: &cfg.data.dataset,
-        top_k: cfg.eval.top_k,
-        retrieve: cfg.eval.retrieve,
-        answer_retrieve: cfg.answer.retrieve,
-        query_workers: cfg.concurrency.queries,
-        query_ratio: 1.0,
-        controller: &lock,
-        skills: &skills,
-        skill_embs,
-        bias: None,
-        step: 0,
-        domain: memskill_executor::MemoryDomain::of_dataset(&cfg.data.dataset),
-    };
+    let mut policy = EvalPolicy::load(&cfg, &rt, &ck)
+        .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
+    let lock = Mutex::new(&mut policy.controller);
+    let ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
     let cache_dir = cfg.cache.root().join("membanks");
     let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
         "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
@@ -354,10 +369,11 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
                 let r: EvalResults = serde_json::from_value(v)
                     .with_context(|| format!("parsing {}", p.display()))?;
                 rows.push(format!(
-                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {}-{} | {} | {} | {} | {} |",
                     run.display(),
                     r.method,
-                    format!("{}-{}", r.dataset, r.split),
+                    r.dataset,
+                    r.split,
                     r.overall.count,
                     pct(r.overall.f1),
                     pct(r.overall.judge),

@@ -107,7 +107,8 @@ pub fn dataset(n: usize, spans: usize, seed: u64) -> Vec<Sample> {
         .collect()
 }
 
-fn skill(name: &str, action: ActionKind, description: &str, instructions: &str) -> Skill {
+/// An active 1.0.0 skill with provenance `synthetic` (tests and demos).
+pub fn skill(name: &str, action: ActionKind, description: &str, instructions: &str) -> Skill {
     Skill {
         name: name.into(),
         description: description.into(),

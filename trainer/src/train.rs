@@ -12,7 +12,6 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
 use memskill_designer::{stabilised_reward, Evolution, HardCase, HardCasePool, StageDecision};
-use memskill_executor::MemoryDomain;
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -532,26 +531,9 @@ fn inner_epoch(
     let results: Vec<Result<EpisodeResult>> = {
         let lock = Mutex::new(&mut *controller);
         let ctx = EpisodeCtx {
-            encoder: rt.encoder.as_ref(),
-            executor: rt.executor.as_ref(),
-            exec_max_tokens: cfg.executor.max_tokens,
-            exec_temperature: cfg.executor.temperature,
-            answerer: rt.answerer.as_ref(),
-            answer_max_tokens: cfg.answer.max_tokens,
-            judge: rt.judge.as_deref(),
-            reward_is_judge: cfg.reward.kind == "judge",
-            dataset: &cfg.data.dataset,
-            top_k: cfg.controller.top_k,
-            retrieve: cfg.controller.retrieve,
-            answer_retrieve: cfg.answer.retrieve,
-            query_workers: cfg.concurrency.queries,
-            query_ratio: cfg.data.query_ratio,
-            controller: &lock,
-            skills: &skills,
-            skill_embs: skill_embs.clone(),
             bias: bias.as_ref(),
             step,
-            domain: MemoryDomain::of_dataset(&cfg.data.dataset),
+            ..EpisodeCtx::new(cfg, rt, &lock, &skills, skill_embs.clone())
         };
         progress.episodes.set_length(batch.len() as u64);
         progress.episodes.set_position(0);

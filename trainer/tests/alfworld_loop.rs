@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Version};
+use memskill_core::{ActionKind, SkillBank};
 use memskill_trainer::bench::OracleServer;
 use memskill_trainer::checkpoint::{pointer, Checkpoint};
 use memskill_trainer::config::Config;
+use memskill_trainer::synthetic::skill;
 use memskill_trainer::train::{train, TrainOptions};
 
 const USEFUL: &str = "capture-procedure";
@@ -31,21 +32,15 @@ fn have_python3() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn skill(name: &str, action: ActionKind, description: &str, instructions: &str) -> Skill {
-    Skill {
-        name: name.into(),
-        description: description.into(),
-        instructions: instructions.into(),
-        action,
-        version: Version::new(1, 0, 0),
-        status: SkillStatus::Active,
-        provenance: vec!["test".into()],
-        usage: UsageStats::default(),
-    }
-}
-
 fn bank() -> SkillBank {
-    SkillBank::from_skills(vec![
+    // The task's two insert skills plus the synthetic bank's noop and delete skills.
+    let base = memskill_trainer::synthetic::skill_bank();
+    let rest = base
+        .skills()
+        .iter()
+        .filter(|s| matches!(s.action, ActionKind::Noop | ActionKind::Delete))
+        .cloned();
+    let mut skills = vec![
         skill(
             USEFUL,
             ActionKind::Insert,
@@ -58,20 +53,9 @@ fn bank() -> SkillBank {
             "Describe how the rooms look.",
             "Write one sentence about the furniture.",
         ),
-        skill(
-            "noop",
-            ActionKind::Noop,
-            "Leave memory unchanged.",
-            "Do nothing.",
-        ),
-        skill(
-            "delete",
-            ActionKind::Delete,
-            "Remove memories contradicted by the trajectory.",
-            "Delete a retrieved memory the trajectory proves wrong.",
-        ),
-    ])
-    .unwrap()
+    ];
+    skills.extend(rest);
+    SkillBank::from_skills(skills).unwrap()
 }
 
 const PLANS: [(&str, &[&str]); 2] = [
@@ -114,6 +98,18 @@ fn write_games(root: &Path) {
             }
         }
     }
+}
+
+/// A temp dir with fake games under `games/`, or None (with a message) without python3.
+fn games_dir() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    if !have_python3() {
+        eprintln!("skipped: python3 not found (the fake ALFWorld bridge needs it)");
+        return None;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("games");
+    write_games(&root);
+    Some((tmp, root))
 }
 
 fn section<'a>(p: &'a str, from: &str, to: &str) -> &'a str {
@@ -246,13 +242,9 @@ fn sets(name: &str, root: &Path, url: &str, bank: &Path) -> Vec<String> {
 
 #[test]
 fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
-    if !have_python3() {
-        eprintln!("skipped: python3 not found (the fake ALFWorld bridge needs it)");
+    let Some((tmp, root)) = games_dir() else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("games");
-    write_games(&root);
+    };
     let bank_path = tmp.path().join("bank.json");
     std::fs::write(&bank_path, serde_json::to_vec(&bank()).unwrap()).unwrap();
     let server = OracleServer::start_with(Arc::new(|p: &str| oracle(p)), Duration::ZERO).unwrap();
@@ -443,13 +435,9 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
 
 #[test]
 fn cli_scripted_actors_print_the_table() {
-    if !have_python3() {
-        eprintln!("skipped: python3 not found (the fake ALFWorld bridge needs it)");
+    let Some((tmp, root)) = games_dir() else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("games");
-    write_games(&root);
+    };
     let fake = memskill_alfworld::scripts_dir().join("fake_bridge.py");
     let run = |actor: &str| {
         let out = tmp.path().join(actor);
