@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How to start bridge processes.
@@ -330,12 +330,34 @@ struct Slot {
 /// Builds one actor per game (called on the worker thread that plays it).
 pub type ActorFactory<'a> = dyn Fn(&Game) -> Result<Box<dyn Actor>, String> + Sync + 'a;
 
-/// N supervised bridge processes playing games in parallel.
+/// N supervised bridge processes playing games in parallel. Each game checks out a free
+/// process for its whole length, so several callers (e.g. concurrent training episodes)
+/// share the pool without ever waiting while a process is idle.
 pub struct BridgePool {
     cfg: BridgeConfig,
     slots: Vec<Mutex<Slot>>,
+    /// Indices of the processes not playing a game right now.
+    free: Mutex<Vec<usize>>,
+    freed: Condvar,
     pids: Mutex<Vec<u32>>,
     restarts: AtomicUsize,
+}
+
+/// A checked-out process index, returned to the pool when dropped.
+struct Lease<'a> {
+    pool: &'a BridgePool,
+    w: usize,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        let mut free = match self.pool.free.lock() {
+            Ok(f) => f,
+            Err(p) => p.into_inner(),
+        };
+        free.push(self.w);
+        self.pool.freed.notify_one();
+    }
 }
 
 impl BridgePool {
@@ -357,6 +379,8 @@ impl BridgePool {
         }
         let pool = BridgePool {
             cfg,
+            free: Mutex::new((0..slots.len()).rev().collect()),
+            freed: Condvar::new(),
             slots,
             pids: Mutex::new(pids),
             restarts: AtomicUsize::new(0),
@@ -395,6 +419,23 @@ impl BridgePool {
         self.pids.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
+    /// Waits for a process that is not playing and reserves it.
+    fn checkout(&self) -> Lease<'_> {
+        let mut free = match self.free.lock() {
+            Ok(f) => f,
+            Err(p) => p.into_inner(),
+        };
+        loop {
+            if let Some(w) = free.pop() {
+                return Lease { pool: self, w };
+            }
+            free = match self.freed.wait(free) {
+                Ok(f) => f,
+                Err(p) => p.into_inner(),
+            };
+        }
+    }
+
     /// How many processes were restarted after a crash or timeout.
     pub fn restarts(&self) -> usize {
         self.restarts.load(Ordering::SeqCst)
@@ -426,14 +467,17 @@ impl BridgePool {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<GameResult>>> = Mutex::new(vec![None; games.len()]);
         std::thread::scope(|s| {
-            for w in 0..self.slots.len().min(games.len()) {
+            for _ in 0..self.slots.len().min(games.len()) {
                 let next = &next;
                 let results = &results;
                 s.spawn(move || loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(game) = games.get(i) else { break };
                     let r = match factory(game) {
-                        Ok(mut actor) => self.play_on(w, game, actor.as_mut(), max_steps),
+                        Ok(mut actor) => {
+                            let lease = self.checkout();
+                            self.play_on(lease.w, game, actor.as_mut(), max_steps)
+                        }
                         Err(e) => env_error(game, format!("cannot build actor: {e}"), 0),
                     };
                     on_done(&r);
@@ -450,9 +494,10 @@ impl BridgePool {
             .collect()
     }
 
-    /// Plays one game on the first worker.
+    /// Plays one game on the next free process.
     pub fn play(&self, game: &Game, actor: &mut dyn Actor, max_steps: usize) -> GameResult {
-        self.play_on(0, game, actor, max_steps)
+        let lease = self.checkout();
+        self.play_on(lease.w, game, actor, max_steps)
     }
 
     fn restart(&self, w: usize, slot: &mut Slot) -> Result<(), String> {

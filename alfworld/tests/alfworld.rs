@@ -630,3 +630,63 @@ fn real_eval_walkthrough_and_first_admissible() {
         assert!(check(a.success_rate), "{actor:?}: SR {}", a.success_rate);
     }
 }
+
+/// A walkthrough actor that, when its game starts, announces itself and waits (up to a
+/// bound) for the other concurrent game to start too; `met` records whether it did.
+struct Rendezvous {
+    inner: WalkthroughActor,
+    tx: std::sync::mpsc::Sender<()>,
+    rx: std::sync::mpsc::Receiver<()>,
+    met: Arc<std::sync::atomic::AtomicUsize>,
+}
+impl Actor for Rendezvous {
+    fn begin(&mut self, _goal: &str, _intro: &str) -> Vec<String> {
+        let _ = self.tx.send(());
+        if self.rx.recv_timeout(Duration::from_secs(10)).is_ok() {
+            self.met.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Vec::new()
+    }
+    fn act(&mut self, ctx: &ActorContext<'_>) -> String {
+        self.inner.act(ctx)
+    }
+}
+
+#[test]
+fn concurrent_callers_share_every_free_process() {
+    if !have_python3() {
+        eprintln!("skipped: python3 not found");
+        return;
+    }
+    // Two callers, one game each, on a pool of two processes: each game must get its own
+    // process (before, every caller started on process 0 and the second game waited).
+    let idx = GameIndex::from_dir(&fixtures()).unwrap();
+    let pool = BridgePool::start(fake_cfg(2, 10)).unwrap();
+    let (a_tx, b_rx) = std::sync::mpsc::channel();
+    let (b_tx, a_rx) = std::sync::mpsc::channel();
+    let met = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let ends = std::sync::Mutex::new(vec![Some((a_tx, a_rx)), Some((b_tx, b_rx))]);
+    let game = |i: usize| idx.games[i].clone();
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            let (pool, ends, met) = (&pool, &ends, met.clone());
+            let g = vec![game(i)];
+            s.spawn(move || {
+                let (tx, rx) = ends.lock().unwrap()[i].take().unwrap();
+                let cell = std::sync::Mutex::new(Some((tx, rx)));
+                let factory = |g: &Game| -> Result<Box<dyn Actor>, String> {
+                    let (tx, rx) = cell.lock().unwrap().take().ok_or("one game per caller")?;
+                    Ok(Box::new(Rendezvous {
+                        inner: WalkthroughActor::new(g.walkthrough().map_err(|e| e.to_string())?),
+                        tx,
+                        rx,
+                        met: met.clone(),
+                    }))
+                };
+                let r = pool.play_many(&g, &factory, 20);
+                assert_eq!(r[0].outcome, GameOutcome::Won, "{:?}", r[0]);
+            });
+        }
+    });
+    assert_eq!(met.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
