@@ -233,3 +233,99 @@ pub fn bench_inner_epoch(latency_ms: u64, batch: usize, spans: usize) -> Result<
     let _ = std::fs::remove_dir_all(PathBuf::from(&tmp));
     Ok(r)
 }
+
+/// ALFWorld throughput: the same expert walkthroughs played by 1 bridge process and by `workers`.
+#[derive(Debug, Clone)]
+pub struct AlfBenchResult {
+    pub games: usize,
+    pub workers: usize,
+    /// (processes, pool start seconds, play seconds, games won)
+    pub runs: Vec<(usize, f64, f64, usize)>,
+}
+
+impl AlfBenchResult {
+    fn per_min(&self, i: usize) -> f64 {
+        let (_, _, play, _) = self.runs[i];
+        if play > 0.0 {
+            60.0 * self.games as f64 / play
+        } else {
+            0.0
+        }
+    }
+
+    pub fn report(&self) -> String {
+        let mut s = format!(
+            "ALFWorld walkthroughs of {} valid_unseen games (max steps = walkthrough + 5; one untimed warm-up game per process)\n",
+            self.games
+        );
+        for (i, (n, start, play, won)) in self.runs.iter().enumerate() {
+            s.push_str(&format!(
+                "{n} bridge process(es): {:.1} games/min ({play:.1} s playing, {start:.1} s starting the pool), {won}/{} won\n",
+                self.per_min(i),
+                self.games
+            ));
+        }
+        if self.runs.len() == 2 {
+            s.push_str(&format!(
+                "speedup {} vs 1 process: {:.2}x (ideal {}x)",
+                self.workers,
+                self.per_min(1) / self.per_min(0).max(1e-9),
+                self.workers
+            ));
+        }
+        s
+    }
+}
+
+/// Play the walkthroughs of `games` valid_unseen games with 1 and with `workers` bridge
+/// processes (the real TextWorld bridge from `cfg`), timing each pool.
+pub fn bench_alfworld(
+    cfg: &crate::config::AlfworldConfig,
+    games: usize,
+    workers: usize,
+) -> Result<AlfBenchResult> {
+    use memskill_alfworld::{Actor, BridgePool, Game, GameIndex, WalkthroughActor};
+    let root = crate::alfworld::games_root(cfg);
+    let index = GameIndex::from_dir(&root).with_context(|| {
+        format!(
+            "ALFWorld games under {} (scripts/alfworld/unpack.sh)",
+            root.display()
+        )
+    })?;
+    let list = index.select("valid_unseen", Some(games.max(1)));
+    let max_len = list
+        .iter()
+        .filter_map(|g| g.walkthrough().ok().map(|w| w.len()))
+        .max()
+        .unwrap_or(0);
+    let factory = |g: &Game| -> Result<Box<dyn Actor>, String> {
+        Ok(Box::new(WalkthroughActor::new(
+            g.walkthrough().map_err(|e| e.to_string())?,
+        )))
+    };
+    let mut counts = vec![1];
+    if workers > 1 {
+        counts.push(workers);
+    }
+    let mut runs = Vec::new();
+    for n in counts {
+        let t0 = std::time::Instant::now();
+        let pool = BridgePool::start(memskill_alfworld::BridgeConfig {
+            workers: n,
+            ..crate::alfworld::bridge_config(cfg)
+        })
+        .context("starting the ALFWorld bridge (scripts/alfworld/setup.sh)")?;
+        let start = t0.elapsed().as_secs_f64();
+        // Warm-up (untimed): one game per process loads the engine's lazy parts.
+        let _ = pool.play_many(&list[..n.min(list.len())], &factory, max_len + 5);
+        let t1 = std::time::Instant::now();
+        let rs = pool.play_many(&list, &factory, max_len + 5);
+        let play = t1.elapsed().as_secs_f64();
+        runs.push((n, start, play, rs.iter().filter(|r| r.won()).count()));
+    }
+    Ok(AlfBenchResult {
+        games: list.len(),
+        workers,
+        runs,
+    })
+}

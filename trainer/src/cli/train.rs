@@ -82,7 +82,7 @@ pub struct PlotArgs {
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to benchmark: trainer.
+    /// What to benchmark: trainer (inner epoch vs critical path) | alfworld (bridge throughput).
     #[arg(default_value = "trainer")]
     pub what: String,
     /// Latency of the local OpenAI-compatible server, in milliseconds.
@@ -94,6 +94,12 @@ pub struct BenchArgs {
     /// Spans per episode.
     #[arg(long, default_value_t = 4)]
     pub spans: usize,
+    /// alfworld: bridge processes compared with one.
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// alfworld: valid_unseen games whose walkthroughs are played.
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
 }
 
 pub fn train(a: TrainArgs) -> Result<()> {
@@ -300,6 +306,12 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             println!("{}", r.report());
             Ok(())
         }
-        other => bail!("unknown benchmark {other:?} (known: trainer)"),
+        "alfworld" => {
+            let cfg = memskill_trainer::config::AlfworldConfig::default();
+            let r = memskill_trainer::bench::bench_alfworld(&cfg, a.games, a.workers)?;
+            println!("{}", r.report());
+            Ok(())
+        }
+        other => bail!("unknown benchmark {other:?} (known: trainer, alfworld)"),
     }
 }
