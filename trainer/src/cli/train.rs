@@ -233,10 +233,16 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
     };
     let split = a.split.clone().unwrap_or_else(|| t.split.clone());
     let non_empty = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+    // `<run>/eval/alfworld-<splits>` for the LLM agent, `...-<actor>` for scripted actors.
     let out = a.out.clone().unwrap_or_else(|| {
+        let actor_tag = match actor {
+            AlfActor::Llm => "",
+            AlfActor::Walkthrough => "-walkthrough",
+            AlfActor::FirstAdmissible => "-first-admissible",
+        };
         run_dir
             .join("eval")
-            .join(format!("alfworld-{}", split.replace(',', "+")))
+            .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
     });
     let args = AlfEvalArgs {
         split: split.clone(),
