@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Characters of [`HardCase::evidence`] a pool keeps (the end; prompts show less).
+pub const MAX_EVIDENCE_CHARS: usize = 4000;
+
 /// One failed query, with what the agent saw and answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HardCase {
@@ -93,10 +96,13 @@ impl HardCasePool {
     /// Record a scored query. Returns `false` (and records nothing) when the score is not
     /// below the threshold. A repeat failure of the same (sample, query) increments its
     /// `fail_count` and refreshes question, answer, prediction, score, retrieved memories and step.
-    pub fn record(&mut self, case: HardCase) -> bool {
+    pub fn record(&mut self, mut case: HardCase) -> bool {
         let failed = case.score.is_nan() || case.score < self.cfg.threshold;
         if !failed {
             return false;
+        }
+        if case.evidence.chars().count() > MAX_EVIDENCE_CHARS {
+            case.evidence = crate::prompts::tail(&case.evidence, MAX_EVIDENCE_CHARS);
         }
         if let Some(old) = self
             .cases
@@ -211,6 +217,21 @@ mod tests {
             p.record(case("nan", f64::NAN, 0)),
             "NaN score counts as a failure"
         );
+        // A long transcript is kept by its end.
+        let mut long = case("game", 0.0, 3);
+        long.evidence = format!(
+            "{}TRAJECTORY_STATUS: FAILED",
+            "x".repeat(2 * MAX_EVIDENCE_CHARS)
+        );
+        p.record(long);
+        let kept = &p
+            .cases()
+            .iter()
+            .find(|c| c.query_id == "game")
+            .unwrap()
+            .evidence;
+        assert!(kept.chars().count() <= MAX_EVIDENCE_CHARS + 3);
+        assert!(kept.ends_with("TRAJECTORY_STATUS: FAILED"));
     }
 
     #[test]

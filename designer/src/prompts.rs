@@ -16,7 +16,7 @@ pub struct PromptLimits {
 }
 
 /// The last `n` characters of `s` (with a leading `...` when cut).
-fn tail(s: &str, n: usize) -> String {
+pub(crate) fn tail(s: &str, n: usize) -> String {
     let count = s.chars().count();
     if count <= n {
         s.to_string()

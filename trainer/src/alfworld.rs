@@ -133,11 +133,6 @@ impl AlfworldEnv {
         })
     }
 
-    /// Number of training games.
-    pub fn train_games(&self) -> usize {
-        self.by_type.values().map(Vec::len).sum()
-    }
-
     /// Expert trajectories of `games`, in order: from memory, else the JSONL cache, else
     /// replayed through the pool (and appended to the cache). Games the environment lost are
     /// left out.
