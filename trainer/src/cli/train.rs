@@ -47,10 +47,11 @@ pub struct EvalArgs {
     /// locomo | longmemeval | hotpotqa | synthetic | alfworld (default: the training dataset).
     #[arg(long)]
     pub dataset: Option<String>,
-    /// train | val | test | all (default: eval.split).
+    /// train | val | test | all (default: eval.split); ALFWorld: valid_seen, valid_unseen,
+    /// comma-separated (default: alfworld.split).
     #[arg(long)]
     pub split: Option<String>,
-    /// Answer at most this many queries.
+    /// Answer at most this many queries (ALFWorld: games per split).
     #[arg(long)]
     pub limit: Option<usize>,
     /// Override a config key of the checkpoint's config (repeatable).
