@@ -148,15 +148,8 @@ fn main() {
             let s = c
                 .select(&state, &skills, 3, None, SelectMode::Sample(&mut rng))
                 .unwrap();
-            ep.push(Transition {
-                state,
-                skill_embs: skills.clone(),
-                bias: s.bias,
-                actions: s.skills,
-                old_log_prob: s.log_prob,
-                old_value: s.value,
-                reward: rng.random_range(0.0f32..1.0),
-            });
+            let reward = rng.random_range(0.0f32..1.0);
+            ep.push(Transition::from_selection(state, skills.clone(), s, reward));
         }
         episodes.push(ep);
     }

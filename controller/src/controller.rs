@@ -719,15 +719,12 @@ mod tests {
             let s = c
                 .select(&state, &e, 3, Some(&b), SelectMode::Sample(&mut rng))
                 .unwrap();
-            ep.push(Transition {
+            ep.push(Transition::from_selection(
                 state,
-                skill_embs: e.clone(),
-                bias: s.bias.clone(),
-                actions: s.skills.clone(),
-                old_log_prob: s.log_prob,
-                old_value: s.value,
-                reward: i as f32 * 0.1,
-            });
+                e.clone(),
+                s,
+                i as f32 * 0.1,
+            ));
         }
         let st = c.update(&[ep.clone()]).unwrap();
         assert!(st.approx_kl < 1e-6, "approx_kl {}", st.approx_kl);

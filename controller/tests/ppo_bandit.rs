@@ -99,21 +99,19 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             if hits == 2 {
                 optimal += 1;
             }
-            episodes.push(vec![Transition {
+            let reward = if std::env::var("BANDIT_PARTIAL").is_ok() {
+                hits as f32 / 2.0
+            } else if hits == 2 {
+                1.0
+            } else {
+                0.0
+            };
+            episodes.push(vec![Transition::from_selection(
                 state,
-                skill_embs: skills.clone(),
-                bias: s.bias,
-                actions: s.skills,
-                old_log_prob: s.log_prob,
-                old_value: s.value,
-                reward: if std::env::var("BANDIT_PARTIAL").is_ok() {
-                    hits as f32 / 2.0
-                } else if hits == 2 {
-                    1.0
-                } else {
-                    0.0
-                },
-            }]);
+                skills.clone(),
+                s,
+                reward,
+            )]);
         }
         recent.push(optimal as f32 / batch as f32);
         let st = c.update(&episodes).unwrap();

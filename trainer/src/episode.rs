@@ -278,17 +278,14 @@ pub fn build_memory(
                 outcome.executed = report.executed;
             }
         }
-        out.transitions.push(Transition {
-            state,
-            skill_embs: ctx.skill_embs.clone(),
-            bias: selection.bias.clone(),
-            actions: selection.skills.clone(),
-            old_log_prob: selection.log_prob,
-            old_value: selection.value,
-            reward: 0.0,
-        });
+        out.chosen.push(selection.skills.clone());
         out.outcomes.push(outcome);
-        out.chosen.push(selection.skills);
+        out.transitions.push(Transition::from_selection(
+            state,
+            ctx.skill_embs.clone(),
+            selection,
+            0.0,
+        ));
     }
     Ok(out)
 }
