@@ -224,6 +224,26 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// An active 1.0.0 skill with one provenance entry and no usage yet (seed banks, tests).
+    pub fn active(
+        name: &str,
+        action: ActionKind,
+        description: &str,
+        instructions: &str,
+        provenance: &str,
+    ) -> Skill {
+        Skill {
+            name: name.into(),
+            description: description.into(),
+            instructions: instructions.into(),
+            action,
+            version: Version::new(1, 0, 0),
+            status: SkillStatus::Active,
+            provenance: vec![provenance.into()],
+            usage: UsageStats::default(),
+        }
+    }
+
     /// Hash of what defines the skill's behaviour (not its usage statistics).
     pub fn content_hash(&self) -> String {
         sha256_hex(self.canonical_content())
@@ -344,15 +364,8 @@ impl SkillBank {
 
     /// The four seed skills, after the MemSkill paper's primitive operations.
     pub fn seed() -> Self {
-        let mk = |name: &str, action, description: &str, instructions: &str| Skill {
-            name: name.into(),
-            description: description.into(),
-            instructions: instructions.into(),
-            action,
-            version: Version::new(1, 0, 0),
-            status: SkillStatus::Active,
-            provenance: vec!["seed".into()],
-            usage: UsageStats::default(),
+        let mk = |name: &str, action, description: &str, instructions: &str| {
+            Skill::active(name, action, description, instructions, "seed")
         };
         let skills = vec![
             mk(

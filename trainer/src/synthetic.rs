@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
-    SkillStatus, Span, Turn, Usage, UsageStats, Version,
+    Span, Turn, Usage,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -109,16 +109,7 @@ pub fn dataset(n: usize, spans: usize, seed: u64) -> Vec<Sample> {
 
 /// An active 1.0.0 skill with provenance `synthetic` (tests and demos).
 pub fn skill(name: &str, action: ActionKind, description: &str, instructions: &str) -> Skill {
-    Skill {
-        name: name.into(),
-        description: description.into(),
-        instructions: instructions.into(),
-        action,
-        version: Version::new(1, 0, 0),
-        status: SkillStatus::Active,
-        provenance: vec!["synthetic".into()],
-        usage: UsageStats::default(),
-    }
+    Skill::active(name, action, description, instructions, "synthetic")
 }
 
 /// The synthetic task's starting skill bank: one useful skill and three distractors.
