@@ -27,4 +27,7 @@ pub use eval::{
     evaluate, parse_splits, run_eval, ActorKind, Aggregate, EvalOptions, EvalReport, GroupRow,
 };
 pub use index::{cache_dir, default_games_root, Game, GameIndex, TaskType, GAME_FILE};
-pub use trajectory::{expert_trajectories, format_trajectory, read_cache, to_sample, Trajectory};
+pub use trajectory::{
+    expert_trajectories, format_trajectory, read_cache, replay_into_cache, replay_walkthroughs,
+    to_sample, Trajectory,
+};

@@ -144,9 +144,43 @@ fn append_cache(path: &Path, trajs: &[Trajectory]) -> Result<(), AlfworldError> 
     Ok(())
 }
 
+/// Plays each game's expert walkthrough (step limit: the longest walkthrough + 5), in order.
+pub fn replay_walkthroughs(pool: &BridgePool, games: &[Game]) -> Vec<GameResult> {
+    let max_len = games
+        .iter()
+        .filter_map(|g| g.walkthrough().ok().map(|w| w.len()))
+        .max()
+        .unwrap_or(0);
+    let factory = |g: &Game| -> Result<Box<dyn Actor>, String> {
+        let w = g.walkthrough().map_err(|e| e.to_string())?;
+        Ok(Box::new(WalkthroughActor::new(w)))
+    };
+    pool.play_many(games, &factory, max_len + 5)
+}
+
+/// Replays `games` and appends their trajectories to the JSONL `cache` (when given); games
+/// that hit an environment error are left out (and not cached). Does not read the cache.
+pub fn replay_into_cache(
+    pool: &BridgePool,
+    games: &[Game],
+    cache: Option<&Path>,
+) -> Result<Vec<Trajectory>, AlfworldError> {
+    if games.is_empty() {
+        return Ok(Vec::new());
+    }
+    let fresh: Vec<Trajectory> = replay_walkthroughs(pool, games)
+        .iter()
+        .filter_map(Trajectory::from_result)
+        .collect();
+    if let Some(p) = cache {
+        append_cache(p, &fresh)?;
+    }
+    Ok(fresh)
+}
+
 /// Expert trajectories of `games`, in order: taken from the JSONL `cache` when present there,
-/// otherwise replayed through the pool (walkthrough actor, `max_steps` = walkthrough length + 5)
-/// and appended to the cache. Games that hit an environment error are left out (and not cached).
+/// otherwise replayed through the pool ([`replay_into_cache`]). Games that hit an
+/// environment error are left out.
 pub fn expert_trajectories(
     pool: &BridgePool,
     games: &[Game],
@@ -164,24 +198,8 @@ pub fn expert_trajectories(
         .filter(|g| !known.contains_key(&g.id))
         .cloned()
         .collect();
-    if !missing.is_empty() {
-        let max_len = missing
-            .iter()
-            .filter_map(|g| g.walkthrough().ok().map(|w| w.len()))
-            .max()
-            .unwrap_or(0);
-        let factory = |g: &Game| -> Result<Box<dyn Actor>, String> {
-            let w = g.walkthrough().map_err(|e| e.to_string())?;
-            Ok(Box::new(WalkthroughActor::new(w)))
-        };
-        let results = pool.play_many(&missing, &factory, max_len + 5);
-        let fresh: Vec<Trajectory> = results.iter().filter_map(Trajectory::from_result).collect();
-        if let Some(p) = cache {
-            append_cache(p, &fresh)?;
-        }
-        for t in fresh {
-            known.insert(t.game_id.clone(), t);
-        }
+    for t in replay_into_cache(pool, &missing, cache)? {
+        known.insert(t.game_id.clone(), t);
     }
     Ok(games
         .iter()

@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use memskill_alfworld::{
-    default_bridge_script, default_games_root, default_python, expert_trajectories,
-    format_trajectory, read_cache, Actor, ActorStats, BridgeConfig, BridgePool, Game, GameIndex,
-    GameOutcome, GameResult, LlmActor, TaskType, TipSource, Trajectory,
+    default_bridge_script, default_games_root, default_python, format_trajectory, read_cache,
+    replay_into_cache, Actor, ActorStats, BridgeConfig, BridgePool, Game, GameIndex, GameOutcome,
+    GameResult, LlmActor, TaskType, TipSource, Trajectory,
 };
 use memskill_core::{Llm, MemoryBank, Sample, Span, TextEncoder};
 use rand::seq::index::sample as sample_indices;
@@ -150,15 +150,15 @@ impl AlfworldEnv {
                 .collect()
         };
         if !missing.is_empty() {
-            let fresh = expert_trajectories(&self.pool, &missing, Some(&self.cache)).with_context(
-                || {
+            // `known` already holds the cache file: replay the missing games only.
+            let fresh =
+                replay_into_cache(&self.pool, &missing, Some(&self.cache)).with_context(|| {
                     format!(
                         "replaying {} expert walkthroughs (cache {})",
                         missing.len(),
                         self.cache.display()
                     )
-                },
-            )?;
+                })?;
             let mut known = self
                 .known
                 .lock()

@@ -284,7 +284,7 @@ pub fn bench_alfworld(
     games: usize,
     workers: usize,
 ) -> Result<AlfBenchResult> {
-    use memskill_alfworld::{Actor, BridgePool, Game, GameIndex, WalkthroughActor};
+    use memskill_alfworld::{replay_walkthroughs, BridgePool, GameIndex};
     let root = crate::alfworld::games_root(cfg);
     let index = GameIndex::from_dir(&root).with_context(|| {
         format!(
@@ -293,16 +293,6 @@ pub fn bench_alfworld(
         )
     })?;
     let list = index.select("valid_unseen", Some(games.max(1)));
-    let max_len = list
-        .iter()
-        .filter_map(|g| g.walkthrough().ok().map(|w| w.len()))
-        .max()
-        .unwrap_or(0);
-    let factory = |g: &Game| -> Result<Box<dyn Actor>, String> {
-        Ok(Box::new(WalkthroughActor::new(
-            g.walkthrough().map_err(|e| e.to_string())?,
-        )))
-    };
     let mut counts = vec![1];
     if workers > 1 {
         counts.push(workers);
@@ -317,9 +307,9 @@ pub fn bench_alfworld(
         .context("starting the ALFWorld bridge (scripts/alfworld/setup.sh)")?;
         let start = t0.elapsed().as_secs_f64();
         // Warm-up (untimed): one game per process loads the engine's lazy parts.
-        let _ = pool.play_many(&list[..n.min(list.len())], &factory, max_len + 5);
+        let _ = replay_walkthroughs(&pool, &list[..n.min(list.len())]);
         let t1 = std::time::Instant::now();
-        let rs = pool.play_many(&list, &factory, max_len + 5);
+        let rs = replay_walkthroughs(&pool, &list);
         let play = t1.elapsed().as_secs_f64();
         runs.push((n, start, play, rs.iter().filter(|r| r.won()).count()));
     }
