@@ -437,7 +437,6 @@ pub fn build_eval_bank(
     ck: &crate::checkpoint::Checkpoint,
     rt: &crate::runtime::Runtime,
 ) -> Result<(MemoryBank, EvalBankInfo)> {
-    use crate::fsutil::{sha256_bytes, write_atomic};
     let a = &cfg.alfworld;
     let trajs = {
         let env = AlfworldEnv::open(a)?;
@@ -463,62 +462,40 @@ pub fn build_eval_bank(
         a.eval_chunk_tokens,
         a.eval_chunk_overlap,
     );
-    let exec_key = serde_json::json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
-        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
-    let key_src = serde_json::json!({
-        "kind": "alfworld-eval-bank", "checkpoint": ck.hash()?, "bank": ck.bank.content_hash(),
-        "k": cfg.eval.top_k, "r": cfg.eval.retrieve, "executor": exec_key, "encoder": rt.encoder.id(),
-        "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?),
-    });
-    let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
-    let path = cfg
-        .cache
-        .root()
-        .join("membanks")
-        .join(format!("{key}.json"));
-    let mut info = EvalBankInfo {
+    let path = crate::eval::membank_path(
+        cfg,
+        rt,
+        &ck.hash()?,
+        &ck.bank.content_hash(),
+        &sample,
+        serde_json::json!({"kind": "alfworld-eval-bank"}),
+    )?;
+    let cached = crate::eval::cached_memory(&path, "the ALFWorld evaluation bank", || {
+        eprintln!(
+            "evaluation bank: building memory from {} spans ({} trajectories, {}-token spans)",
+            sample.spans.len(),
+            trajs.len(),
+            a.eval_chunk_tokens
+        );
+        let mut policy = crate::eval::EvalPolicy::load(cfg, rt, ck)?;
+        let lock = Mutex::new(&mut policy.controller);
+        let ctx = EpisodeCtx {
+            dataset: "alfworld",
+            domain: memskill_executor::MemoryDomain::Procedural,
+            answer_retrieve: a.tips,
+            ..crate::eval::eval_ctx(cfg, rt, &lock, &policy.skills, policy.skill_embs.clone())
+        };
+        build_memory(&ctx, &sample, None)
+    })?;
+    let info = EvalBankInfo {
         trajectories: trajs.len(),
         spans: sample.spans.len(),
-        memories: 0,
-        cache_hit: false,
-        cache_path: path.clone(),
-        executor_errors: 0,
+        memories: cached.memory.live_count(),
+        cache_hit: cached.hit,
+        cache_path: path,
+        executor_errors: cached.call_errors,
     };
-    if let Some(m) = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<MemoryBank>(&b).ok())
-    {
-        info.cache_hit = true;
-        info.memories = m.live_count();
-        return Ok((m, info));
-    }
-    eprintln!(
-        "evaluation bank: building memory from {} spans ({} trajectories, {}-token spans)",
-        sample.spans.len(),
-        trajs.len(),
-        a.eval_chunk_tokens
-    );
-    let mut policy = crate::eval::EvalPolicy::load(cfg, rt, ck)?;
-    let lock = Mutex::new(&mut policy.controller);
-    let ctx = EpisodeCtx {
-        dataset: "alfworld",
-        domain: memskill_executor::MemoryDomain::Procedural,
-        answer_retrieve: a.tips,
-        ..crate::eval::eval_ctx(cfg, rt, &lock, &policy.skills, policy.skill_embs.clone())
-    };
-    let built = build_memory(&ctx, &sample, None)?;
-    info.executor_errors = built.call_errors;
-    info.memories = built.memory.live_count();
-    if built.call_errors == 0 {
-        write_atomic(&path, &serde_json::to_vec(&built.memory)?)?;
-    } else {
-        eprintln!(
-            "warning: {} executor calls failed while building the evaluation bank; not cached: {}",
-            built.call_errors,
-            built.errors.join(" | ")
-        );
-    }
-    Ok((built.memory, info))
+    Ok((cached.memory, info))
 }
 
 #[cfg(test)]

@@ -7,14 +7,14 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use memskill_controller::Controller;
-use memskill_core::{MemoryBank, Query, Skill};
+use memskill_core::{MemoryBank, Query, Sample, Skill};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
 use crate::config::Config;
-use crate::episode::{answer_queries, build_memory, par_map, EpisodeCtx, QueryResult};
+use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
 use crate::fsutil::{sha256_bytes, write_atomic};
 use crate::runtime::Runtime;
 
@@ -114,6 +114,74 @@ pub fn eval_ctx<'a>(
         query_ratio: 1.0,
         ..EpisodeCtx::new(cfg, rt, controller, skills, skill_embs)
     }
+}
+
+/// Where the evaluation memory bank of `sample` is cached: `<cache>/membanks/<key>.json`,
+/// the key hashing everything that determines the bank (checkpoint, skill bank, K, R,
+/// executor, encoder, the sample's spans, and `extra`).
+pub fn membank_path(
+    cfg: &Config,
+    rt: &Runtime,
+    checkpoint_hash: &str,
+    bank_hash: &str,
+    sample: &Sample,
+    extra: serde_json::Value,
+) -> Result<PathBuf> {
+    let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
+        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
+    let key_src = json!({
+        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.eval.retrieve,
+        "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
+        "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
+    });
+    let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
+    Ok(cfg
+        .cache
+        .root()
+        .join("membanks")
+        .join(format!("{key}.json")))
+}
+
+/// A memory bank read from its cache file, or built and then cached.
+pub struct CachedMemory {
+    pub memory: MemoryBank,
+    pub hit: bool,
+    /// Executor calls that failed while building (such a bank is used but not cached).
+    pub call_errors: usize,
+}
+
+/// The bank cached at `path`, else `build()` (written to `path` when every executor call
+/// succeeded; otherwise a warning naming `what`).
+pub fn cached_memory(
+    path: &Path,
+    what: &str,
+    build: impl FnOnce() -> Result<BuiltMemory>,
+) -> Result<CachedMemory> {
+    if let Some(memory) = std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<MemoryBank>(&b).ok())
+    {
+        return Ok(CachedMemory {
+            memory,
+            hit: true,
+            call_errors: 0,
+        });
+    }
+    let built = build()?;
+    if built.call_errors == 0 {
+        write_atomic(path, &serde_json::to_vec(&built.memory)?)?;
+    } else {
+        eprintln!(
+            "warning: {what}: {} executor calls failed; memory not cached: {}",
+            built.call_errors,
+            built.errors.join(" | ")
+        );
+    }
+    Ok(CachedMemory {
+        memory: built.memory,
+        hit: false,
+        call_errors: built.call_errors,
+    })
 }
 
 /// Aggregate query results.
@@ -248,40 +316,15 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);
     let ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
-    let cache_dir = cfg.cache.root().join("membanks");
-    let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
-        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
+    let bank_hash = ck.bank.content_hash();
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<(Vec<QueryResult>, bool)> {
-            let key_src = json!({
-                "checkpoint": ck_hash, "bank": ck.bank.content_hash(), "span_mode": span_mode.to_string(),
-                "k": cfg.eval.top_k, "r": cfg.eval.retrieve, "executor": exec_key, "encoder": rt.encoder.id(),
-                "sample": sample.id, "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?),
-            });
-            let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
-            let path = cache_dir.join(format!("{key}.json"));
-            let (memory, hit): (MemoryBank, bool) = match std::fs::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-            {
-                Some(m) => (m, true),
-                None => {
-                    let built = build_memory(&ctx, sample, None)?;
-                    if built.call_errors == 0 {
-                        write_atomic(&path, &serde_json::to_vec(&built.memory)?)?;
-                    } else {
-                        eprintln!(
-                            "warning: {}: {} executor calls failed; memory not cached: {}",
-                            sample.id,
-                            built.call_errors,
-                            built.errors.join(" | ")
-                        );
-                    }
-                    (built.memory, false)
-                }
-            };
+            let extra = json!({"span_mode": span_mode.to_string()});
+            let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
+            let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
+            let (memory, hit) = (cached.memory, cached.hit);
             let qs: Vec<&Query> = sample.queries.iter().collect();
             Ok((answer_queries(&ctx, sample, &memory, &qs, want_judge)?, hit))
         },
