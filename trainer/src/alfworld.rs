@@ -63,6 +63,27 @@ pub fn trajectory_cache(a: &AlfworldConfig) -> PathBuf {
     })
 }
 
+/// The games root and bridge settings of `a`, checked to exist; errors name the config key
+/// and the setup script that fills what is missing.
+pub fn check_setup(a: &AlfworldConfig) -> Result<(PathBuf, BridgeConfig)> {
+    let root = games_root(a);
+    if !root.exists() {
+        bail!(
+            "alfworld.games_root: ALFWorld games not found at {} (run scripts/alfworld/unpack.sh or scripts/alfworld/download.sh)",
+            root.display()
+        );
+    }
+    let bridge = bridge_config(a);
+    // A bare command name (`python3`) is looked up on PATH when the pool starts.
+    if bridge.python.components().count() > 1 && !bridge.python.exists() {
+        bail!(
+            "alfworld.python: ALFWorld Python environment not found at {} (run scripts/alfworld/setup.sh)",
+            bridge.python.display()
+        );
+    }
+    Ok((root, bridge))
+}
+
 /// One training pair: batch A (expert trajectories -> memory) and batch B (games to play).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
@@ -86,21 +107,7 @@ impl AlfworldEnv {
     /// Index the games, read the trajectory cache and start the bridge pool. Errors say which
     /// setup script fills what is missing.
     pub fn open(a: &AlfworldConfig) -> Result<Self> {
-        let root = games_root(a);
-        if !root.exists() {
-            bail!(
-                "alfworld.games_root: ALFWorld games not found at {} (run scripts/alfworld/unpack.sh or scripts/alfworld/download.sh)",
-                root.display()
-            );
-        }
-        let bridge = bridge_config(a);
-        // A bare command name (`python3`) is looked up on PATH when the pool starts.
-        if bridge.python.components().count() > 1 && !bridge.python.exists() {
-            bail!(
-                "alfworld.python: ALFWorld Python environment not found at {} (run scripts/alfworld/setup.sh)",
-                bridge.python.display()
-            );
-        }
+        let (root, bridge) = check_setup(a)?;
         let index = GameIndex::from_dir(&root)
             .with_context(|| format!("indexing ALFWorld games under {}", root.display()))?;
         let mut by_type: BTreeMap<TaskType, Vec<Game>> = BTreeMap::new();

@@ -7,11 +7,12 @@
 
 use anyhow::{bail, Context, Result};
 use memskill_alfworld::{
-    default_bridge_script, default_games_root, default_python, parse_splits, run_eval, ActorKind,
-    BridgeConfig, EvalOptions, EvalReport, GameOutcome, GameResult, TipSource,
+    parse_splits, run_eval, ActorKind, EvalOptions, EvalReport, GameOutcome, GameResult, TipSource,
 };
 use memskill_core::Llm;
-use std::path::PathBuf;
+use memskill_trainer::alfworld::check_setup;
+use memskill_trainer::config::AlfworldConfig;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -36,86 +37,35 @@ impl From<AlfActor> for ActorKind {
     }
 }
 
-/// Options of `memskill eval --dataset alfworld`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct AlfEvalArgs {
-    /// Split(s): valid_seen, valid_unseen, valid_train, train, `valid` (= seen + unseen), comma-separated.
-    #[arg(long, default_value = "valid_unseen")]
-    pub split: String,
-    /// Games per split (task types interleaved); all when absent.
-    #[arg(long)]
-    pub limit: Option<usize>,
-    /// Actor that chooses commands.
-    #[arg(long, value_enum, default_value = "walkthrough")]
-    pub actor: AlfActor,
-    /// Bridge processes (games in parallel).
-    #[arg(long, default_value_t = 2)]
-    pub workers: usize,
-    /// Step limit per game.
-    #[arg(long, default_value_t = 50)]
-    pub max_steps: usize,
-    /// Output folder for results.json / results.md (default: runs/alfworld-eval/<split>-<actor>).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// json_2.1.1 folder (default: <cache>/alfworld/json_2.1.1, filled by scripts/alfworld/unpack.sh).
-    #[arg(long)]
-    pub games_root: Option<PathBuf>,
-    /// Python of the ALFWorld venv (default: <cache>/alfworld-venv/bin/python).
-    #[arg(long)]
-    pub python: Option<PathBuf>,
-    /// Bridge script (default: scripts/alfworld/bridge.py).
-    #[arg(long)]
-    pub bridge: Option<PathBuf>,
-    /// Per-request bridge timeout in seconds.
-    #[arg(long, default_value_t = 120)]
-    pub timeout_secs: u64,
-}
-
-/// Runs the evaluation; `llm` is required for `--actor llm`, `tips` optionally supplies
-/// per-game procedural tips (e.g. top-R memories retrieved by the objective).
+/// Runs the evaluation of `split` (comma-separated) with the games, bridge and step limit of
+/// `a`; `llm` is required for `--actor llm`, `tips` optionally supplies per-game procedural
+/// tips (e.g. top-R memories retrieved by the objective). Results go to `out`.
 pub fn eval_with(
-    args: &AlfEvalArgs,
+    a: &AlfworldConfig,
+    split: &str,
+    limit: Option<usize>,
+    actor: AlfActor,
+    out: &Path,
     llm: Option<Arc<dyn Llm>>,
     tips: Option<TipSource>,
 ) -> Result<EvalReport> {
-    let actor: ActorKind = args.actor.into();
+    let actor: ActorKind = actor.into();
     if actor == ActorKind::Llm && llm.is_none() {
         bail!("--actor llm needs an LLM backend (configure one for `memskill eval`)");
     }
-    let splits = parse_splits(&args.split);
+    let splits = parse_splits(split);
     if splits.is_empty() {
         bail!("--split is empty");
     }
-    let games_root = args.games_root.clone().unwrap_or_else(default_games_root);
-    if !games_root.exists() {
-        bail!(
-            "ALFWorld games not found at {} (run scripts/alfworld/unpack.sh or scripts/alfworld/download.sh, or pass --games-root)",
-            games_root.display()
-        );
-    }
-    let python = args.python.clone().unwrap_or_else(default_python);
-    if !python.exists() && args.python.is_none() {
-        bail!(
-            "ALFWorld Python environment not found at {} (run scripts/alfworld/setup.sh or pass --python)",
-            python.display()
-        );
-    }
-    let out = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("runs/alfworld-eval").join(format!("{}-{}", splits.join("+"), actor.as_str()))
-    });
+    let (games_root, bridge) = check_setup(a)?;
     let opts = EvalOptions {
         splits,
-        limit: args.limit,
+        limit,
         actor,
-        max_steps: args.max_steps,
-        out: Some(out.clone()),
+        max_steps: a.max_steps,
+        out: Some(out.to_path_buf()),
         games_root: games_root.clone(),
-        bridge: BridgeConfig {
-            python,
-            script: args.bridge.clone().unwrap_or_else(default_bridge_script),
-            workers: args.workers.max(1),
-            timeout_secs: args.timeout_secs,
-        },
+        bridge,
     };
     let done = AtomicUsize::new(0);
     let progress = |r: &GameResult| {
@@ -134,8 +84,7 @@ pub fn eval_with(
     };
     let report = run_eval(&opts, llm, tips, &progress).with_context(|| {
         format!(
-            "ALFWorld evaluation of {} (games root {})",
-            args.split,
+            "ALFWorld evaluation of {split} (games root {})",
             games_root.display()
         )
     })?;

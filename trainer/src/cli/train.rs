@@ -190,7 +190,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 /// memories retrieved by each game's objective are the actor's procedural tips; the actor is
 /// the run's `answer` model.
 fn alfworld_eval(a: EvalArgs) -> Result<()> {
-    use crate::cli::alfworld::{eval_with, AlfActor, AlfEvalArgs};
+    use crate::cli::alfworld::{eval_with, AlfActor};
     use memskill_trainer::alfworld::{build_eval_bank, tip_source};
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
     use memskill_trainer::fsutil::write_atomic;
@@ -233,7 +233,6 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
         other => bail!("--actor {other:?} is not llm | walkthrough | first-admissible"),
     };
     let split = a.split.clone().unwrap_or_else(|| t.split.clone());
-    let non_empty = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
     // `<run>/eval/alfworld-<splits>` for the LLM agent, `...-<actor>` for scripted actors.
     let out = a.out.clone().unwrap_or_else(|| {
         let actor_tag = match actor {
@@ -245,18 +244,6 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
             .join("eval")
             .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
     });
-    let args = AlfEvalArgs {
-        split: split.clone(),
-        limit: a.limit,
-        actor,
-        workers: t.workers,
-        max_steps: t.max_steps,
-        out: Some(out.clone()),
-        games_root: non_empty(&t.games_root),
-        python: non_empty(&t.python),
-        bridge: non_empty(&t.bridge),
-        timeout_secs: t.timeout_secs,
-    };
     let (llm, tips) = if actor == AlfActor::Llm {
         let mut eval_cfg = cfg.clone();
         eval_cfg.designer.enabled = false;
@@ -290,7 +277,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
     } else {
         (None, None)
     };
-    eval_with(&args, llm, tips)?;
+    eval_with(t, &split, a.limit, actor, &out, llm, tips)?;
     Ok(())
 }
 
