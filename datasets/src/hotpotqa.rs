@@ -173,20 +173,14 @@ fn parse_longbench(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
         }
         _ => return Err(cn.wrong("string or array")),
     };
-    Ok(Sample {
-        id: id.clone(),
-        dataset: "hotpotqa".to_string(),
-        sessions: doc_sessions(docs),
-        spans: Vec::new(),
-        queries: vec![Query {
-            id: format!("{id}:q0"),
-            question,
-            answers,
-            category: String::new(),
-            evidence: Vec::new(),
-            date: None,
-        }],
-    })
+    Ok(one_question(
+        id,
+        docs,
+        question,
+        answers,
+        String::new(),
+        Vec::new(),
+    ))
 }
 
 fn parse_classic(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
@@ -226,7 +220,26 @@ fn parse_classic(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
             }
         }
     }
-    Ok(Sample {
+    Ok(one_question(
+        id,
+        docs,
+        question,
+        vec![answer],
+        qtype,
+        evidence,
+    ))
+}
+
+/// A HotpotQA sample: its documents as sessions and its one question (`{id}:q0`).
+fn one_question(
+    id: String,
+    docs: Vec<(Option<String>, String)>,
+    question: String,
+    answers: Vec<String>,
+    category: String,
+    evidence: Vec<String>,
+) -> Sample {
+    Sample {
         id: id.clone(),
         dataset: "hotpotqa".to_string(),
         sessions: doc_sessions(docs),
@@ -234,10 +247,10 @@ fn parse_classic(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
         queries: vec![Query {
             id: format!("{id}:q0"),
             question,
-            answers: vec![answer],
-            category: qtype,
+            answers,
+            category,
             evidence,
             date: None,
         }],
-    })
+    }
 }
