@@ -9,6 +9,7 @@ pub mod error;
 pub mod hash;
 pub mod llm;
 pub mod memory;
+pub mod prompt;
 pub mod skill;
 
 pub use data::{Query, Sample, Session, Span, Turn};
@@ -21,6 +22,7 @@ pub use memory::{
     normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision, Provenance,
     Tombstone,
 };
+pub use prompt::{PromptError, PromptSet};
 pub use skill::{
     validate_skill_name, ActionKind, ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus,
     UsageStats, Version,

@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod episode;
+pub mod fidelity;
 pub mod fsutil;
 pub mod runtime;
 pub mod synthetic;

@@ -45,6 +45,9 @@ enum Cmd {
     Plot(cli::train::PlotArgs),
     /// Run the built-in benchmarks.
     Bench(cli::train::BenchArgs),
+    /// Differential checks against the reference implementation's fixtures.
+    #[command(subcommand)]
+    Fidelity(cli::fidelity::FidelityCmd),
     /// ALFWorld utilities (expert-trajectory cache).
     #[command(subcommand)]
     Alfworld(cli::alfworld::AlfworldCmd),
@@ -66,6 +69,7 @@ fn main() {
         Cmd::Plot(a) => cli::train::plot(a),
         Cmd::Bench(a) => cli::train::bench(a),
         Cmd::Alfworld(c) => cli::alfworld::run(c),
+        Cmd::Fidelity(c) => cli::fidelity::run(c),
     };
     if let Err(e) = res {
         // One line, the full context chain, no panic, no backtrace.

@@ -4,5 +4,6 @@ pub mod assets;
 pub mod data;
 pub mod embed;
 pub mod exec;
+pub mod fidelity;
 pub mod skills;
 pub mod train;
