@@ -31,3 +31,7 @@ pub use trajectory::{
     expert_trajectories, format_trajectory, read_cache, replay_into_cache, replay_walkthroughs,
     to_sample, Trajectory,
 };
+
+/// This crate's default prompt templates (`name`, minijinja source), written in our own words.
+/// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];

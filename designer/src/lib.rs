@@ -37,3 +37,7 @@ pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{safety_rules, safety_scan, SafetyRule};
 pub use select::{kmeans_labels, select_hard_cases, SelectConfig};
 pub use stage::{apply_edits, line_diff, run_stage, text_diff, DesignerConfig, StageOutcome};
+
+/// This crate's default prompt templates (`name`, minijinja source), written in our own words.
+/// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];

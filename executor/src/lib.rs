@@ -38,3 +38,7 @@ pub enum ExecutorError {
     #[error(transparent)]
     Llm(#[from] memskill_core::LlmError),
 }
+
+/// This crate's default prompt templates (`name`, minijinja source), written in our own words.
+/// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];

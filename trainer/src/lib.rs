@@ -10,6 +10,7 @@ pub mod data;
 pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
+pub mod prompts;
 pub mod runtime;
 pub mod synthetic;
 pub mod train;
