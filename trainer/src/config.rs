@@ -607,6 +607,23 @@ impl Config {
         if self.designer.freq == 0 {
             bail!("designer.freq must be >= 1");
         }
+        let d = &self.designer.cfg;
+        if d.reflection_cycles == 0 {
+            bail!("designer.reflection_cycles must be >= 1 (it counts the first analysis round)");
+        }
+        if d.attempts == 0 {
+            bail!("designer.attempts must be >= 1");
+        }
+        if d.max_changes == 0 {
+            bail!("designer.max_changes must be >= 1");
+        }
+        if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
+            bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
+        }
+        let f = self.evolution.stage_reward_fraction;
+        if !(f > 0.0 && f <= 1.0) {
+            bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
+        }
         for (field, l) in self.llm_configs() {
             if !matches!(
                 l.backend.as_str(),

@@ -11,7 +11,9 @@ use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
-use memskill_designer::{stabilised_reward, Evolution, HardCase, HardCasePool, StageDecision};
+use memskill_designer::{
+    stabilised_reward, Evolution, FinalState, HardCase, HardCasePool, Rollback, StageDecision,
+};
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -360,13 +362,14 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
         }
         // End of the outer epoch: snapshot / rollback and a designer stage.
         let t_stage = Instant::now();
-        let reward = stabilised_reward(&state.stage_rewards);
+        let reward = stabilised_reward(&state.stage_rewards, cfg.evolution.stage_reward_fraction);
         let is_best = reward.is_finite() && state.best_reward.is_none_or(|b| reward > b);
         if is_best {
             state.best_reward = Some(reward);
         }
         let last_outer = state.outer + 1 == cfg.run.outer_epochs;
-        if cfg.designer.enabled && (state.outer + 1) % cfg.designer.freq == 0 {
+        let stage_due = cfg.designer.enabled && (state.outer + 1) % cfg.designer.freq == 0;
+        if stage_due {
             designer_stage(
                 cfg,
                 &rt,
@@ -381,17 +384,25 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 &mut state,
             )?;
         }
-        state.stage_rewards.clear();
+        // The reference averages the batch rewards since the last designer stage.
+        if stage_due || !cfg.designer.enabled {
+            state.stage_rewards.clear();
+        }
         state.outer += 1;
         state.inner = 0;
         let finished = state.outer >= cfg.run.outer_epochs || state.stopped_early;
         if finished {
-            // The best snapshot is what training leaves behind.
-            if let Some(best) = &evolution.best {
-                bank = best.bank.clone();
-                controller
-                    .load_bytes(&best.controller_state)
-                    .context("restoring the best snapshot's controller")?;
+            // `evolution.final = "best"`: the best snapshot is what training leaves behind;
+            // "last" (the reference) keeps the current state.
+            if cfg.evolution.final_state == FinalState::Best {
+                if let Some(best) = &evolution.best {
+                    bank = best.bank.clone();
+                    if cfg.designer.cfg.rollback == Rollback::BankAndController {
+                        controller
+                            .load_bytes(&best.controller_state)
+                            .context("restoring the best snapshot's controller")?;
+                    }
+                }
             }
             state.bank_history.push(history_row(
                 state.stage,
@@ -708,8 +719,12 @@ fn inner_epoch(
     Ok((line, batch_reward, rollout_s, update_s))
 }
 
-/// Snapshot / rollback, then (unless this is the last stage or the evolution says stop)
-/// select hard cases and run the designer.
+/// Snapshot and rollback, then (unless the evolution says stop, or this is the last outer
+/// epoch with `evolution.final = "best"`) select hard cases and run the designer, in the
+/// reference's order: the stage reward is compared with the best snapshot; an early stop
+/// ends training before any rollback; otherwise a stage that did not improve restores the
+/// best bank (and controller with `designer.rollback = "bank+controller"`) and the designer
+/// reuses the best snapshot's hard cases.
 #[allow(clippy::too_many_arguments)]
 fn designer_stage(
     cfg: &Config,
@@ -729,6 +744,9 @@ fn designer_stage(
         .save_bytes()
         .context("serialising the controller for the snapshot")?;
     let decision = evolution.on_stage_end(reward, bank, &ctrl_bytes, state.stage);
+    let improved = decision == StageDecision::Improved;
+    let stop = evolution.should_stop();
+    let keep_current = stop && cfg.evolution.final_state == FinalState::Last;
     let decision_name = match decision {
         StageDecision::Improved => {
             if let Some(b) = evolution.best_bank() {
@@ -736,14 +754,18 @@ fn designer_stage(
             }
             "improved"
         }
+        StageDecision::RolledBack { .. } if keep_current => "not-improved",
         StageDecision::RolledBack {
             bank: b,
             controller_state,
         } => {
             *bank = b;
-            controller
-                .load_bytes(&controller_state)
-                .context("restoring the snapshot's controller")?;
+            if cfg.designer.cfg.rollback == Rollback::BankAndController {
+                controller
+                    .load_bytes(&controller_state)
+                    .context("restoring the snapshot's controller")?;
+            }
+            // The restored bank has no new skills to favour.
             state.bias = None;
             "rolled-back"
         }
@@ -758,19 +780,29 @@ fn designer_stage(
     ));
     let mut line = json!({"type": "stage", "stage": state.stage, "step": state.update_step, "reward": reward,
         "decision": decision_name, "designer": "skipped"});
-    if evolution.should_stop() {
+    if stop {
         state.stopped_early = true;
         line["designer"] = json!("stopped-early");
-    } else if !last_outer {
-        let cases = pool.cases();
-        let questions: Vec<&str> = cases.iter().map(|c| c.question.as_str()).collect();
-        let embs = embed(rt.encoder.as_ref(), &questions)?;
-        let selected = memskill_designer::select_hard_cases(
-            cases,
-            &embs,
-            derive_seed(cfg.run.seed, &[3, state.stage as u64]),
-            &cfg.select,
-        );
+    } else if !(last_outer && cfg.evolution.final_state == FinalState::Best) {
+        let selected: Vec<HardCase> = match evolution.saved_cases(improved) {
+            Some(saved) => {
+                line["hard_cases_reused"] = json!(true);
+                saved.to_vec()
+            }
+            None => {
+                let cases = pool.cases();
+                let questions: Vec<&str> = cases.iter().map(|c| c.question.as_str()).collect();
+                let embs = embed(rt.encoder.as_ref(), &questions)?;
+                let selected = memskill_designer::select_hard_cases(
+                    cases,
+                    &embs,
+                    derive_seed(cfg.run.seed, &[3, state.stage as u64]),
+                    &cfg.select,
+                );
+                evolution.save_cases(improved, &selected);
+                selected
+            }
+        };
         line["hard_cases_selected"] = json!(selected.len());
         let llm = rt
             .designer
@@ -778,16 +810,19 @@ fn designer_stage(
             .context("designer enabled without a designer backend")?;
         if selected.is_empty() {
             line["designer"] = json!("no-hard-cases");
+            evolution.on_designed(Vec::new());
         } else {
             let dcfg = memskill_designer::DesignerConfig {
                 interactive: cfg.data.dataset == "alfworld",
                 ..cfg.designer.cfg.clone()
             };
+            let prompts = crate::prompts::defaults()?;
             match memskill_designer::run_stage(
                 llm.as_ref(),
+                &prompts,
                 bank,
                 &selected,
-                &evolution.failed_approaches,
+                evolution.feedback.as_ref(),
                 state.stage + 1,
                 &dcfg,
             ) {
@@ -795,7 +830,8 @@ fn designer_stage(
                     let dir = run_dir.join("designer");
                     std::fs::create_dir_all(&dir)
                         .with_context(|| format!("creating {}", dir.display()))?;
-                    let t = json!({"stage": state.stage + 1, "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
+                    let t = json!({"stage": state.stage + 1, "attempts": o.attempts,
+                        "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
                         "rejected": o.rejected.iter().map(|(e, r)| json!({"edit": e.summary(), "reason": r})).collect::<Vec<_>>(),
                         "transcript": o.transcript});
                     write_atomic(
@@ -803,6 +839,7 @@ fn designer_stage(
                         serde_json::to_string_pretty(&t)?.as_bytes(),
                     )?;
                     line["designer"] = json!("designed");
+                    line["attempts"] = json!(o.attempts);
                     line["accepted"] =
                         json!(o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>());
                     line["rejected"] = json!(o
@@ -811,6 +848,7 @@ fn designer_stage(
                         .map(|(e, r)| format!("{}: {r}", e.summary()))
                         .collect::<Vec<_>>());
                     line["changed"] = json!(o.changed);
+                    evolution.on_designed(o.notes.clone());
                     *bank = o.bank;
                     let sel = bank.selectable();
                     let mask: Vec<bool> = sel.iter().map(|s| o.changed.contains(&s.name)).collect();
@@ -833,6 +871,7 @@ fn designer_stage(
                 }
                 Err(e) => {
                     eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
+                    evolution.on_designed(Vec::new());
                     line["designer"] = json!("error");
                     line["designer_error"] = json!(e.to_string());
                     state.bank_history.push(history_row(
