@@ -770,6 +770,81 @@ mod tests {
     }
 
     #[test]
+    fn designer_outer_loop_matches_the_reference() {
+        use memskill_designer::{FinalState, Rollback};
+        let d = Config::default();
+        assert_eq!(
+            d.pool.window, 100,
+            "--designer-failure-window-epochs default"
+        );
+        assert_eq!(d.designer.cfg.rollback, Rollback::Bank);
+        assert_eq!(d.evolution.final_state, FinalState::Last);
+        assert_eq!(d.evolution.stage_reward_fraction, 0.25);
+        assert_eq!(
+            (
+                d.designer.cfg.max_tokens,
+                d.designer.cfg.refinement_max_tokens
+            ),
+            (2048, 4096)
+        );
+        assert_eq!(
+            (
+                d.designer.cfg.max_retrieved_per_case,
+                d.designer.cfg.attempts
+            ),
+            (20, 3)
+        );
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            let dc = &c.designer.cfg;
+            assert!(dc.new_skill_hint, "{name}: --designer-new-skill-hint");
+            assert_eq!(
+                (
+                    dc.max_changes,
+                    dc.reflection_cycles,
+                    c.pool.window,
+                    c.pool.max_size
+                ),
+                (3, 3, 100, 2000),
+                "{name}"
+            );
+            assert_eq!(dc.rollback, Rollback::Bank, "{name}");
+            assert_eq!(
+                (c.evolution.patience, c.evolution.max_evolves),
+                (5, 20),
+                "{name}"
+            );
+        }
+        let bad = |set: &str| {
+            format!(
+                "{:#}",
+                Config::from_toml_str("", &[set.to_string()], "test").unwrap_err()
+            )
+        };
+        let m = bad("designer.rollback=\"controller\"");
+        assert!(
+            m.contains("rollback") || m.contains("bank+controller"),
+            "{m}"
+        );
+        assert!(bad("designer.attempts=0").contains("designer.attempts"));
+        assert!(bad("designer.reflection_cycles=0").contains("designer.reflection_cycles"));
+        assert!(bad("evolution.stage_reward_fraction=0").contains("stage_reward_fraction"));
+        assert!(bad("evolution.final=\"first\"").contains("final"));
+        let ok = Config::from_toml_str(
+            "",
+            &[
+                "designer.rollback=\"bank+controller\"".into(),
+                "evolution.final=\"best\"".into(),
+            ],
+            "test",
+        )
+        .unwrap();
+        assert_eq!(ok.designer.cfg.rollback, Rollback::BankAndController);
+        assert_eq!(ok.evolution.final_state, FinalState::Best);
+    }
+
+    #[test]
     fn resolved_config_round_trips() {
         let c = Config::from_toml_str("", &["answer.llm.backend=\"local\"".into()], "t").unwrap();
         assert_eq!(c.answer_llm().backend, "local");

@@ -719,6 +719,52 @@ fn inner_epoch(
     Ok((line, batch_reward, rollout_s, update_s))
 }
 
+/// What the trainer does with a stage decision.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StagePlan {
+    /// The bank to continue with (`None`: keep the current one).
+    pub bank: Option<SkillBank>,
+    /// Controller bytes to restore (`None`: keep training the current controller).
+    pub controller: Option<Vec<u8>>,
+    pub clear_bias: bool,
+    pub name: &'static str,
+}
+
+/// The reference's rule: an improving stage continues from the (promoted) best bank; a stage
+/// that did not improve restores the best bank, and the controller too only with
+/// `designer.rollback = "bank+controller"`; with `keep_current` (an early stop that keeps the
+/// last state) nothing is restored.
+pub(crate) fn stage_plan(
+    decision: &StageDecision,
+    best_bank: Option<&SkillBank>,
+    rollback: Rollback,
+    keep_current: bool,
+) -> StagePlan {
+    match decision {
+        StageDecision::Improved => StagePlan {
+            bank: best_bank.cloned(),
+            controller: None,
+            clear_bias: false,
+            name: "improved",
+        },
+        StageDecision::RolledBack { .. } if keep_current => StagePlan {
+            bank: None,
+            controller: None,
+            clear_bias: false,
+            name: "not-improved",
+        },
+        StageDecision::RolledBack {
+            bank,
+            controller_state,
+        } => StagePlan {
+            bank: Some(bank.clone()),
+            controller: (rollback == Rollback::BankAndController).then(|| controller_state.clone()),
+            clear_bias: true,
+            name: "rolled-back",
+        },
+    }
+}
+
 /// Snapshot and rollback, then (unless the evolution says stop, or this is the last outer
 /// epoch with `evolution.final = "best"`) select hard cases and run the designer, in the
 /// reference's order: the stage reward is compared with the best snapshot; an early stop
@@ -747,29 +793,25 @@ fn designer_stage(
     let improved = decision == StageDecision::Improved;
     let stop = evolution.should_stop();
     let keep_current = stop && cfg.evolution.final_state == FinalState::Last;
-    let decision_name = match decision {
-        StageDecision::Improved => {
-            if let Some(b) = evolution.best_bank() {
-                *bank = b.clone();
-            }
-            "improved"
-        }
-        StageDecision::RolledBack { .. } if keep_current => "not-improved",
-        StageDecision::RolledBack {
-            bank: b,
-            controller_state,
-        } => {
-            *bank = b;
-            if cfg.designer.cfg.rollback == Rollback::BankAndController {
-                controller
-                    .load_bytes(&controller_state)
-                    .context("restoring the snapshot's controller")?;
-            }
-            // The restored bank has no new skills to favour.
-            state.bias = None;
-            "rolled-back"
-        }
-    };
+    let plan = stage_plan(
+        &decision,
+        evolution.best_bank(),
+        cfg.designer.cfg.rollback,
+        keep_current,
+    );
+    if let Some(b) = plan.bank {
+        *bank = b;
+    }
+    if let Some(bytes) = plan.controller {
+        controller
+            .load_bytes(&bytes)
+            .context("restoring the snapshot's controller")?;
+    }
+    if plan.clear_bias {
+        // The restored bank has no new skills to favour.
+        state.bias = None;
+    }
+    let decision_name = plan.name;
     state.bank_history.push(history_row(
         state.stage,
         state.update_step,
@@ -892,4 +934,31 @@ fn designer_stage(
     append_line(metrics_path, &line.to_string())?;
     state.stage += 1;
     Ok(())
+}
+
+#[cfg(test)]
+mod stage_plan_tests {
+    use super::*;
+
+    #[test]
+    fn rollback_restores_the_bank_only_unless_asked() {
+        let best = SkillBank::seed();
+        let d = StageDecision::RolledBack {
+            bank: best.clone(),
+            controller_state: vec![1, 2, 3],
+        };
+        // Reference default: the bank is restored, the controller keeps training.
+        let p = stage_plan(&d, Some(&best), Rollback::default(), false);
+        assert_eq!(p.bank.as_ref(), Some(&best));
+        assert_eq!(p.controller, None);
+        assert_eq!(p.name, "rolled-back");
+        assert!(p.clear_bias);
+        let p = stage_plan(&d, Some(&best), Rollback::BankAndController, false);
+        assert_eq!(p.controller, Some(vec![1, 2, 3]));
+        // An early stop that keeps the last state restores nothing.
+        let p = stage_plan(&d, Some(&best), Rollback::BankAndController, true);
+        assert_eq!((p.bank, p.controller, p.name), (None, None, "not-improved"));
+        let p = stage_plan(&StageDecision::Improved, Some(&best), Rollback::Bank, false);
+        assert_eq!((p.bank, p.controller.is_none()), (Some(best), true));
+    }
 }

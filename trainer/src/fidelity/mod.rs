@@ -16,6 +16,9 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod case_selection;
+pub mod hard_case_pool;
+
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -97,6 +100,8 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "case_selection" => case_selection::check,
+        "hard_case_pool" => hard_case_pool::check,
         _ => return None,
     })
 }
