@@ -18,6 +18,7 @@
 
 pub mod case_selection;
 pub mod hard_case_pool;
+pub mod snapshot_rules;
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -102,6 +103,7 @@ pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
         "case_selection" => case_selection::check,
         "hard_case_pool" => hard_case_pool::check,
+        "snapshot_rules" => snapshot_rules::check,
         _ => return None,
     })
 }
