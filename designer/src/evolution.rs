@@ -24,8 +24,8 @@ pub fn np_sum(a: &[f64]) -> f64 {
         r.copy_from_slice(&a[..8]);
         let mut i = 8;
         while i < n - (n % 8) {
-            for j in 0..8 {
-                r[j] += a[i + j];
+            for (rj, x) in r.iter_mut().zip(&a[i..i + 8]) {
+                *rj += x;
             }
             i += 8;
         }
@@ -486,8 +486,8 @@ mod tests {
         let mut r = [0.0f64; 8];
         r.copy_from_slice(&a[..8]);
         for i in (8..24).step_by(8) {
-            for j in 0..8 {
-                r[j] += a[i + j];
+            for (rj, x) in r.iter_mut().zip(&a[i..i + 8]) {
+                *rj += x;
             }
         }
         let expect = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])) + a[24];

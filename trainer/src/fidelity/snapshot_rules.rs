@@ -44,7 +44,7 @@ pub fn check(input: &Value, expected: &Value, _tol: f64) -> anyhow::Result<Outco
     let theirs = expected
         .as_array()
         .context("expected: an array of stages")?;
-    Ok(Outcome::exact(&ours == theirs, || {
+    Ok(Outcome::exact(ours == *theirs, || {
         format!("ours {ours:?}\nreference {theirs:?}")
     }))
 }
