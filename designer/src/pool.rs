@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_EVIDENCE_CHARS: usize = 32_000;
 
 /// One failed query, with what the agent saw and answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HardCase {
     pub query_id: String,
     pub question: String,
@@ -99,8 +99,8 @@ impl HardCasePool {
 
     /// Record a scored query. Returns `false` (and records nothing) when the score is not
     /// below the threshold. A repeat failure of the same (sample, query) increments its
-    /// `fail_count` and refreshes question, answer, prediction, score, retrieved memories and
-    /// step (its place in the pool stays). Then, as the reference does after every added
+    /// `fail_count` and refreshes prediction, score, retrieved memories and step, keeping the
+    /// first question, answer, category and evidence (its place in the pool stays). Then, as the reference does after every added
     /// failure, prunes by the window relative to this case's step and enforces the size cap.
     pub fn record(&mut self, mut case: HardCase) -> bool {
         let failed = case.score.is_nan() || case.score < self.cfg.threshold;
@@ -116,9 +116,17 @@ impl HardCasePool {
             .iter_mut()
             .find(|c| c.sample_id == case.sample_id && c.query_id == case.query_id)
         {
+            // As the reference: the outcome (prediction, score, retrieved memories, step) is
+            // refreshed; what identifies the case (question, answer, category) and the
+            // evidence (an interactive task's transcript) stay as first recorded.
             let count = old.fail_count.saturating_add(1);
+            let first = std::mem::take(old);
             *old = HardCase {
                 fail_count: count,
+                question: first.question,
+                gold: first.gold,
+                category: first.category,
+                evidence: first.evidence,
                 ..case
             };
         } else {
@@ -222,11 +230,29 @@ mod tests {
             (c.fail_count, c.step, c.score, c.prediction.as_str()),
             (2, 2, 0.1, "new pred")
         );
+        // The first transcript is kept (the reference refreshes the outcome, not the evidence).
+        let mut t1 = case("t", 0.0, 1);
+        t1.evidence = "first transcript".into();
+        p.record(t1);
+        let mut t2 = case("t", 0.0, 2);
+        t2.evidence = "second transcript".into();
+        t2.prediction = "second".into();
+        p.record(t2);
+        let t = p.cases().iter().find(|c| c.query_id == "t").unwrap();
+        assert_eq!(
+            (
+                t.evidence.as_str(),
+                t.prediction.as_str(),
+                t.step,
+                t.fail_count
+            ),
+            ("first transcript", "second", 2, 2)
+        );
         // Same query id in another sample is another case.
         let mut other = case("q1", 0.0, 2);
         other.sample_id = "s2".into();
         p.record(other);
-        assert_eq!(p.len(), 2);
+        assert_eq!(p.len(), 3);
         assert!(
             p.record(case("nan", f64::NAN, 0)),
             "NaN score counts as a failure"
