@@ -236,8 +236,10 @@ fn check_refine(
 
 /// Validate designer edits against the bank. Returns (accepted, rejected with reason).
 ///
-/// Rules, in order: `no_change` entries are dropped; malformed entries are rejected; at most
-/// one edit per skill (later ones rejected); at most `cfg.max_changes` accepted edits; adds
+/// Rules, in order: `no_change` entries are dropped; malformed entries are rejected; only
+/// the first `cfg.max_changes` add/refine entries are considered, later ones are rejected
+/// (the reference truncates the list of changes before applying it); at most one edit per
+/// skill (later ones rejected); adds
 /// need a valid new name, action insert|update and clean text; refines may change only
 /// description/instructions of a candidate/active non-noop skill; every text passes the
 /// placeholder check and the safety scan. Finally adds that would overflow
@@ -251,10 +253,19 @@ pub fn validate_edits(
     let mut accepted: Vec<Edit> = Vec::new();
     let mut rejected: Vec<(Edit, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
+    let mut proposed = 0usize;
     for e in edits {
+        let beyond = matches!(e, Edit::AddNew { .. } | Edit::RefineExisting { .. }) && {
+            proposed += 1;
+            proposed > cfg.max_changes
+        };
         let verdict = match e {
             Edit::NoChange => continue,
             Edit::Malformed { problem, .. } => Err(format!("malformed change: {problem}")),
+            _ if beyond => Err(format!(
+                "beyond the first max_changes ({}) changes of the answer",
+                cfg.max_changes
+            )),
             Edit::AddNew { name, .. } | Edit::RefineExisting { name, .. }
                 if !seen.insert(name.clone()) =>
             {
@@ -262,10 +273,6 @@ pub fn validate_edits(
                     "more than one edit for skill `{name}` in one stage"
                 ))
             }
-            _ if accepted.len() >= cfg.max_changes => Err(format!(
-                "more than max_changes ({}) edits in one stage",
-                cfg.max_changes
-            )),
             Edit::AddNew {
                 name,
                 description,

@@ -31,6 +31,9 @@ pub enum DesignerError {
     /// A file has the wrong shape (bad JSON, bad frontmatter, missing field).
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
+    /// A designer prompt template failed to render (names the template).
+    #[error("designer prompt: {0}")]
+    Prompt(#[from] memskill_core::PromptError),
     /// A domain-model error from core (duplicate skill, bad version, ...).
     #[error(transparent)]
     Core(#[from] memskill_core::CoreError),

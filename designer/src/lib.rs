@@ -4,7 +4,8 @@
 //! - [`select`]: dedupe + seeded KMeans over question embeddings + hardest-first selection;
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
 //! - [`edit`]: edits and their validation, [`safety`]: the safety scan of skill texts;
-//! - [`evolution`]: snapshots, rollback (bank and controller bytes), early stopping;
+//! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
+//!   the stage reward and the feedback on earlier changes;
 //! - [`export`]: Agent Skills folders (`<name>/SKILL.md`) + `bank.json` + `RELEASES.md`.
 //!
 //! The designer depends on core only: the LLM is a `&dyn memskill_core::Llm` and question
@@ -27,7 +28,8 @@ pub use edit::{
 };
 pub use error::DesignerError;
 pub use evolution::{
-    stabilised_reward, Evolution, EvolutionConfig, Snapshot, StageDecision, MAX_FAILED_APPROACHES,
+    np_mean, np_sum, stabilised_reward, ChangeNote, Evolution, EvolutionConfig, FailedAttempt,
+    Feedback, FinalState, Rollback, Snapshot, StageDecision,
 };
 pub use export::{
     bank_diff, export_bank, import_bank, load_bank, read_skill_md, render_skill_md, validate_dir,
@@ -35,9 +37,66 @@ pub use export::{
 pub use json::parse_changes;
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{safety_rules, safety_scan, SafetyRule};
-pub use select::{kmeans_labels, select_hard_cases, SelectConfig};
-pub use stage::{apply_edits, line_diff, run_stage, text_diff, DesignerConfig, StageOutcome};
+pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
+pub use stage::{
+    apply_edits, change_notes, line_diff, run_stage, text_diff, DesignerConfig, StageOutcome,
+};
 
 /// This crate's default prompt templates (`name`, minijinja source), written in our own words.
 /// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
-pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];
+/// `designer.<round>` is for question answering, `designer.alfworld.<round>` for interactive
+/// tasks; `designer.macros.j2` holds the pieces they share.
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "designer.macros.j2",
+        include_str!("../prompts/designer.macros.j2"),
+    ),
+    (
+        "designer.analysis.system.j2",
+        include_str!("../prompts/designer.analysis.system.j2"),
+    ),
+    (
+        "designer.analysis.user.j2",
+        include_str!("../prompts/designer.analysis.user.j2"),
+    ),
+    (
+        "designer.reflection.system.j2",
+        include_str!("../prompts/designer.reflection.system.j2"),
+    ),
+    (
+        "designer.reflection.user.j2",
+        include_str!("../prompts/designer.reflection.user.j2"),
+    ),
+    (
+        "designer.refinement.system.j2",
+        include_str!("../prompts/designer.refinement.system.j2"),
+    ),
+    (
+        "designer.refinement.user.j2",
+        include_str!("../prompts/designer.refinement.user.j2"),
+    ),
+    (
+        "designer.alfworld.analysis.system.j2",
+        include_str!("../prompts/designer.alfworld.analysis.system.j2"),
+    ),
+    (
+        "designer.alfworld.analysis.user.j2",
+        include_str!("../prompts/designer.alfworld.analysis.user.j2"),
+    ),
+    (
+        "designer.alfworld.reflection.system.j2",
+        include_str!("../prompts/designer.alfworld.reflection.system.j2"),
+    ),
+    (
+        "designer.alfworld.reflection.user.j2",
+        include_str!("../prompts/designer.alfworld.reflection.user.j2"),
+    ),
+    (
+        "designer.alfworld.refinement.system.j2",
+        include_str!("../prompts/designer.alfworld.refinement.system.j2"),
+    ),
+    (
+        "designer.alfworld.refinement.user.j2",
+        include_str!("../prompts/designer.alfworld.refinement.user.j2"),
+    ),
+];

@@ -2,11 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Characters of [`HardCase::evidence`] a pool keeps (the end; prompts show less).
-pub const MAX_EVIDENCE_CHARS: usize = 4000;
+/// Characters of [`HardCase::evidence`] a pool keeps (the end). Large enough for a whole
+/// 50-step ALFWorld transcript, which the reference shows the designer in full.
+pub const MAX_EVIDENCE_CHARS: usize = 32_000;
 
 /// One failed query, with what the agent saw and answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HardCase {
     pub query_id: String,
     pub question: String,
@@ -44,15 +45,15 @@ impl HardCase {
         }
     }
 
-    /// Difficulty `(1 - score) * ln(1 + fail_count)`, score clamped to [0, 1]
-    /// (a non-finite score counts as 0).
+    /// Difficulty `clamp(1 - score, 0, 1) * ln_1p(max(fail_count, 1))`, as the reference's
+    /// case importance (`src/designer.py` `_case_importance`); a NaN score counts as 0.
     pub fn difficulty(&self) -> f64 {
-        let s = if self.score.is_finite() {
-            self.score.clamp(0.0, 1.0)
+        let severity = if self.score.is_nan() {
+            1.0
         } else {
-            0.0
+            (1.0 - self.score).clamp(0.0, 1.0)
         };
-        (1.0 - s) * (1.0 + self.fail_count as f64).ln()
+        severity * (self.fail_count.max(1) as f64).ln_1p()
     }
 }
 
@@ -62,9 +63,12 @@ impl HardCase {
 pub struct PoolConfig {
     /// A query is a hard case when its score is strictly below this (F1 < 0.5; use 1.0 for judges).
     pub threshold: f64,
-    /// Cases last seen more than `window` inner epochs before the current one are pruned (0 = keep forever).
+    /// Cases last seen more than `window` inner epochs (updates, counted globally across outer
+    /// epochs) before the newest recorded one are pruned (0 = keep forever). Reference:
+    /// `--designer-failure-window-epochs 100`.
     pub window: u64,
-    /// Maximum number of cases; beyond it the oldest, then least-failed, are dropped.
+    /// Maximum number of cases (0 = no cap); beyond it the oldest, then least-failed, are
+    /// dropped, the later-recorded first among equals. Reference: `--designer-failure-pool-size 2000`.
     pub max_size: usize,
 }
 
@@ -72,7 +76,7 @@ impl Default for PoolConfig {
     fn default() -> Self {
         Self {
             threshold: 0.5,
-            window: 3,
+            window: 100,
             max_size: 2000,
         }
     }
@@ -95,12 +99,15 @@ impl HardCasePool {
 
     /// Record a scored query. Returns `false` (and records nothing) when the score is not
     /// below the threshold. A repeat failure of the same (sample, query) increments its
-    /// `fail_count` and refreshes question, answer, prediction, score, retrieved memories and step.
+    /// `fail_count` and refreshes prediction, score, retrieved memories and step, keeping the
+    /// first question, answer, category and evidence (its place in the pool stays). Then, as the reference does after every added
+    /// failure, prunes by the window relative to this case's step and enforces the size cap.
     pub fn record(&mut self, mut case: HardCase) -> bool {
         let failed = case.score.is_nan() || case.score < self.cfg.threshold;
         if !failed {
             return false;
         }
+        let step = case.step;
         if case.evidence.chars().count() > MAX_EVIDENCE_CHARS {
             case.evidence = crate::prompts::tail(&case.evidence, MAX_EVIDENCE_CHARS);
         }
@@ -109,16 +116,24 @@ impl HardCasePool {
             .iter_mut()
             .find(|c| c.sample_id == case.sample_id && c.query_id == case.query_id)
         {
+            // As the reference: the outcome (prediction, score, retrieved memories, step) is
+            // refreshed; what identifies the case (question, answer, category) and the
+            // evidence (an interactive task's transcript) stay as first recorded.
             let count = old.fail_count.saturating_add(1);
+            let first = std::mem::take(old);
             *old = HardCase {
                 fail_count: count,
+                question: first.question,
+                gold: first.gold,
+                category: first.category,
+                evidence: first.evidence,
                 ..case
             };
         } else {
             let fail_count = case.fail_count.max(1);
             self.cases.push(HardCase { fail_count, ..case });
         }
-        self.cap();
+        self.prune(step);
         true
     }
 
@@ -134,13 +149,20 @@ impl HardCasePool {
 
     fn cap(&mut self) {
         let max = self.cfg.max_size;
-        if self.cases.len() <= max {
+        if max == 0 || self.cases.len() <= max {
             return;
         }
         let excess = self.cases.len() - max;
-        // Victims: oldest step first, then fewest failures, then earliest recorded.
+        // Victims: oldest step first, then fewest failures, then the latest recorded (the
+        // reference keeps the first `max` of a stable descending sort by (step, fail count)).
         let mut order: Vec<usize> = (0..self.cases.len()).collect();
-        order.sort_by_key(|&i| (self.cases[i].step, self.cases[i].fail_count, i));
+        order.sort_by_key(|&i| {
+            (
+                self.cases[i].step,
+                self.cases[i].fail_count,
+                std::cmp::Reverse(i),
+            )
+        });
         let mut drop = vec![false; self.cases.len()];
         for &i in &order[..excess] {
             drop[i] = true;
@@ -208,11 +230,29 @@ mod tests {
             (c.fail_count, c.step, c.score, c.prediction.as_str()),
             (2, 2, 0.1, "new pred")
         );
+        // The first transcript is kept (the reference refreshes the outcome, not the evidence).
+        let mut t1 = case("t", 0.0, 1);
+        t1.evidence = "first transcript".into();
+        p.record(t1);
+        let mut t2 = case("t", 0.0, 2);
+        t2.evidence = "second transcript".into();
+        t2.prediction = "second".into();
+        p.record(t2);
+        let t = p.cases().iter().find(|c| c.query_id == "t").unwrap();
+        assert_eq!(
+            (
+                t.evidence.as_str(),
+                t.prediction.as_str(),
+                t.step,
+                t.fail_count
+            ),
+            ("first transcript", "second", 2, 2)
+        );
         // Same query id in another sample is another case.
         let mut other = case("q1", 0.0, 2);
         other.sample_id = "s2".into();
         p.record(other);
-        assert_eq!(p.len(), 2);
+        assert_eq!(p.len(), 3);
         assert!(
             p.record(case("nan", f64::NAN, 0)),
             "NaN score counts as a failure"
@@ -275,6 +315,44 @@ mod tests {
     }
 
     #[test]
+    fn cap_drops_the_later_recorded_among_equals_and_zero_disables() {
+        let mut p = HardCasePool::new(PoolConfig {
+            max_size: 2,
+            window: 0,
+            ..Default::default()
+        });
+        for q in ["x", "y", "z"] {
+            p.record(case(q, 0.0, 5));
+        }
+        let ids: Vec<_> = p.cases().iter().map(|c| c.query_id.clone()).collect();
+        assert_eq!(ids, ["x", "y"], "the reference keeps the first recorded");
+        let mut unbounded = HardCasePool::new(PoolConfig {
+            max_size: 0,
+            window: 0,
+            ..Default::default()
+        });
+        for i in 0..50 {
+            unbounded.record(case(&format!("q{i}"), 0.0, 0));
+        }
+        assert_eq!(unbounded.len(), 50, "max_size 0 disables the cap");
+    }
+
+    #[test]
+    fn record_prunes_by_the_window_of_the_newest_case() {
+        let mut p = HardCasePool::new(PoolConfig {
+            window: 100,
+            ..Default::default()
+        });
+        assert_eq!(PoolConfig::default().window, 100, "reference default");
+        p.record(case("old", 0.0, 0));
+        p.record(case("mid", 0.0, 100));
+        assert_eq!(p.len(), 2, "100 epochs back is still inside the window");
+        p.record(case("new", 0.0, 101));
+        let ids: Vec<_> = p.cases().iter().map(|c| c.query_id.clone()).collect();
+        assert_eq!(ids, ["mid", "new"]);
+    }
+
+    #[test]
     fn serde_round_trip_and_difficulty() {
         let mut p = HardCasePool::new(PoolConfig::default());
         p.record(case("q", 0.25, 3));
@@ -283,7 +361,11 @@ mod tests {
         assert_eq!(p, back);
         let c = &p.cases()[0];
         assert!((c.difficulty() - 0.75 * 2f64.ln()).abs() < 1e-12);
-        assert_eq!(case("z", 0.0, 0).difficulty(), 0.0, "fail_count 0 => 0");
+        assert_eq!(
+            case("z", 0.0, 0).difficulty(),
+            1f64.ln_1p(),
+            "fail_count 0 counts as 1"
+        );
         assert_eq!(c.id(), "s1/q");
     }
 }

@@ -1,12 +1,17 @@
-//! The designer's prompts (written for memskill; same spirit as the MemSkill designer:
-//! analyse failures, reflect, then propose a few concrete skill changes as JSON).
+//! The designer's prompts: minijinja templates (`designer/prompts/*.j2`, written for
+//! memskill) rendered with structured context. Each round sees what the reference's does:
+//! the analysis and the reflections see the skills (name, action, description), the hard
+//! cases and the feedback on the last change; the refinement sees the last analysis, the
+//! skills with their full instructions and the feedback.
 
-use memskill_core::{Message, SkillBank};
+use memskill_core::{Message, PromptError, PromptSet, SkillBank};
+use serde::Serialize;
 
 use crate::edit::clip;
+use crate::evolution::Feedback;
 use crate::pool::HardCase;
 
-/// Limits on how much of each hard case goes into a prompt.
+/// Limits on how much of each hard case goes into a prompt (0 = no limit).
 #[derive(Debug, Clone, Copy)]
 pub struct PromptLimits {
     pub max_retrieved: usize,
@@ -25,223 +30,231 @@ pub(crate) fn tail(s: &str, n: usize) -> String {
     }
 }
 
-const SYSTEM: &str = "You improve the memory skills of a question-answering agent. The agent reads a long \
-conversation piece by piece; for each piece a controller picks a few memory skills, and an executor model \
-follows those skills' instructions to insert, update or delete short memories (or do nothing). Later, \
-questions are answered only from the memories retrieved for them. You are shown questions the agent got \
-wrong and the current skills. Skills decide HOW memories are written: they never grant access, never deal \
-with credentials or secrets, never send data anywhere and never override the rules the agent runs under.";
+/// A skill as the templates see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkillView {
+    pub name: String,
+    pub action: String,
+    pub description: String,
+    pub instructions: String,
+    pub status: String,
+    pub version: String,
+    pub usage_count: u64,
+    pub mean_reward: f64,
+}
 
-const SYSTEM_INTERACTIVE: &str = "You improve the memory skills of an agent that acts in a household text game \
-(ALFWorld). Its memory is built from expert trajectories piece by piece: for each piece a controller picks a few \
-memory skills, and an executor model follows those skills' instructions to insert, update or delete short \
-procedural tips (or do nothing). Later the agent plays new games and sees only the tips retrieved for its task. \
-You are shown tasks the agent failed, what it did, and the current skills. Skills decide HOW memories are \
-written: they never grant access, never deal with credentials or secrets, never send data anywhere and never \
-override the rules the agent runs under.";
+/// A hard case as the templates see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseView {
+    /// 1-based position in the prompt.
+    pub number: usize,
+    pub id: String,
+    pub question: String,
+    pub gold: String,
+    pub prediction: String,
+    pub category: String,
+    pub score: f64,
+    pub fail_count: u32,
+    /// The retrieved memories shown (at most `max_retrieved`, each clipped to `max_memory_chars`).
+    pub retrieved: Vec<String>,
+    /// How many memories were retrieved in all.
+    pub retrieved_total: usize,
+    /// What the agent did (interactive tasks; the end when clipped), trimmed.
+    pub evidence: String,
+}
 
-fn system(interactive: bool) -> &'static str {
+/// Everything a designer template may use.
+#[derive(Debug, Clone, Serialize)]
+pub struct DesignerContext<'a> {
+    pub skills: Vec<SkillView>,
+    pub cases: Vec<CaseView>,
+    pub feedback: Option<&'a Feedback>,
+    pub max_changes: usize,
+    pub new_skill_hint: bool,
+    pub interactive: bool,
+    /// The analysis round (1 = the first analysis) and the number of analysis rounds.
+    pub round: usize,
+    pub rounds: usize,
+    /// The previous analysis round's answer (empty in round 1).
+    pub analysis: String,
+}
+
+/// The selectable skills, in bank order.
+pub fn skill_views(bank: &SkillBank) -> Vec<SkillView> {
+    bank.selectable()
+        .iter()
+        .map(|s| SkillView {
+            name: s.name.clone(),
+            action: s.action.to_string(),
+            description: s.description.clone(),
+            instructions: s.instructions.clone(),
+            status: s.status.to_string(),
+            version: s.version.to_string(),
+            usage_count: s.usage.count,
+            mean_reward: s.usage.mean_reward,
+        })
+        .collect()
+}
+
+/// The hard cases, numbered from 1, with the limits applied.
+pub fn case_views(cases: &[HardCase], lim: PromptLimits) -> Vec<CaseView> {
+    cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let shown = if lim.max_retrieved == 0 {
+                c.retrieved.len()
+            } else {
+                lim.max_retrieved
+            };
+            CaseView {
+                number: i + 1,
+                id: c.id(),
+                question: c.question.clone(),
+                gold: c.gold.clone(),
+                prediction: c.prediction.clone(),
+                category: c.category.clone(),
+                score: c.score,
+                fail_count: c.fail_count,
+                retrieved: c
+                    .retrieved
+                    .iter()
+                    .take(shown)
+                    .map(|m| {
+                        if lim.max_memory_chars == 0 {
+                            m.clone()
+                        } else {
+                            clip(m, lim.max_memory_chars)
+                        }
+                    })
+                    .collect(),
+                retrieved_total: c.retrieved.len(),
+                evidence: if lim.max_evidence_chars == 0 {
+                    c.evidence.trim().to_string()
+                } else {
+                    tail(c.evidence.trim(), lim.max_evidence_chars)
+                },
+            }
+        })
+        .collect()
+}
+
+/// The template prefix of a round (`designer.analysis`, `designer.alfworld.refinement`, ...).
+pub fn prompt_name(round: &str, interactive: bool) -> String {
     if interactive {
-        SYSTEM_INTERACTIVE
+        format!("designer.alfworld.{round}")
     } else {
-        SYSTEM
+        format!("designer.{round}")
     }
 }
 
-/// The current bank as text: name, action, status, version, description and instructions of every selectable skill.
-pub fn render_bank(bank: &SkillBank) -> String {
-    let mut out = String::new();
-    for s in bank.selectable() {
-        out.push_str(&format!(
-            "### {} (action: {}, status: {}, version {}, used {} times, mean reward {:.3})\nDescription: {}\nInstructions: {}\n\n",
-            s.name, s.action, s.status, s.version, s.usage.count, s.usage.mean_reward, s.description, s.instructions
-        ));
-    }
-    out
-}
-
-/// The hard cases as numbered text blocks.
-pub fn render_cases(cases: &[HardCase], lim: PromptLimits, interactive: bool) -> String {
-    let (q, g, p, m) = if interactive {
-        ("Task", "Expected", "Outcome", "Tips retrieved")
-    } else {
-        (
-            "Question",
-            "Gold answer",
-            "Agent answer",
-            "Retrieved memories",
-        )
-    };
-    let mut out = String::new();
-    for (i, c) in cases.iter().enumerate() {
-        out.push_str(&format!(
-            "Case {} [{}] (category {}, score {:.2}, failed {} times)\n{q}: {}\n{g}: {}\n{p}: {}\n{m}:\n",
-            i + 1,
-            c.id(),
-            if c.category.is_empty() { "-" } else { &c.category },
-            c.score,
-            c.fail_count,
-            c.question,
-            c.gold,
-            c.prediction
-        ));
-        if c.retrieved.is_empty() {
-            out.push_str("  (none)\n");
-        }
-        for m in c.retrieved.iter().take(lim.max_retrieved) {
-            out.push_str(&format!("  - {}\n", clip(m, lim.max_memory_chars)));
-        }
-        if c.retrieved.len() > lim.max_retrieved {
-            out.push_str(&format!(
-                "  ... {} more\n",
-                c.retrieved.len() - lim.max_retrieved
-            ));
-        }
-        if !c.evidence.trim().is_empty() {
-            out.push_str(&format!(
-                "What the agent did:\n{}\n",
-                tail(c.evidence.trim(), lim.max_evidence_chars)
-            ));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-fn render_failed(failed: &[String]) -> String {
-    if failed.is_empty() {
-        "(none yet)".into()
-    } else {
-        failed.iter().map(|f| format!("- {f}\n")).collect()
-    }
-}
-
-/// Round 1: diagnose every case and propose at most `max_changes` directions.
-pub fn analysis_messages(
-    bank: &SkillBank,
-    cases: &[HardCase],
-    failed: &[String],
-    max_changes: usize,
-    lim: PromptLimits,
-    interactive: bool,
-) -> Vec<Message> {
-    let (heading, diagnosis) = if interactive {
-        ("Tasks the agent failed", "STORAGE (the procedure, object location or appliance use the task needed never \
-became a tip, or only too vaguely), RETRIEVAL (such tips exist but the ones retrieved for the task miss them, e.g. \
-because they are worded so they do not match the task), or TIP QUALITY (the tips are wrong, tied to one game's \
-object numbers, or skip the step where the agent got stuck)")
-    } else {
-        ("Questions the agent failed", "STORAGE (the fact never made it into memory, or was \
-stored too vaguely), RETRIEVAL (the fact was stored but the retrieved memories miss it, e.g. because the \
-memory is worded so it does not match the question), or MEMORY QUALITY (the stored memory is wrong, \
-outdated, merged with other facts, or lacks the date/name the question needs)")
-    };
-    let user = format!(
-        "## Current skills\n{}## {heading}\n{}## Earlier changes that did not help (do not repeat them)\n{}\n\n\
-## Task\n1. For each case decide where it broke: {diagnosis}. Cite the case number.\n\
-2. Group the cases into a few recurring patterns and say which skill (if any) is responsible.\n\
-3. Recommend at most {max_changes} changes to the skills: either sharpen an existing skill's \
-description/instructions, or add a new skill (action insert or update) for a pattern no skill covers. \
-Prefer fewer, well-justified changes; recommending no change is allowed.\n\
-Write plain prose with headings; no JSON yet.",
-        render_bank(bank),
-        render_cases(cases, lim, interactive),
-        render_failed(failed),
-    );
-    vec![Message::system(system(interactive)), Message::user(user)]
-}
-
-/// One critique-and-revise round over the previous analysis.
-pub fn reflection_messages(
-    bank: &SkillBank,
-    analysis: &str,
-    failed: &[String],
-    max_changes: usize,
-    interactive: bool,
-) -> Vec<Message> {
-    let user = format!(
-        "## Current skills\n{}## Earlier changes that did not help (do not repeat them)\n{}\n\n## Draft analysis\n{}\n\n\
-## Task\nCritique the draft: is each failure type justified by the evidence? Does any recommendation merely \
-restate an existing skill, repeat a failed change, overlap with another recommendation, or risk hurting \
-cases that work today? Are there more than {max_changes} recommendations? Then write the complete revised \
-analysis (not just the critique), keeping only the strongest recommendations.",
-        render_bank(bank),
-        render_failed(failed),
-        analysis
-    );
-    vec![Message::system(system(interactive)), Message::user(user)]
-}
-
-/// Final round: turn the analysis into JSON changes.
-pub fn refinement_messages(
-    bank: &SkillBank,
-    analysis: &str,
-    failed: &[String],
-    max_changes: usize,
-    interactive: bool,
-) -> Vec<Message> {
-    let user = format!(
-        "## Current skills\n{}## Earlier changes that did not help (do not repeat them)\n{}\n\n## Analysis\n{}\n\n\
-## Task\nTurn the analysis into at most {max_changes} concrete changes. Answer with one JSON object and nothing else:\n\
-{{\"changes\": [\n  {{\"type\": \"add_new\", \"name\": \"lowercase-hyphenated-name\", \"description\": \"one or two sentences: when to use it\", \"instructions\": \"the full card the executor follows\", \"action\": \"insert\"}},\n  \
-{{\"type\": \"refine_existing\", \"name\": \"existing-skill-name\", \"description\": \"optional new description\", \"instructions\": \"optional new instructions\"}},\n  \
-{{\"type\": \"no_change\"}}\n]}}\n\
-Rules: a new skill's action is \"insert\" or \"update\" and its name must not exist yet; a refine keeps the \
-skill's name and action and rewrites only its description and/or instructions (give the whole new text); \
-never refine the noop skill; at most one change per skill; names use lowercase letters, digits and single \
-hyphens (at most 64 characters); descriptions stay under 1024 characters; write finished text, no \
-placeholders. Use {{\"changes\": [{{\"type\": \"no_change\"}}]}} when nothing should change.",
-        render_bank(bank),
-        render_failed(failed),
-        analysis
-    );
-    vec![Message::system(system(interactive)), Message::user(user)]
+/// Render one round (`analysis`, `reflection` or `refinement`) into chat messages.
+pub fn render_round(
+    prompts: &PromptSet,
+    round: &str,
+    ctx: &DesignerContext<'_>,
+) -> Result<Vec<Message>, PromptError> {
+    prompts.render_chat(&prompt_name(round, ctx.interactive), ctx)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn evidence_is_shown_by_its_end_and_only_when_present() {
-        let lim = PromptLimits {
-            max_retrieved: 2,
-            max_memory_chars: 50,
-            max_evidence_chars: 40,
-        };
-        let mut c = crate::pool::case("q1", 0.0, 1);
-        let plain = render_cases(std::slice::from_ref(&c), lim, false);
-        assert!(!plain.contains("What the agent did"));
-        c.evidence = format!(
-            "{}ACTION: go to fridge 1\nTRAJECTORY_STATUS: FAILED",
-            "x".repeat(500)
-        );
-        let with = render_cases(std::slice::from_ref(&c), lim, true);
-        assert!(with.contains("What the agent did:\n..."));
-        assert!(with.contains("TRAJECTORY_STATUS: FAILED"));
-        assert!(with.contains("Task: question q1?") && plain.contains("Question: question q1?"));
-        assert!(!with.contains(&"x".repeat(41)));
+    fn set() -> PromptSet {
+        PromptSet::with_defaults(crate::PROMPT_TEMPLATES).unwrap()
+    }
+
+    fn ctx<'a>(
+        cases: &[HardCase],
+        fb: Option<&'a Feedback>,
+        interactive: bool,
+    ) -> DesignerContext<'a> {
+        DesignerContext {
+            skills: skill_views(&SkillBank::seed()),
+            cases: case_views(
+                cases,
+                PromptLimits {
+                    max_retrieved: 20,
+                    max_memory_chars: 0,
+                    max_evidence_chars: 0,
+                },
+            ),
+            feedback: fb,
+            max_changes: 3,
+            new_skill_hint: false,
+            interactive,
+            round: 1,
+            rounds: 3,
+            analysis: "PREVIOUS ANALYSIS".into(),
+        }
     }
 
     #[test]
-    fn interactive_prompts_talk_about_tasks() {
-        let bank = SkillBank::seed();
-        let lim = PromptLimits {
-            max_retrieved: 2,
-            max_memory_chars: 50,
-            max_evidence_chars: 40,
+    fn every_round_renders_one_user_message_with_what_it_should_see() {
+        let mut c = crate::pool::case("q1", 0.0, 1);
+        c.retrieved = (0..25)
+            .map(|i| format!("memory number {i} {}", "y".repeat(400)))
+            .collect();
+        let p = set();
+        for interactive in [false, true] {
+            let x = ctx(std::slice::from_ref(&c), None, interactive);
+            for round in ["analysis", "reflection", "refinement"] {
+                let m = render_round(&p, round, &x).unwrap();
+                assert_eq!(m.len(), 1, "{round}: one user message, as the reference");
+                assert_eq!(m[0].role, memskill_core::Role::User);
+                let t = &m[0].content;
+                assert!(t.contains("at most 3 changes"), "{round}");
+                assert!(!t.contains("welcome"), "{round}: no hint unless asked");
+                if round == "refinement" {
+                    assert!(t.contains("PREVIOUS ANALYSIS") && !t.contains("question q1?"));
+                    assert!(t.contains(&SkillBank::seed().get("insert").unwrap().instructions));
+                } else {
+                    // Reflections see the cases too; 20 memories, whole.
+                    assert!(t.contains("question q1?"), "{round}");
+                    assert!(t.contains("memory number 19 ") && !t.contains("memory number 20 "));
+                    assert!(t.contains(&"y".repeat(400)));
+                    assert!(t.contains("(25)"));
+                    assert_eq!(t.contains("PREVIOUS ANALYSIS"), round == "reflection");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn new_skill_hint_and_feedback_render() {
+        let c = crate::pool::case("q1", 0.0, 1);
+        let fb = Feedback {
+            improved: false,
+            base_reward: 0.5,
+            base_stage: 0,
+            stage: 2,
+            reward: 0.25,
+            diff: -0.25,
+            best_reward: 0.5,
+            stages_without_improvement: 1,
+            changes: vec![crate::evolution::ChangeNote {
+                kind: "add".into(),
+                skill: "capture-dates".into(),
+                action: "insert".into(),
+                description: "Dates.".into(),
+                instructions: "Write dates.".into(),
+                old_description: String::new(),
+                old_instructions: String::new(),
+            }],
+            earlier_failed: Vec::new(),
         };
-        let cases = [crate::pool::case("q1", 0.0, 1)];
-        let qa = analysis_messages(&bank, &cases, &[], 3, lim, false);
-        let emb = analysis_messages(&bank, &cases, &[], 3, lim, true);
-        assert!(qa[1].content.contains("## Questions the agent failed"));
-        assert!(emb[1].content.contains("## Tasks the agent failed"));
-        assert!(emb[0].content.contains("ALFWorld") && !qa[0].content.contains("ALFWorld"));
-        assert!(refinement_messages(&bank, "a", &[], 3, true)[0]
-            .content
-            .contains("procedural tips"));
-        assert!(!reflection_messages(&bank, "a", &[], 3, false)[0]
-            .content
-            .contains("procedural tips"));
+        let mut x = ctx(std::slice::from_ref(&c), Some(&fb), false);
+        x.new_skill_hint = true;
+        let p = set();
+        for round in ["analysis", "reflection", "refinement"] {
+            let t = &render_round(&p, round, &x).unwrap()[0].content;
+            assert!(t.contains("new skill is welcome"), "{round}");
+            assert!(
+                t.contains("from 0.5000 (stage 0) to 0.2500 (-0.2500)"),
+                "{round}: {t}"
+            );
+            assert!(t.contains("added `capture-dates`"), "{round}");
+        }
     }
 }

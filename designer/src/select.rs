@@ -1,8 +1,9 @@
 //! Choosing the hard cases shown to the designer: dedupe, KMeans over question
-//! embeddings, the hardest few per cluster, then the globally hardest rest.
+//! embeddings, the hardest few per cluster, then the hardest rest (as the reference's
+//! `Designer.prepare_analysis_cases`; its KMeans is scikit-learn's, ours linfa's, so the
+//! labels themselves may differ: the selection given the labels is the same).
 
-use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use linfa::prelude::*;
 use linfa::DatasetBase;
@@ -14,15 +15,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::pool::HardCase;
 
-/// Selection settings (reference values by default).
+/// Selection settings (reference values by default: `--designer-num-clusters 5`,
+/// `--designer-samples-per-cluster 3`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SelectConfig {
-    /// Upper bound on the number of clusters (k = min(clusters, n)).
+    /// Upper bound on the number of clusters (k = min(clusters, n)); with at most this many
+    /// unique cases every case is its own cluster.
     pub clusters: usize,
     /// Cases taken from each cluster.
     pub per_cluster: usize,
-    /// Total cases selected (filled with the globally hardest remaining ones).
+    /// Total cases selected: the cluster picks, filled up to this with the hardest remaining
+    /// ones. 0 = `clusters * per_cluster` (the reference's target).
     pub max_total: usize,
 }
 
@@ -31,27 +35,48 @@ impl Default for SelectConfig {
         Self {
             clusters: 5,
             per_cluster: 3,
-            max_total: 15,
+            max_total: 0,
         }
     }
 }
 
-fn norm_question(q: &str) -> String {
-    q.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+impl SelectConfig {
+    /// The number of cases a selection aims for.
+    pub fn target(&self) -> usize {
+        if self.max_total == 0 {
+            self.clusters * self.per_cluster
+        } else {
+            self.max_total
+        }
+    }
 }
 
-/// Total order "harder first": difficulty desc, fail_count desc, step desc, id asc, index asc.
-fn harder(cases: &[HardCase], a: usize, b: usize) -> Ordering {
-    let (x, y) = (&cases[a], &cases[b]);
-    y.difficulty()
-        .total_cmp(&x.difficulty())
-        .then(y.fail_count.cmp(&x.fail_count))
-        .then(y.step.cmp(&x.step))
-        .then_with(|| x.id().cmp(&y.id()))
-        .then(a.cmp(&b))
+/// The dedupe key of a question: surrounding whitespace trimmed, lower-cased.
+fn question_key(q: &str) -> String {
+    q.trim().to_lowercase()
+}
+
+/// Indices of the unique cases by question (trimmed, case-insensitive), in order of each
+/// question's first appearance; of duplicates the one with the most failures is kept (the
+/// earliest among equals), as the reference's `filter_and_deduplicate`.
+pub fn dedupe(cases: &[HardCase]) -> Vec<usize> {
+    let mut pos: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<usize> = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let key = question_key(&c.question);
+        match pos.get(&key) {
+            Some(&p) => {
+                if c.fail_count > cases[out[p]].fail_count {
+                    out[p] = i;
+                }
+            }
+            None => {
+                pos.insert(key, out.len());
+                out.push(i);
+            }
+        }
+    }
+    out
 }
 
 /// Cluster labels for `rows` (one per row) with seeded KMeans; `None` when the input
@@ -75,85 +100,101 @@ pub fn kmeans_labels(rows: &[&[f32]], k: usize, seed: u64) -> Option<Vec<usize>>
     let dataset = DatasetBase::from(data.clone());
     let rng = Xoshiro256Plus::seed_from_u64(seed);
     let model = KMeans::params_with_rng(k, rng)
-        .n_runs(4)
-        .max_n_iterations(200)
-        .tolerance(1e-6)
+        .n_runs(10)
+        .max_n_iterations(300)
+        .tolerance(1e-4)
         .fit(&dataset)
         .ok()?;
     let labels = model.predict(&data);
     Some(labels.to_vec())
 }
 
-/// Select the hard cases for one designer stage.
+/// Selection given the cluster labels of the unique cases (pure; the reference's
+/// `sample_cases_for_analysis`). `uniq` are indices into `cases` (from [`dedupe`]);
+/// `labels[j]` is the cluster of `uniq[j]`, or `None` when every case is its own cluster.
+///
+/// Clusters are visited in order of their first member; each contributes its
+/// `per_cluster` hardest cases by [`HardCase::difficulty`] (a stable sort: equals keep their
+/// order). When fewer than [`SelectConfig::target`] were picked, the hardest remaining cases
+/// (stable, in cluster order) fill up to it. Returns indices into `cases`, in selection order.
+pub fn select_with_labels(
+    cases: &[HardCase],
+    uniq: &[usize],
+    labels: Option<&[usize]>,
+    cfg: &SelectConfig,
+) -> Vec<usize> {
+    let mut clusters: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (j, &i) in uniq.iter().enumerate() {
+        let label = labels.map_or(j, |l| l.get(j).copied().unwrap_or(0));
+        match clusters.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, members)) => members.push(i),
+            None => clusters.push((label, vec![i])),
+        }
+    }
+    let by_difficulty = |v: &mut Vec<usize>| {
+        v.sort_by(|&a, &b| cases[b].difficulty().total_cmp(&cases[a].difficulty()));
+    };
+    let target = cfg.target();
+    let mut chosen: Vec<usize> = Vec::new();
+    for (_, members) in &clusters {
+        let mut sorted = members.clone();
+        by_difficulty(&mut sorted);
+        for &i in sorted.iter().take(cfg.per_cluster) {
+            if cfg.max_total == 0 || chosen.len() < cfg.max_total {
+                chosen.push(i);
+            }
+        }
+    }
+    if chosen.len() < target {
+        let taken: HashSet<String> = chosen.iter().map(|&i| cases[i].id()).collect();
+        let mut rest: Vec<usize> = clusters
+            .iter()
+            .flat_map(|(_, m)| m.iter().copied())
+            .filter(|&i| !taken.contains(&cases[i].id()))
+            .collect();
+        by_difficulty(&mut rest);
+        let room = target - chosen.len();
+        chosen.extend(rest.into_iter().take(room));
+    }
+    chosen
+}
+
+/// Select the hard cases for one designer stage (the reference's `prepare_analysis_cases`).
 ///
 /// `question_embs[i]` is the embedding of `cases[i].question`. Questions are deduplicated
-/// (whitespace/case-insensitive; the hardest copy is kept), clustered with KMeans
-/// (k = min(clusters, n), seeded), the `per_cluster` hardest of each cluster by
-/// [`HardCase::difficulty`] are taken, then the selection is filled up to `max_total` with
-/// the globally hardest remaining cases. Ties break deterministically (fail count, recency,
-/// id). When the embeddings do not match the cases (count or dimension), all cases form
-/// one cluster. Output: cluster picks (clusters ordered by their hardest member), then fills.
+/// ([`dedupe`]); with more unique cases than `clusters` they are clustered with seeded
+/// KMeans (k = `clusters`), otherwise every case is its own cluster; then
+/// [`select_with_labels`]. When the embeddings do not match the cases (count or dimension),
+/// all cases form one cluster.
 pub fn select_hard_cases(
     cases: &[HardCase],
     question_embs: &[Vec<f32>],
     seed: u64,
     cfg: &SelectConfig,
 ) -> Vec<HardCase> {
-    // Dedupe by question: keep the hardest copy.
-    let mut best: HashMap<String, usize> = HashMap::new();
-    for i in 0..cases.len() {
-        let key = norm_question(&cases[i].question);
-        match best.get(&key) {
-            Some(&j) if harder(cases, j, i) != Ordering::Greater => {}
-            _ => {
-                best.insert(key, i);
-            }
-        }
-    }
-    let mut uniq: Vec<usize> = best.into_values().collect();
-    uniq.sort_unstable();
+    let uniq = dedupe(cases);
     let n = uniq.len();
-    if n == 0 || cfg.max_total == 0 {
+    if n == 0 || cfg.target() == 0 {
         return Vec::new();
     }
-    let k = cfg.clusters.min(n).max(1);
-    let labels = if question_embs.len() == cases.len() {
-        let rows: Vec<&[f32]> = uniq.iter().map(|&i| question_embs[i].as_slice()).collect();
-        kmeans_labels(&rows, k, seed)
-    } else {
+    let labels = if n <= cfg.clusters {
         None
-    }
-    .unwrap_or_else(|| vec![0; n]);
-
-    let mut clusters: Vec<Vec<usize>> = vec![Vec::new(); labels.iter().max().map_or(1, |m| m + 1)];
-    for (pos, &i) in uniq.iter().enumerate() {
-        clusters[labels[pos]].push(i);
-    }
-    for c in clusters.iter_mut() {
-        c.sort_by(|&a, &b| harder(cases, a, b));
-    }
-    clusters.retain(|c| !c.is_empty());
-    clusters.sort_by(|a, b| harder(cases, a[0], b[0]));
-
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut taken = vec![false; cases.len()];
-    for c in &clusters {
-        for &i in c.iter().take(cfg.per_cluster) {
-            if chosen.len() < cfg.max_total {
-                chosen.push(i);
-                taken[i] = true;
+    } else {
+        let k = cfg.clusters.max(1);
+        Some(
+            if question_embs.len() == cases.len() {
+                let rows: Vec<&[f32]> = uniq.iter().map(|&i| question_embs[i].as_slice()).collect();
+                kmeans_labels(&rows, k, seed)
+            } else {
+                None
             }
-        }
-    }
-    let mut rest: Vec<usize> = uniq.iter().copied().filter(|&i| !taken[i]).collect();
-    rest.sort_by(|&a, &b| harder(cases, a, b));
-    for i in rest {
-        if chosen.len() >= cfg.max_total {
-            break;
-        }
-        chosen.push(i);
-    }
-    chosen.into_iter().map(|i| cases[i].clone()).collect()
+            .unwrap_or_else(|| vec![0; n]),
+        )
+    };
+    select_with_labels(cases, &uniq, labels.as_deref(), cfg)
+        .into_iter()
+        .map(|i| cases[i].clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -220,6 +261,7 @@ mod tests {
             per_cluster: 3,
             max_total: 8,
         };
+        assert_eq!(SelectConfig::default().target(), 15);
         let got: Vec<String> = select_hard_cases(&cases, &embs, 1, &cfg)
             .iter()
             .map(|c| c.query_id.clone())
@@ -234,13 +276,20 @@ mod tests {
         a.question = "When did Ann move?".into();
         a.fail_count = 1;
         let mut b = case("x2", 0.0, 0);
-        b.question = "  when did ann   MOVE? ".into();
+        b.question = "  when did ann MOVE? ".into();
         b.fail_count = 3;
-        let cases = vec![a, b];
-        let embs = vec![vec![1.0, 0.0], vec![1.0, 0.0]];
+        // Inner whitespace is not collapsed (the reference only strips and lower-cases).
+        let mut c = case("x3", 0.0, 0);
+        c.question = "when did  ann move?".into();
+        c.fail_count = 9;
+        let cases = vec![a, b, c];
+        let embs = vec![vec![1.0, 0.0]; 3];
         let got = select_hard_cases(&cases, &embs, 0, &SelectConfig::default());
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].query_id, "x2", "keeps the harder duplicate");
+        let ids: Vec<&str> = got.iter().map(|c| c.query_id.as_str()).collect();
+        // Few cases: each its own cluster, in first-appearance order; the duplicate with
+        // more failures takes the first one's place.
+        assert_eq!(ids, ["x2", "x3"]);
+        assert_eq!(dedupe(&cases), [1, 2]);
         // Mismatched embeddings: falls back to one cluster, still returns the cases.
         let (cases, _) = synthetic(20);
         let got = select_hard_cases(&cases, &[vec![1.0]], 0, &SelectConfig::default());

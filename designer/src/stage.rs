@@ -3,37 +3,51 @@
 use std::collections::HashSet;
 
 use memskill_core::{
-    ActionKind, ChatRequest, Llm, Message, ReleaseKind, ReleaseRecord, Skill, SkillBank,
+    ActionKind, ChatRequest, Llm, Message, PromptSet, ReleaseKind, ReleaseRecord, Skill, SkillBank,
     SkillStatus, UsageStats, Version,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::edit::{plan_evictions, validate_edits, Edit};
 use crate::error::DesignerError;
+use crate::evolution::{ChangeNote, Feedback};
 use crate::json::parse_changes;
 use crate::pool::HardCase;
-use crate::prompts::{analysis_messages, refinement_messages, reflection_messages, PromptLimits};
+use crate::prompts::{case_views, render_round, skill_views, DesignerContext, PromptLimits};
 
-/// Designer settings (reference values by default).
+/// Designer settings (reference values by default; see FIDELITY.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DesignerConfig {
-    /// Most edits accepted per stage.
+    /// Only the first this many proposed changes of an answer are considered
+    /// (`--designer-max-changes 3` in the reference's scripts).
     pub max_changes: usize,
-    /// Critique-and-revise rounds between analysis and refinement.
+    /// Analysis rounds: the first analysis plus `reflection_cycles - 1` critique-and-revise
+    /// rounds (`--designer-reflection-cycles 3`; values below 1 count as 1).
     pub reflection_cycles: usize,
     /// Most selectable (candidate + active) skills; beyond it the least useful non-seed skill is deprecated.
     pub max_bank_size: usize,
-    /// Sampling temperature of every designer call (0 = greedy).
+    /// Sampling temperature of every designer call (reference: 0).
     pub temperature: f32,
-    /// Token budget of each designer answer.
+    /// Token budget of each analysis and reflection answer (reference: 2048).
     pub max_tokens: u32,
-    /// Retrieved memories shown per hard case.
+    /// Token budget of the refinement answer (reference: 4096).
+    pub refinement_max_tokens: u32,
+    /// Retrieved memories shown per hard case (reference: 20; 0 = all).
     pub max_retrieved_per_case: usize,
-    /// Characters kept of each retrieved memory.
+    /// Characters kept of each retrieved memory (reference: whole; 0 = no limit).
     pub max_memory_chars: usize,
-    /// Characters kept (the end) of what the agent did in an interactive hard case.
+    /// Characters kept (the end) of what the agent did in an interactive hard case
+    /// (reference: whole; 0 = no limit).
     pub max_evidence_chars: usize,
+    /// Tell every round that proposing a new skill is welcome when the failures show a gap
+    /// (`--designer-new-skill-hint`; the reference's default is off, its scripts turn it on).
+    pub new_skill_hint: bool,
+    /// Attempts per stage: the rounds are run again (up to this many times in all) while an
+    /// attempt gets no change accepted (reference `op_evolution_trials = 3`).
+    pub attempts: usize,
+    /// What a stage that does not beat the best snapshot restores (reference: the bank only).
+    pub rollback: crate::evolution::Rollback,
     /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
@@ -48,9 +62,13 @@ impl Default for DesignerConfig {
             max_bank_size: 30,
             temperature: 0.0,
             max_tokens: 2048,
-            max_retrieved_per_case: 5,
-            max_memory_chars: 300,
-            max_evidence_chars: 1500,
+            refinement_max_tokens: 4096,
+            max_retrieved_per_case: 20,
+            max_memory_chars: 0,
+            max_evidence_chars: 0,
+            new_skill_hint: false,
+            attempts: 3,
+            rollback: crate::evolution::Rollback::Bank,
             interactive: false,
         }
     }
@@ -61,11 +79,18 @@ impl Default for DesignerConfig {
 pub struct StageOutcome {
     /// The new bank (statuses, versions and release records updated); equal to the input when nothing was accepted.
     pub bank: SkillBank,
+    /// Edits of the attempt that was applied (the last attempt when none got anything accepted).
     pub accepted: Vec<Edit>,
     pub rejected: Vec<(Edit, String)>,
     /// Names of skills added or refined in this stage.
     pub changed: Vec<String>,
-    /// (prompt, answer) of every LLM round, in order (the prompt is the last user message).
+    /// The applied changes, for the feedback shown to later stages.
+    #[serde(default)]
+    pub notes: Vec<ChangeNote>,
+    /// Attempts run (1..=`attempts`).
+    #[serde(default)]
+    pub attempts: usize,
+    /// (prompt, answer) of every LLM round of every attempt, in order (the prompt is the last message).
     pub transcript: Vec<(String, String)>,
 }
 
@@ -74,6 +99,7 @@ fn ask(
     round: &str,
     messages: Vec<Message>,
     cfg: &DesignerConfig,
+    max_tokens: u32,
     transcript: &mut Vec<(String, String)>,
 ) -> Result<String, DesignerError> {
     let prompt = messages
@@ -82,7 +108,7 @@ fn ask(
         .unwrap_or_default();
     let req = ChatRequest::new(messages)
         .with_temperature(cfg.temperature)
-        .with_max_tokens(cfg.max_tokens);
+        .with_max_tokens(max_tokens);
     let resp = llm.chat(&req).map_err(|source| DesignerError::Llm {
         round: round.to_string(),
         source,
@@ -93,13 +119,19 @@ fn ask(
 
 /// Run one designer stage on the selected hard cases.
 ///
-/// LLM errors are returned; an answer without readable JSON is not an error: the stage
-/// then accepts nothing and reports one `Malformed` rejection.
+/// An attempt is: the analysis round, `reflection_cycles - 1` reflection rounds (each sees
+/// the previous answer, the skills, the cases and `feedback`), and the refinement round
+/// (the last analysis, the skills in full and `feedback`) whose JSON changes are validated.
+/// While an attempt gets no change accepted, the whole attempt is run again, up to
+/// `cfg.attempts` in all (as the reference). LLM and template errors are returned; an
+/// answer without readable JSON is not an error: that attempt accepts nothing and reports
+/// one `Malformed` rejection.
 pub fn run_stage(
     llm: &dyn Llm,
+    prompts: &PromptSet,
     bank: &SkillBank,
     cases: &[HardCase],
-    failed_approaches: &[String],
+    feedback: Option<&Feedback>,
     stage: u32,
     cfg: &DesignerConfig,
 ) -> Result<StageOutcome, DesignerError> {
@@ -108,57 +140,18 @@ pub fn run_stage(
         max_memory_chars: cfg.max_memory_chars,
         max_evidence_chars: cfg.max_evidence_chars,
     };
-    let mut transcript = Vec::new();
-    let mut analysis = ask(
-        llm,
-        "analysis",
-        analysis_messages(
-            bank,
-            cases,
-            failed_approaches,
-            cfg.max_changes,
-            lim,
-            cfg.interactive,
-        ),
-        cfg,
-        &mut transcript,
-    )?;
-    for i in 0..cfg.reflection_cycles {
-        analysis = ask(
-            llm,
-            &format!("reflection {}", i + 1),
-            reflection_messages(
-                bank,
-                &analysis,
-                failed_approaches,
-                cfg.max_changes,
-                cfg.interactive,
-            ),
-            cfg,
-            &mut transcript,
-        )?;
-    }
-    let answer = ask(
-        llm,
-        "refinement",
-        refinement_messages(
-            bank,
-            &analysis,
-            failed_approaches,
-            cfg.max_changes,
-            cfg.interactive,
-        ),
-        cfg,
-        &mut transcript,
-    )?;
-    let edits = match parse_changes(&answer) {
-        Ok(e) => e,
-        Err(problem) => vec![Edit::Malformed {
-            raw: crate::edit::clip(&answer, 500),
-            problem,
-        }],
+    let rounds = cfg.reflection_cycles.max(1);
+    let mut ctx = DesignerContext {
+        skills: skill_views(bank),
+        cases: case_views(cases, lim),
+        feedback,
+        max_changes: cfg.max_changes,
+        new_skill_hint: cfg.new_skill_hint,
+        interactive: cfg.interactive,
+        round: 1,
+        rounds,
+        analysis: String::new(),
     };
-    let (accepted, rejected) = validate_edits(bank, &edits, cfg);
     let mut ids: Vec<String> = Vec::new();
     for c in cases {
         let id = c.id();
@@ -166,14 +159,92 @@ pub fn run_stage(
             ids.push(id);
         }
     }
-    let (bank, changed) = apply_edits(bank, &accepted, &ids, stage, cfg.max_bank_size);
-    Ok(StageOutcome {
-        bank,
-        accepted,
-        rejected,
-        changed,
-        transcript,
-    })
+    let mut transcript = Vec::new();
+    let attempts = cfg.attempts.max(1);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let tag = |r: &str| {
+            if attempts > 1 {
+                format!("{r}, attempt {attempt}")
+            } else {
+                r.to_string()
+            }
+        };
+        ctx.round = 1;
+        ctx.analysis = String::new();
+        let mut analysis = ask(
+            llm,
+            &tag("analysis"),
+            render_round(prompts, "analysis", &ctx)?,
+            cfg,
+            cfg.max_tokens,
+            &mut transcript,
+        )?;
+        for r in 2..=rounds {
+            ctx.round = r;
+            ctx.analysis = analysis;
+            analysis = ask(
+                llm,
+                &tag(&format!("reflection {}", r - 1)),
+                render_round(prompts, "reflection", &ctx)?,
+                cfg,
+                cfg.max_tokens,
+                &mut transcript,
+            )?;
+        }
+        ctx.analysis = analysis;
+        let answer = ask(
+            llm,
+            &tag("refinement"),
+            render_round(prompts, "refinement", &ctx)?,
+            cfg,
+            cfg.refinement_max_tokens,
+            &mut transcript,
+        )?;
+        let edits = match parse_changes(&answer) {
+            Ok(e) => e,
+            Err(problem) => vec![Edit::Malformed {
+                raw: crate::edit::clip(&answer, 500),
+                problem,
+            }],
+        };
+        let (accepted, rejected) = validate_edits(bank, &edits, cfg);
+        if accepted.is_empty() && attempt < attempts {
+            continue;
+        }
+        let (new_bank, changed) = apply_edits(bank, &accepted, &ids, stage, cfg.max_bank_size);
+        let notes = change_notes(bank, &new_bank, &changed);
+        return Ok(StageOutcome {
+            bank: new_bank,
+            accepted,
+            rejected,
+            changed,
+            notes,
+            attempts: attempt,
+            transcript,
+        });
+    }
+}
+
+/// What changed from `old` to `new` for the skills named in `changed`.
+pub fn change_notes(old: &SkillBank, new: &SkillBank, changed: &[String]) -> Vec<ChangeNote> {
+    changed
+        .iter()
+        .filter_map(|name| {
+            let s = new.get(name)?;
+            let before = old.get(name);
+            Some(ChangeNote {
+                kind: if before.is_some() { "refine" } else { "add" }.into(),
+                skill: name.clone(),
+                action: s.action.to_string(),
+                description: s.description.clone(),
+                instructions: s.instructions.clone(),
+                old_description: before.map(|b| b.description.clone()).unwrap_or_default(),
+                old_instructions: before.map(|b| b.instructions.clone()).unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// Apply validated edits: adds become 0.1.0 candidates with provenance `case_ids`, refines

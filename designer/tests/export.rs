@@ -17,12 +17,22 @@ fn evolved_bank() -> SkillBank {
         r#"{"changes":[{"type":"add_new","name":"capture-dates","action":"insert","description":"Store \"event\" dates: when things happened.","instructions":"Line one.\n\nLine: three, with # and 'quotes'.\n"},{"type":"refine_existing","name":"update","description":"Revise a memory the span corrects."}]}"#,
     ]);
     let cfg = DesignerConfig {
-        reflection_cycles: 0,
+        reflection_cycles: 1,
         ..Default::default()
     };
-    let mut bank = run_stage(&llm, &SkillBank::seed(), &[hard_case(1)], &[], 1, &cfg)
-        .unwrap()
-        .bank;
+    let prompts =
+        memskill_core::PromptSet::with_defaults(memskill_designer::PROMPT_TEMPLATES).unwrap();
+    let mut bank = run_stage(
+        &llm,
+        &prompts,
+        &SkillBank::seed(),
+        &[hard_case(1)],
+        None,
+        1,
+        &cfg,
+    )
+    .unwrap()
+    .bank;
     bank.get_mut("insert").unwrap().usage.record(0.37);
     bank.get_mut("insert").unwrap().usage.record(0.1);
     bank

@@ -4,28 +4,40 @@
 mod common;
 
 use common::{hard_case, ScriptedLlm};
+use memskill_core::PromptSet;
 use memskill_core::{ReleaseKind, SkillBank, SkillStatus};
 use memskill_designer::{
-    run_stage, stabilised_reward, DesignerConfig, Evolution, EvolutionConfig, StageDecision,
+    run_stage, stabilised_reward, DesignerConfig, Evolution, EvolutionConfig, Feedback,
+    StageDecision, PROMPT_TEMPLATES,
 };
 
-fn stage_with(llm_answer: &str, bank: &SkillBank, failed: &[String], stage: u32) -> SkillBank {
+fn prompts() -> PromptSet {
+    PromptSet::with_defaults(PROMPT_TEMPLATES).unwrap()
+}
+
+fn stage_with(
+    llm_answer: &str,
+    bank: &SkillBank,
+    feedback: Option<&Feedback>,
+    stage: u32,
+) -> (SkillBank, Vec<memskill_designer::ChangeNote>) {
     let llm = ScriptedLlm::new(&["analysis", llm_answer]);
     let cfg = DesignerConfig {
-        reflection_cycles: 0,
+        reflection_cycles: 1,
         ..Default::default()
     };
     let out = run_stage(
         &llm,
+        &prompts(),
         bank,
         &[hard_case(1), hard_case(2)],
-        failed,
+        feedback,
         stage,
         &cfg,
     )
     .unwrap();
     assert!(!out.accepted.is_empty(), "{:?}", out.rejected);
-    out.bank
+    (out.bank, out.notes)
 }
 
 const ADD_DATES: &str = r#"{"changes":[{"type":"add_new","name":"capture-dates","action":"insert","description":"Store event dates.","instructions":"Write the absolute date of every event."}]}"#;
@@ -38,12 +50,18 @@ fn worse_stage_restores_best_snapshot_bit_for_bit() {
     let seed = SkillBank::seed();
     let ctrl0: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
     assert_eq!(
-        ev.on_stage_end(stabilised_reward(&[0.1, 0.2, 0.3, 0.30]), &seed, &ctrl0, 0),
+        ev.on_stage_end(
+            stabilised_reward(&[0.1, 0.2, 0.3, 0.30], 0.25),
+            &seed,
+            &ctrl0,
+            0
+        ),
         StageDecision::Improved
     );
 
     // Stage 1: designer adds a skill; training improves -> promoted.
-    let bank1 = stage_with(ADD_DATES, ev.best_bank().unwrap(), &ev.failed_approaches, 1);
+    let (bank1, notes1) = stage_with(ADD_DATES, ev.best_bank().unwrap(), ev.feedback.as_ref(), 1);
+    ev.on_designed(notes1);
     assert_eq!(
         bank1.get("capture-dates").unwrap().status,
         SkillStatus::Candidate
@@ -75,12 +93,8 @@ fn worse_stage_restores_best_snapshot_bit_for_bit() {
         .any(|r| r.skill == "capture-dates" && r.kind == ReleaseKind::Promoted));
 
     // Stage 2: another change, worse reward -> rollback to stage 1's snapshot.
-    let bank2 = stage_with(
-        ADD_PLACES,
-        ev.best_bank().unwrap(),
-        &ev.failed_approaches,
-        2,
-    );
+    let (bank2, notes2) = stage_with(ADD_PLACES, ev.best_bank().unwrap(), ev.feedback.as_ref(), 2);
+    ev.on_designed(notes2);
     let ctrl2: Vec<u8> = vec![9; 5000];
     let d = ev.on_stage_end(0.40, &bank2, &ctrl2, 2);
     let StageDecision::RolledBack {
@@ -113,17 +127,30 @@ fn worse_stage_restores_best_snapshot_bit_for_bit() {
         .iter()
         .all(|r| r.kind == ReleaseKind::Archived && r.reward_after == Some(0.40)));
 
-    // The next designer prompt carries the failed approaches.
+    // The next designer prompts carry the feedback on the failed change.
+    let fb = ev.feedback.clone().unwrap();
+    assert!(!fb.improved && fb.base_reward == 0.45 && fb.reward == 0.40);
+    assert_eq!(fb.changes.len(), 2, "{:?}", fb.changes);
     let llm = ScriptedLlm::new(&["analysis", r#"{"changes":[{"type":"no_change"}]}"#]);
     let cfg = DesignerConfig {
-        reflection_cycles: 0,
+        reflection_cycles: 1,
+        attempts: 1,
         ..Default::default()
     };
-    let out = run_stage(&llm, &bank, &[hard_case(3)], &ev.failed_approaches, 3, &cfg).unwrap();
+    let out = run_stage(
+        &llm,
+        &prompts(),
+        &bank,
+        &[hard_case(3)],
+        ev.feedback.as_ref(),
+        3,
+        &cfg,
+    )
+    .unwrap();
     assert_eq!(out.bank, bank, "no_change keeps the bank");
-    assert!(llm.requests.lock().unwrap()[0].messages[1]
-        .content
-        .contains("capture-places"));
+    for r in llm.requests.lock().unwrap().iter() {
+        assert!(r.messages[0].content.contains("capture-places"));
+    }
 
     // Serde round trip of the whole evolution state keeps the bytes.
     let j = serde_json::to_string(&ev).unwrap();

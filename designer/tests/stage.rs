@@ -3,11 +3,16 @@
 mod common;
 
 use common::{hard_case, ScriptedLlm};
+use memskill_core::PromptSet;
 use memskill_core::{ActionKind, ReleaseKind, Role, SkillBank, SkillStatus, Version};
 use memskill_designer::{
     run_stage, select_hard_cases, DesignerConfig, DesignerError, Edit, HardCasePool, PoolConfig,
-    SelectConfig,
+    SelectConfig, PROMPT_TEMPLATES,
 };
+
+fn prompts() -> PromptSet {
+    PromptSet::with_defaults(PROMPT_TEMPLATES).unwrap()
+}
 
 const REFINEMENT: &str = r#"Sure. Here are my changes:
 ```json
@@ -42,42 +47,72 @@ fn full_stage_produces_valid_edits_and_versions() {
         .collect();
     let selected = select_hard_cases(&cases, &embs, 11, &SelectConfig::default());
     assert_eq!(selected.len(), 15);
-    let llm = ScriptedLlm::new(&[
-        "analysis v0",
-        "analysis v1",
-        "analysis v2",
-        "analysis v3",
-        REFINEMENT,
-    ]);
+    let llm = ScriptedLlm::new(&["analysis v0", "analysis v1", "analysis v2", REFINEMENT]);
     let bank = SkillBank::seed();
-    let failed = vec!["stage 1: add `remember-everything`: store all".to_string()];
-    let cfg = DesignerConfig::default();
-    let out = run_stage(&llm, &bank, &selected, &failed, 2, &cfg).unwrap();
+    let fb = memskill_designer::Feedback {
+        improved: false,
+        base_reward: 0.4,
+        base_stage: 0,
+        stage: 1,
+        reward: 0.3,
+        diff: -0.1,
+        best_reward: 0.4,
+        stages_without_improvement: 1,
+        changes: vec![memskill_designer::ChangeNote {
+            kind: "add".into(),
+            skill: "remember-everything".into(),
+            action: "insert".into(),
+            description: "store all".into(),
+            instructions: "Store everything.".into(),
+            old_description: String::new(),
+            old_instructions: String::new(),
+        }],
+        earlier_failed: Vec::new(),
+    };
+    let cfg = DesignerConfig {
+        new_skill_hint: true,
+        // Four proposals: the fourth (a credentials skill) must meet the safety scan, not the limit.
+        max_changes: 4,
+        ..Default::default()
+    };
+    let out = run_stage(&llm, &prompts(), &bank, &selected, Some(&fb), 2, &cfg).unwrap();
 
-    // 1 analysis + 3 reflections + 1 refinement, all at temperature 0.
+    // reflection_cycles 3 = 1 analysis + 2 reflections, then 1 refinement (the reference's
+    // count), all at temperature 0, one user message each; refinement gets 4096 tokens.
     let reqs = llm.requests.lock().unwrap();
-    assert_eq!(reqs.len(), 5);
-    assert!(reqs
-        .iter()
-        .all(|r| r.temperature == 0.0 && r.messages[0].role == Role::System));
-    let first = &reqs[0].messages[1].content;
-    assert!(
-        first.contains("remember-everything"),
-        "failed approaches are in the prompt"
-    );
-    assert!(first.contains(&selected[0].question) && first.contains(&selected[0].gold));
-    assert!(
-        first.contains("### insert (action: insert"),
-        "bank is in the prompt"
-    );
-    assert!(
-        !first.contains(&"x".repeat(400)),
-        "retrieved memories are truncated"
-    );
-    assert!(reqs[1].messages[1].content.contains("analysis v0"));
-    assert!(reqs[4].messages[1].content.contains("analysis v3"));
-    assert_eq!(out.transcript.len(), 5);
-    assert_eq!(out.transcript[4].1, REFINEMENT);
+    assert_eq!(reqs.len(), 4);
+    assert!(reqs.iter().all(|r| r.temperature == 0.0
+        && r.messages.len() == 1
+        && r.messages[0].role == Role::User));
+    let toks: Vec<_> = reqs.iter().map(|r| r.max_tokens).collect();
+    assert_eq!(toks, [2048, 2048, 2048, 4096]);
+    for r in reqs.iter() {
+        let t = &r.messages[0].content;
+        assert!(
+            t.contains("remember-everything"),
+            "feedback is in every round"
+        );
+        assert!(t.contains("at most 4 changes"));
+        assert!(
+            t.contains("new skill is welcome"),
+            "the hint is in every round"
+        );
+    }
+    for r in reqs[..3].iter() {
+        let t = &r.messages[0].content;
+        assert!(t.contains(&selected[0].question) && t.contains(&selected[0].gold));
+        assert!(
+            t.contains(&"x".repeat(1000)),
+            "retrieved memories are shown whole"
+        );
+        assert!(t.contains("- insert [insert]:"), "bank is in the prompt");
+    }
+    assert!(reqs[1].messages[0].content.contains("analysis v0"));
+    assert!(reqs[2].messages[0].content.contains("analysis v1"));
+    assert!(reqs[3].messages[0].content.contains("analysis v2"));
+    assert_eq!(out.transcript.len(), 4);
+    assert_eq!(out.transcript[3].1, REFINEMENT);
+    assert_eq!(out.attempts, 1);
 
     assert_eq!(out.accepted.len(), 2, "{:?}", out.rejected);
     assert_eq!(out.rejected.len(), 2);
@@ -129,18 +164,40 @@ fn full_stage_produces_valid_edits_and_versions() {
 
 #[test]
 fn unreadable_answer_changes_nothing_and_llm_errors_surface() {
-    let llm = ScriptedLlm::new(&["a", "I would rather not answer in JSON."]);
+    // Three attempts (the reference's op_evolution_trials) while nothing is accepted.
+    let llm = ScriptedLlm::new(&[
+        "a",
+        "I would rather not answer in JSON.",
+        "a",
+        r#"{"changes":[{"type":"no_change"}]}"#,
+        "a",
+        "Still no JSON.",
+    ]);
     let cfg = DesignerConfig {
-        reflection_cycles: 0,
+        reflection_cycles: 1,
         ..Default::default()
     };
     let bank = SkillBank::seed();
-    let out = run_stage(&llm, &bank, &[hard_case(1)], &[], 1, &cfg).unwrap();
+    let p = prompts();
+    let out = run_stage(&llm, &p, &bank, &[hard_case(1)], None, 1, &cfg).unwrap();
+    assert_eq!(out.attempts, 3);
+    assert_eq!(out.transcript.len(), 6);
     assert_eq!(out.bank, bank);
     assert!(out.accepted.is_empty() && out.changed.is_empty());
     assert!(matches!(&out.rejected[0].0, Edit::Malformed { .. }));
+    // A later attempt that gets a change accepted ends the retries.
+    let ok = r#"{"changes":[{"type":"add_new","name":"capture-dates","action":"insert","description":"Store event dates.","instructions":"Write the absolute date of every event."}]}"#;
+    let llm = ScriptedLlm::new(&["a", "no json", "a", ok, "never asked"]);
+    let out = run_stage(&llm, &p, &bank, &[hard_case(1)], None, 1, &cfg).unwrap();
+    assert_eq!((out.attempts, out.changed.len()), (2, 1));
+    assert_eq!(out.notes[0].kind, "add");
     let empty = ScriptedLlm::new(&["only one answer"]);
-    let err = run_stage(&empty, &bank, &[hard_case(1)], &[], 1, &cfg).unwrap_err();
+    let cfg1 = DesignerConfig {
+        reflection_cycles: 1,
+        attempts: 1,
+        ..Default::default()
+    };
+    let err = run_stage(&empty, &p, &bank, &[hard_case(1)], None, 1, &cfg1).unwrap_err();
     assert!(
         matches!(err, DesignerError::Llm { ref round, .. } if round == "refinement"),
         "{err}"

@@ -607,6 +607,23 @@ impl Config {
         if self.designer.freq == 0 {
             bail!("designer.freq must be >= 1");
         }
+        let d = &self.designer.cfg;
+        if d.reflection_cycles == 0 {
+            bail!("designer.reflection_cycles must be >= 1 (it counts the first analysis round)");
+        }
+        if d.attempts == 0 {
+            bail!("designer.attempts must be >= 1");
+        }
+        if d.max_changes == 0 {
+            bail!("designer.max_changes must be >= 1");
+        }
+        if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
+            bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
+        }
+        let f = self.evolution.stage_reward_fraction;
+        if !(f > 0.0 && f <= 1.0) {
+            bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
+        }
         for (field, l) in self.llm_configs() {
             if !matches!(
                 l.backend.as_str(),
@@ -750,6 +767,81 @@ mod tests {
             (2048, 512)
         );
         assert_eq!(a.reward.kind, "judge");
+    }
+
+    #[test]
+    fn designer_outer_loop_matches_the_reference() {
+        use memskill_designer::{FinalState, Rollback};
+        let d = Config::default();
+        assert_eq!(
+            d.pool.window, 100,
+            "--designer-failure-window-epochs default"
+        );
+        assert_eq!(d.designer.cfg.rollback, Rollback::Bank);
+        assert_eq!(d.evolution.final_state, FinalState::Last);
+        assert_eq!(d.evolution.stage_reward_fraction, 0.25);
+        assert_eq!(
+            (
+                d.designer.cfg.max_tokens,
+                d.designer.cfg.refinement_max_tokens
+            ),
+            (2048, 4096)
+        );
+        assert_eq!(
+            (
+                d.designer.cfg.max_retrieved_per_case,
+                d.designer.cfg.attempts
+            ),
+            (20, 3)
+        );
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            let dc = &c.designer.cfg;
+            assert!(dc.new_skill_hint, "{name}: --designer-new-skill-hint");
+            assert_eq!(
+                (
+                    dc.max_changes,
+                    dc.reflection_cycles,
+                    c.pool.window,
+                    c.pool.max_size
+                ),
+                (3, 3, 100, 2000),
+                "{name}"
+            );
+            assert_eq!(dc.rollback, Rollback::Bank, "{name}");
+            assert_eq!(
+                (c.evolution.patience, c.evolution.max_evolves),
+                (5, 20),
+                "{name}"
+            );
+        }
+        let bad = |set: &str| {
+            format!(
+                "{:#}",
+                Config::from_toml_str("", &[set.to_string()], "test").unwrap_err()
+            )
+        };
+        let m = bad("designer.rollback=\"controller\"");
+        assert!(
+            m.contains("rollback") || m.contains("bank+controller"),
+            "{m}"
+        );
+        assert!(bad("designer.attempts=0").contains("designer.attempts"));
+        assert!(bad("designer.reflection_cycles=0").contains("designer.reflection_cycles"));
+        assert!(bad("evolution.stage_reward_fraction=0").contains("stage_reward_fraction"));
+        assert!(bad("evolution.final=\"first\"").contains("final"));
+        let ok = Config::from_toml_str(
+            "",
+            &[
+                "designer.rollback=\"bank+controller\"".into(),
+                "evolution.final=\"best\"".into(),
+            ],
+            "test",
+        )
+        .unwrap();
+        assert_eq!(ok.designer.cfg.rollback, Rollback::BankAndController);
+        assert_eq!(ok.evolution.final_state, FinalState::Best);
     }
 
     #[test]

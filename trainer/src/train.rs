@@ -11,7 +11,9 @@ use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
-use memskill_designer::{stabilised_reward, Evolution, HardCase, HardCasePool, StageDecision};
+use memskill_designer::{
+    stabilised_reward, Evolution, FinalState, HardCase, HardCasePool, Rollback, StageDecision,
+};
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -360,13 +362,14 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
         }
         // End of the outer epoch: snapshot / rollback and a designer stage.
         let t_stage = Instant::now();
-        let reward = stabilised_reward(&state.stage_rewards);
+        let reward = stabilised_reward(&state.stage_rewards, cfg.evolution.stage_reward_fraction);
         let is_best = reward.is_finite() && state.best_reward.is_none_or(|b| reward > b);
         if is_best {
             state.best_reward = Some(reward);
         }
         let last_outer = state.outer + 1 == cfg.run.outer_epochs;
-        if cfg.designer.enabled && (state.outer + 1) % cfg.designer.freq == 0 {
+        let stage_due = cfg.designer.enabled && (state.outer + 1) % cfg.designer.freq == 0;
+        if stage_due {
             designer_stage(
                 cfg,
                 &rt,
@@ -381,17 +384,25 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 &mut state,
             )?;
         }
-        state.stage_rewards.clear();
+        // The reference averages the batch rewards since the last designer stage.
+        if stage_due || !cfg.designer.enabled {
+            state.stage_rewards.clear();
+        }
         state.outer += 1;
         state.inner = 0;
         let finished = state.outer >= cfg.run.outer_epochs || state.stopped_early;
         if finished {
-            // The best snapshot is what training leaves behind.
-            if let Some(best) = &evolution.best {
-                bank = best.bank.clone();
-                controller
-                    .load_bytes(&best.controller_state)
-                    .context("restoring the best snapshot's controller")?;
+            // `evolution.final = "best"`: the best snapshot is what training leaves behind;
+            // "last" (the reference) keeps the current state.
+            if cfg.evolution.final_state == FinalState::Best {
+                if let Some(best) = &evolution.best {
+                    bank = best.bank.clone();
+                    if cfg.designer.cfg.rollback == Rollback::BankAndController {
+                        controller
+                            .load_bytes(&best.controller_state)
+                            .context("restoring the best snapshot's controller")?;
+                    }
+                }
             }
             state.bank_history.push(history_row(
                 state.stage,
@@ -708,8 +719,58 @@ fn inner_epoch(
     Ok((line, batch_reward, rollout_s, update_s))
 }
 
-/// Snapshot / rollback, then (unless this is the last stage or the evolution says stop)
-/// select hard cases and run the designer.
+/// What the trainer does with a stage decision.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StagePlan {
+    /// The bank to continue with (`None`: keep the current one).
+    pub bank: Option<SkillBank>,
+    /// Controller bytes to restore (`None`: keep training the current controller).
+    pub controller: Option<Vec<u8>>,
+    pub clear_bias: bool,
+    pub name: &'static str,
+}
+
+/// The reference's rule: an improving stage continues from the (promoted) best bank; a stage
+/// that did not improve restores the best bank, and the controller too only with
+/// `designer.rollback = "bank+controller"`; with `keep_current` (an early stop that keeps the
+/// last state) nothing is restored.
+pub(crate) fn stage_plan(
+    decision: &StageDecision,
+    best_bank: Option<&SkillBank>,
+    rollback: Rollback,
+    keep_current: bool,
+) -> StagePlan {
+    match decision {
+        StageDecision::Improved => StagePlan {
+            bank: best_bank.cloned(),
+            controller: None,
+            clear_bias: false,
+            name: "improved",
+        },
+        StageDecision::RolledBack { .. } if keep_current => StagePlan {
+            bank: None,
+            controller: None,
+            clear_bias: false,
+            name: "not-improved",
+        },
+        StageDecision::RolledBack {
+            bank,
+            controller_state,
+        } => StagePlan {
+            bank: Some(bank.clone()),
+            controller: (rollback == Rollback::BankAndController).then(|| controller_state.clone()),
+            clear_bias: true,
+            name: "rolled-back",
+        },
+    }
+}
+
+/// Snapshot and rollback, then (unless the evolution says stop, or this is the last outer
+/// epoch with `evolution.final = "best"`) select hard cases and run the designer, in the
+/// reference's order: the stage reward is compared with the best snapshot; an early stop
+/// ends training before any rollback; otherwise a stage that did not improve restores the
+/// best bank (and controller with `designer.rollback = "bank+controller"`) and the designer
+/// reuses the best snapshot's hard cases.
 #[allow(clippy::too_many_arguments)]
 fn designer_stage(
     cfg: &Config,
@@ -729,25 +790,28 @@ fn designer_stage(
         .save_bytes()
         .context("serialising the controller for the snapshot")?;
     let decision = evolution.on_stage_end(reward, bank, &ctrl_bytes, state.stage);
-    let decision_name = match decision {
-        StageDecision::Improved => {
-            if let Some(b) = evolution.best_bank() {
-                *bank = b.clone();
-            }
-            "improved"
-        }
-        StageDecision::RolledBack {
-            bank: b,
-            controller_state,
-        } => {
-            *bank = b;
-            controller
-                .load_bytes(&controller_state)
-                .context("restoring the snapshot's controller")?;
-            state.bias = None;
-            "rolled-back"
-        }
-    };
+    let improved = decision == StageDecision::Improved;
+    let stop = evolution.should_stop();
+    let keep_current = stop && cfg.evolution.final_state == FinalState::Last;
+    let plan = stage_plan(
+        &decision,
+        evolution.best_bank(),
+        cfg.designer.cfg.rollback,
+        keep_current,
+    );
+    if let Some(b) = plan.bank {
+        *bank = b;
+    }
+    if let Some(bytes) = plan.controller {
+        controller
+            .load_bytes(&bytes)
+            .context("restoring the snapshot's controller")?;
+    }
+    if plan.clear_bias {
+        // The restored bank has no new skills to favour.
+        state.bias = None;
+    }
+    let decision_name = plan.name;
     state.bank_history.push(history_row(
         state.stage,
         state.update_step,
@@ -758,19 +822,29 @@ fn designer_stage(
     ));
     let mut line = json!({"type": "stage", "stage": state.stage, "step": state.update_step, "reward": reward,
         "decision": decision_name, "designer": "skipped"});
-    if evolution.should_stop() {
+    if stop {
         state.stopped_early = true;
         line["designer"] = json!("stopped-early");
-    } else if !last_outer {
-        let cases = pool.cases();
-        let questions: Vec<&str> = cases.iter().map(|c| c.question.as_str()).collect();
-        let embs = embed(rt.encoder.as_ref(), &questions)?;
-        let selected = memskill_designer::select_hard_cases(
-            cases,
-            &embs,
-            derive_seed(cfg.run.seed, &[3, state.stage as u64]),
-            &cfg.select,
-        );
+    } else if !(last_outer && cfg.evolution.final_state == FinalState::Best) {
+        let selected: Vec<HardCase> = match evolution.saved_cases(improved) {
+            Some(saved) => {
+                line["hard_cases_reused"] = json!(true);
+                saved.to_vec()
+            }
+            None => {
+                let cases = pool.cases();
+                let questions: Vec<&str> = cases.iter().map(|c| c.question.as_str()).collect();
+                let embs = embed(rt.encoder.as_ref(), &questions)?;
+                let selected = memskill_designer::select_hard_cases(
+                    cases,
+                    &embs,
+                    derive_seed(cfg.run.seed, &[3, state.stage as u64]),
+                    &cfg.select,
+                );
+                evolution.save_cases(improved, &selected);
+                selected
+            }
+        };
         line["hard_cases_selected"] = json!(selected.len());
         let llm = rt
             .designer
@@ -778,16 +852,19 @@ fn designer_stage(
             .context("designer enabled without a designer backend")?;
         if selected.is_empty() {
             line["designer"] = json!("no-hard-cases");
+            evolution.on_designed(Vec::new());
         } else {
             let dcfg = memskill_designer::DesignerConfig {
                 interactive: cfg.data.dataset == "alfworld",
                 ..cfg.designer.cfg.clone()
             };
+            let prompts = crate::prompts::defaults()?;
             match memskill_designer::run_stage(
                 llm.as_ref(),
+                &prompts,
                 bank,
                 &selected,
-                &evolution.failed_approaches,
+                evolution.feedback.as_ref(),
                 state.stage + 1,
                 &dcfg,
             ) {
@@ -795,7 +872,8 @@ fn designer_stage(
                     let dir = run_dir.join("designer");
                     std::fs::create_dir_all(&dir)
                         .with_context(|| format!("creating {}", dir.display()))?;
-                    let t = json!({"stage": state.stage + 1, "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
+                    let t = json!({"stage": state.stage + 1, "attempts": o.attempts,
+                        "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
                         "rejected": o.rejected.iter().map(|(e, r)| json!({"edit": e.summary(), "reason": r})).collect::<Vec<_>>(),
                         "transcript": o.transcript});
                     write_atomic(
@@ -803,6 +881,7 @@ fn designer_stage(
                         serde_json::to_string_pretty(&t)?.as_bytes(),
                     )?;
                     line["designer"] = json!("designed");
+                    line["attempts"] = json!(o.attempts);
                     line["accepted"] =
                         json!(o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>());
                     line["rejected"] = json!(o
@@ -811,6 +890,7 @@ fn designer_stage(
                         .map(|(e, r)| format!("{}: {r}", e.summary()))
                         .collect::<Vec<_>>());
                     line["changed"] = json!(o.changed);
+                    evolution.on_designed(o.notes.clone());
                     *bank = o.bank;
                     let sel = bank.selectable();
                     let mask: Vec<bool> = sel.iter().map(|s| o.changed.contains(&s.name)).collect();
@@ -833,6 +913,7 @@ fn designer_stage(
                 }
                 Err(e) => {
                     eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
+                    evolution.on_designed(Vec::new());
                     line["designer"] = json!("error");
                     line["designer_error"] = json!(e.to_string());
                     state.bank_history.push(history_row(
@@ -853,4 +934,31 @@ fn designer_stage(
     append_line(metrics_path, &line.to_string())?;
     state.stage += 1;
     Ok(())
+}
+
+#[cfg(test)]
+mod stage_plan_tests {
+    use super::*;
+
+    #[test]
+    fn rollback_restores_the_bank_only_unless_asked() {
+        let best = SkillBank::seed();
+        let d = StageDecision::RolledBack {
+            bank: best.clone(),
+            controller_state: vec![1, 2, 3],
+        };
+        // Reference default: the bank is restored, the controller keeps training.
+        let p = stage_plan(&d, Some(&best), Rollback::default(), false);
+        assert_eq!(p.bank.as_ref(), Some(&best));
+        assert_eq!(p.controller, None);
+        assert_eq!(p.name, "rolled-back");
+        assert!(p.clear_bias);
+        let p = stage_plan(&d, Some(&best), Rollback::BankAndController, false);
+        assert_eq!(p.controller, Some(vec![1, 2, 3]));
+        // An early stop that keeps the last state restores nothing.
+        let p = stage_plan(&d, Some(&best), Rollback::BankAndController, true);
+        assert_eq!((p.bank, p.controller, p.name), (None, None, "not-improved"));
+        let p = stage_plan(&StageDecision::Improved, Some(&best), Rollback::Bank, false);
+        assert_eq!((p.bank, p.controller.is_none()), (Some(best), true));
+    }
 }

@@ -124,9 +124,9 @@ static DESIGNER_SAW_TASKS: AtomicBool = AtomicBool::new(false);
 
 /// The scripted executor and actor (see the module docs); the designer changes nothing.
 fn oracle(prompt: &str) -> String {
-    if prompt.contains("You improve the memory skills") {
+    if prompt.contains("memory-writing skills of an agent that acts in a household text game") {
         DESIGNER_PROMPTS.fetch_add(1, Ordering::SeqCst);
-        if prompt.contains("## Tasks the agent failed")
+        if prompt.contains("## Failed tasks")
             && prompt.contains("What the agent did:")
             && prompt.contains("Task: fake task: ")
         {

@@ -16,6 +16,10 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod case_selection;
+pub mod hard_case_pool;
+pub mod snapshot_rules;
+
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -48,7 +52,11 @@ impl Outcome {
             return Outcome {
                 agree: false,
                 max_abs_diff: f64::INFINITY,
-                detail: Some(format!("length {} vs reference {}", ours.len(), theirs.len())),
+                detail: Some(format!(
+                    "length {} vs reference {}",
+                    ours.len(),
+                    theirs.len()
+                )),
             };
         }
         let mut max = 0.0f64;
@@ -93,6 +101,9 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "case_selection" => case_selection::check,
+        "hard_case_pool" => hard_case_pool::check,
+        "snapshot_rules" => snapshot_rules::check,
         _ => return None,
     })
 }
@@ -202,7 +213,10 @@ pub fn render_table(reports: &[ComponentReport]) -> String {
     }
     for r in reports {
         if let Some(d) = &r.first_disagreement {
-            s.push_str(&format!("\n{} ({}): first disagreement at {d}", r.component, r.file));
+            s.push_str(&format!(
+                "\n{} ({}): first disagreement at {d}",
+                r.component, r.file
+            ));
         }
     }
     s
