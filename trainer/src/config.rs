@@ -283,6 +283,12 @@ pub struct LlmConfig {
     pub cache_path: String,
     /// Scripted backend only: simulated latency per call.
     pub scripted_latency_ms: u64,
+    /// `[executor]` only: drop parsed actions of a kind that no chosen skill allows. Off = the
+    /// reference, which applies every parsed action.
+    pub enforce_skill_actions: bool,
+    /// `[executor]` only: skip INSERTs duplicating a live memory's text and apply one DELETE
+    /// per memory. Off = the reference, which applies every action as parsed.
+    pub dedupe_actions: bool,
 }
 
 impl Default for LlmConfig {
@@ -300,11 +306,14 @@ impl Default for LlmConfig {
             tokenizer_path: String::new(),
             arch: String::new(),
             max_context: 4096,
-            max_tokens: 512,
+            // the reference's --max-new-tokens default (src/config.py)
+            max_tokens: 2048,
             temperature: 0.0,
             cache: "off".into(),
             cache_path: String::new(),
             scripted_latency_ms: 0,
+            enforce_skill_actions: false,
+            dedupe_actions: false,
         }
     }
 }
@@ -394,6 +403,9 @@ pub struct EvalConfig {
     pub split: String,
     /// Also score with the LLM judge (`reward.judge` or the executor backend).
     pub judge: bool,
+    /// HotpotQA F1 (evaluation and reward): "memskill" (the reference's stemmed
+    /// `eval_utils.f1_score`) | "official" (`hotpot_evaluate_v1.py`).
+    pub hotpotqa_f1: String,
 }
 
 impl Default for EvalConfig {
@@ -404,6 +416,7 @@ impl Default for EvalConfig {
             retrieve: 20,
             split: "test".into(),
             judge: false,
+            hotpotqa_f1: "memskill".into(),
         }
     }
 }
@@ -606,6 +619,9 @@ impl Config {
         }
         if self.designer.freq == 0 {
             bail!("designer.freq must be >= 1");
+        }
+        if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {
+            bail!("eval.hotpotqa_f1: {e}");
         }
         for (field, l) in self.llm_configs() {
             if !matches!(

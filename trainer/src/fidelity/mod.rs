@@ -16,6 +16,12 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod apply_actions;
+pub mod parse_actions;
+pub mod score_hotpotqa;
+pub mod score_locomo;
+pub mod score_longmemeval;
+
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -48,7 +54,11 @@ impl Outcome {
             return Outcome {
                 agree: false,
                 max_abs_diff: f64::INFINITY,
-                detail: Some(format!("length {} vs reference {}", ours.len(), theirs.len())),
+                detail: Some(format!(
+                    "length {} vs reference {}",
+                    ours.len(),
+                    theirs.len()
+                )),
             };
         }
         let mut max = 0.0f64;
@@ -93,6 +103,11 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "apply_actions" => apply_actions::check,
+        "parse_actions" => parse_actions::check,
+        "score_locomo" => score_locomo::check,
+        "score_hotpotqa" => score_hotpotqa::check,
+        "score_longmemeval" => score_longmemeval::check,
         _ => return None,
     })
 }
@@ -202,7 +217,10 @@ pub fn render_table(reports: &[ComponentReport]) -> String {
     }
     for r in reports {
         if let Some(d) = &r.first_disagreement {
-            s.push_str(&format!("\n{} ({}): first disagreement at {d}", r.component, r.file));
+            s.push_str(&format!(
+                "\n{} ({}): first disagreement at {d}",
+                r.component, r.file
+            ));
         }
     }
     s
