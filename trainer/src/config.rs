@@ -778,6 +778,37 @@ mod tests {
     }
 
     #[test]
+    fn executor_parse_apply_and_hotpot_f1_defaults_are_the_reference() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        assert_eq!(c.executor.max_tokens, 2048);
+        assert!(!c.executor.enforce_skill_actions && !c.executor.dedupe_actions);
+        assert_eq!(c.eval.hotpotqa_f1, "memskill");
+        let c = Config::from_toml_str(
+            "",
+            &[
+                "eval.hotpotqa_f1=official".into(),
+                "executor.enforce_skill_actions=true".into(),
+            ],
+            "t",
+        )
+        .unwrap();
+        assert_eq!(c.eval.hotpotqa_f1, "official");
+        assert!(c.executor.enforce_skill_actions);
+        let e = Config::from_toml_str("", &["eval.hotpotqa_f1=stemmed".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("eval.hotpotqa_f1"), "{e:#}");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            assert_eq!(c.executor.max_tokens, 2048, "{name}");
+            assert!(
+                !c.executor.enforce_skill_actions && !c.executor.dedupe_actions,
+                "{name}"
+            );
+            assert_eq!(c.eval.hotpotqa_f1, "memskill", "{name}");
+        }
+    }
+
+    #[test]
     fn set_values_parse_as_toml_or_string() {
         assert_eq!(parse_set("a.b=3").unwrap().1, toml::Value::Integer(3));
         assert_eq!(
