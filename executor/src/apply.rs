@@ -146,7 +146,7 @@ pub fn apply_actions(
             targets.push((pos, index));
         }
     }
-    targets.sort_by(|a, b| b.0.cmp(&a.0));
+    targets.sort_by_key(|t| std::cmp::Reverse(t.0));
     for (pos, index) in targets {
         let Some(id) = bank.live().nth(pos).map(|m| m.id) else {
             report.problems.push(format!(

@@ -449,7 +449,9 @@ pub fn parse_actions_from(
 mod tests {
     use super::*;
 
-    fn tuples(text: &str, n: usize) -> Vec<(&'static str, bool, i64, String)> {
+    type Tuple = (&'static str, bool, i64, String);
+
+    fn tuples(text: &str, n: usize) -> Vec<Tuple> {
         parse_response(text, n)
             .into_iter()
             .map(|r| {
@@ -469,7 +471,7 @@ mod tests {
             .collect()
     }
 
-    fn t(k: &'static str, ok: bool, i: i64, c: &str) -> (&'static str, bool, i64, String) {
+    fn t(k: &'static str, ok: bool, i: i64, c: &str) -> Tuple {
         (k, ok, i, c.to_string())
     }
 
@@ -478,7 +480,7 @@ mod tests {
     #[test]
     fn reference_results_table() {
         let fail = t("NOOP", false, -1, "");
-        let cases: Vec<(&str, Vec<(&'static str, bool, i64, String)>)> = vec![
+        let cases: Vec<(&str, Vec<Tuple>)> = vec![
             (
                 "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Paris in May 2023.\n\nACTION: UPDATE\nMEMORY_INDEX: 1\nUPDATED_MEMORY: Bob likes green tea.\n\nACTION: DELETE\nMEMORY_INDEX: 0\n\nACTION: NOOP",
                 vec![
