@@ -50,6 +50,50 @@ fn score_json_and_per_line() {
     assert_eq!(v["by_category"]["5"]["f1"], 1.0);
 }
 
+/// HotpotQA: the reference's stemmed F1 by default ("Yes, they are" vs "yes" = 0.5), the
+/// official exact-yes/no F1 with `--hotpotqa-f1 official` (0).
+#[test]
+fn score_hotpotqa_uses_the_reference_f1_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("hp.jsonl");
+    std::fs::write(
+        &p,
+        "{\"question\": \"q\", \"prediction\": \"Yes, they are\", \"answer\": [\"yes\"]}\n",
+    )
+    .unwrap();
+    let f1 = |extra: &[&str]| -> f64 {
+        let out = bin()
+            .args(["score", "--dataset", "hotpotqa", "--json", "--predictions"])
+            .arg(&p)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["overall"]["f1"].as_f64().unwrap()
+    };
+    assert!((f1(&[]) - 0.5).abs() < 1e-12);
+    assert_eq!(f1(&["--hotpotqa-f1", "official"]), 0.0);
+    let out = bin()
+        .args([
+            "score",
+            "--dataset",
+            "hotpotqa",
+            "--hotpotqa-f1",
+            "exact",
+            "--predictions",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--hotpotqa-f1"));
+}
+
 #[test]
 fn score_bad_line_names_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
