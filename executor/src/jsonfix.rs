@@ -3,11 +3,15 @@
 //!
 //! The reference runs replies through the `json-repair` package before `json.loads`. We do not
 //! port that package; [`lenient_json`] accepts standard JSON plus the repairs LLM replies
-//! usually need and that package performs the same way: trailing commas, single-quoted strings,
-//! unquoted keys and bare-word values, Python literals (`True`, `False`, `None`), `//` and
-//! `/* */` comments, missing commas between members, unclosed containers at the end, raw
-//! newlines inside strings, and several top-level values (read as a list of them). The
-//! differential fixture `parse_actions` checks these cases against the reference.
+//! usually need, done the way that package does them: trailing commas, single-quoted strings
+//! (a quote right before a letter or digit is an apostrophe), unquoted keys and bare-word
+//! values, Python literals (`True`, `False`, `None`), `//` and `/* */` comments, missing commas
+//! between members, unclosed containers at the end, raw newlines inside strings, and several
+//! top-level values (read as a list of them; a value with the previous one's structure that is
+//! not comma-separated from it replaces it). The differential fixture `parse_actions` checks
+//! these cases against the reference. Known residual difference: a single-quoted string with
+//! an apostrophe that is followed by the string's closing quote and more members (json-repair
+//! then runs the string on past its end; we close it at the quote).
 
 use serde_json::{Map, Number, Value};
 
@@ -278,7 +282,8 @@ impl Reader<'_> {
         let mut out = String::new();
         while let Some(c) = self.peek() {
             self.i += 1;
-            if c == q {
+            // a quote right before a letter or digit is an apostrophe ("'Dave's sister'")
+            if c == q && !self.peek().is_some_and(char::is_alphanumeric) {
                 return out;
             }
             if c == '\\' {
@@ -485,7 +490,7 @@ pub fn lenient_json(text: &str) -> Option<Value> {
     }
     let chars: Vec<char> = text.chars().collect();
     let mut r = Reader { s: &chars, i: 0 };
-    let mut values = Vec::new();
+    let mut values: Vec<Value> = Vec::new();
     loop {
         r.skip_ws();
         // skip text between top-level containers
@@ -498,15 +503,55 @@ pub fn lenient_json(text: &str) -> Option<Value> {
         if r.peek().is_none() {
             break;
         }
-        match r.value(0) {
-            Some(v) => values.push(v),
-            None => break,
+        let comma_separated = chars[..r.i]
+            .iter()
+            .rev()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(|&c| c == ',');
+        let Some(v) = r.value(0) else { break };
+        if is_empty_container(&v) && !values.is_empty() {
+            continue;
         }
+        // as json-repair: a value repeating the previous one's structure (not comma-separated)
+        // replaces it (a streamed update); an empty previous value is replaced too
+        if let Some(last) = values.last() {
+            if (!comma_separated && same_structure(last, &v)) || is_empty_container(last) {
+                values.pop();
+            }
+        }
+        values.push(v);
     }
     match values.len() {
         0 => None,
         1 => values.pop(),
         _ => Some(Value::Array(values)),
+    }
+}
+
+fn is_empty_container(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// Same kinds all the way down, same keys, same list lengths (leaf values not compared).
+fn same_structure(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_structure(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_structure(v, w))
+        }
+        (Value::Number(x), Value::Number(y)) => x.is_f64() == y.is_f64(),
+        (Value::String(_), Value::String(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Null, Value::Null) => true,
+        _ => false,
     }
 }
 
@@ -538,6 +583,15 @@ mod tests {
         assert_eq!(
             lenient_json("{\"a\":1} and {\"b\":2}"),
             Some(json!([{"a": 1}, {"b": 2}]))
+        );
+        // a repeated structure replaces the previous value
+        assert_eq!(
+            lenient_json("{\"a\": 1}\n{\"a\": 2}"),
+            Some(json!({"a": 2}))
+        );
+        assert_eq!(
+            lenient_json("{'a': 'Dave's sister', 'b': 1}"),
+            Some(json!({"a": "Dave's sister", "b": 1}))
         );
         assert_eq!(
             lenient_json("{\"action\": INSERT, \"memory_item\": hello world}"),

@@ -277,6 +277,11 @@ FIXED = [
     "ACTION: INSERT, MEMORY_ITEM: Dave plays chess.",
     '{"actions": [{"action": "INSERT", "memory_item": "Eve runs."},]}',
     '{"action": "insert", "content": "A"}',
+    # json-repair specifics: a repeated structure replaces the previous object; apostrophes
+    '{"action": "INSERT", "memory_item": "A"}\n{"action": "INSERT", "memory_item": "B"}',
+    '{"action": "INSERT", "memory_item": "A"}, {"action": "INSERT", "memory_item": "B"}',
+    '{"action": "NOOP"} and {"action": "DELETE", "memory_index": 0}',
+    "{'action': 'INSERT', 'memory_item': 'Dave's sister works at a bank, in Lyon', 'reasoning': 'x'}",
 ]
 
 GENERATORS = [
@@ -295,6 +300,7 @@ def main():
     ap.add_argument("--reference", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--scale", type=int, default=1, help="cases per generator x SCALE (stress runs)")
     args = ap.parse_args()
     ex = load_reference(os.path.abspath(args.reference))
     r = random.Random(args.seed)
@@ -305,7 +311,7 @@ def main():
         expected = [[x.action_type, bool(x.success), int(x.memory_index), x.memory_content] for x in results]
         cases.append({"input": {"text": text, "n_retrieved": 5, "kind": "issue-11"}, "expected": expected})
     for gen, count in GENERATORS:
-        for _ in range(count):
+        for _ in range(count * args.scale):
             n = r.randrange(0, 7)
             text = crlf(r, gen(r, n))
             if r.random() < 0.1:
