@@ -57,14 +57,148 @@ fn resolve(
     }
 }
 
+/// How [`apply_actions`] treats repeated actions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Skip INSERTs whose text (whitespace-normalised) equals a live memory's or an earlier
+    /// insert's, and apply each memory's first DELETE only (`executor.dedupe_actions`). Off =
+    /// the reference's application (MemSkill `Executor.apply_to_memory_bank`).
+    pub dedupe: bool,
+}
+
 /// Apply `actions` (indices into `retrieved_ids`) to `bank`, recording `prov` on every write.
 ///
+/// By default (the reference's order and semantics): every UPDATE first, in order (the old
+/// text goes to the item's history); then the DELETEs, by the target's position among the
+/// live memories, highest first, each removing the live memory at that position, so that a
+/// repeated DELETE of one index removes the memory after it, and one past the end fails;
+/// then every INSERT, appended in order, duplicates included. A DELETE tombstones: the item
+/// stops being retrieved or shown, exactly as if removed. New and updated texts are embedded
+/// in one batched `encoder.embed` call (updates first). With `opts.dedupe`, see
+/// [`ApplyOptions::dedupe`]. Per-action failures are reported in `problems`; only encoder
+/// failures and embedding dimension mismatches are errors.
+pub fn apply_actions(
+    bank: &mut MemoryBank,
+    actions: &[MemoryAction],
+    retrieved_ids: &[MemoryId],
+    encoder: &dyn TextEncoder,
+    prov: &Provenance,
+    opts: &ApplyOptions,
+) -> Result<ApplyReport, ExecutorError> {
+    if opts.dedupe {
+        return apply_deduplicated(bank, actions, retrieved_ids, encoder, prov);
+    }
+    let mut report = ApplyReport::default();
+    let mut updates: Vec<(usize, &str)> = Vec::new();
+    let mut deletes: Vec<usize> = Vec::new();
+    let mut inserts: Vec<&str> = Vec::new();
+    let mut noops = 0usize;
+    for a in actions {
+        match a {
+            MemoryAction::Insert { content } => inserts.push(content),
+            MemoryAction::Update { index, content } => updates.push((*index, content)),
+            MemoryAction::Delete { index } => deletes.push(*index),
+            MemoryAction::Noop => noops += 1,
+        }
+    }
+    let texts: Vec<&str> = updates
+        .iter()
+        .map(|u| u.1)
+        .chain(inserts.iter().copied())
+        .collect();
+    let embeddings = embed_all(encoder, &texts)?;
+    let (update_embs, insert_embs) = embeddings.split_at(updates.len());
+    fn check(
+        res: Result<(), memskill_core::CoreError>,
+        report: &mut ApplyReport,
+    ) -> Result<(), ExecutorError> {
+        match res {
+            Ok(()) => Ok(()),
+            Err(e @ memskill_core::CoreError::DimensionMismatch { .. }) => {
+                Err(ExecutorError::Memory(e))
+            }
+            Err(e) => {
+                report.problems.push(e.to_string());
+                Ok(())
+            }
+        }
+    }
+    for ((index, content), emb) in updates.iter().zip(update_embs) {
+        let Some(id) = resolve(*index, retrieved_ids, bank, "UPDATE", &mut report.problems) else {
+            continue;
+        };
+        let res = bank
+            .update(id, content.to_string(), emb.clone(), prov.clone())
+            .map(|()| {
+                report.updated.push(id);
+                report.executed.push(ActionKind::Update);
+            });
+        check(res, &mut report)?;
+    }
+    // (position among live memories, index) of every DELETE, highest position first
+    let live: Vec<MemoryId> = bank.live().map(|m| m.id).collect();
+    let mut targets: Vec<(usize, usize)> = Vec::new();
+    for index in deletes {
+        let Some(id) = resolve(index, retrieved_ids, bank, "DELETE", &mut report.problems) else {
+            continue;
+        };
+        if let Some(pos) = live.iter().position(|&l| l == id) {
+            targets.push((pos, index));
+        }
+    }
+    targets.sort_by_key(|t| std::cmp::Reverse(t.0));
+    for (pos, index) in targets {
+        let Some(id) = bank.live().nth(pos).map(|m| m.id) else {
+            report.problems.push(format!(
+                "DELETE index {index}: no live memory left at position {pos}"
+            ));
+            continue;
+        };
+        let res = bank.delete(id, prov.clone()).map(|()| {
+            report.deleted.push(id);
+            report.executed.push(ActionKind::Delete);
+        });
+        check(res, &mut report)?;
+    }
+    for (content, emb) in inserts.iter().zip(insert_embs) {
+        let res = bank
+            .insert(content.to_string(), emb.clone(), prov.clone())
+            .map(|id| {
+                report.inserted.push(id);
+                report.executed.push(ActionKind::Insert);
+            });
+        check(res, &mut report)?;
+    }
+    report
+        .executed
+        .extend(std::iter::repeat_n(ActionKind::Noop, noops));
+    Ok(report)
+}
+
+fn embed_all(encoder: &dyn TextEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>, ExecutorError> {
+    if texts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let e = encoder.embed(texts)?;
+    if e.len() != texts.len() {
+        return Err(ExecutorError::Encoder(memskill_core::EncoderError(
+            format!(
+                "encoder returned {} embeddings for {} texts",
+                e.len(),
+                texts.len()
+            ),
+        )));
+    }
+    Ok(e)
+}
+
+/// The deduplicating application (`executor.dedupe_actions = true`, not the reference's):
 /// INSERT skips exact whitespace-normalised duplicates of live memories (and of earlier
 /// inserts in the same batch); UPDATE keeps the previous text in the item's history; DELETE
 /// tombstones. New and updated texts are embedded in one batched `encoder.embed` call.
 /// Per-action failures are reported in `problems`; only encoder failures and embedding
 /// dimension mismatches are errors.
-pub fn apply_actions(
+fn apply_deduplicated(
     bank: &mut MemoryBank,
     actions: &[MemoryAction],
     retrieved_ids: &[MemoryId],

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod backends;
+pub mod jsonfix;
 pub mod parse;
 pub mod porter;
 pub mod prompts;
@@ -10,7 +11,7 @@ pub mod scoring;
 
 use thiserror::Error;
 
-pub use apply::{apply_actions, ApplyReport};
+pub use apply::{apply_actions, ApplyOptions, ApplyReport};
 pub use backends::cache::{cache_key, CacheMode, CachedLlm};
 pub use backends::local::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
@@ -18,14 +19,15 @@ pub use backends::local::{
 };
 pub use backends::openai::{OpenAiBackend, OpenAiConfig};
 pub use backends::{CountingLlm, LlmStats, LlmStatsSnapshot, ScriptedLlm};
-pub use parse::{parse_actions, ParseOutcome};
+pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
     answer_messages, executor_messages, executor_messages_in, extract_answer, AnswerStyle,
     MemoryDomain, DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
-    hotpot_f1, is_abstention, judge_messages, lme_judge_messages, locomo_f1, multi_answer_f1,
-    normalize_hotpot, normalize_locomo, parse_judge, parse_yes_no, token_f1, Scorer,
+    hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, judge_messages,
+    lme_judge_messages, locomo_f1, memskill_f1, multi_answer_f1, normalize_hotpot,
+    normalize_locomo, parse_judge, parse_yes_no, token_f1, HotpotF1, Scorer,
 };
 
 /// Errors of the executor's fallible operations.

@@ -1,8 +1,97 @@
-//! Parsing executor responses into memory actions. Never fails: whatever cannot be
-//! understood becomes a problem string, never a panic or an error.
+//! Parsing executor responses into memory actions, the way the reference executor reads them
+//! (MemSkill `Executor._parse_response` and helpers), so that the same reply yields the same
+//! actions. Never fails: whatever cannot be understood becomes a failed result with a note.
+//!
+//! How a reply is read:
+//! 1. Normalise: CRLF -> LF, strip; a reply that starts with a code fence is cut to the fenced
+//!    part (a first line `json` / `text` dropped).
+//! 2. Split into blocks at every `ACTION <sep> KIND` header (KIND one of INSERT / UPDATE /
+//!    DELETE / NOOP, any case, `<sep>` an optional `:`, `=` or `-`, `ACTION` not preceded by a
+//!    word character). Without any header, a line consisting only of a kind (optionally
+//!    bulleted with `-` / `*`, optionally followed by a separator) starts a block. Without
+//!    either, the reply is read as JSON (see [`crate::jsonfix`]).
+//! 3. In a block, INSERT texts are every `MEMORY_ITEM` / `NEW_MEMORY` / `CONTENT` / `MEMORY`
+//!    field, each running (across lines) up to the next `MEMORY_ITEM` / `UPDATED_MEMORY` /
+//!    `MEMORY_INDEX` / `REASONING` / `ACTION` keyword or the block's end; when there is none,
+//!    every non-keyword line of the block is an item. UPDATE pairs the n-th `MEMORY_INDEX <sep>
+//!    digits` with the n-th `UPDATED_MEMORY` text; DELETE takes every `MEMORY_INDEX <sep>
+//!    digits`. An index not below the number of retrieved memories is a failed result; a
+//!    `-` right after `MEMORY_INDEX` is a separator, so `MEMORY_INDEX -1` names index 1 while
+//!    `MEMORY_INDEX: -1` names none.
+//!
+//! [`parse_response`] returns every result, failed ones included, as the reference does;
+//! [`parse_actions`] turns them into [`MemoryAction`]s and problem strings.
 
+use std::sync::OnceLock;
+
+use fancy_regex::{Regex, RegexBuilder};
 use memskill_core::{ActionKind, MemoryAction};
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::jsonfix::{decimal_digit_value, lenient_json, py_int, py_splitlines, py_str, py_strip};
+
+/// One parsed result: an action that parsed (`success`) or a failed parse (`kind` NOOP,
+/// `success` false, `note` saying why). `index` is set for UPDATE / DELETE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedAction {
+    pub kind: ActionKind,
+    pub success: bool,
+    pub index: Option<usize>,
+    pub content: String,
+    pub note: String,
+}
+
+impl ParsedAction {
+    fn ok(kind: ActionKind, index: Option<usize>, content: String) -> Self {
+        ParsedAction {
+            kind,
+            success: true,
+            index,
+            content,
+            note: String::new(),
+        }
+    }
+
+    fn failed(note: impl Into<String>) -> Self {
+        ParsedAction {
+            kind: ActionKind::Noop,
+            success: false,
+            index: None,
+            content: String::new(),
+            note: note.into(),
+        }
+    }
+
+    /// The memory action of a successful result.
+    pub fn action(&self) -> Option<MemoryAction> {
+        if !self.success {
+            return None;
+        }
+        Some(match self.kind {
+            ActionKind::Insert => MemoryAction::Insert {
+                content: self.content.clone(),
+            },
+            ActionKind::Update => MemoryAction::Update {
+                index: self.index?,
+                content: self.content.clone(),
+            },
+            ActionKind::Delete => MemoryAction::Delete { index: self.index? },
+            ActionKind::Noop => MemoryAction::Noop,
+        })
+    }
+
+    /// `{"action": "INSERT", "success": true, "index": -1, "content": "..."}` (index -1 when
+    /// unset), the shape the reference's results are compared in.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "action": self.kind.as_str().to_uppercase(),
+            "success": self.success,
+            "index": self.index.map(|i| i as i64).unwrap_or(-1),
+            "content": self.content,
+        })
+    }
+}
 
 /// Actions parsed from one executor response, plus everything that was dropped and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -11,598 +100,497 @@ pub struct ParseOutcome {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Item,
-    Index,
-    Updated,
+/// Python's `\s` (str patterns) as a class: Unicode White_Space plus U+001C..U+001F.
+const SP: &str = r"[\s\x1c-\x1f]";
+/// Python's `\w` (str patterns): letters, numbers, underscore.
+const WORD: &str = r"[_\p{L}\p{N}]";
+const KINDS: &str = "INSERT|UPDATE|DELETE|NOOP";
+
+struct Patterns {
+    /// ACTION header that splits a reply into blocks (not preceded by a word character).
+    header_split: Regex,
+    /// ACTION header searched inside a block (anywhere).
+    header_in_block: Regex,
+    /// A line holding only an action kind.
+    line_kind: Regex,
+    insert_item: Regex,
+    updated_item: Regex,
+    index: Regex,
+    fallback_skip: Regex,
+    fallback_label: Regex,
+    bullet: Regex,
+    numbering: Regex,
 }
 
-#[derive(Debug)]
-struct Block {
-    line: usize,
-    kind: Option<ActionKind>,
-    raw_kind: String,
-    /// (field, value) in order of appearance; values may span several lines.
-    fields: Vec<(Field, String)>,
+fn build(p: &str) -> Regex {
+    RegexBuilder::new(p)
+        .backtrack_limit(50_000_000)
+        .build()
+        .unwrap_or_else(|e| panic!("static pattern {p:?}: {e}"))
 }
 
-/// Strip markdown decoration at the start of a line: bullets, numbering, emphasis, quotes.
-fn strip_decoration(line: &str) -> &str {
-    let mut s = line.trim();
-    loop {
-        let before = s.len();
-        s = s
-            .trim_start_matches(['*', '-', '#', '>', '`', '_', '•'])
-            .trim_start();
-        // "1." / "2)" numbering
-        let digits = s.chars().take_while(|c| c.is_ascii_digit()).count();
-        if digits > 0 {
-            let rest = &s[digits..];
-            if rest.starts_with('.') || rest.starts_with(')') {
-                s = rest[1..].trim_start();
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let sep = "[:=-]?";
+        // a field value runs lazily up to the next field keyword (after optional blanks,
+        // commas, semicolons) or the end of the block
+        let stop = format!(
+            r"(?=(?:{SP}|[,;])*(?:REASONING|MEMORY[_ ]ITEM|UPDATED[_ ]MEMORY|MEMORY[_ ]INDEX|ACTION|\z))"
+        );
+        Patterns {
+            header_split: build(&format!(
+                r"(?i)(?<!{WORD})ACTION{SP}*{sep}{SP}*({KINDS})(?!{WORD})"
+            )),
+            header_in_block: build(&format!(r"(?i)ACTION{SP}*{sep}{SP}*({KINDS})(?!{WORD})")),
+            line_kind: build(&format!(
+                r"(?im)^(?:[-*]{SP}*)?({KINDS}){SP}*{sep}{SP}*$"
+            )),
+            insert_item: build(&format!(
+                r"(?is)(?:MEMORY[_ ]ITEM|NEW[_ ]MEMORY|CONTENT|MEMORY){SP}*{sep}{SP}*(.+?){stop}"
+            )),
+            updated_item: build(&format!(r"(?is)UPDATED[_ ]MEMORY{SP}*{sep}{SP}*(.+?){stop}")),
+            index: build(&format!(r"(?i)MEMORY[_ ]INDEX{SP}*{sep}{SP}*(\d+)")),
+            fallback_skip: build(&format!(
+                r"(?i)^(?:ACTION|MEMORY[_ ]ITEM|UPDATED[_ ]MEMORY|MEMORY[_ ]INDEX|REASONING)(?!{WORD})"
+            )),
+            fallback_label: build(&format!(r"(?i)^{WORD}+{SP}+block{SP}*:?{SP}*\z")),
+            bullet: build(&format!(r"^[-*•]{SP}*")),
+            numbering: build(&format!(r"^\d+\.{SP}*")),
+        }
+    })
+}
+
+/// First capture group of every match (a pattern error ends the scan).
+fn all_group1<'t>(re: &Regex, text: &'t str) -> Vec<&'t str> {
+    re.captures_iter(text)
+        .map_while(Result::ok)
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect()
+}
+
+fn first_group1<'t>(re: &Regex, text: &'t str) -> Option<&'t str> {
+    re.captures(text)
+        .ok()
+        .flatten()
+        .and_then(|c| c.get(1).map(|m| m.as_str()))
+}
+
+fn starts(re: &Regex, text: &str) -> Vec<usize> {
+    re.find_iter(text)
+        .map_while(Result::ok)
+        .map(|m| m.start())
+        .collect()
+}
+
+/// CRLF -> LF, strip, and cut a reply that starts with a code fence to its fenced part.
+fn normalize(text: &str) -> String {
+    let t = text.replace("\r\n", "\n");
+    let mut t: &str = py_strip(&t);
+    if t.starts_with("```") {
+        let parts: Vec<&str> = t.split("```").collect();
+        if parts.len() >= 3 {
+            t = parts[1];
+            if let Some((first, rest)) = t.split_once('\n') {
+                let tag = py_strip(first).to_lowercase();
+                if tag == "json" || tag == "text" {
+                    t = rest;
+                }
             }
         }
-        if s.len() == before {
-            return s;
-        }
     }
+    py_strip(t).to_string()
 }
 
-/// Split `KEY: value` / `KEY = value` / `KEY - value` into (normalised key, value).
-fn split_key(line: &str) -> Option<(String, String)> {
-    let s = strip_decoration(line);
-    let key_len = s
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic() || *c == '_' || *c == ' ')
-        .count();
-    if key_len == 0 {
-        return None;
-    }
-    let key_raw = &s[..key_len]; // ASCII only, so byte == char count
-    let rest = &s[key_len..];
-    let rest_trim = rest.trim_start_matches(['*', '_', ' ']);
-    let value = if let Some(v) = rest_trim
-        .strip_prefix(':')
-        .or_else(|| rest_trim.strip_prefix('='))
-    {
-        v
-    } else if let Some(v) = rest_trim.strip_prefix('-') {
-        v
-    } else {
-        // `ACTION INSERT` (no separator): the key itself carries the value
-        let words: Vec<&str> = key_raw.split_whitespace().collect();
-        if words.len() == 2 && words[0].eq_ignore_ascii_case("action") && rest_trim.is_empty() {
-            return Some(("ACTION".into(), words[1].to_string()));
-        }
-        return None;
-    };
-    let key: String = key_raw
-        .trim()
-        .to_ascii_uppercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join("_");
-    let value = value
-        .trim()
-        .trim_start_matches(['*', '_'])
-        .trim_end_matches(['*', '`'])
-        .trim();
-    Some((key, value.to_string()))
-}
-
-fn field_of(key: &str) -> Option<Field> {
-    match key {
-        "MEMORY_ITEM" | "MEMORY" | "CONTENT" | "NEW_MEMORY" | "ITEM" | "MEMORY_CONTENT"
-        | "TEXT" => Some(Field::Item),
-        "MEMORY_INDEX" | "INDEX" | "MEMORY_ID" | "TARGET_INDEX" => Some(Field::Index),
-        "UPDATED_MEMORY" | "UPDATED_CONTENT" | "UPDATED_ITEM" | "NEW_CONTENT" | "UPDATED_TEXT" => {
-            Some(Field::Updated)
-        }
-        _ => None,
-    }
+/// A run of (any-script) decimal digits as a number, saturating.
+fn digits_value(s: &str) -> u128 {
+    s.chars().fold(0u128, |v, c| {
+        v.saturating_mul(10)
+            .saturating_add(decimal_digit_value(c).unwrap_or(0) as u128)
+    })
 }
 
 fn kind_of(word: &str) -> Option<ActionKind> {
-    let w: String = word
-        .trim()
-        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    match w.as_str() {
-        "insert" | "add" | "create" => Some(ActionKind::Insert),
-        "update" | "modify" | "edit" => Some(ActionKind::Update),
-        "delete" | "remove" => Some(ActionKind::Delete),
-        "noop" | "none" | "skip" | "nothing" => Some(ActionKind::Noop),
-        "no" if word
-            .to_ascii_lowercase()
-            .replace(['_', '-', ' '], "")
-            .starts_with("noop") =>
-        {
-            Some(ActionKind::Noop)
-        }
+    match word.to_ascii_uppercase().as_str() {
+        "INSERT" => Some(ActionKind::Insert),
+        "UPDATE" => Some(ActionKind::Update),
+        "DELETE" => Some(ActionKind::Delete),
+        "NOOP" => Some(ActionKind::Noop),
         _ => None,
     }
 }
 
-/// All non-negative integers in `s`, in order (`None` entries for numbers too large for usize).
-fn integers(s: &str) -> Vec<Option<usize>> {
+fn insert_fallback_lines(block: &str, p: &Patterns) -> Vec<String> {
     let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in s.chars().chain(std::iter::once(' ')) {
-        if c.is_ascii_digit() {
-            cur.push(c);
-        } else if !cur.is_empty() {
-            out.push(cur.parse::<usize>().ok());
-            cur.clear();
+    for line in py_splitlines(block) {
+        let s = py_strip(line);
+        if s.is_empty()
+            || p.fallback_skip.is_match(s).unwrap_or(false)
+            || p.fallback_label.is_match(s).unwrap_or(false)
+        {
+            continue;
+        }
+        let s = p.bullet.replace(s, "");
+        let s = p.numbering.replace(&s, "").into_owned();
+        if !s.is_empty() {
+            out.push(s);
         }
     }
     out
 }
 
-fn clean_content(s: &str) -> String {
-    let t = s.trim();
-    let t = t
-        .strip_prefix('"')
-        .and_then(|x| x.strip_suffix('"'))
-        .or_else(|| t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-        .unwrap_or(t);
-    t.trim().to_string()
-}
-
-fn check_index(
-    v: Option<usize>,
+fn index_results(
+    kind: ActionKind,
+    indices: &[&str],
+    contents: Option<&[String]>,
     n: usize,
-    what: &str,
-    line: usize,
-    problems: &mut Vec<String>,
-) -> Option<usize> {
-    match v {
-        Some(i) if i < n => Some(i),
-        Some(i) => {
-            problems.push(format!(
-                "{what} at line {line}: MEMORY_INDEX {i} is out of range (0..{n})"
-            ));
-            None
-        }
-        None => {
-            problems.push(format!("{what} at line {line}: MEMORY_INDEX is too large"));
-            None
-        }
-    }
+) -> Vec<ParsedAction> {
+    let pairs = contents.map_or(indices.len(), |c| c.len().min(indices.len()));
+    (0..pairs)
+        .map(|i| {
+            let v = digits_value(indices[i]);
+            if v >= n as u128 {
+                ParsedAction::failed(format!("MEMORY_INDEX {} out of range [0, {n})", indices[i]))
+            } else {
+                let content = contents.map(|c| c[i].clone()).unwrap_or_default();
+                ParsedAction::ok(kind, Some(v as usize), content)
+            }
+        })
+        .collect()
 }
 
-fn finish_block(b: Block, n: usize, out: &mut Vec<MemoryAction>, problems: &mut Vec<String>) {
-    let Some(kind) = b.kind else {
-        problems.push(format!("line {}: unknown action {:?}", b.line, b.raw_kind));
-        return;
+fn parse_block(block: &str, n: usize) -> Vec<ParsedAction> {
+    let p = patterns();
+    let kind = first_group1(&p.header_in_block, block)
+        .or_else(|| first_group1(&p.line_kind, block))
+        .and_then(kind_of);
+    let Some(kind) = kind else {
+        return vec![ParsedAction::failed("no ACTION in block")];
     };
-    let items: Vec<String> = b
-        .fields
-        .iter()
-        .filter(|(f, _)| *f == Field::Item)
-        .map(|(_, v)| clean_content(v))
-        .collect();
-    let updated: Vec<String> = b
-        .fields
-        .iter()
-        .filter(|(f, _)| *f == Field::Updated)
-        .map(|(_, v)| clean_content(v))
-        .collect();
-    let index_vals: Vec<&String> = b
-        .fields
-        .iter()
-        .filter(|(f, _)| *f == Field::Index)
-        .map(|(_, v)| v)
-        .collect();
+    let fields = |re: &Regex| -> Vec<String> {
+        all_group1(re, block)
+            .into_iter()
+            .map(py_strip)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
     match kind {
-        ActionKind::Noop => out.push(MemoryAction::Noop),
+        ActionKind::Noop => vec![ParsedAction::ok(ActionKind::Noop, None, String::new())],
         ActionKind::Insert => {
-            let mut any = false;
-            for c in items.into_iter().chain(updated) {
-                if c.is_empty() {
-                    problems.push(format!("INSERT at line {}: empty MEMORY_ITEM", b.line));
-                } else {
-                    any = true;
-                    out.push(MemoryAction::Insert { content: c });
-                }
+            let mut items = fields(&p.insert_item);
+            if items.is_empty() {
+                items = insert_fallback_lines(block, p);
             }
-            if !any
-                && !problems
-                    .iter()
-                    .any(|p| p.starts_with(&format!("INSERT at line {}", b.line)))
-            {
-                problems.push(format!("INSERT at line {}: no MEMORY_ITEM", b.line));
+            if items.is_empty() {
+                return vec![ParsedAction::failed("INSERT without MEMORY_ITEM")];
             }
-        }
-        ActionKind::Delete => {
-            let mut any = false;
-            for v in index_vals {
-                let ints = integers(v);
-                if ints.is_empty() {
-                    problems.push(format!(
-                        "DELETE at line {}: MEMORY_INDEX {:?} is not a number",
-                        b.line, v
-                    ));
-                }
-                for i in ints {
-                    any = true;
-                    if let Some(i) = check_index(i, n, "DELETE", b.line, problems) {
-                        out.push(MemoryAction::Delete { index: i });
-                    }
-                }
-            }
-            if !any
-                && !problems
-                    .iter()
-                    .any(|p| p.starts_with(&format!("DELETE at line {}", b.line)))
-            {
-                problems.push(format!("DELETE at line {}: no MEMORY_INDEX", b.line));
-            }
+            items
+                .into_iter()
+                .map(|c| ParsedAction::ok(ActionKind::Insert, None, c))
+                .collect()
         }
         ActionKind::Update => {
-            // UPDATE may also use MEMORY_ITEM for the new text
-            let contents: Vec<String> = if updated.is_empty() { items } else { updated };
-            if index_vals.is_empty() {
-                problems.push(format!("UPDATE at line {}: no MEMORY_INDEX", b.line));
-                return;
+            let indices = all_group1(&p.index, block);
+            let updated = fields(&p.updated_item);
+            if indices.is_empty() || updated.is_empty() {
+                return vec![ParsedAction::failed(
+                    "UPDATE without MEMORY_INDEX or UPDATED_MEMORY",
+                )];
             }
-            if contents.len() != index_vals.len() {
-                problems.push(format!(
-                    "UPDATE at line {}: {} MEMORY_INDEX vs {} UPDATED_MEMORY fields; pairing in order",
-                    b.line,
-                    index_vals.len(),
-                    contents.len()
-                ));
+            index_results(ActionKind::Update, &indices, Some(&updated), n)
+        }
+        ActionKind::Delete => {
+            let indices = all_group1(&p.index, block);
+            if indices.is_empty() {
+                return vec![ParsedAction::failed("DELETE without MEMORY_INDEX")];
             }
-            for (v, c) in index_vals.iter().zip(contents.iter()) {
-                let Some(first) = integers(v).into_iter().next() else {
-                    problems.push(format!(
-                        "UPDATE at line {}: MEMORY_INDEX {:?} is not a number",
-                        b.line, v
-                    ));
-                    continue;
-                };
-                let Some(i) = check_index(first, n, "UPDATE", b.line, problems) else {
-                    continue;
-                };
-                if c.is_empty() {
-                    problems.push(format!("UPDATE at line {}: empty UPDATED_MEMORY", b.line));
-                    continue;
-                }
-                out.push(MemoryAction::Update {
-                    index: i,
-                    content: c.clone(),
-                });
-            }
+            index_results(ActionKind::Delete, &indices, None, n)
         }
     }
 }
 
-/// Parse `ACTION:` blocks. Returns None when the text has no action header at all.
-fn parse_blocks(
-    text: &str,
-    n: usize,
-    out: &mut Vec<MemoryAction>,
-    problems: &mut Vec<String>,
-) -> bool {
-    let mut cur: Option<Block> = None;
-    let mut saw_header = false;
-    let mut continuing = false;
-    for (ln, line) in text.lines().enumerate() {
-        let ln = ln + 1;
-        if line.trim_start().starts_with("```") {
-            continuing = false;
-            continue;
-        }
-        match split_key(line) {
-            Some((key, value)) if key == "ACTION" || key == "ACTION_TYPE" || key == "OPERATION" => {
-                saw_header = true;
-                if let Some(b) = cur.take() {
-                    finish_block(b, n, out, problems);
-                }
-                cur = Some(Block {
-                    line: ln,
-                    kind: kind_of(&value),
-                    raw_kind: value,
-                    fields: Vec::new(),
-                });
-                continuing = false;
-            }
-            Some((key, value)) if field_of(&key).is_some() => {
-                let f = field_of(&key).unwrap_or(Field::Item);
-                match cur.as_mut() {
-                    Some(b) => {
-                        b.fields.push((f, value));
-                        continuing = f != Field::Index;
-                    }
-                    None => {
-                        problems.push(format!("line {ln}: {key} outside any ACTION block"));
-                        continuing = false;
-                    }
-                }
-            }
-            _ => {
-                let t = line.trim();
-                if t.is_empty() {
-                    continuing = false;
-                } else if continuing {
-                    if let Some((_, v)) = cur.as_mut().and_then(|b| b.fields.last_mut()) {
-                        if !v.is_empty() {
-                            v.push(' ');
-                        }
-                        v.push_str(t);
-                    }
-                }
-            }
-        }
-    }
-    if let Some(b) = cur.take() {
-        finish_block(b, n, out, problems);
-    }
-    saw_header
+/// `item.get(a, item.get(b, default))` of a Python dict.
+fn get2<'v>(o: &'v serde_json::Map<String, Value>, a: &str, b: &str) -> Option<&'v Value> {
+    o.get(a).or_else(|| o.get(b))
 }
 
-fn json_candidate(text: &str) -> Option<serde_json::Value> {
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) {
-        return Some(v);
-    }
-    // the outermost {...} or [...] span
-    for (open, close) in [('{', '}'), ('[', ']')] {
-        if let (Some(a), Some(b)) = (text.find(open), text.rfind(close)) {
-            if a < b {
-                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text[a..=b]) {
-                    return Some(v);
-                }
-            }
-        }
-    }
-    None
-}
-
-fn json_str(o: &serde_json::Map<String, serde_json::Value>, keys: &[&str]) -> Option<String> {
-    keys.iter()
-        .find_map(|k| {
-            o.iter()
-                .find(|(kk, _)| kk.eq_ignore_ascii_case(k))
-                .map(|(_, v)| v)
-        })
-        .and_then(|v| match v {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        })
-}
-
-fn parse_json(
-    v: serde_json::Value,
-    n: usize,
-    out: &mut Vec<MemoryAction>,
-    problems: &mut Vec<String>,
-) {
-    let list = match v {
-        serde_json::Value::Array(a) => a,
-        serde_json::Value::Object(mut o) => {
-            let key = o
-                .keys()
-                .find(|k| k.eq_ignore_ascii_case("actions"))
-                .cloned();
-            match key.and_then(|k| o.remove(&k)) {
-                Some(serde_json::Value::Array(a)) => a,
-                Some(_) => {
-                    problems.push("JSON: \"actions\" is not a list".into());
-                    return;
-                }
-                None => vec![serde_json::Value::Object(o)],
-            }
-        }
-        _ => {
-            problems.push("JSON: expected an object or a list of actions".into());
-            return;
-        }
+fn parse_json(text: &str, n: usize) -> Vec<ParsedAction> {
+    let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) else {
+        return Vec::new();
     };
-    for (i, item) in list.into_iter().enumerate() {
-        let serde_json::Value::Object(o) = item else {
-            problems.push(format!("JSON action {i}: not an object"));
-            continue;
-        };
-        let Some(kind_s) = json_str(&o, &["action", "type", "op", "operation"]) else {
-            problems.push(format!("JSON action {i}: missing \"action\""));
-            continue;
-        };
-        let Some(kind) = kind_of(&kind_s) else {
-            problems.push(format!("JSON action {i}: unknown action {kind_s:?}"));
-            continue;
-        };
-        let content = json_str(
-            &o,
-            &["content", "memory_item", "updated_memory", "memory", "text"],
-        )
-        .map(|c| clean_content(&c));
-        let index = json_str(&o, &["index", "memory_index", "idx"])
-            .map(|s| integers(&s).into_iter().next());
-        let what = format!("JSON action {i}");
-        match kind {
-            ActionKind::Noop => out.push(MemoryAction::Noop),
-            ActionKind::Insert => match content {
-                Some(c) if !c.is_empty() => out.push(MemoryAction::Insert { content: c }),
-                _ => problems.push(format!("{what}: INSERT without content")),
-            },
-            ActionKind::Delete => match index {
-                Some(Some(v)) => {
-                    if let Some(i) = check_index(v, n, &what, i, problems) {
-                        out.push(MemoryAction::Delete { index: i });
-                    }
-                }
-                _ => problems.push(format!("{what}: DELETE without a numeric index")),
-            },
-            ActionKind::Update => match (index, content) {
-                (Some(Some(v)), Some(c)) if !c.is_empty() => {
-                    if let Some(i) = check_index(v, n, &what, i, problems) {
-                        out.push(MemoryAction::Update {
-                            index: i,
-                            content: c,
-                        });
-                    }
-                }
-                _ => problems.push(format!("{what}: UPDATE needs a numeric index and content")),
-            },
+    let slice = if end >= start { &text[start..=end] } else { "" };
+    let Some(data) = lenient_json(slice) else {
+        return Vec::new();
+    };
+    let items: Vec<Value> = match data {
+        Value::Object(mut o) => match o.remove("actions") {
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                o.insert("actions".into(), other);
+                vec![Value::Object(o)]
+            }
+            None => vec![Value::Object(o)],
+        },
+        Value::Array(a) => a,
+        _ => return Vec::new(),
+    };
+    let text_of = |o: &serde_json::Map<String, Value>, a: &str, b: &str| -> String {
+        get2(o, a, b)
+            .map(|v| py_strip(&py_str(v)).to_string())
+            .unwrap_or_default()
+    };
+    let index_of = |o: &serde_json::Map<String, Value>| -> Option<usize> {
+        let v = get2(o, "memory_index", "MEMORY_INDEX")?;
+        if v.is_null() {
+            return None;
         }
-    }
-}
-
-/// Parse an executor response into memory actions.
-///
-/// Understands `ACTION: INSERT` / `MEMORY_ITEM:` / `MEMORY_INDEX:` / `UPDATED_MEMORY:` blocks
-/// (any case, `:` `=` or `-` separators, markdown decoration, code fences, several items per
-/// block) and falls back to JSON (`{"actions": [...]}`, a list, or one action object).
-/// Indices must be `< n_retrieved`; duplicate DELETEs of an index collapse to one; actions
-/// of kinds not in `allowed` are dropped. Everything dropped is reported in `problems`.
-pub fn parse_actions(text: &str, n_retrieved: usize, allowed: &[ActionKind]) -> ParseOutcome {
-    let mut actions = Vec::new();
-    let mut problems = Vec::new();
-    let saw_header = parse_blocks(text, n_retrieved, &mut actions, &mut problems);
-    if !saw_header {
-        problems.clear();
-        match json_candidate(text) {
-            Some(v) => parse_json(v, n_retrieved, &mut actions, &mut problems),
-            None => {
-                if !text.trim().is_empty() {
-                    problems.push("no ACTION block or JSON actions found".into());
+        let i = py_int(v)?;
+        (0..n as i128).contains(&i).then_some(i as usize)
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Value::Object(o) = item else { continue };
+        let action = get2(&o, "action", "ACTION")
+            .map(|v| py_strip(&py_str(v)).to_uppercase())
+            .unwrap_or_default();
+        match action.as_str() {
+            "INSERT" => {
+                let c = text_of(&o, "memory_item", "MEMORY_ITEM");
+                if !c.is_empty() {
+                    out.push(ParsedAction::ok(ActionKind::Insert, None, c));
                 }
             }
+            "UPDATE" => {
+                let c = text_of(&o, "updated_memory", "UPDATED_MEMORY");
+                if c.is_empty() {
+                    continue;
+                }
+                if let Some(i) = index_of(&o) {
+                    out.push(ParsedAction::ok(ActionKind::Update, Some(i), c));
+                }
+            }
+            "DELETE" => {
+                if let Some(i) = index_of(&o) {
+                    out.push(ParsedAction::ok(ActionKind::Delete, Some(i), String::new()));
+                }
+            }
+            "NOOP" => out.push(ParsedAction::ok(ActionKind::Noop, None, String::new())),
+            _ => {}
         }
     }
-    let mut out: Vec<MemoryAction> = Vec::with_capacity(actions.len());
-    let mut deleted: Vec<usize> = Vec::new();
-    for a in actions {
-        if !allowed.contains(&a.kind()) {
-            problems.push(format!(
-                "dropped {} action: no selected skill allows it",
-                a.kind().as_str().to_uppercase()
-            ));
-            continue;
+    out
+}
+
+/// Every result the reference executor's parser produces for `text`, in order, failed ones
+/// included (see the module docs). `n_retrieved` bounds the memory indices.
+pub fn parse_response(text: &str, n_retrieved: usize) -> Vec<ParsedAction> {
+    let p = patterns();
+    let text = normalize(text);
+    let mut heads = starts(&p.header_split, &text);
+    if heads.is_empty() {
+        heads = starts(&p.line_kind, &text);
+    }
+    if heads.is_empty() {
+        let json = parse_json(&text, n_retrieved);
+        if json.is_empty() {
+            return vec![ParsedAction::failed(
+                "no ACTION block or JSON actions found",
+            )];
         }
-        if let MemoryAction::Delete { index } = a {
-            if deleted.contains(&index) {
-                problems.push(format!("duplicate DELETE of index {index} ignored"));
+        return json;
+    }
+    let mut out = Vec::new();
+    for (i, &s) in heads.iter().enumerate() {
+        let e = heads.get(i + 1).copied().unwrap_or(text.len());
+        out.extend(parse_block(py_strip(&text[s..e]), n_retrieved));
+    }
+    out
+}
+
+/// Parse an executor response into memory actions: the successful results of
+/// [`parse_response`], in order; failed results become `problems`. With `allowed`, actions of
+/// other kinds are dropped too (reported in `problems`): the `executor.enforce_skill_actions`
+/// option. Without it (the reference's behaviour), every parsed action is kept.
+pub fn parse_actions(
+    text: &str,
+    n_retrieved: usize,
+    allowed: Option<&[ActionKind]>,
+) -> ParseOutcome {
+    parse_actions_from(&parse_response(text, n_retrieved), allowed)
+}
+
+/// [`parse_actions`] over results already parsed.
+pub fn parse_actions_from(
+    results: &[ParsedAction],
+    allowed: Option<&[ActionKind]>,
+) -> ParseOutcome {
+    let mut out = ParseOutcome::default();
+    for r in results {
+        let Some(a) = r.action() else {
+            out.problems.push(r.note.clone());
+            continue;
+        };
+        if let Some(allowed) = allowed {
+            if !allowed.contains(&a.kind()) {
+                out.problems.push(format!(
+                    "dropped {} action: no selected skill allows it",
+                    a.kind().as_str().to_uppercase()
+                ));
                 continue;
             }
-            deleted.push(index);
         }
-        out.push(a);
+        out.actions.push(a);
     }
-    ParseOutcome {
-        actions: out,
-        problems,
-    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: [ActionKind; 4] = ActionKind::ALL;
+    type Tuple = (&'static str, bool, i64, String);
 
+    fn tuples(text: &str, n: usize) -> Vec<Tuple> {
+        parse_response(text, n)
+            .into_iter()
+            .map(|r| {
+                let k = match r.kind {
+                    ActionKind::Insert => "INSERT",
+                    ActionKind::Update => "UPDATE",
+                    ActionKind::Delete => "DELETE",
+                    ActionKind::Noop => "NOOP",
+                };
+                (
+                    k,
+                    r.success,
+                    r.index.map(|i| i as i64).unwrap_or(-1),
+                    r.content,
+                )
+            })
+            .collect()
+    }
+
+    fn t(k: &'static str, ok: bool, i: i64, c: &str) -> Tuple {
+        (k, ok, i, c.to_string())
+    }
+
+    /// Replies and the reference executor's results for them (MemSkill cda41f3,
+    /// `Executor._parse_response`), with 3 retrieved memories.
     #[test]
-    fn canonical_blocks() {
-        let t = "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Paris in May 2023.\n\nACTION: UPDATE\nMEMORY_INDEX: 1\nUPDATED_MEMORY: Bob likes green tea.\n\nACTION: DELETE\nMEMORY_INDEX: 0\n\nACTION: NOOP\n";
-        let o = parse_actions(t, 2, &ALL);
-        assert_eq!(
-            o.actions,
-            vec![
-                MemoryAction::Insert {
-                    content: "Alice moved to Paris in May 2023.".into()
-                },
-                MemoryAction::Update {
-                    index: 1,
-                    content: "Bob likes green tea.".into()
-                },
-                MemoryAction::Delete { index: 0 },
-                MemoryAction::Noop,
-            ]
-        );
-        assert!(o.problems.is_empty(), "{:?}", o.problems);
+    fn reference_results_table() {
+        let fail = t("NOOP", false, -1, "");
+        let cases: Vec<(&str, Vec<Tuple>)> = vec![
+            (
+                "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Paris in May 2023.\n\nACTION: UPDATE\nMEMORY_INDEX: 1\nUPDATED_MEMORY: Bob likes green tea.\n\nACTION: DELETE\nMEMORY_INDEX: 0\n\nACTION: NOOP",
+                vec![
+                    t("INSERT", true, -1, "Alice moved to Paris in May 2023."),
+                    t("UPDATE", true, 1, "Bob likes green tea."),
+                    t("DELETE", true, 0, ""),
+                    t("NOOP", true, -1, ""),
+                ],
+            ),
+            // a negative index after ':' names no memory
+            ("ACTION: DELETE\nMEMORY_INDEX: -1", vec![fail.clone()]),
+            // ... but '-' right after the keyword is a separator
+            ("ACTION: DELETE\nMEMORY_INDEX -1", vec![t("DELETE", true, 1, "")]),
+            // only the number after the keyword counts
+            (
+                "ACTION: DELETE\nMEMORY_INDEX: 2 (duplicate of 1)",
+                vec![t("DELETE", true, 2, "")],
+            ),
+            // a REASONING line ends the memory text
+            (
+                "ACTION: INSERT\nMEMORY_ITEM: Alice likes tea.\nREASONING: stated in turn 3",
+                vec![t("INSERT", true, -1, "Alice likes tea.")],
+            ),
+            (
+                "ACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: Bob is 31.\nREASONING: birthday",
+                vec![t("UPDATE", true, 0, "Bob is 31.")],
+            ),
+            // a bare kind line starts a block
+            (
+                "INSERT\nMEMORY_ITEM: Carol adopted a cat.",
+                vec![t("INSERT", true, -1, "Carol adopted a cat.")],
+            ),
+            // one-line form
+            (
+                "ACTION: INSERT, MEMORY_ITEM: Dave plays chess.",
+                vec![t("INSERT", true, -1, "Dave plays chess.")],
+            ),
+            // JSON that needs repair (trailing comma)
+            (
+                "{\"actions\": [{\"action\": \"INSERT\", \"memory_item\": \"Eve runs.\"},]}",
+                vec![t("INSERT", true, -1, "Eve runs.")],
+            ),
+            // out of range
+            ("ACTION: DELETE\nMEMORY_INDEX: 3", vec![fail.clone()]),
+            // fences
+            (
+                "```text\naction = insert\nmemory_item = Likes jazz\n```",
+                vec![t("INSERT", true, -1, "Likes jazz")],
+            ),
+            // garbage
+            ("I don't know what to do.", vec![fail.clone()]),
+            // JSON keys other than the reference's are not read
+            (
+                "{\"action\": \"insert\", \"content\": \"A\"}",
+                vec![fail.clone()],
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(tuples(text, 3), want, "reply {text:?}");
+        }
     }
 
     #[test]
-    fn fences_case_and_separators() {
-        let t = "```\naction = insert\nmemory_item = \"Likes jazz\"\n**Action** - Delete\n**Memory_Index**: [2]\n```";
-        let o = parse_actions(t, 3, &ALL);
+    fn several_items_multiline_and_index_lists() {
+        let r = tuples(
+            "ACTION: INSERT\nMEMORY_ITEM: first fact\ncontinues here\nMEMORY_ITEM: second fact\nACTION: DELETE\nMEMORY_INDEX: 0\nMEMORY_INDEX: 1",
+            2,
+        );
         assert_eq!(
-            o.actions,
+            r,
             vec![
-                MemoryAction::Insert {
-                    content: "Likes jazz".into()
-                },
-                MemoryAction::Delete { index: 2 }
+                t("INSERT", true, -1, "first fact\ncontinues here"),
+                t("INSERT", true, -1, "second fact"),
+                t("DELETE", true, 0, ""),
+                t("DELETE", true, 1, ""),
             ]
         );
     }
 
     #[test]
-    fn several_items_per_block_and_multiline() {
-        let t = "ACTION: INSERT\nMEMORY_ITEM: first fact\ncontinues here\nMEMORY_ITEM: second fact\nACTION: DELETE\nMEMORY_INDEX: 0, 1";
-        let o = parse_actions(t, 2, &ALL);
+    fn every_action_is_kept_unless_enforced() {
+        let text = "ACTION: DELETE\nMEMORY_INDEX: 1\nACTION: DELETE\nMEMORY_INDEX: 1\nACTION: INSERT\nMEMORY_ITEM: x";
+        let o = parse_actions(text, 2, None);
         assert_eq!(
             o.actions,
             vec![
-                MemoryAction::Insert {
-                    content: "first fact continues here".into()
-                },
-                MemoryAction::Insert {
-                    content: "second fact".into()
-                },
-                MemoryAction::Delete { index: 0 },
                 MemoryAction::Delete { index: 1 },
-            ]
-        );
-    }
-
-    #[test]
-    fn out_of_range_duplicates_and_disallowed() {
-        let t = "ACTION: DELETE\nMEMORY_INDEX: 5\nACTION: DELETE\nMEMORY_INDEX: 1\nACTION: DELETE\nMEMORY_INDEX: 1\nACTION: INSERT\nMEMORY_ITEM: x\nACTION: JUMP";
-        let o = parse_actions(t, 2, &[ActionKind::Delete]);
-        assert_eq!(o.actions, vec![MemoryAction::Delete { index: 1 }]);
-        assert!(o.problems.iter().any(|p| p.contains("out of range")));
-        assert!(o.problems.iter().any(|p| p.contains("duplicate DELETE")));
-        assert!(o.problems.iter().any(|p| p.contains("dropped INSERT")));
-        assert!(o.problems.iter().any(|p| p.contains("unknown action")));
-    }
-
-    #[test]
-    fn json_fallback() {
-        let t = "Here you go:\n```json\n{\"actions\": [{\"action\": \"insert\", \"content\": \"A\"}, {\"action\": \"UPDATE\", \"index\": \"0\", \"content\": \"B\"}, {\"action\": \"delete\", \"index\": 9}]}\n```";
-        let o = parse_actions(t, 1, &ALL);
-        assert_eq!(
-            o.actions,
-            vec![
+                MemoryAction::Delete { index: 1 },
                 MemoryAction::Insert {
-                    content: "A".into()
-                },
-                MemoryAction::Update {
-                    index: 0,
-                    content: "B".into()
+                    content: "x".into()
                 }
             ]
         );
-        assert_eq!(o.problems.len(), 1);
-        let o = parse_actions("[{\"type\": \"noop\"}]", 0, &ALL);
-        assert_eq!(o.actions, vec![MemoryAction::Noop]);
+        let o = parse_actions(text, 2, Some(&[ActionKind::Delete]));
+        assert_eq!(o.actions.len(), 2);
+        assert!(o.problems.iter().any(|p| p.contains("dropped INSERT")));
     }
 
     #[test]
     fn garbage_is_a_problem_not_a_panic() {
-        let o = parse_actions("I don't know what to do.", 3, &ALL);
+        let o = parse_actions("I don't know what to do.", 3, None);
         assert!(o.actions.is_empty());
         assert_eq!(o.problems.len(), 1);
         let o = parse_actions(
-            "ACTION: UPDATE\nMEMORY_INDEX: 99999999999999999999999\nUPDATED_MEMORY: x",
+            "ACTION: UPDATE\nMEMORY_INDEX: 99999999999999999999999999999999999999999999\nUPDATED_MEMORY: x",
             3,
-            &ALL,
+            None,
         );
         assert!(o.actions.is_empty() && !o.problems.is_empty());
+        let big = "ACTION: INSERT\nMEMORY_ITEM: ".to_string() + &"word, ".repeat(20_000);
+        assert_eq!(parse_actions(&big, 3, None).actions.len(), 1);
     }
 }

@@ -1,5 +1,7 @@
-//! Answer scoring: LoCoMo F1 exactly as the official `task_eval/evaluation.py`,
-//! HotpotQA F1 as the official `hotpot_evaluate_v1.py`, and LLM judges
+//! Answer scoring: LoCoMo F1 exactly as the official `task_eval/evaluation.py` (which the
+//! reference's `eval_utils.f1_score` repeats, see [`memskill_f1`]), HotpotQA F1 as the
+//! reference scores it ([`hotpot_f1_memskill`]) or as the official `hotpot_evaluate_v1.py`
+//! ([`hotpot_f1`]), and LLM judges
 //! (a 1 / 0.5 / 0 JSON judge and the LongMemEval yes/no judge).
 
 use std::collections::HashMap;
@@ -126,6 +128,9 @@ pub fn token_f1(prediction: &str, gold: &str) -> f64 {
 /// LoCoMo multi-answer `f1` (category 1): mean over comma-separated gold parts of the best
 /// F1 over comma-separated prediction parts.
 pub fn multi_answer_f1(prediction: &str, gold: &str) -> f64 {
+    if is_api_error_placeholder(prediction) {
+        return 0.0;
+    }
     let preds: Vec<&str> = prediction.split(',').map(py_strip).collect();
     let golds: Vec<&str> = gold.split(',').map(py_strip).collect();
     let best: Vec<f64> = golds
@@ -133,7 +138,7 @@ pub fn multi_answer_f1(prediction: &str, gold: &str) -> f64 {
         .map(|g| {
             preds
                 .iter()
-                .map(|p| token_f1(p, g))
+                .map(|p| memskill_f1(p, g))
                 .fold(f64::NEG_INFINITY, f64::max)
         })
         .collect();
@@ -157,7 +162,7 @@ pub fn is_abstention(prediction: &str) -> bool {
 pub fn locomo_f1(prediction: &str, answer: &str, category: u8) -> f64 {
     match category {
         1 => multi_answer_f1(prediction, answer),
-        3 => token_f1(prediction, py_strip(answer.split(';').next().unwrap_or(""))),
+        3 => memskill_f1(prediction, py_strip(answer.split(';').next().unwrap_or(""))),
         5 => {
             if is_abstention(prediction) {
                 1.0
@@ -165,7 +170,7 @@ pub fn locomo_f1(prediction: &str, answer: &str, category: u8) -> f64 {
                 0.0
             }
         }
-        _ => token_f1(prediction, answer),
+        _ => memskill_f1(prediction, answer),
     }
 }
 
@@ -188,6 +193,99 @@ pub fn hotpot_f1(prediction: &str, answers: &[String]) -> f64 {
         .iter()
         .map(|g| hotpot_f1_one(prediction, g))
         .fold(0.0, f64::max)
+}
+
+/// Whether a prediction is the reference's placeholder for a failed answer call, which its
+/// `eval_utils.f1_score` scores 0 whatever the gold answer.
+fn is_api_error_placeholder(prediction: &str) -> bool {
+    prediction.to_lowercase() == "api request error"
+}
+
+/// The reference's F1 (MemSkill `eval_utils.f1_score`): the LoCoMo normalised, Porter-stemmed
+/// token F1, 0 for the "API Request Error" placeholder. Used for LoCoMo, LongMemEval and (by
+/// default, `eval.hotpotqa_f1 = "memskill"`) HotpotQA.
+pub fn memskill_f1(prediction: &str, gold: &str) -> f64 {
+    if is_api_error_placeholder(prediction) {
+        0.0
+    } else {
+        token_f1(prediction, gold)
+    }
+}
+
+/// Which F1 scores HotpotQA answers (`eval.hotpotqa_f1`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HotpotF1 {
+    /// The reference's stemmed [`memskill_f1`], best over the non-empty gold answers
+    /// (MemSkill `HotpotQAEvaluator.compute_f1`): "Yes, they are" vs "yes" = 0.5.
+    #[default]
+    Memskill,
+    /// The official `hotpot_evaluate_v1.py` F1 ([`hotpot_f1`]): yes/no/noanswer must match
+    /// exactly, no stemming; "Yes, they are" vs "yes" = 0.
+    Official,
+}
+
+impl std::str::FromStr for HotpotF1 {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "memskill" => Ok(HotpotF1::Memskill),
+            "official" => Ok(HotpotF1::Official),
+            other => Err(format!(
+                "expected \"memskill\" or \"official\", got {other:?}"
+            )),
+        }
+    }
+}
+
+/// The reference's HotpotQA F1: the best [`memskill_f1`] over the non-empty gold answers
+/// (0 without any).
+pub fn hotpot_f1_memskill(prediction: &str, answers: &[String]) -> f64 {
+    answers
+        .iter()
+        .filter(|a| !a.is_empty())
+        .map(|g| memskill_f1(prediction, g))
+        .fold(0.0, f64::max)
+}
+
+/// HotpotQA F1 under the chosen rule.
+pub fn hotpot_f1_with(rule: HotpotF1, prediction: &str, answers: &[String]) -> f64 {
+    match rule {
+        HotpotF1::Memskill => hotpot_f1_memskill(prediction, answers),
+        HotpotF1::Official => hotpot_f1(prediction, answers),
+    }
+}
+
+#[cfg(test)]
+mod memskill_f1_tests {
+    use super::*;
+
+    #[test]
+    fn hotpot_rules_differ_on_yes_no_with_extra_words() {
+        let gold = vec!["yes".to_string()];
+        assert_eq!(
+            hotpot_f1_with(HotpotF1::Official, "Yes, they are", &gold),
+            0.0
+        );
+        assert!((hotpot_f1_with(HotpotF1::Memskill, "Yes, they are", &gold) - 0.5).abs() < 1e-12);
+        // stemming: "runs" vs "running"
+        assert_eq!(
+            hotpot_f1_with(HotpotF1::Memskill, "running", &["runs".to_string()]),
+            1.0
+        );
+        assert_eq!(hotpot_f1_memskill("x", &["".to_string()]), 0.0);
+        assert_eq!("official".parse::<HotpotF1>(), Ok(HotpotF1::Official));
+        assert!("stemmed".parse::<HotpotF1>().is_err());
+    }
+
+    #[test]
+    fn api_error_placeholder_scores_zero() {
+        assert_eq!(memskill_f1("API Request Error", "api request error"), 0.0);
+        assert_eq!(locomo_f1("api request error", "API request error", 2), 0.0);
+        assert_eq!(
+            locomo_f1("API Request Error, x", "api request error, x", 1),
+            0.5
+        );
+    }
 }
 
 /// Messages for the LLM judge that grades a prediction 1 / 0.5 / 0 and answers in JSON.

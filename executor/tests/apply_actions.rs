@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memskill_core::{ActionKind, EncoderError, MemoryAction, MemoryBank, Provenance, TextEncoder};
-use memskill_executor::{apply_actions, parse_actions};
+use memskill_executor::{apply_actions, parse_actions, ApplyOptions};
 
 /// Test encoder: a 3-d vector from text length, counting embed calls.
 struct CountingEncoder {
@@ -35,6 +35,125 @@ fn prov(span: &str) -> Provenance {
     }
 }
 
+const DEDUPE: ApplyOptions = ApplyOptions { dedupe: true };
+
+fn contents(bank: &MemoryBank) -> Vec<String> {
+    bank.live().map(|m| m.content.clone()).collect()
+}
+
+fn seeded(texts: &[&str], enc: &CountingEncoder) -> MemoryBank {
+    let mut bank = MemoryBank::new();
+    let acts: Vec<MemoryAction> = texts
+        .iter()
+        .map(|t| MemoryAction::Insert {
+            content: t.to_string(),
+        })
+        .collect();
+    apply_actions(
+        &mut bank,
+        &acts,
+        &[],
+        enc,
+        &prov("s0"),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    bank
+}
+
+/// The reference's application (MemSkill `Executor.apply_to_memory_bank` over a list-backed
+/// bank): updates, then deletes by position (highest first), then inserts, duplicates kept.
+#[test]
+fn reference_application_order_and_duplicates() {
+    let enc = CountingEncoder {
+        calls: AtomicUsize::new(0),
+    };
+    // duplicate INSERTs are all applied, also of an existing text
+    let mut bank = seeded(&["a", "b", "c", "d"], &enc);
+    let acts = vec![
+        MemoryAction::Insert {
+            content: "a".into(),
+        },
+        MemoryAction::Insert {
+            content: "a".into(),
+        },
+        MemoryAction::Delete { index: 0 },
+        MemoryAction::Update {
+            index: 1,
+            content: "B".into(),
+        },
+        MemoryAction::Noop,
+    ];
+    // retrieved: [c (id 2), b (id 1)]
+    let r = apply_actions(
+        &mut bank,
+        &acts,
+        &[2, 1],
+        &enc,
+        &prov("s1"),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(contents(&bank), vec!["a", "B", "d", "a", "a"]);
+    assert_eq!(r.skipped_duplicates, 0);
+    assert_eq!(
+        r.executed,
+        vec![
+            ActionKind::Update,
+            ActionKind::Delete,
+            ActionKind::Insert,
+            ActionKind::Insert,
+            ActionKind::Noop
+        ]
+    );
+    // a repeated DELETE of one index removes the memory after it (its position is reused)
+    let mut bank = seeded(&["a", "b", "c", "d"], &enc);
+    let acts = vec![
+        MemoryAction::Delete { index: 0 },
+        MemoryAction::Delete { index: 0 },
+    ];
+    apply_actions(
+        &mut bank,
+        &acts,
+        &[1],
+        &enc,
+        &prov("s1"),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(contents(&bank), vec!["a", "d"]);
+    // ... and fails past the end
+    let mut bank = seeded(&["a", "b"], &enc);
+    let r = apply_actions(
+        &mut bank,
+        &acts,
+        &[1],
+        &enc,
+        &prov("s1"),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(contents(&bank), vec!["a"]);
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    // deletes go highest position first, whatever their order in the reply
+    let mut bank = seeded(&["a", "b", "c", "d"], &enc);
+    let acts = vec![
+        MemoryAction::Delete { index: 1 },
+        MemoryAction::Delete { index: 0 },
+        MemoryAction::Delete { index: 1 },
+    ];
+    apply_actions(
+        &mut bank,
+        &acts,
+        &[0, 2],
+        &enc,
+        &prov("s1"),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(contents(&bank), vec!["b"]);
+}
+
 #[test]
 fn applies_parsed_response() {
     let enc = CountingEncoder {
@@ -54,16 +173,25 @@ fn applies_parsed_response() {
         &[],
         &enc,
         &prov("s0"),
+        &DEDUPE,
     )
     .unwrap();
     assert_eq!(r0.inserted, vec![0, 1]);
     assert_eq!(enc.calls.load(Ordering::SeqCst), 1);
 
     let response = "ACTION: UPDATE\nMEMORY_INDEX: 1\nUPDATED_MEMORY: Alice lives in Paris.\n\nACTION: DELETE\nMEMORY_INDEX: 0\n\nACTION: INSERT\nMEMORY_ITEM: Bob   likes tea.\n\nACTION: INSERT\nMEMORY_ITEM: Carol plays chess.\nMEMORY_ITEM: Carol plays chess.";
-    let parsed = parse_actions(response, 2, &ActionKind::ALL);
+    let parsed = parse_actions(response, 2, Some(&ActionKind::ALL));
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
     // retrieved list shown to the executor: [Bob (id 1), Alice (id 0)]
-    let r = apply_actions(&mut bank, &parsed.actions, &[1, 0], &enc, &prov("s1")).unwrap();
+    let r = apply_actions(
+        &mut bank,
+        &parsed.actions,
+        &[1, 0],
+        &enc,
+        &prov("s1"),
+        &DEDUPE,
+    )
+    .unwrap();
     assert_eq!(
         enc.calls.load(Ordering::SeqCst),
         2,
@@ -99,6 +227,7 @@ fn applies_parsed_response() {
         &[1],
         &enc,
         &prov("s2"),
+        &DEDUPE,
     )
     .unwrap();
     assert!(r.executed.is_empty());

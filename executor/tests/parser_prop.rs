@@ -1,11 +1,18 @@
 //! Property tests: the action parser never panics and never returns an out-of-range index.
 
 use memskill_core::{ActionKind, MemoryAction};
-use memskill_executor::parse_actions;
+use memskill_executor::{parse_actions, parse_response};
 use proptest::prelude::*;
 
 fn check(text: &str, n: usize, allowed: &[ActionKind]) {
-    let o = parse_actions(text, n, allowed);
+    let results = parse_response(text, n);
+    assert!(!results.is_empty(), "the reference always returns a result");
+    let unfiltered = parse_actions(text, n, None);
+    assert_eq!(
+        unfiltered.actions.len() + unfiltered.problems.len(),
+        results.len()
+    );
+    let o = parse_actions(text, n, Some(allowed));
     for a in &o.actions {
         assert!(allowed.contains(&a.kind()), "{a:?} not allowed");
         match a {

@@ -283,6 +283,12 @@ pub struct LlmConfig {
     pub cache_path: String,
     /// Scripted backend only: simulated latency per call.
     pub scripted_latency_ms: u64,
+    /// `[executor]` only: drop parsed actions of a kind that no chosen skill allows. Off = the
+    /// reference, which applies every parsed action.
+    pub enforce_skill_actions: bool,
+    /// `[executor]` only: skip INSERTs duplicating a live memory's text and apply one DELETE
+    /// per memory. Off = the reference, which applies every action as parsed.
+    pub dedupe_actions: bool,
 }
 
 impl Default for LlmConfig {
@@ -300,11 +306,14 @@ impl Default for LlmConfig {
             tokenizer_path: String::new(),
             arch: String::new(),
             max_context: 4096,
-            max_tokens: 512,
+            // the reference's --max-new-tokens default (src/config.py)
+            max_tokens: 2048,
             temperature: 0.0,
             cache: "off".into(),
             cache_path: String::new(),
             scripted_latency_ms: 0,
+            enforce_skill_actions: false,
+            dedupe_actions: false,
         }
     }
 }
@@ -394,6 +403,9 @@ pub struct EvalConfig {
     pub split: String,
     /// Also score with the LLM judge (`reward.judge` or the executor backend).
     pub judge: bool,
+    /// HotpotQA F1 (evaluation and reward): "memskill" (the reference's stemmed
+    /// `eval_utils.f1_score`) | "official" (`hotpot_evaluate_v1.py`).
+    pub hotpotqa_f1: String,
 }
 
 impl Default for EvalConfig {
@@ -404,6 +416,7 @@ impl Default for EvalConfig {
             retrieve: 20,
             split: "test".into(),
             judge: false,
+            hotpotqa_f1: "memskill".into(),
         }
     }
 }
@@ -623,6 +636,9 @@ impl Config {
         let f = self.evolution.stage_reward_fraction;
         if !(f > 0.0 && f <= 1.0) {
             bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
+        }
+        if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {
+            bail!("eval.hotpotqa_f1: {e}");
         }
         for (field, l) in self.llm_configs() {
             if !matches!(
@@ -851,6 +867,37 @@ mod tests {
         let t = c.to_toml().unwrap();
         let d = Config::from_toml_str(&t, &[], "resolved").unwrap();
         assert_eq!(d.to_toml().unwrap(), t);
+    }
+
+    #[test]
+    fn executor_parse_apply_and_hotpot_f1_defaults_are_the_reference() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        assert_eq!(c.executor.max_tokens, 2048);
+        assert!(!c.executor.enforce_skill_actions && !c.executor.dedupe_actions);
+        assert_eq!(c.eval.hotpotqa_f1, "memskill");
+        let c = Config::from_toml_str(
+            "",
+            &[
+                "eval.hotpotqa_f1=official".into(),
+                "executor.enforce_skill_actions=true".into(),
+            ],
+            "t",
+        )
+        .unwrap();
+        assert_eq!(c.eval.hotpotqa_f1, "official");
+        assert!(c.executor.enforce_skill_actions);
+        let e = Config::from_toml_str("", &["eval.hotpotqa_f1=stemmed".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("eval.hotpotqa_f1"), "{e:#}");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            assert_eq!(c.executor.max_tokens, 2048, "{name}");
+            assert!(
+                !c.executor.enforce_skill_actions && !c.executor.dedupe_actions,
+                "{name}"
+            );
+            assert_eq!(c.eval.hotpotqa_f1, "memskill", "{name}");
+        }
     }
 
     #[test]

@@ -76,16 +76,22 @@ pub fn answer_style(dataset: &str) -> AnswerStyle {
     }
 }
 
-/// The F1 of a prediction under the dataset's official rule.
-pub fn f1_score(dataset: &str, q: &Query, prediction: &str) -> f64 {
+/// The F1 of a prediction under the dataset's rule (the reference's, with HotpotQA's chosen by
+/// `eval.hotpotqa_f1`).
+pub fn f1_score(
+    dataset: &str,
+    q: &Query,
+    prediction: &str,
+    hotpot: memskill_executor::HotpotF1,
+) -> f64 {
     let gold = q.answers.first().map(String::as_str).unwrap_or("");
     match dataset {
-        "hotpotqa" => memskill_executor::hotpot_f1(prediction, &q.answers),
+        "hotpotqa" => memskill_executor::hotpot_f1_with(hotpot, prediction, &q.answers),
         "locomo" | "synthetic" => {
             let cat: u8 = q.category.trim().parse().unwrap_or(4);
             memskill_executor::locomo_f1(prediction, gold, cat)
         }
-        _ => memskill_executor::token_f1(prediction, gold),
+        _ => memskill_executor::memskill_f1(prediction, gold),
     }
 }
 
@@ -95,6 +101,12 @@ pub struct EpisodeCtx<'a> {
     pub executor: &'a dyn Llm,
     pub exec_max_tokens: u32,
     pub exec_temperature: f32,
+    /// Drop parsed actions no chosen skill allows (`executor.enforce_skill_actions`).
+    pub exec_enforce_skill_actions: bool,
+    /// How parsed actions are applied (`executor.dedupe_actions`).
+    pub exec_apply: memskill_executor::ApplyOptions,
+    /// HotpotQA F1 rule (`eval.hotpotqa_f1`).
+    pub hotpotqa_f1: memskill_executor::HotpotF1,
     pub answerer: &'a dyn Llm,
     pub answer_max_tokens: u32,
     /// The judge, when configured (reward or evaluation).
@@ -133,6 +145,12 @@ impl<'a> EpisodeCtx<'a> {
             executor: rt.executor.as_ref(),
             exec_max_tokens: cfg.executor.max_tokens,
             exec_temperature: cfg.executor.temperature,
+            exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
+            exec_apply: memskill_executor::ApplyOptions {
+                dedupe: cfg.executor.dedupe_actions,
+            },
+            // validated with the config
+            hotpotqa_f1: cfg.eval.hotpotqa_f1.parse().unwrap_or_default(),
             answerer: rt.answerer.as_ref(),
             answer_max_tokens: cfg.answer.max_tokens,
             judge: rt.judge.as_deref(),
@@ -258,9 +276,13 @@ pub fn build_memory(
                 }
             }
             Ok(resp) => {
-                let parsed =
-                    memskill_executor::parse_actions(&resp.text, retrieved_ids.len(), &allowed);
+                let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
+                let results = memskill_executor::parse_response(&resp.text, retrieved_ids.len());
+                let parsed = memskill_executor::parse_actions_from(&results, filter);
                 out.parse_problems += parsed.problems.len();
+                // the reference's process reward reads the parse: the kinds that parsed, and
+                // "every result failed" (a failed parse or call) as a failure
+                outcome.all_calls_failed = results.iter().all(|r| !r.success);
                 let prov = Provenance {
                     span_id: span.id.clone(),
                     skills: chosen.iter().map(|s| s.name.clone()).collect(),
@@ -272,10 +294,11 @@ pub fn build_memory(
                     &retrieved_ids,
                     ctx.encoder,
                     &prov,
+                    &ctx.exec_apply,
                 )
                 .with_context(|| format!("applying actions of span {}", span.id))?;
                 out.parse_problems += report.problems.len();
-                outcome.executed = report.executed;
+                outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
             }
         }
         out.chosen.push(selection.skills.clone());
@@ -327,7 +350,7 @@ pub fn answer_queries(
             Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
             Ok(resp) => {
                 r.prediction = memskill_executor::extract_answer(style, &resp.text);
-                r.f1 = Some(f1_score(ctx.dataset, q, &r.prediction));
+                r.f1 = Some(f1_score(ctx.dataset, q, &r.prediction, ctx.hotpotqa_f1));
                 if with_judge || ctx.reward_is_judge {
                     if let Some(j) = ctx.judge {
                         match judge_score(j, ctx.dataset, q, &r.prediction) {

@@ -407,11 +407,12 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
     }
     let mem: memskill_core::MemoryBank =
         serde_json::from_slice(&std::fs::read(eval_out.join("memory_bank.json")).unwrap()).unwrap();
-    assert_eq!(
-        mem.live_count(),
-        2,
-        "one plan per task type (duplicates skipped)"
-    );
+    // every INSERT is applied, as in the reference (executor.dedupe_actions = false): one
+    // plan per training trajectory, two distinct texts (one per task type)
+    assert_eq!(mem.live_count(), 16, "one plan per trajectory");
+    let distinct: std::collections::BTreeSet<&str> =
+        mem.live().map(|m| m.content.as_str()).collect();
+    assert_eq!(distinct.len(), 2, "one plan text per task type");
     let info: serde_json::Value =
         serde_json::from_slice(&std::fs::read(eval_out.join("memory_bank_info.json")).unwrap())
             .unwrap();

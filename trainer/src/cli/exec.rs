@@ -8,8 +8,8 @@ use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
-    hotpot_f1, locomo_f1, parse_actions as parse_actions_text, LocalConfig, LocalGguf,
-    OpenAiBackend, OpenAiConfig,
+    hotpot_f1_with, locomo_f1, parse_actions_from, parse_response, HotpotF1, LocalConfig,
+    LocalGguf, OpenAiBackend, OpenAiConfig,
 };
 
 /// Which official scorer to apply.
@@ -33,6 +33,10 @@ pub struct ScoreArgs {
     /// Write one {"f1": value} line per input line, in order.
     #[arg(long)]
     pub per_line: Option<PathBuf>,
+    /// HotpotQA F1: "memskill" (the reference's stemmed eval_utils.f1_score) or "official"
+    /// (hotpot_evaluate_v1.py).
+    #[arg(long, default_value = "memskill")]
+    pub hotpotqa_f1: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -86,13 +90,10 @@ pub struct ParseActionsArgs {
     /// Number of retrieved memories shown to the executor (indices must be below it).
     #[arg(long)]
     pub retrieved: usize,
-    /// Allowed action kinds (comma-separated).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "insert,update,delete,noop"
-    )]
-    pub allow: Vec<String>,
+    /// Drop actions of other kinds (comma-separated), as `executor.enforce_skill_actions`
+    /// does; without it every parsed action is kept, as in the reference.
+    #[arg(long, value_delimiter = ',')]
+    pub allow: Option<Vec<String>>,
 }
 
 struct Line {
@@ -164,6 +165,10 @@ fn parse_line(v: &serde_json::Value, dataset: ScoreDataset, loc: &str) -> anyhow
 }
 
 pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
+    let hotpot: HotpotF1 = a
+        .hotpotqa_f1
+        .parse()
+        .map_err(|e| anyhow!("--hotpotqa-f1: {e}"))?;
     let file = a.predictions.display().to_string();
     let text =
         std::fs::read_to_string(&a.predictions).with_context(|| format!("reading {file}"))?;
@@ -186,7 +191,7 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
                     .unwrap_or(4);
                 locomo_f1(&l.prediction, &l.answers[0], cat)
             }
-            ScoreDataset::Hotpotqa => hotpot_f1(&l.prediction, &l.answers),
+            ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
         };
         scores.push(f1);
         if let Some(c) = l.category {
@@ -304,21 +309,32 @@ pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
 }
 
 pub fn parse_actions(a: ParseActionsArgs) -> anyhow::Result<()> {
-    let allowed: Vec<ActionKind> = a
+    let allowed: Option<Vec<ActionKind>> = a
         .allow
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.parse::<ActionKind>().map_err(|e| anyhow!("--allow: {e}")))
-        .collect::<anyhow::Result<_>>()?;
+        .as_ref()
+        .map(|kinds| {
+            kinds
+                .iter()
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| s.parse::<ActionKind>().map_err(|e| anyhow!("--allow: {e}")))
+                .collect::<anyhow::Result<_>>()
+        })
+        .transpose()?;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
         .context("reading the response from stdin")?;
     let text = String::from_utf8_lossy(&input);
-    let out = parse_actions_text(&text, a.retrieved, &allowed);
+    let results = parse_response(&text, a.retrieved);
+    let out = parse_actions_from(&results, allowed.as_deref());
+    let json = serde_json::json!({
+        "results": results.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
+        "actions": out.actions,
+        "problems": out.problems,
+    });
     println!(
         "{}",
-        serde_json::to_string(&out).context("serialising the parse")?
+        serde_json::to_string(&json).context("serialising the parse")?
     );
     Ok(())
 }

@@ -19,6 +19,11 @@
 pub mod case_selection;
 pub mod hard_case_pool;
 pub mod snapshot_rules;
+pub mod apply_actions;
+pub mod parse_actions;
+pub mod score_hotpotqa;
+pub mod score_locomo;
+pub mod score_longmemeval;
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -104,6 +109,11 @@ pub fn checker(component: &str) -> Option<Checker> {
         "case_selection" => case_selection::check,
         "hard_case_pool" => hard_case_pool::check,
         "snapshot_rules" => snapshot_rules::check,
+        "apply_actions" => apply_actions::check,
+        "parse_actions" => parse_actions::check,
+        "score_locomo" => score_locomo::check,
+        "score_hotpotqa" => score_hotpotqa::check,
+        "score_longmemeval" => score_longmemeval::check,
         _ => return None,
     })
 }
