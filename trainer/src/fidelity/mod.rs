@@ -16,6 +16,10 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod encoder_minilm;
+pub mod encoder_qwen3;
+pub mod state_encoding;
+
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -48,7 +52,11 @@ impl Outcome {
             return Outcome {
                 agree: false,
                 max_abs_diff: f64::INFINITY,
-                detail: Some(format!("length {} vs reference {}", ours.len(), theirs.len())),
+                detail: Some(format!(
+                    "length {} vs reference {}",
+                    ours.len(),
+                    theirs.len()
+                )),
             };
         }
         let mut max = 0.0f64;
@@ -93,8 +101,20 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "encoder_minilm" => encoder_minilm::check,
+        "encoder_qwen3" => encoder_qwen3::check,
+        "state_encoding" => state_encoding::check,
         _ => return None,
     })
+}
+
+/// Why a component cannot be checked on this machine (a model asset it needs is missing);
+/// such a fixture is reported as skipped, not as agreeing.
+pub fn unavailable(component: &str) -> Option<String> {
+    match component {
+        "encoder_minilm" => encoder_minilm::unavailable(),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -124,6 +144,8 @@ pub struct ComponentReport {
     pub max_abs_diff: f64,
     /// The first disagreement (case index and detail), if any.
     pub first_disagreement: Option<String>,
+    /// Set when the component could not be checked here (see [`unavailable`]).
+    pub skipped: Option<String>,
 }
 
 /// Checks one fixture file.
@@ -150,7 +172,11 @@ pub fn check_file(path: &Path) -> anyhow::Result<ComponentReport> {
         agreeing: 0,
         max_abs_diff: 0.0,
         first_disagreement: None,
+        skipped: unavailable(&fx.component),
     };
+    if rep.skipped.is_some() {
+        return Ok(rep);
+    }
     for (i, case) in fx.cases.iter().enumerate() {
         let out = check(&case.input, &case.expected, fx.tolerance)
             .with_context(|| format!("{}: case {i}", path.display()))?;
@@ -201,8 +227,14 @@ pub fn render_table(reports: &[ComponentReport]) -> String {
         ));
     }
     for r in reports {
+        if let Some(why) = &r.skipped {
+            s.push_str(&format!("\n{} ({}): skipped: {why}", r.component, r.file));
+        }
         if let Some(d) = &r.first_disagreement {
-            s.push_str(&format!("\n{} ({}): first disagreement at {d}", r.component, r.file));
+            s.push_str(&format!(
+                "\n{} ({}): first disagreement at {d}",
+                r.component, r.file
+            ));
         }
     }
     s
