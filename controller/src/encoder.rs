@@ -323,10 +323,6 @@ impl BertEncoder {
                 EncoderError(format!("{}: missing field hidden_size", cfg_path.display()))
             })? as usize;
         let max_tokens = model_max_tokens(dir, 512)?;
-        let tokenizer = load_tokenizer(dir, max_tokens)?;
-        let mut full_tokenizer = tokenizer.clone();
-        set_truncation(&mut full_tokenizer, None, &dir.display().to_string())?;
-        let affixes = special_affixes(&tokenizer, &dir.display().to_string())?;
         let weights = need(dir, "model.safetensors")?;
         let device = CDevice::Cpu;
         // SAFETY: the file is memory-mapped read-only; it must not be modified while loaded.
@@ -338,18 +334,99 @@ impl BertEncoder {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "bert".into());
+        Self::assemble(model, dir, dim, max_tokens, format!("bert:{name}"))
+    }
+
+    /// Builds a BERT encoder from `config.json` text whose tensors come from
+    /// `weight(name, shape)` (HF `BertModel` names, e.g. `embeddings.word_embeddings.weight`),
+    /// with `tokenizer_dir/tokenizer.json` truncating at `max_tokens`. For differential checks
+    /// with formula-defined tiny models.
+    pub fn from_weight_fn(
+        config_json: &str,
+        weight: impl Fn(&str, &[usize]) -> Vec<f32>,
+        tokenizer_dir: &Path,
+        max_tokens: usize,
+        id: String,
+    ) -> Result<Self, EncoderError> {
+        let config: bert::Config = serde_json::from_str(config_json)
+            .map_err(|e| EncoderError(format!("{id}: config: {e}")))?;
+        let (h, i) = (config.hidden_size, config.intermediate_size);
+        let mut shapes: Vec<(String, Vec<usize>)> = vec![
+            (
+                "embeddings.word_embeddings.weight".into(),
+                vec![config.vocab_size, h],
+            ),
+            (
+                "embeddings.position_embeddings.weight".into(),
+                vec![config.max_position_embeddings, h],
+            ),
+            (
+                "embeddings.token_type_embeddings.weight".into(),
+                vec![config.type_vocab_size, h],
+            ),
+            ("embeddings.LayerNorm.weight".into(), vec![h]),
+            ("embeddings.LayerNorm.bias".into(), vec![h]),
+        ];
+        for l in 0..config.num_hidden_layers {
+            let p = format!("encoder.layer.{l}");
+            for (n, out, inp) in [
+                ("attention.self.query", h, h),
+                ("attention.self.key", h, h),
+                ("attention.self.value", h, h),
+                ("attention.output.dense", h, h),
+                ("intermediate.dense", i, h),
+                ("output.dense", h, i),
+            ] {
+                shapes.push((format!("{p}.{n}.weight"), vec![out, inp]));
+                shapes.push((format!("{p}.{n}.bias"), vec![out]));
+            }
+            for n in ["attention.output.LayerNorm", "output.LayerNorm"] {
+                shapes.push((format!("{p}.{n}.weight"), vec![h]));
+                shapes.push((format!("{p}.{n}.bias"), vec![h]));
+            }
+        }
+        let dev = CDevice::Cpu;
+        let mut tensors = HashMap::new();
+        for (name, dims) in shapes {
+            let t = CTensor::from_vec(weight(&name, &dims), dims.as_slice(), &dev)
+                .map_err(|e| EncoderError(format!("{id}: tensor {name}: {e}")))?;
+            tensors.insert(name, t);
+        }
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
+        let model =
+            bert::BertModel::load(vb, &config).map_err(|e| EncoderError(format!("{id}: {e}")))?;
+        Self::assemble(model, tokenizer_dir, h, max_tokens, id)
+    }
+
+    fn assemble(
+        model: bert::BertModel,
+        tokenizer_dir: &Path,
+        dim: usize,
+        max_tokens: usize,
+        id: String,
+    ) -> Result<Self, EncoderError> {
+        let what = tokenizer_dir.display().to_string();
+        let tokenizer = load_tokenizer(tokenizer_dir, max_tokens)?;
+        let mut full_tokenizer = tokenizer.clone();
+        set_truncation(&mut full_tokenizer, None, &what)?;
+        let affixes = special_affixes(&tokenizer, &what)?;
         Ok(Self {
             model,
             tokenizer,
             full_tokenizer,
             affixes,
             dim,
-            id: format!("bert:{name}"),
-            device,
+            id,
+            device: CDevice::Cpu,
             max_tokens,
             long_text: LongText::Truncate,
             batch_size: 32,
         })
+    }
+
+    /// Token ids of `texts` as embedded (special tokens included, truncated).
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EncoderError> {
+        tokenize(&self.tokenizer, texts, &self.id)
     }
 
     /// Sets how texts longer than [`max_tokens`](Self::max_tokens) are embedded. The encoder's

@@ -44,14 +44,14 @@ def splitmix64(x):
 
 def formula_tensor(name, shape):
     """u in [-1, 1) with 24 random bits per element (exact in f32): weights = 0.08 u, and
-    1 + 0.1 u for norm weights (names ending in "norm.weight")."""
+    1 + 0.1 u for norm weights (names ending in "norm.weight", any case)."""
     n = int(np.prod(shape))
     base = np.uint64(fnv1a64(name))
     with np.errstate(over="ignore"):
         idx = np.arange(n, dtype=np.uint64) + base
     bits = splitmix64(idx) >> np.uint64(40)
     u = bits.astype(np.float64) / float(1 << 24) * 2.0 - 1.0
-    if name.endswith("norm.weight"):
+    if name.lower().endswith("norm.weight"):
         v = 1.0 + 0.1 * u
     else:
         v = 0.08 * u

@@ -30,11 +30,11 @@ fn splitmix64(x: u64) -> u64 {
 }
 
 /// The generator's `formula_tensor`: u in [-1, 1) from 24 hash bits; 0.08 u, or 1 + 0.1 u for
-/// norm weights.
+/// norm weights (names ending in `norm.weight`, any case).
 pub fn formula_tensor(name: &str, dims: &[usize]) -> Vec<f32> {
     let n: usize = dims.iter().product();
     let base = fnv1a64(name);
-    let norm = name.ends_with("norm.weight");
+    let norm = name.to_ascii_lowercase().ends_with("norm.weight");
     (0..n as u64)
         .map(|i| {
             let bits = splitmix64(i.wrapping_add(base)) >> 40;

@@ -18,6 +18,7 @@
 
 pub mod encoder_minilm;
 pub mod encoder_qwen3;
+pub mod retriever_contriever;
 pub mod state_encoding;
 
 use anyhow::{bail, Context};
@@ -103,6 +104,7 @@ pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
         "encoder_minilm" => encoder_minilm::check,
         "encoder_qwen3" => encoder_qwen3::check,
+        "retriever_contriever" => retriever_contriever::check,
         "state_encoding" => state_encoding::check,
         _ => return None,
     })
@@ -113,6 +115,7 @@ pub fn checker(component: &str) -> Option<Checker> {
 pub fn unavailable(component: &str) -> Option<String> {
     match component {
         "encoder_minilm" => encoder_minilm::unavailable(),
+        "retriever_contriever" => retriever_contriever::unavailable(),
         _ => None,
     }
 }
