@@ -169,4 +169,38 @@ mod tests {
             "dimension mismatch: nothing, not a panic"
         );
     }
+
+    #[test]
+    fn missing_retriever_and_encoder_assets_are_named() {
+        let cfg = crate::config::MemoryConfig {
+            retriever: "contriever".into(),
+            retriever_path: "/nonexistent/contriever".into(),
+        };
+        let e = crate::backends::build_retriever(&cfg)
+            .err()
+            .expect("missing folder");
+        let msg = format!("{e:#}");
+        assert!(
+            msg.contains("memory.retriever") && msg.contains("/nonexistent/contriever"),
+            "{msg}"
+        );
+        assert!(
+            crate::backends::build_retriever(&crate::config::MemoryConfig::default())
+                .unwrap()
+                .is_none()
+        );
+        let enc = crate::config::EncoderConfig {
+            kind: "qwen3".into(),
+            path: "/nonexistent/Qwen3-Embedding-0.6B".into(),
+            ..Default::default()
+        };
+        let msg = format!(
+            "{:#}",
+            crate::backends::build_encoder(&enc).err().expect("missing")
+        );
+        assert!(
+            msg.contains("Qwen3-Embedding") && msg.contains("config.json"),
+            "{msg}"
+        );
+    }
 }
