@@ -155,6 +155,28 @@ pub fn model_max_tokens(dir: &Path, fallback: usize) -> Result<usize, EncoderErr
     .max(2))
 }
 
+/// Whether a sentence-transformers folder ends in a `Normalize` module: true when its
+/// `modules.json` lists one, false when `modules.json` exists without one, true when there is no
+/// `modules.json` (plain checkpoint: we normalise, as the Qwen3-Embedding model card does).
+pub fn declares_normalize(dir: &Path) -> Result<bool, EncoderError> {
+    let p = dir.join("modules.json");
+    if !p.is_file() {
+        return Ok(true);
+    }
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| EncoderError(format!("{}: {e}", p.display())))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| EncoderError(format!("{}: {e}", p.display())))?;
+    let modules = v
+        .as_array()
+        .ok_or_else(|| EncoderError(format!("{}: expected a list of modules", p.display())))?;
+    Ok(modules.iter().any(|m| {
+        m.get("type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| t.ends_with("Normalize"))
+    }))
+}
+
 /// How an encoder treats a text longer than its maximum number of tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LongText {
@@ -566,7 +588,8 @@ impl TextEncoder for BertEncoder {
     }
 }
 
-/// Qwen3-Embedding encoder: last-token pooling over the final hidden state, L2-normalised, no
+/// Qwen3-Embedding encoder: last-token pooling over the final hidden state, L2-normalised (when
+/// the folder's `modules.json` ends in `Normalize`, as Qwen3-Embedding's does), no
 /// instruction prompt: what the reference's sentence-transformers call computes for its state
 /// and skill texts (`SentenceTransformer(..., tokenizer_kwargs={"padding_side": "left"})`,
 /// `encode(texts)`). Texts are right-padded here; attention is causal, so the last real token
@@ -579,6 +602,8 @@ pub struct Qwen3Encoder {
     dim: usize,
     id: String,
     max_tokens: usize,
+    /// L2-normalise the pooled vector (sentence-transformers' `Normalize` module).
+    normalize: bool,
     /// Texts per forward pass (16).
     pub batch_size: usize,
 }
@@ -610,6 +635,7 @@ impl Qwen3Encoder {
         let mut enc = Self::from_parts(&config, vb, None, format!("qwen3:{name}"))?;
         enc.tokenizer = Some(tokenizer);
         enc.max_tokens = max_tokens;
+        enc.normalize = declares_normalize(dir)?;
         Ok(enc)
     }
 
@@ -634,6 +660,7 @@ impl Qwen3Encoder {
             dim: config.hidden_size,
             id,
             max_tokens: config.max_position_embeddings,
+            normalize: true,
             batch_size: 16,
         })
     }
@@ -704,7 +731,9 @@ impl Qwen3Encoder {
                     .and_then(|t| t.to_dtype(DType::F32))
                     .and_then(|t| t.to_vec1::<f32>())
                     .map_err(err)?;
-                l2_normalize(&mut v);
+                if self.normalize {
+                    l2_normalize(&mut v);
+                }
                 out[i] = v;
             }
         }
@@ -1059,6 +1088,29 @@ mod tests {
         std::fs::write(dir.join("sentence_bert_config.json"), "{not json").unwrap();
         let e = model_max_tokens(&dir, 77).unwrap_err();
         assert!(e.0.contains("sentence_bert_config.json"), "{}", e.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn normalize_module_is_read_from_modules_json() {
+        let dir = std::env::temp_dir().join(format!("memskill-modules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(
+            declares_normalize(&dir).unwrap(),
+            "no modules.json: normalise"
+        );
+        let with = r#"[{"type": "sentence_transformers.models.Transformer"},
+                       {"type": "sentence_transformers.models.Pooling"},
+                       {"type": "sentence_transformers.models.Normalize"}]"#;
+        std::fs::write(dir.join("modules.json"), with).unwrap();
+        assert!(declares_normalize(&dir).unwrap());
+        let without = r#"[{"type": "sentence_transformers.models.Transformer"},
+                          {"type": "sentence_transformers.models.Pooling"}]"#;
+        std::fs::write(dir.join("modules.json"), without).unwrap();
+        assert!(!declares_normalize(&dir).unwrap());
+        std::fs::write(dir.join("modules.json"), "{}").unwrap();
+        let e = declares_normalize(&dir).unwrap_err();
+        assert!(e.0.contains("modules.json"), "{}", e.0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
