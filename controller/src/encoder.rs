@@ -1,10 +1,14 @@
 //! Text encoders implementing [`memskill_core::TextEncoder`].
 //!
 //! * [`BertEncoder`]: sentence-transformers all-MiniLM-L6-v2 (or any BERT directory with
-//!   `config.json`, `tokenizer.json`, `model.safetensors`) on candle, mean pooling over the
-//!   attention mask, L2-normalised. Texts are tokenised once, sorted by length and run in
-//!   batches padded only to the longest text of the batch, then returned in input order.
-//! * [`Qwen3Encoder`]: Qwen3-Embedding (last-token pooling) for users who have those weights.
+//!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle,
+//!   mean pooling over the attention mask, L2-normalised. Texts are tokenised once, sorted by
+//!   length and run in batches padded only to the longest text of the batch, then returned in
+//!   input order. Texts longer than the model's maximum length are truncated (what
+//!   sentence-transformers does, [`LongText::Truncate`]) or, opt-in, embedded as the
+//!   token-weighted mean of consecutive windows ([`LongText::WindowMean`]).
+//! * [`Qwen3Encoder`]: Qwen3-Embedding (last-token pooling, L2-normalised), the paper's state
+//!   encoder, for users who have those weights.
 //! * [`CachedEncoder`]: memoises any encoder by sha256 of the text; embeds only the misses.
 //! * [`HashingEncoder`]: a deterministic feature-hashed bag of words, for tests and offline demos
 //!   (not a semantic encoder).
@@ -99,12 +103,178 @@ fn load_tokenizer(dir: &Path, max_tokens: usize) -> Result<Tokenizer, EncoderErr
     let mut tok = Tokenizer::from_file(&path)
         .map_err(|e| EncoderError(format!("{}: {e}", path.display())))?;
     tok.with_padding(None);
-    tok.with_truncation(Some(TruncationParams {
-        max_length: max_tokens,
+    set_truncation(&mut tok, Some(max_tokens), &path.display().to_string())?;
+    Ok(tok)
+}
+
+fn set_truncation(
+    tok: &mut Tokenizer,
+    max_tokens: Option<usize>,
+    what: &str,
+) -> Result<(), EncoderError> {
+    tok.with_truncation(max_tokens.map(|m| TruncationParams {
+        max_length: m,
         ..Default::default()
     }))
-    .map_err(|e| EncoderError(format!("{}: truncation: {e}", path.display())))?;
-    Ok(tok)
+    .map_err(|e| EncoderError(format!("{what}: truncation: {e}")))?;
+    Ok(())
+}
+
+/// The maximum number of tokens (special tokens included) a model directory embeds, the way
+/// sentence-transformers / transformers decide it: `sentence_bert_config.json`'s
+/// `max_seq_length` when present, else `tokenizer_config.json`'s `model_max_length` when it is
+/// a real limit, else `config.json`'s `max_position_embeddings`; never more than
+/// `max_position_embeddings`, never more than `fallback` when nothing is known.
+pub fn model_max_tokens(dir: &Path, fallback: usize) -> Result<usize, EncoderError> {
+    let read = |name: &str| -> Result<Option<serde_json::Value>, EncoderError> {
+        let p = dir.join(name);
+        if !p.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&p)
+            .map_err(|e| EncoderError(format!("{}: {e}", p.display())))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| EncoderError(format!("{}: {e}", p.display())))
+    };
+    let field = |v: &Option<serde_json::Value>, key: &str| {
+        v.as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(|x| x.as_u64())
+            .map(|x| x as usize)
+    };
+    let positions = field(&read("config.json")?, "max_position_embeddings");
+    let st = field(&read("sentence_bert_config.json")?, "max_seq_length");
+    // transformers' "no limit" sentinel is 1e30; anything above a million is not a real limit.
+    let tok = field(&read("tokenizer_config.json")?, "model_max_length").filter(|&m| m <= 1 << 20);
+    let chosen = st.or(tok).or(positions).unwrap_or(fallback);
+    Ok(match positions {
+        Some(p) => chosen.min(p),
+        None => chosen,
+    }
+    .max(2))
+}
+
+/// Whether a sentence-transformers folder ends in a `Normalize` module: true when its
+/// `modules.json` lists one, false when `modules.json` exists without one, true when there is no
+/// `modules.json` (plain checkpoint: we normalise, as the Qwen3-Embedding model card does).
+pub fn declares_normalize(dir: &Path) -> Result<bool, EncoderError> {
+    let p = dir.join("modules.json");
+    if !p.is_file() {
+        return Ok(true);
+    }
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| EncoderError(format!("{}: {e}", p.display())))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| EncoderError(format!("{}: {e}", p.display())))?;
+    let modules = v
+        .as_array()
+        .ok_or_else(|| EncoderError(format!("{}: expected a list of modules", p.display())))?;
+    Ok(modules.iter().any(|m| {
+        m.get("type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| t.ends_with("Normalize"))
+    }))
+}
+
+/// How an encoder treats a text longer than its maximum number of tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LongText {
+    /// Keep the first `max_tokens` tokens (special tokens included), as sentence-transformers
+    /// does: the reference's behaviour, and the default.
+    #[default]
+    Truncate,
+    /// Split the text's tokens into consecutive windows of `max_tokens` (special tokens
+    /// included), embed each window, and return the token-weighted mean of the (normalised)
+    /// window embeddings, L2-normalised; so the end of a long span counts as much as its start.
+    /// Texts that fit are embedded exactly as with `Truncate`. A deviation (opt-in).
+    WindowMean,
+}
+
+impl LongText {
+    /// `"truncate"` | `"window-mean"`.
+    pub fn parse(s: &str) -> Result<Self, EncoderError> {
+        match s {
+            "truncate" => Ok(LongText::Truncate),
+            "window-mean" => Ok(LongText::WindowMean),
+            other => Err(EncoderError(format!(
+                "long-text mode {other:?} is not truncate | window-mean"
+            ))),
+        }
+    }
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LongText::Truncate => "truncate",
+            LongText::WindowMean => "window-mean",
+        }
+    }
+}
+
+/// Cuts `content` (a text's token ids without special tokens) into consecutive windows of at
+/// most `max_tokens - prefix.len() - suffix.len()` ids and wraps each in `prefix` / `suffix`.
+/// An empty `content` gives one window (`prefix + suffix`).
+pub fn token_windows(
+    content: &[u32],
+    prefix: &[u32],
+    suffix: &[u32],
+    max_tokens: usize,
+) -> Vec<Vec<u32>> {
+    let room = max_tokens
+        .saturating_sub(prefix.len() + suffix.len())
+        .max(1);
+    let wrap = |c: &[u32]| {
+        let mut w = Vec::with_capacity(prefix.len() + c.len() + suffix.len());
+        w.extend_from_slice(prefix);
+        w.extend_from_slice(c);
+        w.extend_from_slice(suffix);
+        w
+    };
+    if content.is_empty() {
+        return vec![wrap(&[])];
+    }
+    content.chunks(room).map(wrap).collect()
+}
+
+/// `normalize(sum_i w_i v_i / sum_i w_i)`; a single vector is returned unchanged (so a text
+/// that fits in one window gets exactly its one-window embedding).
+pub fn weighted_mean_normalized(parts: &[(Vec<f32>, f32)]) -> Vec<f32> {
+    match parts {
+        [] => Vec::new(),
+        [(v, _)] => v.clone(),
+        _ => {
+            let d = parts[0].0.len();
+            let total: f32 = parts.iter().map(|(_, w)| *w).sum();
+            let mut out = vec![0.0f32; d];
+            for (v, w) in parts {
+                let w = if total > 0.0 {
+                    *w / total
+                } else {
+                    1.0 / parts.len() as f32
+                };
+                for (o, x) in out.iter_mut().zip(v) {
+                    *o += w * *x;
+                }
+            }
+            l2_normalize(&mut out);
+            out
+        }
+    }
+}
+
+/// The special tokens a tokenizer puts before and after a single text: (prefix, suffix).
+fn special_affixes(tok: &Tokenizer, what: &str) -> Result<(Vec<u32>, Vec<u32>), EncoderError> {
+    let probe = "memskill";
+    let err = |e| EncoderError(format!("{what}: tokenizer: {e}"));
+    let with = tok.encode(probe, true).map_err(err)?.get_ids().to_vec();
+    let without = tok.encode(probe, false).map_err(err)?.get_ids().to_vec();
+    let at = (0..=with.len().saturating_sub(without.len()))
+        .find(|&i| with[i..].starts_with(&without))
+        .ok_or_else(|| {
+            EncoderError(format!(
+                "{what}: cannot locate the text between the tokenizer's special tokens"
+            ))
+        })?;
+    Ok((with[..at].to_vec(), with[at + without.len()..].to_vec()))
 }
 
 fn tokenize(tok: &Tokenizer, texts: &[&str], what: &str) -> Result<Vec<Vec<u32>>, EncoderError> {
@@ -141,22 +311,31 @@ fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>, EncoderError> {
     Ok(files)
 }
 
-/// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised).
+/// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
+/// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
 pub struct BertEncoder {
     model: bert::BertModel,
     tokenizer: Tokenizer,
+    /// The same tokenizer without truncation (window-mean mode).
+    full_tokenizer: Tokenizer,
+    /// Special tokens around a single text (e.g. `[CLS]` / `[SEP]`).
+    affixes: (Vec<u32>, Vec<u32>),
     dim: usize,
     id: String,
     device: CDevice,
+    max_tokens: usize,
+    long_text: LongText,
     /// Texts per forward pass (32).
     pub batch_size: usize,
 }
 
 impl BertEncoder {
-    /// Maximum tokens per text (sentence-transformers' `max_seq_length` for MiniLM).
+    /// all-MiniLM-L6-v2's maximum tokens per text (sentence-transformers' `max_seq_length`).
     pub const MAX_TOKENS: usize = 256;
 
-    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir` (CPU).
+    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir` (CPU). The
+    /// maximum length is the directory's own ([`model_max_tokens`]: 256 for MiniLM, 512 for
+    /// contriever); long texts are truncated ([`LongText::Truncate`]).
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
         let (config, cfg_path, cfg_text): (bert::Config, _, _) = read_config(dir)?;
         let dim: usize = serde_json::from_str::<serde_json::Value>(&cfg_text)
@@ -165,7 +344,7 @@ impl BertEncoder {
             .ok_or_else(|| {
                 EncoderError(format!("{}: missing field hidden_size", cfg_path.display()))
             })? as usize;
-        let tokenizer = load_tokenizer(dir, Self::MAX_TOKENS)?;
+        let max_tokens = model_max_tokens(dir, 512)?;
         let weights = need(dir, "model.safetensors")?;
         let device = CDevice::Cpu;
         // SAFETY: the file is memory-mapped read-only; it must not be modified while loaded.
@@ -177,14 +356,124 @@ impl BertEncoder {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "bert".into());
+        Self::assemble(model, dir, dim, max_tokens, format!("bert:{name}"))
+    }
+
+    /// Builds a BERT encoder from `config.json` text whose tensors come from
+    /// `weight(name, shape)` (HF `BertModel` names, e.g. `embeddings.word_embeddings.weight`),
+    /// with `tokenizer_dir/tokenizer.json` truncating at `max_tokens`. For differential checks
+    /// with formula-defined tiny models.
+    pub fn from_weight_fn(
+        config_json: &str,
+        weight: impl Fn(&str, &[usize]) -> Vec<f32>,
+        tokenizer_dir: &Path,
+        max_tokens: usize,
+        id: String,
+    ) -> Result<Self, EncoderError> {
+        let config: bert::Config = serde_json::from_str(config_json)
+            .map_err(|e| EncoderError(format!("{id}: config: {e}")))?;
+        let (h, i) = (config.hidden_size, config.intermediate_size);
+        let mut shapes: Vec<(String, Vec<usize>)> = vec![
+            (
+                "embeddings.word_embeddings.weight".into(),
+                vec![config.vocab_size, h],
+            ),
+            (
+                "embeddings.position_embeddings.weight".into(),
+                vec![config.max_position_embeddings, h],
+            ),
+            (
+                "embeddings.token_type_embeddings.weight".into(),
+                vec![config.type_vocab_size, h],
+            ),
+            ("embeddings.LayerNorm.weight".into(), vec![h]),
+            ("embeddings.LayerNorm.bias".into(), vec![h]),
+        ];
+        for l in 0..config.num_hidden_layers {
+            let p = format!("encoder.layer.{l}");
+            for (n, out, inp) in [
+                ("attention.self.query", h, h),
+                ("attention.self.key", h, h),
+                ("attention.self.value", h, h),
+                ("attention.output.dense", h, h),
+                ("intermediate.dense", i, h),
+                ("output.dense", h, i),
+            ] {
+                shapes.push((format!("{p}.{n}.weight"), vec![out, inp]));
+                shapes.push((format!("{p}.{n}.bias"), vec![out]));
+            }
+            for n in ["attention.output.LayerNorm", "output.LayerNorm"] {
+                shapes.push((format!("{p}.{n}.weight"), vec![h]));
+                shapes.push((format!("{p}.{n}.bias"), vec![h]));
+            }
+        }
+        let dev = CDevice::Cpu;
+        let mut tensors = HashMap::new();
+        for (name, dims) in shapes {
+            let t = CTensor::from_vec(weight(&name, &dims), dims.as_slice(), &dev)
+                .map_err(|e| EncoderError(format!("{id}: tensor {name}: {e}")))?;
+            tensors.insert(name, t);
+        }
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
+        let model =
+            bert::BertModel::load(vb, &config).map_err(|e| EncoderError(format!("{id}: {e}")))?;
+        Self::assemble(model, tokenizer_dir, h, max_tokens, id)
+    }
+
+    fn assemble(
+        model: bert::BertModel,
+        tokenizer_dir: &Path,
+        dim: usize,
+        max_tokens: usize,
+        id: String,
+    ) -> Result<Self, EncoderError> {
+        let what = tokenizer_dir.display().to_string();
+        let tokenizer = load_tokenizer(tokenizer_dir, max_tokens)?;
+        let mut full_tokenizer = tokenizer.clone();
+        set_truncation(&mut full_tokenizer, None, &what)?;
+        let affixes = special_affixes(&tokenizer, &what)?;
         Ok(Self {
             model,
             tokenizer,
+            full_tokenizer,
+            affixes,
             dim,
-            id: format!("bert:{name}"),
-            device,
+            id,
+            device: CDevice::Cpu,
+            max_tokens,
+            long_text: LongText::Truncate,
             batch_size: 32,
         })
+    }
+
+    /// Token ids of `texts` as embedded (special tokens included, truncated).
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EncoderError> {
+        tokenize(&self.tokenizer, texts, &self.id)
+    }
+
+    /// Sets how texts longer than [`max_tokens`](Self::max_tokens) are embedded. The encoder's
+    /// id names a non-default mode, so embedding caches keyed by the id never mix modes.
+    pub fn with_long_text(mut self, mode: LongText) -> Self {
+        self.long_text = mode;
+        self
+    }
+
+    /// Overrides the maximum tokens per text (window), e.g. 128 to test windowing.
+    pub fn with_max_tokens(mut self, max_tokens: usize) -> Result<Self, EncoderError> {
+        let max_tokens = max_tokens.max(self.affixes.0.len() + self.affixes.1.len() + 1);
+        set_truncation(&mut self.tokenizer, Some(max_tokens), &self.id)?;
+        self.max_tokens = max_tokens;
+        Ok(self)
+    }
+
+    /// Maximum tokens per text (per window in window-mean mode), special tokens included.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// The long-text mode.
+    pub fn long_text(&self) -> LongText {
+        self.long_text
     }
 
     /// Token counts (with special tokens, after truncation) of `texts`.
@@ -234,11 +523,46 @@ impl BertEncoder {
         }
         Ok(out)
     }
+
+    /// The token sequences to embed for `texts` (one per text, or one per window) with their
+    /// owner text and weight (tokens of text in the window).
+    fn units(&self, texts: &[&str]) -> Result<Vec<(usize, Vec<u32>, f32)>, EncoderError> {
+        let truncated = tokenize(&self.tokenizer, texts, &self.id)?;
+        if self.long_text == LongText::Truncate {
+            return Ok(truncated
+                .into_iter()
+                .enumerate()
+                .map(|(i, ids)| (i, ids, 1.0))
+                .collect());
+        }
+        let full = tokenize(&self.full_tokenizer, texts, &self.id)?;
+        let (prefix, suffix) = (&self.affixes.0, &self.affixes.1);
+        let mut units = Vec::with_capacity(texts.len());
+        for (i, (t, f)) in truncated.into_iter().zip(full).enumerate() {
+            if f.len() <= self.max_tokens
+                || !f.starts_with(prefix)
+                || !f.ends_with(suffix)
+                || f.len() < prefix.len() + suffix.len()
+            {
+                units.push((i, t, 1.0));
+                continue;
+            }
+            let content = &f[prefix.len()..f.len() - suffix.len()];
+            for w in token_windows(content, prefix, suffix, self.max_tokens) {
+                let weight = (w.len() - prefix.len() - suffix.len()) as f32;
+                units.push((i, w, weight));
+            }
+        }
+        Ok(units)
+    }
 }
 
 impl TextEncoder for BertEncoder {
     fn id(&self) -> String {
-        self.id.clone()
+        match self.long_text {
+            LongText::Truncate => self.id.clone(),
+            LongText::WindowMean => format!("{}+window-mean:{}", self.id, self.max_tokens),
+        }
     }
     fn dim(&self) -> usize {
         self.dim
@@ -247,39 +571,53 @@ impl TextEncoder for BertEncoder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let ids = tokenize(&self.tokenizer, texts, &self.id)?;
-        let lens: Vec<usize> = ids.iter().map(|t| t.len()).collect();
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let units = self.units(texts)?;
+        let lens: Vec<usize> = units.iter().map(|u| u.1.len()).collect();
+        let mut vecs: Vec<Vec<f32>> = vec![Vec::new(); units.len()];
         for batch in length_sorted_batches(&lens, self.batch_size) {
-            let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &ids[i]).collect();
+            let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
             for (i, v) in batch.iter().zip(self.embed_batch(&refs)?) {
-                out[*i] = v;
+                vecs[*i] = v;
             }
         }
-        Ok(out)
+        let mut parts: Vec<Vec<(Vec<f32>, f32)>> = vec![Vec::new(); texts.len()];
+        for ((owner, _, w), v) in units.into_iter().zip(vecs) {
+            parts[owner].push((v, w));
+        }
+        Ok(parts.iter().map(|p| weighted_mean_normalized(p)).collect())
     }
 }
 
-/// Qwen3-Embedding encoder: last-token pooling over the final hidden state, L2-normalised.
-/// Texts are right-padded; attention is causal, so the last real token never sees padding.
+/// Qwen3-Embedding encoder: last-token pooling over the final hidden state, L2-normalised (when
+/// the folder's `modules.json` ends in `Normalize`, as Qwen3-Embedding's does), no
+/// instruction prompt: what the reference's sentence-transformers call computes for its state
+/// and skill texts (`SentenceTransformer(..., tokenizer_kwargs={"padding_side": "left"})`,
+/// `encode(texts)`). Texts are right-padded here; attention is causal, so the last real token
+/// never sees padding and the result equals left padding. The maximum length is the model
+/// directory's own (`sentence_bert_config.json`'s `max_seq_length`, else the model's positions),
+/// so a full-session span is embedded whole, as in the reference.
 pub struct Qwen3Encoder {
     model: qwen3::Model,
     tokenizer: Option<Tokenizer>,
     dim: usize,
     id: String,
+    max_tokens: usize,
+    /// L2-normalise the pooled vector (sentence-transformers' `Normalize` module).
+    normalize: bool,
     /// Texts per forward pass (16).
     pub batch_size: usize,
 }
 
 impl Qwen3Encoder {
-    /// Maximum tokens per text.
-    pub const MAX_TOKENS: usize = 512;
+    /// Maximum tokens per text when the directory says nothing (Qwen3-Embedding's context).
+    pub const MAX_TOKENS: usize = 32768;
 
     /// Loads a Qwen3-Embedding directory (`config.json`, `tokenizer.json`, `*.safetensors`;
     /// tensor names with or without the `model.` prefix).
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
         let (config, _, _): (qwen3::Config, _, _) = read_config(dir)?;
-        let tokenizer = load_tokenizer(dir, Self::MAX_TOKENS)?;
+        let max_tokens = model_max_tokens(dir, Self::MAX_TOKENS)?;
+        let tokenizer = load_tokenizer(dir, max_tokens)?;
         let files = safetensors_files(dir)?;
         let device = CDevice::Cpu;
         // SAFETY: read-only memory map of the weight files.
@@ -296,7 +634,14 @@ impl Qwen3Encoder {
             .unwrap_or_else(|| "qwen3".into());
         let mut enc = Self::from_parts(&config, vb, None, format!("qwen3:{name}"))?;
         enc.tokenizer = Some(tokenizer);
+        enc.max_tokens = max_tokens;
+        enc.normalize = declares_normalize(dir)?;
         Ok(enc)
+    }
+
+    /// Maximum tokens per text (special tokens included); longer texts are truncated.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
     }
 
     /// Builds the encoder from a config and a var builder (e.g. a `VarMap` in tests); without a
@@ -314,8 +659,49 @@ impl Qwen3Encoder {
             tokenizer,
             dim: config.hidden_size,
             id,
+            max_tokens: config.max_position_embeddings,
+            normalize: true,
             batch_size: 16,
         })
+    }
+
+    /// Builds a Qwen3 encoder of the given shape whose tensors come from `weight(name, shape)`
+    /// (row-major values; names as in a Qwen3-Embedding checkpoint without the `model.`
+    /// prefix). For tests and differential checks with formula-defined tiny models.
+    pub fn from_weight_fn(
+        shape: &Qwen3Shape,
+        weight: impl Fn(&str, &[usize]) -> Vec<f32>,
+        id: String,
+    ) -> Result<Self, EncoderError> {
+        let config = shape.config();
+        let dev = CDevice::Cpu;
+        let mut tensors = HashMap::new();
+        for (name, dims) in shape.tensors() {
+            let values = weight(&name, &dims);
+            let t = CTensor::from_vec(values, dims.as_slice(), &dev)
+                .map_err(|e| EncoderError(format!("{id}: tensor {name}: {e}")))?;
+            tensors.insert(format!("model.{name}"), t);
+        }
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
+        let mut enc = Self::from_parts(&config, vb, None, id)?;
+        enc.max_tokens = config.max_position_embeddings;
+        Ok(enc)
+    }
+
+    /// Uses `dir/tokenizer.json`, truncating texts at `max_tokens` (special tokens included).
+    pub fn with_tokenizer(mut self, dir: &Path, max_tokens: usize) -> Result<Self, EncoderError> {
+        self.tokenizer = Some(load_tokenizer(dir, max_tokens)?);
+        self.max_tokens = max_tokens;
+        Ok(self)
+    }
+
+    /// Token ids of `texts` (special tokens included, truncated at the maximum length).
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EncoderError> {
+        let tok = self
+            .tokenizer
+            .as_ref()
+            .ok_or_else(|| EncoderError(format!("{}: no tokenizer loaded", self.id)))?;
+        tokenize(tok, texts, &self.id)
     }
 
     /// Embeds pre-tokenised inputs (one id list per text; empty lists give zero vectors).
@@ -345,7 +731,9 @@ impl Qwen3Encoder {
                     .and_then(|t| t.to_dtype(DType::F32))
                     .and_then(|t| t.to_vec1::<f32>())
                     .map_err(err)?;
-                l2_normalize(&mut v);
+                if self.normalize {
+                    l2_normalize(&mut v);
+                }
                 out[i] = v;
             }
         }
@@ -370,6 +758,71 @@ impl TextEncoder for Qwen3Encoder {
             .ok_or_else(|| EncoderError(format!("{}: no tokenizer loaded", self.id)))?;
         let ids = tokenize(tok, texts, &self.id)?;
         self.embed_ids(&ids)
+    }
+}
+
+/// The shape of a Qwen3(-Embedding) model: the `config.json` fields an embedding needs.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct Qwen3Shape {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub intermediate_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub num_key_value_heads: usize,
+    pub head_dim: usize,
+    pub max_position_embeddings: usize,
+    pub rope_theta: f64,
+    pub rms_norm_eps: f64,
+}
+
+impl Qwen3Shape {
+    fn config(&self) -> qwen3::Config {
+        qwen3::Config {
+            vocab_size: self.vocab_size,
+            hidden_size: self.hidden_size,
+            intermediate_size: self.intermediate_size,
+            num_hidden_layers: self.num_hidden_layers,
+            num_attention_heads: self.num_attention_heads,
+            head_dim: self.head_dim,
+            attention_bias: false,
+            num_key_value_heads: self.num_key_value_heads,
+            max_position_embeddings: self.max_position_embeddings,
+            sliding_window: None,
+            max_window_layers: self.num_hidden_layers,
+            tie_word_embeddings: true,
+            rope_theta: self.rope_theta,
+            rms_norm_eps: self.rms_norm_eps,
+            use_sliding_window: false,
+            hidden_act: candle_nn::Activation::Silu,
+        }
+    }
+
+    /// Every tensor of the model with its shape, in checkpoint naming (no `model.` prefix).
+    pub fn tensors(&self) -> Vec<(String, Vec<usize>)> {
+        let (h, q, kv, i) = (
+            self.hidden_size,
+            self.num_attention_heads * self.head_dim,
+            self.num_key_value_heads * self.head_dim,
+            self.intermediate_size,
+        );
+        let mut v = vec![("embed_tokens.weight".to_string(), vec![self.vocab_size, h])];
+        for l in 0..self.num_hidden_layers {
+            let p = format!("layers.{l}");
+            v.push((format!("{p}.input_layernorm.weight"), vec![h]));
+            v.push((format!("{p}.mlp.down_proj.weight"), vec![h, i]));
+            v.push((format!("{p}.mlp.gate_proj.weight"), vec![i, h]));
+            v.push((format!("{p}.mlp.up_proj.weight"), vec![i, h]));
+            v.push((format!("{p}.post_attention_layernorm.weight"), vec![h]));
+            v.push((format!("{p}.self_attn.k_norm.weight"), vec![self.head_dim]));
+            v.push((format!("{p}.self_attn.k_proj.weight"), vec![kv, h]));
+            v.push((format!("{p}.self_attn.o_proj.weight"), vec![h, q]));
+            v.push((format!("{p}.self_attn.q_norm.weight"), vec![self.head_dim]));
+            v.push((format!("{p}.self_attn.q_proj.weight"), vec![q, h]));
+            v.push((format!("{p}.self_attn.v_proj.weight"), vec![kv, h]));
+        }
+        v.push(("norm.weight".to_string(), vec![h]));
+        v
     }
 }
 
@@ -568,6 +1021,97 @@ mod tests {
         assert_eq!(a[1], b[0]);
         assert_eq!(a[0], a[2]);
         assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn token_windows_cover_the_text_in_order() {
+        let content: Vec<u32> = (10..17).collect();
+        let w = token_windows(&content, &[1], &[2], 5);
+        assert_eq!(
+            w,
+            vec![
+                vec![1, 10, 11, 12, 2],
+                vec![1, 13, 14, 15, 2],
+                vec![1, 16, 2]
+            ]
+        );
+        assert_eq!(token_windows(&[], &[1], &[2], 5), vec![vec![1, 2]]);
+        // Every content token lands in exactly one window, in order.
+        let flat: Vec<u32> = w.iter().flat_map(|x| x[1..x.len() - 1].to_vec()).collect();
+        assert_eq!(flat, content);
+    }
+
+    #[test]
+    fn weighted_mean_is_normalised_and_single_part_is_unchanged() {
+        let one = vec![(vec![0.6f32, 0.8], 3.0)];
+        assert_eq!(weighted_mean_normalized(&one), vec![0.6, 0.8]);
+        let m = weighted_mean_normalized(&[(vec![1.0, 0.0], 3.0), (vec![0.0, 1.0], 1.0)]);
+        assert!((cos(&m, &m) - 1.0).abs() < 1e-6, "normalised: {m:?}");
+        assert!((m[0] / m[1] - 3.0).abs() < 1e-5, "token-weighted: {m:?}");
+        assert!(weighted_mean_normalized(&[]).is_empty());
+    }
+
+    #[test]
+    fn long_text_modes_parse_and_reject_unknown() {
+        assert_eq!(LongText::parse("truncate").unwrap(), LongText::Truncate);
+        assert_eq!(
+            LongText::parse("window-mean").unwrap(),
+            LongText::WindowMean
+        );
+        assert_eq!(LongText::default(), LongText::Truncate);
+        let e = LongText::parse("mean").unwrap_err();
+        assert!(e.0.contains("truncate | window-mean"), "{}", e.0);
+    }
+
+    #[test]
+    fn model_max_tokens_follows_sentence_transformers_then_positions() {
+        let dir = std::env::temp_dir().join(format!("memskill-maxtok-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("config.json"),
+            r#"{"max_position_embeddings": 512}"#,
+        )
+        .unwrap();
+        assert_eq!(model_max_tokens(&dir, 77).unwrap(), 512);
+        std::fs::write(
+            dir.join("tokenizer_config.json"),
+            r#"{"model_max_length": 1000000000000000019884624838656}"#,
+        )
+        .unwrap();
+        assert_eq!(model_max_tokens(&dir, 77).unwrap(), 512, "sentinel ignored");
+        std::fs::write(
+            dir.join("sentence_bert_config.json"),
+            r#"{"max_seq_length": 256}"#,
+        )
+        .unwrap();
+        assert_eq!(model_max_tokens(&dir, 77).unwrap(), 256);
+        std::fs::write(dir.join("sentence_bert_config.json"), "{not json").unwrap();
+        let e = model_max_tokens(&dir, 77).unwrap_err();
+        assert!(e.0.contains("sentence_bert_config.json"), "{}", e.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn normalize_module_is_read_from_modules_json() {
+        let dir = std::env::temp_dir().join(format!("memskill-modules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(
+            declares_normalize(&dir).unwrap(),
+            "no modules.json: normalise"
+        );
+        let with = r#"[{"type": "sentence_transformers.models.Transformer"},
+                       {"type": "sentence_transformers.models.Pooling"},
+                       {"type": "sentence_transformers.models.Normalize"}]"#;
+        std::fs::write(dir.join("modules.json"), with).unwrap();
+        assert!(declares_normalize(&dir).unwrap());
+        let without = r#"[{"type": "sentence_transformers.models.Transformer"},
+                          {"type": "sentence_transformers.models.Pooling"}]"#;
+        std::fs::write(dir.join("modules.json"), without).unwrap();
+        assert!(!declares_normalize(&dir).unwrap());
+        std::fs::write(dir.join("modules.json"), "{}").unwrap();
+        let e = declares_normalize(&dir).unwrap_err();
+        assert!(e.0.contains("modules.json"), "{}", e.0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -22,8 +22,9 @@ pub mod shaping;
 pub use bias::{BiasConfig, NewSkillBias};
 pub use controller::{Controller, SelectMode, Selection};
 pub use encoder::{
-    build_state, default_assets_dir, default_minilm_dir, BertEncoder, CachedEncoder,
-    HashingEncoder, Qwen3Encoder,
+    build_state, default_assets_dir, default_minilm_dir, model_max_tokens, token_windows,
+    weighted_mean_normalized, BertEncoder, CachedEncoder, HashingEncoder, LongText, Qwen3Encoder,
+    Qwen3Shape,
 };
 pub use error::ControllerError;
 pub use plackett_luce::{

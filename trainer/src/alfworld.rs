@@ -274,22 +274,38 @@ pub fn trajectory_sample(
     }
 }
 
-/// Top-`r` memories of `memory` by similarity to the objective (the actor's procedural tips).
-pub fn tip_source(memory: Arc<MemoryBank>, encoder: Arc<dyn TextEncoder>, r: usize) -> TipSource {
+/// Top-`r` memories of `memory` by similarity to the objective (the actor's procedural tips):
+/// with `retriever` (`memory.retriever`, e.g. contriever, as the reference's ALFWorld
+/// evaluation) over its embeddings of the memories' texts, else with `encoder` over the stored
+/// embeddings.
+pub fn tip_source(
+    memory: Arc<MemoryBank>,
+    encoder: Arc<dyn TextEncoder>,
+    retriever: Option<Arc<dyn TextEncoder>>,
+    r: usize,
+) -> TipSource {
+    let index = std::sync::OnceLock::new();
     Arc::new(move |goal: &str| {
         if r == 0 || memory.live_count() == 0 {
             return Vec::new();
         }
-        match encoder.embed(&[goal]) {
-            Ok(e) if !e.is_empty() => memory
-                .retrieve(&e[0], r)
+        let hits = match &retriever {
+            Some(retr) => index
+                .get_or_init(|| crate::retrieval::RetrieverIndex::build(&memory, retr.clone()))
+                .as_ref()
+                .map_err(|e| anyhow::anyhow!("{e:#}"))
+                .and_then(|ix| ix.search(&[goal], r)),
+            None => crate::retrieval::question_hits(&memory, encoder.as_ref(), None, &[goal], r),
+        };
+        match hits {
+            Ok(h) if !h.is_empty() => h[0]
                 .iter()
                 .filter_map(|(id, _)| memory.get(*id))
                 .map(|m| m.content.clone())
                 .collect(),
             Ok(_) => Vec::new(),
             Err(err) => {
-                eprintln!("warning: no tips for {goal:?}: encoding the objective failed: {err}");
+                eprintln!("warning: no tips for {goal:?}: encoding the objective failed: {err:#}");
                 Vec::new()
             }
         }
@@ -369,6 +385,8 @@ pub struct PairCtx<'a> {
     /// The actor model (the run's `answer` LLM).
     pub actor: Arc<dyn Llm>,
     pub encoder: Arc<dyn TextEncoder>,
+    /// The question-side retriever (`memory.retriever`); None = `encoder`.
+    pub retriever: Option<Arc<dyn TextEncoder>>,
 }
 
 /// One training episode on a pair; `trajectories` are batch A's expert trajectories.
@@ -405,7 +423,12 @@ pub fn run_pair(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let built: BuiltMemory = build_memory(ctx, &sample, Some(&mut rng))
         .with_context(|| format!("building memory from batch A of {id}"))?;
-    let tips = tip_source(Arc::new(built.memory.clone()), pc.encoder.clone(), a.tips);
+    let tips = tip_source(
+        Arc::new(built.memory.clone()),
+        pc.encoder.clone(),
+        pc.retriever.clone(),
+        a.tips,
+    );
     let results = play_games(&pc.env.pool, &pair.b, pc.actor.clone(), Some(tips), a);
     let queries: Vec<QueryResult> = results.iter().map(game_query).collect();
     let scores: Vec<f64> = queries.iter().filter_map(|q| q.score).collect();

@@ -196,6 +196,8 @@ impl BackendFactory {
 
 /// Build the (cached) text encoder.
 pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
+    let long_text = memskill_controller::LongText::parse(&cfg.long_text)
+        .map_err(|e| anyhow::anyhow!("encoder.long_text: {e}"))?;
     let inner: Arc<dyn TextEncoder> = match cfg.kind.as_str() {
         "hashing" => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
         "minilm" => {
@@ -205,27 +207,60 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
                 PathBuf::from(&cfg.path)
             };
             Arc::new(
-                memskill_controller::BertEncoder::load(&dir).with_context(|| {
+                memskill_controller::BertEncoder::load(&dir)
+                    .with_context(|| {
+                        format!(
+                            "encoder: loading MiniLM from {} (run scripts/fetch-assets.sh)",
+                            dir.display()
+                        )
+                    })?
+                    .with_long_text(long_text),
+            )
+        }
+        "qwen3" => {
+            let dir = if cfg.path.is_empty() {
+                memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B")
+            } else {
+                PathBuf::from(&cfg.path)
+            };
+            Arc::new(
+                memskill_controller::Qwen3Encoder::load(&dir).with_context(|| {
                     format!(
-                        "encoder: loading MiniLM from {} (run scripts/fetch-assets.sh)",
+                        "encoder: loading Qwen3-Embedding from {} (scripts/fetch-assets.sh qwen3 says how to get it)",
                         dir.display()
                     )
                 })?,
             )
         }
-        "qwen3" => {
-            if cfg.path.is_empty() {
-                bail!("encoder.path must point at a Qwen3-Embedding directory");
-            }
-            Arc::new(
-                memskill_controller::Qwen3Encoder::load(Path::new(&cfg.path)).with_context(
-                    || format!("encoder: loading Qwen3-Embedding from {}", cfg.path),
-                )?,
-            )
-        }
         other => bail!("encoder.kind {other:?} is not minilm | qwen3 | hashing"),
     };
     Ok(Arc::new(memskill_controller::CachedEncoder::new(inner)))
+}
+
+/// The question-side memory retriever of `memory.retriever`: None for "encoder" (the state
+/// encoder serves), a cached facebook/contriever (BERT mean pooling, normalised) for
+/// "contriever".
+pub fn build_retriever(cfg: &crate::config::MemoryConfig) -> Result<Option<Arc<dyn TextEncoder>>> {
+    match cfg.retriever.as_str() {
+        "encoder" => Ok(None),
+        "contriever" => {
+            let dir = if cfg.retriever_path.is_empty() {
+                memskill_controller::default_assets_dir().join("contriever")
+            } else {
+                PathBuf::from(&cfg.retriever_path)
+            };
+            let enc = memskill_controller::BertEncoder::load(&dir).with_context(|| {
+                format!(
+                    "memory.retriever: loading contriever from {} (scripts/fetch-assets.sh contriever says how to get it)",
+                    dir.display()
+                )
+            })?;
+            Ok(Some(Arc::new(memskill_controller::CachedEncoder::new(
+                Arc::new(enc),
+            ))))
+        }
+        other => bail!("memory.retriever {other:?} is not encoder | contriever"),
+    }
 }
 
 /// Embed texts, failing with context.

@@ -18,6 +18,7 @@ pub struct Config {
     pub data: DataConfig,
     pub spans: SpanConfig,
     pub encoder: EncoderConfig,
+    pub memory: MemoryConfig,
     pub controller: ControllerConfig,
     pub policy: PolicyConfig,
     pub ppo: PpoConfig,
@@ -216,12 +217,18 @@ impl Default for SpanConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EncoderConfig {
-    /// "minilm" | "qwen3" | "hashing" (offline tests only).
+    /// "minilm" | "qwen3" | "hashing" (offline tests only). The reference's state and skill
+    /// encoder is Qwen3-Embedding-0.6B (`--state-encoder` / `--op-encoder` defaults).
     pub kind: String,
-    /// Model directory; "" = the asset cache (all-MiniLM-L6-v2).
+    /// Model directory; "" = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
     pub path: String,
     /// Dimension of the hashing encoder.
     pub dim: usize,
+    /// Texts longer than the encoder's maximum length (MiniLM: 256 tokens): "truncate" (what
+    /// sentence-transformers, hence the reference, does) | "window-mean" (deviation, minilm
+    /// only: token-weighted mean of the embeddings of consecutive 256-token windows,
+    /// normalised, so a whole full-session span counts).
+    pub long_text: String,
 }
 
 impl Default for EncoderConfig {
@@ -230,6 +237,30 @@ impl Default for EncoderConfig {
             kind: "minilm".into(),
             path: String::new(),
             dim: 384,
+            long_text: "truncate".into(),
+        }
+    }
+}
+
+/// How memories are found for questions (answers, ALFWorld tips). Memories for a span (the
+/// controller's state and the executor's prompt) are always found with the state encoder
+/// (`[encoder]`), as in the reference (`MemoryBank.retrieve(..., use_state_encoder=True)`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemoryConfig {
+    /// "encoder": the `[encoder]` model | "contriever": facebook/contriever (BERT, mean pooling,
+    /// normalised, cosine), the reference's `--retriever contriever`.
+    pub retriever: String,
+    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`); "" = the
+    /// asset cache (`scripts/fetch-assets.sh contriever` says how to get it).
+    pub retriever_path: String,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self {
+            retriever: "encoder".into(),
+            retriever_path: String::new(),
         }
     }
 }
@@ -605,6 +636,24 @@ impl Config {
         if self.controller.top_k == 0 {
             bail!("controller.top_k must be >= 1");
         }
+        if !matches!(self.encoder.long_text.as_str(), "truncate" | "window-mean") {
+            bail!(
+                "encoder.long_text must be truncate | window-mean, got {:?}",
+                self.encoder.long_text
+            );
+        }
+        if self.encoder.long_text == "window-mean" && self.encoder.kind != "minilm" {
+            bail!(
+                "encoder.long_text = \"window-mean\" is for minilm only (encoder.kind = \"minilm\"), got kind {:?}",
+                self.encoder.kind
+            );
+        }
+        if !matches!(self.memory.retriever.as_str(), "encoder" | "contriever") {
+            bail!(
+                "memory.retriever must be encoder | contriever, got {:?}",
+                self.memory.retriever
+            );
+        }
         if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
             bail!(
                 "data.query_ratio must be in (0, 1], got {}",
@@ -858,6 +907,45 @@ mod tests {
         .unwrap();
         assert_eq!(ok.designer.cfg.rollback, Rollback::BankAndController);
         assert_eq!(ok.evolution.final_state, FinalState::Best);
+    }
+
+    #[test]
+    fn encoder_long_text_and_memory_retriever_are_checked() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        assert_eq!(
+            (c.encoder.long_text.as_str(), c.memory.retriever.as_str()),
+            ("truncate", "encoder")
+        );
+        let c =
+            Config::from_toml_str("", &["encoder.long_text=\"window-mean\"".into()], "t").unwrap();
+        assert_eq!(c.encoder.long_text, "window-mean");
+        let e = Config::from_toml_str("", &["encoder.long_text=\"mean\"".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("encoder.long_text"), "{e:#}");
+        let e = Config::from_toml_str(
+            "",
+            &[
+                "encoder.kind=\"qwen3\"".into(),
+                "encoder.long_text=\"window-mean\"".into(),
+            ],
+            "t",
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("minilm only"), "{e:#}");
+        let e = Config::from_toml_str("", &["memory.retriever=\"dpr\"".into()], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("memory.retriever"), "{e:#}");
+        for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../configs/{name}.toml"));
+            let c = Config::load(&p, &[]).unwrap();
+            assert_eq!(
+                (
+                    c.encoder.kind.as_str(),
+                    c.encoder.long_text.as_str(),
+                    c.memory.retriever.as_str()
+                ),
+                ("qwen3", "truncate", "contriever"),
+                "{name}: the reference's state encoder and retriever"
+            );
+        }
     }
 
     #[test]

@@ -5,9 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use memskill_controller::{
-    build_state, Controller, NewSkillBias, SelectMode, SpanOutcome, Transition,
-};
+use memskill_controller::{Controller, NewSkillBias, SelectMode, SpanOutcome, Transition};
 use memskill_core::{
     ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, Provenance, Query, Sample,
     Skill, TextEncoder,
@@ -98,6 +96,8 @@ pub fn f1_score(
 /// Everything an episode needs that does not change within a batch.
 pub struct EpisodeCtx<'a> {
     pub encoder: &'a dyn TextEncoder,
+    /// The question-side retriever (`memory.retriever`); None = `encoder`.
+    pub retriever: Option<&'a Arc<dyn TextEncoder>>,
     pub executor: &'a dyn Llm,
     pub exec_max_tokens: u32,
     pub exec_temperature: f32,
@@ -142,6 +142,7 @@ impl<'a> EpisodeCtx<'a> {
     ) -> Self {
         EpisodeCtx {
             encoder: rt.encoder.as_ref(),
+            retriever: rt.retriever.as_ref(),
             executor: rt.executor.as_ref(),
             exec_max_tokens: cfg.executor.max_tokens,
             exec_temperature: cfg.executor.temperature,
@@ -223,14 +224,7 @@ pub fn build_memory(
         errors: Vec::new(),
     };
     for (span, span_emb) in sample.spans.iter().zip(&span_embs) {
-        let hits = out.memory.retrieve(span_emb, ctx.retrieve);
-        let retrieved: Vec<&MemoryItem> = hits
-            .iter()
-            .filter_map(|(id, _)| out.memory.get(*id))
-            .collect();
-        let retrieved_embs: Vec<&[f32]> =
-            retrieved.iter().map(|m| m.embedding.as_slice()).collect();
-        let state = build_state(span_emb, &retrieved_embs);
+        let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
         let selection = {
             let ctrl = ctx
                 .controller
@@ -322,10 +316,16 @@ pub fn answer_queries(
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
     let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
-    let q_embs = embed(ctx.encoder, &texts)?;
+    let all_hits = crate::retrieval::question_hits(
+        memory,
+        ctx.encoder,
+        ctx.retriever,
+        &texts,
+        ctx.answer_retrieve,
+    )?;
     let style = answer_style(ctx.dataset);
     let results = par_map(queries, ctx.query_workers, |i, q| {
-        let hits = memory.retrieve(&q_embs[i], ctx.answer_retrieve);
+        let hits = &all_hits[i];
         let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| memory.get(*id)).collect();
         let messages = memskill_executor::answer_messages(style, q, &mems);
         let req = ChatRequest::new(messages)

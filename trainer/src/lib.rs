@@ -11,6 +11,7 @@ pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
 pub mod prompts;
+pub mod retrieval;
 pub mod runtime;
 pub mod synthetic;
 pub mod train;

@@ -64,6 +64,8 @@ impl RoleCounters {
 /// Encoder, LLM roles and counters of a run.
 pub struct Runtime {
     pub encoder: Arc<dyn TextEncoder>,
+    /// The question-side memory retriever (`memory.retriever`); None = `encoder`.
+    pub retriever: Option<Arc<dyn TextEncoder>>,
     pub executor: Arc<dyn Llm>,
     pub answerer: Arc<dyn Llm>,
     /// Present when the reward or the evaluation uses the judge.
@@ -83,6 +85,7 @@ impl Runtime {
         want_judge: bool,
     ) -> Result<Self> {
         let encoder = build_encoder(&cfg.encoder)?;
+        let retriever = crate::backends::build_retriever(&cfg.memory)?;
         let mut f = BackendFactory::new(run_dir, oracle_samples);
         let counters = RoleCounters::default();
         let exec_raw = f.get(&cfg.executor, "executor")?;
@@ -111,6 +114,7 @@ impl Runtime {
         };
         Ok(Self {
             encoder,
+            retriever,
             executor,
             answerer,
             judge,

@@ -527,6 +527,7 @@ fn inner_epoch(
         env,
         actor: rt.answerer.clone(),
         encoder: rt.encoder.clone(),
+        retriever: rt.retriever.clone(),
     });
     let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
     if skills.is_empty() {

@@ -19,6 +19,10 @@ fn committed_reference_fixtures_agree() {
     let table = memskill_trainer::fidelity::render_table(&reports);
     println!("{table}");
     for r in &reports {
+        if let Some(why) = &r.skipped {
+            eprintln!("{}: skipped: {why}", r.component);
+            continue;
+        }
         assert!(r.cases > 0, "{}: no cases", r.file);
         assert_eq!(
             r.agreeing, r.cases,

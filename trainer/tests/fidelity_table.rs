@@ -64,7 +64,9 @@ fn fidelity_table_matches_the_reproduction_configs() {
             }
             continue;
         }
-        let Some((rel, resolved)) = &current else { continue };
+        let Some((rel, resolved)) = &current else {
+            continue;
+        };
         if !line.starts_with('|') {
             continue;
         }
@@ -82,7 +84,9 @@ fn fidelity_table_matches_the_reproduction_configs() {
         let want = match parse_value(val) {
             Ok(w) => w,
             Err(e) => {
-                errors.push(format!("FIDELITY.md:{lineno}: value `{val}` is not TOML: {e}"));
+                errors.push(format!(
+                    "FIDELITY.md:{lineno}: value `{val}` is not TOML: {e}"
+                ));
                 continue;
             }
         };
@@ -94,7 +98,15 @@ fn fidelity_table_matches_the_reproduction_configs() {
             Some(_) => {}
         }
     }
-    assert!(sections >= 4, "FIDELITY.md names {sections} config sections, want the 4 benchmarks");
+    assert!(
+        sections >= 4,
+        "FIDELITY.md names {sections} config sections, want the 4 benchmarks"
+    );
     assert!(checked >= 40, "only {checked} key rows checked");
-    assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "{} mismatches:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
 }

@@ -266,7 +266,12 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
                     if info.cache_hit { ", cached" } else { "" },
                     t.tips
                 );
-                Some(tip_source(Arc::new(bank), rt.encoder.clone(), t.tips))
+                Some(tip_source(
+                    Arc::new(bank),
+                    rt.encoder.clone(),
+                    rt.retriever.clone(),
+                    t.tips,
+                ))
             }
             _ => {
                 eprintln!("note: no --checkpoint (or alfworld.tips = 0): the LLM actor plays without memory");

@@ -16,14 +16,18 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
-pub mod case_selection;
-pub mod hard_case_pool;
-pub mod snapshot_rules;
 pub mod apply_actions;
+pub mod case_selection;
+pub mod encoder_minilm;
+pub mod encoder_qwen3;
+pub mod hard_case_pool;
 pub mod parse_actions;
+pub mod retriever_contriever;
 pub mod score_hotpotqa;
 pub mod score_locomo;
 pub mod score_longmemeval;
+pub mod snapshot_rules;
+pub mod state_encoding;
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -114,8 +118,22 @@ pub fn checker(component: &str) -> Option<Checker> {
         "score_locomo" => score_locomo::check,
         "score_hotpotqa" => score_hotpotqa::check,
         "score_longmemeval" => score_longmemeval::check,
+        "encoder_minilm" => encoder_minilm::check,
+        "encoder_qwen3" => encoder_qwen3::check,
+        "retriever_contriever" => retriever_contriever::check,
+        "state_encoding" => state_encoding::check,
         _ => return None,
     })
+}
+
+/// Why a component cannot be checked on this machine (a model asset it needs is missing);
+/// such a fixture is reported as skipped, not as agreeing.
+pub fn unavailable(component: &str) -> Option<String> {
+    match component {
+        "encoder_minilm" => encoder_minilm::unavailable(),
+        "retriever_contriever" => retriever_contriever::unavailable(),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -145,6 +163,8 @@ pub struct ComponentReport {
     pub max_abs_diff: f64,
     /// The first disagreement (case index and detail), if any.
     pub first_disagreement: Option<String>,
+    /// Set when the component could not be checked here (see [`unavailable`]).
+    pub skipped: Option<String>,
 }
 
 /// Checks one fixture file.
@@ -171,7 +191,11 @@ pub fn check_file(path: &Path) -> anyhow::Result<ComponentReport> {
         agreeing: 0,
         max_abs_diff: 0.0,
         first_disagreement: None,
+        skipped: unavailable(&fx.component),
     };
+    if rep.skipped.is_some() {
+        return Ok(rep);
+    }
     for (i, case) in fx.cases.iter().enumerate() {
         let out = check(&case.input, &case.expected, fx.tolerance)
             .with_context(|| format!("{}: case {i}", path.display()))?;
@@ -222,6 +246,9 @@ pub fn render_table(reports: &[ComponentReport]) -> String {
         ));
     }
     for r in reports {
+        if let Some(why) = &r.skipped {
+            s.push_str(&format!("\n{} ({}): skipped: {why}", r.component, r.file));
+        }
         if let Some(d) = &r.first_disagreement {
             s.push_str(&format!(
                 "\n{} ({}): first disagreement at {d}",
