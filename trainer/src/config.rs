@@ -35,6 +35,18 @@ pub struct Config {
     pub cache: CacheConfig,
     /// ALFWorld: environment, pair sampling (training) and the memory-backed evaluation.
     pub alfworld: AlfworldConfig,
+    /// Prompt templates (`prompts.dir` layers a folder of templates over the built-ins).
+    pub prompts: PromptsConfig,
+}
+
+/// Prompt templates.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PromptsConfig {
+    /// A folder of `<template>.j2` files (e.g. `executor.user.j2`) that replace the built-in
+    /// templates of the same name, such as the folder `scripts/fidelity/reference-prompts.sh`
+    /// writes; absent = the built-in templates.
+    pub dir: Option<PathBuf>,
 }
 
 /// ALFWorld settings (`data.dataset = "alfworld"` and `memskill eval --dataset alfworld`).
@@ -326,7 +338,9 @@ impl LlmConfig {
 pub struct AnswerConfig {
     /// Memories retrieved per question.
     pub retrieve: usize,
-    pub max_tokens: u32,
+    /// Answer budget; absent = the reference's budget for the dataset (32 tokens for
+    /// LoCoMo, 512 for LongMemEval and HotpotQA).
+    pub max_tokens: Option<u32>,
     /// A different answering backend; absent = the executor's.
     pub llm: Option<LlmConfig>,
 }
@@ -335,7 +349,7 @@ impl Default for AnswerConfig {
     fn default() -> Self {
         Self {
             retrieve: 20,
-            max_tokens: 64,
+            max_tokens: None,
             llm: None,
         }
     }
@@ -392,8 +406,14 @@ pub struct EvalConfig {
     pub top_k: usize,
     pub retrieve: usize,
     pub split: String,
-    /// Also score with the LLM judge (`reward.judge` or the executor backend).
+    /// Also score with the LLM judge (`reward.judge` or the executor backend); the reference's
+    /// evaluation always reports F1 and the judge score.
     pub judge: bool,
+    /// Judge prompt: "general" (the reference's 1 / 0.5 / 0 judge for every dataset) or
+    /// "longmemeval-yes-no" (LongMemEval's own yes/no judge for LongMemEval; a deviation).
+    pub judge_style: String,
+    /// Judge reply budget (the reference's `llm_judge`: 1024).
+    pub judge_max_tokens: u32,
 }
 
 impl Default for EvalConfig {
@@ -403,7 +423,9 @@ impl Default for EvalConfig {
             top_k: 7,
             retrieve: 20,
             split: "test".into(),
-            judge: false,
+            judge: true,
+            judge_style: "general".into(),
+            judge_max_tokens: memskill_executor::JUDGE_MAX_TOKENS,
         }
     }
 }
@@ -607,6 +629,24 @@ impl Config {
         if self.designer.freq == 0 {
             bail!("designer.freq must be >= 1");
         }
+        if let Err(e) = self
+            .eval
+            .judge_style
+            .parse::<memskill_executor::JudgeStyle>()
+        {
+            bail!("eval.judge_style: {e}");
+        }
+        if self.eval.judge_max_tokens == 0 {
+            bail!("eval.judge_max_tokens must be >= 1");
+        }
+        if self.answer.max_tokens == Some(0) {
+            bail!("answer.max_tokens must be >= 1 (or absent for the reference's budget)");
+        }
+        if let Some(d) = &self.prompts.dir {
+            if !d.is_dir() {
+                bail!("prompts.dir {} is not a folder", d.display());
+            }
+        }
         for (field, l) in self.llm_configs() {
             if !matches!(
                 l.backend.as_str(),
@@ -672,6 +712,13 @@ impl Config {
             v.push(("designer.llm", l));
         }
         v
+    }
+
+    /// The answer budget for `dataset`: `answer.max_tokens`, else the reference's.
+    pub fn answer_max_tokens(&self, dataset: &str) -> u32 {
+        self.answer
+            .max_tokens
+            .unwrap_or_else(|| crate::episode::answer_style(dataset).reference_max_tokens())
     }
 
     /// The answering backend (falls back to the executor's).

@@ -72,6 +72,8 @@ pub struct Runtime {
     pub counters: RoleCounters,
     /// Identity of the executor backend (evaluation cache keys).
     pub executor_id: String,
+    /// Every prompt template of the run (built-ins with `prompts.dir` layered on top).
+    pub prompts: memskill_core::PromptSet,
 }
 
 impl Runtime {
@@ -82,6 +84,7 @@ impl Runtime {
         oracle_samples: Vec<Sample>,
         want_judge: bool,
     ) -> Result<Self> {
+        let prompts = crate::prompts::load(cfg.prompts.dir.as_deref())?;
         let encoder = build_encoder(&cfg.encoder)?;
         let mut f = BackendFactory::new(run_dir, oracle_samples);
         let counters = RoleCounters::default();
@@ -117,6 +120,7 @@ impl Runtime {
             designer,
             counters,
             executor_id,
+            prompts,
         })
     }
 }
