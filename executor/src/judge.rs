@@ -280,7 +280,8 @@ fn py_float(s: &str) -> Option<f64> {
     t.parse::<f64>().ok()
 }
 
-/// Top-level `{...}` spans of `text` (balanced, quotes respected); the last one may be
+/// Top-level `{...}` spans of `text` (balanced; braces inside single- or double-quoted
+/// strings and escaped characters do not count); the last one may be
 /// unterminated (it then runs to the end).
 fn object_spans(chars: &[char]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -296,15 +297,17 @@ fn object_spans(chars: &[char]) -> Vec<(usize, usize)> {
         let mut end = chars.len();
         while i < chars.len() {
             let c = chars[i];
+            if c == '\\' {
+                i += 2;
+                continue;
+            }
             if let Some(q) = quote {
-                if c == '\\' {
-                    i += 1;
-                } else if c == q {
+                if c == q {
                     quote = None;
                 }
             } else {
                 match c {
-                    '"' => quote = Some('"'),
+                    '"' | '\'' => quote = Some(c),
                     '{' => depth += 1,
                     '}' => {
                         depth -= 1;

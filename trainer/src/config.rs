@@ -287,6 +287,10 @@ pub struct LlmConfig {
     /// "llama" | "qwen2" | "" (from the GGUF metadata).
     pub arch: String,
     pub max_context: usize,
+    /// Local backend: a prompt longer than max_context minus the reply budget is refused
+    /// ("refuse", an error like an API's) or has the middle of its longest text block cut
+    /// ("cut-middle", warned and counted); never cut silently.
+    pub overflow: String,
     pub max_tokens: u32,
     pub temperature: f32,
     /// Response cache: "off" | "read-write" | "replay-only".
@@ -312,6 +316,7 @@ impl Default for LlmConfig {
             tokenizer_path: String::new(),
             arch: String::new(),
             max_context: 4096,
+            overflow: "refuse".into(),
             max_tokens: 512,
             temperature: 0.0,
             cache: "off".into(),
@@ -655,6 +660,12 @@ impl Config {
                 bail!(
                     "{field}.backend must be local | openai | scripted-synthetic, got {:?}",
                     l.backend
+                );
+            }
+            if !matches!(l.overflow.as_str(), "refuse" | "cut-middle") {
+                bail!(
+                    "{field}.overflow must be refuse | cut-middle, got {:?}",
+                    l.overflow
                 );
             }
             if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {

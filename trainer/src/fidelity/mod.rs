@@ -21,6 +21,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
+pub mod answer_extraction;
+pub mod judge_parse;
+
 /// The result of checking one case.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -97,6 +100,8 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "answer_extraction" => answer_extraction::check,
+        "judge_parse" => judge_parse::check,
         _ => return None,
     })
 }
