@@ -830,4 +830,36 @@ mod tests {
         assert!(parse_set("novalue").is_err());
         assert!(parse_set("a..b=1").is_err());
     }
+
+    #[test]
+    fn answer_and_judge_defaults_follow_the_reference() {
+        let c = Config::from_toml_str("[run]\nname = \"x\"\n", &[], "t").unwrap();
+        assert_eq!(c.answer.max_tokens, None);
+        assert_eq!(c.answer_max_tokens("locomo"), 32);
+        assert_eq!(c.answer_max_tokens("longmemeval"), 512);
+        assert_eq!(c.answer_max_tokens("hotpotqa"), 512);
+        assert!(
+            c.eval.judge,
+            "the reference's evaluation always reports the judge"
+        );
+        assert_eq!(c.eval.judge_style, "general");
+        assert_eq!(c.eval.judge_max_tokens, 1024);
+        assert_eq!(c.executor.overflow, "refuse");
+        assert!(c.prompts.dir.is_none());
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for (name, tokens) in [("locomo", 32), ("longmemeval", 512), ("hotpotqa", 512)] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            assert_eq!(c.answer_max_tokens(name), tokens, "{name}");
+            assert!(c.eval.judge && c.eval.judge_max_tokens == 1024, "{name}");
+        }
+        for (set, key) in [
+            ("eval.judge_style=\"yes\"", "eval.judge_style"),
+            ("executor.overflow=\"left\"", "executor.overflow"),
+            ("answer.max_tokens=0", "answer.max_tokens"),
+            ("prompts.dir=\"/nonexistent/prompts\"", "prompts.dir"),
+        ] {
+            let e = Config::from_toml_str("[run]\nname = \"x\"\n", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+    }
 }

@@ -480,3 +480,41 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(f1: Option<f64>, judge: Option<f64>, error: bool, judge_error: bool) -> QueryResult {
+        QueryResult {
+            sample_id: "s".into(),
+            query_id: "q".into(),
+            question: String::new(),
+            gold: String::new(),
+            category: "1".into(),
+            prediction: String::new(),
+            f1,
+            judge,
+            score: f1,
+            retrieved: vec![],
+            error: error.then(|| "answer call failed".to_string()),
+            judge_error: judge_error.then(|| "verdict unreadable".to_string()),
+            evidence: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_unreadable_verdict_is_a_judge_error_not_a_zero_and_keeps_the_f1() {
+        let rs = [
+            q(Some(1.0), Some(1.0), false, false),
+            q(Some(0.5), None, false, true),
+            q(None, None, true, false),
+        ];
+        let refs: Vec<&QueryResult> = rs.iter().collect();
+        let s = score(&refs);
+        assert_eq!(s.count, 3);
+        assert_eq!(s.f1, Some(0.75));
+        assert_eq!(s.judge, Some(1.0));
+        assert_eq!((s.errors, s.judge_errors), (1, 1));
+    }
+}

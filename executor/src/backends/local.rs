@@ -855,7 +855,7 @@ impl LocalGguf {
         for _ in 0..4 {
             // characters per token of this prompt, with a margin
             let cpt = prompt.chars().count() as f64 / first_len.max(1) as f64;
-            let excess = ((n - keep) as f64 * cpt * 1.1).ceil() as usize + 8;
+            let excess = ((n - keep) as f64 * cpt * 1.02).ceil() as usize + 8;
             let Some(cut) = cut_middle(&msgs, excess) else {
                 return Err(refuse(first_len, ": no text block is long enough to cut"));
             };
