@@ -107,18 +107,16 @@ enum JVal {
 
 /// A forgiving reader of one JSON object: accepts single-quoted strings, bare keys, trailing
 /// commas, `NaN` / `Infinity` / `.5`, and an end cut off in the middle (closed implicitly).
-struct Lenient<'s> {
+struct Lenient {
     c: Vec<char>,
     i: usize,
-    _s: std::marker::PhantomData<&'s ()>,
 }
 
-impl<'s> Lenient<'s> {
-    fn new(s: &'s str) -> Self {
+impl Lenient {
+    fn new(s: &str) -> Self {
         Lenient {
             c: s.chars().collect(),
             i: 0,
-            _s: std::marker::PhantomData,
         }
     }
     fn peek(&self) -> Option<char> {

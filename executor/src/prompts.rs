@@ -242,7 +242,7 @@ pub fn f1_text(style: AnswerStyle, prediction: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memskill_core::{ActionKind, Role};
+    use memskill_core::Role;
 
     fn set() -> PromptSet {
         PromptSet::with_defaults(crate::PROMPT_TEMPLATES).unwrap()
@@ -364,7 +364,6 @@ mod tests {
         assert_eq!(AnswerStyle::Locomo.reference_max_tokens(), 32);
         assert_eq!(AnswerStyle::HotpotQa.reference_max_tokens(), 512);
         assert_eq!(AnswerStyle::LongMemEval.reference_max_tokens(), 512);
-        let _ = ActionKind::Insert;
     }
 
     #[test]
