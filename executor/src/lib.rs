@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod backends;
 pub mod jsonfix;
+pub mod judge;
 pub mod parse;
 pub mod porter;
 pub mod prompts;
@@ -19,15 +20,18 @@ pub use backends::local::{
 };
 pub use backends::openai::{OpenAiBackend, OpenAiConfig};
 pub use backends::{CountingLlm, LlmStats, LlmStatsSnapshot, ScriptedLlm};
+pub use judge::{
+    judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
+    JudgeContext, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
+};
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
-    answer_messages, executor_messages, executor_messages_in, extract_answer, AnswerStyle,
-    MemoryDomain, DEFAULT_ANSWER_TOP_R,
+    answer_messages, executor_messages, extract_answer, f1_text, AnswerContext, AnswerStyle,
+    ExecutorContext, MemoryDomain, DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
-    hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, judge_messages,
-    lme_judge_messages, locomo_f1, memskill_f1, multi_answer_f1, normalize_hotpot,
-    normalize_locomo, parse_judge, parse_yes_no, token_f1, HotpotF1, Scorer,
+    hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, memskill_f1,
+    multi_answer_f1, normalize_hotpot, normalize_locomo, token_f1, HotpotF1, Scorer,
 };
 
 /// Errors of the executor's fallible operations.
@@ -43,4 +47,50 @@ pub enum ExecutorError {
 
 /// This crate's default prompt templates (`name`, minijinja source), written in our own words.
 /// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
-pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "executor.system.j2",
+        include_str!("../prompts/executor.system.j2"),
+    ),
+    (
+        "executor.user.j2",
+        include_str!("../prompts/executor.user.j2"),
+    ),
+    (
+        "answer.locomo.system.j2",
+        include_str!("../prompts/answer.locomo.system.j2"),
+    ),
+    (
+        "answer.locomo.user.j2",
+        include_str!("../prompts/answer.locomo.user.j2"),
+    ),
+    (
+        "answer.longmemeval.system.j2",
+        include_str!("../prompts/answer.longmemeval.system.j2"),
+    ),
+    (
+        "answer.longmemeval.user.j2",
+        include_str!("../prompts/answer.longmemeval.user.j2"),
+    ),
+    (
+        "answer.hotpotqa.system.j2",
+        include_str!("../prompts/answer.hotpotqa.system.j2"),
+    ),
+    (
+        "answer.hotpotqa.user.j2",
+        include_str!("../prompts/answer.hotpotqa.user.j2"),
+    ),
+    (
+        "judge.system.j2",
+        include_str!("../prompts/judge.system.j2"),
+    ),
+    ("judge.user.j2", include_str!("../prompts/judge.user.j2")),
+    (
+        "judge.longmemeval.system.j2",
+        include_str!("../prompts/judge.longmemeval.system.j2"),
+    ),
+    (
+        "judge.longmemeval.user.j2",
+        include_str!("../prompts/judge.longmemeval.user.j2"),
+    ),
+];

@@ -1,9 +1,16 @@
-//! Prompts: the skill-conditioned executor prompt and the per-dataset answering prompts.
+//! Prompts: the skill-conditioned executor prompt, the per-dataset answering prompts and the
+//! answer extraction. The texts live in minijinja templates (`executor/prompts/*.j2`, see
+//! [`crate::PROMPT_TEMPLATES`]); this module builds their structured contexts and renders
+//! them through a [`PromptSet`], so a user's `prompts.dir` can replace any of them.
 
-use memskill_core::{MemoryItem, Message, Query, Skill, Span};
+use std::sync::OnceLock;
+
+use memskill_core::{MemoryItem, Message, PromptError, PromptSet, Query, Skill, Span};
+use serde::Serialize;
 
 /// What kind of memory the executor maintains: facts from conversations and documents, or
-/// procedural tips from agent trajectories (ALFWorld).
+/// procedural tips from agent trajectories (ALFWorld). Templates receive it as `domain`; the
+/// default templates, like the reference, use one executor prompt for both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryDomain {
@@ -21,69 +28,74 @@ impl MemoryDomain {
             MemoryDomain::Conversation
         }
     }
+}
 
-    fn system(self) -> &'static str {
-        match self {
-            MemoryDomain::Conversation => "You maintain the long-term memory of a conversational assistant. You read a new piece of the \
-conversation, look at the memories already stored that seem related, and decide how memory should change. Follow \
-the skills you are given: each skill says which kind of operation it performs and how. Only use operations that \
-one of the given skills allows. Write memories as short, self-contained facts in the third person, with names \
-instead of pronouns and with absolute dates when the text gives or implies them.",
-            MemoryDomain::Procedural => "You maintain the procedural memory of an agent that acts in a household text game. \
-You read expert trajectories (the task, then ACTION / OBSERVATION lines, then whether the task succeeded), look at \
-the memories already stored that seem related, and decide how memory should change. Follow the skills you are \
-given: each skill says which kind of operation it performs and how. Only use operations that one of the given \
-skills allows. Write memories as short, reusable, actionable tips for future tasks of the same kind: which steps a \
-task type needs and in what order, where objects are usually found, how receptacles and appliances are used. Do not \
-copy whole trajectories.",
+/// One selected skill as templates see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkillView<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub instructions: &'a str,
+    /// "insert" | "update" | "delete" | "noop".
+    pub action: &'static str,
+}
+
+/// The context of `executor.{system,user}.j2`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExecutorContext<'a> {
+    pub text: &'a str,
+    pub memories: Vec<&'a str>,
+    pub skills: Vec<SkillView<'a>>,
+    pub domain: MemoryDomain,
+    pub span_id: &'a str,
+}
+
+impl<'a> ExecutorContext<'a> {
+    /// The context of one span: skills are listed once per name (the first occurrence), in
+    /// selection order, as the reference does.
+    pub fn new(
+        domain: MemoryDomain,
+        span: &'a Span,
+        retrieved: &[&'a str],
+        skills: &[&'a Skill],
+    ) -> Self {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut views = Vec::new();
+        for s in skills {
+            if s.name.is_empty() || seen.contains(&s.name.as_str()) {
+                continue;
+            }
+            seen.push(&s.name);
+            views.push(SkillView {
+                name: &s.name,
+                description: &s.description,
+                instructions: &s.instructions,
+                action: s.action.as_str(),
+            });
+        }
+        ExecutorContext {
+            text: &span.text,
+            memories: retrieved.to_vec(),
+            skills: views,
+            domain,
+            span_id: &span.id,
         }
     }
 }
 
-/// The executor prompt: the span, the retrieved memories numbered from 0, and the selected
-/// skills (name, description, allowed action, instructions), asking for action blocks.
-pub fn executor_messages(span: &Span, retrieved: &[&str], skills: &[&Skill]) -> Vec<Message> {
-    executor_messages_in(MemoryDomain::Conversation, span, retrieved, skills)
-}
-
-/// [`executor_messages`] for a [`MemoryDomain`] (the system prompt differs, the format not).
-pub fn executor_messages_in(
+/// The executor prompt (`executor.*.j2`): the span, the retrieved memories numbered from 0,
+/// and the selected skills, asking for action blocks.
+pub fn executor_messages(
+    prompts: &PromptSet,
     domain: MemoryDomain,
     span: &Span,
     retrieved: &[&str],
     skills: &[&Skill],
-) -> Vec<Message> {
-    let system = domain.system();
-    let mut u = String::new();
-    u.push_str("## New text\n");
-    u.push_str(span.text.trim());
-    u.push_str("\n\n## Retrieved memories\n");
-    if retrieved.is_empty() {
-        u.push_str("(none)\n");
-    } else {
-        for (i, m) in retrieved.iter().enumerate() {
-            u.push_str(&format!("[{i}] {}\n", m.trim()));
-        }
-    }
-    u.push_str("\n## Skills to apply\n");
-    for s in skills {
-        u.push_str(&format!(
-            "### {} (action: {})\n{}\n{}\n\n",
-            s.name,
-            s.action.as_str().to_uppercase(),
-            s.description.trim(),
-            s.instructions.trim()
-        ));
-    }
-    u.push_str(
-        "## Output format\nReply only with action blocks, one per operation, separated by a blank line:\n\n\
-ACTION: INSERT\nMEMORY_ITEM: <a new fact>\n\n\
-ACTION: UPDATE\nMEMORY_INDEX: <number of a retrieved memory>\nUPDATED_MEMORY: <its corrected or completed text>\n\n\
-ACTION: DELETE\nMEMORY_INDEX: <number of a retrieved memory>\n\n\
-ACTION: NOOP\n\n\
-MEMORY_INDEX refers to the bracketed numbers above. Use NOOP alone when nothing should change.",
-    );
-    vec![Message::system(system), Message::user(u)]
+) -> Result<Vec<Message>, PromptError> {
+    prompts.render_chat(
+        "executor",
+        ExecutorContext::new(domain, span, retrieved, skills),
+    )
 }
 
 /// Which answering prompt / extraction rule to use.
@@ -109,177 +121,288 @@ impl std::str::FromStr for AnswerStyle {
     }
 }
 
+impl AnswerStyle {
+    /// The template prefix of this style's answering prompt (`answer.<style>`).
+    pub fn template(self) -> &'static str {
+        match self {
+            AnswerStyle::Locomo => "answer.locomo",
+            AnswerStyle::LongMemEval => "answer.longmemeval",
+            AnswerStyle::HotpotQa => "answer.hotpotqa",
+        }
+    }
+
+    /// The reference's answer budget (`max_new_tokens` of its evaluators' `prepare_eval_args`):
+    /// 32 tokens for LoCoMo, 512 for LongMemEval and HotpotQA; it answers at temperature 0.
+    pub fn reference_max_tokens(self) -> u32 {
+        match self {
+            AnswerStyle::Locomo => 32,
+            AnswerStyle::LongMemEval | AnswerStyle::HotpotQa => 512,
+        }
+    }
+}
+
 /// Default number of memories retrieved for answering.
 pub const DEFAULT_ANSWER_TOP_R: usize = 20;
 
-fn memory_date(m: &MemoryItem) -> Option<&str> {
-    // Spans carry a `DATE:` header; memories written from them usually mention the date
-    // themselves, so we only surface the span id for ordering.
-    m.source_spans.first().map(String::as_str)
+/// The context of `answer.<style>.{system,user}.j2`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerContext<'a> {
+    pub question: &'a str,
+    pub memories: Vec<&'a str>,
+    /// The question's date ("" when none).
+    pub date: &'a str,
+    pub category: &'a str,
 }
 
-/// The answering prompt for a query over retrieved memories.
+impl<'a> AnswerContext<'a> {
+    pub fn new(query: &'a Query, memories: &[&'a MemoryItem]) -> Self {
+        AnswerContext {
+            question: &query.question,
+            memories: memories.iter().map(|m| m.content.as_str()).collect(),
+            date: query.date.as_deref().unwrap_or(""),
+            category: &query.category,
+        }
+    }
+}
+
+/// The answering prompt for a query over retrieved memories (`answer.<style>.*.j2`).
 pub fn answer_messages(
+    prompts: &PromptSet,
     style: AnswerStyle,
     query: &Query,
     memories: &[&MemoryItem],
-) -> Vec<Message> {
-    let mut ctx = String::new();
-    for (i, m) in memories.iter().enumerate() {
-        ctx.push_str(&format!("[{i}] {}\n", m.content.trim()));
+) -> Result<Vec<Message>, PromptError> {
+    prompts.render_chat(style.template(), AnswerContext::new(query, memories))
+}
+
+/// Python `str.isspace()` (what `str.strip()` strips).
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python `str.strip()` with no argument.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
+struct HotpotPatterns {
+    tagged: regex::Regex,
+    answer_line: regex::Regex,
+    answer_is: regex::Regex,
+}
+
+fn hotpot_patterns() -> &'static HotpotPatterns {
+    static P: OnceLock<HotpotPatterns> = OnceLock::new();
+    P.get_or_init(|| HotpotPatterns {
+        tagged: regex::Regex::new(r"(?is)<answer>(.*?)</answer>").expect("valid regex"),
+        answer_line: regex::Regex::new(r"(?i)(?:Short )?[Aa]nswer:\s*(.+?)(?:\n|$)")
+            .expect("valid regex"),
+        answer_is: regex::Regex::new(r"(?i)(?:The answer is|The answer:)\s*(.+?)(?:\n|$)")
+            .expect("valid regex"),
+    })
+}
+
+/// The reference's HotpotQA answer extraction (`HotpotQAEvaluator._extract_answer`): the
+/// first `<answer>...</answer>` (any case, across lines), else the rest of the line after the
+/// first `Answer:` / `Short answer:`, else after `The answer is` / `The answer:`, else the
+/// whole reply; stripped.
+pub fn extract_hotpot(text: &str) -> String {
+    let t = py_strip(text);
+    if t.is_empty() {
+        return String::new();
     }
-    if memories.is_empty() {
-        ctx.push_str("(no memories)\n");
+    let p = hotpot_patterns();
+    for re in [&p.tagged, &p.answer_line, &p.answer_is] {
+        if let Some(m) = re.captures(t).and_then(|c| c.get(1)) {
+            return py_strip(m.as_str()).to_string();
+        }
     }
+    t.to_string()
+}
+
+/// The prediction the reference keeps from a reply: the stripped reply for LoCoMo and
+/// LongMemEval, [`extract_hotpot`] for HotpotQA. This is what the judge sees.
+pub fn extract_answer(style: AnswerStyle, text: &str) -> String {
     match style {
-        AnswerStyle::Locomo => {
-            let user = format!(
-                "Memories about a conversation between two people:\n{ctx}\n\
-Answer the question using the memories. Reply with a short phrase (a few words), reusing the exact words of the \
-memories where possible; give dates as they appear (e.g. \"7 May 2023\"). If the memories do not contain the answer, \
-reply \"Not mentioned in the conversation\".\n\nQuestion: {}\nShort answer:",
-                query.question.trim()
-            );
-            vec![Message::user(user)]
-        }
-        AnswerStyle::LongMemEval => {
-            let mut hist = String::new();
-            for (i, m) in memories.iter().enumerate() {
-                let src = memory_date(m).unwrap_or("");
-                hist.push_str(&format!(
-                    "### Memory {i} (from {src})\n{}\n\n",
-                    m.content.trim()
-                ));
-            }
-            if memories.is_empty() {
-                hist.push_str("(no memories)\n");
-            }
-            let date = query.date.as_deref().unwrap_or("unknown");
-            let user = format!(
-                "Here are memories extracted from the user's history of chats with you, with the dates they \
-mention:\n\n{hist}\nCurrent date: {date}\nQuestion: {}\n\nAnswer the question based on the relevant chat history. \
-If the history does not contain the information, say so. Answer concisely.",
-                query.question.trim()
-            );
-            vec![Message::user(user)]
-        }
-        AnswerStyle::HotpotQa => {
-            let user = format!(
-                "Facts:\n{ctx}\nAnswer the question using the facts. Think briefly if needed, then give the final \
-answer as a short span (an entity, a date, a number, or yes/no) inside <answer></answer> tags.\n\nQuestion: {}",
-                query.question.trim()
-            );
-            vec![Message::user(user)]
-        }
+        AnswerStyle::HotpotQa => extract_hotpot(text),
+        AnswerStyle::Locomo | AnswerStyle::LongMemEval => py_strip(text).to_string(),
     }
 }
 
-/// Extract the final answer from a model reply: the last `<answer>...</answer>` when present
-/// (any style), else for HotpotQA an `Answer:` line, else the first non-empty line with
-/// `Answer:` prefixes removed.
-pub fn extract_answer(style: AnswerStyle, text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    if let Some(start) = lower.rfind("<answer>") {
-        let after = start + "<answer>".len();
-        let end = lower[after..]
-            .find("</answer>")
-            .map(|e| after + e)
-            .unwrap_or(text.len());
-        if text.is_char_boundary(after) && text.is_char_boundary(end) {
-            let a = text[after..end].trim();
-            if !a.is_empty() {
-                return a.to_string();
-            }
-        }
-    }
-    let strip_prefix = |l: &str| -> String {
-        let t = l.trim().trim_start_matches(['*', '#', '-', ' ']);
-        let tl = t.to_ascii_lowercase();
-        for p in ["final answer:", "short answer:", "answer:"] {
-            if tl.starts_with(p) && t.is_char_boundary(p.len()) {
-                return t[p.len()..].trim().trim_matches('*').trim().to_string();
-            }
-        }
-        t.trim_matches('*').trim().to_string()
-    };
-    if style == AnswerStyle::HotpotQa {
-        if let Some(l) = text
-            .lines()
-            .rev()
-            .find(|l| l.to_ascii_lowercase().contains("answer:"))
-        {
-            let a = strip_prefix(&l[l.to_ascii_lowercase().find("answer:").unwrap_or(0)..]);
-            if !a.is_empty() {
-                return a;
-            }
-        }
-    }
+/// The text the reference computes F1 on from a kept prediction: HotpotQA's
+/// `compute_f1` extracts once more (so `<answer>Answer: x</answer>` scores "x"), the others
+/// use the prediction as it is.
+pub fn f1_text(style: AnswerStyle, prediction: &str) -> String {
     match style {
-        AnswerStyle::LongMemEval => text.trim().to_string(),
-        _ => text
-            .lines()
-            .map(strip_prefix)
-            .find(|l| !l.is_empty())
-            .unwrap_or_default(),
+        AnswerStyle::HotpotQa => extract_hotpot(prediction),
+        AnswerStyle::Locomo | AnswerStyle::LongMemEval => prediction.to_string(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memskill_core::Role;
 
-    #[test]
-    fn procedural_domain_changes_only_the_system_prompt() {
-        let span = Span {
+    fn set() -> PromptSet {
+        PromptSet::with_defaults(crate::PROMPT_TEMPLATES).unwrap()
+    }
+
+    fn span(text: &str) -> Span {
+        Span {
             id: "t:0".into(),
             index: 0,
             session: None,
             date: None,
             turn_ids: vec![],
-            text: "Your task is to: put a pencil in dresser.\nACTION: go to desk 1".into(),
-        };
-        let skills_owned = memskill_core::SkillBank::seed();
-        let skills: Vec<&Skill> = skills_owned.skills().iter().collect();
-        let c = executor_messages(&span, &["old tip"], &skills);
-        let p = executor_messages_in(MemoryDomain::Procedural, &span, &["old tip"], &skills);
-        assert_eq!(
-            c,
-            executor_messages_in(MemoryDomain::Conversation, &span, &["old tip"], &skills)
-        );
-        assert_ne!(c[0].content, p[0].content);
-        assert!(p[0].content.contains("procedural memory"));
-        assert_eq!(c[1].content, p[1].content);
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn executor_prompt_is_one_user_message_with_all_parts() {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("DATE: 1 May\nA: hi\nB: hello");
+        let m = executor_messages(
+            &set(),
+            MemoryDomain::Conversation,
+            &sp,
+            &["old fact", "other"],
+            &skills,
+        )
+        .unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].role, Role::User);
+        let u = &m[0].content;
+        assert!(u.contains("DATE: 1 May\nA: hi\nB: hello"));
+        assert!(u.contains("0. old fact\n1. other\n"), "{u}");
+        assert!(u.contains("[Skill 1] "), "{u}");
+        for s in &skills {
+            assert!(u.contains(&format!(
+                "Allowed action: {}",
+                s.action.as_str().to_uppercase()
+            )));
+        }
+        assert!(u.contains("ACTION: INSERT\nMEMORY_ITEM:"));
+        // the domain reaches the template but the default prompt is the same for both
+        let p = executor_messages(
+            &set(),
+            MemoryDomain::Procedural,
+            &sp,
+            &["old fact", "other"],
+            &skills,
+        )
+        .unwrap();
+        assert_eq!(m, p);
+        // no memories, duplicate skills listed once
+        let dup = vec![skills[0], skills[0]];
+        let e = executor_messages(&set(), MemoryDomain::Conversation, &sp, &[], &dup).unwrap();
+        assert!(e[0].content.contains("(no memory was retrieved)"));
+        assert!(!e[0].content.contains("[Skill 2]"));
+    }
+
+    #[test]
+    fn executor_template_override_sees_the_domain() {
+        let mut s = set();
+        s.set_override("executor.system.j2", "{{ domain }}")
+            .unwrap();
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let m = executor_messages(&s, MemoryDomain::Procedural, &span("x"), &[], &skills).unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].content, "procedural");
         assert_eq!(
             MemoryDomain::of_dataset("alfworld"),
             MemoryDomain::Procedural
         );
-        assert_eq!(
-            MemoryDomain::of_dataset("locomo"),
-            MemoryDomain::Conversation
-        );
+    }
+
+    fn query(date: Option<&str>) -> Query {
+        Query {
+            id: "q".into(),
+            question: "Where did Ann go?".into(),
+            answers: vec!["Paris".into()],
+            category: "2".into(),
+            evidence: vec![],
+            date: date.map(String::from),
+        }
     }
 
     #[test]
-    fn extraction() {
+    fn answer_prompts_ask_what_the_reference_asks() {
+        let s = set();
+        let mem = |t: &str| {
+            let mut b = memskill_core::MemoryBank::new();
+            let id = b
+                .insert(
+                    t.into(),
+                    vec![1.0, 0.0],
+                    memskill_core::Provenance::default(),
+                )
+                .unwrap();
+            b.get(id).unwrap().clone()
+        };
+        let a = mem("Ann went to Paris on 7 May 2023.");
+        let b = mem("Ann likes trains.");
+        let q = query(Some("2023/05/30 (Tue) 10:00"));
+        let lo = &answer_messages(&s, AnswerStyle::Locomo, &q, &[&a, &b]).unwrap()[0].content;
+        // the reference's LoCoMo prompt has no abstention instruction and no date-format hint
+        assert!(!lo.to_lowercase().contains("not mentioned"), "{lo}");
+        assert!(!lo.contains("7 May 2023\")"), "{lo}");
+        assert!(lo.contains("Ann went to Paris on 7 May 2023.\n\nAnn likes trains."));
+        assert!(
+            lo.ends_with("Question: Where did Ann go? Short answer:\n"),
+            "{lo}"
+        );
+        let lme = &answer_messages(&s, AnswerStyle::LongMemEval, &q, &[&a]).unwrap()[0].content;
+        assert!(lme.contains("### Session 1:\n"), "{lme}");
+        assert!(lme.contains("2023/05/30 (Tue) 10:00"));
+        let hp = &answer_messages(&s, AnswerStyle::HotpotQa, &q, &[]).unwrap()[0].content;
+        assert!(hp.contains("general knowledge"), "{hp}");
+        assert!(hp.contains("<answer></answer>"));
+        assert_eq!(AnswerStyle::Locomo.reference_max_tokens(), 32);
+        assert_eq!(AnswerStyle::HotpotQa.reference_max_tokens(), 512);
+        assert_eq!(AnswerStyle::LongMemEval.reference_max_tokens(), 512);
+    }
+
+    #[test]
+    fn extraction_follows_the_reference() {
+        // HotpotQA: the first tag pair, then Answer: lines, then the whole reply
         assert_eq!(
             extract_answer(
                 AnswerStyle::HotpotQa,
-                "thinking...\n<answer> Paris </answer>"
+                "thinking...\n<answer> Paris </answer> <answer>x</answer>"
             ),
             "Paris"
         );
         assert_eq!(
-            extract_answer(AnswerStyle::HotpotQa, "So the Answer: yes"),
+            extract_answer(AnswerStyle::HotpotQa, "<ANSWER>\nyes\n</Answer>"),
             "yes"
         );
         assert_eq!(
-            extract_answer(AnswerStyle::Locomo, "\n**Answer:** 7 May 2023\nbecause"),
-            "7 May 2023"
+            extract_answer(AnswerStyle::HotpotQa, "So the Answer: yes\nok"),
+            "yes"
         );
         assert_eq!(
-            extract_answer(AnswerStyle::Locomo, "<ANSWER>x</ANSWER>"),
-            "x"
+            extract_answer(AnswerStyle::HotpotQa, "The answer is Rome"),
+            "Rome"
         );
-        assert_eq!(extract_answer(AnswerStyle::Locomo, ""), "");
+        assert_eq!(extract_answer(AnswerStyle::HotpotQa, "  Rome \n"), "Rome");
+        assert_eq!(extract_answer(AnswerStyle::HotpotQa, ""), "");
+        // a 64-token reply cut before the tag used to lose the answer; the reference's 512
+        // token budget reaches it, and an open tag is not a match
+        assert_eq!(
+            extract_answer(AnswerStyle::HotpotQa, "<answer>Paris"),
+            "<answer>Paris"
+        );
+        // F1 extracts once more
+        assert_eq!(f1_text(AnswerStyle::HotpotQa, "Answer: Paris"), "Paris");
+        // LoCoMo / LongMemEval: the stripped reply, nothing else
+        assert_eq!(
+            extract_answer(AnswerStyle::Locomo, "\n**Answer:** 7 May 2023\nbecause "),
+            "**Answer:** 7 May 2023\nbecause"
+        );
+        assert_eq!(extract_answer(AnswerStyle::LongMemEval, " x\u{1f}"), "x");
     }
 }

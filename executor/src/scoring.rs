@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use memskill_core::{Llm, Message};
+use memskill_core::Llm;
 
 use crate::porter;
 
@@ -288,162 +288,12 @@ mod memskill_f1_tests {
     }
 }
 
-/// Messages for the LLM judge that grades a prediction 1 / 0.5 / 0 and answers in JSON.
-pub fn judge_messages(question: &str, gold: &str, prediction: &str) -> Vec<Message> {
-    let system = "You grade answers to questions about a long conversation. Compare the candidate answer with \
-the reference answer and decide whether it conveys the same information.\n\
-- score 1: the candidate contains the reference's key information (paraphrases, different date formats or \
-extra harmless detail are fine);\n\
-- score 0.5: the candidate is partially right (some of several required items, or a close but imprecise date/number);\n\
-- score 0: the candidate is wrong, contradicts the reference, or does not answer.\n\
-Reply with a single JSON object and nothing else: {\"score\": 1} or {\"score\": 0.5} or {\"score\": 0}.";
-    let user = format!("Question: {question}\nReference answer: {gold}\nCandidate answer: {prediction}\n\nJSON verdict:");
-    vec![Message::system(system), Message::user(user)]
-}
-
-fn snap_score(v: f64) -> Option<f64> {
-    [0.0, 0.5, 1.0].into_iter().find(|s| (v - s).abs() < 1e-9)
-}
-
-/// Parse a judge reply into 1, 0.5 or 0. Accepts the JSON object anywhere in the text (code
-/// fences, prose around it), a string or numeric score, or a bare `score: x`. `None` = unparseable
-/// (the caller counts these).
-pub fn parse_judge(text: &str) -> Option<f64> {
-    // 1. every balanced {...} candidate, first one that parses with a valid score wins
-    let bytes: Vec<char> = text.chars().collect();
-    for start in 0..bytes.len() {
-        if bytes[start] != '{' {
-            continue;
-        }
-        let mut depth = 0i32;
-        for end in start..bytes.len() {
-            match bytes[end] {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let cand: String = bytes[start..=end].iter().collect();
-                        if let Ok(serde_json::Value::Object(map)) =
-                            serde_json::from_str::<serde_json::Value>(&cand)
-                        {
-                            let v = map
-                                .iter()
-                                .find(|(k, _)| k.eq_ignore_ascii_case("score"))
-                                .map(|(_, v)| v);
-                            let num = match v {
-                                Some(serde_json::Value::Number(n)) => n.as_f64(),
-                                Some(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
-                                _ => None,
-                            };
-                            if let Some(s) = num.and_then(snap_score) {
-                                return Some(s);
-                            }
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    // 2. `score: 0.5` / `"score" = 1` without valid JSON
-    let lower = text.to_lowercase();
-    if let Some(i) = lower.find("score") {
-        let rest = &lower[i + 5..];
-        let rest = rest.trim_start_matches(|c: char| {
-            c == '"' || c == '\'' || c == ':' || c == '=' || c.is_whitespace()
-        });
-        let num: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect();
-        if let Some(s) = num.parse::<f64>().ok().and_then(snap_score) {
-            return Some(s);
-        }
-    }
-    None
-}
-
-/// The LongMemEval yes/no judge prompt for a question type (`single-session-user`,
-/// `single-session-assistant`, `multi-session`, `temporal-reasoning`, `knowledge-update`,
-/// `single-session-preference`); `abstention` questions (ids ending in `_abs`) get the
-/// unanswerable-question prompt.
-pub fn lme_judge_messages(
-    question_type: &str,
-    question: &str,
-    answer: &str,
-    response: &str,
-    abstention: bool,
-) -> Vec<Message> {
-    const TAIL: &str = "Is the model response correct? Answer yes or no only.";
-    const BASE: &str = "You will see a question, its correct answer, and a model's response. Answer yes if the \
-response contains the correct answer, or is equivalent to it, or contains every intermediate step needed to reach \
-it. Answer no if the response is wrong or only covers part of the information the answer requires.";
-    let prompt = if abstention {
-        format!(
-            "You will see a question that cannot be answered from the conversation history, an explanation of why, \
-and a model's response. Answer yes if the model recognises that the question cannot be answered, for example by \
-saying the information is missing or incomplete, or that related information exists but not the part being asked \
-about. Answer no if it gives a made-up answer.\n\nQuestion: {question}\n\nExplanation: {answer}\n\nModel Response: \
-{response}\n\nDoes the model correctly identify the question as unanswerable? Answer yes or no only."
-        )
-    } else {
-        match question_type {
-            "temporal-reasoning" => format!(
-                "{BASE} Do not penalise off-by-one errors when counting days, weeks, months or years: if the correct \
-answer is 18 days and the response says 19 days, the response is still correct.\n\nQuestion: {question}\n\nCorrect \
-Answer: {answer}\n\nModel Response: {response}\n\n{TAIL}"
-            ),
-            "knowledge-update" => format!(
-                "{BASE} If the response also mentions older, superseded information, it is still correct as long as \
-the updated answer it gives matches the correct answer.\n\nQuestion: {question}\n\nCorrect Answer: {answer}\n\nModel \
-Response: {response}\n\n{TAIL}"
-            ),
-            "single-session-preference" => format!(
-                "You will see a question, a rubric describing the personalised response the user would want, and a \
-model's response. Answer yes if the response satisfies the rubric. It does not have to cover every point of the \
-rubric; it is correct as long as it recalls and uses the user's personal information correctly.\n\nQuestion: \
-{question}\n\nRubric: {answer}\n\nModel Response: {response}\n\n{TAIL}"
-            ),
-            _ => format!("{BASE}\n\nQuestion: {question}\n\nCorrect Answer: {answer}\n\nModel Response: {response}\n\n{TAIL}"),
-        }
-    };
-    vec![Message::user(prompt)]
-}
-
-/// Parse a yes/no judge reply: `Some(true)` for yes, `Some(false)` for no, `None` when neither
-/// (or both) appear as the leading word.
-pub fn parse_yes_no(text: &str) -> Option<bool> {
-    let t = text
-        .trim()
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    let first: String = t.chars().take_while(|c| c.is_alphanumeric()).collect();
-    match first.as_str() {
-        "yes" => return Some(true),
-        "no" => return Some(false),
-        _ => {}
-    }
-    let words: Vec<String> = t
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(String::from)
-        .collect();
-    let yes = words.iter().any(|w| w == "yes");
-    let no = words.iter().any(|w| w == "no");
-    match (yes, no) {
-        (true, false) => Some(true),
-        (false, true) => Some(false),
-        _ => None,
-    }
-}
-
 /// How predictions are scored during training/evaluation.
 #[derive(Clone)]
 pub enum Scorer {
     /// Dataset F1 (LoCoMo / HotpotQA rules).
     F1,
-    /// An LLM judge via [`judge_messages`] / [`parse_judge`].
+    /// An LLM judge via [`crate::judge::judge_messages`] / [`crate::judge::parse_judge`].
     Judge(Arc<dyn Llm>),
 }
 
@@ -478,27 +328,5 @@ mod tests {
             1.0
         );
         assert_eq!(hotpot_f1("a", &[]), 0.0);
-    }
-
-    #[test]
-    fn judge_parsing_is_robust() {
-        assert_eq!(parse_judge("{\"score\": 1}"), Some(1.0));
-        assert_eq!(
-            parse_judge("```json\n{\"score\": 0.5, \"why\": \"{partial}\"}\n```"),
-            Some(0.5)
-        );
-        assert_eq!(parse_judge("Verdict: {\"Score\": \"0\"}"), Some(0.0));
-        assert_eq!(parse_judge("score: 1"), Some(1.0));
-        assert_eq!(parse_judge("{\"score\": 0.7}"), None);
-        assert_eq!(parse_judge("I think it's right"), None);
-        assert_eq!(parse_judge("{{{{"), None);
-        assert_eq!(parse_yes_no("Yes."), Some(true));
-        assert_eq!(parse_yes_no("**No**, because"), Some(false));
-        assert_eq!(parse_yes_no("The answer is yes"), Some(true));
-        assert_eq!(parse_yes_no("maybe"), None);
-        let m = lme_judge_messages("temporal-reasoning", "q", "a", "r", false);
-        assert!(m[0].content.contains("off-by-one"));
-        let m = lme_judge_messages("multi-session", "q", "a", "r", true);
-        assert!(m[0].content.contains("unanswerable"));
     }
 }

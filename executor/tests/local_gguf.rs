@@ -181,3 +181,37 @@ mod requantize {
         assert!(prepare_weights(&src, Some("q3")).is_err());
     }
 }
+
+#[test]
+fn smollm2_refuses_or_cuts_an_overlong_prompt_never_the_instructions() {
+    let p = default_smollm2_path();
+    if !p.exists() {
+        eprintln!("skipped: {} missing", p.display());
+        return;
+    }
+    let long: String = (0..300)
+        .map(|i| format!("Ann said thing number {i}.\n"))
+        .collect();
+    let prompt = format!("Answer in one word.\n\nText:\n{long}\n\nQuestion: who spoke?");
+    let req = ChatRequest::new(vec![Message::user(prompt)]).with_max_tokens(4);
+    let load = |overflow: &str| {
+        LocalGguf::load(&LocalConfig {
+            model_path: p.clone(),
+            max_context: 512,
+            overflow: overflow.into(),
+            ..LocalConfig::default()
+        })
+        .expect("loads")
+    };
+    let m = load("refuse");
+    let e = m.chat(&req).unwrap_err().to_string();
+    assert!(e.contains("tokens") && e.contains("cut-middle"), "{e}");
+    let m = load("cut-middle");
+    let r = m.chat(&req).unwrap();
+    assert_eq!(m.truncated(), 1);
+    assert!(
+        r.usage.prompt_tokens as usize <= 512 - 4,
+        "{}",
+        r.usage.prompt_tokens
+    );
+}

@@ -12,11 +12,11 @@ cargo build --release --bin memskill
 common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"")
 
 "$BIN" train --config configs/locomo.toml --run-name "$RUN" "${common[@]}"
-"$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test --judge "${common[@]}"
+"$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test "${common[@]}"
 # Transfer evaluations, when scripts/fetch-data.sh has put the files into the cache.
 DATA="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/data"
 if [ -f "$DATA/longmemeval/longmemeval_s.json" ]; then
-  "$BIN" eval --checkpoint "runs/$RUN" --dataset longmemeval --split test --judge "${common[@]}" \
+  "$BIN" eval --checkpoint "runs/$RUN" --dataset longmemeval --split test "${common[@]}" \
     --set data.path=\"longmemeval/longmemeval_s.json\" \
     --set data.splits_path=\"longmemeval/longmemeval_s_splits.json\" --set eval.top_k=5
 fi

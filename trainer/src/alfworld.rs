@@ -371,6 +371,7 @@ pub fn game_query(r: &GameResult) -> QueryResult {
         score,
         retrieved: r.tips.clone(),
         error,
+        judge_error: None,
         evidence: if r.initial_obs.is_empty() {
             String::new()
         } else {

@@ -161,6 +161,7 @@ impl BackendFactory {
                             .then(|| PathBuf::from(&cfg.tokenizer_path)),
                         arch: (!cfg.arch.is_empty()).then(|| cfg.arch.clone()),
                         max_context: cfg.max_context,
+                        overflow: cfg.overflow.clone(),
                         ..Default::default()
                     };
                     Arc::new(memskill_executor::LocalGguf::load(&lc).with_context(|| {

@@ -36,6 +36,18 @@ pub struct Config {
     pub cache: CacheConfig,
     /// ALFWorld: environment, pair sampling (training) and the memory-backed evaluation.
     pub alfworld: AlfworldConfig,
+    /// Prompt templates (`prompts.dir` layers a folder of templates over the built-ins).
+    pub prompts: PromptsConfig,
+}
+
+/// Prompt templates.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PromptsConfig {
+    /// A folder of `<template>.j2` files (e.g. `executor.user.j2`) that replace the built-in
+    /// templates of the same name, such as the folder `scripts/fidelity/reference-prompts.sh`
+    /// writes; absent = the built-in templates.
+    pub dir: Option<PathBuf>,
 }
 
 /// ALFWorld settings (`data.dataset = "alfworld"` and `memskill eval --dataset alfworld`).
@@ -306,6 +318,10 @@ pub struct LlmConfig {
     /// "llama" | "qwen2" | "" (from the GGUF metadata).
     pub arch: String,
     pub max_context: usize,
+    /// Local backend: a prompt longer than max_context minus the reply budget is refused
+    /// ("refuse", an error like an API's) or has the middle of its longest text block cut
+    /// ("cut-middle", warned and counted); never cut silently.
+    pub overflow: String,
     pub max_tokens: u32,
     pub temperature: f32,
     /// Response cache: "off" | "read-write" | "replay-only".
@@ -337,6 +353,7 @@ impl Default for LlmConfig {
             tokenizer_path: String::new(),
             arch: String::new(),
             max_context: 4096,
+            overflow: "refuse".into(),
             // the reference's --max-new-tokens default (src/config.py)
             max_tokens: 2048,
             temperature: 0.0,
@@ -366,7 +383,9 @@ impl LlmConfig {
 pub struct AnswerConfig {
     /// Memories retrieved per question.
     pub retrieve: usize,
-    pub max_tokens: u32,
+    /// Answer budget; absent = the reference's budget for the dataset (32 tokens for
+    /// LoCoMo, 512 for LongMemEval and HotpotQA).
+    pub max_tokens: Option<u32>,
     /// A different answering backend; absent = the executor's.
     pub llm: Option<LlmConfig>,
 }
@@ -375,7 +394,7 @@ impl Default for AnswerConfig {
     fn default() -> Self {
         Self {
             retrieve: 20,
-            max_tokens: 64,
+            max_tokens: None,
             llm: None,
         }
     }
@@ -432,11 +451,17 @@ pub struct EvalConfig {
     pub top_k: usize,
     pub retrieve: usize,
     pub split: String,
-    /// Also score with the LLM judge (`reward.judge` or the executor backend).
+    /// Also score with the LLM judge (`reward.judge` or the executor backend); the reference's
+    /// evaluation always reports F1 and the judge score.
     pub judge: bool,
     /// HotpotQA F1 (evaluation and reward): "memskill" (the reference's stemmed
     /// `eval_utils.f1_score`) | "official" (`hotpot_evaluate_v1.py`).
     pub hotpotqa_f1: String,
+    /// Judge prompt: "general" (the reference's 1 / 0.5 / 0 judge for every dataset) or
+    /// "longmemeval-yes-no" (LongMemEval's own yes/no judge for LongMemEval; a deviation).
+    pub judge_style: String,
+    /// Judge reply budget (the reference's `llm_judge`: 1024).
+    pub judge_max_tokens: u32,
 }
 
 impl Default for EvalConfig {
@@ -446,8 +471,10 @@ impl Default for EvalConfig {
             top_k: 7,
             retrieve: 20,
             split: "test".into(),
-            judge: false,
+            judge: true,
             hotpotqa_f1: "memskill".into(),
+            judge_style: "general".into(),
+            judge_max_tokens: memskill_executor::JUDGE_MAX_TOKENS,
         }
     }
 }
@@ -689,6 +716,24 @@ impl Config {
         if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {
             bail!("eval.hotpotqa_f1: {e}");
         }
+        if let Err(e) = self
+            .eval
+            .judge_style
+            .parse::<memskill_executor::JudgeStyle>()
+        {
+            bail!("eval.judge_style: {e}");
+        }
+        if self.eval.judge_max_tokens == 0 {
+            bail!("eval.judge_max_tokens must be >= 1");
+        }
+        if self.answer.max_tokens == Some(0) {
+            bail!("answer.max_tokens must be >= 1 (or absent for the reference's budget)");
+        }
+        if let Some(d) = &self.prompts.dir {
+            if !d.is_dir() {
+                bail!("prompts.dir {} is not a folder", d.display());
+            }
+        }
         for (field, l) in self.llm_configs() {
             if !matches!(
                 l.backend.as_str(),
@@ -697,6 +742,12 @@ impl Config {
                 bail!(
                     "{field}.backend must be local | openai | scripted-synthetic, got {:?}",
                     l.backend
+                );
+            }
+            if !matches!(l.overflow.as_str(), "refuse" | "cut-middle") {
+                bail!(
+                    "{field}.overflow must be refuse | cut-middle, got {:?}",
+                    l.overflow
                 );
             }
             if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {
@@ -754,6 +805,13 @@ impl Config {
             v.push(("designer.llm", l));
         }
         v
+    }
+
+    /// The answer budget for `dataset`: `answer.max_tokens`, else the reference's.
+    pub fn answer_max_tokens(&self, dataset: &str) -> u32 {
+        self.answer
+            .max_tokens
+            .unwrap_or_else(|| crate::episode::answer_style(dataset).reference_max_tokens())
     }
 
     /// The answering backend (falls back to the executor's).
@@ -998,5 +1056,37 @@ mod tests {
         assert_eq!(parse_set("a=true").unwrap().1, toml::Value::Boolean(true));
         assert!(parse_set("novalue").is_err());
         assert!(parse_set("a..b=1").is_err());
+    }
+
+    #[test]
+    fn answer_and_judge_defaults_follow_the_reference() {
+        let c = Config::from_toml_str("[run]\nname = \"x\"\n", &[], "t").unwrap();
+        assert_eq!(c.answer.max_tokens, None);
+        assert_eq!(c.answer_max_tokens("locomo"), 32);
+        assert_eq!(c.answer_max_tokens("longmemeval"), 512);
+        assert_eq!(c.answer_max_tokens("hotpotqa"), 512);
+        assert!(
+            c.eval.judge,
+            "the reference's evaluation always reports the judge"
+        );
+        assert_eq!(c.eval.judge_style, "general");
+        assert_eq!(c.eval.judge_max_tokens, 1024);
+        assert_eq!(c.executor.overflow, "refuse");
+        assert!(c.prompts.dir.is_none());
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for (name, tokens) in [("locomo", 32), ("longmemeval", 512), ("hotpotqa", 512)] {
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            assert_eq!(c.answer_max_tokens(name), tokens, "{name}");
+            assert!(c.eval.judge && c.eval.judge_max_tokens == 1024, "{name}");
+        }
+        for (set, key) in [
+            ("eval.judge_style=\"yes\"", "eval.judge_style"),
+            ("executor.overflow=\"left\"", "executor.overflow"),
+            ("answer.max_tokens=0", "answer.max_tokens"),
+            ("prompts.dir=\"/nonexistent/prompts\"", "prompts.dir"),
+        ] {
+            let e = Config::from_toml_str("[run]\nname = \"x\"\n", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
     }
 }

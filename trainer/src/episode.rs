@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use memskill_controller::{Controller, NewSkillBias, SelectMode, SpanOutcome, Transition};
 use memskill_core::{
-    ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, Provenance, Query, Sample,
-    Skill, TextEncoder,
+    ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, PromptSet, Provenance, Query,
+    Sample, Skill, TextEncoder,
 };
-use memskill_executor::{AnswerStyle, MemoryDomain};
+use memskill_executor::{AnswerStyle, JudgeContext, JudgeStyle, MemoryDomain};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -111,6 +111,11 @@ pub struct EpisodeCtx<'a> {
     pub answer_max_tokens: u32,
     /// The judge, when configured (reward or evaluation).
     pub judge: Option<&'a dyn Llm>,
+    /// Which judge prompt scores answers, and its reply budget.
+    pub judge_style: JudgeStyle,
+    pub judge_max_tokens: u32,
+    /// The run's prompt templates (built-ins with `prompts.dir` layered on top).
+    pub prompts: &'a PromptSet,
     /// Reward = judge score instead of F1.
     pub reward_is_judge: bool,
     pub dataset: &'a str,
@@ -153,8 +158,11 @@ impl<'a> EpisodeCtx<'a> {
             // validated with the config
             hotpotqa_f1: cfg.eval.hotpotqa_f1.parse().unwrap_or_default(),
             answerer: rt.answerer.as_ref(),
-            answer_max_tokens: cfg.answer.max_tokens,
+            answer_max_tokens: cfg.answer_max_tokens(&cfg.data.dataset),
             judge: rt.judge.as_deref(),
+            judge_style: cfg.eval.judge_style.parse().unwrap_or_default(),
+            judge_max_tokens: cfg.eval.judge_max_tokens,
+            prompts: &rt.prompts,
             reward_is_judge: cfg.reward.kind == "judge",
             dataset: &cfg.data.dataset,
             top_k: cfg.controller.top_k,
@@ -186,8 +194,12 @@ pub struct QueryResult {
     /// The score that counts as reward (F1 or judge); None when the call failed.
     pub score: Option<f64>,
     pub retrieved: Vec<String>,
-    /// LLM error of the answer (or judge) call.
+    /// LLM error of the answer call (the query is then not scored).
     pub error: Option<String>,
+    /// Judge call failed or its verdict could not be read (the judge score is then absent,
+    /// never 0; the F1 still counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_error: Option<String>,
     /// What the agent did (interactive tasks: the game transcript); empty for QA.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub evidence: String,
@@ -250,8 +262,14 @@ pub fn build_memory(
         let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
         let retrieved_texts: Vec<&str> = retrieved.iter().map(|m| m.content.as_str()).collect();
         let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
-        let messages =
-            memskill_executor::executor_messages_in(ctx.domain, span, &retrieved_texts, &chosen);
+        let messages = memskill_executor::executor_messages(
+            ctx.prompts,
+            ctx.domain,
+            span,
+            &retrieved_texts,
+            &chosen,
+        )
+        .with_context(|| format!("executor prompt for span {}", span.id))?;
         let req = ChatRequest::new(messages)
             .with_max_tokens(ctx.exec_max_tokens)
             .with_temperature(ctx.exec_temperature);
@@ -324,10 +342,11 @@ pub fn answer_queries(
         ctx.answer_retrieve,
     )?;
     let style = answer_style(ctx.dataset);
-    let results = par_map(queries, ctx.query_workers, |i, q| {
+    let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         let hits = &all_hits[i];
         let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| memory.get(*id)).collect();
-        let messages = memskill_executor::answer_messages(style, q, &mems);
+        let messages = memskill_executor::answer_messages(ctx.prompts, style, q, &mems)
+            .with_context(|| format!("answer prompt for {}", q.id))?;
         let req = ChatRequest::new(messages)
             .with_max_tokens(ctx.answer_max_tokens)
             .with_temperature(0.0);
@@ -344,59 +363,65 @@ pub fn answer_queries(
             score: None,
             retrieved: mems.iter().map(|m| m.content.clone()).collect(),
             error: None,
+            judge_error: None,
             evidence: String::new(),
         };
         match ctx.answerer.chat(&req) {
             Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
             Ok(resp) => {
                 r.prediction = memskill_executor::extract_answer(style, &resp.text);
-                r.f1 = Some(f1_score(ctx.dataset, q, &r.prediction, ctx.hotpotqa_f1));
+                let f1_text = memskill_executor::f1_text(style, &r.prediction);
+                r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
                 if with_judge || ctx.reward_is_judge {
                     if let Some(j) = ctx.judge {
-                        match judge_score(j, ctx.dataset, q, &r.prediction) {
+                        match judge_score(ctx, j, q, &r.prediction)? {
                             Ok(s) => r.judge = Some(s),
-                            Err(e) => r.error = Some(format!("judge call for {}: {e}", q.id)),
+                            Err(e) => r.judge_error = Some(e),
                         }
                     }
                 }
                 r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
             }
         }
-        r
+        Ok(r)
     });
-    Ok(results)
+    results.into_iter().collect()
 }
 
-/// Judge score in {0, 0.5, 1}; an unparsable verdict counts 0.
+/// The judge score of `prediction`: the general judge's score as the reference reads it, or
+/// 1 / 0 for the LongMemEval yes/no judge (`eval.judge_style`). The outer error is a
+/// template error (fatal); the inner one a failed call or an unreadable verdict, which is
+/// counted and never scored 0.
 pub fn judge_score(
+    ctx: &EpisodeCtx<'_>,
     judge: &dyn Llm,
-    dataset: &str,
     q: &Query,
     prediction: &str,
-) -> Result<f64, memskill_core::LlmError> {
-    let gold = q.answers.first().map(String::as_str).unwrap_or("");
-    if dataset == "longmemeval" {
-        let abstention = q.id.ends_with("_abs");
-        let m = memskill_executor::lme_judge_messages(
-            &q.category,
-            &q.question,
-            gold,
-            prediction,
-            abstention,
-        );
-        let resp = judge.chat(&ChatRequest::new(m).with_max_tokens(16))?;
-        Ok(
-            if memskill_executor::parse_yes_no(&resp.text).unwrap_or(false) {
-                1.0
-            } else {
-                0.0
-            },
-        )
+) -> Result<std::result::Result<f64, String>> {
+    let jc = JudgeContext::new(ctx.dataset, q, prediction);
+    let yes_no = ctx.judge_style == JudgeStyle::LongmemevalYesNo && ctx.dataset == "longmemeval";
+    let messages = if yes_no {
+        memskill_executor::lme_judge_messages(ctx.prompts, &jc)
     } else {
-        let m = memskill_executor::judge_messages(&q.question, gold, prediction);
-        let resp = judge.chat(&ChatRequest::new(m).with_max_tokens(64))?;
-        Ok(memskill_executor::parse_judge(&resp.text).unwrap_or(0.0))
+        memskill_executor::judge_messages(ctx.prompts, &jc)
     }
+    .with_context(|| format!("judge prompt for {}", q.id))?;
+    let req = ChatRequest::new(messages)
+        .with_max_tokens(ctx.judge_max_tokens)
+        .with_temperature(memskill_executor::JUDGE_TEMPERATURE);
+    let resp = match judge.chat(&req) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("judge call for {}: {e}", q.id))),
+    };
+    let verdict = if yes_no {
+        memskill_executor::parse_yes_no(&resp.text).map(|y| if y { 1.0 } else { 0.0 })
+    } else {
+        memskill_executor::parse_judge(&resp.text)
+    };
+    Ok(verdict.ok_or_else(|| {
+        let head: String = resp.text.chars().take(120).collect();
+        format!("judge verdict for {} could not be read: {head:?}", q.id)
+    }))
 }
 
 /// A whole training episode.

@@ -35,8 +35,9 @@ pub struct EvalOptions {
     pub out: Option<PathBuf>,
     /// Method name in the tables; None = the run name.
     pub method: Option<String>,
-    /// Also score with the LLM judge.
-    pub judge: bool,
+    /// Do not score with the LLM judge (the reference always reports F1 and the judge
+    /// score; `eval.judge = false` does the same from the config).
+    pub no_judge: bool,
 }
 
 /// Mean scores of a group of queries.
@@ -47,8 +48,12 @@ pub struct Score {
     pub f1: Option<f64>,
     /// Mean judge score over judged queries.
     pub judge: Option<f64>,
-    /// Queries whose answer or judge call failed (excluded from the means, never scored 0).
+    /// Queries whose answer call failed (excluded from the means, never scored 0).
     pub errors: usize,
+    /// Answered queries whose judge call failed or whose verdict could not be read
+    /// (excluded from the judge mean, never scored 0).
+    #[serde(default)]
+    pub judge_errors: usize,
 }
 
 /// `results.json`.
@@ -66,6 +71,12 @@ pub struct EvalResults {
     pub overall: Score,
     pub by_category: BTreeMap<String, Score>,
     pub memory_cache_hits: usize,
+    /// Templates replaced by `prompts.dir` (empty = the built-in prompts).
+    #[serde(default)]
+    pub prompts_overridden: Vec<String>,
+    /// Content hash of every prompt template used.
+    #[serde(default)]
+    pub prompts_hash: String,
     pub queries: Vec<QueryResult>,
 }
 
@@ -129,7 +140,14 @@ pub fn membank_path(
 ) -> Result<PathBuf> {
     let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
         "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
+    let exec_prompt: Vec<(&str, &str)> = rt
+        .prompts
+        .names()
+        .filter(|n| n.starts_with("executor."))
+        .map(|n| (n, rt.prompts.source(n).unwrap_or("")))
+        .collect();
     let key_src = json!({
+        "executor_prompt": sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
         "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.eval.retrieve,
         "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
         "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
@@ -198,6 +216,10 @@ pub fn score(results: &[&QueryResult]) -> Score {
         f1: mean(&f1s),
         judge: mean(&js),
         errors: results.iter().filter(|r| r.error.is_some()).count(),
+        judge_errors: results
+            .iter()
+            .filter(|r| r.error.is_none() && r.judge_error.is_some())
+            .count(),
     }
 }
 
@@ -308,7 +330,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
-    let want_judge = opts.judge || cfg.eval.judge;
+    let want_judge = !opts.no_judge && cfg.eval.judge;
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
     let rt = Runtime::build(&eval_cfg, &run_dir, samples.clone(), want_judge)?;
@@ -354,6 +376,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         overall: score(&all),
         by_category: by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect(),
         memory_cache_hits: hits,
+        prompts_overridden: rt.prompts.overridden().to_vec(),
+        prompts_hash: rt.prompts.content_hash(),
         queries,
     };
     let out = opts.out.clone().unwrap_or_else(|| {
@@ -455,4 +479,42 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
         }
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(f1: Option<f64>, judge: Option<f64>, error: bool, judge_error: bool) -> QueryResult {
+        QueryResult {
+            sample_id: "s".into(),
+            query_id: "q".into(),
+            question: String::new(),
+            gold: String::new(),
+            category: "1".into(),
+            prediction: String::new(),
+            f1,
+            judge,
+            score: f1,
+            retrieved: vec![],
+            error: error.then(|| "answer call failed".to_string()),
+            judge_error: judge_error.then(|| "verdict unreadable".to_string()),
+            evidence: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_unreadable_verdict_is_a_judge_error_not_a_zero_and_keeps_the_f1() {
+        let rs = [
+            q(Some(1.0), Some(1.0), false, false),
+            q(Some(0.5), None, false, true),
+            q(None, None, true, false),
+        ];
+        let refs: Vec<&QueryResult> = rs.iter().collect();
+        let s = score(&refs);
+        assert_eq!(s.count, 3);
+        assert_eq!(s.f1, Some(0.75));
+        assert_eq!(s.judge, Some(1.0));
+        assert_eq!((s.errors, s.judge_errors), (1, 1));
+    }
 }

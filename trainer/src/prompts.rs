@@ -50,3 +50,61 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
     }
     Ok(set)
 }
+
+/// Records a run's prompts in `run_dir`: `prompts.json` (the `prompts.dir` used, the names
+/// of the overridden templates, the content hash of the whole set) and a copy of every
+/// overriding template under `prompts/`, so the run can be reproduced without the folder.
+pub fn record(run_dir: &Path, set: &PromptSet, dir: Option<&Path>) -> anyhow::Result<()> {
+    let info = serde_json::json!({
+        "dir": dir.map(|d| d.display().to_string()),
+        "overridden": set.overridden(),
+        "hash": set.content_hash(),
+    });
+    crate::fsutil::write_atomic(
+        &run_dir.join("prompts.json"),
+        serde_json::to_string_pretty(&info)?.as_bytes(),
+    )?;
+    if !set.overridden().is_empty() {
+        let out = run_dir.join("prompts");
+        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+        for name in set.overridden() {
+            if let Some(src) = set.source(name) {
+                crate::fsutil::write_atomic(&out.join(name), src.as_bytes())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_overrides_known_templates_and_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("answer.locomo.user.j2"),
+            "Q: {{ question }}",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("README.txt"), "ignored").unwrap();
+        let set = load(Some(dir.path())).unwrap();
+        assert_eq!(set.overridden(), &["answer.locomo.user.j2".to_string()]);
+        assert!(set.contains("executor.user.j2") && set.contains("judge.user.j2"));
+        let run = tempfile::tempdir().unwrap();
+        record(run.path(), &set, Some(dir.path())).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run.path().join("prompts.json")).unwrap())
+                .unwrap();
+        assert_eq!(info["overridden"][0], "answer.locomo.user.j2");
+        assert_eq!(
+            std::fs::read_to_string(run.path().join("prompts/answer.locomo.user.j2")).unwrap(),
+            "Q: {{ question }}"
+        );
+        // an unknown name is an error naming the file
+        std::fs::write(dir.path().join("anser.locomo.user.j2"), "x").unwrap();
+        let e = load(Some(dir.path())).unwrap_err().to_string();
+        assert!(e.contains("anser.locomo.user.j2"), "{e}");
+    }
+}

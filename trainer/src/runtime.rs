@@ -74,6 +74,8 @@ pub struct Runtime {
     pub counters: RoleCounters,
     /// Identity of the executor backend (evaluation cache keys).
     pub executor_id: String,
+    /// Every prompt template of the run (built-ins with `prompts.dir` layered on top).
+    pub prompts: memskill_core::PromptSet,
 }
 
 impl Runtime {
@@ -84,6 +86,7 @@ impl Runtime {
         oracle_samples: Vec<Sample>,
         want_judge: bool,
     ) -> Result<Self> {
+        let prompts = crate::prompts::load(cfg.prompts.dir.as_deref())?;
         let encoder = build_encoder(&cfg.encoder)?;
         let retriever = crate::backends::build_retriever(&cfg.memory)?;
         let mut f = BackendFactory::new(run_dir, oracle_samples);
@@ -121,6 +124,7 @@ impl Runtime {
             designer,
             counters,
             executor_id,
+            prompts,
         })
     }
 }

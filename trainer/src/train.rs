@@ -223,6 +223,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
         None
     };
     let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
+    crate::prompts::record(&run_dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
     let dim = rt.encoder.dim();
     let mut controller = Controller::new(dim, &cfg.policy, &cfg.ppo, cfg.run.seed)
         .context("building the controller")?;

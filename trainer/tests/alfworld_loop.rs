@@ -139,10 +139,11 @@ fn oracle(prompt: &str) -> String {
                 .into()
         };
     }
-    if prompt.contains("## Skills to apply") {
-        let skills = section(prompt, "## Skills to apply", "## Output format");
-        if skills.contains(&format!("### {USEFUL} ")) {
-            let text = section(prompt, "## New text", "## Retrieved memories");
+    // The executor prompt (executor/prompts/executor.user.j2): skills as "[Skill N] name".
+    if prompt.contains("Selected skills:\n") {
+        let skills = section(prompt, "Selected skills:\n", "\n\nRules:");
+        if skills.contains(&format!("] {USEFUL}\n")) {
+            let text = section(prompt, "Text chunk:\n", "\n\nRetrieved memories");
             let (mut goal, mut acts, mut out) = (None, Vec::new(), Vec::new());
             for line in text.lines() {
                 if let Some(g) = line.split("Your task is to: ").nth(1) {
@@ -164,7 +165,7 @@ fn oracle(prompt: &str) -> String {
             } else {
                 out.join("\n\n")
             }
-        } else if skills.contains("### note-rooms ") {
+        } else if skills.contains("] note-rooms\n") {
             "ACTION: INSERT\nMEMORY_ITEM: The room has a lot of furniture.".into()
         } else {
             "ACTION: NOOP".into()

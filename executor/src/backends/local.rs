@@ -1,7 +1,14 @@
 //! Local GGUF chat models through candle (`quantized_llama`, `quantized_qwen2`) on CPU
 //! (CUDA with the `cuda` feature). The tokenizer is rebuilt from the GGUF metadata
-//! (`tokenizer.ggml.*`, GPT-2 byte-level BPE) unless a `tokenizer.json` is given; prompts use
-//! the ChatML template of SmolLM2 / Qwen2.
+//! (`tokenizer.ggml.*`, GPT-2 byte-level BPE) unless a `tokenizer.json` is given; prompts are
+//! rendered with the model's own chat template (`tokenizer.chat_template` in the GGUF
+//! metadata, a Jinja template run with minijinja and Python string methods), or ChatML when
+//! the file has none.
+//!
+//! A prompt longer than the context budget is never cut silently: by default the call fails
+//! with an error naming the sizes ([`Overflow::Refuse`]); with [`Overflow::CutMiddle`] the
+//! middle of the longest text block of the longest user message (the span, in an executor
+//! prompt) is replaced by a marker, with a warning and a counter ([`LocalGguf::truncated`]).
 //!
 //! Weight dtypes that candle 0.11 runs through scalar `vec_dot` code on CPU (Q4_1, Q5_0, Q5_1,
 //! Q8_1) are requantized at load time to one with a SIMD path (Q8_0 by default) and the result is
@@ -32,8 +39,10 @@ pub struct LocalConfig {
     pub tokenizer_path: Option<PathBuf>,
     /// `llama` or `qwen2`; when absent, read from `general.architecture`.
     pub arch: Option<String>,
-    /// Prompt + completion token budget; longer prompts are truncated from the left.
+    /// Prompt + completion token budget (at most candle's 4096).
     pub max_context: usize,
+    /// What to do with a prompt that does not fit: `"refuse"` (an error) or `"cut-middle"`.
+    pub overflow: String,
     /// Sampling seed used when the request has none.
     pub seed: u64,
     /// Load-time requantization of weights whose dtype has no SIMD path in candle (Q4_1, Q5_0,
@@ -49,6 +58,7 @@ impl Default for LocalConfig {
             tokenizer_path: None,
             arch: None,
             max_context: 2048,
+            overflow: "refuse".into(),
             seed: 42,
             requantize: None,
         }
@@ -381,7 +391,9 @@ pub struct LocalGguf {
     arch: String,
     name: String,
     stop_ids: Vec<u32>,
-    default_system: Option<String>,
+    template: ChatTemplate,
+    overflow: Overflow,
+    truncated: std::sync::atomic::AtomicU64,
     last: Mutex<GenTiming>,
     stats: LlmStats,
     load_info: String,
@@ -471,6 +483,204 @@ pub fn tokenizer_from_gguf(ct: &gguf_file::Content, path: &Path) -> Result<Token
     Ok(tok)
 }
 
+/// What a local backend does with a prompt longer than its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overflow {
+    /// Fail the call with an error naming the prompt size and the budget (the call is
+    /// counted as failed, like an API's context-length error).
+    Refuse,
+    /// Replace the middle of the longest text block (between blank lines) of the longest
+    /// user message with `[...]`, keeping both ends of it and every other part of the prompt;
+    /// warns on stderr and counts the cut.
+    CutMiddle,
+}
+
+impl std::str::FromStr for Overflow {
+    type Err = LlmError;
+    fn from_str(s: &str) -> Result<Self, LlmError> {
+        match s.trim() {
+            "" | "refuse" => Ok(Overflow::Refuse),
+            "cut-middle" => Ok(Overflow::CutMiddle),
+            other => Err(LlmError::Local(format!(
+                "local.overflow: {other:?} is not refuse or cut-middle"
+            ))),
+        }
+    }
+}
+
+/// The marker that replaces a cut-out middle.
+pub const CUT_MARKER: &str = "\n[...]\n";
+
+/// A chat template: the model's own Jinja template (`tokenizer.chat_template`) rendered as
+/// Hugging Face renders it (`trim_blocks`, `lstrip_blocks`, `raise_exception`, Python string
+/// methods, `bos_token` / `eos_token`, `add_generation_prompt = true`), or ChatML.
+pub struct ChatTemplate {
+    env: Option<minijinja::Environment<'static>>,
+    bos: String,
+    eos: String,
+    default_system: Option<String>,
+}
+
+impl std::fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatTemplate")
+            .field("jinja", &self.env.is_some())
+            .field("bos", &self.bos)
+            .field("eos", &self.eos)
+            .finish()
+    }
+}
+
+fn raise_exception(msg: String) -> Result<String, minijinja::Error> {
+    Err(minijinja::Error::new(
+        minijinja::ErrorKind::InvalidOperation,
+        format!("chat template raised: {msg}"),
+    ))
+}
+
+impl ChatTemplate {
+    /// A Jinja chat template with its special tokens.
+    pub fn jinja(source: &str, bos: &str, eos: &str) -> Result<Self, LlmError> {
+        let mut env = minijinja::Environment::new();
+        env.set_trim_blocks(true);
+        env.set_lstrip_blocks(true);
+        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        minijinja_contrib::add_to_environment(&mut env);
+        env.add_function("raise_exception", raise_exception);
+        env.add_template_owned("chat", source.to_string())
+            .map_err(|e| LlmError::Local(format!("tokenizer.chat_template: {e}")))?;
+        Ok(ChatTemplate {
+            env: Some(env),
+            bos: bos.to_string(),
+            eos: eos.to_string(),
+            default_system: None,
+        })
+    }
+
+    /// ChatML with an optional default system prompt (used when a GGUF has no template).
+    pub fn chatml(default_system: Option<&str>) -> Self {
+        ChatTemplate {
+            env: None,
+            bos: String::new(),
+            eos: String::new(),
+            default_system: default_system.map(String::from),
+        }
+    }
+
+    /// Whether this is the model's own template (not the ChatML fallback).
+    pub fn is_jinja(&self) -> bool {
+        self.env.is_some()
+    }
+
+    /// The prompt text of `messages`, ending with the assistant's turn.
+    pub fn render(&self, messages: &[Message]) -> Result<String, LlmError> {
+        let Some(env) = &self.env else {
+            return Ok(chatml(messages, self.default_system.as_deref()));
+        };
+        let msgs: Vec<serde_json::Value> = messages
+            .iter()
+            .map(|m| {
+                let role = match m.role {
+                    Role::System => "system",
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                serde_json::json!({"role": role, "content": m.content})
+            })
+            .collect();
+        let tmpl = env
+            .get_template("chat")
+            .map_err(|e| LlmError::Local(format!("tokenizer.chat_template: {e}")))?;
+        tmpl.render(minijinja::context! {
+            messages => msgs,
+            add_generation_prompt => true,
+            bos_token => self.bos.as_str(),
+            eos_token => self.eos.as_str(),
+        })
+        .map_err(|e| LlmError::Local(format!("rendering tokenizer.chat_template: {e}")))
+    }
+}
+
+/// The chat template of a GGUF file: `tokenizer.chat_template` with the tokens named by
+/// `tokenizer.ggml.bos_token_id` / `eos_token_id`, else ChatML with `fallback_system`.
+pub fn chat_template_from_gguf(
+    ct: &gguf_file::Content,
+    path: &Path,
+    fallback_system: Option<&str>,
+) -> Result<ChatTemplate, LlmError> {
+    let Some(src) = ct
+        .metadata
+        .get("tokenizer.chat_template")
+        .and_then(|v| v.to_string().ok())
+    else {
+        return Ok(ChatTemplate::chatml(fallback_system));
+    };
+    let tokens: Vec<String> = ct
+        .metadata
+        .get("tokenizer.ggml.tokens")
+        .and_then(|v| v.to_vec().ok())
+        .map(|v| {
+            v.iter()
+                .map(|t| t.to_string().cloned().unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default();
+    let token = |key: &str| -> String {
+        ct.metadata
+            .get(key)
+            .and_then(|v| v.to_u32().ok())
+            .and_then(|id| tokens.get(id as usize).cloned())
+            .unwrap_or_default()
+    };
+    let bos = token("tokenizer.ggml.bos_token_id");
+    let eos = token("tokenizer.ggml.eos_token_id");
+    ChatTemplate::jinja(src, &bos, &eos).map_err(|e| local_err(path, "chat template", e))
+}
+
+/// Cut the middle of the longest block (between blank lines) of the longest user message so
+/// that about `excess_chars` characters go, keeping both ends of the block. `None` when no
+/// block is long enough to lose that much and keep some of each end.
+pub fn cut_middle(messages: &[Message], excess_chars: usize) -> Option<Vec<Message>> {
+    let (mi, m) = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::User)
+        .max_by_key(|(_, m)| m.content.len())?;
+    let text = &m.content;
+    // the longest block between blank lines
+    let mut best = (0usize, 0usize);
+    let mut start = 0usize;
+    for (i, _) in text
+        .match_indices("\n\n")
+        .chain(std::iter::once((text.len(), "")))
+    {
+        if i - start > best.1 - best.0 {
+            best = (start, i);
+        }
+        start = (i + 2).min(text.len());
+    }
+    let (b0, b1) = best;
+    let block_chars = text[b0..b1].chars().count();
+    let cut = excess_chars + CUT_MARKER.len();
+    if cut + 64 > block_chars {
+        return None;
+    }
+    let keep_head = (block_chars - cut) / 2;
+    let keep_tail = block_chars - cut - keep_head;
+    let byte_at = |n: usize| {
+        text[b0..b1]
+            .char_indices()
+            .nth(n)
+            .map(|(i, _)| b0 + i)
+            .unwrap_or(b1)
+    };
+    let head_end = byte_at(keep_head);
+    let tail_start = byte_at(block_chars - keep_tail);
+    let mut out = messages.to_vec();
+    out[mi].content = format!("{}{CUT_MARKER}{}", &text[..head_end], &text[tail_start..]);
+    Some(out)
+}
+
 /// Render messages with the ChatML template, ending with the assistant header.
 pub fn chatml(messages: &[Message], default_system: Option<&str>) -> String {
     let mut s = String::new();
@@ -528,6 +738,7 @@ impl LocalGguf {
             }
             None => tokenizer_from_gguf(&ct, &path)?,
         };
+        let template = chat_template_from_gguf(&ct, &path, None)?;
         let mut stop_ids = Vec::new();
         if let Some(e) = ct
             .metadata
@@ -561,13 +772,16 @@ impl LocalGguf {
                 ))
             }
         };
-        let default_system = if name.to_lowercase().contains("smollm") {
-            Some("You are a helpful AI assistant named SmolLM, trained by Hugging Face".to_string())
+        // ChatML fallback (files without tokenizer.chat_template): the usual default system
+        // prompts of SmolLM2 and Qwen2.
+        let fallback_system = if name.to_lowercase().contains("smollm") {
+            Some("You are a helpful AI assistant named SmolLM, trained by Hugging Face")
         } else if arch == "qwen2" {
-            Some("You are a helpful assistant.".to_string())
+            Some("You are a helpful assistant.")
         } else {
             None
         };
+        let overflow: Overflow = cfg.overflow.parse()?;
         Ok(Self {
             model: Mutex::new(weights),
             tokenizer,
@@ -576,7 +790,13 @@ impl LocalGguf {
             arch,
             name,
             stop_ids,
-            default_system,
+            template: if template.is_jinja() {
+                template
+            } else {
+                ChatTemplate::chatml(fallback_system)
+            },
+            overflow,
+            truncated: std::sync::atomic::AtomicU64::new(0),
             last: Mutex::new(GenTiming::default()),
             stats: LlmStats::default(),
             load_info,
@@ -596,26 +816,80 @@ impl LocalGguf {
     pub fn stats(&self) -> LlmStatsSnapshot {
         self.stats.snapshot()
     }
+    /// How many prompts were cut to fit ([`Overflow::CutMiddle`]).
+    pub fn truncated(&self) -> u64 {
+        self.truncated.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    /// The chat template prompts are rendered with.
+    pub fn chat_template(&self) -> &ChatTemplate {
+        &self.template
+    }
+    fn encode(&self, prompt: &str) -> Result<Vec<u32>, LlmError> {
+        let enc = self
+            .tokenizer
+            .encode(prompt, false)
+            .map_err(|e| LlmError::Local(format!("tokenizing: {e}")))?;
+        Ok(enc.get_ids().to_vec())
+    }
+    /// The prompt's token ids within `keep` tokens: as rendered, or (cut-middle) with the
+    /// middle of its longest block cut out; an error when it does not fit.
+    fn fitted_prompt(&self, messages: &[Message], keep: usize) -> Result<Vec<u32>, LlmError> {
+        let prompt = self.template.render(messages)?;
+        let ids = self.encode(&prompt)?;
+        if ids.len() <= keep {
+            return Ok(ids);
+        }
+        let refuse = |n: usize, why: &str| {
+            LlmError::Local(format!(
+                "prompt has {n} tokens but only {keep} fit (max_context {} minus the reply \
+                 budget){why}; raise max_context, shorten the spans, or set overflow = \"cut-middle\"",
+                self.cfg.max_context
+            ))
+        };
+        if self.overflow == Overflow::Refuse {
+            return Err(refuse(ids.len(), ""));
+        }
+        let first_len = ids.len();
+        let mut msgs = messages.to_vec();
+        let mut n = ids.len();
+        for _ in 0..4 {
+            // characters per token of this prompt, with a margin
+            let cpt = prompt.chars().count() as f64 / first_len.max(1) as f64;
+            let excess = ((n - keep) as f64 * cpt * 1.02).ceil() as usize + 8;
+            let Some(cut) = cut_middle(&msgs, excess) else {
+                return Err(refuse(first_len, ": no text block is long enough to cut"));
+            };
+            msgs = cut;
+            let ids = self.encode(&self.template.render(&msgs)?)?;
+            if ids.len() <= keep {
+                self.truncated
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                eprintln!(
+                    "warning: local model: prompt of {first_len} tokens cut to {} (the middle of \
+                     its longest text block), budget {keep}",
+                    ids.len()
+                );
+                return Ok(ids);
+            }
+            n = ids.len();
+        }
+        Err(refuse(
+            first_len,
+            ": cutting the longest block did not make it fit",
+        ))
+    }
     /// Prefill / decode timing of the most recent generation.
     pub fn last_timing(&self) -> GenTiming {
         self.last.lock().map(|g| *g).unwrap_or_default()
     }
 
     fn generate(&self, req: &ChatRequest) -> Result<(String, GenTiming), LlmError> {
-        let prompt = chatml(&req.messages, self.default_system.as_deref());
-        let enc = self
-            .tokenizer
-            .encode(prompt.as_str(), false)
-            .map_err(|e| LlmError::Local(format!("tokenizing: {e}")))?;
-        let mut ids: Vec<u32> = enc.get_ids().to_vec();
         let budget = self.cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
         let max_new = (req.max_tokens as usize)
             .max(1)
             .min(budget.saturating_sub(1).max(1));
         let keep = budget.saturating_sub(max_new).max(1);
-        if ids.len() > keep {
-            ids.drain(..ids.len() - keep);
-        }
+        let ids = self.fitted_prompt(&req.messages, keep)?;
         let sampling = if req.temperature <= 0.0 {
             Sampling::ArgMax
         } else if req.top_p > 0.0 && req.top_p < 1.0 {
@@ -753,6 +1027,114 @@ mod tests {
         assert_eq!(parse_requantize(Some("auto")).unwrap(), auto);
         let e = parse_requantize(Some("q4_1")).unwrap_err().to_string();
         assert!(e.contains("requantize") && e.contains("q4_1"), "{e}");
+    }
+
+    fn msgs() -> Vec<Message> {
+        vec![
+            Message::system("Be brief."),
+            Message::user("  Where is Ann? "),
+        ]
+    }
+
+    #[test]
+    fn smollm2_gguf_template_renders_the_previous_chatml() {
+        let p = default_smollm2_path();
+        if !p.exists() {
+            eprintln!(
+                "skipped: {} missing; run scripts/fetch-assets.sh",
+                p.display()
+            );
+            return;
+        }
+        let mut f = std::fs::File::open(&p).unwrap();
+        let ct = gguf_file::Content::read(&mut f).unwrap();
+        let t = chat_template_from_gguf(&ct, &p, None).unwrap();
+        assert!(
+            t.is_jinja(),
+            "SmolLM2's GGUF carries tokenizer.chat_template"
+        );
+        assert_eq!(t.bos, "<|im_start|>");
+        let sys = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+        for m in [msgs(), vec![Message::user("hi")], msgs()[1..].to_vec()] {
+            assert_eq!(t.render(&m).unwrap(), chatml(&m, Some(sys)), "{m:?}");
+        }
+    }
+
+    #[test]
+    fn llama3_style_template() {
+        let src = "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
+        let t = ChatTemplate::jinja(src, "<|begin_of_text|>", "<|eot_id|>").unwrap();
+        assert_eq!(
+            t.render(&msgs()).unwrap(),
+            "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>\
+             <|start_header_id|>user<|end_header_id|>\n\nWhere is Ann?<|eot_id|>\
+             <|start_header_id|>assistant<|end_header_id|>\n\n"
+        );
+    }
+
+    #[test]
+    fn qwen_style_template_with_python_methods_and_raise_exception() {
+        let src = "{%- if messages[0]['role'] == 'system' %}
+    {{- '<|im_start|>system\n' + messages[0]['content'].strip() + '<|im_end|>\n' }}
+{%- else %}
+    {{- '<|im_start|>system\nYou are Qwen, a helpful assistant.<|im_end|>\n' }}
+{%- endif %}
+{%- for message in messages %}
+    {%- if message.role not in ['system', 'user', 'assistant'] %}
+        {{- raise_exception('unknown role ' + message.role) }}
+    {%- endif %}
+    {%- if (message.role == \"user\") or (message.role == \"system\" and not loop.first) or (message.role == \"assistant\" and not message.tool_calls) %}
+        {{- '<|im_start|>' + message.role + '\n' + message.content.lstrip() + '<|im_end|>' + '\n' }}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\n' }}
+{%- endif %}
+";
+        let t = ChatTemplate::jinja(src, "", "<|im_end|>").unwrap();
+        assert_eq!(
+            t.render(&msgs()).unwrap(),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhere is Ann? <|im_end|>\n<|im_start|>assistant\n"
+        );
+        assert_eq!(
+            t.render(&msgs()[1..]).unwrap(),
+            "<|im_start|>system\nYou are Qwen, a helpful assistant.<|im_end|>\n<|im_start|>user\nWhere is Ann? <|im_end|>\n<|im_start|>assistant\n"
+        );
+        let e = ChatTemplate::jinja("{{ raise_exception('no system role') }}", "", "")
+            .unwrap()
+            .render(&msgs())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no system role"), "{e}");
+        assert_eq!(
+            ChatTemplate::chatml(None).render(&msgs()).unwrap(),
+            chatml(&msgs(), None)
+        );
+    }
+
+    #[test]
+    fn cut_middle_keeps_instructions_and_both_ends_of_the_span() {
+        let span: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let user = format!("Instructions first.\n\nText:\n{span}\n\nRules at the end.");
+        let m = vec![Message::system("sys"), Message::user(user.clone())];
+        let cut = cut_middle(&m, 500).unwrap();
+        let u = &cut[1].content;
+        assert_eq!(cut[0].content, "sys");
+        assert!(
+            u.starts_with("Instructions first.\n\nText:\nline 0\n"),
+            "{u}"
+        );
+        assert!(u.ends_with("line 199\n\n\nRules at the end."), "{u}");
+        assert!(u.contains(CUT_MARKER));
+        assert!(user.chars().count() - u.chars().count() >= 500);
+        // nothing long enough to cut
+        assert!(cut_middle(&[Message::user("short")], 10).is_none());
+        assert_eq!(
+            "cut-middle".parse::<Overflow>().unwrap(),
+            Overflow::CutMiddle
+        );
+        assert_eq!("refuse".parse::<Overflow>().unwrap(), Overflow::Refuse);
+        assert!("left".parse::<Overflow>().is_err());
     }
 
     #[test]

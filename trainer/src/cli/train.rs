@@ -63,9 +63,10 @@ pub struct EvalArgs {
     /// Method name in the results table (default: the run name).
     #[arg(long)]
     pub method: Option<String>,
-    /// Also score answers with the LLM judge.
+    /// Do not score answers with the LLM judge (by default evaluation reports F1 and the
+    /// judge score, as the reference does).
     #[arg(long)]
-    pub judge: bool,
+    pub no_judge: bool,
 }
 
 #[derive(clap::Args)]
@@ -175,7 +176,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         sets: a.sets,
         out: a.out,
         method: a.method,
-        judge: a.judge,
+        no_judge: a.no_judge,
     };
     let (r, dir) = evaluate(&opts)?;
     print!("{}", render_results_md(&r));

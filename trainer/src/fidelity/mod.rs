@@ -34,6 +34,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
+pub mod answer_extraction;
+pub mod judge_parse;
+
 /// The result of checking one case.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -122,6 +125,8 @@ pub fn checker(component: &str) -> Option<Checker> {
         "encoder_qwen3" => encoder_qwen3::check,
         "retriever_contriever" => retriever_contriever::check,
         "state_encoding" => state_encoding::check,
+        "answer_extraction" => answer_extraction::check,
+        "judge_parse" => judge_parse::check,
         _ => return None,
     })
 }
