@@ -5,19 +5,89 @@
 //! `prod_j p(a_j) / (1 - sum_{l<j} p(a_l))`; Gumbel-Top-K (add i.i.d. Gumbel(0,1) noise to the
 //! logits and take the K largest, in order) samples exactly from it.
 //!
-//! Safe evaluation: the remainder `1 - sum_{l<j} p(a_l)` is computed as the probability mass of
-//! the skills not yet chosen, i.e. `log(remainder) = logsumexp(remaining logits) - logsumexp(all)`,
-//! so each term is `z_{a_j} - logsumexp_{i not chosen before j} z_i`. This equals the reference
-//! formula exactly but cannot cancel to 0 and needs no clamp. (The reference clamps
-//! `1 - sum p` at a small epsilon; once `p(a_1) > 1 - eps` that clamp silently replaces the
-//! second pick's conditional-softmax gradient by a wrong one; the PPO bandit test got stuck at
-//! 11/15 states with it.) [`PL_EPS`] only floors the remainder of the f64 version against `log(0)`.
+//! Two evaluations of that product ([`PlForm`]):
+//!
+//! * [`PlForm::Clamped`] (default; the reference's `_compute_topk_log_prob`, MemSkill cda41f3):
+//!   `p = softmax(z)`, then for each position `log(max(p_a, 1e-8)) - log(max(rem, 1e-8))` with
+//!   `rem` starting at 1 and updated as `rem = max(rem - max(p_a, 1e-8), 1e-8)`.
+//! * [`PlForm::Exact`] (opt-in deviation): the remainder is computed as the probability mass of
+//!   the skills not yet chosen, `log(rem) = logsumexp(remaining logits) - logsumexp(all)`, so
+//!   each term is `z_{a_j} - logsumexp_{i not chosen before j} z_i`. It equals the clamped form
+//!   whenever no clamp binds (every chosen `p_a >= 1e-8` and every remainder `>= 1e-8`), but it
+//!   cannot cancel to 0 in `f32`; once `p(a_1) > 1 - 1e-8` the clamped form replaces the second
+//!   pick's conditional-softmax gradient by a wrong one. [`PL_EPS`] only floors the remainder of
+//!   the f64 version against `log(0)`.
 
-use burn::tensor::{activation::log_softmax, Bool, Int, Tensor};
+use burn::tensor::{
+    activation::{log_softmax, softmax},
+    Bool, Int, Tensor,
+};
 use rand::Rng;
 
-/// Floor of the PL remainder in the f64 version (guards `log(0)` only).
+/// Floor of the PL remainder in the exact f64 version (guards `log(0)` only).
 pub const PL_EPS: f64 = 1e-300;
+
+/// The clamp of the reference's formula (probabilities and remainders, 1e-8).
+pub const PL_CLAMP: f64 = 1e-8;
+
+/// Which Plackett-Luce evaluation the controller uses (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlForm {
+    /// The reference's cumulative-probability formula with its 1e-8 clamps.
+    #[default]
+    Clamped,
+    /// Log-sum-exp over the not-yet-chosen skills, no clamp (deviation, opt-in).
+    Exact,
+}
+
+/// The reference's formula in `f64`: `sum_j log(max(p_{a_j}, 1e-8)) - log(max(rem_j, 1e-8))`,
+/// `rem_0 = 1`, `rem_{j+1} = max(rem_j - max(p_{a_j}, 1e-8), 1e-8)`. Out-of-range indices are
+/// skipped.
+pub fn pl_log_prob_clamped_f64(logits: &[f64], actions: &[usize]) -> f64 {
+    let lp = log_softmax_f64(logits);
+    let mut total = 0.0f64;
+    let mut rem = 1.0f64;
+    for &a in actions {
+        let Some(&l) = lp.get(a) else { continue };
+        let p = l.exp().max(PL_CLAMP);
+        total += p.ln() - rem.max(PL_CLAMP).ln();
+        rem = (rem - p).max(PL_CLAMP);
+    }
+    total
+}
+
+/// The PL log-probability under `form`.
+pub fn pl_log_prob_form_f64(form: PlForm, logits: &[f64], actions: &[usize]) -> f64 {
+    match form {
+        PlForm::Clamped => pl_log_prob_clamped_f64(logits, actions),
+        PlForm::Exact => pl_log_prob_f64(logits, actions),
+    }
+}
+
+/// The reference's top-K diagnostics (`_compute_topk_stats`): with `s` the softmax
+/// probabilities of the chosen skills and `m = sum s`: the entropy of
+/// `max(s / max(m, 1e-8), 1e-8)`, the mass `m`, and the binary entropy of
+/// `clamp(m, 1e-8, 1 - 1e-8)`. Returns `(topk_entropy, topk_mass, topk_bin_entropy)`.
+pub fn topk_stats_f64(logits: &[f64], actions: &[usize]) -> (f64, f64, f64) {
+    let lp = log_softmax_f64(logits);
+    let sel: Vec<f64> = actions
+        .iter()
+        .filter_map(|&a| lp.get(a).map(|l| l.exp()))
+        .collect();
+    let mass: f64 = sel.iter().sum();
+    let safe = mass.max(PL_CLAMP);
+    let ent = -sel
+        .iter()
+        .map(|s| {
+            let q = (s / safe).max(PL_CLAMP);
+            q * q.ln()
+        })
+        .sum::<f64>();
+    let m = mass.clamp(PL_CLAMP, 1.0 - PL_CLAMP);
+    let bin = -(m * m.ln() + (1.0 - m) * (1.0 - m).ln());
+    (ent, mass, bin)
+}
 
 /// Value used for logits of padded (non-existent) skills.
 pub const MASKED_LOGIT: f32 = -1.0e9;
@@ -149,6 +219,31 @@ pub fn pl_log_prob_tensor(
     let lse = (x - m.clone()).exp().sum_dim(2).log() + m; // [B, K, 1]
     let terms = (sel - lse.reshape([b, k])).mask_fill(action_mask.bool_not(), 0.0);
     terms.sum_dim(1).squeeze_dim::<1>(1)
+}
+
+/// Batched PL log-probability with the reference's clamped formula (differentiable), same
+/// arguments as [`pl_log_prob_tensor`] without the remaining mask (padded skills must hold
+/// [`MASKED_LOGIT`] so their probability is 0). Returns `[B]`.
+pub fn pl_log_prob_clamped_tensor(
+    logits: Tensor<2>,
+    actions: Tensor<2, Int>,
+    action_mask: Tensor<2, Bool>,
+) -> Tensor<1> {
+    let [b, k] = actions.dims();
+    let probs = softmax(logits, 1);
+    let sel = probs.gather(1, actions); // [B, K]
+    let eps = PL_CLAMP as f32;
+    let mut total = sel.zeros_like().narrow(1, 0, 1); // [B, 1]
+    let mut rem = total.ones_like();
+    for j in 0..k {
+        let p = sel.clone().narrow(1, j, 1).clamp_min(eps);
+        let real = action_mask.clone().narrow(1, j, 1);
+        let term =
+            (p.clone().log() - rem.clone().clamp_min(eps).log()).mask_fill(real.bool_not(), 0.0);
+        total = total + term;
+        rem = (rem - p).clamp_min(eps);
+    }
+    total.reshape([b])
 }
 
 /// Batched single-step entropy `[B]` of `softmax(logits)` over the real skills (`skill_mask`

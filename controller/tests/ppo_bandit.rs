@@ -76,6 +76,7 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             .and_then(|s| s.parse().ok())
             .unwrap_or(64),
         device: "cpu".into(),
+        ..PolicyConfig::default()
     };
     let batch: usize = std::env::var("BANDIT_BATCH")
         .ok()
