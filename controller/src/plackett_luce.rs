@@ -41,20 +41,34 @@ pub enum PlForm {
     Exact,
 }
 
-/// The reference's formula in `f64`: `sum_j log(max(p_{a_j}, 1e-8)) - log(max(rem_j, 1e-8))`,
+/// The reference's formula in `f64` (a single action: plain `log p_a`, as its K = 1 branch):
+/// `sum_j log(max(p_{a_j}, 1e-8)) - log(max(rem_j, 1e-8))`,
 /// `rem_0 = 1`, `rem_{j+1} = max(rem_j - max(p_{a_j}, 1e-8), 1e-8)`. Out-of-range indices are
 /// skipped.
 pub fn pl_log_prob_clamped_f64(logits: &[f64], actions: &[usize]) -> f64 {
-    let lp = log_softmax_f64(logits);
+    if let [a] = actions {
+        // K = 1: the reference takes Categorical(logits).log_prob, no clamp.
+        return log_softmax_f64(logits).get(*a).copied().unwrap_or(0.0);
+    }
+    let p = softmax_f64(logits);
     let mut total = 0.0f64;
     let mut rem = 1.0f64;
     for &a in actions {
-        let Some(&l) = lp.get(a) else { continue };
-        let p = l.exp().max(PL_CLAMP);
-        total += p.ln() - rem.max(PL_CLAMP).ln();
-        rem = (rem - p).max(PL_CLAMP);
+        let Some(&pa) = p.get(a) else { continue };
+        let pa = pa.max(PL_CLAMP);
+        total += pa.ln() - rem.max(PL_CLAMP).ln();
+        rem = (rem - pa).max(PL_CLAMP);
     }
     total
+}
+
+/// `softmax` as the reference evaluates it, `exp(z - max) / sum exp(z - max)` (the cumulative
+/// remainders of the clamped formula are sensitive to how the probabilities are rounded).
+pub fn softmax_f64(logits: &[f64]) -> Vec<f64> {
+    let m = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = logits.iter().map(|l| (l - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|x| x / s).collect()
 }
 
 /// The PL log-probability under `form`.
@@ -70,11 +84,8 @@ pub fn pl_log_prob_form_f64(form: PlForm, logits: &[f64], actions: &[usize]) -> 
 /// `max(s / max(m, 1e-8), 1e-8)`, the mass `m`, and the binary entropy of
 /// `clamp(m, 1e-8, 1 - 1e-8)`. Returns `(topk_entropy, topk_mass, topk_bin_entropy)`.
 pub fn topk_stats_f64(logits: &[f64], actions: &[usize]) -> (f64, f64, f64) {
-    let lp = log_softmax_f64(logits);
-    let sel: Vec<f64> = actions
-        .iter()
-        .filter_map(|&a| lp.get(a).map(|l| l.exp()))
-        .collect();
+    let p = softmax_f64(logits);
+    let sel: Vec<f64> = actions.iter().filter_map(|&a| p.get(a).copied()).collect();
     let mass: f64 = sel.iter().sum();
     let safe = mass.max(PL_CLAMP);
     let ent = -sel
@@ -230,6 +241,13 @@ pub fn pl_log_prob_clamped_tensor(
     action_mask: Tensor<2, Bool>,
 ) -> Tensor<1> {
     let [b, k] = actions.dims();
+    if k == 1 {
+        // K = 1: the reference takes Categorical(logits).log_prob, no clamp.
+        return log_softmax(logits, 1)
+            .gather(1, actions)
+            .mask_fill(action_mask.bool_not(), 0.0)
+            .reshape([b]);
+    }
     let probs = softmax(logits, 1);
     let sel = probs.gather(1, actions); // [B, K]
     let eps = PL_CLAMP as f32;
@@ -337,6 +355,59 @@ mod tests {
             chi2_bad += (observed - expected).powi(2) / expected;
         }
         assert!(chi2_bad > 43.82);
+    }
+
+    /// The reference's clamped formula: equal to the exact one while no clamp binds, different
+    /// (log 1e-8 floors) once a chosen probability or a remainder falls below 1e-8; K = 1 is the
+    /// plain log-softmax (the reference's Categorical branch).
+    #[test]
+    fn clamped_form_equals_exact_until_a_clamp_binds() {
+        for k in 1..=5 {
+            for s in ordered_subsets(5, k).iter().take(40) {
+                let a = pl_log_prob_clamped_f64(&LOGITS5, s);
+                let b = pl_log_prob_f64(&LOGITS5, s);
+                assert!((a - b).abs() < 1e-12, "{s:?}: {a} vs {b}");
+            }
+        }
+        let degenerate = [30.0f64, 0.0, -1.0, 2.0];
+        // p(1) ~ 9e-14 < 1e-8: the reference floors log p at log 1e-8 for the second pick...
+        let clamped = pl_log_prob_clamped_f64(&degenerate, &[0, 1]);
+        let exact = pl_log_prob_f64(&degenerate, &[0, 1]);
+        assert!((clamped - exact).abs() > 1.0, "{clamped} vs {exact}");
+        // ...but not for a single pick.
+        assert_eq!(
+            pl_log_prob_clamped_f64(&degenerate, &[1]),
+            log_softmax_f64(&degenerate)[1]
+        );
+    }
+
+    #[test]
+    fn clamped_tensor_agrees_with_f64() {
+        let dev = Device::flex();
+        let logits = vec![
+            vec![1.2f32, -0.3, 0.5, 2.0, -1.1],
+            vec![0.3f32, 0.1, -0.2],
+            vec![5.0f32, -5.0, 0.0, 1.0],
+        ];
+        for actions in [
+            vec![vec![3, 0, 2], vec![2, 0], vec![0]],
+            vec![vec![3], vec![1], vec![2]],
+        ] {
+            let (l, a, m, _) = tensor_inputs(&dev, &logits, &actions);
+            let got = pl_log_prob_clamped_tensor(l, a, m)
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap();
+            for i in 0..3 {
+                let l64: Vec<f64> = logits[i].iter().map(|&x| x as f64).collect();
+                let want = pl_log_prob_clamped_f64(&l64, &actions[i]);
+                assert!(
+                    (got[i] as f64 - want).abs() < 1e-4,
+                    "row {i}: {} vs {want}",
+                    got[i]
+                );
+            }
+        }
     }
 
     #[test]
