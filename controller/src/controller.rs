@@ -159,7 +159,7 @@ impl Controller {
 
     /// The network's parameters named and laid out as the reference's
     /// `PPOController.state_dict()` (name, shape, row-major values).
-    pub fn reference_state_dict(&self) -> Vec<(String, Vec<usize>, Vec<f32>)> {
+    pub fn reference_state_dict(&self) -> Vec<crate::policy::NamedTensor> {
         self.params.to_reference_state_dict()
     }
 
@@ -167,7 +167,7 @@ impl Controller {
     /// [`reference_state_dict`](Self::reference_state_dict)); the optimiser state is kept.
     pub fn load_reference_state_dict(
         &mut self,
-        dict: &[(String, Vec<usize>, Vec<f32>)],
+        dict: &[crate::policy::NamedTensor],
     ) -> Result<(), ControllerError> {
         self.params.load_reference_state_dict(dict)
     }

@@ -96,6 +96,9 @@ pub fn parse_device(spec: &str) -> Result<Device, ControllerError> {
     })
 }
 
+/// A named tensor in the reference's layout: name, shape, row-major values.
+pub type NamedTensor = (String, Vec<usize>, Vec<f32>);
+
 /// One parameter matrix (biases are `1 x cols`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Param {
@@ -204,7 +207,7 @@ impl Params {
     /// The parameters as the reference's `PPOController.state_dict()` names and lays them out
     /// (`nn.Linear` weights are `[out, in]`, i.e. the transpose of ours; the actor's first layer
     /// is the concatenation `[state half | skill half]` along `in`).
-    pub fn to_reference_state_dict(&self) -> Vec<(String, Vec<usize>, Vec<f32>)> {
+    pub fn to_reference_state_dict(&self) -> Vec<NamedTensor> {
         let l = &self.list;
         let tr = |p: &Param| -> Vec<f32> {
             let mut out = vec![0.0f32; p.data.len()];
@@ -250,7 +253,7 @@ impl Params {
     /// `state_dict()`); every name must be present with the shape this network has.
     pub fn load_reference_state_dict(
         &mut self,
-        dict: &[(String, Vec<usize>, Vec<f32>)],
+        dict: &[NamedTensor],
     ) -> Result<(), ControllerError> {
         let mine = self.to_reference_state_dict();
         let mut by_name = std::collections::BTreeMap::new();
@@ -650,7 +653,7 @@ mod tests {
         assert_eq!(a1.2[2 * 2 * h + h + 1], p.list[A1K].data[h + 2]);
         let s1 = dict.iter().find(|t| t.0 == "state_net.0.weight").unwrap();
         assert_eq!(s1.1, vec![h, 2 * d]);
-        assert_eq!(s1.2[1 * 2 * d + 4], p.list[S1W].data[4 * h + 1]);
+        assert_eq!(s1.2[2 * d + 4], p.list[S1W].data[4 * h + 1]);
         let mut q = Params::init(d, h, &mut rng);
         assert_ne!(q, p);
         q.load_reference_state_dict(&dict).unwrap();

@@ -3,8 +3,8 @@
 //!
 //! Follows the reference (MemSkill cda41f3: src/controller.py `PPOBuffer`,
 //! `PPOController.compute_ppo_loss`; src/trainer.py `update_controller`):
-//! loss = `-mean(min(r A, clip(r, 1 ± clip) A)) + value_coef * 0.5 * mean((V - R)^2)
-//! - entropy_coef * mean(H)`; GAE per episode with `V_T = 0`; advantages normalised once over
+//! loss = `-mean(min(r A, clip(r, 1 ± clip) A)) + value_coef * 0.5 * mean((V - R)^2) -
+//! entropy_coef * mean(H)`; GAE per episode with `V_T = 0`; advantages normalised once over
 //! the whole batch (population std + 1e-8, skipped for a single transition); `ppo_epochs` epochs
 //! of shuffled minibatches (`minibatch_size = 0`: the whole batch); global gradient-norm clip;
 //! Adam; an epoch whose mean `approx_kl = mean(old_log_prob - new_log_prob)` exceeds `target_kl`

@@ -20,7 +20,7 @@
 use super::{f64s, Outcome};
 use anyhow::{Context, Result};
 use memskill_controller::{
-    BiasConfig, BiasSpec, Controller, PolicyConfig, PpoConfig, SelectMode, Transition,
+    BiasConfig, BiasSpec, Controller, NamedTensor, PolicyConfig, PpoConfig, SelectMode, Transition,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -35,7 +35,7 @@ fn f32s(v: &Value, what: &str) -> Result<Vec<f32>> {
     Ok(f64s(v, what)?.iter().map(|&x| x as f32).collect())
 }
 
-fn weights(v: &Value, shapes: &Value, what: &str) -> Result<Vec<(String, Vec<usize>, Vec<f32>)>> {
+fn weights(v: &Value, shapes: &Value, what: &str) -> Result<Vec<NamedTensor>> {
     let obj = v
         .as_object()
         .with_context(|| format!("{what}: expected an object"))?;
