@@ -1,9 +1,10 @@
 //! [`Controller`]: skill selection (Gumbel-Top-K / greedy top-K) and PPO updates.
 
-use crate::bias::NewSkillBias;
+use crate::bias::{BiasReeval, BiasSpec, NewSkillBias};
 use crate::error::ControllerError;
 use crate::plackett_luce::{
-    entropy_tensor, gumbel_top_k, pl_log_prob_f64, pl_log_prob_tensor, pl_remaining_mask, top_k,
+    entropy_tensor, gumbel_top_k, pl_log_prob_clamped_tensor, pl_log_prob_form_f64,
+    pl_log_prob_tensor, pl_remaining_mask, top_k, topk_stats_f64, PlForm,
 };
 use crate::policy::{
     clip_global_norm, forward, parse_device, Adam, Params, PolicyBatch, PolicyConfig,
@@ -34,6 +35,10 @@ pub struct Selection {
     pub probs: Vec<f32>,
     /// Logit bias applied (zeros when none); store it in `Transition::bias`.
     pub bias: Vec<f32>,
+    /// The bias parameters, when the PPO update recomputes the bias from the current logits
+    /// (`bias.reeval = "current"`, the reference); store it in `Transition::bias_spec`.
+    #[serde(default)]
+    pub bias_spec: Option<BiasSpec>,
 }
 
 /// The learnable skill-selection policy with its critic and optimiser.
@@ -113,10 +118,10 @@ impl Controller {
                 msg: "must be > 0".into(),
             });
         }
-        validate_ppo(ppo)?;
+        ppo.validate()?;
         let device = parse_device(&policy.device)?;
         let mut init_rng = ChaCha8Rng::seed_from_u64(seed);
-        let params = Params::init(emb_dim, policy.hidden, &mut init_rng);
+        let params = Params::init_with(policy.init, emb_dim, policy.hidden, &mut init_rng);
         let adam = Adam::new(&params);
         Ok(Self {
             emb_dim,
@@ -147,9 +152,24 @@ impl Controller {
 
     /// Replaces the PPO configuration (e.g. after a `--set` override on resume).
     pub fn set_ppo_config(&mut self, ppo: &PpoConfig) -> Result<(), ControllerError> {
-        validate_ppo(ppo)?;
+        ppo.validate()?;
         self.ppo = ppo.clone();
         Ok(())
+    }
+
+    /// The network's parameters named and laid out as the reference's
+    /// `PPOController.state_dict()` (name, shape, row-major values).
+    pub fn reference_state_dict(&self) -> Vec<crate::policy::NamedTensor> {
+        self.params.to_reference_state_dict()
+    }
+
+    /// Replaces the network's parameters by reference-layout tensors (see
+    /// [`reference_state_dict`](Self::reference_state_dict)); the optimiser state is kept.
+    pub fn load_reference_state_dict(
+        &mut self,
+        dict: &[crate::policy::NamedTensor],
+    ) -> Result<(), ControllerError> {
+        self.params.load_reference_state_dict(dict)
     }
 
     fn validate_inputs(
@@ -230,25 +250,28 @@ impl Controller {
         let n = skill_embs.len();
         let k = k.min(n);
         let (logits, value) = self.logits_value(state, skill_embs)?;
-        let unbiased = softmax(&logits);
-        let (skills, used_logits, bias_vec) = match mode {
-            SelectMode::Greedy => (top_k(&logits, k), logits.clone(), vec![0.0; n]),
+        let (skills, used_logits, bias_vec, bias_spec) = match mode {
+            SelectMode::Greedy => (top_k(&logits, k), logits.clone(), vec![0.0; n], None),
             SelectMode::Sample(rng) => {
-                let b = bias
-                    .map(|b| b.logit_bias(&unbiased, self.updates))
+                let spec = bias.and_then(|b| b.spec(n, self.updates).map(|s| (s, b.reeval)));
+                let b = spec
+                    .as_ref()
+                    .map(|(s, _)| s.logit_bias(&logits))
                     .unwrap_or_else(|| vec![0.0; n]);
                 let biased: Vec<f32> = logits.iter().zip(&b).map(|(l, x)| l + x).collect();
-                (gumbel_top_k(&biased, k, rng), biased, b)
+                let keep = spec.and_then(|(s, r)| (r == BiasReeval::Current).then_some(s));
+                (gumbel_top_k(&biased, k, rng), biased, b, keep)
             }
         };
         let l64: Vec<f64> = used_logits.iter().map(|&x| x as f64).collect();
-        let log_prob = pl_log_prob_f64(&l64, &skills) as f32;
+        let log_prob = pl_log_prob_form_f64(self.ppo.plackett_luce, &l64, &skills) as f32;
         Ok(Selection {
             skills,
             log_prob,
             value,
             probs: softmax(&used_logits),
             bias: bias_vec,
+            bias_spec,
         })
     }
 
@@ -283,6 +306,18 @@ impl Controller {
         if !tr.bias.is_empty() {
             check_vec(|| at("bias"), &tr.bias, n)?;
         }
+        if let Some(spec) = &tr.bias_spec {
+            if spec.new_mask.len() != n {
+                return Err(ControllerError::Dim {
+                    what: at("bias_spec.new_mask"),
+                    expected: n,
+                    got: spec.new_mask.len(),
+                });
+            }
+            if !(spec.p_min.is_finite() && spec.delta_max.is_finite() && spec.scale.is_finite()) {
+                return Err(ControllerError::NonFinite(at("bias_spec")));
+            }
+        }
         if tr.actions.is_empty() {
             return Err(ControllerError::BadAction(format!(
                 "{}: empty",
@@ -307,7 +342,8 @@ impl Controller {
 
     /// One PPO update over `episodes` (each a terminal episode of transitions in order): GAE per
     /// episode, advantages normalised over the batch, `ppo_epochs` epochs of shuffled
-    /// minibatches, early stop when an epoch's mean approximate KL exceeds `target_kl`.
+    /// minibatches (`minibatch_size = 0`: the whole batch), early stop when an epoch's mean
+    /// approximate KL exceeds `target_kl` (> 0).
     /// Increments [`updates`](Self::updates) when at least one transition was given.
     pub fn update(&mut self, episodes: &[Vec<Transition>]) -> Result<PpoStats, ControllerError> {
         let mut flat: Vec<&Transition> = Vec::new();
@@ -334,7 +370,11 @@ impl Controller {
         let ad = self.device.clone().autodiff();
         let mut stats = PpoStats::default();
         let mut idx: Vec<usize> = (0..total).collect();
-        let mb = self.ppo.minibatch_size.max(1);
+        let mb = if self.ppo.minibatch_size == 0 {
+            total
+        } else {
+            self.ppo.minibatch_size
+        };
         for _epoch in 0..self.ppo.ppo_epochs {
             idx.shuffle(&mut self.rng);
             let mut epoch_kl = 0.0f64;
@@ -346,12 +386,19 @@ impl Controller {
                 stats.entropy += s.entropy;
                 stats.approx_kl += s.approx_kl;
                 stats.clip_frac += s.clip_frac;
+                stats.grad_norm += s.grad_norm;
+                stats.topk_entropy += s.topk_entropy;
+                stats.topk_mass += s.topk_mass;
+                stats.topk_bin_entropy += s.topk_bin_entropy;
                 stats.minibatches += 1;
                 epoch_kl += s.approx_kl as f64;
                 epoch_mbs += 1;
             }
             stats.epochs_run += 1;
-            if epoch_mbs > 0 && epoch_kl / epoch_mbs as f64 > self.ppo.target_kl as f64 {
+            if self.ppo.target_kl > 0.0
+                && epoch_mbs > 0
+                && epoch_kl / epoch_mbs as f64 > self.ppo.target_kl as f64
+            {
                 stats.early_stopped = true;
                 break;
             }
@@ -362,6 +409,10 @@ impl Controller {
         stats.entropy /= m;
         stats.approx_kl /= m;
         stats.clip_frac /= m;
+        stats.grad_norm /= m;
+        stats.topk_entropy /= m;
+        stats.topk_mass /= m;
+        stats.topk_bin_entropy /= m;
         self.updates += 1;
         Ok(stats)
     }
@@ -374,15 +425,14 @@ impl Controller {
         rets: &[f32],
         ad: &Device,
     ) -> Result<PpoStats, ControllerError> {
+        // Rows with a bias spec get their bias from the current logits below; the others re-apply
+        // the stored rollout bias (if any).
         let items: Vec<(&[f32], &[Vec<f32>], &[f32])> = chunk
             .iter()
             .map(|&i| {
                 let t = flat[i];
-                (
-                    t.state.as_slice(),
-                    t.skill_embs.as_slice(),
-                    t.bias.as_slice(),
-                )
+                let stored: &[f32] = if t.bias_spec.is_some() { &[] } else { &t.bias };
+                (t.state.as_slice(), t.skill_embs.as_slice(), stored)
             })
             .collect();
         let batch = self.batch(&items, ad);
@@ -416,14 +466,52 @@ impl Controller {
 
         let params = self.params.to_tensors(ad, true);
         let (logits, values) = forward(&params, &batch);
-        let new_lp = pl_log_prob_tensor(logits.clone(), actions_t, amask_t, remaining_t);
+        let host = |t: Tensor<2>| -> Result<Vec<f32>, ControllerError> {
+            t.into_data()
+                .try_to_vec::<f32>()
+                .map_err(|e| ControllerError::Tensor(format!("{e:?}")))
+        };
+        // The reference's `_apply_new_action_bias` inside evaluate_actions: from the current
+        // logits, without gradient, with the rollout's scale.
+        let logits = if chunk.iter().any(|&i| flat[i].bias_spec.is_some()) {
+            let raw = host(logits.clone().detach())?;
+            let mut bias = vec![0.0f32; b * batch.n];
+            for (r, &i) in chunk.iter().enumerate() {
+                if let Some(spec) = &flat[i].bias_spec {
+                    let nr = flat[i].skill_embs.len();
+                    let row = spec.logit_bias(&raw[r * batch.n..r * batch.n + nr]);
+                    bias[r * batch.n..r * batch.n + nr].copy_from_slice(&row);
+                }
+            }
+            logits + Tensor::<2>::from_data(TensorData::new(bias, [b, batch.n]), ad)
+        } else {
+            logits
+        };
+        let final_logits = host(logits.clone().detach())?;
+        let (mut tk_ent, mut tk_mass, mut tk_bin) = (0.0f64, 0.0f64, 0.0f64);
+        for (r, &i) in chunk.iter().enumerate() {
+            let nr = flat[i].skill_embs.len();
+            let row: Vec<f64> = final_logits[r * batch.n..r * batch.n + nr]
+                .iter()
+                .map(|&x| x as f64)
+                .collect();
+            let (e, m, bn) = topk_stats_f64(&row, &flat[i].actions);
+            tk_ent += e;
+            tk_mass += m;
+            tk_bin += bn;
+        }
+        let new_lp = match self.ppo.plackett_luce {
+            PlForm::Clamped => pl_log_prob_clamped_tensor(logits.clone(), actions_t, amask_t),
+            PlForm::Exact => pl_log_prob_tensor(logits.clone(), actions_t, amask_t, remaining_t),
+        };
         let ent = entropy_tensor(logits, batch.skill_mask.clone()).mean();
         let ratio = (new_lp.clone() - old_t).exp();
         let c = self.ppo.clip;
         let s1 = ratio.clone() * adv_t.clone();
         let s2 = ratio.clamp(1.0 - c, 1.0 + c) * adv_t;
         let policy_loss = s1.min_pair(s2).mean().neg();
-        let value_loss = (values - ret_t).square().mean();
+        // 0.5 * MSE, as the reference's compute_ppo_loss (issue 11, fix 1).
+        let value_loss = (values - ret_t).square().mean().mul_scalar(0.5);
         let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.ppo.value_coef)
             - ent.clone().mul_scalar(self.ppo.entropy_coef);
         let grads = loss.backward();
@@ -440,7 +528,7 @@ impl Controller {
         if g.iter().flatten().any(|x| !x.is_finite()) {
             return Err(ControllerError::NonFinite("PPO gradient".into()));
         }
-        clip_global_norm(&mut g, self.ppo.max_grad_norm);
+        let grad_norm = clip_global_norm(&mut g, self.ppo.max_grad_norm);
         self.adam.step(&mut self.params, &g, self.ppo.lr);
 
         let to_f32 = |t: Tensor<1>| -> Result<Vec<f32>, ControllerError> {
@@ -452,9 +540,9 @@ impl Controller {
         let mut kl = 0.0f64;
         let mut clipped = 0usize;
         for (o, nv) in old.iter().zip(&new_v) {
-            // Schulman's low-variance estimator of KL(old || new): (r - 1) - ln r, r = new/old.
+            // The reference's estimator: mean(old_log_prob - new_log_prob).
             let lr = (*nv - *o) as f64;
-            kl += lr.exp() - 1.0 - lr;
+            kl -= lr;
             if (lr.exp() - 1.0).abs() > c as f64 {
                 clipped += 1;
             }
@@ -468,6 +556,10 @@ impl Controller {
             entropy: scalar(ent)?,
             approx_kl: (kl / b as f64) as f32,
             clip_frac: clipped as f32 / b as f32,
+            grad_norm,
+            topk_entropy: (tk_ent / b as f64) as f32,
+            topk_mass: (tk_mass / b as f64) as f32,
+            topk_bin_entropy: (tk_bin / b as f64) as f32,
             ..PpoStats::default()
         })
     }
@@ -577,31 +669,6 @@ impl Controller {
     }
 }
 
-fn validate_ppo(ppo: &PpoConfig) -> Result<(), ControllerError> {
-    let bad = |field: &str, msg: &str| {
-        Err(ControllerError::Config {
-            field: format!("ppo.{field}"),
-            msg: msg.into(),
-        })
-    };
-    if !(ppo.lr > 0.0 && ppo.lr.is_finite()) {
-        return bad("lr", "must be a positive number");
-    }
-    if ppo.minibatch_size == 0 {
-        return bad("minibatch_size", "must be >= 1");
-    }
-    if !(0.0..=1.0).contains(&ppo.gamma) {
-        return bad("gamma", "must be in [0, 1]");
-    }
-    if !(0.0..=1.0).contains(&ppo.gae_lambda) {
-        return bad("gae_lambda", "must be in [0, 1]");
-    }
-    if !(ppo.clip > 0.0) {
-        return bad("clip", "must be > 0");
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,6 +681,7 @@ mod tests {
             &PolicyConfig {
                 hidden: 16,
                 device: "cpu".into(),
+                ..PolicyConfig::default()
             },
             &PpoConfig::default(),
             7,
@@ -687,60 +755,130 @@ mod tests {
     #[test]
     fn first_reevaluation_reproduces_rollout_log_probs() {
         // With lr tiny, the first minibatch's ratio must be 1 (approx_kl ~ 0): rollout and PPO
-        // re-evaluation compute the same biased distribution.
-        let mut c = Controller::new(
-            4,
-            &PolicyConfig {
-                hidden: 16,
-                device: "cpu".into(),
-            },
-            &PpoConfig {
-                lr: 1e-12,
-                ppo_epochs: 1,
-                minibatch_size: 64,
-                ..PpoConfig::default()
-            },
-            11,
-        )
-        .unwrap();
-        let e = Arc::new(embs(5));
-        let b = NewSkillBias::new(
-            vec![false, true, false, false, true],
-            0,
-            &BiasConfig {
-                p_min: 0.8,
-                ..BiasConfig::default()
-            },
-        );
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut ep = Vec::new();
-        for i in 0..6 {
-            let state: Vec<f32> = (0..8).map(|j| ((i * 8 + j) as f32).cos()).collect();
-            let s = c
-                .select(&state, &e, 3, Some(&b), SelectMode::Sample(&mut rng))
+        // re-evaluation compute the same biased distribution, in both re-evaluation modes.
+        for reeval in [BiasReeval::Current, BiasReeval::Rollout] {
+            for form in [PlForm::Clamped, PlForm::Exact] {
+                let mut c = Controller::new(
+                    4,
+                    &PolicyConfig {
+                        hidden: 16,
+                        device: "cpu".into(),
+                        ..PolicyConfig::default()
+                    },
+                    &PpoConfig {
+                        lr: 1e-12,
+                        ppo_epochs: 1,
+                        minibatch_size: 64,
+                        plackett_luce: form,
+                        ..PpoConfig::default()
+                    },
+                    11,
+                )
                 .unwrap();
-            ep.push(Transition::from_selection(
-                state,
-                e.clone(),
-                s,
-                i as f32 * 0.1,
-            ));
+                let e = Arc::new(embs(5));
+                let b = NewSkillBias::new(
+                    vec![false, true, false, false, true],
+                    0,
+                    &BiasConfig {
+                        p_min: 0.8,
+                        reeval,
+                        ..BiasConfig::default()
+                    },
+                );
+                let mut rng = ChaCha8Rng::seed_from_u64(5);
+                let mut ep = Vec::new();
+                for i in 0..6 {
+                    let state: Vec<f32> = (0..8).map(|j| ((i * 8 + j) as f32).cos()).collect();
+                    let s = c
+                        .select(&state, &e, 3, Some(&b), SelectMode::Sample(&mut rng))
+                        .unwrap();
+                    assert!(s.bias.iter().any(|&x| x > 0.0));
+                    assert_eq!(s.bias_spec.is_some(), reeval == BiasReeval::Current);
+                    ep.push(Transition::from_selection(
+                        state,
+                        e.clone(),
+                        s,
+                        i as f32 * 0.1,
+                    ));
+                }
+                let st = c.update(&[ep.clone()]).unwrap();
+                assert!(st.approx_kl.abs() < 1e-6, "approx_kl {}", st.approx_kl);
+                assert_eq!(st.clip_frac, 0.0);
+                assert_eq!(c.updates(), 1);
+                // Dropping the bias changes the re-evaluated distribution: KL no longer ~0.
+                let mut nob = ep.clone();
+                for t in nob.iter_mut() {
+                    t.bias.clear();
+                    t.bias_spec = None;
+                }
+                let st2 = c.update(&[nob]).unwrap();
+                assert!(
+                    st2.approx_kl.abs() > 1e-4,
+                    "approx_kl without bias {}",
+                    st2.approx_kl
+                );
+            }
         }
-        let st = c.update(&[ep.clone()]).unwrap();
-        assert!(st.approx_kl < 1e-6, "approx_kl {}", st.approx_kl);
-        assert_eq!(st.clip_frac, 0.0);
-        assert_eq!(c.updates(), 1);
-        // Dropping the stored bias changes the re-evaluated distribution: KL no longer ~0.
-        let mut nob = ep.clone();
-        for t in nob.iter_mut() {
-            t.bias.clear();
+    }
+
+    /// Issue 11, fix 1: the value loss is 0.5 * MSE (the old code reported and optimised MSE).
+    /// With a zero-initialised critic output the value is 0 everywhere, so the first minibatch's
+    /// value loss is 0.5 * mean(return^2) exactly.
+    #[test]
+    fn value_loss_is_half_the_mse() {
+        let mut c = small();
+        let mut dict = c.reference_state_dict();
+        for t in dict.iter_mut() {
+            if t.0.starts_with("critic_head.2") {
+                t.2.iter_mut().for_each(|x| *x = 0.0);
+            }
         }
-        let st2 = c.update(&[nob]).unwrap();
-        assert!(
-            st2.approx_kl > 1e-4,
-            "approx_kl without bias {}",
-            st2.approx_kl
-        );
+        c.load_reference_state_dict(&dict).unwrap();
+        c.set_ppo_config(&PpoConfig {
+            ppo_epochs: 1,
+            minibatch_size: 0,
+            ..PpoConfig::default()
+        })
+        .unwrap();
+        let e = Arc::new(embs(3));
+        let tr = |r: f32| Transition {
+            state: vec![0.3; 8],
+            skill_embs: e.clone(),
+            bias: vec![],
+            bias_spec: None,
+            actions: vec![1, 0],
+            old_log_prob: -1.5,
+            old_value: 0.0,
+            reward: r,
+        };
+        // Two one-step episodes: returns = rewards (V = 0).
+        let st = c.update(&[vec![tr(1.0)], vec![tr(3.0)]]).unwrap();
+        let want = 0.5 * (1.0 + 9.0) / 2.0;
+        assert!((st.value_loss - want).abs() < 1e-5, "{}", st.value_loss);
+        assert_eq!(st.minibatches, 1);
+    }
+
+    /// The reference's approx_kl is mean(old - new) (it can be negative), and target_kl = 0
+    /// disables the early stop.
+    #[test]
+    fn approx_kl_is_the_mean_log_ratio_and_zero_target_never_stops() {
+        let mut c = small();
+        c.set_ppo_config(&PpoConfig {
+            ppo_epochs: 3,
+            target_kl: 0.0,
+            lr: 1e-12,
+            ..PpoConfig::default()
+        })
+        .unwrap();
+        let e = Arc::new(embs(3));
+        let state = vec![0.3; 8];
+        let sel = c.select(&state, &e, 2, None, SelectMode::Greedy).unwrap();
+        let mut tr = Transition::from_selection(state, e, sel, 1.0);
+        tr.old_log_prob += 0.25; // old - new = 0.25 on the only sample
+        let st = c.update(&[vec![tr]]).unwrap();
+        assert!((st.approx_kl - 0.25).abs() < 1e-5, "{}", st.approx_kl);
+        assert_eq!(st.epochs_run, 3);
+        assert!(!st.early_stopped);
     }
 
     #[test]
@@ -751,6 +889,7 @@ mod tests {
             state: vec![0.3; 8],
             skill_embs: e,
             bias: vec![],
+            bias_spec: None,
             actions: vec![1, 0],
             old_log_prob: -1.5,
             old_value: 0.0,
@@ -771,6 +910,7 @@ mod tests {
             &PolicyConfig {
                 hidden: 16,
                 device: "cpu".into(),
+                ..PolicyConfig::default()
             },
             &PpoConfig::default(),
             1,
@@ -786,6 +926,7 @@ mod tests {
             state: vec![0.3; 8],
             skill_embs: Arc::new(embs(3)),
             bias: vec![],
+            bias_spec: None,
             actions: vec![1, 1],
             old_log_prob: -1.5,
             old_value: 0.0,

@@ -19,7 +19,7 @@ pub mod policy;
 pub mod ppo;
 pub mod shaping;
 
-pub use bias::{BiasConfig, NewSkillBias};
+pub use bias::{BiasConfig, BiasReeval, BiasSpec, NewSkillBias};
 pub use controller::{Controller, SelectMode, Selection};
 pub use encoder::{
     build_state, default_assets_dir, default_minilm_dir, model_max_tokens, token_windows,
@@ -28,9 +28,9 @@ pub use encoder::{
 };
 pub use error::ControllerError;
 pub use plackett_luce::{
-    entropy_f64, gumbel_top_k, log_softmax_f64, pl_log_prob_f64, pl_log_prob_tensor,
-    pl_remaining_mask, top_k,
+    entropy_f64, gumbel_top_k, log_softmax_f64, pl_log_prob_clamped_f64, pl_log_prob_f64,
+    pl_log_prob_form_f64, pl_log_prob_tensor, pl_remaining_mask, top_k, topk_stats_f64, PlForm,
 };
-pub use policy::PolicyConfig;
-pub use ppo::{gae, PpoConfig, PpoStats, Transition};
-pub use shaping::{shape_rewards, ShapingConfig, SpanOutcome};
+pub use policy::{NamedTensor, PolicyConfig, PolicyInit};
+pub use ppo::{gae, gae_f64, normalize, PpoConfig, PpoStats, Transition};
+pub use shaping::{process_reward, redistribute, shape_rewards, ShapingConfig, SpanOutcome};

@@ -5,19 +5,100 @@
 //! `prod_j p(a_j) / (1 - sum_{l<j} p(a_l))`; Gumbel-Top-K (add i.i.d. Gumbel(0,1) noise to the
 //! logits and take the K largest, in order) samples exactly from it.
 //!
-//! Safe evaluation: the remainder `1 - sum_{l<j} p(a_l)` is computed as the probability mass of
-//! the skills not yet chosen, i.e. `log(remainder) = logsumexp(remaining logits) - logsumexp(all)`,
-//! so each term is `z_{a_j} - logsumexp_{i not chosen before j} z_i`. This equals the reference
-//! formula exactly but cannot cancel to 0 and needs no clamp. (The reference clamps
-//! `1 - sum p` at a small epsilon; once `p(a_1) > 1 - eps` that clamp silently replaces the
-//! second pick's conditional-softmax gradient by a wrong one; the PPO bandit test got stuck at
-//! 11/15 states with it.) [`PL_EPS`] only floors the remainder of the f64 version against `log(0)`.
+//! Two evaluations of that product ([`PlForm`]):
+//!
+//! * [`PlForm::Clamped`] (default; the reference's `_compute_topk_log_prob`, MemSkill cda41f3):
+//!   `p = softmax(z)`, then for each position `log(max(p_a, 1e-8)) - log(max(rem, 1e-8))` with
+//!   `rem` starting at 1 and updated as `rem = max(rem - max(p_a, 1e-8), 1e-8)`.
+//! * [`PlForm::Exact`] (opt-in deviation): the remainder is computed as the probability mass of
+//!   the skills not yet chosen, `log(rem) = logsumexp(remaining logits) - logsumexp(all)`, so
+//!   each term is `z_{a_j} - logsumexp_{i not chosen before j} z_i`. It equals the clamped form
+//!   whenever no clamp binds (every chosen `p_a >= 1e-8` and every remainder `>= 1e-8`), but it
+//!   cannot cancel to 0 in `f32`; once `p(a_1) > 1 - 1e-8` the clamped form replaces the second
+//!   pick's conditional-softmax gradient by a wrong one. [`PL_EPS`] only floors the remainder of
+//!   the f64 version against `log(0)`.
 
-use burn::tensor::{activation::log_softmax, Bool, Int, Tensor};
+use burn::tensor::{
+    activation::{log_softmax, softmax},
+    Bool, Int, Tensor,
+};
 use rand::Rng;
 
-/// Floor of the PL remainder in the f64 version (guards `log(0)` only).
+/// Floor of the PL remainder in the exact f64 version (guards `log(0)` only).
 pub const PL_EPS: f64 = 1e-300;
+
+/// The clamp of the reference's formula (probabilities and remainders, 1e-8).
+pub const PL_CLAMP: f64 = 1e-8;
+
+/// Which Plackett-Luce evaluation the controller uses (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlForm {
+    /// The reference's cumulative-probability formula with its 1e-8 clamps.
+    #[default]
+    Clamped,
+    /// Log-sum-exp over the not-yet-chosen skills, no clamp (deviation, opt-in).
+    Exact,
+}
+
+/// The reference's formula in `f64` (a single action: plain `log p_a`, as its K = 1 branch):
+/// `sum_j log(max(p_{a_j}, 1e-8)) - log(max(rem_j, 1e-8))`,
+/// `rem_0 = 1`, `rem_{j+1} = max(rem_j - max(p_{a_j}, 1e-8), 1e-8)`. Out-of-range indices are
+/// skipped.
+pub fn pl_log_prob_clamped_f64(logits: &[f64], actions: &[usize]) -> f64 {
+    if let [a] = actions {
+        // K = 1: the reference takes Categorical(logits).log_prob, no clamp.
+        return log_softmax_f64(logits).get(*a).copied().unwrap_or(0.0);
+    }
+    let p = softmax_f64(logits);
+    let mut total = 0.0f64;
+    let mut rem = 1.0f64;
+    for &a in actions {
+        let Some(&pa) = p.get(a) else { continue };
+        let pa = pa.max(PL_CLAMP);
+        total += pa.ln() - rem.max(PL_CLAMP).ln();
+        rem = (rem - pa).max(PL_CLAMP);
+    }
+    total
+}
+
+/// `softmax` as the reference evaluates it, `exp(z - max) / sum exp(z - max)` (the cumulative
+/// remainders of the clamped formula are sensitive to how the probabilities are rounded).
+pub fn softmax_f64(logits: &[f64]) -> Vec<f64> {
+    let m = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = logits.iter().map(|l| (l - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|x| x / s).collect()
+}
+
+/// The PL log-probability under `form`.
+pub fn pl_log_prob_form_f64(form: PlForm, logits: &[f64], actions: &[usize]) -> f64 {
+    match form {
+        PlForm::Clamped => pl_log_prob_clamped_f64(logits, actions),
+        PlForm::Exact => pl_log_prob_f64(logits, actions),
+    }
+}
+
+/// The reference's top-K diagnostics (`_compute_topk_stats`): with `s` the softmax
+/// probabilities of the chosen skills and `m = sum s`: the entropy of
+/// `max(s / max(m, 1e-8), 1e-8)`, the mass `m`, and the binary entropy of
+/// `clamp(m, 1e-8, 1 - 1e-8)`. Returns `(topk_entropy, topk_mass, topk_bin_entropy)`.
+pub fn topk_stats_f64(logits: &[f64], actions: &[usize]) -> (f64, f64, f64) {
+    let p = softmax_f64(logits);
+    let sel: Vec<f64> = actions.iter().filter_map(|&a| p.get(a).copied()).collect();
+    let mass: f64 = sel.iter().sum();
+    let safe = mass.max(PL_CLAMP);
+    let ent = -sel
+        .iter()
+        .map(|s| {
+            let q = (s / safe).max(PL_CLAMP);
+            q * q.ln()
+        })
+        .sum::<f64>();
+    let m = mass.clamp(PL_CLAMP, 1.0 - PL_CLAMP);
+    let bin = -(m * m.ln() + (1.0 - m) * (1.0 - m).ln());
+    (ent, mass, bin)
+}
 
 /// Value used for logits of padded (non-existent) skills.
 pub const MASKED_LOGIT: f32 = -1.0e9;
@@ -151,6 +232,38 @@ pub fn pl_log_prob_tensor(
     terms.sum_dim(1).squeeze_dim::<1>(1)
 }
 
+/// Batched PL log-probability with the reference's clamped formula (differentiable), same
+/// arguments as [`pl_log_prob_tensor`] without the remaining mask (padded skills must hold
+/// [`MASKED_LOGIT`] so their probability is 0). Returns `[B]`.
+pub fn pl_log_prob_clamped_tensor(
+    logits: Tensor<2>,
+    actions: Tensor<2, Int>,
+    action_mask: Tensor<2, Bool>,
+) -> Tensor<1> {
+    let [b, k] = actions.dims();
+    if k == 1 {
+        // K = 1: the reference takes Categorical(logits).log_prob, no clamp.
+        return log_softmax(logits, 1)
+            .gather(1, actions)
+            .mask_fill(action_mask.bool_not(), 0.0)
+            .reshape([b]);
+    }
+    let probs = softmax(logits, 1);
+    let sel = probs.gather(1, actions); // [B, K]
+    let eps = PL_CLAMP as f32;
+    let mut total = sel.zeros_like().narrow(1, 0, 1); // [B, 1]
+    let mut rem = total.ones_like();
+    for j in 0..k {
+        let p = sel.clone().narrow(1, j, 1).clamp_min(eps);
+        let real = action_mask.clone().narrow(1, j, 1);
+        let term =
+            (p.clone().log() - rem.clone().clamp_min(eps).log()).mask_fill(real.bool_not(), 0.0);
+        total = total + term;
+        rem = (rem - p).clamp_min(eps);
+    }
+    total.reshape([b])
+}
+
 /// Batched single-step entropy `[B]` of `softmax(logits)` over the real skills (`skill_mask`
 /// `[B, N]` true for real skills).
 pub fn entropy_tensor(logits: Tensor<2>, skill_mask: Tensor<2, Bool>) -> Tensor<1> {
@@ -242,6 +355,59 @@ mod tests {
             chi2_bad += (observed - expected).powi(2) / expected;
         }
         assert!(chi2_bad > 43.82);
+    }
+
+    /// The reference's clamped formula: equal to the exact one while no clamp binds, different
+    /// (log 1e-8 floors) once a chosen probability or a remainder falls below 1e-8; K = 1 is the
+    /// plain log-softmax (the reference's Categorical branch).
+    #[test]
+    fn clamped_form_equals_exact_until_a_clamp_binds() {
+        for k in 1..=5 {
+            for s in ordered_subsets(5, k).iter().take(40) {
+                let a = pl_log_prob_clamped_f64(&LOGITS5, s);
+                let b = pl_log_prob_f64(&LOGITS5, s);
+                assert!((a - b).abs() < 1e-12, "{s:?}: {a} vs {b}");
+            }
+        }
+        let degenerate = [30.0f64, 0.0, -1.0, 2.0];
+        // p(1) ~ 9e-14 < 1e-8: the reference floors log p at log 1e-8 for the second pick...
+        let clamped = pl_log_prob_clamped_f64(&degenerate, &[0, 1]);
+        let exact = pl_log_prob_f64(&degenerate, &[0, 1]);
+        assert!((clamped - exact).abs() > 1.0, "{clamped} vs {exact}");
+        // ...but not for a single pick.
+        assert_eq!(
+            pl_log_prob_clamped_f64(&degenerate, &[1]),
+            log_softmax_f64(&degenerate)[1]
+        );
+    }
+
+    #[test]
+    fn clamped_tensor_agrees_with_f64() {
+        let dev = Device::flex();
+        let logits = vec![
+            vec![1.2f32, -0.3, 0.5, 2.0, -1.1],
+            vec![0.3f32, 0.1, -0.2],
+            vec![5.0f32, -5.0, 0.0, 1.0],
+        ];
+        for actions in [
+            vec![vec![3, 0, 2], vec![2, 0], vec![0]],
+            vec![vec![3], vec![1], vec![2]],
+        ] {
+            let (l, a, m, _) = tensor_inputs(&dev, &logits, &actions);
+            let got = pl_log_prob_clamped_tensor(l, a, m)
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap();
+            for i in 0..3 {
+                let l64: Vec<f64> = logits[i].iter().map(|&x| x as f64).collect();
+                let want = pl_log_prob_clamped_f64(&l64, &actions[i]);
+                assert!(
+                    (got[i] as f64 - want).abs() < 1e-4,
+                    "row {i}: {} vs {want}",
+                    got[i]
+                );
+            }
+        }
     }
 
     #[test]

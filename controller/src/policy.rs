@@ -29,6 +29,8 @@ pub struct PolicyConfig {
     pub hidden: usize,
     /// `"cpu"` (burn flex backend) or `"cuda"` / `"cuda:N"` (needs the `cuda` cargo feature).
     pub device: String,
+    /// Weight initialisation (reference: PyTorch's `nn.Linear` default, `torch-default`).
+    pub init: PolicyInit,
 }
 
 impl Default for PolicyConfig {
@@ -36,8 +38,23 @@ impl Default for PolicyConfig {
         Self {
             hidden: 256,
             device: "cpu".into(),
+            init: PolicyInit::TorchDefault,
         }
     }
+}
+
+/// How the network's parameters are initialised (drawn from the controller's seeded generator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyInit {
+    /// PyTorch's `nn.Linear` default, as the reference (MemSkill cda41f3 builds plain
+    /// `nn.Linear` layers): weights and biases uniform in `±1/sqrt(fan_in)` (the actor's first
+    /// layer has `fan_in = 2H`). The distribution is the reference's; the draws are ours.
+    #[default]
+    TorchDefault,
+    /// Deviation (opt-in): orthogonal weights (gain sqrt 2 hidden, 0.01 actor output, 1 critic
+    /// output) and zero biases, the SB3 / CleanRL PPO init.
+    Orthogonal,
 }
 
 /// Parses a device string: `cpu` -> `Device::flex()`, `cuda[:N]` -> `Device::cuda(N)`.
@@ -79,6 +96,9 @@ pub fn parse_device(spec: &str) -> Result<Device, ControllerError> {
     })
 }
 
+/// A named tensor in the reference's layout: name, shape, row-major values.
+pub type NamedTensor = (String, Vec<usize>, Vec<f32>);
+
 /// One parameter matrix (biases are `1 x cols`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Param {
@@ -114,6 +134,195 @@ const C2W: usize = 15;
 const C2B: usize = 16;
 
 impl Params {
+    /// Initialises every parameter as `init` says (see [`PolicyInit`]).
+    pub fn init_with(
+        init: PolicyInit,
+        emb_dim: usize,
+        hidden: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Self {
+        match init {
+            PolicyInit::Orthogonal => Self::init(emb_dim, hidden, rng),
+            PolicyInit::TorchDefault => Self::init_torch_default(emb_dim, hidden, rng),
+        }
+    }
+
+    /// PyTorch's `nn.Linear` default: weight and bias of each layer uniform in
+    /// `±1/sqrt(fan_in)` (kaiming-uniform with `a = sqrt 5` gives that bound for the weight),
+    /// drawn layer by layer, weight before bias. The actor's first layer (`fan_in = 2H`) is drawn
+    /// as one `2H x H` matrix and split into its state / skill halves.
+    pub fn init_torch_default(emb_dim: usize, hidden: usize, rng: &mut ChaCha8Rng) -> Self {
+        let (d, h) = (emb_dim, hidden);
+        let mut uni = |n: usize, fan_in: usize| -> Vec<f32> {
+            let b = 1.0 / (fan_in as f64).sqrt();
+            (0..n)
+                .map(|_| rng.random_range(-b..b) as f32)
+                .collect::<Vec<f32>>()
+        };
+        let p = |name, rows, cols, data| Param {
+            name,
+            rows,
+            cols,
+            data,
+        };
+        let s1 = p("state_net.0.weight", 2 * d, h, uni(2 * d * h, 2 * d));
+        let s1b = p("state_net.0.bias", 1, h, uni(h, 2 * d));
+        let s2 = p("state_net.1.weight", h, h, uni(h * h, h));
+        let s2b = p("state_net.1.bias", 1, h, uni(h, h));
+        let k1 = p("skill_net.0.weight", d, h, uni(d * h, d));
+        let k1b = p("skill_net.0.bias", 1, h, uni(h, d));
+        let k2 = p("skill_net.1.weight", h, h, uni(h * h, h));
+        let k2b = p("skill_net.1.bias", 1, h, uni(h, h));
+        let a1 = uni(2 * h * h, 2 * h);
+        let a1b = p("actor.0.bias", 1, h, uni(h, 2 * h));
+        let (a1s, a1k) = a1.split_at(h * h);
+        let a2 = p("actor.1.weight", h, 1, uni(h, h));
+        let a2b = p("actor.1.bias", 1, 1, uni(1, h));
+        let c1 = p("critic.0.weight", h, h, uni(h * h, h));
+        let c1b = p("critic.0.bias", 1, h, uni(h, h));
+        let c2 = p("critic.1.weight", h, 1, uni(h, h));
+        let c2b = p("critic.1.bias", 1, 1, uni(1, h));
+        let list = vec![
+            s1,
+            s1b,
+            s2,
+            s2b,
+            k1,
+            k1b,
+            k2,
+            k2b,
+            p("actor.0.weight_state", h, h, a1s.to_vec()),
+            p("actor.0.weight_skill", h, h, a1k.to_vec()),
+            a1b,
+            a2,
+            a2b,
+            c1,
+            c1b,
+            c2,
+            c2b,
+        ];
+        Self { list }
+    }
+
+    /// The parameters as the reference's `PPOController.state_dict()` names and lays them out
+    /// (`nn.Linear` weights are `[out, in]`, i.e. the transpose of ours; the actor's first layer
+    /// is the concatenation `[state half | skill half]` along `in`).
+    pub fn to_reference_state_dict(&self) -> Vec<NamedTensor> {
+        let l = &self.list;
+        let tr = |p: &Param| -> Vec<f32> {
+            let mut out = vec![0.0f32; p.data.len()];
+            for r in 0..p.rows {
+                for c in 0..p.cols {
+                    out[c * p.rows + r] = p.data[r * p.cols + c];
+                }
+            }
+            out
+        };
+        let w = |name: &str, p: &Param| (name.to_string(), vec![p.cols, p.rows], tr(p));
+        let b = |name: &str, p: &Param| (name.to_string(), vec![p.cols], p.data.clone());
+        let h = l[A1S].cols;
+        let mut a1 = vec![0.0f32; h * 2 * h];
+        for o in 0..h {
+            for i in 0..h {
+                a1[o * 2 * h + i] = l[A1S].data[i * h + o];
+                a1[o * 2 * h + h + i] = l[A1K].data[i * h + o];
+            }
+        }
+        vec![
+            w("state_net.0.weight", &l[S1W]),
+            b("state_net.0.bias", &l[S1B]),
+            w("state_net.2.weight", &l[S2W]),
+            b("state_net.2.bias", &l[S2B]),
+            w("op_net.0.weight", &l[K1W]),
+            b("op_net.0.bias", &l[K1B]),
+            w("op_net.2.weight", &l[K2W]),
+            b("op_net.2.bias", &l[K2B]),
+            ("actor_head.0.weight".into(), vec![h, 2 * h], a1),
+            b("actor_head.0.bias", &l[A1B]),
+            w("actor_head.2.weight", &l[A2W]),
+            b("actor_head.2.bias", &l[A2B]),
+            w("critic_head.0.weight", &l[C1W]),
+            b("critic_head.0.bias", &l[C1B]),
+            w("critic_head.2.weight", &l[C2W]),
+            b("critic_head.2.bias", &l[C2B]),
+        ]
+    }
+
+    /// Replaces every parameter by the reference-layout tensors `dict` (as produced by
+    /// [`to_reference_state_dict`](Self::to_reference_state_dict) or the reference's
+    /// `state_dict()`); every name must be present with the shape this network has.
+    pub fn load_reference_state_dict(
+        &mut self,
+        dict: &[NamedTensor],
+    ) -> Result<(), ControllerError> {
+        let mine = self.to_reference_state_dict();
+        let mut by_name = std::collections::BTreeMap::new();
+        for (n, shape, data) in dict {
+            by_name.insert(n.as_str(), (shape, data));
+        }
+        let err = |m: String| ControllerError::Checkpoint(m);
+        let mut loaded: Vec<Vec<f32>> = Vec::with_capacity(mine.len());
+        for (name, shape, _) in &mine {
+            let (s, d) = by_name
+                .get(name.as_str())
+                .ok_or_else(|| err(format!("reference weights: missing {name}")))?;
+            if *s != shape || d.len() != shape.iter().product::<usize>() {
+                return Err(err(format!(
+                    "reference weights: {name} has shape {s:?} ({} values), expected {shape:?}",
+                    d.len()
+                )));
+            }
+            if d.iter().any(|x| !x.is_finite()) {
+                return Err(ControllerError::NonFinite(format!(
+                    "reference weights: {name}"
+                )));
+            }
+            loaded.push(d.to_vec());
+        }
+        // Back from [out, in] to ours.
+        let h = self.list[A1S].cols;
+        let untr = |p: &mut Param, t: &[f32]| {
+            for r in 0..p.rows {
+                for c in 0..p.cols {
+                    p.data[r * p.cols + c] = t[c * p.rows + r];
+                }
+            }
+        };
+        let order = [
+            S1W,
+            S1B,
+            S2W,
+            S2B,
+            K1W,
+            K1B,
+            K2W,
+            K2B,
+            usize::MAX,
+            A1B,
+            A2W,
+            A2B,
+            C1W,
+            C1B,
+            C2W,
+            C2B,
+        ];
+        for (slot, t) in order.iter().zip(&loaded) {
+            match *slot {
+                usize::MAX => {
+                    for o in 0..h {
+                        for i in 0..h {
+                            self.list[A1S].data[i * h + o] = t[o * 2 * h + i];
+                            self.list[A1K].data[i * h + o] = t[o * 2 * h + h + i];
+                        }
+                    }
+                }
+                i if self.list[i].rows == 1 => self.list[i].data.copy_from_slice(t),
+                i => untr(&mut self.list[i], t),
+            }
+        }
+        Ok(())
+    }
+
     /// Standard PPO init (SB3 / CleanRL): orthogonal weights with gain `sqrt(2)` for hidden
     /// layers, `0.01` for the actor's output layer (near-uniform initial policy) and `1.0` for the
     /// critic's output layer; all biases zero. The actor's first layer is drawn as one
@@ -404,6 +613,55 @@ mod tests {
             orthogonal(8, 3, 1.0, &mut r1),
             orthogonal(8, 3, 1.0, &mut r2)
         );
+    }
+
+    #[test]
+    fn torch_default_init_bounds_and_reference_layout_round_trip() {
+        use rand::SeedableRng;
+        let (d, h) = (3usize, 5usize);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let p = Params::init_torch_default(d, h, &mut rng);
+        let fan_in = [
+            2 * d,
+            2 * d,
+            h,
+            h,
+            d,
+            d,
+            h,
+            h,
+            2 * h,
+            2 * h,
+            2 * h,
+            h,
+            h,
+            h,
+            h,
+            h,
+            h,
+        ];
+        for (param, f) in p.list.iter().zip(fan_in) {
+            let b = 1.0 / (f as f32).sqrt();
+            assert!(param.data.iter().all(|x| x.abs() <= b), "{}", param.name);
+            assert!(param.data.iter().any(|&x| x != 0.0), "{}", param.name);
+        }
+        let dict = p.to_reference_state_dict();
+        let a1 = dict.iter().find(|t| t.0 == "actor_head.0.weight").unwrap();
+        assert_eq!(a1.1, vec![h, 2 * h]);
+        // torch W[o][i] for i < H is our state half [i][o]; for i >= H the skill half.
+        assert_eq!(a1.2[2 * 2 * h + 1], p.list[A1S].data[h + 2]);
+        assert_eq!(a1.2[2 * 2 * h + h + 1], p.list[A1K].data[h + 2]);
+        let s1 = dict.iter().find(|t| t.0 == "state_net.0.weight").unwrap();
+        assert_eq!(s1.1, vec![h, 2 * d]);
+        assert_eq!(s1.2[2 * d + 4], p.list[S1W].data[4 * h + 1]);
+        let mut q = Params::init(d, h, &mut rng);
+        assert_ne!(q, p);
+        q.load_reference_state_dict(&dict).unwrap();
+        assert_eq!(q, p);
+        let mut bad = dict.clone();
+        bad[0].1 = vec![2 * d, h];
+        let e = q.load_reference_state_dict(&bad).unwrap_err().to_string();
+        assert!(e.contains("state_net.0.weight"), "{e}");
     }
 
     #[test]

@@ -1,17 +1,20 @@
-//! Process-reward shaping and terminal-reward redistribution (issue 3, item 5; follows the
-//! description of the reference ViktorAxelsen/MemSkill given in the issue).
+//! Process-reward shaping and terminal-reward redistribution, as the reference (MemSkill
+//! cda41f3: src/trainer.py `_build_process_reward_meta` / `_compute_process_reward_from_meta`,
+//! src/controller.py `PPOBuffer.finish_episode`).
 //!
 //! For an episode of `L` spans with task reward `R`:
-//! * process reward of span i (when `enabled`): with `C` the action types of the chosen skills
-//!   and `E` the executed action types (empty = noop), `J = |C ∩ E| / |C ∪ E|`;
-//!   `J > 0` gives `quota * J / L` (so an exact match gives `quota / L`), multiplied by
-//!   `noop_factor` when only noops were executed; `J = 0` (mismatch) gives `-quota / L`;
-//!   a span where every executor call failed gets `-fail_penalty / L` instead.
-//! * terminal redistribution: `terminal_share * R` goes to the last span, and
-//!   `(1 - terminal_share) * R` is spread over all spans with weights `decay^(L-1-i)`
-//!   normalised to sum to one.
+//! * process reward of a span: `S` = the action types of the chosen skills, `A` = the types of
+//!   the executor results that parsed successfully.
+//!   - no successful result (the call failed, or the reply parsed to nothing usable):
+//!     `-fail_penalty / L`;
+//!   - `S = A`: `quota / L`, times `noop_factor` when `S = {noop}`;
+//!   - `I = S ∩ A` not empty: `quota / L * |I| / |S ∪ A|`, times `noop_factor` when `I = {noop}`;
+//!   - otherwise (mismatch): `-quota / L`.
+//! * terminal redistribution (`L > 1`): `last = terminal_share * R` goes to the last span, and
+//!   `R - last` is spread over all spans with weights `decay^(L-1-i)` normalised to sum to one;
+//!   with `L = 1` (or `enabled = false`) the last span gets `R`.
 //!
-//! With `enabled = false` the last span gets `R` and all others 0.
+//! Computed in `f64` (as the reference's Python floats) and returned as `f32`.
 
 use memskill_core::ActionKind;
 use serde::{Deserialize, Serialize};
@@ -21,17 +24,21 @@ use std::collections::BTreeSet;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ShapingConfig {
-    /// Total process-reward budget per episode (0.10), divided by the number of spans.
+    /// Total process-reward budget per episode (reference `process_budget`, 0.10), divided by L.
     pub quota: f32,
-    /// Multiplier of the process reward when only noops were executed (0.2).
+    /// Multiplier of a NOOP-only match (reference `noop_match_scale`, 0.2).
     pub noop_factor: f32,
-    /// Penalty budget when every executor call of a span failed (0.05), divided by L.
+    /// Penalty budget of a span without a successful result (reference `failure_budget`,
+    /// 0.05), divided by L.
     pub fail_penalty: f32,
-    /// Share of the task reward given to the last span (0.6).
+    /// Share of the task reward given to the last span (reference `final_reward_last_ratio`,
+    /// 0.6; clamped to [0, 1]).
     pub terminal_share: f32,
-    /// Geometric weight of the spread share: span i gets weight `decay^(L-1-i)` (0.9).
+    /// Geometric weight of the spread share: span i gets weight `decay^(L-1-i)` (reference
+    /// `reward_redistribution_decay`, 0.9).
     pub decay: f32,
-    /// Master switch for process rewards and redistribution.
+    /// Process rewards and redistribution (reference `redistribute_reward = True`; false gives
+    /// the whole task reward to the last span and no process reward).
     pub enabled: bool,
 }
 
@@ -48,46 +55,75 @@ impl Default for ShapingConfig {
     }
 }
 
-/// What happened on one span: the action types of the chosen skills, the action types the
-/// executor actually performed, and whether every executor call failed.
+impl ShapingConfig {
+    /// Rejects values shaping cannot use, naming the key.
+    pub fn validate(&self) -> Result<(), crate::ControllerError> {
+        for (field, v) in [
+            ("quota", self.quota),
+            ("noop_factor", self.noop_factor),
+            ("fail_penalty", self.fail_penalty),
+            ("terminal_share", self.terminal_share),
+            ("decay", self.decay),
+        ] {
+            if !v.is_finite() {
+                return Err(crate::ControllerError::Config {
+                    field: format!("shaping.{field}"),
+                    msg: "must be a finite number".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What happened on one span: the action types of the chosen skills, the action types of the
+/// executor results that parsed successfully (one entry per result, NOOP included), and whether
+/// the executor call itself failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct SpanOutcome {
     pub chosen: Vec<ActionKind>,
+    /// Kinds of the successfully parsed results; empty = no successful result.
     pub executed: Vec<ActionKind>,
+    /// The executor call returned an error (no reply at all).
     pub all_calls_failed: bool,
 }
 
-/// Jaccard similarity of the chosen and executed action-type sets (executed empty = {Noop}).
-pub fn action_jaccard(chosen: &[ActionKind], executed: &[ActionKind]) -> f32 {
-    let c: BTreeSet<&str> = chosen.iter().map(|a| a.as_str()).collect();
-    let mut e: BTreeSet<&str> = executed.iter().map(|a| a.as_str()).collect();
-    if e.is_empty() {
-        e.insert(ActionKind::Noop.as_str());
-    }
-    let union = c.union(&e).count();
-    if union == 0 {
-        return 1.0;
-    }
-    c.intersection(&e).count() as f32 / union as f32
+fn kinds(xs: &[ActionKind]) -> BTreeSet<&'static str> {
+    xs.iter().map(|a| a.as_str()).collect()
 }
 
-/// Process reward of one span in an episode of `len` spans.
+/// Process reward of one span in an episode of `len` spans (see the module docs).
 pub fn process_reward(o: &SpanOutcome, len: usize, cfg: &ShapingConfig) -> f32 {
-    let l = len.max(1) as f32;
-    if o.all_calls_failed {
-        return -cfg.fail_penalty / l;
+    process_reward_f64(o, len, cfg) as f32
+}
+
+fn process_reward_f64(o: &SpanOutcome, len: usize, cfg: &ShapingConfig) -> f64 {
+    let l = len.max(1) as f64;
+    let quota = cfg.quota as f64 / l;
+    if o.all_calls_failed || o.executed.is_empty() {
+        return -(cfg.fail_penalty as f64 / l);
     }
-    let j = action_jaccard(&o.chosen, &o.executed);
-    if j <= 0.0 {
-        return -cfg.quota / l;
+    let noop = ActionKind::Noop.as_str();
+    let s = kinds(&o.chosen);
+    let a = kinds(&o.executed);
+    if s == a {
+        return if s.len() == 1 && s.contains(noop) {
+            cfg.noop_factor as f64 * quota
+        } else {
+            quota
+        };
     }
-    let noop_only = o.executed.iter().all(|a| *a == ActionKind::Noop);
-    let r = cfg.quota * j / l;
-    if noop_only {
-        r * cfg.noop_factor
-    } else {
-        r
+    let inter: BTreeSet<&str> = s.intersection(&a).copied().collect();
+    if !inter.is_empty() {
+        let union = s.union(&a).count();
+        let overlap = quota * (inter.len() as f64 / union as f64);
+        return if inter.len() == 1 && inter.contains(noop) {
+            cfg.noop_factor as f64 * overlap
+        } else {
+            overlap
+        };
     }
+    -quota
 }
 
 /// Per-span rewards for an episode: process rewards plus the redistributed task reward.
@@ -96,21 +132,48 @@ pub fn shape_rewards(outcomes: &[SpanOutcome], task_reward: f32, cfg: &ShapingCo
     if n == 0 {
         return Vec::new();
     }
-    let mut out = vec![0.0f32; n];
     if !cfg.enabled {
+        let mut out = vec![0.0f32; n];
         out[n - 1] = task_reward;
         return out;
     }
-    let weights: Vec<f32> = (0..n).map(|i| cfg.decay.powi((n - 1 - i) as i32)).collect();
-    let wsum: f32 = weights.iter().sum();
-    let spread = (1.0 - cfg.terminal_share) * task_reward;
-    for i in 0..n {
-        out[i] = process_reward(&outcomes[i], n, cfg);
-        if wsum > 0.0 {
-            out[i] += spread * weights[i] / wsum;
-        }
+    let process: Vec<f64> = outcomes
+        .iter()
+        .map(|o| process_reward_f64(o, n, cfg))
+        .collect();
+    redistribute(
+        &process,
+        task_reward as f64,
+        cfg.decay as f64,
+        cfg.terminal_share as f64,
+    )
+    .into_iter()
+    .map(|x| x as f32)
+    .collect()
+}
+
+/// The reference's `PPOBuffer.finish_episode(final_reward, redistribute=True, decay, last_ratio)`
+/// on step rewards `rewards` (one episode), in `f64`.
+pub fn redistribute(rewards: &[f64], final_reward: f64, decay: f64, last_ratio: f64) -> Vec<f64> {
+    let mut out = rewards.to_vec();
+    let n = out.len();
+    if n == 0 {
+        return out;
     }
-    out[n - 1] += cfg.terminal_share * task_reward;
+    if n > 1 {
+        let last = final_reward * last_ratio.clamp(0.0, 1.0);
+        let remaining = final_reward - last;
+        if remaining != 0.0 {
+            let w: Vec<f64> = (0..n).map(|i| decay.powi((n - 1 - i) as i32)).collect();
+            let sum: f64 = w.iter().sum();
+            for (o, wi) in out.iter_mut().zip(&w) {
+                *o += remaining * (wi / sum);
+            }
+        }
+        out[n - 1] += last;
+    } else {
+        out[n - 1] += final_reward;
+    }
     out
 }
 
@@ -131,29 +194,45 @@ mod tests {
     fn process_reward_cases() {
         let cfg = ShapingConfig::default();
         let l = 4;
-        // exact match
-        assert!(
-            (process_reward(
-                &o(&[Insert, Update], &[Update, Insert, Insert], false),
-                l,
-                &cfg
-            ) - 0.025)
-                .abs()
-                < 1e-7
-        );
-        // partial: {Insert, Update} vs {Insert} -> J = 1/2
-        assert!(
-            (process_reward(&o(&[Insert, Update], &[Insert], false), l, &cfg) - 0.0125).abs()
-                < 1e-7
-        );
+        let pr = |c: &[ActionKind], e: &[ActionKind], f: bool| process_reward(&o(c, e, f), l, &cfg);
+        // exact match (sets)
+        assert!((pr(&[Insert, Update], &[Update, Insert, Insert], false) - 0.025).abs() < 1e-7);
+        // partial: {Insert, Update} vs {Insert} -> 1/2
+        assert!((pr(&[Insert, Update], &[Insert], false) - 0.0125).abs() < 1e-7);
         // mismatch
-        assert!((process_reward(&o(&[Delete], &[Insert], false), l, &cfg) + 0.025).abs() < 1e-7);
-        // noop-only executed and chosen noop -> x0.2
-        assert!((process_reward(&o(&[Noop], &[], false), l, &cfg) - 0.005).abs() < 1e-7);
-        // chose insert but nothing executed: mismatch
-        assert!((process_reward(&o(&[Insert], &[], false), l, &cfg) + 0.025).abs() < 1e-7);
+        assert!((pr(&[Delete], &[Insert], false) + 0.025).abs() < 1e-7);
+        // NOOP chosen and executed -> x0.2
+        assert!((pr(&[Noop], &[Noop], false) - 0.005).abs() < 1e-7);
         // all calls failed
-        assert!((process_reward(&o(&[Insert], &[Insert], true), l, &cfg) + 0.0125).abs() < 1e-7);
+        assert!((pr(&[Insert], &[Insert], true) + 0.0125).abs() < 1e-7);
+    }
+
+    /// Issue 11, fix 4: a reply that parses to nothing is a failure (-fail_penalty / L), not an
+    /// executed NOOP (the old code scored it +quota * noop_factor / L for a chosen NOOP skill
+    /// and -quota / L otherwise).
+    #[test]
+    fn nothing_parsed_is_a_failure_not_a_noop() {
+        let cfg = ShapingConfig::default();
+        for chosen in [&[Noop][..], &[Insert][..], &[Insert, Noop][..]] {
+            let r = process_reward(&o(chosen, &[], false), 4, &cfg);
+            assert!((r + 0.0125).abs() < 1e-7, "{chosen:?}: {r}");
+        }
+    }
+
+    /// The NOOP factor applies when the *intersection* is {noop} (reference), not when only
+    /// noops were executed.
+    #[test]
+    fn noop_factor_follows_the_intersection() {
+        let cfg = ShapingConfig::default();
+        // S = {noop}, A = {noop, insert}: I = {noop}, |U| = 2 -> 0.2 * 0.025 / 2
+        let r = process_reward(&o(&[Noop], &[Noop, Insert], false), 4, &cfg);
+        assert!((r - 0.0025).abs() < 1e-8, "{r}");
+        // S = {noop, insert}, A = {noop}: I = {noop} -> 0.2 * 0.025 / 2
+        let r = process_reward(&o(&[Noop, Insert], &[Noop], false), 4, &cfg);
+        assert!((r - 0.0025).abs() < 1e-8, "{r}");
+        // S = {insert, update}, A = {insert, noop}: I = {insert} -> 0.025 / 3, no factor
+        let r = process_reward(&o(&[Insert, Update], &[Insert, Noop], false), 4, &cfg);
+        assert!((r - 0.025 / 3.0).abs() < 1e-8, "{r}");
     }
 
     #[test]

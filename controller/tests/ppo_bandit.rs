@@ -1,10 +1,19 @@
 //! PPO on a synthetic contextual bandit: the state says which 2 of 6 skills pay (15 possible
 //! pairs); K = 2; reward = fraction of the paying pair chosen. The policy must reach >= 90%
 //! optimal selections within a few hundred updates (600 max; with the orthogonal init seeds 1-15
-//! all reach it in 49-123 updates). Seeds 1 and 2 by default; `MEMSKILL_SLOW=1` runs seeds 1-5;
+//! all reached it in 49-123 updates). Seeds 1 and 2 by default; `MEMSKILL_SLOW=1` runs seeds 1-5;
 //! `BANDIT_SEEDS=a,b,..` picks seeds. Every seed runs and the failures are reported together.
+//!
+//! Plackett-Luce: the reference's clamped form (the reproduction default; `BANDIT_PL=exact` for
+//! the opt-in exact form; both reach 90% on seeds 1-3 in 54-59 updates). Init: the opt-in
+//! orthogonal init (`BANDIT_INIT=torch-default` for the reference's PyTorch default init, with
+//! which this bandit learns much more slowly: seed 1 reached 90% after 497 updates with the
+//! exact form, seed 2 not within 600; the larger initial actor-output weights start from a
+//! peaked policy). This test is about the PPO machinery, so it keeps the init it was sized for.
 
-use memskill_controller::{Controller, PolicyConfig, PpoConfig, SelectMode, Transition};
+use memskill_controller::{
+    Controller, PlForm, PolicyConfig, PolicyInit, PpoConfig, SelectMode, Transition,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -68,6 +77,10 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(0.02),
+        plackett_luce: match std::env::var("BANDIT_PL").as_deref() {
+            Ok("exact") => PlForm::Exact,
+            _ => PlForm::Clamped,
+        },
         ..PpoConfig::default()
     };
     let policy = PolicyConfig {
@@ -76,6 +89,10 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             .and_then(|s| s.parse().ok())
             .unwrap_or(64),
         device: "cpu".into(),
+        init: match std::env::var("BANDIT_INIT").as_deref() {
+            Ok("torch-default") => PolicyInit::TorchDefault,
+            _ => PolicyInit::Orthogonal,
+        },
     };
     let batch: usize = std::env::var("BANDIT_BATCH")
         .ok()

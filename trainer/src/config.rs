@@ -757,6 +757,9 @@ impl Config {
                 );
             }
         }
+        self.ppo.validate()?;
+        self.bias.validate()?;
+        self.shaping.validate()?;
         if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
             bail!("concurrency.episodes and concurrency.queries must be >= 1");
         }

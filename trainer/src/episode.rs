@@ -310,6 +310,9 @@ pub fn build_memory(
                 )
                 .with_context(|| format!("applying actions of span {}", span.id))?;
                 out.parse_problems += report.problems.len();
+                // Process reward (as the reference, which scores the executor's parsed results
+                // before they are applied): the kinds of the actions that parsed; none parsed
+                // = a failed span (-fail_penalty / L), not an executed NOOP (issue 11, fix 4).
                 outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
             }
         }

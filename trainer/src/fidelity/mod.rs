@@ -110,6 +110,12 @@ impl Outcome {
 /// A case checker: (input, expected, tolerance) -> outcome.
 pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 
+pub mod gae;
+pub mod new_skill_bias;
+pub mod plackett_luce;
+pub mod ppo_update;
+pub mod shaping;
+
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
@@ -127,6 +133,11 @@ pub fn checker(component: &str) -> Option<Checker> {
         "state_encoding" => state_encoding::check,
         "answer_extraction" => answer_extraction::check,
         "judge_parse" => judge_parse::check,
+        "gae" => gae::check,
+        "new_skill_bias" => new_skill_bias::check,
+        "plackett_luce" => plackett_luce::check,
+        "ppo_update" => ppo_update::check,
+        "shaping" => shaping::check,
         _ => return None,
     })
 }
