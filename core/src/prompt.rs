@@ -157,10 +157,13 @@ impl PromptSet {
 
     /// Renders one template with a serialisable context.
     pub fn render<S: Serialize>(&self, name: &str, ctx: S) -> Result<String, PromptError> {
-        let tmpl = self.env.get_template(name).map_err(|_| PromptError::Unknown {
-            name: name.to_string(),
-            known: self.sources.keys().cloned().collect::<Vec<_>>().join(", "),
-        })?;
+        let tmpl = self
+            .env
+            .get_template(name)
+            .map_err(|_| PromptError::Unknown {
+                name: name.to_string(),
+                known: self.sources.keys().cloned().collect::<Vec<_>>().join(", "),
+            })?;
         tmpl.render(ctx).map_err(|e| template_err(name, e))
     }
 
@@ -204,7 +207,11 @@ mod tests {
 
     #[test]
     fn renders_byte_exact_with_trailing_newline() {
-        let set = PromptSet::with_defaults(&[("a.user.j2", "Hi {{ name }}.\n\n{% for m in mems %}{{ loop.index0 }}. {{ m }}\n{% endfor %}")]).unwrap();
+        let set = PromptSet::with_defaults(&[(
+            "a.user.j2",
+            "Hi {{ name }}.\n\n{% for m in mems %}{{ loop.index0 }}. {{ m }}\n{% endfor %}",
+        )])
+        .unwrap();
         let s = set
             .render("a.user.j2", json!({"name": "<b>", "mems": ["x", "y"]}))
             .unwrap();
@@ -221,7 +228,10 @@ mod tests {
     #[test]
     fn syntax_error_in_override_names_it() {
         let mut set = PromptSet::with_defaults(&[("a.user.j2", "ok")]).unwrap();
-        let e = set.set_override("a.user.j2", "{% if %}").unwrap_err().to_string();
+        let e = set
+            .set_override("a.user.j2", "{% if %}")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a.user.j2"), "{e}");
     }
 

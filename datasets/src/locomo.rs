@@ -31,11 +31,12 @@ pub struct LocomoOptions {
     pub include_adversarial: bool,
 }
 
-/// Renders one LoCoMo turn: `{speaker} said, "{text}"` plus ` and shared {caption}.`.
+/// Renders one LoCoMo turn as the reference does: `{speaker} said, "{text}"`, plus
+/// ` and shared {caption}.` whenever the turn has a `blip_caption` key (even an empty one).
 pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>) -> String {
     match blip_caption {
-        Some(c) if !c.trim().is_empty() => format!("{speaker} said, \"{text}\" and shared {c}."),
-        _ => format!("{speaker} said, \"{text}\""),
+        Some(c) => format!("{speaker} said, \"{text}\" and shared {c}."),
+        None => format!("{speaker} said, \"{text}\""),
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{bail, Context, Result};
 use memskill_core::{Query, Sample};
-use memskill_datasets::{LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
+use memskill_datasets::{HotpotOptions, LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -43,38 +43,25 @@ pub fn load_samples(
         }
         "longmemeval" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
-            let only = if cfg.splits_path.is_empty() || split == "all" {
-                None
-            } else {
-                let splits = memskill_datasets::load_lme_splits(&crate::config::resolve_data_path(
-                    &cfg.splits_path,
-                ))
-                .with_context(|| format!("data.splits_path {}", cfg.splits_path))?;
-                Some(
-                    splits
-                        .get(split)
-                        .with_context(|| {
-                            format!(
-                                "data.splits_path {} has no split {split:?}",
-                                cfg.splits_path
-                            )
-                        })?
-                        .clone(),
-                )
-            };
+            let only = lme_split_entries(cfg, split)?;
             memskill_datasets::load_longmemeval(
                 path,
                 &LmeOptions {
                     only,
-                    ..Default::default()
+                    include_abstention: cfg.include_abstention,
                 },
             )
             .with_context(|| format!("data.path: loading LongMemEval from {}", path.display()))?
         }
         "hotpotqa" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
-            memskill_datasets::load_hotpotqa(path)
-                .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
+            memskill_datasets::load_hotpotqa_with(
+                path,
+                &HotpotOptions {
+                    split_documents: cfg.hotpotqa_split_documents,
+                },
+            )
+            .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
         }
         other => bail!("data.dataset {other:?} is not locomo | longmemeval | hotpotqa | synthetic"),
     };
@@ -90,6 +77,52 @@ pub fn load_samples(
         );
     }
     Ok(samples)
+}
+
+/// The LongMemEval splits file of `cfg`: `data.splits_path`, else the reference's
+/// `longmemeval/longmemeval_s_splits.json` (under the data cache).
+pub fn lme_splits_path(cfg: &DataConfig) -> std::path::PathBuf {
+    let p = if cfg.splits_path.is_empty() {
+        DEFAULT_LME_SPLITS
+    } else {
+        cfg.splits_path.as_str()
+    };
+    crate::config::resolve_data_path(p)
+}
+
+/// The reference's LongMemEval split file (train 297 / val 98 / test 105 question indices).
+pub const DEFAULT_LME_SPLITS: &str = "longmemeval/longmemeval_s_splits.json";
+
+/// The entries of LongMemEval split `split` (`None` for `all`). As the reference, a split
+/// other than `all` is read from the splits file; a missing file or split is an error (never a
+/// silent fall-back to every question).
+pub fn lme_split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<String>>> {
+    if split == "all" {
+        return Ok(None);
+    }
+    let path = lme_splits_path(cfg);
+    if !path.exists() {
+        bail!(
+            "data.splits_path: LongMemEval split {split:?} needs the splits file, not found at {} \
+             (scripts/fetch-data.sh --from DIR longmemeval copies MemSkill's \
+             longmemeval_s_splits.json; or use split \"all\")",
+            path.display()
+        );
+    }
+    let mut splits = memskill_datasets::load_lme_splits(&path)
+        .with_context(|| format!("data.splits_path {}", path.display()))?;
+    match splits.remove(split) {
+        Some(v) => Ok(Some(v)),
+        None => {
+            let mut known: Vec<String> = splits.into_keys().collect();
+            known.sort();
+            bail!(
+                "data.splits_path {} has no split {split:?} (it has: {})",
+                path.display(),
+                known.join(", ")
+            )
+        }
+    }
 }
 
 /// Apply `max_samples`, `max_sessions` (dropping queries whose evidence left with the
@@ -168,6 +201,57 @@ mod tests {
         let ids: Vec<usize> = got.iter().map(|q| q.id[1..].parse().unwrap()).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(stratified_queries(&qs, 1.0, &mut rng).len(), 20);
+    }
+
+    fn lme_cfg(splits_path: &str) -> DataConfig {
+        let fx = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/tests/fixtures/");
+        DataConfig {
+            dataset: "longmemeval".into(),
+            path: format!("{fx}longmemeval_small.json"),
+            splits_path: if splits_path.is_empty() {
+                String::new()
+            } else {
+                format!("{fx}{splits_path}")
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn lme_split_is_honoured_or_an_error() {
+        // The splits file's test indices [2, 0]: question 2 is `_abs` and skipped.
+        let cfg = lme_cfg("longmemeval_splits_small.json");
+        let mode = SpanMode::FullSession;
+        let test = load_samples(&cfg, "test", &mode, 0).unwrap();
+        let ids: Vec<&str> = test.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, vec!["q-001"]);
+        let with_abs = DataConfig {
+            include_abstention: true,
+            ..cfg.clone()
+        };
+        let ids: Vec<String> = load_samples(&with_abs, "test", &mode, 0)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(ids, vec!["q-003_abs", "q-001"]);
+        assert_eq!(load_samples(&cfg, "all", &mode, 0).unwrap().len(), 2);
+        // A split the file lacks is an error naming the key and the splits present.
+        let e = format!("{:#}", lme_split_entries(&cfg, "dev").unwrap_err());
+        assert!(e.contains("data.splits_path") && e.contains("dev"), "{e}");
+        // A missing splits file is an error, never a fall-back to every question.
+        let missing = lme_cfg("no_such_splits.json");
+        let e = format!(
+            "{:#}",
+            load_samples(&missing, "test", &mode, 0).unwrap_err()
+        );
+        assert!(
+            e.contains("data.splits_path") && e.contains("not found"),
+            "{e}"
+        );
+        // Without data.splits_path the reference's file in the data cache is used.
+        assert!(lme_splits_path(&lme_cfg("")).ends_with("longmemeval/longmemeval_s_splits.json"));
+        assert!(!matches!(lme_split_entries(&lme_cfg(""), "test"), Ok(None)));
     }
 
     #[test]

@@ -24,8 +24,8 @@ pub fn defaults() -> anyhow::Result<PromptSet> {
 pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
     let mut set = defaults()?;
     let Some(dir) = dir else { return Ok(set) };
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("prompts.dir: reading {}", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("prompts.dir: reading {}", dir.display()))?;
     let mut files: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
     for path in files {

@@ -7,7 +7,10 @@ use std::path::Path;
 fn committed_reference_fixtures_agree() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fidelity");
     let has_any = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "json")))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
         .unwrap_or(false);
     if !has_any {
         panic!("no fidelity fixtures in {}", dir.display());
@@ -17,6 +20,10 @@ fn committed_reference_fixtures_agree() {
     println!("{table}");
     for r in &reports {
         assert!(r.cases > 0, "{}: no cases", r.file);
-        assert_eq!(r.agreeing, r.cases, "{} disagrees with the reference:\n{table}", r.component);
+        assert_eq!(
+            r.agreeing, r.cases,
+            "{} disagrees with the reference:\n{table}",
+            r.component
+        );
     }
 }

@@ -26,7 +26,10 @@ pub fn run(c: FidelityCmd) -> anyhow::Result<()> {
                 .map(|r| r.component.as_str())
                 .collect();
             if !bad.is_empty() {
-                bail!("components disagreeing with the reference: {}", bad.join(", "));
+                bail!(
+                    "components disagreeing with the reference: {}",
+                    bad.join(", ")
+                );
             }
             Ok(())
         }

@@ -48,7 +48,11 @@ impl Outcome {
             return Outcome {
                 agree: false,
                 max_abs_diff: f64::INFINITY,
-                detail: Some(format!("length {} vs reference {}", ours.len(), theirs.len())),
+                detail: Some(format!(
+                    "length {} vs reference {}",
+                    ours.len(),
+                    theirs.len()
+                )),
             };
         }
         let mut max = 0.0f64;
@@ -202,7 +206,10 @@ pub fn render_table(reports: &[ComponentReport]) -> String {
     }
     for r in reports {
         if let Some(d) = &r.first_disagreement {
-            s.push_str(&format!("\n{} ({}): first disagreement at {d}", r.component, r.file));
+            s.push_str(&format!(
+                "\n{} ({}): first disagreement at {d}",
+                r.component, r.file
+            ));
         }
     }
     s
