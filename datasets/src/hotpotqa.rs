@@ -49,7 +49,24 @@ pub fn load_hotpotqa(path: &Path) -> Result<Vec<Sample>, DatasetError> {
 /// [`load_hotpotqa`] with options.
 pub fn load_hotpotqa_with(path: &Path, opts: &HotpotOptions) -> Result<Vec<Sample>, DatasetError> {
     let records = crate::json::parse_records(path)?;
-    let file = path.display().to_string();
+    hotpot_from_records(&records, &path.display().to_string(), opts)
+}
+
+/// [`load_hotpotqa_with`] of an in-memory document (an array of records, or one record).
+pub fn hotpotqa_from_json(
+    root: &Value,
+    file: &str,
+    opts: &HotpotOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    hotpot_from_records(&crate::json::records_of(root), file, opts)
+}
+
+fn hotpot_from_records(
+    records: &[(String, Value)],
+    file: &str,
+    opts: &HotpotOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    let file = file.to_string();
     let mut out = Vec::with_capacity(records.len());
     for (idx, (p, v)) in records.iter().enumerate() {
         let node = Node::new(v, &file, p);

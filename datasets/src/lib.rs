@@ -26,9 +26,16 @@ use memskill_core::Sample;
 use serde::{Deserialize, Serialize};
 
 pub use error::DatasetError;
-pub use hotpotqa::{load_hotpotqa, load_hotpotqa_with, split_passages, HotpotOptions};
-pub use locomo::{load_locomo, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY};
-pub use longmemeval::{load_lme_splits, load_longmemeval, render_lme_turn, select_lme, LmeOptions};
+pub use hotpotqa::{
+    hotpotqa_from_json, load_hotpotqa, load_hotpotqa_with, split_passages, HotpotOptions,
+};
+pub use locomo::{
+    load_locomo, locomo_from_json, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY,
+};
+pub use longmemeval::{
+    lme_splits_from_json, load_lme_splits, load_longmemeval, longmemeval_from_json,
+    render_lme_turn, select_lme, LmeOptions,
+};
 pub use segment::{
     count_tokens, fixed_windows, pack_texts, pack_whole, py_strip, segment, segment_styled,
     token_windows, Packed, SpanMode, SpanStyle, Window, DEFAULT_WINDOW_OVERLAP,

@@ -40,9 +40,9 @@ pub fn render_lme_turn(role: &str, content: &str) -> String {
 }
 
 /// Which questions a split selects, as the reference does: `entries` (a split of the splits
-/// file) are 0-based indices into the question list, in the file's order (an entry that is not
-/// a valid index is taken as a `question_id`; entries matching nothing are skipped, like the
-/// reference's `if i < len(data)`); `None` selects every question in file order. Then
+/// file) are 0-based indices into the question list, in the file's order (a decimal entry is
+/// always an index, and one past the end is skipped like the reference's `if i < len(data)`;
+/// any other entry is taken as a `question_id`); `None` selects every question in file order. Then
 /// `_abs` (abstention) questions are dropped unless `include_abstention` (the reference skips
 /// them when building memories and answering). Returns positions in `question_ids`.
 pub fn select_lme(
@@ -62,8 +62,8 @@ pub fn select_lme(
             entries
                 .iter()
                 .filter_map(|e| match e.parse::<usize>() {
-                    Ok(i) if i < question_ids.len() => Some(i),
-                    _ => by_id.get(e.as_str()).copied(),
+                    Ok(i) => (i < question_ids.len()).then_some(i),
+                    Err(_) => by_id.get(e.as_str()).copied(),
                 })
                 .collect()
         }
@@ -78,9 +78,26 @@ pub fn select_lme(
 /// [`select_lme`] with `opts.only` and `opts.include_abstention`, in that order.
 pub fn load_longmemeval(path: &Path, opts: &LmeOptions) -> Result<Vec<Sample>, DatasetError> {
     let records = crate::json::parse_records(path)?;
-    let file = path.display().to_string();
+    lme_from_records(&records, &path.display().to_string(), opts)
+}
+
+/// [`load_longmemeval`] of an in-memory document (an array of questions).
+pub fn longmemeval_from_json(
+    root: &Value,
+    file: &str,
+    opts: &LmeOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    lme_from_records(&crate::json::records_of(root), file, opts)
+}
+
+fn lme_from_records(
+    records: &[(String, Value)],
+    file: &str,
+    opts: &LmeOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    let file = file.to_string();
     let mut qids = Vec::with_capacity(records.len());
-    for (p, v) in &records {
+    for (p, v) in records {
         let node = Node::new(v, &file, p);
         node.object()?;
         qids.push(req_text(&node, "question_id")?);
@@ -174,8 +191,16 @@ fn parse_question(node: Node<'_>, qid: String) -> Result<Sample, DatasetError> {
 /// entries are returned as their decimal text (0-based question indices).
 pub fn load_lme_splits(path: &Path) -> Result<HashMap<String, Vec<String>>, DatasetError> {
     let root = crate::json::parse_document(path)?;
-    let file = path.display().to_string();
-    let top = Node::new(&root, &file, "");
+    lme_splits_from_json(&root, &path.display().to_string())
+}
+
+/// [`load_lme_splits`] of an in-memory document.
+pub fn lme_splits_from_json(
+    root: &Value,
+    file: &str,
+) -> Result<HashMap<String, Vec<String>>, DatasetError> {
+    let file = file.to_string();
+    let top = Node::new(root, &file, "");
     let mut out = HashMap::new();
     for (name, v) in top.object()? {
         let p = name.clone();

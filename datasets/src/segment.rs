@@ -275,7 +275,8 @@ pub fn segment_styled(sample: &mut Sample, mode: &SpanMode, style: SpanStyle) {
 }
 
 /// A span of consecutive turns. A full session is one span even when it has no turns (the
-/// reference emits its header alone); other modes never call this with an empty range.
+/// reference emits its header alone, or an empty text when it has no date); other modes never
+/// call this with an empty range.
 fn push_group(
     spans: &mut Vec<Span>,
     session: &Session,
@@ -290,9 +291,6 @@ fn push_group(
         style.header(session.date.as_deref(), single_turn),
         body.join(style.turn_separator())
     );
-    if text.is_empty() {
-        return;
-    }
     spans.push(Span {
         id: String::new(),
         index: 0,

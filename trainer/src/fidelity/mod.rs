@@ -16,6 +16,10 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod segment_fixed_length;
+pub mod segment_full_session;
+pub mod split_longmemeval;
+
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -97,6 +101,9 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 /// The checker of a component, by the name its fixture carries.
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
+        "segment_full_session" => segment_full_session::check,
+        "segment_fixed_length" => segment_fixed_length::check,
+        "split_longmemeval" => split_longmemeval::check,
         _ => return None,
     })
 }
