@@ -16,6 +16,8 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod alfworld_chunks;
+pub mod alfworld_parse;
 pub mod segment_fixed_length;
 pub mod segment_full_session;
 pub mod split_longmemeval;
@@ -102,6 +104,8 @@ pub type Checker = fn(&Value, &Value, f64) -> anyhow::Result<Outcome>;
 pub fn checker(component: &str) -> Option<Checker> {
     Some(match component {
         "segment_full_session" => segment_full_session::check,
+        "alfworld_chunks" => alfworld_chunks::check,
+        "alfworld_parse" => alfworld_parse::check,
         "segment_fixed_length" => segment_fixed_length::check,
         "split_longmemeval" => split_longmemeval::check,
         _ => return None,
