@@ -18,6 +18,7 @@
 
 pub mod alfworld_chunks;
 pub mod alfworld_parse;
+pub mod query_quotas;
 pub mod segment_fixed_length;
 pub mod segment_full_session;
 pub mod split_longmemeval;
@@ -108,6 +109,7 @@ pub fn checker(component: &str) -> Option<Checker> {
         "alfworld_parse" => alfworld_parse::check,
         "segment_fixed_length" => segment_fixed_length::check,
         "split_longmemeval" => split_longmemeval::check,
+        "query_quotas" => query_quotas::check,
         _ => return None,
     })
 }
