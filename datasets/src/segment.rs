@@ -638,6 +638,51 @@ mod tests {
     }
 
     #[test]
+    fn reference_layouts_and_windows() {
+        // A short text stays whole and unstripped; windows of a long one are stripped.
+        let w = fixed_windows("  short text \n", 512, 64);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].text, "  short text \n");
+        let long = "word ".repeat(40);
+        let w = fixed_windows(&long, 10, 2);
+        assert!(w.len() > 3);
+        assert!(w.iter().all(|x| x.text == py_strip(&x.text)));
+        assert!(fixed_windows("", 10, 2).is_empty());
+        assert_eq!(py_strip("\u{1c} x \u{a0}"), "x");
+        // Per-dataset headers and separators.
+        let mut s = sample(&[2], Some("D"));
+        s.dataset = "locomo".into();
+        segment(&mut s, &SpanMode::FullSession);
+        assert!(s.spans[0]
+            .text
+            .starts_with("DATE: D\nCONVERSATION:\nA said"));
+        segment(&mut s, &SpanMode::Turn);
+        assert!(s.spans[0].text.starts_with("DATE: D\nA said"));
+        s.dataset = "longmemeval".into();
+        segment(&mut s, &SpanMode::FullSession);
+        assert!(s.spans[0].text.starts_with("Session Date: D\n\nA said"));
+        assert!(s.spans[0].text.contains("\"\n\nA said"));
+        segment(&mut s, &SpanMode::Turn);
+        assert!(s.spans[0].text.starts_with("Session Date: D\nA said"));
+        // An empty date is no date.
+        let mut u = sample(&[1], Some(""));
+        u.dataset = "locomo".into();
+        segment(&mut u, &SpanMode::FullSession);
+        assert!(u.spans[0].text.starts_with("A said"));
+    }
+
+    #[test]
+    fn pack_whole_never_cuts_a_text() {
+        let texts = ["  a b c  ", "", "d e f", &"long ".repeat(50), "g"];
+        let p = pack_whole(&texts, 6, TRAJECTORY_SEPARATOR);
+        assert_eq!(p[0].text, "a b c\n\n=== TRAJECTORY ===\n\nd e f");
+        assert_eq!(p[0].sources, vec![0, 2]);
+        assert_eq!(p[1].sources, vec![3]);
+        assert_eq!(p[2].text, "g");
+        assert_eq!(pack_whole(&texts, 0, "|").len(), 4);
+    }
+
+    #[test]
     fn pack_texts_keeps_whole_texts_and_respects_the_limit() {
         let t = |i: usize, words: usize| {
             format!("Trajectory {i}\n")
