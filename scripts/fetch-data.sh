@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Fetch the benchmark data memskill trains and evaluates on into the cache (never the repo):
-#   $CACHE/data/longmemeval/longmemeval_s.json      <- HF dataset xiaowu0162/longmemeval
+#   $CACHE/data/longmemeval/longmemeval_s_cleaned.json <- HF dataset xiaowu0162/longmemeval-cleaned
+#                                                     (what the reference reads; README)
 #   $CACHE/data/longmemeval/longmemeval_s_splits.json  (copied with --from; MemSkill's split)
-#   $CACHE/data/hotpotqa/hotpot_dev_distractor_v1.json <- official HotpotQA site (CMU)
-#   $CACHE/data/hotpotqa/hotpotqa.jsonl             <- LongBench (HF THUDM/LongBench data.zip)
+#   $CACHE/data/hotpotqa/eval_{50,100,200}.json     <- HF dataset BytedTsinghua-SIA/hotpotqa
+#                                                     (HotpotQA-Modified: what the reference evaluates)
+#   $CACHE/data/hotpotqa/hotpot_dev_distractor_v1.json <- official HotpotQA site (CMU; our option)
+#   $CACHE/data/hotpotqa/hotpotqa.jsonl             <- LongBench (HF THUDM/LongBench data.zip; our option)
 #   $CACHE/data/locomo/locomo10.json               <- --from DIR, else snap-research/locomo on GitHub
 #   $CACHE/data/alfworld/*.tar.gz                  <- only with --from DIR
 # where CACHE=${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}.
@@ -67,20 +70,27 @@ for w in "${want[@]}"; do
     longmemeval)
       d="$DATA/longmemeval"
       copy_from longmemeval/longmemeval_s_splits.json "$d/longmemeval_s_splits.json" || true
-      f="$d/longmemeval_s.json"
+      f="$d/longmemeval_s_cleaned.json"
       if have "$f"; then echo "ok: $f (already present)" >&2
-      elif copy_from longmemeval/longmemeval_s.json "$f"; then :
+      elif copy_from longmemeval/longmemeval_s_cleaned.json "$f"; then :
       else
-        base=https://huggingface.co/datasets/xiaowu0162/longmemeval/resolve/main
-        download "$base/longmemeval_s.json" "$f" || download "$base/longmemeval_s" "$f" \
-          || download https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json "$f" \
-          || { echo "error: LongMemEval not fetched" >&2; fail=1; }
+        download https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json "$f" \
+          || { echo "error: LongMemEval (cleaned) not fetched" >&2; fail=1; }
       fi
       have "$d/longmemeval_s_splits.json" \
         || echo "note: no longmemeval_s_splits.json (MemSkill's split); pass --from DIR holding longmemeval/longmemeval_s_splits.json" >&2
       ;;
     hotpotqa)
       d="$DATA/hotpotqa"
+      for n in 50 100 200; do
+        f="$d/eval_$n.json"
+        if have "$f"; then echo "ok: $f (already present)" >&2
+        elif copy_from "hotpotqa/eval_$n.json" "$f"; then :
+        else
+          download "https://huggingface.co/datasets/BytedTsinghua-SIA/hotpotqa/resolve/main/eval_$n.json" "$f" \
+            || { echo "error: HotpotQA-Modified eval_$n.json not fetched" >&2; fail=1; }
+        fi
+      done
       f="$d/hotpot_dev_distractor_v1.json"
       if have "$f"; then echo "ok: $f (already present)" >&2
       elif copy_from hotpotqa/hotpot_dev_distractor_v1.json "$f"; then :

@@ -1,9 +1,9 @@
 //! Actors choose the next command of a game: scripted (walkthrough, first admissible) or an LLM.
 
 use crate::bridge::StepRecord;
-use memskill_core::{ChatRequest, Llm, Message};
+use memskill_core::{ChatRequest, Llm, Message, PromptSet};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What an actor sees before each step.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +20,8 @@ pub struct ActorContext<'a> {
     pub admissible: &'a [String],
     /// The latest observation.
     pub obs: &'a str,
+    /// What the agent carries now, as the environment reports it ("" when unknown).
+    pub inventory: &'a str,
     /// 0-based step number.
     pub step: usize,
 }
@@ -128,6 +130,100 @@ fn clean_line(line: &str) -> String {
     norm(t)
 }
 
+/// How an LLM reply is turned into a command (`alfworld.reply_match`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplyMatch {
+    /// The reference's `_parse_action_response` ([`match_reply_reference`]).
+    #[default]
+    Reference,
+    /// Ours ([`match_reply`]): more forgiving, not the reference.
+    WordBounded,
+}
+
+impl std::str::FromStr for ReplyMatch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "reference" => Ok(ReplyMatch::Reference),
+            "word-bounded" => Ok(ReplyMatch::WordBounded),
+            _ => Err(format!(
+                "unknown reply matching `{s}` (reference | word-bounded)"
+            )),
+        }
+    }
+}
+
+/// Python's whitespace (`str.isspace`): Unicode whitespace plus U+001C..U+001F.
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.strip()`.
+pub(crate) fn py_strip(s: &str) -> &str {
+    s.trim_matches(py_space)
+}
+
+/// The first line of `s` as Python's `str.splitlines()[0]` cuts it ("" for "").
+fn py_first_line(s: &str) -> &str {
+    let end = s
+        .find([
+            '\n', '\r', '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}',
+            '\u{2029}',
+        ])
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Drops a leading `action:` / `action =` / `action -` (any case, spaces around).
+fn strip_action_prefix(s: &str) -> &str {
+    let t = s.trim_start_matches(py_space);
+    if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("action") {
+        let rest = t[6..].trim_start_matches(py_space);
+        if let Some(r) = rest.strip_prefix([':', '=', '-']) {
+            return r.trim_start_matches(py_space);
+        }
+    }
+    s
+}
+
+/// The reference's reply parsing: the reply stripped of an `action:` prefix; its first line
+/// (stripped, then stripped of `"`, `'` and backticks) equal to an admissible command ignoring
+/// case (`Exact`); else the first admissible command, in list order, contained in the
+/// lowercased reply (`Substring`, no word boundaries); else the first admissible command
+/// (`Fallback`). An empty reply falls back too; with no admissible commands the first line
+/// (or `look`) is sent.
+pub fn match_reply_reference(reply: &str, admissible: &[String]) -> (String, MatchKind) {
+    let text = py_strip(reply);
+    if text.is_empty() {
+        return (
+            admissible.first().cloned().unwrap_or_else(|| "look".into()),
+            MatchKind::Fallback,
+        );
+    }
+    let text = strip_action_prefix(text);
+    let line = py_strip(py_first_line(text))
+        .trim_matches('"')
+        .trim_matches('\'')
+        .trim_matches('`');
+    if admissible.is_empty() {
+        let l = if line.is_empty() { "look" } else { line };
+        return (l.to_string(), MatchKind::Fallback);
+    }
+    let line_l = line.to_lowercase();
+    if let Some(c) = admissible.iter().find(|c| c.to_lowercase() == line_l) {
+        return (c.clone(), MatchKind::Exact);
+    }
+    let lowered = text.to_lowercase();
+    if let Some(c) = admissible
+        .iter()
+        .find(|c| lowered.contains(c.to_lowercase().as_str()))
+    {
+        return (c.clone(), MatchKind::Substring);
+    }
+    (admissible[0].clone(), MatchKind::Fallback)
+}
+
 /// Maps an LLM reply onto an admissible command: an exact match of any reply line (after
 /// cleaning, case-insensitive), else the longest admissible command contained in the reply,
 /// else the admissible command containing the cleaned first line, else the first admissible
@@ -193,7 +289,8 @@ fn contains_words(hay: &str, needle: &str) -> bool {
 /// Retrieves tips (memories) for a goal, e.g. top-R of a memory bank by the objective.
 pub type TipSource = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
 
-/// The LLM agent: prompt with goal, tips, history and admissible commands; one command back.
+/// The LLM agent: prompt with goal, tips, history, inventory and admissible commands; one
+/// command back.
 #[derive(Clone)]
 pub struct LlmActor {
     pub llm: Arc<dyn Llm>,
@@ -201,22 +298,66 @@ pub struct LlmActor {
     pub tips: Vec<String>,
     /// Per-game tips looked up by the objective (added after the static tips).
     pub tip_source: Option<TipSource>,
-    /// How many recent steps of history the prompt shows.
+    /// How many recent steps of history the prompt shows (the reference shows all).
     pub history_window: usize,
     pub max_tokens: u32,
     pub temperature: f32,
+    /// Show the inventory (the reference does).
+    pub include_inventory: bool,
+    pub reply_match: ReplyMatch,
+    /// Templates `actor.system.j2` / `actor.user.j2` (default: this crate's).
+    pub prompts: Arc<PromptSet>,
     stats: ActorStats,
 }
 
+/// The LLM actor's knobs (defaults: the reference's).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ActorSettings {
+    pub history_window: usize,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub include_inventory: bool,
+    pub reply_match: ReplyMatch,
+}
+
+impl Default for ActorSettings {
+    fn default() -> Self {
+        ActorSettings {
+            history_window: usize::MAX,
+            max_tokens: 32,
+            temperature: 0.0,
+            include_inventory: true,
+            reply_match: ReplyMatch::Reference,
+        }
+    }
+}
+
+/// This crate's default templates as a set (built once).
+pub fn default_prompts() -> Arc<PromptSet> {
+    static SET: OnceLock<Arc<PromptSet>> = OnceLock::new();
+    SET.get_or_init(|| {
+        Arc::new(
+            PromptSet::with_defaults(crate::PROMPT_TEMPLATES)
+                .expect("the built-in ALFWorld templates parse (tested)"),
+        )
+    })
+    .clone()
+}
+
 impl LlmActor {
+    /// An actor with the reference's settings: whole history, inventory shown, reference
+    /// reply matching, 32 reply tokens, temperature 0, the built-in templates.
     pub fn new(llm: Arc<dyn Llm>, tips: Vec<String>) -> Self {
         LlmActor {
             llm,
             tips,
             tip_source: None,
-            history_window: 30,
-            max_tokens: 48,
+            history_window: usize::MAX,
+            max_tokens: 32,
             temperature: 0.0,
+            include_inventory: true,
+            reply_match: ReplyMatch::Reference,
+            prompts: default_prompts(),
             stats: ActorStats::default(),
         }
     }
@@ -225,10 +366,95 @@ impl LlmActor {
         self.tip_source = Some(src);
         self
     }
+
+    /// Applies `s` (history window, reply budget, temperature, inventory, reply matching).
+    pub fn with_settings(mut self, s: &ActorSettings) -> Self {
+        self.history_window = s.history_window;
+        self.max_tokens = s.max_tokens;
+        self.temperature = s.temperature;
+        self.include_inventory = s.include_inventory;
+        self.reply_match = s.reply_match;
+        self
+    }
+
+    /// Renders with `prompts` (a run's set, with `prompts.dir` overrides) instead of the
+    /// built-in templates.
+    pub fn with_prompts(mut self, prompts: Arc<PromptSet>) -> Self {
+        self.prompts = prompts;
+        self
+    }
 }
 
-/// The actor prompt: system instructions, then one user message listing the goal, the tips,
-/// the first observation, the recent history, the current observation and the admissible commands.
+/// One step of history as the actor template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActorStep<'a> {
+    pub action: &'a str,
+    pub observation: &'a str,
+}
+
+/// The context of `actor.*.j2` (documented at the top of `prompts/actor.user.j2`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ActorPrompt<'a> {
+    pub goal: &'a str,
+    pub tips: &'a [String],
+    pub intro: &'a str,
+    pub steps: Vec<ActorStep<'a>>,
+    pub omitted: usize,
+    pub inventory: &'a str,
+    pub admissible: &'a [String],
+    pub step: usize,
+}
+
+impl<'a> ActorPrompt<'a> {
+    /// The template context of `ctx`: the last `history_window` steps, and the inventory
+    /// when `include_inventory` and the environment reports one (the reference hides an empty,
+    /// `none`, `null` or `(empty)` inventory).
+    pub fn new(ctx: &ActorContext<'a>, history_window: usize, include_inventory: bool) -> Self {
+        let skip = ctx.history.len().saturating_sub(history_window);
+        let inv = py_strip(ctx.inventory);
+        let inventory = if include_inventory
+            && !inv.is_empty()
+            && !matches!(inv.to_lowercase().as_str(), "none" | "null" | "(empty)")
+        {
+            inv
+        } else {
+            ""
+        };
+        ActorPrompt {
+            goal: ctx.goal,
+            tips: ctx.tips,
+            intro: ctx.intro,
+            steps: ctx.history[skip..]
+                .iter()
+                .map(|h| ActorStep {
+                    action: &h.action,
+                    observation: &h.obs,
+                })
+                .collect(),
+            omitted: skip,
+            inventory,
+            admissible: ctx.admissible,
+            step: ctx.step,
+        }
+    }
+}
+
+/// The actor prompt rendered from `actor.system.j2` / `actor.user.j2` of `prompts` (the
+/// built-in ones: one user message, as the reference sends).
+pub fn actor_prompt_messages(
+    prompts: &PromptSet,
+    ctx: &ActorContext<'_>,
+    history_window: usize,
+    include_inventory: bool,
+) -> Result<Vec<Message>, memskill_core::PromptError> {
+    prompts.render_chat(
+        "actor",
+        ActorPrompt::new(ctx, history_window, include_inventory),
+    )
+}
+
+/// Our earlier hand-written prompt (system + user message); kept for comparison only, the
+/// actor renders [`actor_prompt_messages`].
 pub fn actor_messages(ctx: &ActorContext<'_>, history_window: usize) -> Vec<Message> {
     let system = "You are an agent in a household text game (ALFWorld). Each turn you choose exactly one \
 command from the list of admissible commands. Reply with the command only, copied exactly, nothing else.";
@@ -272,12 +498,34 @@ impl Actor for LlmActor {
     }
 
     fn act(&mut self, ctx: &ActorContext<'_>) -> String {
-        let req = ChatRequest::new(actor_messages(ctx, self.history_window))
+        let messages = match actor_prompt_messages(
+            &self.prompts,
+            ctx,
+            self.history_window,
+            self.include_inventory,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                // A broken user template: counted like a failed call (the game goes on).
+                eprintln!("warning: ALFWorld actor prompt: {e}");
+                self.stats.llm_errors += 1;
+                self.stats.fallback += 1;
+                return ctx
+                    .admissible
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "look".into());
+            }
+        };
+        let req = ChatRequest::new(messages)
             .with_max_tokens(self.max_tokens)
             .with_temperature(self.temperature);
         match self.llm.chat(&req) {
             Ok(resp) => {
-                let (cmd, kind) = match_reply(&resp.text, ctx.admissible);
+                let (cmd, kind) = match self.reply_match {
+                    ReplyMatch::Reference => match_reply_reference(&resp.text, ctx.admissible),
+                    ReplyMatch::WordBounded => match_reply(&resp.text, ctx.admissible),
+                };
                 match kind {
                     MatchKind::Exact => self.stats.exact += 1,
                     MatchKind::Substring => self.stats.substring += 1,
@@ -423,21 +671,26 @@ mod tests {
             history: &hist,
             admissible: &a,
             obs: "You see a room.",
+            inventory: "You are carrying: a pencil 1.",
             step: 1,
         };
         assert_eq!(actor.act(&ctx), "go to cabinet 10");
         assert_eq!(actor.stats().exact, 1);
         let sent = llm.1.lock().unwrap();
-        let user = &sent[0].messages[1].content;
+        // One user message, as the reference sends.
+        assert_eq!(sent[0].messages.len(), 1);
+        assert_eq!(sent[0].max_tokens, 32);
+        let user = &sent[0].messages[0].content;
         for needle in [
-            "put a pencil in dresser.",
-            "static tip",
-            "> look",
+            "Task:\nput a pencil in dresser.",
+            "1. static tip\n2. tip for put a pencil in dresser.",
+            "You are in the middle of a room.\nACTION: look\nOBSERVATION: You see a room.",
+            "You are carrying: a pencil 1.",
             "- go to cabinet 10",
-            "You are in the middle",
         ] {
-            assert!(user.contains(needle), "prompt lacks {needle}: {user}");
+            assert!(user.contains(needle), "prompt lacks {needle:?}: {user}");
         }
+        assert!(!user.ends_with('\n'));
 
         let bad = Arc::new(Fixed(
             Err(LlmError::Other("down".into())),
@@ -471,10 +724,122 @@ mod tests {
             history: &hist,
             admissible: &[],
             obs: "o",
+            inventory: "",
             step: 10,
         };
         let m = actor_messages(&ctx, 3);
         assert!(m[1].content.contains("(7 earlier steps omitted)"));
         assert!(m[1].content.contains("> act9") && !m[1].content.contains("> act6\n"));
+        let set = default_prompts();
+        let m = actor_prompt_messages(&set, &ctx, 3, true).unwrap();
+        assert!(m[0].content.contains("(7 earlier steps not shown)"));
+        assert!(m[0].content.contains("ACTION: act9") && !m[0].content.contains("ACTION: act6\n"));
+        // The reference shows the whole history.
+        let m = actor_prompt_messages(&set, &ctx, usize::MAX, true).unwrap();
+        assert!(m[0]
+            .content
+            .contains("i\nACTION: act0\nOBSERVATION: obs0\nACTION: act1"));
+        assert!(!m[0].content.contains("not shown"));
+    }
+
+    #[test]
+    fn inventory_shown_as_the_reference_does() {
+        let a = adm();
+        let mk = |inv: &'static str| ActorContext {
+            goal: "g",
+            tips: &[],
+            intro: "room",
+            history: &[],
+            admissible: &[],
+            obs: "room",
+            inventory: inv,
+            step: 0,
+        };
+        let _ = &a;
+        let set = default_prompts();
+        let with =
+            actor_prompt_messages(&set, &mk("You are carrying: a mug 1."), 50, true).unwrap();
+        assert!(with[0].content.contains("\nYou are carrying: a mug 1."));
+        for hidden in ["", "  ", "None", "null", "(empty)"] {
+            let m = actor_prompt_messages(&set, &mk(hidden), 50, true).unwrap();
+            assert!(!m[0].content.contains("Inventory"), "{hidden:?}");
+        }
+        let off =
+            actor_prompt_messages(&set, &mk("You are carrying: a mug 1."), 50, false).unwrap();
+        assert!(!off[0].content.contains("mug"));
+        // An empty history reads as such.
+        let m = actor_prompt_messages(
+            &set,
+            &ActorContext {
+                intro: "",
+                ..mk("")
+            },
+            50,
+            true,
+        )
+        .unwrap();
+        assert!(m[0].content.contains("(nothing yet)"));
+    }
+
+    #[test]
+    fn reference_reply_matching() {
+        let a = adm();
+        let m = |r: &str| match_reply_reference(r, &a);
+        assert_eq!(
+            m("go to cabinet 10"),
+            ("go to cabinet 10".into(), MatchKind::Exact)
+        );
+        assert_eq!(
+            m("  Action: `Go To Cabinet 1`\nbecause"),
+            ("go to cabinet 1".into(), MatchKind::Exact)
+        );
+        assert_eq!(m("action = \"look\""), ("look".into(), MatchKind::Exact));
+        // Substring: the FIRST admissible command (list order) found anywhere, no word
+        // boundaries: `go to cabinet 1` is found inside `go to cabinet 10`.
+        assert_eq!(
+            m("I will go to cabinet 10 now"),
+            ("go to cabinet 1".into(), MatchKind::Substring)
+        );
+        // A trailing period breaks the exact match but not the substring one.
+        assert_eq!(m("look."), ("look".into(), MatchKind::Substring));
+        assert_eq!(
+            m("fly away"),
+            ("go to cabinet 1".into(), MatchKind::Fallback)
+        );
+        assert_eq!(m("   "), ("go to cabinet 1".into(), MatchKind::Fallback));
+        assert_eq!(
+            match_reply_reference("", &[]),
+            ("look".into(), MatchKind::Fallback)
+        );
+        assert_eq!(
+            match_reply_reference("action: open fridge 1\nmore", &[]),
+            ("open fridge 1".into(), MatchKind::Fallback)
+        );
+        // Our word-bounded matcher differs on the same reply.
+        assert_eq!(
+            match_reply("I will go to cabinet 10 now", &a).0,
+            "go to cabinet 10"
+        );
+    }
+
+    #[test]
+    fn default_actor_is_the_reference_one() {
+        let d = ActorSettings::default();
+        assert_eq!(
+            (
+                d.max_tokens,
+                d.include_inventory,
+                d.reply_match,
+                d.history_window
+            ),
+            (32, true, ReplyMatch::Reference, usize::MAX)
+        );
+        assert_eq!(
+            "word-bounded".parse::<ReplyMatch>(),
+            Ok(ReplyMatch::WordBounded)
+        );
+        assert!("fuzzy".parse::<ReplyMatch>().is_err());
+        let set = default_prompts();
+        assert!(set.contains("actor.user.j2") && set.contains("actor.system.j2"));
     }
 }

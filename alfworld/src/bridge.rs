@@ -1,8 +1,8 @@
 //! Pool of supervised Python bridge processes speaking JSON lines (see `scripts/alfworld/bridge.py`).
 //!
 //! Protocol, one JSON object per line:
-//! `{"cmd":"reset","game":PATH}` -> `{"ok":true,"obs","objective","admissible":[...]}`;
-//! `{"cmd":"step","action":STR}` -> `{"ok":true,"obs","reward","done","won","admissible"}`;
+//! `{"cmd":"reset","game":PATH}` -> `{"ok":true,"obs","objective","admissible":[...],"inventory"}`;
+//! `{"cmd":"step","action":STR}` -> `{"ok":true,"obs","reward","done","won","admissible","inventory"}`;
 //! `{"cmd":"close"}`; failures answer `{"ok":false,"error":...}`.
 
 use crate::actor::{Actor, ActorContext, ActorStats};
@@ -127,6 +127,9 @@ pub struct Reply {
     pub objective: String,
     #[serde(default)]
     pub admissible: Vec<String>,
+    /// The game's inventory text (`You are carrying: ...`); "" from bridges that do not send it.
+    #[serde(default)]
+    pub inventory: String,
     #[serde(default)]
     pub reward: f64,
     #[serde(default)]
@@ -565,7 +568,7 @@ impl BridgePool {
                 return result;
             }
         };
-        result.objective = reply.objective.clone();
+        result.objective = objective_of(&reply.obs).unwrap_or_else(|| reply.objective.clone());
         result.initial_obs = reply.obs.clone();
         result.tips = actor.begin(&reply.objective, &reply.obs);
         let mut obs = reply.obs.clone();
@@ -578,6 +581,7 @@ impl BridgePool {
                     history: &result.transcript,
                     admissible: &reply.admissible,
                     obs: &obs,
+                    inventory: &reply.inventory,
                     step: result.steps,
                 };
                 actor.act(&ctx)
@@ -613,6 +617,18 @@ impl BridgePool {
         result.elapsed_ms = start.elapsed().as_millis() as u64;
         result
     }
+}
+
+/// The objective as the reference extracts it from the first observation: the first line after
+/// `Your task is to:` (any case), stripped, final periods dropped; `None` without that phrase
+/// or with nothing after it.
+pub fn objective_of(obs: &str) -> Option<String> {
+    const KEY: &str = "your task is to:";
+    let pos = obs.to_ascii_lowercase().find(KEY)?;
+    let rest = crate::actor::py_strip(&obs[pos + KEY.len()..]);
+    let line = rest.lines().next().unwrap_or("");
+    let line = crate::actor::py_strip(line).trim_end_matches('.');
+    (!line.is_empty()).then(|| line.to_string())
 }
 
 fn single_line(s: &str) -> String {

@@ -324,6 +324,10 @@ pub struct EvalOptions {
     /// `json_2.1.1` folder (or its parent).
     pub games_root: std::path::PathBuf,
     pub bridge: crate::bridge::BridgeConfig,
+    /// The LLM actor's settings (reply budget, temperature, inventory, reply matching).
+    pub actor_settings: crate::actor::ActorSettings,
+    /// The actor's templates (default: this crate's).
+    pub prompts: Option<std::sync::Arc<memskill_core::PromptSet>>,
 }
 
 /// Expands `valid` / `all` and comma lists into split names.
@@ -378,7 +382,10 @@ pub fn run_eval(
             ActorKind::FirstAdmissible => Box::new(FirstAdmissibleActor),
             ActorKind::Llm => {
                 let llm = llm.clone().ok_or("no LLM")?;
-                let mut a = LlmActor::new(llm, Vec::new());
+                let mut a = LlmActor::new(llm, Vec::new()).with_settings(&opts.actor_settings);
+                if let Some(p) = &opts.prompts {
+                    a = a.with_prompts(p.clone());
+                }
                 if let Some(t) = &tips {
                     a = a.with_tip_source(t.clone());
                 }

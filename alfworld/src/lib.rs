@@ -15,12 +15,13 @@ pub mod index;
 pub mod trajectory;
 
 pub use actor::{
-    actor_messages, match_reply, Actor, ActorContext, ActorStats, FirstAdmissibleActor, LlmActor,
-    MatchKind, TipSource, WalkthroughActor,
+    actor_messages, actor_prompt_messages, default_prompts, match_reply, match_reply_reference,
+    Actor, ActorContext, ActorPrompt, ActorSettings, ActorStats, ActorStep, FirstAdmissibleActor,
+    LlmActor, MatchKind, ReplyMatch, TipSource, WalkthroughActor,
 };
 pub use bridge::{
-    default_bridge_script, default_python, scripts_dir, ActorFactory, BridgeConfig, BridgePool,
-    GameOutcome, GameResult, Reply, RequestError, StepRecord,
+    default_bridge_script, default_python, objective_of, scripts_dir, ActorFactory, BridgeConfig,
+    BridgePool, GameOutcome, GameResult, Reply, RequestError, StepRecord,
 };
 pub use error::AlfworldError;
 pub use eval::{
@@ -34,4 +35,10 @@ pub use trajectory::{
 
 /// This crate's default prompt templates (`name`, minijinja source), written in our own words.
 /// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).
-pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[];
+pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "actor.system.j2",
+        include_str!("../prompts/actor.system.j2"),
+    ),
+    ("actor.user.j2", include_str!("../prompts/actor.user.j2")),
+];

@@ -28,22 +28,31 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// First observation, then `ACTION: ...` / `OBSERVATION: ...` lines (whitespace collapsed to
-/// one line each), then `TRAJECTORY_STATUS: SUCCESS|FAILED`.
+/// The reference's trajectory text (`_build_trajectory_text`): the first observation
+/// (stripped) and two blank lines, then one `ACTION: {action}` line and one `OBSERVATION:
+/// {observation, stripped}` line per step (an empty action or observation leaves its line
+/// out), then two blank lines and `TRAJECTORY_STATUS: SUCCESS|FAILED`; the whole text
+/// stripped.
 pub fn format_trajectory(initial_obs: &str, steps: &[StepRecord], success: bool) -> String {
-    let mut t = String::new();
-    t.push_str(initial_obs.trim());
-    t.push('\n');
-    for s in steps {
-        t.push_str(&format!("ACTION: {}\n", one_line(&s.action)));
-        t.push_str(&format!("OBSERVATION: {}\n", one_line(&s.obs)));
+    let mut parts: Vec<String> = Vec::with_capacity(2 * steps.len() + 4);
+    if !initial_obs.is_empty() {
+        parts.push(crate::actor::py_strip(initial_obs).to_string());
+        parts.push(String::new());
+        parts.push(String::new());
     }
-    t.push_str(if success {
-        "TRAJECTORY_STATUS: SUCCESS"
-    } else {
-        "TRAJECTORY_STATUS: FAILED"
-    });
-    t
+    for s in steps {
+        if !s.action.is_empty() {
+            parts.push(format!("ACTION: {}", s.action));
+        }
+        if !s.obs.is_empty() {
+            parts.push(format!("OBSERVATION: {}", crate::actor::py_strip(&s.obs)));
+        }
+    }
+    parts.push(format!(
+        "\n\nTRAJECTORY_STATUS: {}",
+        if success { "SUCCESS" } else { "FAILED" }
+    ));
+    crate::actor::py_strip(&parts.join("\n")).to_string()
 }
 
 impl Trajectory {
@@ -106,7 +115,8 @@ pub fn to_sample(traj: &Trajectory) -> Sample {
     }
 }
 
-/// Reads a trajectory JSONL cache (missing file = empty).
+/// Reads a trajectory JSONL cache (missing file = empty); each `text` is re-rendered with
+/// [`format_trajectory`].
 pub fn read_cache(path: &Path) -> Result<Vec<Trajectory>, AlfworldError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -118,11 +128,15 @@ pub fn read_cache(path: &Path) -> Result<Vec<Trajectory>, AlfworldError> {
         if line.trim().is_empty() {
             continue;
         }
-        let t: Trajectory = serde_json::from_str(line).map_err(|e| AlfworldError::BadCache {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message: e.to_string(),
-        })?;
+        let mut t: Trajectory =
+            serde_json::from_str(line).map_err(|e| AlfworldError::BadCache {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: e.to_string(),
+            })?;
+        // The text is derived data: render it in the current layout (caches written before
+        // the layout followed the reference hold the old one).
+        t.text = format_trajectory(&t.initial_obs, &t.steps, t.success);
         v.push(t);
     }
     Ok(v)
@@ -237,21 +251,31 @@ mod tests {
     }
 
     #[test]
-    fn text_layout() {
+    fn text_layout_is_the_reference_one() {
         let t = traj();
-        let lines: Vec<&str> = t.text.lines().collect();
-        assert_eq!(lines[0], "-= Welcome =-");
-        assert_eq!(lines[lines.len() - 5], "ACTION: go to sidetable 1");
         assert_eq!(
-            lines[lines.len() - 4],
-            "OBSERVATION: On the sidetable 1, you see a pencil 1."
+            t.text,
+            "-= Welcome =-\n\nYou are in a room.\n\nYour task is to: put a pencil in dresser.\n\n\n\
+             ACTION: go to sidetable 1\nOBSERVATION: On the sidetable 1,\nyou see a pencil 1.\n\
+             ACTION: take pencil 1 from sidetable 1\nOBSERVATION: You pick up the pencil 1.\n\n\n\
+             TRAJECTORY_STATUS: FAILED"
         );
         assert_eq!(
-            lines[lines.len() - 3],
-            "ACTION: take pencil 1 from sidetable 1"
+            format_trajectory("x", &[], true),
+            "x\n\n\n\n\nTRAJECTORY_STATUS: SUCCESS"
         );
-        assert_eq!(*lines.last().unwrap(), "TRAJECTORY_STATUS: FAILED");
-        assert!(format_trajectory("x", &[], true).ends_with("\nTRAJECTORY_STATUS: SUCCESS"));
+        assert_eq!(
+            format_trajectory("", &[], false),
+            "TRAJECTORY_STATUS: FAILED"
+        );
+        let blank = [StepRecord {
+            action: String::new(),
+            obs: "  seen \n".into(),
+        }];
+        assert_eq!(
+            format_trajectory(" o ", &blank, true),
+            "o\n\n\nOBSERVATION: seen\n\n\nTRAJECTORY_STATUS: SUCCESS"
+        );
     }
 
     #[test]
@@ -267,10 +291,7 @@ mod tests {
         assert_eq!(turns[2].speaker, "environment");
         assert_eq!(turns[5].text, "TRAJECTORY_STATUS: FAILED");
         assert_eq!(turns[5].id, "S1:T6");
-        // Turns 1.. are exactly the text's lines after the first observation.
-        let tail: Vec<&str> = t.text.lines().skip(t.initial_obs.lines().count()).collect();
-        let turn_texts: Vec<&str> = turns[1..].iter().map(|x| x.text.as_str()).collect();
-        assert_eq!(tail, turn_texts);
+        assert_eq!(turns[3].text, "ACTION: take pencil 1 from sidetable 1");
     }
 
     #[test]
@@ -283,6 +304,11 @@ mod tests {
         let back = read_cache(&p).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back[0], traj());
+        // A stale text (an older layout) is re-rendered on reading.
+        let mut old = traj();
+        old.text = "old layout".into();
+        append_cache(&p, &[old]).unwrap();
+        assert_eq!(read_cache(&p).unwrap()[2].text, traj().text);
         std::fs::write(&p, "{\"game_id\": 3}\n").unwrap();
         let err = read_cache(&p).unwrap_err().to_string();
         assert!(err.contains("c.jsonl:1"), "{err}");

@@ -476,9 +476,9 @@ fn llm_actor_plays_through_pool() {
             "chatty".into()
         }
         fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-            let u = &req.messages[1].content;
+            let u = &req.messages.last().unwrap().content;
             let adm: Vec<&str> = u
-                .split("Admissible commands:\n")
+                .split("Admissible commands")
                 .nth(1)
                 .unwrap_or("")
                 .lines()
@@ -545,6 +545,8 @@ fn eval_opts(
         out,
         games_root: root,
         bridge,
+        actor_settings: Default::default(),
+        prompts: None,
     }
 }
 

@@ -1,20 +1,28 @@
 //! HotpotQA, in two schemas (detected per record). The file may be a JSON array, one JSON
 //! object, or JSON Lines.
 //!
-//! 1. **Long-context (LongBench style)**: `{input: string (the question), answers: [string|number]
-//!    | string | number, context: string | [string] | [[title, [sentence]]], num_docs?: integer,
-//!    _id? | id?: string, ...}` (other keys such as `length`, `dataset`, `language`,
-//!    `all_classes` are ignored). A string `context` is split into documents at lines of the form
-//!    `Passage N:` (LongBench's layout); without such lines it is one document. `num_docs` is
-//!    informational and not checked.
-//! 2. **Classic dev-distractor**: `{_id: string, question: string, answer: string|number,
-//!    type?: string, level?: string, supporting_facts: [[title, integer]],
-//!    context: [[title, [sentence]]]}`.
+//! 1. **Long-context** (what the reference evaluates: `eval_50.json` / `eval_100.json` /
+//!    `eval_200.json` of HotpotQA-Modified, 50 / 100 / 200 documents per question; LongBench's
+//!    `hotpotqa.jsonl` has the same fields): `{input: string (the question), answers:
+//!    [string|number] | string | number, context: string | [string] | [[title, [sentence]]],
+//!    num_docs?: integer, index?: integer|string, _id? | id?: string, ...}` (other keys are
+//!    ignored). By default (as the reference) the whole `context` is ONE text: one undated
+//!    [`Session`] holding one turn `C1`, so `fixed-tokens` windows run over the whole
+//!    concatenated context and `full-session` gives it whole; an array context is joined with
+//!    blank lines first. With [`HotpotOptions::split_documents`] (our option, not the
+//!    reference's) a string context is instead split into documents at `Passage N:` lines and
+//!    every document becomes a session. A record with an empty question has no query (the
+//!    reference skips it).
+//! 2. **Classic dev-distractor** (`hotpot_dev_distractor_v1.json`, our option): `{_id: string,
+//!    question: string, answer: string|number, type?: string, level?: string,
+//!    supporting_facts: [[title, integer]], context: [[title, [sentence]]]}`; always one session
+//!    per document.
 //!
-//! Every document becomes one undated [`Session`] holding one turn with id `D{n}` (1-based) and
-//! text `{title}\n{body}` (body only when there is no title). The sample id is `_id`/`id`, else
-//! `hotpotqa-{record index}`; the single query is `{sample_id}:q0`, its category the classic
-//! `type` (or ""), its evidence the turn ids of the documents named in `supporting_facts`.
+//! A document session holds one turn with id `D{n}` (1-based) and text `{title}\n{body}` (body
+//! only when there is no title). The sample id is `hotpotqa_{index}` when the record has an
+//! `index` (the reference's id), else `_id`/`id`, else `hotpotqa_{record number}`; the single
+//! query is `{sample_id}:q0`, its category the classic `type` (or ""), its evidence the turn
+//! ids of the documents named in `supporting_facts`.
 
 use std::path::Path;
 
@@ -24,16 +32,47 @@ use serde_json::Value;
 use crate::json::{child_path, get, index_path, opt_str, req_text, require, Node};
 use crate::DatasetError;
 
-/// Loads a HotpotQA file (either schema) as samples (spans left empty).
+/// Options of [`load_hotpotqa_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HotpotOptions {
+    /// Long-context records: one session per `Passage N:` document instead of the whole
+    /// context as one text (the reference). Not the reference's behaviour.
+    pub split_documents: bool,
+}
+
+/// Loads a HotpotQA file (either schema) as samples (spans left empty), long-context records
+/// as one text each (the reference).
 pub fn load_hotpotqa(path: &Path) -> Result<Vec<Sample>, DatasetError> {
+    load_hotpotqa_with(path, &HotpotOptions::default())
+}
+
+/// [`load_hotpotqa`] with options.
+pub fn load_hotpotqa_with(path: &Path, opts: &HotpotOptions) -> Result<Vec<Sample>, DatasetError> {
     let records = crate::json::parse_records(path)?;
-    let file = path.display().to_string();
+    hotpot_from_records(&records, &path.display().to_string(), opts)
+}
+
+/// [`load_hotpotqa_with`] of an in-memory document (an array of records, or one record).
+pub fn hotpotqa_from_json(
+    root: &Value,
+    file: &str,
+    opts: &HotpotOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    hotpot_from_records(&crate::json::records_of(root), file, opts)
+}
+
+fn hotpot_from_records(
+    records: &[(String, Value)],
+    file: &str,
+    opts: &HotpotOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    let file = file.to_string();
     let mut out = Vec::with_capacity(records.len());
     for (idx, (p, v)) in records.iter().enumerate() {
         let node = Node::new(v, &file, p);
         node.object()?;
         let sample = if get(&node, "input")?.is_some() {
-            parse_longbench(node, idx)?
+            parse_longbench(node, idx, opts)?
         } else {
             parse_classic(node, idx)?
         };
@@ -43,12 +82,15 @@ pub fn load_hotpotqa(path: &Path) -> Result<Vec<Sample>, DatasetError> {
 }
 
 fn sample_id(node: &Node<'_>, idx: usize) -> Result<String, DatasetError> {
+    if get(node, "index")?.is_some() {
+        return Ok(format!("hotpotqa_{}", req_text(node, "index")?));
+    }
     for key in ["_id", "id"] {
         if get(node, key)?.is_some() {
             return req_text(node, key);
         }
     }
-    Ok(format!("hotpotqa-{idx}"))
+    Ok(format!("hotpotqa_{idx}"))
 }
 
 /// Splits a LongBench context string into documents at `Passage N:` lines.
@@ -131,7 +173,11 @@ fn titled_doc(n: Node<'_>) -> Result<(String, String), DatasetError> {
     Ok((title, body.trim().to_string()))
 }
 
-fn parse_longbench(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
+fn parse_longbench(
+    node: Node<'_>,
+    idx: usize,
+    opts: &HotpotOptions,
+) -> Result<Sample, DatasetError> {
     let id = sample_id(&node, idx)?;
     let question = req_text(&node, "input")?;
     let ap = child_path(node.path, "answers");
@@ -154,6 +200,9 @@ fn parse_longbench(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
     let cp = child_path(node.path, "context");
     let cn = Node::new(require(&node, "context")?, node.file, &cp);
     let docs: Vec<(Option<String>, String)> = match cn.v {
+        Value::String(s) if !opts.split_documents => {
+            return Ok(whole_context(id, s.clone(), question, answers));
+        }
         Value::String(s) => split_passages(s).into_iter().map(|d| (None, d)).collect(),
         Value::Array(items) => {
             let mut d = Vec::with_capacity(items.len());
@@ -173,6 +222,17 @@ fn parse_longbench(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
         }
         _ => return Err(cn.wrong("string or array")),
     };
+    if !opts.split_documents {
+        let text = docs
+            .into_iter()
+            .map(|(t, b)| match t {
+                Some(t) => format!("{t}\n{b}"),
+                None => b,
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        return Ok(whole_context(id, text, question, answers));
+    }
     Ok(one_question(
         id,
         docs,
@@ -228,6 +288,30 @@ fn parse_classic(node: Node<'_>, idx: usize) -> Result<Sample, DatasetError> {
         qtype,
         evidence,
     ))
+}
+
+/// A long-context sample as the reference reads it: the whole context as one session with one
+/// turn (`C1`; none when the context is empty), and its one question (none when empty).
+fn whole_context(id: String, context: String, question: String, answers: Vec<String>) -> Sample {
+    let sessions = if context.is_empty() {
+        Vec::new()
+    } else {
+        vec![Session {
+            index: 1,
+            date: None,
+            turns: vec![Turn {
+                id: "C1".to_string(),
+                speaker: String::new(),
+                text: context,
+            }],
+        }]
+    };
+    let mut s = one_question(id, Vec::new(), question, answers, String::new(), Vec::new());
+    s.sessions = sessions;
+    if s.queries[0].question.is_empty() {
+        s.queries.clear();
+    }
+    s
 }
 
 /// A HotpotQA sample: its documents as sessions and its one question (`{id}:q0`).

@@ -93,6 +93,18 @@ pub(crate) fn parse_records(path: &Path) -> Result<Vec<(String, Value)>, Dataset
         .collect())
 }
 
+/// The records of an in-memory document: an array's elements (`[i]`), or the value itself.
+pub(crate) fn records_of(v: &Value) -> Vec<(String, Value)> {
+    match v {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("[{i}]"), v.clone()))
+            .collect(),
+        other => vec![("line 1".to_string(), other.clone())],
+    }
+}
+
 /// Name of a JSON value's type for error messages.
 pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {

@@ -26,12 +26,20 @@ use memskill_core::Sample;
 use serde::{Deserialize, Serialize};
 
 pub use error::DatasetError;
-pub use hotpotqa::{load_hotpotqa, split_passages};
-pub use locomo::{load_locomo, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY};
-pub use longmemeval::{load_lme_splits, load_longmemeval, render_lme_turn, LmeOptions};
+pub use hotpotqa::{
+    hotpotqa_from_json, load_hotpotqa, load_hotpotqa_with, split_passages, HotpotOptions,
+};
+pub use locomo::{
+    load_locomo, locomo_from_json, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY,
+};
+pub use longmemeval::{
+    lme_splits_from_json, load_lme_splits, load_longmemeval, longmemeval_from_json,
+    render_lme_turn, select_lme, LmeOptions,
+};
 pub use segment::{
-    count_tokens, pack_texts, segment, token_windows, Packed, SpanMode, DEFAULT_WINDOW_OVERLAP,
-    DEFAULT_WINDOW_TOKENS,
+    count_tokens, fixed_windows, pack_texts, pack_whole, py_strip, segment, segment_styled,
+    token_windows, Packed, SpanMode, SpanStyle, Window, DEFAULT_WINDOW_OVERLAP,
+    DEFAULT_WINDOW_TOKENS, TRAJECTORY_SEPARATOR,
 };
 pub use split::{split_locomo, LocomoSplits, SplitSpec};
 
@@ -71,6 +79,7 @@ impl FromStr for DatasetKind {
 pub struct LoadOptions {
     pub locomo: LocomoOptions,
     pub longmemeval: LmeOptions,
+    pub hotpotqa: HotpotOptions,
 }
 
 /// Loads any supported dataset (spans left empty: call [`segment`]).
@@ -82,6 +91,6 @@ pub fn load(
     match kind {
         DatasetKind::Locomo => load_locomo(path, &opts.locomo),
         DatasetKind::LongMemEval => load_longmemeval(path, &opts.longmemeval),
-        DatasetKind::HotpotQa => load_hotpotqa(path),
+        DatasetKind::HotpotQa => load_hotpotqa_with(path, &opts.hotpotqa),
     }
 }

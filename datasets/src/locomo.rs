@@ -31,19 +31,29 @@ pub struct LocomoOptions {
     pub include_adversarial: bool,
 }
 
-/// Renders one LoCoMo turn: `{speaker} said, "{text}"` plus ` and shared {caption}.`.
+/// Renders one LoCoMo turn as the reference does: `{speaker} said, "{text}"`, plus
+/// ` and shared {caption}.` whenever the turn has a `blip_caption` key (even an empty one).
 pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>) -> String {
     match blip_caption {
-        Some(c) if !c.trim().is_empty() => format!("{speaker} said, \"{text}\" and shared {c}."),
-        _ => format!("{speaker} said, \"{text}\""),
+        Some(c) => format!("{speaker} said, \"{text}\" and shared {c}."),
+        None => format!("{speaker} said, \"{text}\""),
     }
 }
 
 /// Loads `locomo10.json` into one [`Sample`] per conversation (spans left empty).
 pub fn load_locomo(path: &Path, opts: &LocomoOptions) -> Result<Vec<Sample>, DatasetError> {
     let root = crate::json::parse_document(path)?;
-    let file = path.display().to_string();
-    let top = Node::new(&root, &file, "");
+    locomo_from_json(&root, &path.display().to_string(), opts)
+}
+
+/// [`load_locomo`] of an in-memory document (`file` names it in errors).
+pub fn locomo_from_json(
+    root: &serde_json::Value,
+    file: &str,
+    opts: &LocomoOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    let file = file.to_string();
+    let top = Node::new(root, &file, "");
     let items = top.array()?;
     let mut samples = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {

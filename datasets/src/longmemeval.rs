@@ -1,4 +1,4 @@
-//! LongMemEval (`longmemeval_s.json` / `_m` / `_oracle`).
+//! LongMemEval (`longmemeval_s_cleaned.json`, which the reference reads; `longmemeval_s.json` / `_m` / `_oracle` have the same schema).
 //!
 //! Accepted schema: a JSON array (or JSON Lines) of questions
 //! `{question_id: string, question_type: string, question: string, answer: string|number,
@@ -29,49 +29,86 @@ use crate::DatasetError;
 pub struct LmeOptions {
     /// Keep `_abs` (abstention) questions.
     pub include_abstention: bool,
-    /// Keep only these questions, in this order: each entry is a `question_id` or the decimal
-    /// 0-based index of the question in the file (what the splits file holds).
+    /// Keep only these questions, in this order: each entry is the decimal 0-based index of
+    /// the question in the file (what the splits file holds) or a `question_id`.
     pub only: Option<Vec<String>>,
 }
 
-/// Renders a LongMemEval turn the same way as LoCoMo: `{role} said, "{content}"`.
+/// Renders a LongMemEval turn as the reference does: `{role}: {content}`.
 pub fn render_lme_turn(role: &str, content: &str) -> String {
-    format!("{role} said, \"{content}\"")
+    format!("{role}: {content}")
 }
 
-/// Loads LongMemEval questions as samples (spans left empty).
+/// Which questions a split selects, as the reference does: `entries` (a split of the splits
+/// file) are 0-based indices into the question list, in the file's order (a decimal entry is
+/// always an index, and one past the end is skipped like the reference's `if i < len(data)`;
+/// any other entry is taken as a `question_id`); `None` selects every question in file order. Then
+/// `_abs` (abstention) questions are dropped unless `include_abstention` (the reference skips
+/// them when building memories and answering). Returns positions in `question_ids`.
+pub fn select_lme(
+    question_ids: &[String],
+    entries: Option<&[String]>,
+    include_abstention: bool,
+) -> Vec<usize> {
+    let picked: Vec<usize> = match entries {
+        None => (0..question_ids.len()).collect(),
+        Some(entries) => {
+            let by_id: HashMap<&str, usize> = question_ids
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, q)| (q.as_str(), i))
+                .collect();
+            entries
+                .iter()
+                .filter_map(|e| match e.parse::<usize>() {
+                    Ok(i) => (i < question_ids.len()).then_some(i),
+                    Err(_) => by_id.get(e.as_str()).copied(),
+                })
+                .collect()
+        }
+    };
+    picked
+        .into_iter()
+        .filter(|&i| include_abstention || !question_ids[i].ends_with("_abs"))
+        .collect()
+}
+
+/// Loads LongMemEval questions as samples (spans left empty): those selected by
+/// [`select_lme`] with `opts.only` and `opts.include_abstention`, in that order.
 pub fn load_longmemeval(path: &Path, opts: &LmeOptions) -> Result<Vec<Sample>, DatasetError> {
     let records = crate::json::parse_records(path)?;
-    let file = path.display().to_string();
-    let order: Option<HashMap<&str, usize>> = opts.only.as_ref().map(|ids| {
-        let mut m = HashMap::new();
-        for (i, id) in ids.iter().enumerate() {
-            m.entry(id.as_str()).or_insert(i);
-        }
-        m
-    });
-    let mut out: Vec<(usize, Sample)> = Vec::new();
-    for (idx, (p, v)) in records.iter().enumerate() {
+    lme_from_records(&records, &path.display().to_string(), opts)
+}
+
+/// [`load_longmemeval`] of an in-memory document (an array of questions).
+pub fn longmemeval_from_json(
+    root: &Value,
+    file: &str,
+    opts: &LmeOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    lme_from_records(&crate::json::records_of(root), file, opts)
+}
+
+fn lme_from_records(
+    records: &[(String, Value)],
+    file: &str,
+    opts: &LmeOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    let file = file.to_string();
+    let mut qids = Vec::with_capacity(records.len());
+    for (p, v) in records {
         let node = Node::new(v, &file, p);
         node.object()?;
-        let qid = req_text(&node, "question_id")?;
-        let rank = match &order {
-            None => idx,
-            Some(m) => match m
-                .get(qid.as_str())
-                .or_else(|| m.get(idx.to_string().as_str()))
-            {
-                Some(r) => *r,
-                None => continue,
-            },
-        };
-        if qid.ends_with("_abs") && !opts.include_abstention {
-            continue;
-        }
-        out.push((rank, parse_question(node, qid)?));
+        qids.push(req_text(&node, "question_id")?);
     }
-    out.sort_by_key(|(r, _)| *r);
-    Ok(out.into_iter().map(|(_, s)| s).collect())
+    let picked = select_lme(&qids, opts.only.as_deref(), opts.include_abstention);
+    let mut out = Vec::with_capacity(picked.len());
+    for i in picked {
+        let (p, v) = &records[i];
+        out.push(parse_question(Node::new(v, &file, p), qids[i].clone())?);
+    }
+    Ok(out)
 }
 
 fn parse_question(node: Node<'_>, qid: String) -> Result<Sample, DatasetError> {
@@ -154,8 +191,16 @@ fn parse_question(node: Node<'_>, qid: String) -> Result<Sample, DatasetError> {
 /// entries are returned as their decimal text (0-based question indices).
 pub fn load_lme_splits(path: &Path) -> Result<HashMap<String, Vec<String>>, DatasetError> {
     let root = crate::json::parse_document(path)?;
-    let file = path.display().to_string();
-    let top = Node::new(&root, &file, "");
+    lme_splits_from_json(&root, &path.display().to_string())
+}
+
+/// [`load_lme_splits`] of an in-memory document.
+pub fn lme_splits_from_json(
+    root: &Value,
+    file: &str,
+) -> Result<HashMap<String, Vec<String>>, DatasetError> {
+    let file = file.to_string();
+    let top = Node::new(root, &file, "");
     let mut out = HashMap::new();
     for (name, v) in top.object()? {
         let p = name.clone();

@@ -1,7 +1,23 @@
 //! Span segmentation: a [`Sample`]'s sessions become the ordered [`Span`]s the controller and
-//! executor process one at a time. Spans never cross sessions. Every span of a dated session
-//! starts with `DATE: {date}\n`; turns inside a span are joined with `\n`. Span ids are
+//! executor process one at a time. Spans never cross sessions. Span ids are
 //! `{sample_id}:{index}` (0-based, across the whole sample).
+//!
+//! Span texts follow the reference implementation's layout for each dataset ([`SpanStyle`],
+//! chosen by `Sample::dataset`):
+//!
+//! | style | turn separator | header of `turn` spans | header of other spans |
+//! |---|---|---|---|
+//! | LoCoMo | `\n` | `DATE: {date}\n` | `DATE: {date}\nCONVERSATION:\n` |
+//! | LongMemEval | `\n\n` | `Session Date: {date}\n` | `Session Date: {date}\n\n` |
+//! | plain (HotpotQA, others) | `\n` | `DATE: {date}\n` | `DATE: {date}\n` |
+//!
+//! A session without a date (or with an empty one) gets no header. `fixed-tokens` cuts each
+//! session's text (its turns joined by the separator) into cl100k windows exactly as the
+//! reference's `_split_fixed_length` does: a text of at most `tokens` tokens stays whole (as
+//! is); a longer one becomes windows of `tokens` tokens starting every `tokens - overlap`
+//! tokens until a window reaches the end, each decoded on its own (a character cut by a window
+//! edge becomes U+FFFD) and stripped of surrounding whitespace (Python's `str.strip`), empty
+//! windows dropped; the header is put in front of every window.
 
 use std::fmt;
 use std::str::FromStr;
@@ -96,10 +112,55 @@ pub fn count_tokens(text: &str) -> usize {
         .len()
 }
 
-fn header(date: &Option<String>) -> String {
-    match date {
-        Some(d) => format!("DATE: {d}\n"),
-        None => String::new(),
+/// Python's `str.strip()` with no argument: trims Unicode whitespace and the separators
+/// U+001C..U+001F (which Python counts as whitespace and Rust does not).
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// How span texts are laid out: the reference implementation's per-dataset formats (see the
+/// module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpanStyle {
+    /// LoCoMo: turns joined by `\n`, `DATE: {date}\n` (+ `CONVERSATION:\n` unless one turn).
+    Locomo,
+    /// LongMemEval: turns joined by a blank line, `Session Date: {date}\n` (+ `\n` unless one
+    /// turn).
+    LongMemEval,
+    /// Everything else (HotpotQA, ALFWorld, synthetic): turns joined by `\n`, `DATE: {date}\n`.
+    Plain,
+}
+
+impl SpanStyle {
+    /// The style of a sample's `dataset` name.
+    pub fn for_dataset(dataset: &str) -> SpanStyle {
+        match dataset {
+            "locomo" => SpanStyle::Locomo,
+            "longmemeval" => SpanStyle::LongMemEval,
+            _ => SpanStyle::Plain,
+        }
+    }
+
+    /// What joins the turns of one span.
+    pub fn turn_separator(self) -> &'static str {
+        match self {
+            SpanStyle::LongMemEval => "\n\n",
+            SpanStyle::Locomo | SpanStyle::Plain => "\n",
+        }
+    }
+
+    /// The header in front of a span's text (`single_turn`: the span mode is `turn`).
+    pub fn header(self, date: Option<&str>, single_turn: bool) -> String {
+        let Some(d) = date.filter(|d| !d.is_empty()) else {
+            return String::new();
+        };
+        match (self, single_turn) {
+            (SpanStyle::Locomo, false) => format!("DATE: {d}\nCONVERSATION:\n"),
+            (SpanStyle::LongMemEval, true) => format!("Session Date: {d}\n"),
+            (SpanStyle::LongMemEval, false) => format!("Session Date: {d}\n\n"),
+            (SpanStyle::Locomo, true) | (SpanStyle::Plain, _) => format!("DATE: {d}\n"),
+        }
     }
 }
 
@@ -125,27 +186,84 @@ pub fn token_windows(n: usize, tokens: usize, overlap: usize) -> Vec<(usize, usi
     out
 }
 
-/// Fills `sample.spans` from its sessions according to `mode` (replacing any previous spans).
+/// One piece of [`fixed_windows`]: its text and the byte range of the input it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    pub text: String,
+    /// Byte range of the input covered by the window's tokens (before stripping).
+    pub bytes: std::ops::Range<usize>,
+}
+
+/// The reference's fixed-length chunking of one text (see the module documentation): a text of
+/// at most `tokens` cl100k tokens is returned whole; a longer one as stripped windows of
+/// `tokens` tokens overlapping by `overlap` (clamped below `tokens`), empty ones dropped. An
+/// empty text gives no window.
+pub fn fixed_windows(text: &str, tokens: usize, overlap: usize) -> Vec<Window> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let ids = bpe.encode_ordinary(text);
+    let tokens = tokens.max(1);
+    if ids.len() <= tokens {
+        return vec![Window {
+            text: text.to_string(),
+            bytes: 0..text.len(),
+        }];
+    }
+    // Byte offset of every token in `text` (the tokens' bytes concatenate to the text).
+    let mut offsets = Vec::with_capacity(ids.len() + 1);
+    let mut at = 0usize;
+    offsets.push(0);
+    for id in &ids {
+        at += bpe.decode_bytes(&[*id]).map(|b| b.len()).unwrap_or(0);
+        offsets.push(at.min(text.len()));
+    }
+    let overlap = overlap.min(tokens - 1);
+    let mut out = Vec::new();
+    for (start, end) in token_windows(ids.len(), tokens, overlap) {
+        let bytes = bpe.decode_bytes(&ids[start..end]).unwrap_or_default();
+        let decoded = String::from_utf8_lossy(&bytes);
+        let t = py_strip(&decoded);
+        if !t.is_empty() {
+            out.push(Window {
+                text: t.to_string(),
+                bytes: offsets[start]..offsets[end],
+            });
+        }
+    }
+    out
+}
+
+/// Fills `sample.spans` from its sessions according to `mode` (replacing any previous spans),
+/// in the layout of the sample's dataset ([`SpanStyle::for_dataset`]).
 pub fn segment(sample: &mut Sample, mode: &SpanMode) {
+    segment_styled(sample, mode, SpanStyle::for_dataset(&sample.dataset))
+}
+
+/// [`segment`] with an explicit layout.
+pub fn segment_styled(sample: &mut Sample, mode: &SpanMode, style: SpanStyle) {
     let mut spans: Vec<Span> = Vec::new();
     for session in &sample.sessions {
         match mode {
-            SpanMode::FullSession => push_group(&mut spans, session, 0..session.turns.len()),
+            SpanMode::FullSession => {
+                push_group(&mut spans, session, 0..session.turns.len(), style, false)
+            }
             SpanMode::TurnPair => {
                 let n = session.turns.len();
                 let mut i = 0;
                 while i < n {
-                    push_group(&mut spans, session, i..(i + 2).min(n));
+                    push_group(&mut spans, session, i..(i + 2).min(n), style, false);
                     i += 2;
                 }
             }
             SpanMode::Turn => {
                 for i in 0..session.turns.len() {
-                    push_group(&mut spans, session, i..i + 1);
+                    push_group(&mut spans, session, i..i + 1, style, true);
                 }
             }
             SpanMode::FixedTokens { tokens, overlap } => {
-                push_windows(&mut spans, session, *tokens, *overlap)
+                push_windows(&mut spans, session, *tokens, *overlap, style)
             }
         }
     }
@@ -156,57 +274,68 @@ pub fn segment(sample: &mut Sample, mode: &SpanMode) {
     sample.spans = spans;
 }
 
-fn push_group(spans: &mut Vec<Span>, session: &Session, range: std::ops::Range<usize>) {
-    if range.is_empty() {
-        return;
-    }
+/// A span of consecutive turns. A full session is one span even when it has no turns (the
+/// reference emits its header alone, or an empty text when it has no date); other modes never
+/// call this with an empty range.
+fn push_group(
+    spans: &mut Vec<Span>,
+    session: &Session,
+    range: std::ops::Range<usize>,
+    style: SpanStyle,
+    single_turn: bool,
+) {
     let turns = &session.turns[range];
     let body: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
+    let text = format!(
+        "{}{}",
+        style.header(session.date.as_deref(), single_turn),
+        body.join(style.turn_separator())
+    );
     spans.push(Span {
         id: String::new(),
         index: 0,
         session: Some(session.index),
         date: session.date.clone(),
         turn_ids: turns.iter().map(|t| t.id.clone()).collect(),
-        text: format!("{}{}", header(&session.date), body.join("\n")),
+        text,
     });
 }
 
-fn push_windows(spans: &mut Vec<Span>, session: &Session, tokens: usize, overlap: usize) {
-    let bpe = tiktoken_rs::cl100k_base_singleton();
-    // The session's token stream is the concatenation of each turn's tokens (turn text plus
-    // "\n" between turns), so every token belongs to exactly one turn and decoding the whole
-    // stream gives back the session text.
-    let mut stream: Vec<u32> = Vec::new();
-    let mut owner: Vec<usize> = Vec::new();
-    let last = session.turns.len().saturating_sub(1);
+fn push_windows(
+    spans: &mut Vec<Span>,
+    session: &Session,
+    tokens: usize,
+    overlap: usize,
+    style: SpanStyle,
+) {
+    let sep = style.turn_separator();
+    // The session text and the byte range of every turn in it.
+    let mut text = String::new();
+    let mut ranges = Vec::with_capacity(session.turns.len());
     for (i, t) in session.turns.iter().enumerate() {
-        let text = if i < last {
-            format!("{}\n", t.text)
-        } else {
-            t.text.clone()
-        };
-        let ids = bpe.encode_ordinary(&text);
-        owner.extend(std::iter::repeat_n(i, ids.len()));
-        stream.extend(ids);
-    }
-    for (start, end) in token_windows(stream.len(), tokens, overlap) {
-        let bytes = bpe.decode_bytes(&stream[start..end]).unwrap_or_default();
-        let body = String::from_utf8_lossy(&bytes);
-        let mut turn_ids: Vec<String> = Vec::new();
-        for &o in &owner[start..end] {
-            let id = &session.turns[o].id;
-            if turn_ids.last() != Some(id) {
-                turn_ids.push(id.clone());
-            }
+        if i > 0 {
+            text.push_str(sep);
         }
+        let s = text.len();
+        text.push_str(&t.text);
+        ranges.push(s..text.len());
+    }
+    let header = style.header(session.date.as_deref(), false);
+    for w in fixed_windows(&text, tokens, overlap) {
+        let turn_ids = session
+            .turns
+            .iter()
+            .zip(&ranges)
+            .filter(|(_, r)| r.start < w.bytes.end && w.bytes.start < r.end.max(r.start + 1))
+            .map(|(t, _)| t.id.clone())
+            .collect();
         spans.push(Span {
             id: String::new(),
             index: 0,
             session: Some(session.index),
             date: session.date.clone(),
             turn_ids,
-            text: format!("{}{}", header(&session.date), body),
+            text: format!("{header}{}", w.text),
         });
     }
 }
@@ -276,6 +405,60 @@ pub fn pack_texts(texts: &[&str], max_tokens: usize, overlap: usize) -> Vec<Pack
     if !cur.text.is_empty() {
         out.push(cur);
     }
+    out
+}
+
+/// What joins two trajectories in one chunk of [`pack_whole`] (the reference's separator).
+pub const TRAJECTORY_SEPARATOR: &str = "\n\n=== TRAJECTORY ===\n\n";
+
+/// The reference's `chunk_trajectories_by_tokens`: texts (stripped; blank ones skipped) are
+/// packed, in order, into chunks joined by `separator`; a text joins the current chunk while the
+/// sum of the chunk's texts' cl100k token counts (separators not counted) stays within
+/// `max_tokens`, else it starts a new chunk. A text is never cut, so a text longer than
+/// `max_tokens` is a chunk of its own. `max_tokens == 0` puts every text in its own chunk.
+pub fn pack_whole(texts: &[&str], max_tokens: usize, separator: &str) -> Vec<Packed> {
+    let cleaned: Vec<(usize, &str)> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i, py_strip(t)))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    if max_tokens == 0 {
+        return cleaned
+            .into_iter()
+            .map(|(i, t)| Packed {
+                text: t.to_string(),
+                sources: vec![i],
+            })
+            .collect();
+    }
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let mut out = Vec::new();
+    let mut cur: Vec<(usize, &str)> = Vec::new();
+    let mut cur_tokens = 0usize;
+    let flush = |cur: &mut Vec<(usize, &str)>, out: &mut Vec<Packed>| {
+        if !cur.is_empty() {
+            out.push(Packed {
+                text: cur
+                    .iter()
+                    .map(|(_, t)| *t)
+                    .collect::<Vec<_>>()
+                    .join(separator),
+                sources: cur.iter().map(|(i, _)| *i).collect(),
+            });
+            cur.clear();
+        }
+    };
+    for (i, t) in cleaned {
+        let n = bpe.encode_ordinary(t).len();
+        if !cur.is_empty() && cur_tokens + n > max_tokens {
+            flush(&mut cur, &mut out);
+            cur_tokens = 0;
+        }
+        cur.push((i, t));
+        cur_tokens += n;
+    }
+    flush(&mut cur, &mut out);
     out
 }
 
@@ -452,6 +635,51 @@ mod tests {
             );
         }
         assert!(s.spans.len() >= 3);
+    }
+
+    #[test]
+    fn reference_layouts_and_windows() {
+        // A short text stays whole and unstripped; windows of a long one are stripped.
+        let w = fixed_windows("  short text \n", 512, 64);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].text, "  short text \n");
+        let long = "word ".repeat(40);
+        let w = fixed_windows(&long, 10, 2);
+        assert!(w.len() > 3);
+        assert!(w.iter().all(|x| x.text == py_strip(&x.text)));
+        assert!(fixed_windows("", 10, 2).is_empty());
+        assert_eq!(py_strip("\u{1c} x \u{a0}"), "x");
+        // Per-dataset headers and separators.
+        let mut s = sample(&[2], Some("D"));
+        s.dataset = "locomo".into();
+        segment(&mut s, &SpanMode::FullSession);
+        assert!(s.spans[0]
+            .text
+            .starts_with("DATE: D\nCONVERSATION:\nA said"));
+        segment(&mut s, &SpanMode::Turn);
+        assert!(s.spans[0].text.starts_with("DATE: D\nA said"));
+        s.dataset = "longmemeval".into();
+        segment(&mut s, &SpanMode::FullSession);
+        assert!(s.spans[0].text.starts_with("Session Date: D\n\nA said"));
+        assert!(s.spans[0].text.contains("\"\n\nA said"));
+        segment(&mut s, &SpanMode::Turn);
+        assert!(s.spans[0].text.starts_with("Session Date: D\nA said"));
+        // An empty date is no date.
+        let mut u = sample(&[1], Some(""));
+        u.dataset = "locomo".into();
+        segment(&mut u, &SpanMode::FullSession);
+        assert!(u.spans[0].text.starts_with("A said"));
+    }
+
+    #[test]
+    fn pack_whole_never_cuts_a_text() {
+        let texts = ["  a b c  ", "", "d e f", &"long ".repeat(50), "g"];
+        let p = pack_whole(&texts, 6, TRAJECTORY_SEPARATOR);
+        assert_eq!(p[0].text, "a b c\n\n=== TRAJECTORY ===\n\nd e f");
+        assert_eq!(p[0].sources, vec![0, 2]);
+        assert_eq!(p[1].sources, vec![3]);
+        assert_eq!(p[2].text, "g");
+        assert_eq!(pack_whole(&texts, 0, "|").len(), 4);
     }
 
     #[test]

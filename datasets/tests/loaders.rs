@@ -72,16 +72,17 @@ fn locomo_spans_in_every_mode() {
     let a = &mut s[0];
     segment(a, &SpanMode::FullSession);
     assert_eq!(a.spans.len(), 2);
+    // The reference's layout: date header, `CONVERSATION:` line, one line per turn.
     assert!(a.spans[0]
         .text
-        .starts_with("DATE: 1:56 pm on 8 May, 2023\nCaroline said,"));
+        .starts_with("DATE: 1:56 pm on 8 May, 2023\nCONVERSATION:\nCaroline said,"));
     assert_eq!(a.spans[0].turn_ids, vec!["D1:1", "D1:2", "D1:3"]);
     segment(a, &SpanMode::TurnPair);
     assert_eq!(a.spans.len(), 2 + 2);
     assert_eq!(a.spans[1].id, "conv-a:1");
     assert_eq!(
         a.spans[1].text,
-        "DATE: 1:56 pm on 8 May, 2023\nCaroline said, \"Lovely colours.\""
+        "DATE: 1:56 pm on 8 May, 2023\nCONVERSATION:\nCaroline said, \"Lovely colours.\""
     );
     segment(a, &SpanMode::Turn);
     assert_eq!(a.spans.len(), 7);
@@ -116,7 +117,7 @@ fn longmemeval_fixture_loads_and_splits() {
     assert_eq!(q.sessions[1].turns[2].id, "S2:T3");
     assert_eq!(
         q.sessions[0].turns[0].text,
-        "user said, \"I graduated with a degree in Business Administration.\""
+        "user: I graduated with a degree in Business Administration."
     );
     assert_eq!(q.queries[0].id, "q-001:q0");
     assert_eq!(q.queries[0].category, "single-session-user");
@@ -179,7 +180,7 @@ fn longmemeval_fixture_loads_and_splits() {
     assert_eq!(q.spans.len(), 1 + 2);
     assert!(q.spans[2]
         .text
-        .starts_with("DATE: 2023/05/21 (Sun) 10:00\nuser said, \"Thanks.\""));
+        .starts_with("Session Date: 2023/05/21 (Sun) 10:00\n\nuser: Thanks."));
 }
 
 #[test]
@@ -230,8 +231,70 @@ fn hotpotqa_classic_schema() {
 }
 
 #[test]
-fn hotpotqa_longbench_schema() {
+fn hotpotqa_long_context_is_one_text_by_default() {
+    // The reference's reading: the whole context is one text, windows run over all of it.
     let s = load_hotpotqa(&fx("hotpotqa_longbench_small.jsonl")).unwrap();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].sessions.len(), 1);
+    assert_eq!(s[0].sessions[0].turns.len(), 1);
+    assert!(s[0].sessions[0].turns[0]
+        .text
+        .starts_with("Passage 1:\nBlue Sky (song)\n"));
+    assert!(s[0].sessions[0].turns[0]
+        .text
+        .ends_with("Oslo is the capital of Norway."));
+    assert_eq!(s[0].queries[0].answers, vec!["Oslo"]);
+    assert_eq!(
+        s[1].sessions[0].turns[0].text,
+        "The story is set on Kepler-9x.\n\nKepler-9x has 2 moons."
+    );
+    let mut a = s[0].clone();
+    segment(&mut a, &SpanMode::FullSession);
+    assert_eq!(a.spans.len(), 1);
+    assert_eq!(a.spans[0].text, a.sessions[0].turns[0].text);
+    segment(
+        &mut a,
+        &SpanMode::FixedTokens {
+            tokens: 10,
+            overlap: 2,
+        },
+    );
+    assert!(a.spans.len() > 3, "windows over the whole context");
+    assert!(a.spans[0].text.starts_with("Passage 1:"));
+}
+
+#[test]
+fn hotpotqa_reference_eval_file_fields() {
+    // eval_50/100/200.json records: context, input, answers, num_docs, index.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("eval_50.json");
+    std::fs::write(
+        &p,
+        r#"[{"context": "Document 1:\nA\nDocument 2:\nB", "input": "Q?", "answers": "B", "num_docs": 2, "index": 7},
+            {"context": "Document 1:\nC", "input": "", "answers": ["x"], "num_docs": 1, "index": 8}]"#,
+    )
+    .unwrap();
+    let s = load_hotpotqa(&p).unwrap();
+    assert_eq!(s[0].id, "hotpotqa_7");
+    assert_eq!(s[0].queries[0].question, "Q?");
+    assert_eq!(s[0].queries[0].answers, vec!["B"]);
+    assert_eq!(
+        s[0].sessions[0].turns[0].text,
+        "Document 1:\nA\nDocument 2:\nB"
+    );
+    // An empty question has no query (the reference skips it).
+    assert!(s[1].queries.is_empty());
+}
+
+#[test]
+fn hotpotqa_longbench_split_documents_option() {
+    let s = load_hotpotqa_with(
+        &fx("hotpotqa_longbench_small.jsonl"),
+        &HotpotOptions {
+            split_documents: true,
+        },
+    )
+    .unwrap();
     assert_eq!(s.len(), 2);
     assert_eq!(s[0].id, "lb-1");
     assert_eq!(s[0].sessions.len(), 3);

@@ -3,8 +3,8 @@
 
 Requests and replies (one JSON object per line):
   {"cmd":"ping"}                 -> {"ok":true,"engine":"textworld <version>"}
-  {"cmd":"reset","game":PATH}    -> {"ok":true,"obs","objective","admissible":[...]}
-  {"cmd":"step","action":STR}    -> {"ok":true,"obs","reward","done","won","admissible":[...]}
+  {"cmd":"reset","game":PATH}    -> {"ok":true,"obs","objective","admissible":[...],"inventory"}
+  {"cmd":"step","action":STR}    -> {"ok":true,"obs","reward","done","won","admissible":[...],"inventory"}
   {"cmd":"close"}                -> {"ok":true} and exit
 Failures answer {"ok":false,"error":...} and the process keeps serving.
 
@@ -24,7 +24,8 @@ sys.stdout = sys.stderr
 import textworld  # noqa: E402
 from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos  # noqa: E402
 
-REQUEST_INFOS = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
+REQUEST_INFOS = textworld.EnvInfos(won=True, admissible_commands=True, inventory=True,
+                                   extras=["gamefile"])
 TASK_RE = re.compile(r"Your task is to:\s*(.*)", re.S)
 
 env = None
@@ -45,6 +46,13 @@ def admissible_of(state):
     return [c for c in cmds]
 
 
+def inventory_of(state):
+    inv = state.get("inventory") or ""
+    if isinstance(inv, (list, tuple)):
+        inv = inv[0] if inv else ""
+    return "" if inv is None else str(inv)
+
+
 def do_reset(path):
     global env
     if env is not None:
@@ -58,7 +66,8 @@ def do_reset(path):
     env = textworld.start(path, REQUEST_INFOS, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos])
     state = env.reset()
     obs = state.feedback if hasattr(state, "feedback") else state["feedback"]
-    return {"ok": True, "obs": obs, "objective": objective_of(obs), "admissible": admissible_of(state)}
+    return {"ok": True, "obs": obs, "objective": objective_of(obs), "admissible": admissible_of(state),
+            "inventory": inventory_of(state)}
 
 
 def do_step(action):
@@ -74,6 +83,7 @@ def do_step(action):
         "done": bool(done),
         "won": won,
         "admissible": admissible_of(state),
+        "inventory": inventory_of(state),
     }
 
 

@@ -50,7 +50,8 @@ def main():
                     continue
                 goal = "fake task: " + ", then ".join(state["plan"][-1:])
                 obs = "-= Welcome to the FAKE bridge =-\n\nYou are in a fake room.\n\nYour task is to: " + goal
-                reply({"ok": True, "obs": obs, "objective": goal, "admissible": admissible()})
+                reply({"ok": True, "obs": obs, "objective": goal, "admissible": admissible(),
+                       "inventory": "You are not carrying anything."})
             elif cmd == "step":
                 state["steps"] += 1
                 k = state["steps"]
@@ -68,7 +69,8 @@ def main():
                 won = state["pos"] == len(plan)
                 state["done"] = won
                 reply({"ok": True, "obs": obs, "reward": 1.0 if won else 0.0, "done": won,
-                       "won": won, "admissible": admissible()})
+                       "won": won, "admissible": admissible(),
+                       "inventory": "You are carrying: " + action if pos < len(plan) and action == plan[pos] else "You are not carrying anything."})
             else:
                 reply({"ok": False, "error": "unknown cmd %r" % cmd})
         except SystemExit:

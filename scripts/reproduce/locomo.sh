@@ -15,14 +15,18 @@ common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"")
 "$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test "${common[@]}"
 # Transfer evaluations, when scripts/fetch-data.sh has put the files into the cache.
 DATA="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/data"
-if [ -f "$DATA/longmemeval/longmemeval_s.json" ]; then
+# LongMemEval-S (cleaned): the 105 test questions of MemSkill's splits file, `_abs` skipped.
+if [ -f "$DATA/longmemeval/longmemeval_s_cleaned.json" ]; then
   "$BIN" eval --checkpoint "runs/$RUN" --dataset longmemeval --split test "${common[@]}" \
-    --set data.path=\"longmemeval/longmemeval_s.json\" \
+    --set data.path=\"longmemeval/longmemeval_s_cleaned.json\" \
     --set data.splits_path=\"longmemeval/longmemeval_s_splits.json\" --set eval.top_k=5
 fi
-if [ -f "$DATA/hotpotqa/hotpot_dev_distractor_v1.json" ]; then
-  "$BIN" eval --checkpoint "runs/$RUN" --dataset hotpotqa --split all "${common[@]}" \
-    --set data.path=\"hotpotqa/hotpot_dev_distractor_v1.json\" --set eval.top_k=7
-fi
+# HotpotQA-Modified eval_200 (Table) and eval_100 / eval_50 (Figure 3, context length).
+for n in 200 100 50; do
+  if [ -f "$DATA/hotpotqa/eval_$n.json" ]; then
+    "$BIN" eval --checkpoint "runs/$RUN" --dataset hotpotqa --split all "${common[@]}" \
+      --set data.path=\"hotpotqa/eval_$n.json\" --set eval.top_k=7
+  fi
+done
 "$BIN" compare "runs/$RUN"
 "$BIN" plot "runs/$RUN"

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use anyhow::{bail, Context, Result};
 use memskill_alfworld::{
     default_bridge_script, default_games_root, default_python, format_trajectory, read_cache,
-    replay_into_cache, Actor, ActorStats, BridgeConfig, BridgePool, Game, GameIndex, GameOutcome,
-    GameResult, LlmActor, TaskType, TipSource, Trajectory,
+    replay_into_cache, Actor, ActorSettings, ActorStats, BridgeConfig, BridgePool, Game, GameIndex,
+    GameOutcome, GameResult, LlmActor, TaskType, TipSource, Trajectory,
 };
 use memskill_core::{Llm, MemoryBank, Sample, Span, TextEncoder};
 use rand::seq::index::sample as sample_indices;
@@ -239,9 +239,12 @@ pub fn sample_pair(
     }
 }
 
-/// Expert trajectories packed into spans of at most `chunk_tokens` tokens (whole trajectories
-/// share a span while they fit; longer ones are windowed with `overlap`). Each span's
-/// `turn_ids` are the ids of the games it holds, so memory provenance leads back to them.
+/// Expert trajectories packed into spans of about `chunk_tokens` tokens. `overlap == 0` (the
+/// reference's `chunk_trajectories_by_tokens`): whole trajectories joined by
+/// `=== TRAJECTORY ===` lines share a span while the sum of their token counts fits, and a
+/// trajectory is never cut. `overlap > 0` (ours): whole trajectories joined by blank lines, a
+/// longer one cut into windows sharing `overlap` tokens. Each span's `turn_ids` are the ids of
+/// the games it holds, so memory provenance leads back to them.
 pub fn trajectory_sample(
     id: &str,
     trajectories: &[Trajectory],
@@ -249,7 +252,16 @@ pub fn trajectory_sample(
     overlap: usize,
 ) -> Sample {
     let texts: Vec<&str> = trajectories.iter().map(|t| t.text.as_str()).collect();
-    let spans = memskill_datasets::pack_texts(&texts, chunk_tokens, overlap)
+    let packed = if overlap == 0 {
+        memskill_datasets::pack_whole(
+            &texts,
+            chunk_tokens,
+            memskill_datasets::TRAJECTORY_SEPARATOR,
+        )
+    } else {
+        memskill_datasets::pack_texts(&texts, chunk_tokens, overlap)
+    };
+    let spans = packed
         .into_iter()
         .enumerate()
         .map(|(i, p)| Span {
@@ -312,6 +324,20 @@ pub fn tip_source(
     })
 }
 
+/// The LLM actor's settings of the config.
+pub fn actor_settings(a: &AlfworldConfig) -> Result<ActorSettings, String> {
+    Ok(ActorSettings {
+        history_window: a.history_window,
+        max_tokens: a.actor_max_tokens,
+        temperature: a.actor_temperature,
+        include_inventory: a.include_inventory,
+        reply_match: a
+            .reply_match
+            .parse()
+            .map_err(|e: String| format!("alfworld.reply_match: {e}"))?,
+    })
+}
+
 /// Play `games` with the LLM actor (tips from `tips`), in parallel over the pool.
 pub fn play_games(
     pool: &BridgePool,
@@ -321,10 +347,7 @@ pub fn play_games(
     a: &AlfworldConfig,
 ) -> Vec<GameResult> {
     let factory = |_g: &Game| -> Result<Box<dyn Actor>, String> {
-        let mut actor = LlmActor::new(llm.clone(), Vec::new());
-        actor.max_tokens = a.actor_max_tokens;
-        actor.temperature = a.actor_temperature;
-        actor.history_window = a.history_window;
+        let mut actor = LlmActor::new(llm.clone(), Vec::new()).with_settings(&actor_settings(a)?);
         if let Some(t) = &tips {
             actor = actor.with_tip_source(t.clone());
         }
@@ -637,7 +660,8 @@ mod tests {
         );
         for (i, sp) in s.spans.iter().enumerate() {
             assert_eq!(sp.id, format!("pair-0-1:{i}"));
-            assert!(memskill_datasets::count_tokens(&sp.text) <= 514);
+            // Token counts of the trajectories sum to at most 512 (separators not counted).
+            assert!(memskill_datasets::count_tokens(&sp.text) <= 512 + 8 * sp.turn_ids.len());
             for g in &sp.turn_ids {
                 let t = ts.iter().find(|t| &t.game_id == g).unwrap();
                 assert!(sp.text.contains(t.initial_obs.lines().nth(1).unwrap()));
@@ -645,6 +669,20 @@ mod tests {
         }
         let covered: HashSet<&String> = s.spans.iter().flat_map(|sp| &sp.turn_ids).collect();
         assert_eq!(covered.len(), 12);
+        // The reference's packing: whole trajectories joined by `=== TRAJECTORY ===` lines.
+        let multi = s.spans.iter().find(|sp| sp.turn_ids.len() > 1).unwrap();
+        assert_eq!(
+            multi.text.matches("\n\n=== TRAJECTORY ===\n\n").count(),
+            multi.turn_ids.len() - 1
+        );
+        // A trajectory longer than a span is never cut (the old packing windowed it).
+        let long = vec![traj(0, 120), traj(1, 2)];
+        let s = trajectory_sample("p", &long, 256, 0);
+        assert_eq!(s.spans.len(), 2);
+        assert_eq!(s.spans[0].text, long[0].text);
+        assert!(memskill_datasets::count_tokens(&s.spans[0].text) > 256);
+        // With an overlap (ours, opt-in) it is windowed.
+        assert!(trajectory_sample("p", &long, 256, 32).spans.len() > 2);
         assert!(s
             .spans
             .iter()

@@ -88,8 +88,11 @@ pub struct AlfworldConfig {
     pub same_type_prob: f64,
     /// Span size of the batch-A packing (training).
     pub train_chunk_tokens: usize,
-    /// Span size and overlap of the evaluation bank's packing.
+    /// Span size of the evaluation bank's packing.
     pub eval_chunk_tokens: usize,
+    /// 0 (the reference): whole trajectories are packed and never cut (a longer one is a span
+    /// of its own). > 0 (not the reference): a trajectory longer than a span is cut into token
+    /// windows sharing this many tokens.
     pub eval_chunk_overlap: usize,
     /// Memories retrieved by the objective and shown as tips (R).
     pub tips: usize,
@@ -98,8 +101,16 @@ pub struct AlfworldConfig {
     /// Actor LLM reply budget and temperature.
     pub actor_max_tokens: u32,
     pub actor_temperature: f32,
-    /// Steps of history shown in the actor prompt.
+    /// Steps of history shown in the actor prompt (the reference shows all: any value >=
+    /// `max_steps` does the same).
     pub history_window: usize,
+    /// Show the inventory in the actor prompt (the reference: `--alfworld-include-inventory 1`).
+    pub include_inventory: bool,
+    /// How an actor reply becomes a command: "reference" (the reply's first line equal to an
+    /// admissible command, else the first admissible command contained in the reply, else the
+    /// first admissible command) | "word-bounded" (ours: any line, then the longest command
+    /// found on word boundaries, then a command containing the first line).
+    pub reply_match: String,
 }
 
 impl Default for AlfworldConfig {
@@ -121,12 +132,14 @@ impl Default for AlfworldConfig {
             same_type_prob: 1.0,
             train_chunk_tokens: 2048,
             eval_chunk_tokens: 512,
-            eval_chunk_overlap: 64,
+            eval_chunk_overlap: 0,
             tips: 20,
             eval_trajectories: 0,
             actor_max_tokens: 32,
             actor_temperature: 0.0,
             history_window: 50,
+            include_inventory: true,
+            reply_match: "reference".into(),
         }
     }
 }
@@ -173,9 +186,16 @@ pub struct DataConfig {
     pub path: String,
     /// "train" | "val" | "test" | "all".
     pub split: String,
-    /// LongMemEval split file (question ids per split); "" = none.
+    /// LongMemEval splits file (0-based question indices per split, as MemSkill's
+    /// `longmemeval_s_splits.json`); "" = `longmemeval/longmemeval_s_splits.json` under the data
+    /// cache. A split other than "all" must exist in it (an error otherwise).
     pub splits_path: String,
     pub include_adversarial: bool,
+    /// LongMemEval: keep `_abs` (abstention) questions (the reference skips them).
+    pub include_abstention: bool,
+    /// HotpotQA long-context files: one session per `Passage N:` document instead of the whole
+    /// context as one text (the reference cuts windows over the whole context).
+    pub hotpotqa_split_documents: bool,
     /// Keep at most this many samples (0 = all).
     pub max_samples: usize,
     /// Keep at most this many sessions per sample (0 = all); queries whose evidence lies in
@@ -199,6 +219,8 @@ impl Default for DataConfig {
             split: "train".into(),
             splits_path: String::new(),
             include_adversarial: false,
+            include_abstention: false,
+            hotpotqa_split_documents: false,
             max_samples: 0,
             max_sessions: 0,
             max_queries: 0,
@@ -792,6 +814,12 @@ impl Config {
         {
             bail!("alfworld chunk sizes must be >= 1 and eval_chunk_overlap < eval_chunk_tokens");
         }
+        if !matches!(a.reply_match.as_str(), "reference" | "word-bounded") {
+            bail!(
+                "alfworld.reply_match must be reference | word-bounded, got {:?}",
+                a.reply_match
+            );
+        }
         Ok(())
     }
 
@@ -1091,5 +1119,38 @@ mod tests {
             let e = Config::from_toml_str("[run]\nname = \"x\"\n", &[set.into()], "t").unwrap_err();
             assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
         }
+    }
+
+    #[test]
+    fn dataset_and_alfworld_reference_defaults() {
+        let c = Config::default();
+        assert_eq!(
+            (c.data.include_abstention, c.data.hotpotqa_split_documents),
+            (false, false)
+        );
+        let a = &c.alfworld;
+        assert_eq!(
+            (
+                a.eval_chunk_overlap,
+                a.include_inventory,
+                a.reply_match.as_str()
+            ),
+            (0, true, "reference")
+        );
+        let e =
+            Config::from_toml_str("[alfworld]\nreply_match = \"fuzzy\"\n", &[], "t").unwrap_err();
+        assert!(format!("{e:#}").contains("alfworld.reply_match"), "{e:#}");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let h = Config::load(&dir.join("hotpotqa.toml"), &[]).unwrap();
+        assert_eq!(h.data.path, "hotpotqa/eval_200.json");
+        assert_eq!(h.eval.span_mode, "fixed-tokens:512:64");
+        let l = Config::load(&dir.join("longmemeval.toml"), &[]).unwrap();
+        assert_eq!(l.data.path, "longmemeval/longmemeval_s_cleaned.json");
+        assert_eq!(l.eval.split, "test");
+        let w = Config::load(&dir.join("alfworld.toml"), &[]).unwrap();
+        assert_eq!(
+            (w.alfworld.eval_chunk_tokens, w.alfworld.eval_chunk_overlap),
+            (512, 0)
+        );
     }
 }

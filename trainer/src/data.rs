@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{bail, Context, Result};
 use memskill_core::{Query, Sample};
-use memskill_datasets::{LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
+use memskill_datasets::{HotpotOptions, LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -43,38 +43,25 @@ pub fn load_samples(
         }
         "longmemeval" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
-            let only = if cfg.splits_path.is_empty() || split == "all" {
-                None
-            } else {
-                let splits = memskill_datasets::load_lme_splits(&crate::config::resolve_data_path(
-                    &cfg.splits_path,
-                ))
-                .with_context(|| format!("data.splits_path {}", cfg.splits_path))?;
-                Some(
-                    splits
-                        .get(split)
-                        .with_context(|| {
-                            format!(
-                                "data.splits_path {} has no split {split:?}",
-                                cfg.splits_path
-                            )
-                        })?
-                        .clone(),
-                )
-            };
+            let only = lme_split_entries(cfg, split)?;
             memskill_datasets::load_longmemeval(
                 path,
                 &LmeOptions {
                     only,
-                    ..Default::default()
+                    include_abstention: cfg.include_abstention,
                 },
             )
             .with_context(|| format!("data.path: loading LongMemEval from {}", path.display()))?
         }
         "hotpotqa" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
-            memskill_datasets::load_hotpotqa(path)
-                .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
+            memskill_datasets::load_hotpotqa_with(
+                path,
+                &HotpotOptions {
+                    split_documents: cfg.hotpotqa_split_documents,
+                },
+            )
+            .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
         }
         other => bail!("data.dataset {other:?} is not locomo | longmemeval | hotpotqa | synthetic"),
     };
@@ -90,6 +77,52 @@ pub fn load_samples(
         );
     }
     Ok(samples)
+}
+
+/// The LongMemEval splits file of `cfg`: `data.splits_path`, else the reference's
+/// `longmemeval/longmemeval_s_splits.json` (under the data cache).
+pub fn lme_splits_path(cfg: &DataConfig) -> std::path::PathBuf {
+    let p = if cfg.splits_path.is_empty() {
+        DEFAULT_LME_SPLITS
+    } else {
+        cfg.splits_path.as_str()
+    };
+    crate::config::resolve_data_path(p)
+}
+
+/// The reference's LongMemEval split file (train 297 / val 98 / test 105 question indices).
+pub const DEFAULT_LME_SPLITS: &str = "longmemeval/longmemeval_s_splits.json";
+
+/// The entries of LongMemEval split `split` (`None` for `all`). As the reference, a split
+/// other than `all` is read from the splits file; a missing file or split is an error (never a
+/// silent fall-back to every question).
+pub fn lme_split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<String>>> {
+    if split == "all" {
+        return Ok(None);
+    }
+    let path = lme_splits_path(cfg);
+    if !path.exists() {
+        bail!(
+            "data.splits_path: LongMemEval split {split:?} needs the splits file, not found at {} \
+             (scripts/fetch-data.sh --from DIR longmemeval copies MemSkill's \
+             longmemeval_s_splits.json; or use split \"all\")",
+            path.display()
+        );
+    }
+    let mut splits = memskill_datasets::load_lme_splits(&path)
+        .with_context(|| format!("data.splits_path {}", path.display()))?;
+    match splits.remove(split) {
+        Some(v) => Ok(Some(v)),
+        None => {
+            let mut known: Vec<String> = splits.into_keys().collect();
+            known.sort();
+            bail!(
+                "data.splits_path {} has no split {split:?} (it has: {})",
+                path.display(),
+                known.join(", ")
+            )
+        }
+    }
 }
 
 /// Apply `max_samples`, `max_sessions` (dropping queries whose evidence left with the
@@ -120,28 +153,101 @@ pub fn cut(mut samples: Vec<Sample>, cfg: &DataConfig) -> Vec<Sample> {
     samples
 }
 
-/// Stratified sample of `ratio` of the queries per category (at least one per category),
-/// returned in original order.
+/// Sample of `ratio` of the queries, stratified by category as the reference's LoCoMo training
+/// sampler (`--locomo-train-query-sampling-ratio`) does: `ceil(n * ratio)` queries in all (at
+/// least one; all of them when `ratio >= 1` or there is at most one query), split over the
+/// categories by [`category_quotas`]; which queries of a category are drawn comes from `rng`
+/// (the reference draws with Python's `random`, so the chosen items differ, the counts do not).
+/// Returned in original order.
 pub fn stratified_queries<'a>(
     queries: &'a [Query],
     ratio: f64,
     rng: &mut ChaCha8Rng,
 ) -> Vec<&'a Query> {
-    if ratio >= 1.0 {
+    let n = queries.len();
+    if ratio >= 1.0 || n <= 1 {
+        return queries.iter().collect();
+    }
+    let target = ((n as f64 * ratio).ceil() as usize).clamp(1, n);
+    if target >= n {
         return queries.iter().collect();
     }
     let mut by_cat: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, q) in queries.iter().enumerate() {
         by_cat.entry(q.category.as_str()).or_default().push(i);
     }
+    let sizes: Vec<usize> = by_cat.values().map(Vec::len).collect();
+    let quotas = category_quotas(&sizes, target);
     let mut keep = Vec::new();
-    for (_, mut idx) in by_cat {
-        let n = ((idx.len() as f64 * ratio).round() as usize).clamp(1, idx.len());
+    for ((_, mut idx), quota) in by_cat.into_iter().zip(quotas) {
+        let quota = quota.min(idx.len());
         idx.shuffle(rng);
-        keep.extend_from_slice(&idx[..n]);
+        keep.extend_from_slice(&idx[..quota]);
     }
     keep.sort_unstable();
     keep.into_iter().map(|i| &queries[i]).collect()
+}
+
+/// The reference's `_allocate_category_quotas`: how many of `target` queries each category
+/// (sizes in category order) gets. Every category gets one; the rest is shared in proportion to
+/// the sizes (floors first, then the largest fractional parts, ties to the larger category,
+/// then the earlier one), never above a category's size; what is still missing then goes to
+/// the largest categories. The total is `max(target, number of categories)`, capped by the
+/// number of queries.
+pub fn category_quotas(sizes: &[usize], target: usize) -> Vec<usize> {
+    let total: usize = sizes.iter().sum();
+    let k = sizes.len();
+    if total == 0 || target == 0 || k == 0 {
+        return vec![0; k];
+    }
+    let mut quotas = vec![1usize; k];
+    let effective = target.max(k);
+    let remaining = effective.saturating_sub(k);
+    if remaining == 0 {
+        return quotas;
+    }
+    let mut remainders: Vec<(f64, usize, usize)> = Vec::with_capacity(k);
+    for (c, &size) in sizes.iter().enumerate() {
+        let expected = remaining as f64 * (size as f64 / total as f64);
+        let capacity = size.saturating_sub(quotas[c]);
+        let floor = expected.floor();
+        quotas[c] += capacity.min(floor as usize);
+        remainders.push((expected - floor, size, c));
+    }
+    let mut remaining = effective.saturating_sub(quotas.iter().sum());
+    if remaining == 0 {
+        return quotas;
+    }
+    remainders.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+    });
+    for &(_, size, c) in &remainders {
+        if remaining == 0 {
+            break;
+        }
+        if quotas[c] >= size {
+            continue;
+        }
+        quotas[c] += 1;
+        remaining -= 1;
+    }
+    if remaining > 0 {
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+        for c in order {
+            while remaining > 0 && quotas[c] < sizes[c] {
+                quotas[c] += 1;
+                remaining -= 1;
+            }
+            if remaining == 0 {
+                break;
+            }
+        }
+    }
+    quotas
 }
 
 #[cfg(test)]
@@ -163,11 +269,74 @@ mod tests {
             .collect();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let got = stratified_queries(&qs, 0.25, &mut rng);
-        assert_eq!(got.iter().filter(|q| q.category == "a").count(), 1);
-        assert_eq!(got.iter().filter(|q| q.category == "b").count(), 4);
+        // ceil(20 * 0.25) = 5: one per category, then 3 more shared 4:16 -> 0.6 / 2.4, floors
+        // 0 / 2, the larger fraction (a) gets the last one: a 2, b 3 (the reference's quotas).
+        assert_eq!(got.iter().filter(|q| q.category == "a").count(), 2);
+        assert_eq!(got.iter().filter(|q| q.category == "b").count(), 3);
         let ids: Vec<usize> = got.iter().map(|q| q.id[1..].parse().unwrap()).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(stratified_queries(&qs, 1.0, &mut rng).len(), 20);
+    }
+
+    fn lme_cfg(splits_path: &str) -> DataConfig {
+        let fx = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/tests/fixtures/");
+        DataConfig {
+            dataset: "longmemeval".into(),
+            path: format!("{fx}longmemeval_small.json"),
+            splits_path: if splits_path.is_empty() {
+                String::new()
+            } else {
+                format!("{fx}{splits_path}")
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn lme_split_is_honoured_or_an_error() {
+        // The splits file's test indices [2, 0]: question 2 is `_abs` and skipped.
+        let cfg = lme_cfg("longmemeval_splits_small.json");
+        let mode = SpanMode::FullSession;
+        let test = load_samples(&cfg, "test", &mode, 0).unwrap();
+        let ids: Vec<&str> = test.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, vec!["q-001"]);
+        let with_abs = DataConfig {
+            include_abstention: true,
+            ..cfg.clone()
+        };
+        let ids: Vec<String> = load_samples(&with_abs, "test", &mode, 0)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(ids, vec!["q-003_abs", "q-001"]);
+        assert_eq!(load_samples(&cfg, "all", &mode, 0).unwrap().len(), 2);
+        // A split the file lacks is an error naming the key and the splits present.
+        let e = format!("{:#}", lme_split_entries(&cfg, "dev").unwrap_err());
+        assert!(e.contains("data.splits_path") && e.contains("dev"), "{e}");
+        // A missing splits file is an error, never a fall-back to every question.
+        let missing = lme_cfg("no_such_splits.json");
+        let e = format!(
+            "{:#}",
+            load_samples(&missing, "test", &mode, 0).unwrap_err()
+        );
+        assert!(
+            e.contains("data.splits_path") && e.contains("not found"),
+            "{e}"
+        );
+        // Without data.splits_path the reference's file in the data cache is used.
+        assert!(lme_splits_path(&lme_cfg("")).ends_with("longmemeval/longmemeval_s_splits.json"));
+        assert!(!matches!(lme_split_entries(&lme_cfg(""), "test"), Ok(None)));
+    }
+
+    #[test]
+    fn quotas_follow_the_reference() {
+        assert_eq!(category_quotas(&[4, 16], 5), vec![2, 3]);
+        assert_eq!(category_quotas(&[1, 1, 10], 2), vec![1, 1, 1]);
+        assert_eq!(category_quotas(&[3, 3], 6), vec![3, 3]);
+        assert_eq!(category_quotas(&[], 3), Vec::<usize>::new());
+        assert_eq!(category_quotas(&[2, 5], 0), vec![0, 0]);
+        assert_eq!(category_quotas(&[1, 2, 30], 8).iter().sum::<usize>(), 8);
     }
 
     #[test]

@@ -282,8 +282,8 @@ pub fn render_results_md(r: &EvalResults) -> String {
 pub fn default_data_path(dataset: &str) -> Option<&'static str> {
     match dataset {
         "locomo" => Some("locomo/locomo10.json"),
-        "longmemeval" => Some("longmemeval/longmemeval_s.json"),
-        "hotpotqa" => Some("hotpotqa/hotpot_dev_distractor_v1.json"),
+        "longmemeval" => Some("longmemeval/longmemeval_s_cleaned.json"),
+        "hotpotqa" => Some("hotpotqa/eval_200.json"),
         _ => None,
     }
 }

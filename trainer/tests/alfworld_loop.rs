@@ -170,14 +170,17 @@ fn oracle(prompt: &str) -> String {
         } else {
             "ACTION: NOOP".into()
         }
-    } else if prompt.contains("Admissible commands:") {
-        let goal = section(prompt, "Your task: ", "\n").trim().to_string();
-        let admissible: Vec<&str> = section(prompt, "Admissible commands:\n", "\n\n")
+    } else if prompt.contains("\nAdmissible commands") {
+        // The actor prompt (alfworld/prompts/actor.user.j2): `Task:` line, numbered tips,
+        // then the admissible commands as `- ` lines.
+        let goal = section(prompt, "Task:\n", "\n").trim().to_string();
+        let admissible: Vec<&str> = section(prompt, "\nAdmissible commands", "\n\n")
             .lines()
             .filter_map(|l| l.strip_prefix("- "))
             .collect();
         let plan = prompt.lines().find_map(|l| {
-            let (g, p) = l.strip_prefix("- PLAN for ")?.split_once(" => ")?;
+            let (_, rest) = l.split_once(". PLAN for ")?;
+            let (g, p) = rest.split_once(" => ")?;
             (g.trim() == goal).then(|| p.to_string())
         });
         plan.and_then(|p| {

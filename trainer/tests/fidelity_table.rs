@@ -36,7 +36,9 @@ fn same(a: &toml::Value, b: &toml::Value) -> bool {
         (toml::Value::Float(x), toml::Value::Integer(y))
         | (toml::Value::Integer(y), toml::Value::Float(x)) => (*x - *y as f64).abs() < 1e-12,
         // f32 fields (learning rates, coefficients) round-trip as the nearest f32
-        (toml::Value::Float(x), toml::Value::Float(y)) => (x - y).abs() <= 1e-6 * y.abs().max(1e-30),
+        (toml::Value::Float(x), toml::Value::Float(y)) => {
+            (x - y).abs() <= 1e-6 * y.abs().max(1e-30)
+        }
         _ => a == b,
     }
 }

@@ -66,6 +66,9 @@ pub fn eval_with(
         out: Some(out.to_path_buf()),
         games_root: games_root.clone(),
         bridge,
+        actor_settings: memskill_trainer::alfworld::actor_settings(a)
+            .map_err(anyhow::Error::msg)?,
+        prompts: None,
     };
     let done = AtomicUsize::new(0);
     let progress = |r: &GameResult| {

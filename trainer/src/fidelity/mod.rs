@@ -16,17 +16,23 @@
 //!
 //! Adding a component = one module with a `check` function + one arm in [`checker`].
 
+pub mod alfworld_chunks;
+pub mod alfworld_parse;
 pub mod apply_actions;
 pub mod case_selection;
 pub mod encoder_minilm;
 pub mod encoder_qwen3;
 pub mod hard_case_pool;
 pub mod parse_actions;
+pub mod query_quotas;
 pub mod retriever_contriever;
 pub mod score_hotpotqa;
 pub mod score_locomo;
 pub mod score_longmemeval;
+pub mod segment_fixed_length;
+pub mod segment_full_session;
 pub mod snapshot_rules;
+pub mod split_longmemeval;
 pub mod state_encoding;
 
 use anyhow::{bail, Context};
@@ -138,6 +144,12 @@ pub fn checker(component: &str) -> Option<Checker> {
         "plackett_luce" => plackett_luce::check,
         "ppo_update" => ppo_update::check,
         "shaping" => shaping::check,
+        "segment_full_session" => segment_full_session::check,
+        "alfworld_chunks" => alfworld_chunks::check,
+        "alfworld_parse" => alfworld_parse::check,
+        "segment_fixed_length" => segment_fixed_length::check,
+        "split_longmemeval" => split_longmemeval::check,
+        "query_quotas" => query_quotas::check,
         _ => return None,
     })
 }
