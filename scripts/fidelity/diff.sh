@@ -20,7 +20,13 @@ for gen in "$root"/scripts/fidelity/gen_*.py; do
   "$PY" "$gen" --reference "$REF" --out "$out"
 done
 cd "$root"
-cargo run --quiet --bin memskill -- fidelity check "$out"
+# The binary of the test build (`cargo test --workspace --no-run` builds it with the same
+# features as the tests, so nothing is compiled twice); MEMSKILL_BIN overrides.
+BIN="${MEMSKILL_BIN:-${CARGO_TARGET_DIR:-$root/target}/debug/memskill}"
+if [ -z "${MEMSKILL_BIN:-}" ]; then
+  cargo test --workspace --no-run --quiet >&2
+fi
+"$BIN" fidelity check "$out"
 if [ "$UPDATE" = "--update" ]; then
   cp "$out"/*.json "$root/trainer/tests/fixtures/fidelity/"
   echo "fixtures updated in trainer/tests/fixtures/fidelity" >&2

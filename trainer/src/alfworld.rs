@@ -345,9 +345,12 @@ pub fn play_games(
     llm: Arc<dyn Llm>,
     tips: Option<TipSource>,
     a: &AlfworldConfig,
+    prompts: Arc<memskill_core::PromptSet>,
 ) -> Vec<GameResult> {
     let factory = |_g: &Game| -> Result<Box<dyn Actor>, String> {
-        let mut actor = LlmActor::new(llm.clone(), Vec::new()).with_settings(&actor_settings(a)?);
+        let mut actor = LlmActor::new(llm.clone(), Vec::new())
+            .with_settings(&actor_settings(a)?)
+            .with_prompts(prompts.clone());
         if let Some(t) = &tips {
             actor = actor.with_tip_source(t.clone());
         }
@@ -453,7 +456,14 @@ pub fn run_pair(
         pc.retriever.clone(),
         a.tips,
     );
-    let results = play_games(&pc.env.pool, &pair.b, pc.actor.clone(), Some(tips), a);
+    let results = play_games(
+        &pc.env.pool,
+        &pair.b,
+        pc.actor.clone(),
+        Some(tips),
+        a,
+        Arc::new(ctx.prompts.clone()),
+    );
     let queries: Vec<QueryResult> = results.iter().map(game_query).collect();
     let scores: Vec<f64> = queries.iter().filter_map(|q| q.score).collect();
     let reward = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);

@@ -860,10 +860,9 @@ fn designer_stage(
                 interactive: cfg.data.dataset == "alfworld",
                 ..cfg.designer.cfg.clone()
             };
-            let prompts = crate::prompts::defaults()?;
             match memskill_designer::run_stage(
                 llm.as_ref(),
-                &prompts,
+                &rt.prompts,
                 bank,
                 &selected,
                 evolution.feedback.as_ref(),

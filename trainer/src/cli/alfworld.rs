@@ -48,6 +48,7 @@ pub fn eval_with(
     out: &Path,
     llm: Option<Arc<dyn Llm>>,
     tips: Option<TipSource>,
+    prompts: Option<Arc<memskill_core::PromptSet>>,
 ) -> Result<EvalReport> {
     let actor: ActorKind = actor.into();
     if actor == ActorKind::Llm && llm.is_none() {
@@ -68,7 +69,7 @@ pub fn eval_with(
         bridge,
         actor_settings: memskill_trainer::alfworld::actor_settings(a)
             .map_err(anyhow::Error::msg)?,
-        prompts: None,
+        prompts,
     };
     let done = AtomicUsize::new(0);
     let progress = |r: &GameResult| {

@@ -245,7 +245,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
             .join("eval")
             .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
     });
-    let (llm, tips) = if actor == AlfActor::Llm {
+    let (llm, tips, prompts) = if actor == AlfActor::Llm {
         let mut eval_cfg = cfg.clone();
         eval_cfg.designer.enabled = false;
         let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;
@@ -279,11 +279,15 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
                 None
             }
         };
-        (Some(rt.answerer.clone()), tips)
+        (
+            Some(rt.answerer.clone()),
+            tips,
+            Some(Arc::new(rt.prompts.clone())),
+        )
     } else {
-        (None, None)
+        (None, None, None)
     };
-    eval_with(t, &split, a.limit, actor, &out, llm, tips)?;
+    eval_with(t, &split, a.limit, actor, &out, llm, tips, prompts)?;
     Ok(())
 }
 
