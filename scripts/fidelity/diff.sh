@@ -15,6 +15,11 @@ UPDATE="${2:-}"
 PY="$("$root/scripts/fidelity/setup.sh" | tail -1)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
+# The PPO-update fixture carries whole weight sets: the committed one has 26 cases, a check
+# run uses 300 (an --update run keeps the committed size).
+if [ "$UPDATE" != "--update" ]; then
+  export FIDELITY_PPO_CASES="${FIDELITY_PPO_CASES:-300}"
+fi
 for gen in "$root"/scripts/fidelity/gen_*.py; do
   echo "generating: $(basename "$gen")" >&2
   "$PY" "$gen" --reference "$REF" --out "$out"

@@ -201,7 +201,17 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         their_pol.extend(f64s(p, &format!("expected.probs[{i}]"))?);
         their_pol.push(values.get(i).copied().unwrap_or(f64::NAN));
     }
-    let pol_out = Outcome::numbers(&our_pol, &their_pol, tol);
+    // The zero-gradient weights left out above move by up to `lr` per Adam step in either
+    // implementation (torch may cancel their gradient to exactly 0.0 where ours keeps float
+    // noise); through the rows where their unit is not shift-invariant they move the policy by
+    // at most that much. The updated policy is compared within that bound (the weights with a
+    // real gradient, above, stay at the fixture's tolerance).
+    let pol_tol = if noise.is_empty() {
+        tol
+    } else {
+        tol.max(h("lr")? * stats.minibatches as f64)
+    };
+    let pol_out = Outcome::numbers(&our_pol, &their_pol, pol_tol);
     let pol_out = Outcome {
         detail: pol_out
             .detail
