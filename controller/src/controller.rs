@@ -98,6 +98,9 @@ fn softmax(logits: &[f32]) -> Vec<f32> {
     e.iter().map(|x| (x / s) as f32).collect()
 }
 
+/// One row of a policy batch: state, skill embeddings, new-skill bias.
+type BatchItem<'a> = (&'a [f32], &'a [Vec<f32>], &'a [f32]);
+
 impl Controller {
     /// A freshly initialised controller for embeddings of size `emb_dim` (state = `2 * emb_dim`).
     pub fn new(
@@ -187,7 +190,7 @@ impl Controller {
         Ok(())
     }
 
-    fn batch(&self, items: &[(&[f32], &[Vec<f32>], &[f32])], device: &Device) -> PolicyBatch {
+    fn batch(&self, items: &[BatchItem<'_>], device: &Device) -> PolicyBatch {
         let b = items.len();
         let n = items.iter().map(|x| x.1.len()).max().unwrap_or(0);
         let d = self.emb_dim;
@@ -427,7 +430,7 @@ impl Controller {
     ) -> Result<PpoStats, ControllerError> {
         // Rows with a bias spec get their bias from the current logits below; the others re-apply
         // the stored rollout bias (if any).
-        let items: Vec<(&[f32], &[Vec<f32>], &[f32])> = chunk
+        let items: Vec<BatchItem<'_>> = chunk
             .iter()
             .map(|&i| {
                 let t = flat[i];

@@ -509,7 +509,7 @@ mod tests {
     fn second_pick_gradient_survives_a_confident_first_pick() {
         let dev = Device::flex().autodiff();
         let base = vec![25.0f32, 1.0, 0.0, -1.0];
-        let (l, a, m, r) = tensor_inputs(&dev, &[base.clone()], &[vec![0, 2]]);
+        let (l, a, m, r) = tensor_inputs(&dev, std::slice::from_ref(&base), &[vec![0, 2]]);
         let l = l.require_grad();
         let g = l
             .grad(&pl_log_prob_tensor(l.clone(), a, m, r).sum().backward())
@@ -534,7 +534,11 @@ mod tests {
         let dev = Device::flex().autodiff();
         let base = vec![0.7f32, -0.4, 1.3, 0.2, -0.9];
         let actions = vec![2usize, 0, 4];
-        let (l, a, m, r) = tensor_inputs(&dev, &[base.clone()], &[actions.clone()]);
+        let (l, a, m, r) = tensor_inputs(
+            &dev,
+            std::slice::from_ref(&base),
+            std::slice::from_ref(&actions),
+        );
         let l = l.require_grad();
         let lp = pl_log_prob_tensor(l.clone(), a, m, r).sum();
         let grads = lp.backward();

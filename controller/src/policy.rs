@@ -670,7 +670,7 @@ mod tests {
         assert!(parse_device("tpu").is_err());
         #[cfg(not(feature = "cuda"))]
         {
-            let e = parse_device("cuda:0").err().expect("no cuda in this build");
+            let e = parse_device("cuda:0").expect_err("no cuda in this build");
             assert!(e.to_string().contains("--features cuda"), "{e}");
         }
     }

@@ -37,19 +37,26 @@ impl From<AlfActor> for ActorKind {
     }
 }
 
+/// What the LLM actor plays with: the model, optional per-game procedural tips (e.g. top-R
+/// memories retrieved by the objective) and the run's prompt templates.
+#[derive(Default)]
+pub struct LlmPlay {
+    pub llm: Option<Arc<dyn Llm>>,
+    pub tips: Option<TipSource>,
+    pub prompts: Option<Arc<memskill_core::PromptSet>>,
+}
+
 /// Runs the evaluation of `split` (comma-separated) with the games, bridge and step limit of
-/// `a`; `llm` is required for `--actor llm`, `tips` optionally supplies per-game procedural
-/// tips (e.g. top-R memories retrieved by the objective). Results go to `out`.
+/// `a`; `play.llm` is required for `--actor llm`. Results go to `out`.
 pub fn eval_with(
     a: &AlfworldConfig,
     split: &str,
     limit: Option<usize>,
     actor: AlfActor,
     out: &Path,
-    llm: Option<Arc<dyn Llm>>,
-    tips: Option<TipSource>,
-    prompts: Option<Arc<memskill_core::PromptSet>>,
+    play: LlmPlay,
 ) -> Result<EvalReport> {
+    let LlmPlay { llm, tips, prompts } = play;
     let actor: ActorKind = actor.into();
     if actor == ActorKind::Llm && llm.is_none() {
         bail!("--actor llm needs an LLM backend (configure one for `memskill eval`)");

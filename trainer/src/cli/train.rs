@@ -287,7 +287,8 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
     } else {
         (None, None, None)
     };
-    eval_with(t, &split, a.limit, actor, &out, llm, tips, prompts)?;
+    let play = crate::cli::alfworld::LlmPlay { llm, tips, prompts };
+    eval_with(t, &split, a.limit, actor, &out, play)?;
     Ok(())
 }
 
