@@ -642,6 +642,7 @@ mod tests {
                 usage: Usage::default(),
                 latency_ms: 0,
                 cached: false,
+                truncated: false,
             })
         }
     }

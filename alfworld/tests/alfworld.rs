@@ -494,6 +494,7 @@ fn llm_actor_plays_through_pool() {
                 usage: Usage::default(),
                 latency_ms: 0,
                 cached: false,
+                truncated: false,
             })
         }
     }

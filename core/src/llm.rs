@@ -90,6 +90,10 @@ pub struct ChatResponse {
     /// Whether the response came from a cache.
     #[serde(default)]
     pub cached: bool,
+    /// The reply was cut at `max_tokens` (OpenAI `finish_reason: "length"`): its end is
+    /// missing, so callers must not use its last part as if it were complete.
+    #[serde(default)]
+    pub truncated: bool,
 }
 
 /// Why an LLM call failed. Never turned silently into a score of 0 by callers.
@@ -109,6 +113,11 @@ pub enum LlmError {
     BadResponse { endpoint: String, message: String },
     #[error("gave up after {attempts} attempts; last error: {last}")]
     RetriesExhausted { attempts: u32, last: Box<LlmError> },
+    /// The server answered, but with nothing to use: `content: null`, no `choices`, or only a
+    /// reasoning block (a reasoning model that spent `max_tokens` thinking). Not retried: the
+    /// same request fails the same way.
+    #[error("LLM endpoint {endpoint} returned no content ({reason})")]
+    NoContent { endpoint: String, reason: String },
     #[error("replay-only cache has no response for request {key}")]
     CacheMiss { key: String },
     #[error("local model error: {0}")]

@@ -1,5 +1,7 @@
-//! The OpenAI-compatible backend against a misbehaving local server started by the test:
-//! 429s, 500s, slow responses beyond the timeout, truncated and invalid bodies.
+//! The OpenAI-compatible backend against misbehaving local servers started by the test:
+//! 429s, 500s, slow responses beyond the timeout, truncated and invalid bodies, `Retry-After`,
+//! `content: null`, empty `choices`, `finish_reason: "length"`, reasoning blocks, and two
+//! endpoints of which one fails.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,6 +18,10 @@ enum Behave {
     Slow(u64),
     Truncated,
     InvalidJson,
+    /// 200 with this body.
+    Json(&'static str),
+    /// This status with a `Retry-After` header of this value.
+    Pause(u16, &'static str),
 }
 
 struct Server {
@@ -98,6 +104,14 @@ fn start(script: Vec<Behave>, default: Behave) -> Server {
                             return;
                         }
                         Behave::InvalidJson => http(200, "{\"choices\": [ {\"message\": "),
+                        Behave::Json(body) => http(200, body),
+                        Behave::Pause(status, after) => {
+                            let body = "{\"error\":\"slow down\"}";
+                            format!(
+                                "HTTP/1.1 {status} X\r\nRetry-After: {after}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                                body.len()
+                            )
+                        }
                     };
                     let _ = sock.write_all(resp.as_bytes()).await;
                     let _ = sock.shutdown().await;
@@ -135,6 +149,9 @@ fn cfg(urls: Vec<String>, retries: u32) -> OpenAiConfig {
         timeout_secs: 1,
         max_retries: retries,
         backoff_base_ms: 5,
+        unhealthy_after: 3,
+        cooldown_ms: 60_000,
+        max_retry_after_secs: 60,
     }
 }
 
@@ -251,4 +268,179 @@ fn dead_endpoint_is_routed_around_under_concurrency() {
         "{results:?}"
     );
     assert_eq!(s.hits.load(Ordering::SeqCst), 8);
+}
+
+/// `n` sequential requests; the texts of the replies.
+fn sequential(be: OpenAiBackend, n: usize) -> (OpenAiBackend, Vec<String>) {
+    bounded(30, move || {
+        let texts = (0..n)
+            .map(|_| be.chat(&req()).expect("a healthy endpoint answers").text)
+            .collect();
+        (be, texts)
+    })
+}
+
+#[test]
+fn failing_endpoint_leaves_rotation_and_returns_after_cool_down() {
+    // fails twice, then answers
+    let a = start(
+        vec![Behave::Status(500), Behave::Status(500)],
+        Behave::Ok("a"),
+    );
+    let b = start(vec![], Behave::Ok("b"));
+    let mut c = cfg(vec![a.url.clone(), b.url.clone()], 3);
+    c.unhealthy_after = 2;
+    c.cooldown_ms = 1_500;
+    let be = OpenAiBackend::new(c).unwrap();
+    let (be, texts) = sequential(be, 10);
+    assert!(texts.iter().all(|t| t == "b"), "{texts:?}");
+    assert_eq!(a.hits.load(Ordering::SeqCst), 2, "only its two failures");
+    assert_eq!(b.hits.load(Ordering::SeqCst), 10);
+    let h = be.endpoint_health();
+    assert!(!h[0].in_rotation && h[1].in_rotation, "{h:?}");
+    assert_eq!(be.stats().cooldowns, 1);
+    // after the cool-down one probe goes to it, succeeds, and traffic is shared again
+    std::thread::sleep(Duration::from_millis(1_700));
+    let (be, texts) = sequential(be, 10);
+    assert_eq!(texts[0], "a", "the first request probes the endpoint");
+    let back = texts.iter().filter(|t| *t == "a").count();
+    assert!(back >= 4, "{texts:?}");
+    assert!(be.endpoint_health()[0].in_rotation);
+    assert_eq!(a.hits.load(Ordering::SeqCst), 2 + back);
+}
+
+#[test]
+fn fast_failing_endpoint_stops_attracting_traffic_under_concurrency() {
+    // answers 500 at once, so it always has the fewest requests in flight
+    let a = start(vec![], Behave::Status(500));
+    let b = start(vec![], Behave::Slow(20));
+    let b_ok = b.hits.clone();
+    let mut c = cfg(vec![a.url.clone(), b.url.clone()], 6);
+    c.unhealthy_after = 2;
+    let be = Arc::new(OpenAiBackend::new(c).unwrap());
+    let be2 = be.clone();
+    let results = bounded(60, move || {
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                let be = be2.clone();
+                std::thread::spawn(move || {
+                    (0..10)
+                        .map(|_| be.chat(&req()).map(|r| r.text))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+    // at most the failures that took it out plus the requests already on their way
+    let a_hits = a.hits.load(Ordering::SeqCst);
+    assert!(
+        a_hits <= 2 + 4,
+        "the failing endpoint got {a_hits} requests"
+    );
+    assert_eq!(b_ok.load(Ordering::SeqCst), 40);
+    assert_eq!(be.stats().cooldowns, 1);
+}
+
+#[test]
+fn retry_after_is_honoured_capped_and_routed_around() {
+    // one endpoint: waits Retry-After 0, then Retry-After 3600 cut to the 1 s cap
+    let s = start(
+        vec![Behave::Pause(429, "0"), Behave::Pause(503, "3600")],
+        Behave::Ok("done"),
+    );
+    let mut c = cfg(vec![s.url.clone()], 3);
+    c.max_retry_after_secs = 1;
+    let be = OpenAiBackend::new(c).unwrap();
+    let (r, stats) = bounded(20, move || (be.chat(&req()), be.stats()));
+    assert_eq!(r.expect("succeeds after the pauses").text, "done");
+    assert_eq!(s.hits.load(Ordering::SeqCst), 3);
+    assert_eq!((stats.retries, stats.retry_after_ms), (2, 1_000));
+
+    // two endpoints: one asks for an hour's pause (capped at a minute); requests go to the
+    // other without waiting (a wait would trip the bound)
+    let a = start(vec![], Behave::Pause(429, "3600"));
+    let b = start(vec![], Behave::Ok("b"));
+    let be = OpenAiBackend::new(cfg(vec![a.url.clone(), b.url.clone()], 3)).unwrap();
+    let (be, texts) = sequential(be, 6);
+    assert!(texts.iter().all(|t| t == "b"), "{texts:?}");
+    assert_eq!(a.hits.load(Ordering::SeqCst), 1);
+    assert_eq!(be.stats().retry_after_ms, 60_000);
+}
+
+#[test]
+fn null_content_and_empty_choices_are_counted_not_retried() {
+    for body in [
+        r#"{"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"Let me think about this for a very long time"},"finish_reason":"length"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":0}}"#,
+        r#"{"choices":[{"message":{"content":"<think>I must consider"},"finish_reason":"length"}]}"#,
+    ] {
+        let s = start(vec![], Behave::Json(body));
+        let be = OpenAiBackend::new(cfg(vec![s.url.clone()], 5)).unwrap();
+        let (r, stats) = bounded(30, move || (be.chat(&req()), be.stats()));
+        assert!(
+            matches!(r, Err(LlmError::NoContent { .. })),
+            "{body}: {r:?}"
+        );
+        assert_eq!(s.hits.load(Ordering::SeqCst), 1, "{body}: not retried");
+        assert_eq!(
+            (stats.calls, stats.errors, stats.no_content, stats.retries),
+            (1, 1, 1, 0)
+        );
+    }
+}
+
+#[test]
+fn truncation_is_reported_and_reasoning_stripped() {
+    let s = start(
+        vec![
+            Behave::Json(
+                r#"{"choices":[{"message":{"content":"ACTION: INSERT\nMEMORY_ITEM: Alice moved to Ber"},"finish_reason":"length"}]}"#,
+            ),
+            Behave::Json(
+                r#"{"choices":[{"message":{"content":"<think>\nThe capital of France...\n</think>\n\nParis","reasoning_content":"ignored"},"finish_reason":"stop"}]}"#,
+            ),
+        ],
+        Behave::Ok("x"),
+    );
+    let be = OpenAiBackend::new(cfg(vec![s.url.clone()], 2)).unwrap();
+    let (r1, r2, stats) = bounded(30, move || (be.chat(&req()), be.chat(&req()), be.stats()));
+    let r1 = r1.unwrap();
+    assert!(r1.truncated);
+    assert_eq!(r1.text, "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Ber");
+    let r2 = r2.unwrap();
+    assert_eq!((r2.text.as_str(), r2.truncated), ("Paris", false));
+    assert_eq!((stats.truncated, stats.errors), (1, 0));
+}
+
+#[test]
+fn dropping_inside_an_async_context_does_not_panic() {
+    let s = start(vec![], Behave::Ok("fine"));
+    let url = s.url.clone();
+    bounded(30, move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let be = OpenAiBackend::new(cfg(vec![url], 1)).unwrap();
+            assert_eq!(be.chat(&req()).unwrap().text, "fine");
+            drop(be);
+        });
+        // and on a multi-threaded runtime's worker
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            tokio::spawn(async {
+                drop(OpenAiBackend::new(OpenAiConfig::default()).unwrap());
+            })
+            .await
+            .unwrap();
+        });
+    });
 }

@@ -53,13 +53,29 @@ fn smollm2_answers_and_tokenizer_round_trips() {
     // stop strings cut the text; greedy decoding is deterministic, so it is a prefix of the first answer
     let mut stop = req.clone();
     stop.stop = vec!["Paris".into()];
-    let cut = m.chat(&stop).unwrap().text;
+    let cut = m.chat(&stop).unwrap();
+    assert!(!cut.truncated, "a stop string is a complete reply");
+    let cut = cut.text;
     assert!(
         !cut.contains("Paris") && r.text.starts_with(&cut),
         "{cut:?} vs {:?}",
         r.text
     );
     assert_eq!(m.stats().calls, 2);
+    // a reply that reaches max_tokens says so
+    assert_eq!(r.truncated, r.usage.completion_tokens == 16, "{r:?}");
+    let long = m
+        .chat(
+            &ChatRequest::new(vec![Message::user(
+                "Count from 1 to 50, one number per line.",
+            )])
+            .with_max_tokens(3),
+        )
+        .unwrap();
+    assert!(
+        long.truncated && long.usage.completion_tokens == 3,
+        "{long:?}"
+    );
 }
 
 mod requantize {

@@ -19,6 +19,14 @@ pub struct LlmCounters {
     pub prompt_tokens: AtomicU64,
     pub completion_tokens: AtomicU64,
     pub in_flight: AtomicU64,
+    /// Replies cut at `max_tokens` (`ChatResponse::truncated`).
+    pub truncated: AtomicU64,
+    /// Calls that failed with `LlmError::NoContent` (also in `errors`).
+    pub no_content: AtomicU64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A snapshot of [`LlmCounters`].
@@ -28,6 +36,14 @@ pub struct LlmTotals {
     pub errors: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Replies cut at `max_tokens`; written only when non-zero (metrics of runs without
+    /// truncation keep their bytes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncated: u64,
+    /// Calls answered without content (`content: null`, no choices, only reasoning), counted
+    /// in `errors` too; written only when non-zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub no_content: u64,
 }
 
 impl LlmTotals {
@@ -37,6 +53,8 @@ impl LlmTotals {
             errors: self.errors - o.errors,
             prompt_tokens: self.prompt_tokens - o.prompt_tokens,
             completion_tokens: self.completion_tokens - o.completion_tokens,
+            truncated: self.truncated - o.truncated,
+            no_content: self.no_content - o.no_content,
         }
     }
 }
@@ -48,6 +66,8 @@ impl LlmCounters {
             errors: self.errors.load(Ordering::Relaxed),
             prompt_tokens: self.prompt_tokens.load(Ordering::Relaxed),
             completion_tokens: self.completion_tokens.load(Ordering::Relaxed),
+            truncated: self.truncated.load(Ordering::Relaxed),
+            no_content: self.no_content.load(Ordering::Relaxed),
         }
     }
 }
@@ -80,9 +100,15 @@ impl Llm for CountingLlm {
                     .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
                 c.completion_tokens
                     .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
+                if resp.truncated {
+                    c.truncated.fetch_add(1, Ordering::Relaxed);
+                }
             }
-            Err(_) => {
+            Err(e) => {
                 c.errors.fetch_add(1, Ordering::Relaxed);
+                if matches!(e, LlmError::NoContent { .. }) {
+                    c.no_content.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
         r
@@ -138,6 +164,9 @@ impl BackendFactory {
                         timeout_secs: cfg.timeout_secs,
                         max_retries: cfg.max_retries,
                         backoff_base_ms: cfg.backoff_base_ms,
+                        unhealthy_after: cfg.unhealthy_after,
+                        cooldown_ms: cfg.cooldown_ms,
+                        max_retry_after_secs: cfg.max_retry_after_secs,
                     };
                     Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
                         format!("{field}: starting the OpenAI-compatible backend")
@@ -281,4 +310,57 @@ pub fn embed(enc: &dyn TextEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         );
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memskill_core::{Message, Usage};
+
+    struct Fixed(Result<bool, ()>);
+    impl Llm for Fixed {
+        fn id(&self) -> String {
+            "fixed".into()
+        }
+        fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            match self.0 {
+                Ok(truncated) => Ok(ChatResponse {
+                    text: "x".into(),
+                    usage: Usage::default(),
+                    latency_ms: 0,
+                    cached: false,
+                    truncated,
+                }),
+                Err(()) => Err(LlmError::NoContent {
+                    endpoint: "http://127.0.0.1:1/v1".into(),
+                    reason: "`content` is null".into(),
+                }),
+            }
+        }
+    }
+
+    #[test]
+    fn truncation_and_missing_content_are_counted_and_shown_only_when_present() {
+        let c = Arc::new(LlmCounters::default());
+        let req = ChatRequest::new(vec![Message::user("q")]);
+        for r in [Ok(false), Ok(true), Ok(true), Err(())] {
+            let _ = CountingLlm::new(Arc::new(Fixed(r)), c.clone()).chat(&req);
+        }
+        let t = c.totals();
+        assert_eq!((t.calls, t.errors, t.truncated, t.no_content), (4, 1, 2, 1));
+        let line = serde_json::to_string(&t).unwrap();
+        assert!(line.contains("\"truncated\":2,\"no_content\":1"), "{line}");
+        // without them, the line keeps the bytes it always had
+        let plain = serde_json::to_string(&LlmTotals {
+            calls: 3,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            plain,
+            "{\"calls\":3,\"errors\":0,\"prompt_tokens\":0,\"completion_tokens\":0}"
+        );
+        let back: LlmTotals = serde_json::from_str(&plain).unwrap();
+        assert_eq!(back.truncated, 0);
+    }
 }

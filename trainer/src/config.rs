@@ -334,6 +334,16 @@ pub struct LlmConfig {
     pub timeout_secs: u64,
     pub max_retries: u32,
     pub backoff_base_ms: u64,
+    /// OpenAI backend: consecutive failed attempts (timeouts, connection errors, 408 / 429 /
+    /// 5xx, unreadable bodies) after which an endpoint gets no traffic while another one
+    /// answers; >= 1.
+    pub unhealthy_after: u32,
+    /// OpenAI backend: how long (ms) such an endpoint stays out of rotation before one
+    /// request probes it; at most 86400000.
+    pub cooldown_ms: u64,
+    /// OpenAI backend: the longest `Retry-After` (429 / 503) honoured, in seconds (longer
+    /// ones are cut to this); 0 ignores the header; at most 86400.
+    pub max_retry_after_secs: u64,
     /// Local GGUF file; "" = the SmolLM2 asset.
     pub model_path: String,
     pub tokenizer_path: String,
@@ -371,6 +381,9 @@ impl Default for LlmConfig {
             timeout_secs: 120,
             max_retries: 5,
             backoff_base_ms: 500,
+            unhealthy_after: 3,
+            cooldown_ms: 30_000,
+            max_retry_after_secs: 60,
             model_path: String::new(),
             tokenizer_path: String::new(),
             arch: String::new(),
@@ -772,6 +785,21 @@ impl Config {
                     l.overflow
                 );
             }
+            if l.unhealthy_after == 0 {
+                bail!("{field}.unhealthy_after must be >= 1");
+            }
+            if l.cooldown_ms > 86_400_000 {
+                bail!(
+                    "{field}.cooldown_ms must be at most 86400000 (a day), got {}",
+                    l.cooldown_ms
+                );
+            }
+            if l.max_retry_after_secs > 86_400 {
+                bail!(
+                    "{field}.max_retry_after_secs must be at most 86400 (a day), got {}",
+                    l.max_retry_after_secs
+                );
+            }
             if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {
                 bail!(
                     "{field}.cache must be off | read-write | replay-only, got {:?}",
@@ -1034,6 +1062,31 @@ mod tests {
                 ("qwen3", "truncate", "contriever"),
                 "{name}: the reference's state encoder and retriever"
             );
+        }
+    }
+
+    #[test]
+    fn endpoint_health_keys_are_checked_and_reach_the_backend() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        let d = memskill_executor::OpenAiConfig::default();
+        assert_eq!(
+            (
+                c.executor.unhealthy_after,
+                c.executor.cooldown_ms,
+                c.executor.max_retry_after_secs
+            ),
+            (d.unhealthy_after, d.cooldown_ms, d.max_retry_after_secs)
+        );
+        for (set, key) in [
+            ("executor.unhealthy_after=0", "executor.unhealthy_after"),
+            ("executor.cooldown_ms=86400001", "executor.cooldown_ms"),
+            (
+                "executor.max_retry_after_secs=100000",
+                "executor.max_retry_after_secs",
+            ),
+        ] {
+            let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{e:#}");
         }
     }
 

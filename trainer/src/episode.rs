@@ -289,7 +289,16 @@ pub fn build_memory(
             }
             Ok(resp) => {
                 let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
-                let results = memskill_executor::parse_response(&resp.text, retrieved_ids.len());
+                let mut results =
+                    memskill_executor::parse_response(&resp.text, retrieved_ids.len());
+                // A reply cut at max_tokens (`finish_reason: "length"`) is never applied as
+                // if complete: its last result may stop mid-text (half an UPDATED_MEMORY, an
+                // index missing digits), so it is dropped and counted as a parse problem.
+                // The results before it are complete (a later field or ACTION began after
+                // them) and are applied; a truncated reply left with none is a failed span.
+                if resp.truncated && results.pop().is_some() {
+                    out.parse_problems += 1;
+                }
                 let parsed = memskill_executor::parse_actions_from(&results, filter);
                 out.parse_problems += parsed.problems.len();
                 // the reference's process reward reads the parse: the kinds that parsed, and
@@ -474,6 +483,72 @@ mod tests {
         });
         assert_eq!(out, items.iter().map(|x| x * 11).collect::<Vec<_>>());
         assert!(peak.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn truncated_executor_reply_loses_its_cut_off_last_action() {
+        use memskill_core::{ChatResponse, LlmError, Usage};
+        struct Reply(bool);
+        impl Llm for Reply {
+            fn id(&self) -> String {
+                "two-inserts".into()
+            }
+            fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+                Ok(ChatResponse {
+                    text: "ACTION: INSERT\nMEMORY_ITEM: Alice adopted a cat.\n\
+                           ACTION: INSERT\nMEMORY_ITEM: Bob moved to Ber"
+                        .into(),
+                    usage: Usage::default(),
+                    latency_ms: 0,
+                    cached: false,
+                    truncated: self.0,
+                })
+            }
+        }
+        let sets: Vec<String> = [
+            "data.dataset=\"synthetic\"",
+            "encoder.kind=\"hashing\"",
+            "encoder.dim=32",
+            "controller.top_k=1",
+            "executor.backend=\"scripted-synthetic\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
+        let samples = crate::synthetic::dataset(1, 3, 0);
+        let skills: Vec<Skill> = crate::synthetic::skill_bank()
+            .selectable()
+            .into_iter()
+            .cloned()
+            .collect();
+        let mut memories = Vec::new();
+        for truncated in [false, true] {
+            let mut rt =
+                crate::runtime::Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false)
+                    .unwrap();
+            rt.executor = Arc::new(crate::backends::CountingLlm::new(
+                Arc::new(Reply(truncated)),
+                rt.counters.executor.clone(),
+            ));
+            let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+            let embs = Arc::new(embed(rt.encoder.as_ref(), &descs).unwrap());
+            let mut controller =
+                Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, 0).unwrap();
+            let lock = Mutex::new(&mut controller);
+            let ctx = EpisodeCtx::new(&cfg, &rt, &lock, &skills, embs);
+            let built = build_memory(&ctx, &samples[0], None).unwrap();
+            let texts: Vec<String> = built.memory.live().map(|m| m.content.clone()).collect();
+            let totals = rt.counters.executor.totals();
+            assert_eq!(totals.truncated, if truncated { 3 } else { 0 });
+            assert_eq!(built.parse_problems, if truncated { 3 } else { 0 });
+            assert!(built.outcomes.iter().all(|o| !o.all_calls_failed));
+            memories.push(texts);
+        }
+        assert_eq!(memories[0].len(), 6, "{:?}", memories[0]);
+        assert!(memories[0].iter().any(|m| m == "Bob moved to Ber"));
+        // truncated: the complete first INSERT of every span is applied, the cut one is not
+        assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
     }
 
     #[test]

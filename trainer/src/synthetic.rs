@@ -235,6 +235,7 @@ impl Llm for SyntheticOracle {
             text,
             latency_ms: start.elapsed().as_millis() as u64,
             cached: false,
+            truncated: false,
         })
     }
 }

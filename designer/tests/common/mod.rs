@@ -39,6 +39,7 @@ impl Llm for ScriptedLlm {
             usage: Usage::default(),
             latency_ms: 0,
             cached: false,
+            truncated: false,
         })
     }
 }

@@ -91,10 +91,22 @@ impl CachedLlm {
                 text TEXT NOT NULL,
                 prompt_tokens INTEGER NOT NULL,
                 completion_tokens INTEGER NOT NULL,
-                latency_ms INTEGER NOT NULL
+                latency_ms INTEGER NOT NULL,
+                truncated INTEGER NOT NULL DEFAULT 0
              );",
         )
         .map_err(|e| db_err(&path, e))?;
+        // caches written before `truncated` existed: add the column (their replies count as
+        // complete, as they were read then)
+        if conn
+            .prepare("SELECT truncated FROM responses LIMIT 0")
+            .is_err()
+        {
+            conn.execute_batch(
+                "ALTER TABLE responses ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;",
+            )
+            .map_err(|e| db_err(&path, e))?;
+        }
         Ok(Self {
             inner,
             conn: Mutex::new(conn),
@@ -121,7 +133,7 @@ impl CachedLlm {
             .lock()
             .map_err(|_| LlmError::Other("response cache mutex poisoned".into()))?;
         conn.query_row(
-            "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?1",
+            "SELECT text, prompt_tokens, completion_tokens, truncated FROM responses WHERE key = ?1",
             params![key],
             |r| {
                 Ok(ChatResponse {
@@ -132,6 +144,7 @@ impl CachedLlm {
                     },
                     latency_ms: 0,
                     cached: true,
+                    truncated: r.get::<_, i64>(3)? != 0,
                 })
             },
         )
@@ -146,8 +159,8 @@ impl CachedLlm {
             .map_err(|_| LlmError::Other("response cache mutex poisoned".into()))?;
         let request = serde_json::to_string(req).unwrap_or_default();
         conn.execute(
-            "INSERT OR REPLACE INTO responses (key, backend, request, text, prompt_tokens, completion_tokens, latency_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT OR REPLACE INTO responses (key, backend, request, text, prompt_tokens, completion_tokens, latency_ms, truncated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 key,
                 self.inner.id(),
@@ -155,7 +168,8 @@ impl CachedLlm {
                 resp.text,
                 resp.usage.prompt_tokens as i64,
                 resp.usage.completion_tokens as i64,
-                resp.latency_ms as i64
+                resp.latency_ms as i64,
+                resp.truncated as i64
             ],
         )
         .map_err(|e| db_err(&self.path, e))?;
@@ -184,5 +198,57 @@ impl Llm for CachedLlm {
         let resp = self.inner.chat(req)?;
         self.store(&key, req, &resp)?;
         Ok(resp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memskill_core::Message;
+
+    struct Cut;
+    impl Llm for Cut {
+        fn id(&self) -> String {
+            "cut".into()
+        }
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse {
+                text: format!("half of {}", req.messages[0].content),
+                usage: Usage::default(),
+                latency_ms: 1,
+                cached: false,
+                truncated: true,
+            })
+        }
+    }
+
+    #[test]
+    fn truncation_survives_the_cache_and_old_caches_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("old.sqlite");
+        // a cache written before the `truncated` column existed
+        let old = Connection::open(&db).unwrap();
+        old.execute_batch(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, backend TEXT NOT NULL,
+               request TEXT NOT NULL, text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,
+               completion_tokens INTEGER NOT NULL, latency_ms INTEGER NOT NULL);",
+        )
+        .unwrap();
+        let before = ChatRequest::new(vec![Message::user("old")]);
+        old.execute(
+            "INSERT INTO responses VALUES (?1, 'cut', '{}', 'stored', 1, 2, 3)",
+            params![cache_key("cut", &before)],
+        )
+        .unwrap();
+        drop(old);
+        let rw = CachedLlm::new(Arc::new(Cut), &db, CacheMode::ReadWrite).unwrap();
+        let hit = rw.chat(&before).unwrap();
+        assert!(hit.cached && !hit.truncated && hit.text == "stored");
+        let req = ChatRequest::new(vec![Message::user("new")]);
+        assert!(rw.chat(&req).unwrap().truncated);
+        drop(rw);
+        let replay = CachedLlm::new(Arc::new(Cut), &db, CacheMode::ReplayOnly).unwrap();
+        let again = replay.chat(&req).unwrap();
+        assert!(again.cached && again.truncated, "{again:?}");
     }
 }

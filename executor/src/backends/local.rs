@@ -883,7 +883,9 @@ impl LocalGguf {
         self.last.lock().map(|g| *g).unwrap_or_default()
     }
 
-    fn generate(&self, req: &ChatRequest) -> Result<(String, GenTiming), LlmError> {
+    /// Generate a reply: its text, timing, and whether it stopped at the token budget
+    /// (`max_tokens` or the context) rather than at a stop token or string.
+    fn generate(&self, req: &ChatRequest) -> Result<(String, GenTiming, bool), LlmError> {
         let budget = self.cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
         let max_new = (req.max_tokens as usize)
             .max(1)
@@ -923,6 +925,7 @@ impl LocalGguf {
         let mut out: Vec<u32> = Vec::new();
         let mut text = String::new();
         let mut pos = ids.len();
+        let mut truncated = false;
         loop {
             if self.stop_ids.contains(&next) {
                 break;
@@ -943,6 +946,7 @@ impl LocalGguf {
                 break;
             }
             if out.len() >= max_new || pos + 1 >= quantized_llama::MAX_SEQ_LEN {
+                truncated = true;
                 break;
             }
             let input = Tensor::new(&[next], &self.device)
@@ -961,7 +965,7 @@ impl LocalGguf {
             prefill_secs,
             decode_secs: t1.elapsed().as_secs_f64(),
         };
-        Ok((text.trim().to_string(), timing))
+        Ok((text.trim().to_string(), timing, truncated))
     }
 }
 
@@ -986,18 +990,20 @@ impl Llm for LocalGguf {
 
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let t = Instant::now();
-        let res = self.generate(req).map(|(text, timing)| {
+        let res = self.generate(req).map(|(text, timing, truncated)| {
             if let Ok(mut l) = self.last.lock() {
                 *l = timing;
             }
             ChatResponse {
-                text,
+                // a reasoning model's <think> block is not part of the answer
+                text: super::strip_reasoning(&text).into_owned(),
                 usage: Usage {
                     prompt_tokens: timing.prompt_tokens as u64,
                     completion_tokens: timing.completion_tokens as u64,
                 },
                 latency_ms: t.elapsed().as_millis() as u64,
                 cached: false,
+                truncated,
             }
         });
         self.stats.attempt();

@@ -19,6 +19,10 @@ pub struct LlmStats {
     retries: AtomicU64,
     prompt_tokens: AtomicU64,
     completion_tokens: AtomicU64,
+    truncated: AtomicU64,
+    no_content: AtomicU64,
+    retry_after_ms: AtomicU64,
+    cooldowns: AtomicU64,
 }
 
 /// A point-in-time copy of [`LlmStats`].
@@ -34,17 +38,40 @@ pub struct LlmStatsSnapshot {
     pub retries: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Successful calls whose reply was cut at `max_tokens` (`finish_reason: "length"`).
+    pub truncated: u64,
+    /// Calls that failed with [`LlmError::NoContent`] (counted in `errors` too).
+    pub no_content: u64,
+    /// Sum of the `Retry-After` waits servers asked for (capped), in milliseconds.
+    pub retry_after_ms: u64,
+    /// Times an endpoint was taken out of rotation after consecutive failures.
+    pub cooldowns: u64,
 }
 
 impl LlmStats {
     pub fn record(&self, res: &Result<ChatResponse, LlmError>) {
         self.calls.fetch_add(1, Ordering::Relaxed);
         match res {
-            Ok(r) => self.add_usage(&r.usage),
-            Err(_) => {
+            Ok(r) => {
+                self.add_usage(&r.usage);
+                if r.truncated {
+                    self.truncated.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Err(e) => {
                 self.errors.fetch_add(1, Ordering::Relaxed);
+                if matches!(e, LlmError::NoContent { .. }) {
+                    self.no_content.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
+    }
+    pub fn retry_after(&self, d: std::time::Duration) {
+        self.retry_after_ms
+            .fetch_add(d.as_millis() as u64, Ordering::Relaxed);
+    }
+    pub fn cooldown(&self) {
+        self.cooldowns.fetch_add(1, Ordering::Relaxed);
     }
     pub fn add_usage(&self, u: &Usage) {
         self.prompt_tokens
@@ -66,8 +93,47 @@ impl LlmStats {
             retries: self.retries.load(Ordering::Relaxed),
             prompt_tokens: self.prompt_tokens.load(Ordering::Relaxed),
             completion_tokens: self.completion_tokens.load(Ordering::Relaxed),
+            truncated: self.truncated.load(Ordering::Relaxed),
+            no_content: self.no_content.load(Ordering::Relaxed),
+            retry_after_ms: self.retry_after_ms.load(Ordering::Relaxed),
+            cooldowns: self.cooldowns.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The text of a reply with the reasoning of a reasoning model removed, so that parsers see
+/// only the answer: every `<think>...</think>` block, an unclosed `<think>` block (the
+/// reply was cut while thinking) up to the end, and, when a `</think>` comes before any
+/// `<think>` (chat templates that open the block in the prompt), everything up to it. Tags
+/// match case-insensitively. A text without tags is returned unchanged; otherwise the rest is
+/// trimmed. (`reasoning_content`, the separate field some servers use, is never read.)
+pub fn strip_reasoning(text: &str) -> std::borrow::Cow<'_, str> {
+    const OPEN: &str = "<think>";
+    const CLOSE: &str = "</think>";
+    // ASCII lower-casing keeps byte offsets
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains(OPEN) && !lower.contains(CLOSE) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut pos = 0;
+    if let Some(c) = lower.find(CLOSE) {
+        if lower.find(OPEN).is_none_or(|o| o > c) {
+            pos = c + CLOSE.len();
+        }
+    }
+    let mut out = String::with_capacity(text.len() - pos);
+    while let Some(o) = lower[pos..].find(OPEN).map(|o| o + pos) {
+        out.push_str(&text[pos..o]);
+        match lower[o + OPEN.len()..].find(CLOSE) {
+            Some(c) => pos = o + OPEN.len() + c + CLOSE.len(),
+            None => {
+                pos = text.len();
+                break;
+            }
+        }
+    }
+    out.push_str(&text[pos..]);
+    std::borrow::Cow::Owned(out.trim().to_string())
 }
 
 /// Wraps any [`Llm`] and counts its calls, errors and tokens.
@@ -144,9 +210,36 @@ impl Llm for ScriptedLlm {
                 },
                 latency_ms: 0,
                 cached: false,
+                truncated: false,
             }
         });
         self.stats.record(&r);
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_blocks_are_stripped() {
+        let s = |t: &str| strip_reasoning(t).into_owned();
+        assert_eq!(s("Paris"), "Paris");
+        assert_eq!(s("  Paris \n"), "  Paris \n", "no tags: unchanged");
+        assert_eq!(s("<think>\nthe capital...\n</think>\n\nParis"), "Paris");
+        assert_eq!(s("<THINK>a</Think>Paris"), "Paris");
+        assert_eq!(
+            s("<think>a</think>ACTION: NOOP<think>b</think>\nmore"),
+            "ACTION: NOOP\nmore"
+        );
+        // cut while thinking: nothing left
+        assert_eq!(s("<think>\nI should insert ACTION: INSERT"), "");
+        assert_eq!(s("ACTION: NOOP\n<think>then"), "ACTION: NOOP");
+        // the template opened the block in the prompt
+        assert_eq!(s("reasoning here\n</think>\nACTION: NOOP"), "ACTION: NOOP");
+        assert_eq!(s("</think>"), "");
+        // multi-byte text around the tags
+        assert_eq!(s("<think>é</think>ü ACTION"), "ü ACTION");
     }
 }

@@ -3,18 +3,32 @@
 //! Blocking API over an owned tokio runtime: bounded concurrency (semaphore), several
 //! endpoints (least-loaded, round-robin on ties), API keys from environment variables used
 //! round-robin, per-request timeout, retries with exponential backoff and jitter on
-//! timeouts, 429, 5xx, connection errors and malformed bodies.
+//! timeouts, 408, 429, 5xx, connection errors and malformed bodies.
+//!
+//! Endpoint health: an endpoint whose last `unhealthy_after` attempts all failed (the
+//! retryable failures above) is taken out of rotation for `cooldown_ms` while another
+//! endpoint answers; when the cool-down ends, one request probes it, and a success brings
+//! it back (a failure starts a new cool-down). When every endpoint is out, requests still go
+//! to the one whose cool-down ends first, on the backoff schedule: the cool-down moves
+//! traffic, it never idles a run. `Retry-After` on 429 / 503 (seconds or an HTTP-date,
+//! capped at `max_retry_after_secs`) keeps requests off that endpoint until then; with no
+//! other endpoint available the request waits for it.
+//!
+//! Replies: `<think>` blocks are removed ([`super::strip_reasoning`]; `reasoning_content` is
+//! never read); `finish_reason: "length"` sets [`ChatResponse::truncated`]; `content: null`,
+//! empty `choices` or a reply that is only reasoning is [`LlmError::NoContent`], not retried
+//! (the same request fails the same way).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::{LlmStats, LlmStatsSnapshot};
+use super::{strip_reasoning, LlmStats, LlmStatsSnapshot};
 
 /// Configuration of [`OpenAiBackend`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +46,14 @@ pub struct OpenAiConfig {
     pub max_retries: u32,
     /// First backoff delay; doubles on every retry (capped at 30 s), plus up to 50 % jitter.
     pub backoff_base_ms: u64,
+    /// Consecutive failed attempts (timeouts, connection errors, 408 / 429 / 5xx, unreadable
+    /// bodies) after which an endpoint is taken out of rotation; >= 1.
+    pub unhealthy_after: u32,
+    /// How long an endpoint out of rotation gets no traffic while another one answers;
+    /// afterwards one request probes it.
+    pub cooldown_ms: u64,
+    /// Upper bound on a server's `Retry-After` (429 / 503), in seconds; 0 ignores the header.
+    pub max_retry_after_secs: u64,
 }
 
 impl Default for OpenAiConfig {
@@ -44,22 +66,248 @@ impl Default for OpenAiConfig {
             timeout_secs: 120,
             max_retries: 5,
             backoff_base_ms: 500,
+            unhealthy_after: 3,
+            cooldown_ms: 30_000,
+            max_retry_after_secs: 60,
         }
     }
 }
 
-struct Endpoint {
-    url: String,
-    in_flight: AtomicUsize,
+/// Health of one endpoint (see the module docs).
+#[derive(Debug, Clone, Default)]
+struct Health {
+    in_flight: usize,
+    /// Consecutive failed attempts.
+    failures: u32,
+    /// Out of rotation (after `unhealthy_after` consecutive failures) until a probe succeeds.
+    down: bool,
+    /// End of the current cool-down.
+    cool_until: Option<Instant>,
+    /// No request before this instant (the server's `Retry-After`).
+    retry_after_until: Option<Instant>,
+    /// A probe request is in flight.
+    probing: bool,
+}
+
+impl Health {
+    fn free(&self, now: Instant) -> bool {
+        self.retry_after_until.is_none_or(|t| t <= now)
+    }
+
+    /// An attempt succeeded (or failed in a way that is not the endpoint's fault). True when
+    /// the endpoint comes back into rotation.
+    fn on_success(&mut self) -> bool {
+        let was_down = self.down;
+        self.failures = 0;
+        self.down = false;
+        self.cool_until = None;
+        was_down
+    }
+
+    /// An attempt failed (retryable); `retry_after` is the server's capped `Retry-After`.
+    /// True when the endpoint just went out of rotation.
+    fn on_failure(
+        &mut self,
+        now: Instant,
+        retry_after: Option<Duration>,
+        unhealthy_after: u32,
+        cooldown: Duration,
+    ) -> bool {
+        self.failures = self.failures.saturating_add(1);
+        if let Some(ra) = retry_after {
+            let t = later(now, ra);
+            self.retry_after_until = Some(self.retry_after_until.map_or(t, |u| u.max(t)));
+        }
+        if self.failures >= unhealthy_after {
+            let went_down = !self.down;
+            self.down = true;
+            self.cool_until = Some(later(now, cooldown));
+            went_down
+        } else {
+            false
+        }
+    }
+}
+
+fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d).unwrap_or(now)
+}
+
+/// Where the next attempt goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    /// Send to this endpoint; `probe`: it is out of rotation and this request tests it.
+    Send { index: usize, probe: bool },
+    /// Every endpoint asked for a pause (`Retry-After`): wait until then.
+    WaitUntil(Instant),
+}
+
+/// Choose the endpoint of the next attempt at `now`; `start` rotates ties. In order: a due
+/// probe (an endpoint out of rotation whose cool-down ended and that nobody probes), the least
+/// loaded endpoint in rotation, the endpoint out of rotation whose cool-down ends first; an
+/// endpoint paused by `Retry-After` is never chosen before its time.
+fn pick(eps: &[Health], now: Instant, start: usize) -> Pick {
+    let n = eps.len();
+    let order = || (0..n).map(move |k| (start + k) % n);
+    if let Some(index) = order().find(|&i| {
+        let h = &eps[i];
+        h.down && !h.probing && h.free(now) && h.cool_until.is_none_or(|t| t <= now)
+    }) {
+        return Pick::Send { index, probe: true };
+    }
+    if let Some(index) = order()
+        .filter(|&i| !eps[i].down && eps[i].free(now))
+        .min_by_key(|&i| eps[i].in_flight)
+    {
+        return Pick::Send {
+            index,
+            probe: false,
+        };
+    }
+    if let Some(index) = order()
+        .filter(|&i| eps[i].free(now))
+        .min_by_key(|&i| eps[i].cool_until)
+    {
+        return Pick::Send {
+            index,
+            probe: false,
+        };
+    }
+    Pick::WaitUntil(
+        eps.iter()
+            .filter_map(|h| h.retry_after_until)
+            .min()
+            .unwrap_or(now),
+    )
+}
+
+/// The wait a 429 or 503 answer asks for: its `Retry-After` header (delay-seconds or an
+/// HTTP-date, read against `now`), capped at `cap`. None for other statuses, a missing or
+/// unreadable header, or a zero `cap`.
+pub fn retry_wait(
+    status: u16,
+    retry_after: Option<&str>,
+    now: SystemTime,
+    cap: Duration,
+) -> Option<Duration> {
+    if !(status == 429 || status == 503) || cap.is_zero() {
+        return None;
+    }
+    parse_retry_after(retry_after?, now).map(|d| d.min(cap))
+}
+
+/// A `Retry-After` value: delay-seconds (a fractional value is accepted) or an HTTP-date
+/// (a date in the past is a zero wait). None when unreadable or negative.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let v = value.trim();
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Duration::from_secs(v.parse::<u64>().unwrap_or(u64::MAX)));
+    }
+    if let Ok(x) = v.parse::<f64>() {
+        return (x.is_finite() && x >= 0.0).then(|| Duration::from_secs_f64(x.min(1e12)));
+    }
+    let t = parse_http_date(v)?;
+    Some(t.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// An HTTP-date (RFC 9110 section 5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the
+/// obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) or asctime
+/// (`Sun Nov  6 08:49:37 1994`). Years outside 1970..=9999 are refused.
+pub fn parse_http_date(s: &str) -> Option<SystemTime> {
+    let cleaned = s.replace(',', " ");
+    let t: Vec<&str> = cleaned.split_whitespace().collect();
+    let month = |m: &str| {
+        MONTHS
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(m))
+            .map(|i| i as u32 + 1)
+    };
+    let gmt = |z: &str| z.eq_ignore_ascii_case("GMT") || z.eq_ignore_ascii_case("UTC");
+    let (year, mon, day, time) = match t.as_slice() {
+        [_, d, m, y, time, z] if gmt(z) => (y.parse::<i64>().ok()?, month(m)?, *d, *time),
+        [_, dmy, time, z] if gmt(z) => {
+            let p: Vec<&str> = dmy.split('-').collect();
+            let [d, m, y] = p.as_slice() else {
+                return None;
+            };
+            let yy: i64 = y.parse().ok()?;
+            let year = match y.len() {
+                2 if yy < 70 => 2000 + yy,
+                2 => 1900 + yy,
+                _ => yy,
+            };
+            (year, month(m)?, *d, *time)
+        }
+        [_, m, d, time, y] => (y.parse::<i64>().ok()?, month(m)?, *d, *time),
+        _ => return None,
+    };
+    if !t[0].chars().all(|c| c.is_ascii_alphabetic()) || !(1970..=9999).contains(&year) {
+        return None;
+    }
+    let day: u32 = day.parse().ok()?;
+    let hms: Vec<u64> = time
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, mi, sec] = hms.as_slice() else {
+        return None;
+    };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if day == 0 || day > month_days[mon as usize - 1] || *h > 23 || *mi > 59 || *sec > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, mon, day);
+    let secs = days as u64 * 86_400 + h * 3600 + mi * 60 + sec;
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(secs))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A point-in-time view of one endpoint's health.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndpointHealth {
+    pub url: String,
+    /// False while the endpoint is out of rotation (cooling down or waiting for its probe).
+    pub in_rotation: bool,
+    pub consecutive_failures: u32,
 }
 
 /// An OpenAI-compatible chat backend.
 pub struct OpenAiBackend {
     cfg: OpenAiConfig,
-    runtime: tokio::runtime::Runtime,
+    /// The owned runtime; taken (and shut down in the background) on drop.
+    runtime: Option<tokio::runtime::Runtime>,
     client: reqwest::Client,
     sem: Arc<Semaphore>,
-    endpoints: Vec<Endpoint>,
+    urls: Vec<String>,
+    health: Mutex<Vec<Health>>,
     keys: Vec<String>,
     key_rr: AtomicUsize,
     ep_rr: AtomicUsize,
@@ -77,14 +325,19 @@ fn completions_url(base: &str) -> String {
 
 #[derive(Deserialize)]
 struct WireResponse {
-    choices: Vec<WireChoice>,
+    #[serde(default)]
+    choices: Option<Vec<WireChoice>>,
     #[serde(default)]
     usage: Option<WireUsage>,
 }
 #[derive(Deserialize)]
 struct WireChoice {
-    message: WireMessage,
+    #[serde(default)]
+    message: Option<WireMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
 }
+/// Only `content` is read: `reasoning_content` (and `reasoning`) are ignored.
 #[derive(Deserialize)]
 struct WireMessage {
     #[serde(default)]
@@ -98,7 +351,72 @@ struct WireUsage {
     completion_tokens: u64,
 }
 
-/// Whether a failed attempt is worth retrying.
+/// A usable reply of one attempt.
+#[derive(Debug, Clone, PartialEq)]
+struct Reply {
+    text: String,
+    usage: Usage,
+    truncated: bool,
+}
+
+/// Read a 2xx body: the first choice's content with reasoning removed, and whether it was
+/// cut at `max_tokens`. Unparsable JSON or a body without `choices` is `BadResponse`
+/// (retried); empty `choices`, `content: null`, and a reply that is empty once reasoning is
+/// removed (or empty and cut at `max_tokens`) are `NoContent` (not retried).
+fn read_reply(endpoint: &str, bytes: &[u8]) -> Result<Reply, LlmError> {
+    let wire: WireResponse = serde_json::from_slice(bytes).map_err(|e| LlmError::BadResponse {
+        endpoint: endpoint.to_string(),
+        message: format!("invalid JSON ({} bytes): {e}", bytes.len()),
+    })?;
+    let no_content = |reason: String| LlmError::NoContent {
+        endpoint: endpoint.to_string(),
+        reason,
+    };
+    let choices = wire.choices.ok_or_else(|| LlmError::BadResponse {
+        endpoint: endpoint.to_string(),
+        message: "the body has no `choices`".into(),
+    })?;
+    let Some(choice) = choices.into_iter().next() else {
+        return Err(no_content("empty `choices`".into()));
+    };
+    let finish = choice.finish_reason.unwrap_or_default();
+    let truncated = matches!(finish.as_str(), "length" | "max_tokens");
+    let budget = if truncated {
+        ": the reply budget (max_tokens) ran out, e.g. while reasoning"
+    } else {
+        ""
+    };
+    let Some(raw) = choice.message.and_then(|m| m.content) else {
+        return Err(no_content(format!(
+            "`content` is null, finish_reason {finish:?}{budget}"
+        )));
+    };
+    let text = strip_reasoning(&raw);
+    if text.trim().is_empty() && (truncated || !raw.trim().is_empty()) {
+        let what = if raw.trim().is_empty() {
+            "`content` is empty"
+        } else {
+            "`content` holds only a reasoning block"
+        };
+        return Err(no_content(format!(
+            "{what}, finish_reason {finish:?}{budget}"
+        )));
+    }
+    let usage = wire
+        .usage
+        .map(|u| Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+        })
+        .unwrap_or_default();
+    Ok(Reply {
+        text: text.into_owned(),
+        usage,
+        truncated,
+    })
+}
+
+/// Whether a failed attempt is worth retrying (and counts against the endpoint's health).
 fn retryable(e: &LlmError) -> bool {
     match e {
         LlmError::Timeout(_) | LlmError::Connection { .. } | LlmError::BadResponse { .. } => true,
@@ -108,15 +426,30 @@ fn retryable(e: &LlmError) -> bool {
 }
 
 impl OpenAiBackend {
-    /// Build the backend. Fails when no base URL is given, max_concurrency is 0, or API key
+    /// Build the backend. Fails when no base URL is given, max_concurrency or
+    /// unhealthy_after is 0, cooldown_ms or max_retry_after_secs is above a day, or API key
     /// variables are named but none is set.
     pub fn new(cfg: OpenAiConfig) -> Result<Self, LlmError> {
+        let bad = |m: &str| Err(LlmError::Other(format!("openai backend: {m}")));
         if cfg.base_urls.is_empty() {
-            return Err(LlmError::Other("openai backend: base_urls is empty".into()));
+            return bad("base_urls is empty");
         }
         if cfg.max_concurrency == 0 {
-            return Err(LlmError::Other(
-                "openai backend: max_concurrency must be >= 1".into(),
+            return bad("max_concurrency must be >= 1");
+        }
+        if cfg.unhealthy_after == 0 {
+            return bad("unhealthy_after must be >= 1");
+        }
+        if cfg.cooldown_ms > 86_400_000 {
+            return bad(&format!(
+                "cooldown_ms must be at most 86400000 (a day), got {}",
+                cfg.cooldown_ms
+            ));
+        }
+        if cfg.max_retry_after_secs > 86_400 {
+            return bad(&format!(
+                "max_retry_after_secs must be at most 86400 (a day), got {}",
+                cfg.max_retry_after_secs
             ));
         }
         let keys: Vec<String> = cfg
@@ -140,20 +473,14 @@ impl OpenAiBackend {
             .map_err(|e| {
                 LlmError::Other(format!("openai backend: cannot build HTTP client: {e}"))
             })?;
-        let endpoints = cfg
-            .base_urls
-            .iter()
-            .map(|u| Endpoint {
-                url: completions_url(u),
-                in_flight: AtomicUsize::new(0),
-            })
-            .collect();
+        let urls: Vec<String> = cfg.base_urls.iter().map(|u| completions_url(u)).collect();
         Ok(Self {
             sem: Arc::new(Semaphore::new(cfg.max_concurrency)),
+            health: Mutex::new(vec![Health::default(); urls.len()]),
+            urls,
             cfg,
-            runtime,
+            runtime: Some(runtime),
             client,
-            endpoints,
             keys,
             key_rr: AtomicUsize::new(0),
             ep_rr: AtomicUsize::new(0),
@@ -169,14 +496,78 @@ impl OpenAiBackend {
         self.stats.snapshot()
     }
 
-    /// Least in-flight endpoint; ties broken round-robin.
-    fn pick_endpoint(&self) -> usize {
-        let n = self.endpoints.len();
-        let start = self.ep_rr.fetch_add(1, Ordering::Relaxed) % n;
-        (0..n)
-            .map(|k| (start + k) % n)
-            .min_by_key(|&i| self.endpoints[i].in_flight.load(Ordering::Relaxed))
-            .unwrap_or(0)
+    /// The health of every endpoint, in `base_urls` order.
+    pub fn endpoint_health(&self) -> Vec<EndpointHealth> {
+        let health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        self.urls
+            .iter()
+            .zip(health.iter())
+            .map(|(url, h)| EndpointHealth {
+                url: url.clone(),
+                in_rotation: !h.down,
+                consecutive_failures: h.failures,
+            })
+            .collect()
+    }
+
+    /// Choose the endpoint of the next attempt and count it in flight.
+    fn claim(&self, now: Instant) -> Pick {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        let start = self.ep_rr.fetch_add(1, Ordering::Relaxed) % health.len();
+        let p = pick(&health, now, start);
+        if let Pick::Send { index, probe } = p {
+            let h = &mut health[index];
+            h.in_flight += 1;
+            h.probing |= probe;
+        }
+        p
+    }
+
+    /// Book the end of an attempt on its endpoint's health.
+    fn settle(
+        &self,
+        index: usize,
+        probe: bool,
+        res: &Result<Reply, LlmError>,
+        retry_after: Option<Duration>,
+    ) {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        let several = health.len() > 1;
+        let h = &mut health[index];
+        h.in_flight = h.in_flight.saturating_sub(1);
+        if probe {
+            h.probing = false;
+        }
+        let url = &self.urls[index];
+        match res {
+            Err(e) if retryable(e) => {
+                if let Some(ra) = retry_after {
+                    self.stats.retry_after(ra);
+                }
+                let cooldown = Duration::from_millis(self.cfg.cooldown_ms);
+                if h.on_failure(
+                    Instant::now(),
+                    retry_after,
+                    self.cfg.unhealthy_after,
+                    cooldown,
+                ) {
+                    self.stats.cooldown();
+                    if several {
+                        eprintln!(
+                            "warning: LLM endpoint {url} failed {} attempts in a row (last: {e}); \
+                             no traffic for {:.1} s while another endpoint answers",
+                            h.failures,
+                            cooldown.as_secs_f64()
+                        );
+                    }
+                }
+            }
+            _ => {
+                if h.on_success() && several {
+                    eprintln!("LLM endpoint {url} answers again; back in rotation");
+                }
+            }
+        }
     }
 
     fn pick_key(&self) -> Option<&str> {
@@ -204,14 +595,18 @@ impl OpenAiBackend {
         b
     }
 
-    async fn attempt(&self, body: &serde_json::Value) -> Result<(String, Usage), LlmError> {
-        let ep_i = self.pick_endpoint();
-        let ep = &self.endpoints[ep_i];
-        ep.in_flight.fetch_add(1, Ordering::Relaxed);
-        let endpoint = ep.url.clone();
+    /// One request to endpoint `index`; also returns the capped `Retry-After` of a 429 / 503.
+    async fn attempt(
+        &self,
+        index: usize,
+        body: &serde_json::Value,
+    ) -> (Result<Reply, LlmError>, Option<Duration>) {
+        let endpoint = &self.urls[index];
         let timeout_ms = self.cfg.timeout_secs.saturating_mul(1000);
+        let cap = Duration::from_secs(self.cfg.max_retry_after_secs);
+        let mut retry_after = None;
         let fut = async {
-            let mut rb = self.client.post(&endpoint).json(body);
+            let mut rb = self.client.post(endpoint).json(body);
             if let Some(k) = self.pick_key() {
                 rb = rb.bearer_auth(k);
             }
@@ -220,6 +615,12 @@ impl OpenAiBackend {
                 message: e.to_string(),
             })?;
             let status = resp.status().as_u16();
+            let header = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            retry_after = retry_wait(status, header.as_deref(), SystemTime::now(), cap);
             let bytes = resp.bytes().await.map_err(|e| LlmError::BadResponse {
                 endpoint: endpoint.clone(),
                 message: format!("reading body: {e}"),
@@ -233,41 +634,13 @@ impl OpenAiBackend {
                     body,
                 });
             }
-            let wire: WireResponse =
-                serde_json::from_slice(&bytes).map_err(|e| LlmError::BadResponse {
-                    endpoint: endpoint.clone(),
-                    message: format!("invalid JSON ({} bytes): {e}", bytes.len()),
-                })?;
-            let choice = wire
-                .choices
-                .into_iter()
-                .next()
-                .ok_or_else(|| LlmError::BadResponse {
-                    endpoint: endpoint.clone(),
-                    message: "no choices".into(),
-                })?;
-            let text = choice
-                .message
-                .content
-                .ok_or_else(|| LlmError::BadResponse {
-                    endpoint: endpoint.clone(),
-                    message: "choice has no message content".into(),
-                })?;
-            let usage = wire
-                .usage
-                .map(|u| Usage {
-                    prompt_tokens: u.prompt_tokens,
-                    completion_tokens: u.completion_tokens,
-                })
-                .unwrap_or_default();
-            Ok((text, usage))
+            read_reply(endpoint, &bytes)
         };
         let res = match tokio::time::timeout(Duration::from_millis(timeout_ms), fut).await {
             Ok(r) => r,
             Err(_) => Err(LlmError::Timeout(timeout_ms)),
         };
-        ep.in_flight.fetch_sub(1, Ordering::Relaxed);
-        res
+        (res, retry_after)
     }
 
     async fn chat_async(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -295,14 +668,25 @@ impl OpenAiBackend {
                 };
                 tokio::time::sleep(Duration::from_millis(base + jitter)).await;
             }
+            let (index, probe) = loop {
+                match self.claim(Instant::now()) {
+                    Pick::Send { index, probe } => break (index, probe),
+                    Pick::WaitUntil(t) => {
+                        tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await
+                    }
+                }
+            };
             self.stats.attempt();
-            match self.attempt(&body).await {
-                Ok((text, usage)) => {
+            let (res, retry_after) = self.attempt(index, &body).await;
+            self.settle(index, probe, &res, retry_after);
+            match res {
+                Ok(r) => {
                     return Ok(ChatResponse {
-                        text,
-                        usage,
+                        text: r.text,
+                        usage: r.usage,
                         latency_ms: started.elapsed().as_millis() as u64,
                         cached: false,
+                        truncated: r.truncated,
                     })
                 }
                 Err(e) if retryable(&e) => last = Some(e),
@@ -316,25 +700,279 @@ impl OpenAiBackend {
     }
 }
 
+/// Dropping the backend inside an async context (a tokio runtime's worker) must not panic:
+/// the owned runtime is shut down in the background instead of blocking on its tasks.
+impl Drop for OpenAiBackend {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
 impl Llm for OpenAiBackend {
     fn id(&self) -> String {
         format!("openai:{}", self.cfg.model)
     }
 
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Err(LlmError::Other("openai backend: runtime shut down".into()));
+        };
         let res = if tokio::runtime::Handle::try_current().is_ok() {
             // Called from inside an async context: block on our runtime from a helper thread.
             std::thread::scope(|s| {
-                s.spawn(|| self.runtime.block_on(self.chat_async(req)))
+                s.spawn(|| runtime.block_on(self.chat_async(req)))
                     .join()
                     .unwrap_or_else(|_| {
                         Err(LlmError::Other("openai worker thread panicked".into()))
                     })
             })
         } else {
-            self.runtime.block_on(self.chat_async(req))
+            runtime.block_on(self.chat_async(req))
         };
         self.stats.record(&res);
         res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn http_dates_in_all_three_forms() {
+        // RFC 9110's example instant
+        let t = at(784_111_777);
+        assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), Some(t));
+        assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), Some(t));
+        assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994"), Some(t));
+        assert_eq!(
+            parse_http_date("Thu, 29 Feb 2024 00:00:00 GMT"),
+            Some(at(1_709_164_800))
+        );
+        for bad in [
+            "",
+            "tomorrow",
+            "Fri, 30 Feb 2024 00:00:00 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 CET",
+            "Sun, 06 Nov 99999999999999 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49 GMT",
+        ] {
+            assert_eq!(parse_http_date(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_seconds_dates_and_cap() {
+        let now = at(784_111_777);
+        let cap = Duration::from_secs(60);
+        let w = |status, h: Option<&str>| retry_wait(status, h, now, cap);
+        assert_eq!(w(429, Some("1")), Some(Duration::from_secs(1)));
+        assert_eq!(w(503, Some(" 0 ")), Some(Duration::ZERO));
+        assert_eq!(w(429, Some("1.5")), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            w(429, Some("Sun, 06 Nov 1994 08:50:07 GMT")),
+            Some(Duration::from_secs(30))
+        );
+        // a date in the past: no wait
+        assert_eq!(
+            w(503, Some("Sun, 06 Nov 1994 08:00:00 GMT")),
+            Some(Duration::ZERO)
+        );
+        // capped
+        assert_eq!(w(429, Some("3600")), Some(cap));
+        assert_eq!(w(429, Some("99999999999999999999999")), Some(cap));
+        assert_eq!(
+            w(429, Some("Mon, 01 Jan 2035 00:00:00 GMT")),
+            Some(cap),
+            "far date capped"
+        );
+        // other statuses, missing, unreadable or negative headers, a zero cap: nothing
+        assert_eq!(w(500, Some("5")), None);
+        assert_eq!(w(200, Some("5")), None);
+        assert_eq!(w(429, None), None);
+        for bad in ["soon", "-1", "NaN", "inf", ""] {
+            assert_eq!(w(429, Some(bad)), None, "{bad:?}");
+        }
+        assert_eq!(retry_wait(429, Some("5"), now, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn endpoints_cool_down_and_come_back_after_a_probe() {
+        let t0 = Instant::now();
+        let cool = Duration::from_secs(10);
+        let mut eps = vec![Health::default(), Health::default()];
+        let send = |index, probe| Pick::Send { index, probe };
+        // ties rotate; the least loaded wins
+        assert_eq!(pick(&eps, t0, 0), send(0, false));
+        assert_eq!(pick(&eps, t0, 1), send(1, false));
+        eps[1].in_flight = 3;
+        assert_eq!(pick(&eps, t0, 1), send(0, false));
+        eps[1].in_flight = 0;
+        // endpoint 0 fails fast: two failures keep it in rotation, the third takes it out
+        assert!(!eps[0].on_failure(t0, None, 3, cool));
+        assert!(!eps[0].on_failure(t0, None, 3, cool));
+        assert_eq!(pick(&eps, t0, 0), send(0, false));
+        assert!(eps[0].on_failure(t0, None, 3, cool));
+        for start in 0..4 {
+            assert_eq!(pick(&eps, t0, start), send(1, false), "traffic moved");
+        }
+        // a success elsewhere does not bring it back; a failure during the cool-down does
+        // not announce it twice
+        assert!(!eps[0].on_failure(t0, None, 3, cool));
+        // the cool-down ends: one probe goes to it, the others stay away while it runs
+        let t1 = t0 + cool + Duration::from_millis(1);
+        assert_eq!(pick(&eps, t1, 1), send(0, true));
+        eps[0].probing = true;
+        assert_eq!(pick(&eps, t1, 0), send(1, false));
+        // the probe fails: a new cool-down
+        eps[0].probing = false;
+        assert!(!eps[0].on_failure(t1, None, 3, cool));
+        assert_eq!(pick(&eps, t1, 0), send(1, false));
+        // the next probe succeeds: back in rotation, ties rotate again
+        let t2 = t1 + cool + Duration::from_millis(1);
+        assert_eq!(pick(&eps, t2, 1), send(0, true));
+        assert!(eps[0].on_success());
+        assert_eq!(eps[0].failures, 0);
+        assert_eq!(pick(&eps, t2, 0), send(0, false));
+        assert_eq!(pick(&eps, t2, 1), send(1, false));
+        // every endpoint out: still send, to the one whose cool-down ends first
+        let mut all = vec![Health::default(), Health::default()];
+        all[1].on_failure(t0, None, 1, cool);
+        all[0].on_failure(t0 + Duration::from_secs(1), None, 1, cool);
+        assert_eq!(pick(&all, t0 + Duration::from_secs(2), 0), send(1, false));
+    }
+
+    #[test]
+    fn retry_after_keeps_requests_off_an_endpoint_until_then() {
+        let t0 = Instant::now();
+        let cool = Duration::from_secs(30);
+        let mut eps = vec![Health::default(), Health::default()];
+        eps[0].on_failure(t0, Some(Duration::from_secs(2)), 3, cool);
+        // still in rotation, but paused: the other endpoint serves
+        assert!(!eps[0].down);
+        assert_eq!(
+            pick(&eps, t0, 0),
+            Pick::Send {
+                index: 1,
+                probe: false
+            }
+        );
+        // both paused: wait for the earlier one
+        eps[1].on_failure(t0, Some(Duration::from_secs(5)), 3, cool);
+        assert_eq!(
+            pick(&eps, t0, 0),
+            Pick::WaitUntil(t0 + Duration::from_secs(2))
+        );
+        // a shorter Retry-After never shortens a pause
+        eps[0].on_failure(t0, Some(Duration::from_secs(1)), 3, cool);
+        assert_eq!(
+            pick(&eps, t0, 0),
+            Pick::WaitUntil(t0 + Duration::from_secs(2))
+        );
+        assert_eq!(
+            pick(&eps, t0 + Duration::from_secs(2), 0),
+            Pick::Send {
+                index: 0,
+                probe: false
+            }
+        );
+    }
+
+    #[test]
+    fn replies_null_content_empty_choices_reasoning_and_truncation() {
+        let ep = "http://x/v1/chat/completions";
+        let r = |body: &str| read_reply(ep, body.as_bytes());
+        let ok = r(r#"{"choices":[{"message":{"content":"Paris","reasoning_content":"hmm"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#).unwrap();
+        assert_eq!(
+            (ok.text.as_str(), ok.truncated, ok.usage.prompt_tokens),
+            ("Paris", false, 3)
+        );
+        let cut = r(r#"{"choices":[{"message":{"content":"ACTION: INSERT\nMEMORY_ITEM: Ali"},"finish_reason":"length"}]}"#).unwrap();
+        assert!(cut.truncated);
+        let think = r(r#"{"choices":[{"message":{"content":"<think>so...</think>\nParis"},"finish_reason":"stop"}]}"#).unwrap();
+        assert_eq!(think.text, "Paris");
+        // a plain empty answer is what the model said
+        assert_eq!(
+            r(r#"{"choices":[{"message":{"content":""}}]}"#)
+                .unwrap()
+                .text,
+            ""
+        );
+        for (body, want) in [
+            (
+                r#"{"choices":[{"message":{"content":null,"reasoning_content":"long thoughts"},"finish_reason":"length"}]}"#,
+                "`content` is null, finish_reason \"length\": the reply budget",
+            ),
+            (r#"{"choices":[]}"#, "empty `choices`"),
+            (
+                r#"{"choices":[{"message":{"content":"<think>still thinking"},"finish_reason":"length"}]}"#,
+                "only a reasoning block",
+            ),
+            (
+                r#"{"choices":[{"message":{"content":""},"finish_reason":"length"}]}"#,
+                "`content` is empty",
+            ),
+            (
+                r#"{"choices":[{"finish_reason":"stop"}]}"#,
+                "`content` is null",
+            ),
+        ] {
+            match r(body) {
+                Err(LlmError::NoContent { endpoint, reason }) => {
+                    assert_eq!(endpoint, ep);
+                    assert!(reason.contains(want), "{reason:?} lacks {want:?}");
+                }
+                other => panic!("{body}: expected NoContent, got {other:?}"),
+            }
+        }
+        for body in ["{\"choices\": [", "{\"error\":\"busy\"}", "[]"] {
+            assert!(
+                matches!(r(body), Err(LlmError::BadResponse { .. })),
+                "{body}"
+            );
+        }
+        assert!(!retryable(&LlmError::NoContent {
+            endpoint: ep.into(),
+            reason: String::new()
+        }));
+    }
+
+    #[test]
+    fn config_limits_are_named() {
+        let base = OpenAiConfig::default;
+        for (cfg, key) in [
+            (
+                OpenAiConfig {
+                    unhealthy_after: 0,
+                    ..base()
+                },
+                "unhealthy_after",
+            ),
+            (
+                OpenAiConfig {
+                    cooldown_ms: 86_400_001,
+                    ..base()
+                },
+                "cooldown_ms",
+            ),
+            (
+                OpenAiConfig {
+                    max_retry_after_secs: 1_000_000,
+                    ..base()
+                },
+                "max_retry_after_secs",
+            ),
+        ] {
+            let e = OpenAiBackend::new(cfg).err().expect("refused").to_string();
+            assert!(e.contains(key), "{e}");
+        }
     }
 }
