@@ -368,6 +368,11 @@ pub struct LlmConfig {
     /// `[executor]` only: skip INSERTs duplicating a live memory's text and apply one DELETE
     /// per memory. Off = the reference, which applies every action as parsed.
     pub dedupe_actions: bool,
+    /// `[executor]` only: what happens to a reply cut at max_tokens (`finish_reason:
+    /// "length"`): "drop-last" (its last, possibly cut-off action is dropped and counted as a
+    /// parse problem) | "apply-all" (the reference, which applies every parsed action; the
+    /// truncation is still counted).
+    pub truncated_reply: String,
 }
 
 impl Default for LlmConfig {
@@ -396,6 +401,7 @@ impl Default for LlmConfig {
             cache_path: String::new(),
             scripted_latency_ms: 0,
             enforce_skill_actions: false,
+            truncated_reply: "drop-last".into(),
             dedupe_actions: false,
         }
     }
@@ -747,6 +753,15 @@ impl Config {
         let f = self.evolution.stage_reward_fraction;
         if !(f > 0.0 && f <= 1.0) {
             bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
+        }
+        if !matches!(
+            self.executor.truncated_reply.as_str(),
+            "drop-last" | "apply-all"
+        ) {
+            bail!(
+                "executor.truncated_reply must be \"drop-last\" or \"apply-all\", got {:?}",
+                self.executor.truncated_reply
+            );
         }
         if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {
             bail!("eval.hotpotqa_f1: {e}");

@@ -103,6 +103,8 @@ pub struct EpisodeCtx<'a> {
     pub exec_temperature: f32,
     /// Drop parsed actions no chosen skill allows (`executor.enforce_skill_actions`).
     pub exec_enforce_skill_actions: bool,
+    /// Drop the last action of a reply cut at max_tokens (`executor.truncated_reply`).
+    pub exec_drop_truncated_last: bool,
     /// How parsed actions are applied (`executor.dedupe_actions`).
     pub exec_apply: memskill_executor::ApplyOptions,
     /// HotpotQA F1 rule (`eval.hotpotqa_f1`).
@@ -152,6 +154,7 @@ impl<'a> EpisodeCtx<'a> {
             exec_max_tokens: cfg.executor.max_tokens,
             exec_temperature: cfg.executor.temperature,
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
+            exec_drop_truncated_last: cfg.executor.truncated_reply == "drop-last",
             exec_apply: memskill_executor::ApplyOptions {
                 dedupe: cfg.executor.dedupe_actions,
             },
@@ -291,12 +294,13 @@ pub fn build_memory(
                 let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
                 let mut results =
                     memskill_executor::parse_response(&resp.text, retrieved_ids.len());
-                // A reply cut at max_tokens (`finish_reason: "length"`) is never applied as
-                // if complete: its last result may stop mid-text (half an UPDATED_MEMORY, an
-                // index missing digits), so it is dropped and counted as a parse problem.
-                // The results before it are complete (a later field or ACTION began after
-                // them) and are applied; a truncated reply left with none is a failed span.
-                if resp.truncated && results.pop().is_some() {
+                // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if
+                // complete (`executor.truncated_reply = "drop-last"`): its last result may stop
+                // mid-text (half an UPDATED_MEMORY, an index missing digits), so it is dropped
+                // and counted as a parse problem. The results before it are complete (a later
+                // field or ACTION began after them) and are applied; a truncated reply left
+                // with none is a failed span. "apply-all" is the reference's behaviour.
+                if resp.truncated && ctx.exec_drop_truncated_last && results.pop().is_some() {
                     out.parse_problems += 1;
                 }
                 let parsed = memskill_executor::parse_actions_from(&results, filter);
@@ -515,7 +519,6 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
         let samples = crate::synthetic::dataset(1, 3, 0);
         let skills: Vec<Skill> = crate::synthetic::skill_bank()
             .selectable()
@@ -523,7 +526,12 @@ mod tests {
             .cloned()
             .collect();
         let mut memories = Vec::new();
-        for truncated in [false, true] {
+        for (truncated, apply_all) in [(false, false), (true, false), (true, true)] {
+            let mut sets = sets.clone();
+            if apply_all {
+                sets.push("executor.truncated_reply=\"apply-all\"".into());
+            }
+            let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
             let mut rt =
                 crate::runtime::Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false)
                     .unwrap();
@@ -541,7 +549,8 @@ mod tests {
             let texts: Vec<String> = built.memory.live().map(|m| m.content.clone()).collect();
             let totals = rt.counters.executor.totals();
             assert_eq!(totals.truncated, if truncated { 3 } else { 0 });
-            assert_eq!(built.parse_problems, if truncated { 3 } else { 0 });
+            let dropped = truncated && !apply_all;
+            assert_eq!(built.parse_problems, if dropped { 3 } else { 0 });
             assert!(built.outcomes.iter().all(|o| !o.all_calls_failed));
             memories.push(texts);
         }
@@ -549,6 +558,8 @@ mod tests {
         assert!(memories[0].iter().any(|m| m == "Bob moved to Ber"));
         // truncated: the complete first INSERT of every span is applied, the cut one is not
         assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
+        // "apply-all" (the reference): every parsed action, the cut one included (counted)
+        assert_eq!(memories[2], memories[0]);
     }
 
     #[test]
