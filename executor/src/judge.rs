@@ -446,8 +446,8 @@ mod tests {
         let u = &m[0].content;
         assert!(u.contains("\"explanation\""), "{u}");
         assert!(u.contains("\"score\""), "{u}");
-        assert!(u.contains("[Ground Truth Answers]\nLondon\n"), "{u}");
-        assert!(u.contains("[Model Answer]\nLondon\n"), "{u}");
+        assert!(u.contains("[Reference Answers]\nLondon\n"), "{u}");
+        assert!(u.contains("[Answer to Grade]\nLondon\n"), "{u}");
         let hp = q("h", "bridge", &["a", "b"]);
         assert_eq!(judge_ground_truth("hotpotqa", &hp), "a, b");
         assert_eq!(JUDGE_MAX_TOKENS, 1024);
