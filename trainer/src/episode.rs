@@ -220,6 +220,16 @@ pub struct BuiltMemory {
     pub errors: Vec<String>,
 }
 
+impl BuiltMemory {
+    /// Whether every span's executor call failed (an LLM error, not a reply that parsed to
+    /// nothing): such an episode measured nothing and is left out of the PPO batch. A reply
+    /// that parses to no action is a real outcome (the reference's failure penalty in the
+    /// process reward, `SpanOutcome::all_calls_failed`), and the episode is still scored.
+    pub fn every_call_failed(&self) -> bool {
+        !self.outcomes.is_empty() && self.call_errors >= self.outcomes.len()
+    }
+}
+
 /// Build the memory bank of `sample`: `rng = Some` samples skills (training),
 /// `None` takes the deterministic top-K (evaluation).
 pub fn build_memory(
@@ -487,6 +497,31 @@ mod tests {
         });
         assert_eq!(out, items.iter().map(|x| x * 11).collect::<Vec<_>>());
         assert!(peak.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn unparsable_replies_are_scored_but_failed_calls_are_not() {
+        let mut b = BuiltMemory {
+            memory: MemoryBank::new(),
+            transitions: Vec::new(),
+            outcomes: vec![
+                SpanOutcome {
+                    all_calls_failed: true,
+                    ..Default::default()
+                };
+                3
+            ],
+            chosen: Vec::new(),
+            call_errors: 0,
+            parse_problems: 3,
+            errors: Vec::new(),
+        };
+        // three replies that parsed to nothing: penalised in shaping, but the episode counts
+        assert!(!b.every_call_failed());
+        b.call_errors = 2;
+        assert!(!b.every_call_failed());
+        b.call_errors = 3;
+        assert!(b.every_call_failed());
     }
 
     #[test]

@@ -610,8 +610,7 @@ fn inner_epoch(
                 }
             }
         }
-        let all_spans_failed =
-            !ep.built.outcomes.is_empty() && ep.built.outcomes.iter().all(|o| o.all_calls_failed);
+        let all_spans_failed = ep.built.every_call_failed();
         let Some(reward) = ep.reward.filter(|_| !all_spans_failed) else {
             dropped += 1;
             continue;
