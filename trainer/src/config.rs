@@ -676,6 +676,8 @@ impl Config {
 
     /// Load a TOML file and apply overrides.
     pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
+        // A FIFO or device as the config would block or never end.
+        crate::fsutil::check_input_file(path, 64 << 20, "config")?;
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading config {}", path.display()))?;
         Self::from_toml_str(&text, sets, &path.display().to_string())
@@ -943,6 +945,12 @@ mod tests {
             assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
         }
         assert_eq!(Config::default().data.max_file_mb, 2048);
+    }
+
+    #[test]
+    fn config_file_must_be_a_regular_file() {
+        let e = Config::load(Path::new("/dev/zero"), &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
     }
 
     #[test]

@@ -276,3 +276,20 @@ fn checkpoint_manifest_cannot_name_files_outside_it() {
         .expect("refused");
     assert!(format!("{e:#}").contains("not a plain file name"), "{e:#}");
 }
+
+#[test]
+fn run_names_with_control_characters_or_separators_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for bad in ["a\nb", "../x", ".hidden", "tab\tx"] {
+        let o = memskill(&[
+            "train",
+            "--resume",
+            "--run-name",
+            bad,
+            "--runs-dir",
+            d.path().to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("run.name"), "{bad:?}: {}", stderr(&o));
+    }
+}

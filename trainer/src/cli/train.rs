@@ -107,6 +107,7 @@ pub struct BenchArgs {
 pub fn train(a: TrainArgs) -> Result<()> {
     let mut sets = a.sets.clone();
     if let Some(n) = &a.run_name {
+        memskill_trainer::config::check_run_name(n).context("--run-name")?;
         sets.push(format!("run.name={}", toml::Value::String(n.clone())));
     }
     let cfg = match (&a.config, a.resume) {
