@@ -94,7 +94,17 @@ pub fn refuse_overwrite_input(input: &Path, output: &Path, flag: &str) -> Result
         // The output does not exist yet (or the input cannot be resolved): no overlap.
         return Ok(());
     };
-    if i == o {
+    #[cfg(unix)]
+    let same_inode = {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(&i), fs::metadata(&o)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    };
+    #[cfg(not(unix))]
+    let same_inode = false;
+    if i == o || same_inode {
         anyhow::bail!(
             "{flag} {} is the input file {}: refusing to overwrite an input",
             output.display(),
@@ -246,6 +256,9 @@ mod tests {
             .to_string();
         assert!(e.contains("--per-line") && e.contains("input"), "{e}");
         refuse_overwrite_input(&p, &d.path().join("new.jsonl"), "--per-line").unwrap();
+        let hard = d.path().join("hard.json");
+        fs::hard_link(&p, &hard).unwrap();
+        assert!(refuse_overwrite_input(&p, &hard, "--per-line").is_err());
         assert!(refuse_existing(&p, false, "--out").is_err());
         refuse_existing(&p, true, "--out").unwrap();
     }
