@@ -13,6 +13,20 @@ pub enum DatasetError {
     /// The path is a directory.
     #[error("{file}: is a directory, expected a JSON file")]
     IsDirectory { file: String },
+    /// A FIFO, device, socket or other non-regular file (reading it could block or never end).
+    #[error("{file}: not a regular file (FIFO, device or socket); refusing to read it")]
+    NotRegular { file: String },
+    /// The file is larger than the configured limit (`data.max_file_mb`).
+    #[error("{file}: {size} bytes is above the limit of {limit} bytes (data.max_file_mb)")]
+    TooLarge { file: String, size: u64, limit: u64 },
+    /// Two records carry the same sample id.
+    #[error("{file}: {path}: duplicate sample id {id:?} (first at {first})")]
+    DuplicateId {
+        file: String,
+        path: String,
+        first: String,
+        id: String,
+    },
     /// Any other I/O failure.
     #[error("{file}: cannot read: {source}")]
     Io {
@@ -67,7 +81,8 @@ impl DatasetError {
         match self {
             DatasetError::WrongType { path, .. }
             | DatasetError::MissingField { path, .. }
-            | DatasetError::Invalid { path, .. } => Some(path),
+            | DatasetError::Invalid { path, .. }
+            | DatasetError::DuplicateId { path, .. } => Some(path),
             _ => None,
         }
     }

@@ -78,6 +78,19 @@ fn hotpot_from_records(
         };
         out.push(sample);
     }
+    crate::json::check_unique_ids(
+        &file,
+        records.iter().zip(&out).map(|((p, _), s)| {
+            (
+                if p.is_empty() {
+                    "(record)".to_string()
+                } else {
+                    p.clone()
+                },
+                s.id.as_str(),
+            )
+        }),
+    )?;
     Ok(out)
 }
 

@@ -7,8 +7,14 @@ use serde_json::Value;
 
 use crate::DatasetError;
 
-/// Reads a file into a string with precise errors for missing / directory / empty files.
-pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
+/// Largest data file the loaders read (2 GiB); callers may check a lower limit first with
+/// [`check_data_file`].
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 2048 << 20;
+
+/// Checks, before reading, that `path` exists, is a regular file (not a directory, FIFO,
+/// device or socket: `/dev/zero` or a FIFO would never end or block) and holds at most
+/// `max_bytes` bytes.
+pub fn check_data_file(path: &Path, max_bytes: u64) -> Result<(), DatasetError> {
     let file = path.display().to_string();
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -20,10 +26,39 @@ pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
     if meta.is_dir() {
         return Err(DatasetError::IsDirectory { file });
     }
-    let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
-        file: file.clone(),
-        source,
-    })?;
+    if !meta.is_file() {
+        return Err(DatasetError::NotRegular { file });
+    }
+    if meta.len() > max_bytes {
+        return Err(DatasetError::TooLarge {
+            file,
+            size: meta.len(),
+            limit: max_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Reads a file into a string with precise errors for missing / directory / non-regular /
+/// oversized / empty files.
+pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    check_data_file(path, DEFAULT_MAX_FILE_BYTES)?;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(DEFAULT_MAX_FILE_BYTES + 1).read_to_string(&mut text))
+        .map_err(|source| DatasetError::Io {
+            file: file.clone(),
+            source,
+        })?;
+    if text.len() as u64 > DEFAULT_MAX_FILE_BYTES {
+        return Err(DatasetError::TooLarge {
+            file,
+            size: text.len() as u64,
+            limit: DEFAULT_MAX_FILE_BYTES,
+        });
+    }
     if text.trim().is_empty() {
         return Err(DatasetError::Empty { file });
     }
@@ -243,4 +278,25 @@ pub(crate) fn str_list(node: &Node<'_>) -> Result<Vec<String>, DatasetError> {
         out.push(Node::new(v, node.file, &p).text()?);
     }
     Ok(out)
+}
+
+/// Rejects a second record with an id already seen, naming both places. `ids` yields
+/// (JSON path of the record's id, id).
+pub(crate) fn check_unique_ids<'a>(
+    file: &str,
+    ids: impl IntoIterator<Item = (String, &'a str)>,
+) -> Result<(), DatasetError> {
+    let mut seen: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    for (path, id) in ids {
+        if let Some(first) = seen.get(id) {
+            return Err(DatasetError::DuplicateId {
+                file: file.to_string(),
+                path,
+                first: first.clone(),
+                id: id.to_string(),
+            });
+        }
+        seen.insert(id, path);
+    }
+    Ok(())
 }

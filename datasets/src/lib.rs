@@ -29,6 +29,7 @@ pub use error::DatasetError;
 pub use hotpotqa::{
     hotpotqa_from_json, load_hotpotqa, load_hotpotqa_with, split_passages, HotpotOptions,
 };
+pub use json::{check_data_file, DEFAULT_MAX_FILE_BYTES};
 pub use locomo::{
     load_locomo, locomo_from_json, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY,
 };

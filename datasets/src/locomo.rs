@@ -60,6 +60,13 @@ pub fn locomo_from_json(
         let p = index_path("", i);
         samples.push(parse_conversation(Node::new(item, &file, &p), opts)?);
     }
+    crate::json::check_unique_ids(
+        &file,
+        samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (child_path(&index_path("", i), "sample_id"), s.id.as_str())),
+    )?;
     Ok(samples)
 }
 

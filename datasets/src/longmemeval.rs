@@ -102,6 +102,13 @@ fn lme_from_records(
         node.object()?;
         qids.push(req_text(&node, "question_id")?);
     }
+    crate::json::check_unique_ids(
+        &file,
+        records
+            .iter()
+            .zip(&qids)
+            .map(|((p, _), id)| (child_path(p, "question_id"), id.as_str())),
+    )?;
     let picked = select_lme(&qids, opts.only.as_deref(), opts.include_abstention);
     let mut out = Vec::with_capacity(picked.len());
     for i in picked {

@@ -515,3 +515,79 @@ fn real_locomo_counts_when_present() {
         vec!["conv-49", "conv-50"]
     );
 }
+
+#[test]
+fn error_fifo_and_device_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("data.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        // Reading a FIFO with no writer would block forever.
+        for kind in [
+            DatasetKind::Locomo,
+            DatasetKind::LongMemEval,
+            DatasetKind::HotpotQa,
+        ] {
+            let e = err_text(load(kind, &fifo, &LoadOptions::default()).unwrap_err());
+            assert!(e.contains("not a regular file"), "{kind}: {e}");
+        }
+    }
+    let e = err_text(load_locomo(Path::new("/dev/zero"), &LocomoOptions::default()).unwrap_err());
+    assert!(
+        e.contains("/dev/zero") && e.contains("not a regular file"),
+        "{e}"
+    );
+    let big = dir.path().join("big.json");
+    std::fs::File::create(&big).unwrap().set_len(1001).unwrap();
+    let e = err_text(check_data_file(&big, 1000).unwrap_err());
+    assert!(
+        e.contains("1001 bytes") && e.contains("data.max_file_mb"),
+        "{e}"
+    );
+    check_data_file(&big, 1001).unwrap();
+}
+
+#[test]
+fn error_duplicate_sample_ids_name_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    // LoCoMo: the same conversation twice.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx("locomo_small.json")).unwrap()).unwrap();
+    let first = v[0].clone();
+    let doubled = serde_json::Value::Array(vec![first.clone(), v[1].clone(), first]);
+    let e = err_text(locomo_from_json(&doubled, "l.json", &LocomoOptions::default()).unwrap_err());
+    assert!(
+        e.contains("duplicate sample id")
+            && e.contains("[2].sample_id")
+            && e.contains("[0].sample_id"),
+        "{e}"
+    );
+    // LongMemEval: a repeated question_id.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx("longmemeval_small.json")).unwrap())
+            .unwrap();
+    let mut arr = v.as_array().unwrap().clone();
+    arr.push(arr[0].clone());
+    let n = arr.len() - 1;
+    let e = err_text(
+        longmemeval_from_json(
+            &serde_json::Value::Array(arr),
+            "m.json",
+            &LmeOptions::default(),
+        )
+        .unwrap_err(),
+    );
+    assert!(
+        e.contains("duplicate sample id")
+            && e.contains(&format!("[{n}].question_id"))
+            && e.contains("[0].question_id"),
+        "{e}"
+    );
+    // HotpotQA (JSONL): a repeated record.
+    let text = std::fs::read_to_string(fx("hotpotqa_longbench_small.jsonl")).unwrap();
+    let line = text.lines().next().unwrap();
+    let p = dir.path().join("h.jsonl");
+    std::fs::write(&p, format!("{text}\n{line}\n")).unwrap();
+    let e = err_text(load_hotpotqa(&p).unwrap_err());
+    assert!(e.contains("duplicate sample id"), "{e}");
+}

@@ -203,10 +203,18 @@ pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> 
         None => SkillStatus::Candidate,
     };
     let mean_reward = match meta.get("mean_reward") {
-        Some(v) => v
-            .trim()
-            .parse::<f64>()
-            .map_err(|e| bad("mean_reward", e.to_string()))?,
+        Some(v) => {
+            let x = v
+                .trim()
+                .parse::<f64>()
+                .map_err(|e| bad("mean_reward", e.to_string()))?;
+            // "NaN" / "inf" parse as f64 but cannot be stored in bank.json (JSON has no
+            // such numbers: they would be written as `null` and fail to load).
+            if !x.is_finite() {
+                return Err(bad("mean_reward", format!("{v:?} is not a finite number")));
+            }
+            x
+        }
         None => 0.0,
     };
     let usage_count = match meta.get("usage_count") {
@@ -238,8 +246,27 @@ fn invalid(skill: &str, path: &Path, rule: impl Into<String>) -> DesignerError {
     }
 }
 
+/// Atomic write: a temp file in the same folder, fsync, rename (a reader or a full disk
+/// never leaves a partial file under `path`).
 fn write(path: &Path, text: &str) -> Result<(), DesignerError> {
-    fs::write(path, text).map_err(|e| DesignerError::io(path, e))
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let res = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = res {
+        let _ = fs::remove_file(&tmp);
+        return Err(DesignerError::io(path, e));
+    }
+    Ok(())
 }
 
 /// Human-readable release history.
@@ -280,6 +307,17 @@ pub fn export_bank(bank: &SkillBank, dir: &Path) -> Result<(), DesignerError> {
     for s in bank.skills() {
         check_skill_text(&s.name, &s.description, &s.instructions)
             .map_err(|r| invalid(&s.name, &dir.join(&s.name).join(SKILL_FILE), r))?;
+        if !s.usage.mean_reward.is_finite() || s.usage.recent_rewards.iter().any(|r| !r.is_finite())
+        {
+            return Err(invalid(
+                &s.name,
+                &dir.join(&s.name).join(SKILL_FILE),
+                format!(
+                    "usage.mean_reward {} (or a recent reward) is not a finite number",
+                    s.usage.mean_reward
+                ),
+            ));
+        }
     }
     fs::create_dir_all(dir).map_err(|e| DesignerError::io(dir, e))?;
     for entry in fs::read_dir(dir).map_err(|e| DesignerError::io(dir, e))? {
@@ -554,6 +592,14 @@ mod tests {
                 "no `description`",
             ),
             ("---\nname: x\ndescription: d\n---\n", "metadata.action"),
+            (
+                "---\nname: x\ndescription: d\nmetadata:\n  action: insert\n  mean_reward: NaN\n---\n",
+                "not a finite number",
+            ),
+            (
+                "---\nname: x\ndescription: d\nmetadata:\n  action: insert\n  mean_reward: \"-inf\"\n---\n",
+                "not a finite number",
+            ),
             (
                 "---\nname: x\ndescription: |\n  d\nmetadata:\n  action: insert\n---\n",
                 "block scalars",

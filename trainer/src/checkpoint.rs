@@ -168,6 +168,12 @@ impl Checkpoint {
         }
         let mut bytes: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         for (n, sha) in &manifest.files {
+            if !is_plain_name(n) {
+                bail!(
+                    "{}: manifest entry {n:?} is not a plain file name inside the checkpoint; refusing to read it",
+                    mpath.display()
+                );
+            }
             let p = dir.join(n);
             let b = fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
             let got = sha256_bytes(&b);
@@ -205,6 +211,26 @@ impl Checkpoint {
     }
 }
 
+/// A single, normal path component: no separators, no `.` / `..`, not absolute, not empty.
+fn is_plain_name(n: &str) -> bool {
+    let mut comps = Path::new(n).components();
+    matches!(
+        (comps.next(), comps.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    ) && !n.contains(['/', '\\', '\0'])
+}
+
+/// Remove temp files and folders a killed write left in `<run_dir>` and
+/// `<run_dir>/checkpoints` (`.latest.tmp-<pid>`, `.tmp-step-<n>`, ...); see
+/// [`crate::fsutil::clean_stale_temps`]. Returns what was removed.
+pub fn clean_stale(run_dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = crate::fsutil::clean_stale_temps(run_dir)?;
+    removed.extend(crate::fsutil::clean_stale_temps(
+        &run_dir.join("checkpoints"),
+    )?);
+    Ok(removed)
+}
+
 /// The directory `latest` (or `best`) points at, if any.
 pub fn pointer(run_dir: &Path, which: &str) -> Result<Option<PathBuf>> {
     let p = run_dir.join("checkpoints").join(which);
@@ -213,7 +239,7 @@ pub fn pointer(run_dir: &Path, which: &str) -> Result<Option<PathBuf>> {
     }
     let name = fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
     let name = name.trim();
-    if name.is_empty() || name.contains('/') {
+    if !is_plain_name(name) {
         bail!("{}: invalid pointer {name:?}", p.display());
     }
     Ok(Some(run_dir.join("checkpoints").join(name)))
@@ -272,4 +298,44 @@ fn prune(ck: &Path, keep_last: usize) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_paths_must_stay_inside_the_checkpoint() {
+        let d = tempfile::tempdir().unwrap();
+        let ck = d.path().join("step-1");
+        fs::create_dir_all(&ck).unwrap();
+        let secret = d.path().join("secret.txt");
+        fs::write(&secret, b"outside").unwrap();
+        for bad in [
+            "../secret.txt",
+            "../../../../etc/hostname",
+            "/etc/hostname",
+            "..",
+            "a/b",
+        ] {
+            let m = Manifest {
+                format_version: FORMAT_VERSION,
+                update_step: 1,
+                files: [(bad.to_string(), sha256_bytes(b"outside"))].into(),
+            };
+            fs::write(ck.join("manifest.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+            let e = Checkpoint::load(&ck).err().expect("must refuse");
+            let e = format!("{e:#}");
+            assert!(e.contains("not a plain file name"), "{bad}: {e}");
+        }
+        assert!(is_plain_name("state.json") && !is_plain_name("") && !is_plain_name("."));
+    }
+
+    #[test]
+    fn pointer_refuses_dot_dot() {
+        let d = tempfile::tempdir().unwrap();
+        fs::create_dir_all(d.path().join("checkpoints")).unwrap();
+        fs::write(d.path().join("checkpoints/latest"), b"..").unwrap();
+        assert!(pointer(d.path(), "latest").is_err());
+    }
 }

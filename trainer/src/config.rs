@@ -209,6 +209,9 @@ pub struct DataConfig {
     /// Synthetic dataset shape (dataset = "synthetic").
     pub synthetic_samples: usize,
     pub synthetic_spans: usize,
+    /// Refuse data files (and the LongMemEval splits file) larger than this many MiB before
+    /// reading them (they are read whole into memory); must be >= 1.
+    pub max_file_mb: u64,
 }
 
 impl Default for DataConfig {
@@ -227,6 +230,7 @@ impl Default for DataConfig {
             query_ratio: 1.0,
             synthetic_samples: 8,
             synthetic_spans: 3,
+            max_file_mb: 2048,
         }
     }
 }
@@ -653,6 +657,18 @@ fn unknown_key(user: &toml::Table, resolved: &toml::Table, prefix: &str) -> Opti
     None
 }
 
+/// A run name becomes a folder name and appears in logs: letters, digits, `-`, `_` and `.`
+/// only (ASCII), 1..=128 characters, not starting with `.`.
+pub fn check_run_name(name: &str) -> Result<()> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() || name.len() > 128 || name.starts_with('.') || !name.chars().all(ok_char) {
+        bail!(
+            "run.name {name:?} must be 1 to 128 characters of letters, digits, '-', '_' or '.', not starting with '.'"
+        );
+    }
+    Ok(())
+}
+
 impl Config {
     /// Resolve a config from TOML text plus `--set` overrides.
     pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
@@ -679,6 +695,8 @@ impl Config {
 
     /// Load a TOML file and apply overrides.
     pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
+        // A FIFO or device as the config would block or never end.
+        crate::fsutil::check_input_file(path, 64 << 20, "config")?;
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading config {}", path.display()))?;
         Self::from_toml_str(&text, sets, &path.display().to_string())
@@ -692,18 +710,39 @@ impl Config {
     /// Cross-field checks with messages naming the field.
     pub fn validate(&self) -> Result<()> {
         let r = &self.run;
-        if r.name.is_empty() || r.name.contains('/') || r.name.starts_with('.') {
-            bail!("run.name {:?} must be a non-empty folder name", r.name);
-        }
+        check_run_name(&r.name)?;
         if r.batch_size == 0 {
             bail!("run.batch_size must be >= 1");
         }
         if r.outer_epochs == 0 || r.inner_epochs == 0 {
             bail!("run.outer_epochs and run.inner_epochs must be >= 1");
         }
-        if self.controller.top_k == 0 {
-            bail!("controller.top_k must be >= 1");
+        for (key, v) in [
+            ("controller.top_k", self.controller.top_k),
+            ("controller.retrieve", self.controller.retrieve),
+            ("answer.retrieve", self.answer.retrieve),
+            ("eval.top_k", self.eval.top_k),
+            ("eval.retrieve", self.eval.retrieve),
+            ("ppo.ppo_epochs", self.ppo.ppo_epochs),
+        ] {
+            if v == 0 {
+                bail!("{key} must be >= 1, got 0");
+            }
         }
+        if self.data.max_file_mb == 0 {
+            bail!("data.max_file_mb must be >= 1");
+        }
+        if !matches!(
+            self.data.dataset.as_str(),
+            "locomo" | "longmemeval" | "hotpotqa" | "alfworld" | "synthetic"
+        ) {
+            bail!(
+                "data.dataset must be locomo | longmemeval | hotpotqa | alfworld | synthetic, got {:?}",
+                self.data.dataset
+            );
+        }
+        crate::data::span_mode(&self.spans.mode, "spans.mode")?;
+        crate::data::span_mode(&self.eval.span_mode, "eval.span_mode")?;
         if !matches!(self.encoder.long_text.as_str(), "truncate" | "window-mean") {
             bail!(
                 "encoder.long_text must be truncate | window-mean, got {:?}",
@@ -929,6 +968,56 @@ mod tests {
         assert!(format!("{e:#}").contains("batch_size"), "{e:#}");
         let e = Config::from_toml_str("", &["run.batch_size=\"many\"".into()], "t").unwrap_err();
         assert!(format!("{e:#}").contains("invalid"), "{e:#}");
+    }
+
+    #[test]
+    fn limits_are_validated_with_the_key_named() {
+        for (set, key) in [
+            ("eval.top_k=0", "eval.top_k"),
+            ("eval.retrieve=0", "eval.retrieve"),
+            ("controller.retrieve=0", "controller.retrieve"),
+            ("controller.top_k=0", "controller.top_k"),
+            ("answer.retrieve=0", "answer.retrieve"),
+            ("ppo.ppo_epochs=0", "ppo.ppo_epochs"),
+            ("data.max_file_mb=0", "data.max_file_mb"),
+            ("data.dataset=\"locomo2\"", "data.dataset"),
+            ("spans.mode=\"fixed-tokens:5:9\"", "spans.mode"),
+            ("eval.span_mode=\"sentences\"", "eval.span_mode"),
+        ] {
+            let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+        assert_eq!(Config::default().data.max_file_mb, 2048);
+    }
+
+    #[test]
+    fn config_file_must_be_a_regular_file() {
+        let e = Config::load(Path::new("/dev/zero"), &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
+    }
+
+    #[test]
+    fn run_names_are_restricted_to_a_safe_character_set() {
+        for bad in [
+            "",
+            ".hidden",
+            "a/b",
+            "a\\b",
+            "x\ny",
+            "tab\there",
+            "bell\u{7}",
+            "spa ce",
+            "é",
+            "..",
+        ] {
+            let set = format!("run.name={}", toml::Value::String(bad.into()));
+            let e = Config::from_toml_str("", &[set], "t").unwrap_err();
+            assert!(format!("{e:#}").contains("run.name"), "{bad:?}: {e:#}");
+        }
+        for good in ["quickstart", "run-1_b.2", "A9"] {
+            check_run_name(good).unwrap();
+        }
+        assert!(check_run_name(&"a".repeat(129)).is_err());
     }
 
     #[test]

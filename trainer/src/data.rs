@@ -16,6 +16,13 @@ pub fn span_mode(s: &str, field: &str) -> Result<SpanMode> {
         .map_err(|e| anyhow::anyhow!("{field} = {s:?}: {e}"))
 }
 
+/// `data.max_file_mb` and the regular-file check, before a data file is read.
+fn check_size(cfg: &DataConfig, path: &std::path::Path, key: &str) -> Result<()> {
+    memskill_datasets::check_data_file(path, cfg.max_file_mb.saturating_mul(1 << 20))
+        .with_context(|| format!("{key} (data.max_file_mb = {})", cfg.max_file_mb))?;
+    Ok(())
+}
+
 /// Load, split, cut and segment the samples of `split`.
 pub fn load_samples(
     cfg: &DataConfig,
@@ -31,6 +38,7 @@ pub fn load_samples(
         }
         "locomo" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
+            check_size(cfg, path, "data.path")?;
             let all = memskill_datasets::load_locomo(
                 path,
                 &LocomoOptions {
@@ -43,6 +51,7 @@ pub fn load_samples(
         }
         "longmemeval" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
+            check_size(cfg, path, "data.path")?;
             let only = lme_split_entries(cfg, split)?;
             memskill_datasets::load_longmemeval(
                 path,
@@ -55,6 +64,7 @@ pub fn load_samples(
         }
         "hotpotqa" => {
             let path = &crate::config::resolve_data_path(&cfg.path);
+            check_size(cfg, path, "data.path")?;
             memskill_datasets::load_hotpotqa_with(
                 path,
                 &HotpotOptions {
@@ -109,6 +119,7 @@ pub fn lme_split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<Str
             path.display()
         );
     }
+    check_size(cfg, &path, "data.splits_path")?;
     let mut splits = memskill_datasets::load_lme_splits(&path)
         .with_context(|| format!("data.splits_path {}", path.display()))?;
     match splits.remove(split) {

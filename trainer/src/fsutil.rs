@@ -87,6 +87,105 @@ pub fn truncate_to(path: &Path, len: u64) -> Result<()> {
         .with_context(|| format!("fsync of {}", path.display()))
 }
 
+/// Refuse to write `output` when it is the same file as `input` (compared by canonical
+/// path, so `./a.jsonl`, `a.jsonl` and a symlink to it all count). `flag` names the option.
+pub fn refuse_overwrite_input(input: &Path, output: &Path, flag: &str) -> Result<()> {
+    let (Ok(i), Ok(o)) = (fs::canonicalize(input), fs::canonicalize(output)) else {
+        // The output does not exist yet (or the input cannot be resolved): no overlap.
+        return Ok(());
+    };
+    #[cfg(unix)]
+    let same_inode = {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(&i), fs::metadata(&o)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    };
+    #[cfg(not(unix))]
+    let same_inode = false;
+    if i == o || same_inode {
+        anyhow::bail!(
+            "{flag} {} is the input file {}: refusing to overwrite an input",
+            output.display(),
+            input.display()
+        );
+    }
+    Ok(())
+}
+
+/// Refuse to replace an existing `path` unless `force` is set. `flag` names the option.
+pub fn refuse_existing(path: &Path, force: bool, flag: &str) -> Result<()> {
+    if !force && fs::symlink_metadata(path).is_ok() {
+        anyhow::bail!(
+            "{flag} {} already exists (use --force to overwrite)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Check that `path` is a regular file of at most `max_bytes` before reading it: a FIFO,
+/// a device (`/dev/zero`) or a socket would block or never end. `what` names the input.
+pub fn check_input_file(path: &Path, max_bytes: u64, what: &str) -> Result<()> {
+    let m = fs::metadata(path).with_context(|| format!("{what} {}", path.display()))?;
+    if !m.is_file() {
+        anyhow::bail!(
+            "{what} {}: not a regular file (a directory, FIFO, device or socket); refusing to read it",
+            path.display()
+        );
+    }
+    if m.len() > max_bytes {
+        anyhow::bail!(
+            "{what} {}: {} bytes is above the limit of {max_bytes} bytes",
+            path.display(),
+            m.len()
+        );
+    }
+    Ok(())
+}
+
+/// Remove our temporary files (`.<name>.tmp-<pid>` from [`write_atomic`], `.tmp-step-<n>`
+/// checkpoint folders) left in `dir` by a killed process. Temp files of a process that is
+/// still alive (checked through `/proc/<pid>` where it exists) are kept, as are
+/// this process's own. Returns the removed paths.
+pub fn clean_stale_temps(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(removed);
+    };
+    let me = std::process::id();
+    let proc_fs = Path::new("/proc/self").exists();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let p = e.path();
+        let stale = if let Some(i) = name.rfind(".tmp-") {
+            let pid = &name[i + 5..];
+            name.starts_with('.')
+                && i > 0
+                && !pid.is_empty()
+                && pid.bytes().all(|b| b.is_ascii_digit())
+                && pid.parse::<u32>().is_ok_and(|pid| {
+                    pid != me && !(proc_fs && Path::new(&format!("/proc/{pid}")).exists())
+                })
+        } else {
+            false
+        };
+        // `.tmp-step-<n>`: a checkpoint folder assembled by a killed save.
+        let stale_ck = name
+            .strip_prefix(".tmp-step-")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if stale && e.file_type().is_ok_and(|t| t.is_file()) {
+            fs::remove_file(&p).with_context(|| format!("removing stale {}", p.display()))?;
+            removed.push(p);
+        } else if stale_ck && e.file_type().is_ok_and(|t| t.is_dir()) {
+            fs::remove_dir_all(&p).with_context(|| format!("removing stale {}", p.display()))?;
+            removed.push(p);
+        }
+    }
+    Ok(removed)
+}
+
 /// sha256 of bytes as lowercase hex.
 pub fn sha256_bytes(b: &[u8]) -> String {
     hex::encode(Sha256::digest(b))
@@ -114,6 +213,54 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn stale_temps_are_removed_live_and_foreign_files_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let dead = d.path().join(".latest.tmp-4000000000");
+        fs::write(&dead, b"step-1").unwrap();
+        let mine = d.path().join(format!(".latest.tmp-{}", std::process::id()));
+        fs::write(&mine, b"x").unwrap();
+        fs::create_dir(d.path().join(".tmp-step-3")).unwrap();
+        fs::write(d.path().join(".tmp-step-3").join("state.json"), b"{}").unwrap();
+        for keep in ["latest", "notes.tmp-12", ".tmp-x", ".a.tmp-"] {
+            fs::write(d.path().join(keep), b"k").unwrap();
+        }
+        let removed = clean_stale_temps(d.path()).unwrap();
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(!dead.exists() && !d.path().join(".tmp-step-3").exists());
+        assert!(mine.exists());
+        for keep in ["latest", "notes.tmp-12", ".tmp-x", ".a.tmp-"] {
+            assert!(d.path().join(keep).exists(), "{keep}");
+        }
+    }
+
+    #[test]
+    fn input_checks_refuse_fifos_devices_big_files_and_self_overwrite() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.json");
+        fs::write(&p, b"0123456789").unwrap();
+        check_input_file(&p, 10, "data.path").unwrap();
+        let e = check_input_file(&p, 9, "data.path")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("above the limit"), "{e}");
+        let e = check_input_file(Path::new("/dev/zero"), u64::MAX, "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let same = d.path().join(".").join("a.json");
+        let e = refuse_overwrite_input(&p, &same, "--per-line")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--per-line") && e.contains("input"), "{e}");
+        refuse_overwrite_input(&p, &d.path().join("new.jsonl"), "--per-line").unwrap();
+        let hard = d.path().join("hard.json");
+        fs::hard_link(&p, &hard).unwrap();
+        assert!(refuse_overwrite_input(&p, &hard, "--per-line").is_err());
+        assert!(refuse_existing(&p, false, "--out").is_err());
+        refuse_existing(&p, true, "--out").unwrap();
     }
 
     #[test]

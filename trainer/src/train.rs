@@ -184,6 +184,22 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     let timings_path = run_dir.join("timings.jsonl");
     let config_toml = cfg.to_toml()?;
 
+    // Everything that can fail on the config or its inputs (data, span modes, the initial
+    // bank) runs before the run directory is created, so a config error leaves nothing behind.
+    let is_alfworld = cfg.data.dataset == "alfworld";
+    let samples = if is_alfworld {
+        // ALFWorld episodes are drawn as (batch A, batch B) pairs of games, not samples.
+        Vec::new()
+    } else {
+        let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
+        crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?
+    };
+    let alf = if is_alfworld {
+        Some(AlfworldEnv::open(&cfg.alfworld).context("data.dataset = \"alfworld\"")?)
+    } else {
+        None
+    };
+
     let resumed: Option<Checkpoint> = if opts.resume {
         let dir = pointer(&run_dir, "latest")?
             .with_context(|| format!("--resume: {} has no checkpoint yet", run_dir.display()))?;
@@ -203,27 +219,32 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 run_dir.display()
             );
         }
-        std::fs::create_dir_all(&run_dir)
-            .with_context(|| format!("creating {}", run_dir.display()))?;
         None
+    };
+    let fresh_bank = match resumed {
+        Some(_) => None,
+        None => Some(initial_bank(cfg)?),
+    };
+    let created = !run_dir.exists();
+    std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
+    crate::checkpoint::clean_stale(&run_dir)?;
+    // Backends (the response cache lives in the run directory) and prompts: on failure a
+    // run directory this call created is removed again.
+    let setup = (|| -> Result<Runtime> {
+        let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
+        crate::prompts::record(&run_dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
+        Ok(rt)
+    })();
+    let rt = match setup {
+        Ok(rt) => rt,
+        Err(e) => {
+            if created {
+                let _ = std::fs::remove_dir_all(&run_dir);
+            }
+            return Err(e);
+        }
     };
     write_atomic(&run_dir.join("config.toml"), config_toml.as_bytes())?;
-
-    let is_alfworld = cfg.data.dataset == "alfworld";
-    let samples = if is_alfworld {
-        // ALFWorld episodes are drawn as (batch A, batch B) pairs of games, not samples.
-        Vec::new()
-    } else {
-        let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
-        crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?
-    };
-    let alf = if is_alfworld {
-        Some(AlfworldEnv::open(&cfg.alfworld).context("data.dataset = \"alfworld\"")?)
-    } else {
-        None
-    };
-    let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
-    crate::prompts::record(&run_dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
     let dim = rt.encoder.dim();
     let mut controller = Controller::new(dim, &cfg.policy, &cfg.ppo, cfg.run.seed)
         .context("building the controller")?;
@@ -241,7 +262,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
             for p in [&metrics_path, &timings_path] {
                 write_atomic(p, b"")?;
             }
-            let bank = initial_bank(cfg)?;
+            let bank = fresh_bank.context("a fresh run has no initial bank")?;
             let state = TrainState {
                 format_version: FORMAT_VERSION,
                 outer: 0,

@@ -1,7 +1,7 @@
 //! `memskill score`, `memskill llm chat` and `memskill parse-actions`.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context};
@@ -10,6 +10,9 @@ use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
     hotpot_f1_with, locomo_f1, parse_actions_from, parse_response, HotpotF1, LocalConfig,
     LocalGguf, OpenAiBackend, OpenAiConfig,
+};
+use memskill_trainer::fsutil::{
+    check_input_file, refuse_existing, refuse_overwrite_input, write_atomic,
 };
 
 /// Which official scorer to apply.
@@ -30,9 +33,16 @@ pub struct ScoreArgs {
     /// Print {"overall": {"f1", "count"}, "by_category": {...}} instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Write one {"f1": value} line per input line, in order.
+    /// Write one {"f1": value} line per input line, in order (atomically; never onto
+    /// `--predictions`, and an existing file only with `--force`).
     #[arg(long)]
     pub per_line: Option<PathBuf>,
+    /// Replace an existing `--per-line` file.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse a `--predictions` file larger than this many MiB (read whole into memory).
+    #[arg(long, default_value_t = 2048)]
+    pub max_file_mb: u64,
     /// HotpotQA F1: "memskill" (the reference's stemmed eval_utils.f1_score) or "official"
     /// (hotpot_evaluate_v1.py).
     #[arg(long, default_value = "memskill")]
@@ -170,6 +180,15 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
         .parse()
         .map_err(|e| anyhow!("--hotpotqa-f1: {e}"))?;
     let file = a.predictions.display().to_string();
+    if let Some(out) = &a.per_line {
+        refuse_overwrite_input(&a.predictions, out, "--per-line")?;
+        refuse_existing(out, a.force, "--per-line")?;
+    }
+    check_input_file(
+        &a.predictions,
+        a.max_file_mb.saturating_mul(1 << 20),
+        "--predictions",
+    )?;
     let text =
         std::fs::read_to_string(&a.predictions).with_context(|| format!("reading {file}"))?;
     let mut scores: Vec<f64> = Vec::new();
@@ -204,15 +223,12 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
         bail!("{file}: no prediction lines");
     }
     if let Some(out) = &a.per_line {
-        let mut w = std::io::BufWriter::new(
-            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?,
-        );
+        let mut buf = String::with_capacity(scores.len() * 16);
         for s in &scores {
-            writeln!(w, "{}", serde_json::json!({ "f1": s }))
-                .with_context(|| format!("writing {}", out.display()))?;
+            buf.push_str(&serde_json::json!({ "f1": s }).to_string());
+            buf.push('\n');
         }
-        w.flush()
-            .with_context(|| format!("writing {}", out.display()))?;
+        write_atomic(out, buf.as_bytes())?;
     }
     let overall = scores.iter().sum::<f64>() / scores.len() as f64;
     if a.json {

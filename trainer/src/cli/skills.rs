@@ -6,6 +6,7 @@ use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::SkillBank;
 use memskill_designer::{bank_diff, export_bank, import_bank, load_bank, validate_dir};
+use memskill_trainer::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
 
 #[derive(Subcommand)]
 pub enum SkillsCmd {
@@ -34,9 +35,12 @@ pub enum SkillsCmd {
     Import {
         /// Exported skills directory.
         dir: PathBuf,
-        /// Output bank.json path.
+        /// Output bank.json path (written atomically).
         #[arg(long)]
         out: PathBuf,
+        /// Overwrite an existing --out file.
+        #[arg(long)]
+        force: bool,
     },
     /// Validate an exported skills directory (names, lengths, placeholders, safety scan).
     Validate {
@@ -56,13 +60,24 @@ fn load(p: &Path) -> anyhow::Result<SkillBank> {
     load_bank(p).with_context(|| format!("cannot load skill bank from {}", p.display()))
 }
 
+/// Write a bank as JSON, atomically (temp file, fsync, rename). A non-finite number
+/// (which JSON would carry as `null`, unreadable afterwards) is refused, naming the skill.
 fn write_bank(bank: &SkillBank, out: &Path) -> anyhow::Result<()> {
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+    for s in bank.skills() {
+        let u = &s.usage;
+        if !u.mean_reward.is_finite() || u.recent_rewards.iter().any(|r| !r.is_finite()) {
+            bail!(
+                "skill `{}`: usage.mean_reward / recent_rewards must be finite numbers, got {} / {:?}; not writing {}",
+                s.name,
+                u.mean_reward,
+                u.recent_rewards,
+                out.display()
+            );
+        }
     }
     let json = serde_json::to_string_pretty(bank).context("cannot serialise the skill bank")?;
-    std::fs::write(out, json + "\n").with_context(|| format!("cannot write {}", out.display()))
+    write_atomic(out, (json + "\n").as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -149,7 +164,9 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
                 &bank.content_hash()[..12]
             );
         }
-        SkillsCmd::Import { dir, out } => {
+        SkillsCmd::Import { dir, out, force } => {
+            refuse_overwrite_input(&dir.join("bank.json"), &out, "--out")?;
+            refuse_existing(&out, force, "--out")?;
             let bank =
                 import_bank(&dir).with_context(|| format!("cannot import {}", dir.display()))?;
             write_bank(&bank, &out)?;

@@ -51,7 +51,7 @@ pub struct EvalArgs {
     /// comma-separated (default: alfworld.split).
     #[arg(long)]
     pub split: Option<String>,
-    /// Answer at most this many queries (ALFWorld: games per split).
+    /// Answer at most this many queries (ALFWorld: games per split); must be >= 1.
     #[arg(long)]
     pub limit: Option<usize>,
     /// Override a config key of the checkpoint's config (repeatable).
@@ -107,6 +107,7 @@ pub struct BenchArgs {
 pub fn train(a: TrainArgs) -> Result<()> {
     let mut sets = a.sets.clone();
     if let Some(n) = &a.run_name {
+        memskill_trainer::config::check_run_name(n).context("--run-name")?;
         sets.push(format!("run.name={}", toml::Value::String(n.clone())));
     }
     let cfg = match (&a.config, a.resume) {
@@ -121,6 +122,16 @@ pub fn train(a: TrainArgs) -> Result<()> {
         }
         (None, false) => bail!("--config FILE is required (or --resume --run-name NAME)"),
     };
+    if !a.resume {
+        let bank = memskill_trainer::runtime::initial_bank(&cfg)?;
+        if let Some(w) = top_k_warning(
+            "controller.top_k",
+            cfg.controller.top_k,
+            bank.selectable().len(),
+        ) {
+            eprintln!("{w}");
+        }
+    }
     let opts = TrainOptions {
         runs_dir: a.runs_dir.clone(),
         resume: a.resume,
@@ -161,13 +172,41 @@ pub fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// `top_k` above the number of selectable skills: the controller then selects every skill
+/// (the reference clamps the same way, and an evolved bank's size varies, so this is a loud
+/// warning rather than an error).
+fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
+    (top_k > selectable).then(|| {
+        format!(
+            "warning: {key} = {top_k} is larger than the {selectable} selectable skills of the bank: every skill is selected for every span (K = {selectable})"
+        )
+    })
+}
+
 pub fn eval(a: EvalArgs) -> Result<()> {
+    if a.limit == Some(0) {
+        bail!("--limit must be >= 1 (got 0: nothing would be evaluated)");
+    }
     if a.dataset.as_deref() == Some("alfworld") {
         return alfworld_eval(a);
     }
     let checkpoint = a
         .checkpoint
         .context("--checkpoint is required (a run directory or a checkpoint directory)")?;
+    {
+        use memskill_trainer::checkpoint::{resolve, Checkpoint};
+        let dir = resolve(&checkpoint)?;
+        let ck = Checkpoint::load(&dir)
+            .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+        let cfg = Config::from_toml_str(
+            &ck.config_toml,
+            &a.sets,
+            &dir.join("config.toml").display().to_string(),
+        )?;
+        if let Some(w) = top_k_warning("eval.top_k", cfg.eval.top_k, ck.bank.selectable().len()) {
+            eprintln!("{w}");
+        }
+    }
     let opts = EvalOptions {
         checkpoint,
         dataset: a.dataset,
@@ -318,5 +357,18 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             Ok(())
         }
         other => bail!("unknown benchmark {other:?} (known: trainer, alfworld)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn top_k_above_the_bank_warns() {
+        assert!(super::top_k_warning("eval.top_k", 4, 4).is_none());
+        let w = super::top_k_warning("eval.top_k", 7, 4).unwrap();
+        assert!(
+            w.contains("eval.top_k = 7") && w.contains("4 selectable"),
+            "{w}"
+        );
     }
 }

@@ -1,0 +1,295 @@
+//! Issue 12, items 3 and 6: writes that must not destroy data, and input limits
+//! (`score`, `skills import`, `train` run directories, stale temp files, `eval --limit`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use memskill_trainer::config::Config;
+use memskill_trainer::train::{train, TrainOptions};
+
+fn memskill(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memskill"))
+        .args(args)
+        .output()
+        .expect("memskill runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+const PRED: &str =
+    r#"{"question": "q", "prediction": "hiking", "answer": "hiking, camping", "category": 1}"#;
+
+#[test]
+fn score_per_line_never_overwrites_its_input_or_an_existing_file() {
+    let d = tempfile::tempdir().unwrap();
+    let preds = d.path().join("preds.jsonl");
+    std::fs::write(&preds, format!("{PRED}\n")).unwrap();
+    let p = preds.to_str().unwrap();
+    // Same file, named three ways.
+    let dotted = d.path().join(".").join("preds.jsonl");
+    for out in [p, dotted.to_str().unwrap()] {
+        let o = memskill(&["score", "--predictions", p, "--per-line", out, "--force"]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("input"), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(&preds).unwrap(),
+            format!("{PRED}\n")
+        );
+    }
+    let per = d.path().join("per.jsonl");
+    std::fs::write(&per, "keep\n").unwrap();
+    let o = memskill(&[
+        "score",
+        "--predictions",
+        p,
+        "--per-line",
+        per.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&per).unwrap(), "keep\n");
+    let o = memskill(&[
+        "score",
+        "--predictions",
+        p,
+        "--per-line",
+        per.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&per).unwrap(), "{\"f1\":0.5}\n");
+}
+
+#[test]
+fn score_refuses_fifos_devices_and_oversized_files() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("preds.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let o = memskill(&["score", "--predictions", fifo.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    }
+    let o = memskill(&["score", "--predictions", "/dev/zero"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    let big = d.path().join("big.jsonl");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len((1 << 20) + 1).unwrap();
+    let o = memskill(&[
+        "score",
+        "--predictions",
+        big.to_str().unwrap(),
+        "--max-file-mb",
+        "1",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("above the limit"), "{}", stderr(&o));
+}
+
+#[test]
+fn skills_import_needs_force_and_rejects_non_finite_numbers() {
+    let d = tempfile::tempdir().unwrap();
+    let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
+    assert!(memskill(&["skills", "init", &s("bank.json")])
+        .status
+        .success());
+    assert!(
+        memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")])
+            .status
+            .success()
+    );
+    std::fs::write(d.path().join("out.json"), "precious").unwrap();
+    let o = memskill(&["skills", "import", &s("skills"), "--out", &s("out.json")]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("out.json")).unwrap(),
+        "precious"
+    );
+    // Never onto the imported folder's own bank.json, even with --force.
+    let o = memskill(&[
+        "skills",
+        "import",
+        &s("skills"),
+        "--out",
+        &s("skills/bank.json"),
+        "--force",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("input"), "{}", stderr(&o));
+    let o = memskill(&[
+        "skills",
+        "import",
+        &s("skills"),
+        "--out",
+        &s("out.json"),
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(memskill(&["skills", "show", &s("out.json")])
+        .status
+        .success());
+    let leftovers: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // mean_reward: NaN is refused on read, so it is never written as `null`.
+    let md = d.path().join("skills/insert/SKILL.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("mean_reward:"))
+        .unwrap()
+        .to_string();
+    std::fs::write(&md, text.replace(&line, "  mean_reward: NaN")).unwrap();
+    let o = memskill(&["skills", "import", &s("skills"), "--out", &s("nan.json")]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("mean_reward"), "{}", stderr(&o));
+    assert!(!d.path().join("nan.json").exists());
+}
+
+fn synthetic(name: &str, extra: &[&str]) -> Result<Config, anyhow::Error> {
+    let mut sets: Vec<String> = [
+        format!("run.name=\"{name}\""),
+        "run.batch_size=2".into(),
+        "run.outer_epochs=1".into(),
+        "run.inner_epochs=1".into(),
+        "data.dataset=\"synthetic\"".into(),
+        "data.synthetic_samples=2".into(),
+        "data.synthetic_spans=2".into(),
+        "encoder.kind=\"hashing\"".into(),
+        "encoder.dim=16".into(),
+        "controller.top_k=1".into(),
+        "controller.retrieve=3".into(),
+        "answer.retrieve=3".into(),
+        "policy.hidden=8".into(),
+        "executor.backend=\"scripted-synthetic\"".into(),
+        "designer.enabled=false".into(),
+    ]
+    .to_vec();
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    Config::from_toml_str("", &sets, "test")
+}
+
+fn opts(dir: &Path) -> TrainOptions {
+    TrainOptions {
+        runs_dir: dir.to_path_buf(),
+        progress: false,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_config_error_leaves_no_run_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("missing").to_string_lossy().to_string();
+    for (i, extra) in [
+        vec![format!(
+            "run.skill_bank={}",
+            toml::Value::String(missing.clone())
+        )],
+        vec![
+            "data.dataset=\"locomo\"".to_string(),
+            format!("data.path={}", toml::Value::String(missing.clone())),
+        ],
+        vec![
+            "executor.backend=\"local\"".to_string(),
+            format!(
+                "executor.model_path={}",
+                toml::Value::String(missing.clone())
+            ),
+        ],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("bad{i}");
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let cfg = match synthetic(&name, &extra) {
+            Ok(c) => c,
+            Err(e) => panic!("case {i} must resolve (the error is found later): {e:#}"),
+        };
+        let e = train(&cfg, &opts(d.path())).expect_err("must fail");
+        assert!(
+            !d.path().join(&name).exists(),
+            "case {i} left {} behind ({e:#})",
+            d.path().join(&name).display()
+        );
+    }
+}
+
+#[test]
+fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
+    let d = tempfile::tempdir().unwrap();
+    let ck = d.path().join("t/checkpoints");
+    std::fs::create_dir_all(&ck).unwrap();
+    let stale = ck.join(".latest.tmp-4000000000");
+    std::fs::write(&stale, "step-9").unwrap();
+    let stale_top = d.path().join("t/.config.toml.tmp-4000000001");
+    std::fs::write(&stale_top, "x").unwrap();
+    let cfg = synthetic("t", &[]).unwrap();
+    train(&cfg, &opts(d.path())).expect("trains");
+    assert!(!stale.exists() && !stale_top.exists());
+
+    let run = d.path().join("t");
+    let o = memskill(&[
+        "eval",
+        "--checkpoint",
+        run.to_str().unwrap(),
+        "--limit",
+        "0",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--limit"), "{}", stderr(&o));
+    let o = memskill(&[
+        "eval",
+        "--checkpoint",
+        run.to_str().unwrap(),
+        "--set",
+        "eval.top_k=0",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("eval.top_k"), "{}", stderr(&o));
+}
+
+#[test]
+fn checkpoint_manifest_cannot_name_files_outside_it() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = synthetic("m", &[]).unwrap();
+    train(&cfg, &opts(d.path())).expect("trains");
+    let dir = memskill_trainer::checkpoint::pointer(&d.path().join("m"), "latest")
+        .unwrap()
+        .unwrap();
+    let mpath = dir.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&mpath).unwrap()).unwrap();
+    m["files"]["../../../../etc/hostname"] = serde_json::json!("0".repeat(64));
+    std::fs::write(&mpath, serde_json::to_vec(&m).unwrap()).unwrap();
+    let e = memskill_trainer::checkpoint::Checkpoint::load(&dir)
+        .err()
+        .expect("refused");
+    assert!(format!("{e:#}").contains("not a plain file name"), "{e:#}");
+}
+
+#[test]
+fn run_names_with_control_characters_or_separators_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for bad in ["a\nb", "../x", ".hidden", "tab\tx"] {
+        let o = memskill(&[
+            "train",
+            "--resume",
+            "--run-name",
+            bad,
+            "--runs-dir",
+            d.path().to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("run.name"), "{bad:?}: {}", stderr(&o));
+    }
+}
