@@ -268,22 +268,8 @@ fn apply_deduplicated(
             MemoryAction::Noop => plan.push(Planned::Noop),
         }
     }
-    let embeddings = if texts.is_empty() {
-        Vec::new()
-    } else {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let e = encoder.embed(&refs)?;
-        if e.len() != texts.len() {
-            return Err(ExecutorError::Encoder(memskill_core::EncoderError(
-                format!(
-                    "encoder returned {} embeddings for {} texts",
-                    e.len(),
-                    texts.len()
-                ),
-            )));
-        }
-        e
-    };
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let embeddings = embed_all(encoder, &refs)?;
     for p in plan {
         let res = match p {
             Planned::Insert { text_idx } => bank

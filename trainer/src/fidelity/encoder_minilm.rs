@@ -10,21 +10,7 @@ use memskill_controller::{default_minilm_dir, BertEncoder};
 use memskill_core::TextEncoder;
 use std::sync::OnceLock;
 
-fn fnv1a64(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in s.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E3779B97F4A7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-    z ^ (z >> 31)
-}
+use super::{fnv1a64, splitmix64};
 
 /// The generator's `summary`: (head, norm, projections) of an embedding.
 pub fn summary(v: &[f32], n_head: usize, n_proj: usize) -> (Vec<f64>, f64, Vec<f64>) {

@@ -299,3 +299,21 @@ pub fn f64s(v: &Value, what: &str) -> anyhow::Result<Vec<f64>> {
         })
         .collect()
 }
+
+/// FNV-1a over a string's bytes: the generators' seed for formula weights and projections.
+pub(crate) fn fnv1a64(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in s.as_bytes() {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// SplitMix64, as the generators use it to draw formula weights and projection signs.
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+    z ^ (z >> 31)
+}
