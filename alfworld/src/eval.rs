@@ -174,12 +174,31 @@ impl EvalReport {
         std::fs::create_dir_all(dir).map_err(|e| AlfworldError::io(dir, e))?;
         let json =
             serde_json::to_string_pretty(self).map_err(|e| AlfworldError::Other(e.to_string()))?;
-        let p = dir.join("results.json");
-        std::fs::write(&p, json).map_err(|e| AlfworldError::io(&p, e))?;
-        let p = dir.join("results.md");
-        std::fs::write(&p, self.to_markdown()).map_err(|e| AlfworldError::io(&p, e))?;
+        write_atomic(&dir.join("results.json"), json.as_bytes())?;
+        write_atomic(&dir.join("results.md"), self.to_markdown().as_bytes())?;
         Ok(())
     }
+}
+
+/// Temp file in the same folder, fsync, rename: a reader sees the old file or the new one,
+/// never a partial write.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AlfworldError> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        AlfworldError::io(path, e)
+    })
 }
 
 /// Plays `games` through the pool with actors from `factory` and aggregates the results.

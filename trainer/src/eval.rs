@@ -109,8 +109,10 @@ impl EvalPolicy {
     }
 }
 
-/// The episode context of an evaluation: deterministic top-`eval.top_k`, `eval.retrieve`
-/// memories per span, no new-skill bias.
+/// The episode context of an evaluation: deterministic top-`eval.top_k`, no new-skill bias;
+/// as in the reference, memories are built with the span-side R of training
+/// (`controller.retrieve`, its `--mem-top-k`) and questions are answered from the top
+/// `eval.retrieve` memories (its `--mem-top-k-eval`).
 pub fn eval_ctx<'a>(
     cfg: &'a Config,
     rt: &'a Runtime,
@@ -121,7 +123,8 @@ pub fn eval_ctx<'a>(
     EpisodeCtx {
         reward_is_judge: false,
         top_k: cfg.eval.top_k,
-        retrieve: cfg.eval.retrieve,
+        retrieve: cfg.controller.retrieve,
+        answer_retrieve: cfg.eval.retrieve,
         query_ratio: 1.0,
         ..EpisodeCtx::new(cfg, rt, controller, skills, skill_embs)
     }
@@ -148,7 +151,7 @@ pub fn membank_path(
         .collect();
     let key_src = json!({
         "executor_prompt": sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
-        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.eval.retrieve,
+        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
         "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
         "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
     });
@@ -288,6 +291,44 @@ pub fn default_data_path(dataset: &str) -> Option<&'static str> {
     }
 }
 
+/// The reference's evaluation K per dataset (`eval_locomo.sh` 7, `eval_longmemeval.sh` 5,
+/// `eval_hp.sh` 7).
+pub fn reference_eval_top_k(dataset: &str) -> Option<usize> {
+    match dataset {
+        "locomo" | "hotpotqa" => Some(7),
+        "longmemeval" => Some(5),
+        _ => None,
+    }
+}
+
+/// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's
+/// transfer runs): its default data file, its reference evaluation K, its own answer budget
+/// (`answer.max_tokens` absent) and split file, unless `--set` gives them.
+pub fn transfer_to(cfg: &mut Config, dataset: &str, sets: &[String]) -> Result<()> {
+    let given = |key: &str| {
+        sets.iter()
+            .any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == key))
+    };
+    cfg.data.dataset = dataset.to_string();
+    if !given("data.path") {
+        cfg.data.path = default_data_path(dataset)
+            .with_context(|| format!("--dataset {dataset}: pass --set data.path=FILE"))?
+            .to_string();
+    }
+    if !given("eval.top_k") {
+        if let Some(k) = reference_eval_top_k(dataset) {
+            cfg.eval.top_k = k;
+        }
+    }
+    if !given("answer.max_tokens") {
+        cfg.answer.max_tokens = None;
+    }
+    if !given("data.splits_path") {
+        cfg.data.splits_path = String::new();
+    }
+    Ok(())
+}
+
 /// Evaluate a checkpoint. Returns the results and the directory they were written to.
 pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let ck_dir = resolve(&opts.checkpoint)?;
@@ -301,16 +342,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     )?;
     if let Some(d) = &opts.dataset {
         if d != &cfg.data.dataset {
-            let explicit_path = opts
-                .sets
-                .iter()
-                .any(|s| s.trim_start().starts_with("data.path"));
-            cfg.data.dataset = d.clone();
-            if !explicit_path {
-                cfg.data.path = default_data_path(d)
-                    .with_context(|| format!("--dataset {d}: pass --set data.path=FILE"))?
-                    .to_string();
-            }
+            transfer_to(&mut cfg, d, &opts.sets)?;
         }
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
@@ -483,6 +515,30 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn transfer_evaluation_takes_the_target_datasets_reference_settings() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let locomo = crate::Config::load(&dir.join("locomo.toml"), &[]).unwrap();
+        assert_eq!((locomo.eval.top_k, locomo.answer.max_tokens), (7, Some(32)));
+        let mut c = locomo.clone();
+        transfer_to(&mut c, "longmemeval", &[]).unwrap();
+        assert_eq!(c.eval.top_k, 5, "eval_longmemeval.sh --action-top-k 5");
+        assert_eq!(c.answer_max_tokens("longmemeval"), 512);
+        assert_eq!(c.data.path, "longmemeval/longmemeval_s_cleaned.json");
+        let mut c = locomo.clone();
+        transfer_to(&mut c, "hotpotqa", &[]).unwrap();
+        assert_eq!((c.eval.top_k, c.answer_max_tokens("hotpotqa")), (7, 512));
+        // what --set gives is kept
+        let sets = vec![
+            "eval.top_k=3".to_string(),
+            "data.path=\"x.json\"".to_string(),
+        ];
+        let mut c = crate::Config::load(&dir.join("locomo.toml"), &sets).unwrap();
+        transfer_to(&mut c, "longmemeval", &sets).unwrap();
+        assert_eq!((c.eval.top_k, c.data.path.as_str()), (3, "x.json"));
+    }
+
     use super::*;
 
     fn q(f1: Option<f64>, judge: Option<f64>, error: bool, judge_error: bool) -> QueryResult {

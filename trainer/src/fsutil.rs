@@ -178,7 +178,8 @@ pub fn clean_stale_temps(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
         if stale && e.file_type().is_ok_and(|t| t.is_file()) {
             fs::remove_file(&p).with_context(|| format!("removing stale {}", p.display()))?;
             removed.push(p);
-        } else if stale_ck && e.file_type().is_ok_and(|t| t.is_dir()) {
+        } else if (stale_ck || stale) && e.file_type().is_ok_and(|t| t.is_dir()) {
+            // `.tmp-step-<n>`, or a `.skills.tmp-<pid>` export of a killed process
             fs::remove_dir_all(&p).with_context(|| format!("removing stale {}", p.display()))?;
             removed.push(p);
         }

@@ -465,13 +465,27 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     progress.total.finish_and_clear();
     progress.episodes.finish_and_clear();
     out.finished = true;
+    // Exported next to the old one and swapped in by renames, so a crash leaves a complete
+    // export (the old or the new one), never none.
     let export = run_dir.join("skills");
+    let fresh = run_dir.join(format!(".skills.tmp-{}", std::process::id()));
+    let old = run_dir.join(format!(".skills-old.tmp-{}", std::process::id()));
+    for p in [&fresh, &old] {
+        if p.exists() {
+            std::fs::remove_dir_all(p).with_context(|| format!("removing {}", p.display()))?;
+        }
+    }
+    memskill_designer::export_bank(&bank, &fresh)
+        .with_context(|| format!("exporting the final skill bank to {}", fresh.display()))?;
     if export.exists() {
-        std::fs::remove_dir_all(&export)
+        std::fs::rename(&export, &old)
             .with_context(|| format!("replacing {}", export.display()))?;
     }
-    memskill_designer::export_bank(&bank, &export)
-        .with_context(|| format!("exporting the final skill bank to {}", export.display()))?;
+    std::fs::rename(&fresh, &export)
+        .with_context(|| format!("moving the export to {}", export.display()))?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    }
     crate::fsutil::write_atomic(
         &run_dir.join("skills.md"),
         render_skills_md(&state.bank_history, &bank).as_bytes(),
