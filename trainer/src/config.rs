@@ -502,6 +502,10 @@ pub struct EvalConfig {
     /// HotpotQA F1 (evaluation and reward): "memskill" (the reference's stemmed
     /// `eval_utils.f1_score`) | "official" (`hotpot_evaluate_v1.py`).
     pub hotpotqa_f1: String,
+    /// `memskill eval` exits non-zero when more than this share of the answer calls, or of the
+    /// executor calls that build memory, failed (the scores exclude failed calls; past this
+    /// share they do not measure the method).
+    pub max_error_rate: f64,
     /// Judge prompt: "general" (the reference's 1 / 0.5 / 0 judge for every dataset) or
     /// "longmemeval-yes-no" (LongMemEval's own yes/no judge for LongMemEval; a deviation).
     pub judge_style: String,
@@ -518,6 +522,7 @@ impl Default for EvalConfig {
             split: "test".into(),
             judge: true,
             hotpotqa_f1: "memskill".into(),
+            max_error_rate: 0.05,
             judge_style: "general".into(),
             judge_max_tokens: memskill_executor::JUDGE_MAX_TOKENS,
         }
@@ -800,6 +805,12 @@ impl Config {
             bail!(
                 "executor.truncated_reply must be \"drop-last\" or \"apply-all\", got {:?}",
                 self.executor.truncated_reply
+            );
+        }
+        if !(0.0..=1.0).contains(&self.eval.max_error_rate) {
+            bail!(
+                "eval.max_error_rate must be in [0, 1], got {}",
+                self.eval.max_error_rate
             );
         }
         if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {

@@ -71,6 +71,15 @@ pub struct EvalResults {
     pub overall: Score,
     pub by_category: BTreeMap<String, Score>,
     pub memory_cache_hits: usize,
+    /// Executor calls made to build the memory banks that were not cached, and how many of
+    /// them failed (LLM errors: those spans wrote nothing).
+    #[serde(default)]
+    pub memory_calls: usize,
+    #[serde(default)]
+    pub memory_call_errors: usize,
+    /// `eval.max_error_rate` of this evaluation.
+    #[serde(default)]
+    pub max_error_rate: f64,
     /// Templates replaced by `prompts.dir` (empty = the built-in prompts).
     #[serde(default)]
     pub prompts_overridden: Vec<String>,
@@ -203,6 +212,41 @@ pub fn cached_memory(
         hit: false,
         call_errors: built.call_errors,
     })
+}
+
+impl EvalResults {
+    /// The error counts in one line: failed answer calls, unreadable or failed judge verdicts,
+    /// failed executor calls while building memory.
+    pub fn error_line(&self) -> String {
+        let o = &self.overall;
+        format!(
+            "errors: {} of {} answer calls, {} judge verdicts, {} of {} executor calls (memory building)",
+            o.errors, o.count, o.judge_errors, self.memory_call_errors, self.memory_calls
+        )
+    }
+
+    /// An error when the failed share of answer calls or of memory-building executor calls
+    /// exceeds `max_rate` (`eval.max_error_rate`): such an evaluation measured too little to be
+    /// reported as a result. Nothing evaluated at all is an error too.
+    pub fn check_error_rate(&self) -> Result<()> {
+        let max_rate = self.max_error_rate;
+        let o = &self.overall;
+        if o.count == 0 {
+            anyhow::bail!("no question was evaluated");
+        }
+        let rate = |e: usize, n: usize| if n == 0 { 0.0 } else { e as f64 / n as f64 };
+        let (qa, mem) = (
+            rate(o.errors, o.count),
+            rate(self.memory_call_errors, self.memory_calls),
+        );
+        if qa > max_rate || mem > max_rate {
+            anyhow::bail!(
+                "too many failed LLM calls for a result ({}; eval.max_error_rate = {max_rate}): the scores above exclude them and do not measure the method",
+                self.error_line()
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Aggregate query results.
@@ -374,20 +418,25 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
-        |_, sample| -> Result<(Vec<QueryResult>, bool)> {
+        |_, sample| -> Result<(Vec<QueryResult>, bool, usize, usize)> {
             let extra = json!({"span_mode": span_mode.to_string()});
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
-            let (memory, hit) = (cached.memory, cached.hit);
+            let calls = if cached.hit { 0 } else { sample.spans.len() };
+            let (memory, hit, errs) = (cached.memory, cached.hit, cached.call_errors);
             let qs: Vec<&Query> = sample.queries.iter().collect();
-            Ok((answer_queries(&ctx, sample, &memory, &qs, want_judge)?, hit))
+            let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
+            Ok((answered, hit, calls, errs))
         },
     );
     let mut queries = Vec::new();
     let mut hits = 0;
+    let (mut memory_calls, mut memory_call_errors) = (0, 0);
     for r in per_sample {
-        let (q, hit) = r?;
+        let (q, hit, calls, errs) = r?;
         hits += hit as usize;
+        memory_calls += calls;
+        memory_call_errors += errs;
         queries.extend(q);
     }
     let all: Vec<&QueryResult> = queries.iter().collect();
@@ -408,6 +457,9 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         overall: score(&all),
         by_category: by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect(),
         memory_cache_hits: hits,
+        memory_calls,
+        memory_call_errors,
+        max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
         queries,

@@ -256,6 +256,36 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("eval.top_k"), "{}", stderr(&o));
+
+    // A real evaluation prints its error counts and exits 0 ...
+    let o = memskill(&["eval", "--checkpoint", run.to_str().unwrap(), "--no-judge"]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(out.contains("errors: 0 of "), "{out}");
+    // ... one whose every LLM call fails (nothing listens on the endpoint) reports the
+    // failures and exits non-zero instead of printing a table of zeros as a result.
+    let dead_out = d.path().join("dead-eval");
+    let dead = [
+        "eval",
+        "--checkpoint",
+        run.to_str().unwrap(),
+        "--no-judge",
+        "--out",
+        dead_out.to_str().unwrap(),
+        "--set",
+        "executor.backend=\"openai\"",
+        "--set",
+        "executor.base_urls=[\"http://127.0.0.1:9/v1\"]",
+        "--set",
+        "executor.max_retries=0",
+        "--set",
+        "executor.timeout_secs=5",
+    ];
+    let o = memskill(&dead);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(!o.status.success(), "{out}");
+    assert!(stderr(&o).contains("eval.max_error_rate"), "{}", stderr(&o));
+    assert!(out.contains("errors: "), "{out}");
 }
 
 #[test]

@@ -219,8 +219,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     };
     let (r, dir) = evaluate(&opts)?;
     print!("{}", render_results_md(&r));
+    println!("{}", r.error_line());
     println!("\nresults: {}", dir.join("results.json").display());
-    Ok(())
+    r.check_error_rate()
 }
 
 /// `memskill eval --dataset alfworld`: settings from the checkpoint config's `[alfworld]`
