@@ -8,12 +8,20 @@
 * sample_texts: seeded texts: empty, whitespace, very short, unicode, long.
 """
 import importlib.util
+import os
 import random
 import sys
 
 import numpy as np
 
 MASK64 = (1 << 64) - 1
+
+
+def default_minilm():
+    """The MiniLM asset folder in memskill's cache (scripts/fetch-assets.sh minilm)."""
+    cache = os.environ.get("MEMSKILL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "memskill")
+    return os.path.join(cache, "assets", "all-MiniLM-L6-v2")
 
 
 def load_reference_module(ref, relpath, name):

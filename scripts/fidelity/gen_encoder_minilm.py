@@ -19,15 +19,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _encoder_common import load_reference_module, sample_texts, seeded, summary  # noqa: E402
+from _encoder_common import default_minilm, load_reference_module, sample_texts, seeded, summary  # noqa: E402
 
 NAME = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def default_minilm():
-    cache = os.environ.get("MEMSKILL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "memskill")
-    return os.path.join(cache, "assets", "all-MiniLM-L6-v2")
 
 
 def main():

@@ -23,7 +23,7 @@ import tempfile
 os.environ.setdefault("TQDM_DISABLE", "1")  # the reference's get_embeddings shows a bar per call
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _encoder_common import UNICODE, WORDS, formula_tensor, load_reference_module, seeded  # noqa: E402
+from _encoder_common import UNICODE, WORDS, default_minilm, formula_tensor, load_reference_module, seeded  # noqa: E402
 
 TINY = {
     "vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
@@ -37,12 +37,6 @@ MAX_TOKENS = 512
 MODEL_KEYS = {k: TINY[k] for k in ("vocab_size", "hidden_size", "num_hidden_layers",
                                    "num_attention_heads", "intermediate_size",
                                    "max_position_embeddings", "type_vocab_size", "layer_norm_eps")}
-
-
-def default_minilm():
-    cache = os.environ.get("MEMSKILL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "memskill")
-    return os.path.join(cache, "assets", "all-MiniLM-L6-v2")
 
 
 def main():
