@@ -19,7 +19,9 @@ pub use backends::local::{
     LocalGguf,
 };
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
-pub use backends::{strip_reasoning, CountingLlm, LlmStats, LlmStatsSnapshot, ScriptedLlm};
+pub use backends::{
+    strip_reasoning, CountingLlm, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm,
+};
 pub use judge::{
     judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
     JudgeContext, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,

@@ -128,6 +128,17 @@ pub struct BackendFactory {
     run_dir: PathBuf,
     samples: Vec<Sample>,
     built: HashMap<String, Arc<dyn Llm>>,
+    /// The OpenAI-compatible backends built, with the config section that asked first and
+    /// its probe timeout (for retry counts and the start-up probe).
+    http: Vec<HttpBackend>,
+}
+
+/// An OpenAI-compatible backend of the run.
+#[derive(Clone)]
+pub struct HttpBackend {
+    pub backend: Arc<memskill_executor::OpenAiBackend>,
+    pub field: String,
+    pub probe_timeout_secs: u64,
 }
 
 impl BackendFactory {
@@ -137,7 +148,13 @@ impl BackendFactory {
             run_dir: run_dir.to_path_buf(),
             samples,
             built: HashMap::new(),
+            http: Vec::new(),
         }
+    }
+
+    /// The OpenAI-compatible backends built so far.
+    pub fn http_backends(&self) -> Vec<HttpBackend> {
+        self.http.clone()
     }
 
     /// The backend for `cfg` (`field` names the config section in errors).
@@ -168,9 +185,21 @@ impl BackendFactory {
                         cooldown_ms: cfg.cooldown_ms,
                         max_retry_after_secs: cfg.max_retry_after_secs,
                     };
-                    Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
-                        format!("{field}: starting the OpenAI-compatible backend")
-                    })?)
+                    let b =
+                        Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
+                            format!("{field}: starting the OpenAI-compatible backend")
+                        })?);
+                    self.http.push(HttpBackend {
+                        backend: b.clone(),
+                        field: field.to_string(),
+                        // a replay-only cache never reaches the server
+                        probe_timeout_secs: if cfg.cache == "replay-only" {
+                            0
+                        } else {
+                            cfg.probe_timeout_secs
+                        },
+                    });
+                    b
                 }
                 "local" => {
                     let path = if cfg.model_path.is_empty() {

@@ -348,6 +348,11 @@ pub struct LlmConfig {
     /// OpenAI backend: the longest `Retry-After` (429 / 503) honoured, in seconds (longer
     /// ones are cut to this); 0 ignores the header; at most 86400.
     pub max_retry_after_secs: u64,
+    /// OpenAI backend: before the first update (and before an evaluation), every endpoint
+    /// is asked once whether it answers at all, waiting at most this many seconds; a
+    /// backend none of whose endpoints answers stops the run with a clear message in
+    /// seconds. 0 skips the probe; at most 600.
+    pub probe_timeout_secs: u64,
     /// Local GGUF file; "" = the SmolLM2 asset.
     pub model_path: String,
     pub tokenizer_path: String,
@@ -393,6 +398,7 @@ impl Default for LlmConfig {
             unhealthy_after: 3,
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
+            probe_timeout_secs: 5,
             model_path: String::new(),
             tokenizer_path: String::new(),
             arch: String::new(),
@@ -418,6 +424,7 @@ impl LlmConfig {
         let mut c = self.clone();
         c.max_tokens = 0;
         c.temperature = 0.0;
+        c.probe_timeout_secs = 0;
         serde_json::to_string(&c).unwrap_or_default()
     }
 }
@@ -863,6 +870,12 @@ impl Config {
                 bail!(
                     "{field}.max_retry_after_secs must be at most 86400 (a day), got {}",
                     l.max_retry_after_secs
+                );
+            }
+            if l.probe_timeout_secs > 600 {
+                bail!(
+                    "{field}.probe_timeout_secs must be at most 600, got {}",
+                    l.probe_timeout_secs
                 );
             }
             if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {

@@ -222,11 +222,18 @@ pub struct BuiltMemory {
 
 impl BuiltMemory {
     /// Whether every span's executor call failed (an LLM error, not a reply that parsed to
-    /// nothing): such an episode measured nothing and is left out of the PPO batch. A reply
-    /// that parses to no action is a real outcome (the reference's failure penalty in the
-    /// process reward, `SpanOutcome::all_calls_failed`), and the episode is still scored.
+    /// nothing). A reply that parses to no action is a real outcome (the reference's failure
+    /// penalty in the process reward, `SpanOutcome::all_calls_failed`), not a failed call.
     pub fn every_call_failed(&self) -> bool {
         !self.outcomes.is_empty() && self.call_errors >= self.outcomes.len()
+    }
+
+    /// Whether any span's executor call failed: the memory is then not what the policy's
+    /// choices would have built, so the episode measures the outage, not the policy. Training
+    /// leaves such an episode out of the PPO batch, the hard-case pool and the usage
+    /// statistics, and counts it.
+    pub fn incomplete(&self) -> bool {
+        self.call_errors > 0
     }
 }
 
@@ -517,11 +524,11 @@ mod tests {
             errors: Vec::new(),
         };
         // three replies that parsed to nothing: penalised in shaping, but the episode counts
-        assert!(!b.every_call_failed());
+        assert!(!b.every_call_failed() && !b.incomplete());
         b.call_errors = 2;
-        assert!(!b.every_call_failed());
+        assert!(!b.every_call_failed() && b.incomplete());
         b.call_errors = 3;
-        assert!(b.every_call_failed());
+        assert!(b.every_call_failed() && b.incomplete());
     }
 
     #[test]

@@ -410,6 +410,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
     let rt = Runtime::build(&eval_cfg, &run_dir, samples.clone(), want_judge)?;
+    rt.probe_endpoints()?;
     let mut policy = EvalPolicy::load(&cfg, &rt, &ck)
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);

@@ -13,6 +13,7 @@ pub mod fsutil;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;
+pub mod scripted_server;
 pub mod synthetic;
 pub mod train;
 

@@ -76,6 +76,8 @@ pub struct Runtime {
     pub executor_id: String,
     /// Every prompt template of the run (built-ins with `prompts.dir` layered on top).
     pub prompts: memskill_core::PromptSet,
+    /// The OpenAI-compatible backends (retry counts, start-up probe).
+    pub http: Vec<crate::backends::HttpBackend>,
 }
 
 impl Runtime {
@@ -125,7 +127,56 @@ impl Runtime {
             counters,
             executor_id,
             prompts,
+            http: f.http_backends(),
         })
+    }
+
+    /// Retries so far, by cause, over every OpenAI-compatible backend of the run.
+    pub fn retries(&self) -> memskill_executor::RetryCounts {
+        self.http.iter().fold(Default::default(), |acc, h| {
+            acc.plus(&h.backend.stats().retry_causes)
+        })
+    }
+
+    /// Ask every endpoint of every OpenAI-compatible backend whether it answers (see
+    /// `OpenAiBackend::probe`), in parallel per backend. A backend none of whose endpoints
+    /// answers is an error naming each endpoint and its cause; an endpoint that does not
+    /// answer while another does is a warning (the backend routes around it).
+    pub fn probe_endpoints(&self) -> Result<()> {
+        let mut failures = Vec::new();
+        for h in &self.http {
+            if h.probe_timeout_secs == 0 {
+                continue;
+            }
+            let res = h
+                .backend
+                .probe(std::time::Duration::from_secs(h.probe_timeout_secs));
+            let bad: Vec<&String> = res.iter().filter_map(|(_, r)| r.as_ref().err()).collect();
+            if bad.is_empty() {
+                continue;
+            }
+            if bad.len() == res.len() {
+                failures.push(format!(
+                    "{}: {}",
+                    h.field,
+                    bad.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+            } else {
+                for b in bad {
+                    eprintln!("warning: {}: {b} (the other endpoints answer)", h.field);
+                }
+            }
+        }
+        if !failures.is_empty() {
+            anyhow::bail!(
+                "LLM server check failed (set <section>.probe_timeout_secs = 0 to skip it): {}",
+                failures.join(" | ")
+            );
+        }
+        Ok(())
     }
 }
 

@@ -12,7 +12,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
 use memskill_designer::{
-    stabilised_reward, Evolution, FinalState, HardCase, HardCasePool, Rollback, StageDecision,
+    stabilised_reward, DesignerError, Evolution, FinalState, HardCase, HardCasePool, Rollback,
+    StageDecision,
 };
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
@@ -232,6 +233,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     // run directory this call created is removed again.
     let setup = (|| -> Result<Runtime> {
         let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
+        rt.probe_endpoints()?;
         crate::prompts::record(&run_dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
         Ok(rt)
     })();
@@ -342,15 +344,16 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
             progress.total.set_position(state.update_step);
             progress
                 .total
-                .set_message(format!("reward {batch_reward:.3}"));
+                .set_message(format!("reward {batch_reward:.3}{}", excluded_note(&line)));
             if log_lines {
                 eprintln!(
-                    "update {}/{} (outer {} inner {}): reward {:.4}, bank {} skills, {} LLM calls, {} errors",
+                    "update {}/{} (outer {} inner {}): reward {:.4}{}, bank {} skills, {} LLM calls, {} errors",
                     state.update_step,
                     total_updates,
                     state.outer + 1,
                     state.inner,
                     batch_reward,
+                    excluded_note(&line),
                     bank.selectable().len(),
                     line["llm_calls"],
                     line["llm_errors"]
@@ -494,6 +497,31 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     Ok(out)
 }
 
+/// Whether a designer failure is an outage (or a broken template) rather than the model's
+/// own (empty) answer.
+fn is_outage(e: &DesignerError) -> bool {
+    match e {
+        DesignerError::Llm { source, .. } => {
+            !matches!(source, memskill_core::LlmError::NoContent { .. })
+        }
+        DesignerError::Prompt(_) => true,
+        _ => false,
+    }
+}
+
+/// " (k of n episodes excluded: unscored)" when an update's mean left episodes out, so
+/// the fraction is printed next to every mean; empty otherwise.
+fn excluded_note(line: &serde_json::Value) -> String {
+    let dropped = line["dropped"].as_u64().unwrap_or(0);
+    if dropped == 0 {
+        return String::new();
+    }
+    format!(
+        " ({dropped} of {} episodes excluded: unscored)",
+        line["episodes"].as_u64().unwrap_or(0)
+    )
+}
+
 /// Drop timing lines of updates after `step` (they are redone after a resume).
 fn filter_timings(path: &Path, step: u64) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -538,6 +566,7 @@ fn inner_epoch(
 ) -> Result<(serde_json::Value, f64, f64, f64)> {
     let t_roll = Instant::now();
     let before = rt.counters.totals();
+    let retries_before = rt.retries();
     let batch: Vec<Work> = match alf {
         None => draw_batch(&mut state.rng, samples.len(), cfg.run.batch_size)
             .into_iter()
@@ -625,7 +654,7 @@ fn inner_epoch(
     let mut rewards = Vec::new();
     let mut shaped_sums = Vec::new();
     let mut usage: BTreeMap<String, u64> = BTreeMap::new();
-    let mut dropped = 0usize;
+    let (mut dropped, mut dropped_incomplete) = (0usize, 0usize);
     let mut first_errors: Vec<String> = Vec::new();
     let (mut span_errors, mut query_errors, mut parse_problems, mut answered, mut live_mem) =
         (0, 0, 0, 0, 0usize);
@@ -645,8 +674,15 @@ fn inner_epoch(
                 }
             }
         }
-        let all_spans_failed = ep.built.every_call_failed();
-        let Some(reward) = ep.reward.filter(|_| !all_spans_failed) else {
+        // An episode with a failed executor call (its memory is incomplete) or without a
+        // single scored question measured the outage, not the policy: it is counted and left
+        // out of the batch, the pool and the usage statistics, never scored.
+        if ep.built.incomplete() {
+            dropped_incomplete += 1;
+            dropped += 1;
+            continue;
+        }
+        let Some(reward) = ep.reward else {
             dropped += 1;
             continue;
         };
@@ -748,6 +784,14 @@ fn inner_epoch(
         "llm_errors": llm.errors(),
         "llm": llm,
     });
+    // Written only when something happened, so fault-free runs keep their bytes.
+    if dropped_incomplete > 0 {
+        line["dropped_incomplete"] = json!(dropped_incomplete);
+    }
+    let retries = rt.retries().minus(&retries_before);
+    if !retries.is_empty() {
+        line["retries"] = json!(retries);
+    }
     if let Some(a) = actor {
         // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
         line["actor"] = json!(a);
@@ -822,6 +866,7 @@ fn designer_stage(
     state: &mut TrainState,
 ) -> Result<()> {
     let before = rt.counters.totals();
+    let retries_before = rt.retries();
     let ctrl_bytes = controller
         .save_bytes()
         .context("serialising the controller for the snapshot")?;
@@ -946,6 +991,21 @@ fn designer_stage(
                         note,
                     ));
                 }
+                // An outage (the server could not be reached or kept failing) or a broken
+                // prompt template is not a designer outcome: the stage is not committed, the
+                // checkpoint before it stays `latest`, and `--resume` redoes it. A reply
+                // without content (the model spent its budget) is the model's answer, and is
+                // recorded like an unusable reply.
+                Err(e) if is_outage(&e) => {
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "designer stage {} failed and was not committed; the latest checkpoint ({}) is from before it: `memskill train --resume` redoes it once the server answers",
+                        state.stage + 1,
+                        pointer(run_dir, "latest")
+                            .ok()
+                            .flatten()
+                            .map_or("none yet".to_string(), |p| p.display().to_string())
+                    )));
+                }
                 Err(e) => {
                     eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
                     evolution.on_designed(Vec::new());
@@ -966,6 +1026,10 @@ fn designer_stage(
     line["bank_version"] = json!(bank.bank_version);
     line["bank_size"] = json!(bank.selectable().len());
     line["llm"] = json!(rt.counters.totals().minus(&before));
+    let retries = rt.retries().minus(&retries_before);
+    if !retries.is_empty() {
+        line["retries"] = json!(retries);
+    }
     append_line(metrics_path, &line.to_string())?;
     state.stage += 1;
     Ok(())

@@ -281,7 +281,18 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
         "--set",
         "executor.timeout_secs=5",
     ];
+    // By default the start-up probe names the dead endpoint before any work is done ...
     let o = memskill(&dead);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no answer from http://127.0.0.1:9/v1/models"),
+        "{}",
+        stderr(&o)
+    );
+    // ... and without the probe, the failed calls are counted and the evaluation refused.
+    let mut unprobed = dead.to_vec();
+    unprobed.extend(["--set", "executor.probe_timeout_secs=0"]);
+    let o = memskill(&unprobed);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(!o.status.success(), "{out}");
     assert!(stderr(&o).contains("eval.max_error_rate"), "{}", stderr(&o));

@@ -59,6 +59,42 @@ pub enum BackendKind {
 pub enum LlmCmd {
     /// One chat turn: prints the answer, then usage and speed on stderr.
     Chat(ChatArgs),
+    /// Serve the scripted synthetic oracle as an OpenAI-compatible endpoint on 127.0.0.1,
+    /// optionally injecting faults (a testing and reliability tool, not a model server).
+    ServeScripted(ServeScriptedArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ServeScriptedArgs {
+    /// Synthetic samples and spans per sample (as data.synthetic_samples / _spans).
+    #[arg(long, default_value_t = 8)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 3)]
+    pub spans: usize,
+    /// The run's `run.seed` (the synthetic data depend on it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Port on 127.0.0.1 (0 = any free port; see --port-file).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Write the chosen port here once listening.
+    #[arg(long)]
+    pub port_file: Option<PathBuf>,
+    /// Share of chat requests answered with a fault (HTTP 500 / 429, garbage, dropped
+    /// connection, null content, truncated reply, drawn uniformly).
+    #[arg(long, default_value_t = 0.0)]
+    pub fault_rate: f64,
+    #[arg(long, default_value_t = 0)]
+    pub fault_seed: u64,
+    /// Requests whose body contains this text always get HTTP 500.
+    #[arg(long)]
+    pub fail_matching: Option<String>,
+    /// Keep the request / fault counts in this JSON file (rewritten atomically every 200 ms).
+    #[arg(long)]
+    pub stats_file: Option<PathBuf>,
+    /// Scripted latency per reply, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
 }
 
 #[derive(clap::Args)]
@@ -255,8 +291,41 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `memskill llm serve-scripted`: runs until killed.
+fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
+    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
+    if !(0.0..=1.0).contains(&a.fault_rate) {
+        bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
+    }
+    let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
+    let oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+    let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
+        .with_context(|| format!("binding 127.0.0.1:{}", a.port))?;
+    let plan = FaultPlan {
+        fault_rate: a.fault_rate,
+        seed: a.fault_seed,
+        fail_matching: a.fail_matching.clone(),
+    };
+    let srv = ScriptedServer::start(listener, std::sync::Arc::new(oracle), plan)
+        .context("starting the scripted server")?;
+    if let Some(p) = &a.port_file {
+        memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
+    }
+    eprintln!("serving the scripted oracle at {}", srv.base_url());
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if let Some(p) = &a.stats_file {
+            let st = serde_json::to_vec(&srv.stats())?;
+            memskill_trainer::fsutil::write_atomic(p, &st)?;
+        }
+    }
+}
+
 pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
-    let LlmCmd::Chat(a) = c;
+    let a = match c {
+        LlmCmd::Chat(a) => a,
+        LlmCmd::ServeScripted(a) => return serve_scripted(a),
+    };
     let mut messages = Vec::new();
     if let Some(s) = &a.system {
         messages.push(Message::system(s.clone()));

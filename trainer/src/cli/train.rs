@@ -289,6 +289,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
         let mut eval_cfg = cfg.clone();
         eval_cfg.designer.enabled = false;
         let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;
+        rt.probe_endpoints()?;
         let tips = match &ck {
             Some(ck) if t.tips > 0 => {
                 let (bank, info) = build_eval_bank(&eval_cfg, ck, &rt)?;
