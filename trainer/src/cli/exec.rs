@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
-    hotpot_f1_with, locomo_f1, parse_actions_from, parse_response, HotpotF1, LocalConfig,
+    hotpot_f1_with, locomo_f1_within, parse_actions_from, parse_response, HotpotF1, LocalConfig,
     LocalGguf, OpenAiBackend, OpenAiConfig,
 };
 use memskill_trainer::fsutil::{
@@ -43,6 +43,11 @@ pub struct ScoreArgs {
     /// Refuse a `--predictions` file larger than this many MiB (read whole into memory).
     #[arg(long, default_value_t = 2048)]
     pub max_file_mb: u64,
+    /// Stop with an error naming the line when one LoCoMo category-1 (multi-answer) line
+    /// needs more than this many part comparisons (huge answer lists sharing many words);
+    /// ordinary lines need about one per word.
+    #[arg(long, default_value_t = 20_000_000)]
+    pub max_work: u64,
     /// HotpotQA F1: "memskill" (the reference's stemmed eval_utils.f1_score) or "official"
     /// (hotpot_evaluate_v1.py).
     #[arg(long, default_value = "memskill")]
@@ -244,7 +249,8 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
                     .as_deref()
                     .and_then(|c| c.parse().ok())
                     .unwrap_or(4);
-                locomo_f1(&l.prediction, &l.answers[0], cat)
+                locomo_f1_within(&l.prediction, &l.answers[0], cat, a.max_work)
+                    .map_err(|e| anyhow!("{loc}: {e}; raise --max-work to score it anyway"))?
             }
             ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
         };
