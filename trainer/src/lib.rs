@@ -22,3 +22,4 @@ pub use train::{train, TrainOptions, TrainOutcome};
 pub mod bench;
 pub mod eval;
 pub mod plot;
+pub mod report;
