@@ -53,6 +53,12 @@ pub fn bootstrap(xs: &[f64], resamples: usize, seed: u64) -> Option<Estimate> {
     Some(Estimate { mean, lo, hi, n })
 }
 
+/// A trained run's name and its `skills.md`.
+pub type RunSkills = (String, PathBuf);
+
+/// One line of a figure: its name and (x, y) points.
+pub type FigureSeries = (String, Vec<(f64, f64)>);
+
 /// One evaluation found on disk.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -159,7 +165,7 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
 
 /// Every `results.json` under the given paths: an evaluation directory, a run directory
 /// (its `eval/*/`), or a directory of either; plus the `skills.md` of each run directory.
-pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<(String, PathBuf)>)> {
+pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<RunSkills>)> {
     let mut files = BTreeSet::new();
     let mut runs = BTreeSet::new();
     for p in inputs {
@@ -315,13 +321,13 @@ fn headline(e: &Entry) -> Option<(&'static str, Estimate)> {
 pub struct Report {
     pub tables: Vec<Table>,
     /// Figure 3: (dataset, series name, points (context docs, score x 100)).
-    pub figure: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)>,
-    pub skills: Vec<(String, PathBuf)>,
+    pub figure: Vec<(String, Vec<FigureSeries>)>,
+    pub skills: Vec<RunSkills>,
     pub entries: usize,
 }
 
 impl Report {
-    pub fn build(entries: &[Entry], skills: Vec<(String, PathBuf)>) -> Report {
+    pub fn build(entries: &[Entry], skills: Vec<RunSkills>) -> Report {
         let mut tables = Vec::new();
         // Table 1: method x dataset.
         let datasets: BTreeSet<String> = entries
