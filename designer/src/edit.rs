@@ -53,9 +53,10 @@ impl Edit {
             _ => None,
         }
     }
-    /// The edit with secret values in its texts redacted (for records of rejected edits).
-    pub fn redacted(self) -> Edit {
-        use crate::safety::redact_secrets as r;
+    /// The edit with secret values in its texts redacted (for records of rejected edits);
+    /// `known` values (see [`crate::safety::secret_values`]) are redacted wherever they occur.
+    pub fn redacted(self, known: &[(&'static str, String)]) -> Edit {
+        let r = |t: &str| crate::safety::redact_with(t, known);
         let o = |t: Option<String>| t.map(|t| r(&t));
         match self {
             Edit::AddNew {
@@ -87,6 +88,28 @@ impl Edit {
                 raw: r(&raw),
                 problem,
             },
+        }
+    }
+
+    /// Every text the edit carries.
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            Edit::AddNew {
+                description,
+                instructions,
+                ..
+            } => vec![description, instructions],
+            Edit::RefineExisting {
+                description,
+                instructions,
+                ..
+            } => description
+                .iter()
+                .chain(instructions)
+                .map(String::as_str)
+                .collect(),
+            Edit::NoChange => Vec::new(),
+            Edit::Malformed { raw, .. } => vec![raw],
         }
     }
 

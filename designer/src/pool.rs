@@ -36,9 +36,17 @@ pub struct HardCase {
 
 impl HardCase {
     /// The case with every secret value in its texts (question, answer, prediction, retrieved
-    /// memories, evidence) replaced by `[REDACTED:<kind>]` ([`crate::redact_secrets`]).
+    /// memories, evidence) replaced by `[REDACTED:<kind>]` ([`crate::redact_secrets`]); a
+    /// value found in one text is redacted wherever it occurs in the others.
     pub fn redacted(mut self) -> Self {
-        use crate::safety::redact_secrets as r;
+        use crate::safety::{redact_with, secret_values};
+        let known = secret_values(
+            [&self.question, &self.gold, &self.prediction, &self.evidence]
+                .into_iter()
+                .chain(&self.retrieved)
+                .map(String::as_str),
+        );
+        let r = |t: &str| redact_with(t, &known);
         self.question = r(&self.question);
         self.gold = r(&self.gold);
         self.prediction = r(&self.prediction);

@@ -246,15 +246,23 @@ pub fn run_stage(
         }
         let (new_bank, changed) = apply_edits(bank, &accepted, &ids, stage, cfg.max_bank_size);
         let notes = change_notes(bank, &new_bank, &changed);
-        // What is recorded (designer/stage-N.json, metrics.jsonl) carries no secret values.
-        let redact = crate::safety::redact_secrets;
+        // What is recorded (designer/stage-N.json, metrics.jsonl) carries no secret values: a
+        // value found anywhere in the rounds or the rejected edits is redacted everywhere.
+        let known = crate::safety::secret_values(
+            transcript
+                .iter()
+                .flat_map(|(p, a)| [p.as_str(), a.as_str()])
+                .chain(rejected.iter().flat_map(|(e, _)| e.texts())),
+        );
+        let redact = |t: &str| crate::safety::redact_with(t, &known);
+        let rejected = rejected
+            .into_iter()
+            .map(|(e, r)| (e.redacted(&known), redact(&r)))
+            .collect();
         return Ok(StageOutcome {
             bank: new_bank,
             accepted,
-            rejected: rejected
-                .into_iter()
-                .map(|(e, r)| (e.redacted(), redact(&r)))
-                .collect(),
+            rejected,
             changed,
             notes,
             attempts: attempt,

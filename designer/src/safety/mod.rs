@@ -41,7 +41,7 @@ use regex::Regex;
 pub use judge::{judge_prompt_context, parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
 pub use memory::{scan_memory, MemoryFilter, MemoryFinding};
 pub use normalise::{normalise_for_scan, scan_views, View};
-pub use secrets::{find_secrets, redact_secrets, SecretMatch};
+pub use secrets::{find_secrets, redact_secrets, redact_with, secret_values, SecretMatch};
 
 /// One safety rule: an id (reported on rejection), a description and its patterns.
 pub struct SafetyRule {
@@ -94,7 +94,7 @@ pub(crate) fn override_patterns() -> Vec<Regex> {
             r"\b(?:ignore|disregard|override|bypass|forget)\w*\s+(?:everything|anything|all)\s+(?:above|before|previous|prior|earlier|else)",
         ),
         rx(
-            r"\b(?:you are now|you are no longer|from now on,? you are|act as an? (?:unrestricted|unfiltered|jailbroken|uncensored)|developer mode|jailbreak|do anything now|dan mode|god mode|(?:unrestricted|unfiltered|uncensored|jailbroken) (?:assistant|ai|model|mode|agent)|no content polic\w*)\b",
+            r"\b(?:you are now (?:an? )?(?:dan|unrestricted|unfiltered|jailbroken|uncensored|evil|free of|free from|in (?:developer|god|dan|jailbreak) mode|(?:new|different) (?:ai|assistant|model|persona))|you are no longer (?:bound|restricted|limited|required to follow)|from now on,? you are|act as an? (?:unrestricted|unfiltered|jailbroken|uncensored)|developer mode|jailbreak|do anything now|dan mode|god mode|(?:unrestricted|unfiltered|uncensored|jailbroken) (?:assistant|ai|model|mode|agent)|no content polic\w*)\b",
         ),
         rx(
             r"\b(?:takes?|has|have) (?:priority|precedence) over (?:the |all |any )?(?:system|user|previous|prior|other|original)\b",

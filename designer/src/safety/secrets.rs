@@ -370,6 +370,34 @@ pub fn redact_secrets(text: &str) -> String {
     out
 }
 
+/// The secret values of `texts` (kind, value), for redacting them wherever else they occur
+/// ("It is hunter2, right?" after "my password is hunter2" elsewhere in the same record).
+pub fn secret_values<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for t in texts {
+        for m in find_secrets(t) {
+            let v = t[m.start..m.end].to_string();
+            if v.chars().count() >= 4 && !out.iter().any(|(_, x)| *x == v) {
+                out.push((m.kind, v));
+            }
+        }
+    }
+    // longest first, so a value inside another is not replaced first
+    out.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    out
+}
+
+/// [`redact_secrets`], then every occurrence of a `known` value replaced as well.
+pub fn redact_with(text: &str, known: &[(&'static str, String)]) -> String {
+    let mut out = redact_secrets(text);
+    for (kind, v) in known {
+        if out.contains(v.as_str()) {
+            out = out.replace(v.as_str(), &format!("[REDACTED:{kind}]"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,6 +422,16 @@ mod tests {
         );
         assert_eq!(redact_secrets("PIN: 4821."), "PIN: [REDACTED:pin].");
         assert!(!find_secrets("AKIAIOSFODNN7EXAMPLE").is_empty());
+    }
+
+    #[test]
+    fn known_values_are_redacted_everywhere() {
+        let known = secret_values(["Bob: my password is hunter2", "nothing here"]);
+        assert_eq!(known, vec![("password", "hunter2".to_string())]);
+        assert_eq!(
+            redact_with("It is hunter2, right?", &known),
+            "It is [REDACTED:password], right?"
+        );
     }
 
     #[test]
