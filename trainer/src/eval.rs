@@ -179,6 +179,10 @@ pub fn membank_path(
         .join(format!("{key}.json")))
 }
 
+/// What evaluating one sample gives: its answered queries, whether its bank was cached, the
+/// executor calls and failed calls that built it, and the memories flagged / writes refused.
+type SampleOutcome = (Vec<QueryResult>, bool, usize, usize, (usize, usize));
+
 /// A memory bank read from its cache file, or built and then cached.
 pub struct CachedMemory {
     pub memory: MemoryBank,
@@ -429,7 +433,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
-        |_, sample| -> Result<(Vec<QueryResult>, bool, usize, usize, (usize, usize))> {
+        |_, sample| -> Result<SampleOutcome> {
             let extra = json!({"span_mode": span_mode.to_string()});
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;

@@ -236,7 +236,7 @@ fn luhn(digits: &[u8]) -> bool {
         }
         sum += v;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// A value written straight after the keyword (no "is" / ":") must look like one: letters
