@@ -292,6 +292,13 @@ pub struct MemoryConfig {
     /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`); "" = the
     /// asset cache (`scripts/fetch-assets.sh contriever` says how to get it).
     pub retriever_path: String,
+    /// The memory filter (memskill only): "off" (the reference: every memory is stored and
+    /// shown) | "flag" (a memory whose text reads as an instruction to the agent or holds a
+    /// secret value is stored with a flag and not shown to the answerer or the designer) |
+    /// "refuse" (such a memory is not stored). Counted in metrics and eval results.
+    pub filter: String,
+    /// Show flagged memories to the answerer and the designer anyway.
+    pub show_flagged: bool,
 }
 
 impl Default for MemoryConfig {
@@ -299,7 +306,16 @@ impl Default for MemoryConfig {
         Self {
             retriever: "encoder".into(),
             retriever_path: String::new(),
+            filter: "flag".into(),
+            show_flagged: false,
         }
+    }
+}
+
+impl MemoryConfig {
+    /// `filter` as the designer crate's mode (validated with the config).
+    pub fn filter_mode(&self) -> memskill_designer::MemoryFilter {
+        self.filter.parse().unwrap_or_default()
     }
 }
 
@@ -772,6 +788,13 @@ impl Config {
                 "memory.retriever must be encoder | contriever, got {:?}",
                 self.memory.retriever
             );
+        }
+        if let Err(e) = self
+            .memory
+            .filter
+            .parse::<memskill_designer::MemoryFilter>()
+        {
+            bail!("memory.filter {e}");
         }
         if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
             bail!(

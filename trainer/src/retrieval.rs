@@ -175,6 +175,7 @@ mod tests {
         let cfg = crate::config::MemoryConfig {
             retriever: "contriever".into(),
             retriever_path: "/nonexistent/contriever".into(),
+            ..Default::default()
         };
         let e = crate::backends::build_retriever(&cfg)
             .err()

@@ -659,7 +659,10 @@ fn inner_epoch(
     let (mut span_errors, mut query_errors, mut parse_problems, mut answered, mut live_mem) =
         (0, 0, 0, 0, 0usize);
     let mut actor: Option<memskill_alfworld::ActorStats> = None;
+    let (mut mem_flagged, mut mem_refused) = (0usize, 0usize);
     for ep in &mut episodes {
+        mem_flagged += ep.built.flagged;
+        mem_refused += ep.built.refused;
         if let Some(a) = &ep.actor {
             actor.get_or_insert_with(Default::default).merge(a);
         }
@@ -779,6 +782,8 @@ fn inner_epoch(
         "span_errors": span_errors,
         "query_errors": query_errors,
         "parse_problems": parse_problems,
+        "memories_flagged": mem_flagged,
+        "memories_refused": mem_refused,
         "hard_cases": pool.len(),
         "llm_calls": llm.executor.calls + llm.answer.calls + llm.judge.calls,
         "llm_errors": llm.errors(),
@@ -955,6 +960,7 @@ fn designer_stage(
                     let t = json!({"stage": state.stage + 1, "attempts": o.attempts,
                         "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
                         "rejected": o.rejected.iter().map(|(e, r)| json!({"edit": e.summary(), "reason": r})).collect::<Vec<_>>(),
+                        "safety_judge": {"calls": o.judge_calls, "rejected": o.judge_rejections},
                         "transcript": o.transcript});
                     write_atomic(
                         &dir.join(format!("stage-{}.json", state.stage + 1)),
@@ -970,6 +976,10 @@ fn designer_stage(
                         .map(|(e, r)| format!("{}: {r}", e.summary()))
                         .collect::<Vec<_>>());
                     line["changed"] = json!(o.changed);
+                    if dcfg.safety_judge {
+                        line["safety_judge"] =
+                            json!({"calls": o.judge_calls, "rejected": o.judge_rejections});
+                    }
                     evolution.on_designed(o.notes.clone());
                     *bank = o.bank;
                     let sel = bank.selectable();

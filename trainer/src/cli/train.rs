@@ -308,6 +308,12 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
                     if info.cache_hit { ", cached" } else { "" },
                     t.tips
                 );
+                // flagged memories are no tips unless `memory.show_flagged`
+                let bank = if cfg.memory.show_flagged {
+                    bank
+                } else {
+                    bank.without_flagged()
+                };
                 Some(tip_source(
                     Arc::new(bank),
                     rt.encoder.clone(),
