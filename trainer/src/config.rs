@@ -209,6 +209,10 @@ pub struct DataConfig {
     /// Synthetic dataset shape (dataset = "synthetic").
     pub synthetic_samples: usize,
     pub synthetic_spans: usize,
+    /// Which synthetic task: "facts" (one useful skill whatever the span says) |
+    /// "contextual" (three kinds of span, each needing its own skill; see
+    /// `synthetic::contextual`).
+    pub synthetic_task: String,
     /// Refuse data files (and the LongMemEval splits file) larger than this many MiB before
     /// reading them (they are read whole into memory); must be >= 1.
     pub max_file_mb: u64,
@@ -230,6 +234,7 @@ impl Default for DataConfig {
             query_ratio: 1.0,
             synthetic_samples: 8,
             synthetic_spans: 3,
+            synthetic_task: "facts".into(),
             max_file_mb: 2048,
         }
     }
@@ -327,6 +332,10 @@ pub struct ControllerConfig {
     pub top_k: usize,
     /// Memories retrieved per span for the state and the executor prompt (R).
     pub retrieve: usize,
+    /// "learned" (the controller picks the skills; the method) | "random" (K skills drawn
+    /// uniformly from the bank with a seeded generator, and no PPO update: the paper's
+    /// "w/o controller" ablation).
+    pub policy: String,
 }
 
 impl Default for ControllerConfig {
@@ -334,6 +343,7 @@ impl Default for ControllerConfig {
         Self {
             top_k: 3,
             retrieve: 20,
+            policy: "learned".into(),
         }
     }
 }
@@ -767,6 +777,18 @@ impl Config {
             bail!(
                 "data.dataset must be locomo | longmemeval | hotpotqa | alfworld | synthetic, got {:?}",
                 self.data.dataset
+            );
+        }
+        if !matches!(self.controller.policy.as_str(), "learned" | "random") {
+            bail!(
+                "controller.policy must be learned | random, got {:?}",
+                self.controller.policy
+            );
+        }
+        if !matches!(self.data.synthetic_task.as_str(), "facts" | "contextual") {
+            bail!(
+                "data.synthetic_task must be facts | contextual, got {:?}",
+                self.data.synthetic_task
             );
         }
         crate::data::span_mode(&self.spans.mode, "spans.mode")?;

@@ -32,7 +32,15 @@ pub fn load_samples(
 ) -> Result<Vec<Sample>> {
     let mut samples = match cfg.dataset.as_str() {
         "synthetic" => {
-            let all = crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed);
+            let all = if cfg.synthetic_task == "contextual" {
+                crate::synthetic::contextual::dataset(
+                    cfg.synthetic_samples,
+                    cfg.synthetic_spans,
+                    seed,
+                )
+            } else {
+                crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed)
+            };
             // Synthetic spans are built by hand (one per fact); the split is ignored.
             return Ok(cut(all, cfg));
         }

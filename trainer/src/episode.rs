@@ -106,6 +106,10 @@ pub struct EpisodeCtx<'a> {
     pub exec_enforce_skill_actions: bool,
     /// Drop the last action of a reply cut at max_tokens (`executor.truncated_reply`).
     pub exec_drop_truncated_last: bool,
+    /// `controller.policy = "random"`: K skills drawn uniformly (seeded by `seed`, the
+    /// sample and the span when no episode RNG is given), not by the controller.
+    pub random_policy: bool,
+    pub seed: u64,
     /// How parsed actions are applied (`executor.dedupe_actions`).
     pub exec_apply: memskill_executor::ApplyOptions,
     /// HotpotQA F1 rule (`eval.hotpotqa_f1`).
@@ -160,6 +164,8 @@ impl<'a> EpisodeCtx<'a> {
             exec_temperature: cfg.executor.temperature,
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
             exec_drop_truncated_last: cfg.executor.truncated_reply == "drop-last",
+            random_policy: cfg.controller.policy == "random",
+            seed: cfg.run.seed,
             exec_apply: memskill_executor::ApplyOptions {
                 dedupe: cfg.executor.dedupe_actions,
             },
@@ -257,6 +263,38 @@ impl BuiltMemory {
     }
 }
 
+/// `controller.policy = "random"`: min(K, skills) distinct skills drawn uniformly, from the
+/// episode's RNG in training and from one derived from (seed, sample, span) in evaluation,
+/// so both are reproducible. Its log-probability and value are 0: no PPO update uses it.
+fn random_selection(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    span: &memskill_core::Span,
+    rng: Option<&mut ChaCha8Rng>,
+) -> memskill_controller::Selection {
+    let n = ctx.skill_embs.len();
+    let k = ctx.top_k.min(n);
+    let picked = match rng {
+        Some(r) => rand::seq::index::sample(r, n, k).into_vec(),
+        None => {
+            let h = sample.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            let mut r =
+                ChaCha8Rng::seed_from_u64(derive_seed(ctx.seed, &[7, h, span.index as u64]));
+            rand::seq::index::sample(&mut r, n, k).into_vec()
+        }
+    };
+    memskill_controller::Selection {
+        skills: picked,
+        log_prob: 0.0,
+        value: 0.0,
+        probs: vec![1.0 / n.max(1) as f32; n],
+        bias: vec![0.0; n],
+        bias_spec: None,
+    }
+}
+
 /// Build the memory bank of `sample`: `rng = Some` samples skills (training),
 /// `None` takes the deterministic top-K (evaluation).
 pub fn build_memory(
@@ -293,8 +331,12 @@ pub fn build_memory(
             } else {
                 ctx.bias
             };
-            ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
-                .with_context(|| format!("controller selection for span {}", span.id))?
+            if ctx.random_policy {
+                random_selection(ctx, sample, span, rng.as_deref_mut())
+            } else {
+                ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
+                    .with_context(|| format!("controller selection for span {}", span.id))?
+            }
         };
         let chosen: Vec<&Skill> = selection
             .skills

@@ -185,11 +185,15 @@ impl Runtime {
 pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
     let p = &cfg.run.skill_bank;
     if p.is_empty() {
-        return Ok(if cfg.data.dataset == "synthetic" {
-            crate::synthetic::skill_bank()
-        } else {
-            SkillBank::seed()
-        });
+        return Ok(
+            if cfg.data.dataset == "synthetic" && cfg.data.synthetic_task == "contextual" {
+                crate::synthetic::contextual::skill_bank()
+            } else if cfg.data.dataset == "synthetic" {
+                crate::synthetic::skill_bank()
+            } else {
+                SkillBank::seed()
+            },
+        );
     }
     load_bank(Path::new(p)).with_context(|| format!("run.skill_bank {p}"))
 }

@@ -747,9 +747,14 @@ fn inner_epoch(
         );
     }
     let t_upd = Instant::now();
-    let stats = controller
-        .update(&ppo_batch)
-        .with_context(|| format!("PPO update {}", step + 1))?;
+    // `controller.policy = "random"` (the w/o-controller ablation): nothing to learn.
+    let stats = if cfg.controller.policy == "random" {
+        Default::default()
+    } else {
+        controller
+            .update(&ppo_batch)
+            .with_context(|| format!("PPO update {}", step + 1))?
+    };
     let update_s = t_upd.elapsed().as_secs_f64();
     let batch_reward = rewards.iter().sum::<f64>() / rewards.len() as f64;
     state.stage_rewards.push(batch_reward);
