@@ -19,8 +19,8 @@ pub use llm::{
     ChatRequest, ChatResponse, EncoderError, Llm, LlmError, Message, Role, TextEncoder, Usage,
 };
 pub use memory::{
-    normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision, Provenance,
-    Tombstone,
+    date_key, normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision,
+    MemoryType, Provenance, Tombstone,
 };
 pub use prompt::{PromptError, PromptSet};
 pub use skill::{

@@ -466,6 +466,11 @@ pub struct AnswerConfig {
     pub max_tokens: Option<u32>,
     /// A different answering backend; absent = the executor's.
     pub llm: Option<LlmConfig>,
+    /// Retrieve from the memory bank as it stood at the question's date (LongMemEval gives
+    /// one; questions without a date see the whole bank): every memory shows the text that
+    /// was valid then, memories written later are hidden. Off = the reference (the latest
+    /// texts); memskill-only option for temporal questions.
+    pub as_of_question_date: bool,
 }
 
 impl Default for AnswerConfig {
@@ -474,6 +479,7 @@ impl Default for AnswerConfig {
             retrieve: 20,
             max_tokens: None,
             llm: None,
+            as_of_question_date: false,
         }
     }
 }
