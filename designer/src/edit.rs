@@ -332,6 +332,9 @@ pub fn validate_edits(
                     "more than one edit for skill `{name}` in one stage"
                 ))
             }
+            Edit::AddNew { .. } if cfg.mode == crate::stage::DesignerMode::RefineOnly => {
+                Err("designer.mode = \"refine-only\": no new skill may be added".to_string())
+            }
             Edit::AddNew {
                 name,
                 description,

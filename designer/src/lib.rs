@@ -43,7 +43,8 @@ pub use safety::{
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{
-    apply_edits, change_notes, line_diff, run_stage, text_diff, DesignerConfig, StageOutcome,
+    apply_edits, change_notes, line_diff, run_stage, text_diff, DesignerConfig, DesignerMode,
+    StageOutcome,
 };
 
 /// This crate's default prompt templates (`name`, minijinja source), written in our own words.

@@ -71,6 +71,8 @@ pub struct DesignerContext<'a> {
     pub feedback: Option<&'a Feedback>,
     pub max_changes: usize,
     pub new_skill_hint: bool,
+    /// `designer.mode = "refine-only"`: the refinement prompt says no skill can be added.
+    pub refine_only: bool,
     pub interactive: bool,
     /// The analysis round (1 = the first analysis) and the number of analysis rounds.
     pub round: usize,
@@ -183,6 +185,7 @@ mod tests {
             feedback: fb,
             max_changes: 3,
             new_skill_hint: false,
+            refine_only: false,
             interactive,
             round: 1,
             rounds: 3,
@@ -256,5 +259,16 @@ mod tests {
             );
             assert!(t.contains("added `capture-dates`"), "{round}");
         }
+        // refine-only: the refinement prompt says no skill can be added; off, it does not
+        let says = |x: &DesignerContext| {
+            render_round(&p, "refinement", x).unwrap()[0]
+                .content
+                .contains("no skill can be added")
+        };
+        assert!(!says(&x));
+        x.refine_only = true;
+        assert!(says(&x));
+        x.interactive = true;
+        assert!(says(&x), "ALFWorld's refinement prompt too");
     }
 }

@@ -52,6 +52,9 @@ pub struct DesignerConfig {
     /// that passed the rule-based checks is safe; an unsafe, unreadable or failed verdict
     /// rejects it (memskill only; off by default and in tests).
     pub safety_judge: bool,
+    /// "full" (the method: refine and add skills) | "refine-only" (the paper's ablation: new
+    /// skills are rejected and the refinement prompt says so).
+    pub mode: DesignerMode,
     /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
@@ -74,9 +77,21 @@ impl Default for DesignerConfig {
             attempts: 3,
             rollback: crate::evolution::Rollback::Bank,
             safety_judge: false,
+            mode: DesignerMode::Full,
             interactive: false,
         }
     }
+}
+
+/// What the designer may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DesignerMode {
+    /// Refine existing skills and add new ones (the method).
+    #[default]
+    Full,
+    /// Refine existing skills only (Table 2's refine-only ablation).
+    RefineOnly,
 }
 
 /// What one stage produced.
@@ -159,6 +174,7 @@ pub fn run_stage(
         feedback,
         max_changes: cfg.max_changes,
         new_skill_hint: cfg.new_skill_hint,
+        refine_only: cfg.mode == DesignerMode::RefineOnly,
         interactive: cfg.interactive,
         round: 1,
         rounds,

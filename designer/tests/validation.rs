@@ -307,3 +307,34 @@ fn validation_is_pure() {
     assert_eq!(a, b);
     assert_eq!(bank, SkillBank::seed());
 }
+
+/// Table 2's refine-only ablation (`designer.mode = "refine-only"`): adds are rejected with
+/// the reason, refines pass as in the full method, and the refinement prompt says so.
+#[test]
+fn refine_only_rejects_new_skills_and_says_so_in_the_prompt() {
+    use memskill_designer::DesignerMode;
+    let bank = SkillBank::seed();
+    let name = bank.selectable()[0].name.clone();
+    let edits = vec![
+        add("track-dates", "insert"),
+        refine(
+            &name,
+            "Write one sentence per fact with its date and the people involved.",
+        ),
+    ];
+    let full = DesignerConfig::default();
+    let (acc, rej) = validate_edits(&bank, &edits, &full);
+    assert_eq!((acc.len(), rej.len()), (2, 0), "{rej:?}");
+    let only = DesignerConfig {
+        mode: DesignerMode::RefineOnly,
+        ..Default::default()
+    };
+    let (acc, rej) = validate_edits(&bank, &edits, &only);
+    assert_eq!(acc.len(), 1);
+    assert!(matches!(acc[0], Edit::RefineExisting { .. }));
+    assert_eq!(rej.len(), 1);
+    assert!(rej[0].1.contains("refine-only"), "{}", rej[0].1);
+    // the mode reads from the config key as kebab-case
+    let m: DesignerMode = serde_json::from_str("\"refine-only\"").unwrap();
+    assert_eq!(m, DesignerMode::RefineOnly);
+}

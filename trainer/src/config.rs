@@ -668,6 +668,50 @@ fn set_path(root: &mut toml::Table, path: &[String], value: toml::Value) -> Resu
     Ok(())
 }
 
+/// A config file with its `extends` chain merged in (base first, this file over it).
+fn read_layered(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table> {
+    // A FIFO or device as the config would block or never end.
+    crate::fsutil::check_input_file(path, 64 << 20, "config")?;
+    let canon = std::fs::canonicalize(path)
+        .with_context(|| format!("reading config {}", path.display()))?;
+    if chain.contains(&canon) {
+        bail!(
+            "config {}: `extends` cycle ({})",
+            path.display(),
+            chain
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        );
+    }
+    if chain.len() >= 8 {
+        bail!(
+            "config {}: `extends` nested more than 8 levels",
+            path.display()
+        );
+    }
+    chain.push(canon);
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading config {}", path.display()))?;
+    let mut table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("parsing config {}", path.display()))?;
+    let Some(ext) = table.remove("extends") else {
+        return Ok(table);
+    };
+    let Some(ext) = ext.as_str() else {
+        bail!(
+            "config {}: `extends` must be a file name (a string)",
+            path.display()
+        );
+    };
+    let base_path = path.parent().unwrap_or(Path::new(".")).join(ext);
+    let mut base = read_layered(&base_path, chain)
+        .with_context(|| format!("config {}: extends {ext}", path.display()))?;
+    merge(&mut base, &table);
+    Ok(base)
+}
+
 fn merge(base: &mut toml::Table, over: &toml::Table) {
     for (k, v) in over {
         match (base.get_mut(k), v) {
@@ -737,12 +781,13 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Load a TOML file and apply overrides.
+    /// Load a TOML file and apply overrides. A top-level `extends = "other.toml"` (relative
+    /// to the file) layers the file over another config: tables merge key by key, the
+    /// extending file wins, and bases may extend further (at most 8 levels, no cycles).
     pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
-        // A FIFO or device as the config would block or never end.
-        crate::fsutil::check_input_file(path, 64 << 20, "config")?;
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading config {}", path.display()))?;
+        let table = read_layered(path, &mut Vec::new())?;
+        let text = toml::to_string(&table)
+            .with_context(|| format!("config {}: re-serialising", path.display()))?;
         Self::from_toml_str(&text, sets, &path.display().to_string())
     }
 
@@ -1017,6 +1062,54 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Table 2's ablation configs are the LoCoMo config with one switch each (`extends`).
+    #[test]
+    fn ablation_configs_extend_locomo_with_one_switch() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("configs");
+        let base = Config::load(&root.join("locomo.toml"), &[]).unwrap();
+        let flat = |c: &Config| toml::Table::try_from(c).unwrap();
+        for (file, key, want) in [
+            ("random-skills.toml", "controller", "policy = \"random\""),
+            ("static-skills.toml", "designer", "enabled = false"),
+            ("refine-only.toml", "designer", "mode = \"refine-only\""),
+        ] {
+            let c = Config::load(&root.join("ablations").join(file), &[]).unwrap();
+            let (a, b) = (flat(&base), flat(&c));
+            for (k, v) in &a {
+                if k == "run" || k == key {
+                    continue;
+                }
+                assert_eq!(Some(v), b.get(k), "{file}: [{k}] differs from locomo.toml");
+            }
+            assert!(toml::to_string(&b[key]).unwrap().contains(want), "{file}");
+            assert_eq!(c.run.seed, base.run.seed);
+            assert_ne!(c.run.name, base.run.name);
+        }
+        // cycles and bad values are named
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.toml"), "extends = \"b.toml\"\n").unwrap();
+        std::fs::write(d.path().join("b.toml"), "extends = \"a.toml\"\n").unwrap();
+        let e = format!(
+            "{:#}",
+            Config::load(&d.path().join("a.toml"), &[]).unwrap_err()
+        );
+        assert!(e.contains("cycle"), "{e}");
+        std::fs::write(d.path().join("c.toml"), "extends = 3\n").unwrap();
+        let e = format!(
+            "{:#}",
+            Config::load(&d.path().join("c.toml"), &[]).unwrap_err()
+        );
+        assert!(e.contains("`extends` must be a file name"), "{e}");
+        std::fs::write(d.path().join("e.toml"), "extends = \"missing.toml\"\n").unwrap();
+        let e = format!(
+            "{:#}",
+            Config::load(&d.path().join("e.toml"), &[]).unwrap_err()
+        );
+        assert!(e.contains("missing.toml"), "{e}");
+    }
 
     #[test]
     fn defaults_overrides_and_unknown_keys() {
