@@ -60,7 +60,9 @@ pub struct EvalArgs {
     /// Output directory (default: <run>/eval/<dataset>-<split>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Method name in the results table (default: the run name).
+    /// Method name in the results table (default: the run name). The names no-memory,
+    /// raw-rag and static-skills run that baseline instead, with no checkpoint: `--config`
+    /// gives the dataset and the models (results in runs/baselines/<method>/).
     #[arg(long)]
     pub method: Option<String>,
     /// Do not score answers with the LLM judge (by default evaluation reports F1 and the
@@ -183,12 +185,57 @@ fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
     })
 }
 
+/// `memskill eval --method no-memory|raw-rag|static-skills --config C`.
+fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Result<()> {
+    if a.checkpoint.is_some() {
+        bail!(
+            "--method {}: a baseline needs no --checkpoint (it is not a trained method)",
+            b.name()
+        );
+    }
+    let path = a.config.as_ref().with_context(|| {
+        format!(
+            "--method {}: --config is required (it names the dataset and the models)",
+            b.name()
+        )
+    })?;
+    let cfg = Config::load(path, &a.sets)?;
+    if let Some(d) = &a.dataset {
+        if *d != cfg.data.dataset {
+            bail!(
+                "--dataset {d}: the config {} is for {}; give a config of that dataset",
+                path.display(),
+                cfg.data.dataset
+            );
+        }
+    }
+    let opts = memskill_trainer::baselines::BaselineOptions {
+        split: a.split,
+        limit: a.limit,
+        out: a.out,
+        runs_dir: PathBuf::from("runs"),
+        no_judge: a.no_judge,
+    };
+    let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
+    print!("{}", render_results_md(&r));
+    println!("{}", r.error_line());
+    println!("\nresults: {}", dir.join("results.json").display());
+    r.check_error_rate()
+}
+
 pub fn eval(a: EvalArgs) -> Result<()> {
     if a.limit == Some(0) {
         bail!("--limit must be >= 1 (got 0: nothing would be evaluated)");
     }
     if a.dataset.as_deref() == Some("alfworld") {
         return alfworld_eval(a);
+    }
+    if let Some(b) = a
+        .method
+        .as_deref()
+        .and_then(memskill_trainer::baselines::Baseline::parse)
+    {
+        return baseline_eval(a, b);
     }
     let checkpoint = a
         .checkpoint

@@ -1,0 +1,198 @@
+//! Baselines in the evaluation harness (issue 15, item 2): the same samples, spans,
+//! answerer, retrieval budget and scorer as `memskill eval`, so a difference in score is the
+//! memory method alone. No checkpoint: the config names the dataset and the models.
+//!
+//! - `no-memory`: every question is answered with no memory at all;
+//! - `raw-rag`: every span is stored verbatim as one memory (no executor), and each question
+//!   retrieves the top `answer.retrieve` spans;
+//! - `static-skills`: the initial skill bank with every skill applied to every span (no
+//!   controller, no designer): the executor's memories with fixed skills.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use memskill_controller::Controller;
+use memskill_core::{MemoryBank, Provenance, Query, Skill};
+
+use crate::backends::embed;
+use crate::config::Config;
+use crate::episode::{answer_queries, build_memory, par_map, QueryResult};
+use crate::eval::{eval_ctx, render_results_md, score, EvalResults};
+use crate::fsutil::write_atomic;
+use crate::runtime::{initial_bank, Runtime};
+
+/// A memory method that needs no training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    NoMemory,
+    RawRag,
+    StaticSkills,
+}
+
+impl Baseline {
+    pub const NAMES: [&'static str; 3] = ["no-memory", "raw-rag", "static-skills"];
+
+    /// The baseline a `--method` name selects, if it is one.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "no-memory" => Some(Self::NoMemory),
+            "raw-rag" => Some(Self::RawRag),
+            "static-skills" => Some(Self::StaticSkills),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NoMemory => "no-memory",
+            Self::RawRag => "raw-rag",
+            Self::StaticSkills => "static-skills",
+        }
+    }
+}
+
+/// What to evaluate.
+#[derive(Debug, Clone, Default)]
+pub struct BaselineOptions {
+    pub split: Option<String>,
+    pub limit: Option<usize>,
+    /// Output dir; None = `<runs_dir>/baselines/<method>/<dataset>-<split>`.
+    pub out: Option<PathBuf>,
+    pub runs_dir: PathBuf,
+    pub no_judge: bool,
+}
+
+/// Evaluate `baseline` on the config's dataset. Returns the results and their directory.
+pub fn evaluate_baseline(
+    baseline: Baseline,
+    cfg: &Config,
+    opts: &BaselineOptions,
+) -> Result<(EvalResults, PathBuf)> {
+    if cfg.data.dataset == "alfworld" {
+        bail!(
+            "--method {}: the QA baselines do not apply to ALFWorld",
+            baseline.name()
+        );
+    }
+    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let span_mode = crate::data::span_mode(&cfg.eval.span_mode, "eval.span_mode")?;
+    let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
+    if let Some(limit) = opts.limit {
+        let mut left = limit;
+        for s in &mut samples {
+            let n = s.queries.len().min(left);
+            s.queries.truncate(n);
+            left -= n;
+        }
+        samples.retain(|s| !s.queries.is_empty());
+    }
+    let out = opts.out.clone().unwrap_or_else(|| {
+        opts.runs_dir
+            .join("baselines")
+            .join(baseline.name())
+            .join(format!("{}-{split}", cfg.data.dataset))
+    });
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let want_judge = !opts.no_judge && cfg.eval.judge;
+    let mut cfg = cfg.clone();
+    cfg.designer.enabled = false;
+    let bank = initial_bank(&cfg)?;
+    let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
+    if baseline == Baseline::StaticSkills {
+        // every skill, every span: the random policy with K = the bank draws all of them
+        cfg.controller.policy = "random".into();
+        cfg.eval.top_k = skills.len();
+        cfg.controller.top_k = skills.len();
+    }
+    let rt = Runtime::build(&cfg, &out, samples.clone(), want_judge)?;
+    rt.probe_endpoints()?;
+    let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+    let embs = std::sync::Arc::new(embed(rt.encoder.as_ref(), &descs)?);
+    let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
+    let lock = Mutex::new(&mut controller);
+    let ctx = eval_ctx(&cfg, &rt, &lock, &skills, embs);
+    let per_sample = par_map(
+        &samples,
+        cfg.concurrency.episodes,
+        |_, sample| -> Result<(Vec<QueryResult>, usize, usize)> {
+            let (memory, calls, errors) = match baseline {
+                Baseline::NoMemory => (MemoryBank::new(), 0, 0),
+                Baseline::RawRag => {
+                    let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
+                    let embs = embed(rt.encoder.as_ref(), &texts)?;
+                    let mut m = MemoryBank::new();
+                    for (span, e) in sample.spans.iter().zip(embs) {
+                        let prov = Provenance {
+                            span_id: span.id.clone(),
+                            skills: Vec::new(),
+                            step: 0,
+                            observed_at: span.date.clone(),
+                        };
+                        m.insert(span.text.clone(), e, prov)?;
+                    }
+                    (m, 0, 0)
+                }
+                Baseline::StaticSkills => {
+                    let built = build_memory(&ctx, sample, None)?;
+                    (built.memory, sample.spans.len(), built.call_errors)
+                }
+            };
+            let qs: Vec<&Query> = sample.queries.iter().collect();
+            Ok((
+                answer_queries(&ctx, sample, &memory, &qs, want_judge)?,
+                calls,
+                errors,
+            ))
+        },
+    );
+    let mut queries = Vec::new();
+    let (mut memory_calls, mut memory_call_errors) = (0, 0);
+    for r in per_sample {
+        let (q, c, e) = r?;
+        memory_calls += c;
+        memory_call_errors += e;
+        queries.extend(q);
+    }
+    let all: Vec<&QueryResult> = queries.iter().collect();
+    let mut by_cat: BTreeMap<String, Vec<&QueryResult>> = BTreeMap::new();
+    for q in &queries {
+        by_cat.entry(q.category.clone()).or_default().push(q);
+    }
+    let results = EvalResults {
+        method: baseline.name().into(),
+        checkpoint: String::new(),
+        checkpoint_hash: String::new(),
+        dataset: cfg.data.dataset.clone(),
+        split,
+        span_mode: span_mode.to_string(),
+        top_k: if baseline == Baseline::StaticSkills {
+            skills.len()
+        } else {
+            0
+        },
+        retrieve: cfg.answer.retrieve,
+        executor: rt.executor_id.clone(),
+        overall: score(&all),
+        by_category: by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect(),
+        memory_cache_hits: 0,
+        memory_calls,
+        memory_call_errors,
+        memories_flagged: 0,
+        memories_refused: 0,
+        max_error_rate: cfg.eval.max_error_rate,
+        prompts_overridden: rt.prompts.overridden().to_vec(),
+        prompts_hash: rt.prompts.content_hash(),
+        queries,
+    };
+    write_atomic(
+        &out.join("results.json"),
+        serde_json::to_string_pretty(&results)?.as_bytes(),
+    )?;
+    write_atomic(
+        &out.join("results.md"),
+        render_results_md(&results).as_bytes(),
+    )?;
+    Ok((results, out))
+}
