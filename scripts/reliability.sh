@@ -150,11 +150,21 @@ same=0; kills_done=0; kill_panics=0
 for i in $(seq "$KILLS"); do
   run="k$i"
   delay_ms=$(python3 -c "import random; random.seed($i); print(random.randint(150, max(200, int($straight_ms*0.95))))")
-  "$BIN" train --run-name "$run" --runs-dir "$WORK/kills" --no-progress "${KILL_SETS[@]}" 2>>"$WORK/kills.log" &
-  pid=$!
-  sleep "$(python3 -c "print($delay_ms/1000)")"
-  if kill -9 "$pid" 2>/dev/null; then kills_done=$((kills_done + 1)); fi
-  wait "$pid" 2>/dev/null || true
+  # a run that finished before its kill (the machine's speed varies) is started again with
+  # half the delay, so that every cycle really kills a running process
+  for _try in 1 2 3 4; do
+    rm -rf "${WORK:?}/kills/$run"
+    "$BIN" train --run-name "$run" --runs-dir "$WORK/kills" --no-progress "${KILL_SETS[@]}" 2>>"$WORK/kills.log" &
+    pid=$!
+    sleep "$(python3 -c "print($delay_ms/1000)")"
+    if kill -9 "$pid" 2>/dev/null; then
+      kills_done=$((kills_done + 1))
+      wait "$pid" 2>/dev/null || true
+      break
+    fi
+    wait "$pid" 2>/dev/null || true
+    delay_ms=$((delay_ms / 2))
+  done
   for _ in 1 2 3; do
     if [ -e "$WORK/kills/$run/checkpoints/latest" ]; then
       "$BIN" train --resume --run-name "$run" --runs-dir "$WORK/kills" --no-progress 2>>"$WORK/kills.log" && break
