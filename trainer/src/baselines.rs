@@ -184,6 +184,7 @@ pub fn evaluate_baseline(
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
+        context_docs: crate::eval::context_docs(&samples),
         queries,
     };
     write_atomic(

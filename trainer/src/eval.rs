@@ -92,7 +92,33 @@ pub struct EvalResults {
     /// Content hash of every prompt template used.
     #[serde(default)]
     pub prompts_hash: String,
+    /// HotpotQA: documents concatenated per sample (the context length of the paper's
+    /// Figure 3: 50, 100 or 200 in eval_50/100/200.json), the mean over samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_docs: Option<usize>,
     pub queries: Vec<QueryResult>,
+}
+
+/// HotpotQA's context length: the mean number of `Passage N:` documents (or sessions, when
+/// documents were split into sessions) per sample; None for other datasets.
+pub fn context_docs(samples: &[Sample]) -> Option<usize> {
+    if samples.is_empty() || samples.iter().any(|s| s.dataset != "hotpotqa") {
+        return None;
+    }
+    let per: Vec<usize> = samples
+        .iter()
+        .map(|s| {
+            if s.sessions.len() > 1 {
+                return s.sessions.len();
+            }
+            s.sessions
+                .iter()
+                .flat_map(|x| &x.turns)
+                .map(|t| memskill_datasets::split_passages(&t.text).len())
+                .sum()
+        })
+        .collect();
+    Some((per.iter().sum::<usize>() as f64 / per.len() as f64).round() as usize)
 }
 
 /// A checkpoint's controller and selectable skills (with their description embeddings),
@@ -487,6 +513,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
+        context_docs: context_docs(&samples),
         queries,
     };
     let out = opts.out.clone().unwrap_or_else(|| {

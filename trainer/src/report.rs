@@ -153,7 +153,7 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
         split: r.split.clone(),
         executor: r.executor.clone(),
         top_k: r.top_k,
-        context_docs: v["context_docs"].as_u64().map(|x| x as usize),
+        context_docs: r.context_docs,
         metric: Metrics::Qa {
             f1: bootstrap(&f1, BOOTSTRAP_RESAMPLES, seed),
             judge: bootstrap(&judge, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -305,6 +305,23 @@ fn qa_cell(e: &Entry) -> Cell {
     }
 }
 
+/// A row's label: the method, with the executor (when asked) and the context length (when
+/// recorded) so that evaluations differing in them get rows of their own.
+fn row_label(e: &Entry, with_executor: bool) -> String {
+    let mut extra: Vec<String> = Vec::new();
+    if with_executor && !e.executor.is_empty() {
+        extra.push(e.executor.clone());
+    }
+    if let Some(d) = e.context_docs {
+        extra.push(format!("{d} docs"));
+    }
+    if extra.is_empty() {
+        e.method.clone()
+    } else {
+        format!("{} ({})", e.method, extra.join(", "))
+    }
+}
+
 /// The score a one-number cell shows: L-J when judged, else F1, else the success rate.
 fn headline(e: &Entry) -> Option<(&'static str, Estimate)> {
     match &e.metric {
@@ -336,12 +353,8 @@ impl Report {
             .collect();
         let datasets: Vec<String> = datasets.into_iter().collect();
         let mut t1: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
-        for e in entries.iter().filter(|e| e.context_docs.is_none()) {
-            let row = if e.executor.is_empty() {
-                e.method.clone()
-            } else {
-                format!("{} ({})", e.method, e.executor)
-            };
+        for e in entries {
+            let row = row_label(e, true);
             let col = datasets
                 .iter()
                 .position(|d| *d == format!("{} ({})", e.dataset, e.split))
@@ -369,9 +382,7 @@ impl Report {
         for d in &datasets {
             let here: Vec<&Entry> = entries
                 .iter()
-                .filter(|e| {
-                    format!("{} ({})", e.dataset, e.split) == *d && e.context_docs.is_none()
-                })
+                .filter(|e| format!("{} ({})", e.dataset, e.split) == *d)
                 .collect();
             let execs: Vec<String> = here
                 .iter()
@@ -386,7 +397,7 @@ impl Report {
             let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
             for e in &here {
                 let col = execs.iter().position(|x| *x == e.executor).unwrap_or(0);
-                let cells = rows.entry(e.method.clone()).or_insert_with(|| {
+                let cells = rows.entry(row_label(e, false)).or_insert_with(|| {
                     vec![
                         Cell {
                             text: "-".into(),
@@ -418,6 +429,11 @@ impl Report {
         let sweep_sets: BTreeSet<String> = sweep.iter().map(|e| e.dataset.clone()).collect();
         for d in sweep_sets {
             let here: Vec<&&Entry> = sweep.iter().filter(|e| e.dataset == d).collect();
+            // a sweep: at least two context lengths
+            let lengths: BTreeSet<usize> = here.iter().filter_map(|e| e.context_docs).collect();
+            if lengths.len() < 2 {
+                continue;
+            }
             let lens: Vec<usize> = here
                 .iter()
                 .filter_map(|e| e.context_docs)

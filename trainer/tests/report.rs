@@ -58,16 +58,19 @@ fn report_tables_link_every_cell_and_show_intervals() {
     };
     let (a, _) = eval("learned", &[]);
     let (b, bdir) = eval("k2", &["eval.top_k=2"]);
-    // a context-length sweep point (the field the HotpotQA sweep writes)
-    let sweep = d.path().join("sweep").join("docs50");
-    std::fs::create_dir_all(&sweep).unwrap();
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(bdir.join("results.json")).unwrap()).unwrap();
-    v["context_docs"] = serde_json::json!(50);
-    std::fs::write(sweep.join("results.json"), v.to_string()).unwrap();
+    // two context-length sweep points (the field HotpotQA evaluations write)
+    for docs in [50, 100] {
+        let sweep = d.path().join("sweep").join(format!("docs{docs}"));
+        std::fs::create_dir_all(&sweep).unwrap();
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(bdir.join("results.json")).unwrap())
+                .unwrap();
+        v["context_docs"] = serde_json::json!(docs);
+        std::fs::write(sweep.join("results.json"), v.to_string()).unwrap();
+    }
 
     let (entries, skills) = collect(&[out.run_dir.clone(), d.path().join("sweep")]).unwrap();
-    assert_eq!(entries.len(), 3);
+    assert_eq!(entries.len(), 4);
     assert_eq!(skills.len(), 1);
     let report = Report::build(&entries, skills);
     let rep_dir = d.path().join("report");
@@ -108,4 +111,55 @@ fn report_tables_link_every_cell_and_show_intervals() {
         let target = &l[..l.find(')').unwrap()];
         assert!(Path::new(&rep_dir).join(target).exists(), "{target}");
     }
+}
+
+#[test]
+fn eval_sweep_writes_one_labelled_result_per_grid_point() {
+    let d = tempfile::tempdir().unwrap();
+    let out = train(
+        &cfg(),
+        &TrainOptions {
+            runs_dir: d.path().to_path_buf(),
+            progress: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let sweep = d.path().join("sw");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memskill"))
+        .args(["eval", "--checkpoint"])
+        .arg(&out.run_dir)
+        .args(["--no-judge", "--method", "m", "--out"])
+        .arg(&sweep)
+        .args([
+            "--sweep",
+            "eval.top_k=1,2",
+            "--sweep",
+            "answer.retrieve=2,3",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (entries, _) = collect(std::slice::from_ref(&sweep)).unwrap();
+    let mut methods: Vec<String> = entries.iter().map(|e| e.method.clone()).collect();
+    methods.sort();
+    assert_eq!(
+        methods,
+        [
+            "m [eval.top_k=1,answer.retrieve=2]",
+            "m [eval.top_k=1,answer.retrieve=3]",
+            "m [eval.top_k=2,answer.retrieve=2]",
+            "m [eval.top_k=2,answer.retrieve=3]"
+        ]
+    );
+    assert!(entries.iter().any(|e| e.top_k == 2));
+    // a bad sweep is refused with the argument named
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memskill"))
+        .args(["eval", "--checkpoint"])
+        .arg(&out.run_dir)
+        .args(["--sweep", "eval.top_k"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--sweep \"eval.top_k\""));
 }

@@ -69,6 +69,42 @@ pub struct EvalArgs {
     /// judge score, as the reference does).
     #[arg(long)]
     pub no_judge: bool,
+    /// Evaluate once per value: `--sweep eval.top_k=3,5,7` (repeat for a grid, e.g. with
+    /// `--sweep data.path=eval_50.json,eval_100.json,eval_200.json` for the HotpotQA context
+    /// length). Each point is written to <out>/<key=value,...>/ and labelled in the method
+    /// name; memory banks are reused from the cache wherever the swept key leaves them
+    /// unchanged.
+    #[arg(long, value_name = "KEY=V1,V2,...")]
+    pub sweep: Vec<String>,
+}
+
+/// The grid of `--sweep` arguments: every combination as a list of `key=value` sets.
+pub fn sweep_grid(sweeps: &[String]) -> Result<Vec<Vec<String>>> {
+    let mut grid: Vec<Vec<String>> = vec![Vec::new()];
+    for s in sweeps {
+        let (key, values) = s
+            .split_once('=')
+            .with_context(|| format!("--sweep {s:?}: expected KEY=V1,V2,..."))?;
+        let vals: Vec<&str> = values
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .collect();
+        if key.trim().is_empty() || vals.is_empty() {
+            bail!("--sweep {s:?}: expected KEY=V1,V2,...");
+        }
+        grid = grid
+            .into_iter()
+            .flat_map(|g| {
+                vals.iter().map(move |v| {
+                    let mut g = g.clone();
+                    g.push(format!("{}={v}", key.trim()));
+                    g
+                })
+            })
+            .collect();
+    }
+    Ok(grid)
 }
 
 #[derive(clap::Args)]
@@ -185,6 +221,73 @@ fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
     })
 }
 
+/// `memskill eval ... --sweep K=V1,V2 [--sweep ...]`: one evaluation per grid point.
+fn sweep_eval(mut a: EvalArgs) -> Result<()> {
+    let grid = sweep_grid(&a.sweep)?;
+    let base_out = a.out.clone().unwrap_or_else(|| {
+        let root = a
+            .checkpoint
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("runs").join("baselines"));
+        root.join("eval").join("sweep")
+    });
+    let base_method = a.method.clone();
+    a.sweep.clear();
+    let mut summary = Vec::new();
+    for point in grid {
+        let label = point.join(",");
+        let mut one = EvalArgs {
+            sets: a
+                .sets
+                .iter()
+                .cloned()
+                .chain(point.iter().cloned())
+                .collect(),
+            out: Some(base_out.join(label.replace(['/', ' '], "_"))),
+            method: base_method.clone(),
+            checkpoint: a.checkpoint.clone(),
+            actor: a.actor.clone(),
+            config: a.config.clone(),
+            dataset: a.dataset.clone(),
+            split: a.split.clone(),
+            limit: a.limit,
+            no_judge: a.no_judge,
+            sweep: Vec::new(),
+        };
+        // a baseline keeps its name (it selects the baseline); a checkpoint's label gains the point
+        if one
+            .method
+            .as_deref()
+            .and_then(memskill_trainer::baselines::Baseline::parse)
+            .is_none()
+        {
+            one.method = Some(match &base_method {
+                Some(m) => format!("{m} [{label}]"),
+                None => format!("[{label}]"),
+            });
+        }
+        eprintln!("sweep point {label}");
+        let r = eval(one);
+        summary.push(format!(
+            "{label}: {}",
+            match &r {
+                Ok(()) => "done".to_string(),
+                Err(e) => format!("failed: {e:#}"),
+            }
+        ));
+        r?;
+    }
+    println!(
+        "\nsweep ({} points) under {}:",
+        summary.len(),
+        base_out.display()
+    );
+    for s in summary {
+        println!("  {s}");
+    }
+    Ok(())
+}
+
 /// `memskill eval --method no-memory|raw-rag|static-skills --config C`.
 fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Result<()> {
     if a.checkpoint.is_some() {
@@ -229,6 +332,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     }
     if a.dataset.as_deref() == Some("alfworld") {
         return alfworld_eval(a);
+    }
+    if !a.sweep.is_empty() {
+        return sweep_eval(a);
     }
     if let Some(b) = a
         .method
