@@ -645,6 +645,19 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn context_docs_counts_hotpotqa_documents() {
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../datasets/tests/fixtures/hotpotqa_longbench_small.jsonl");
+        let all = memskill_datasets::load_hotpotqa(&fx).unwrap();
+        // "Passage 1..3" in one context string: 3 documents
+        assert_eq!(context_docs(&all[..1]), Some(3));
+        // other datasets: none
+        let syn = crate::synthetic::dataset(1, 2, 0);
+        assert_eq!(context_docs(&syn), None);
+        assert_eq!(context_docs(&[]), None);
+    }
+
     fn q(f1: Option<f64>, judge: Option<f64>, error: bool, judge_error: bool) -> QueryResult {
         QueryResult {
             sample_id: "s".into(),
