@@ -7,8 +7,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
+use crate::config::DesignerConfig;
 use crate::safety::safety_scan;
-use crate::stage::DesignerConfig;
+use crate::text::clip;
 
 /// Longest allowed skill description (Agent Skills limit).
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -79,15 +80,6 @@ impl Edit {
             Edit::NoChange => "no change".into(),
             Edit::Malformed { problem, .. } => format!("malformed change: {problem}"),
         }
-    }
-}
-
-pub(crate) fn clip(s: &str, n: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}...", s.chars().take(n).collect::<String>())
     }
 }
 

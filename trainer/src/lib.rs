@@ -10,6 +10,7 @@ pub mod data;
 pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
+pub mod metrics;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;

@@ -22,10 +22,11 @@ use serde_json::json;
 use crate::alfworld::{run_pair, AlfworldEnv, Pair, PairCtx};
 use crate::backends::embed;
 use crate::checkpoint::{pointer, BankHistoryRow, Checkpoint, TrainState, FORMAT_VERSION};
-use crate::config::Config;
+use crate::config::{Config, Dataset};
 use crate::episode::{derive_seed, par_map, run_episode, EpisodeCtx, EpisodeResult};
 use crate::fsutil::{append_line, file_len, truncate_to, write_atomic};
-use crate::runtime::{initial_bank, Runtime};
+use crate::metrics::{MetricsLine, StageMetrics, UpdateMetrics};
+use crate::runtime::{initial_bank, RoleTotals, Runtime};
 
 /// Options of one `train` invocation that are not part of the run's config.
 #[derive(Debug, Clone)]
@@ -186,13 +187,12 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
 
     // Everything that can fail on the config or its inputs (data, span modes, the initial
     // bank) runs before the run directory is created, so a config error leaves nothing behind.
-    let is_alfworld = cfg.data.dataset == "alfworld";
+    let is_alfworld = cfg.data.dataset == Dataset::Alfworld;
     let samples = if is_alfworld {
         // ALFWorld episodes are drawn as (batch A, batch B) pairs of games, not samples.
         Vec::new()
     } else {
-        let span_mode = crate::data::span_mode(&cfg.spans.mode, "spans.mode")?;
-        crate::data::load_samples(&cfg.data, &cfg.data.split, &span_mode, cfg.run.seed)?
+        crate::data::load_samples(&cfg.data, &cfg.data.split, &cfg.spans.mode, cfg.run.seed)?
     };
     let alf = if is_alfworld {
         Some(AlfworldEnv::open(&cfg.alfworld).context("data.dataset = \"alfworld\"")?)
@@ -335,7 +335,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                 &mut state,
                 &progress,
             )?;
-            append_line(&metrics_path, &line.to_string())?;
+            append_line(&metrics_path, &MetricsLine::Update(line.clone()).to_line()?)?;
             outer_batch_rewards.push(batch_reward);
             out.updates_this_run += 1;
             out.update_step = state.update_step;
@@ -352,8 +352,8 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
                     state.inner,
                     batch_reward,
                     bank.selectable().len(),
-                    line["llm_calls"],
-                    line["llm_errors"]
+                    line.llm_calls,
+                    line.llm_errors
                 );
             }
             let mut ck_s = 0.0;
@@ -535,7 +535,7 @@ fn inner_epoch(
     pool: &mut HardCasePool,
     state: &mut TrainState,
     progress: &Progress,
-) -> Result<(serde_json::Value, f64, f64, f64)> {
+) -> Result<(UpdateMetrics, f64, f64, f64)> {
     let t_roll = Instant::now();
     let before = rt.counters.totals();
     let batch: Vec<Work> = match alf {
@@ -717,41 +717,38 @@ fn inner_epoch(
     state.update_step += 1;
     state.inner += 1;
     let llm = rt.counters.totals().minus(&before);
-    let mut line = json!({
-        "type": "update",
-        "step": state.update_step,
-        "outer": state.outer,
-        "inner": state.inner - 1,
-        "episodes": episodes.len(),
-        "dropped": dropped,
-        "reward": batch_reward,
-        "reward_min": rewards.iter().cloned().fold(f64::INFINITY, f64::min),
-        "reward_max": rewards.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-        "shaped_reward": shaped_sums.iter().sum::<f64>() / shaped_sums.len() as f64,
-        "policy_loss": stats.policy_loss,
-        "value_loss": stats.value_loss,
-        "entropy": stats.entropy,
-        "approx_kl": stats.approx_kl,
-        "clip_frac": stats.clip_frac,
-        "ppo_epochs": stats.epochs_run,
-        "early_stopped": stats.early_stopped,
-        "skill_usage": usage,
-        "bank_size": skills.len(),
-        "bank_version": bank.bank_version,
-        "memory_items": live_mem as f64 / rewards.len() as f64,
-        "queries": answered,
-        "span_errors": span_errors,
-        "query_errors": query_errors,
-        "parse_problems": parse_problems,
-        "hard_cases": pool.len(),
-        "llm_calls": llm.executor.calls + llm.answer.calls + llm.judge.calls,
-        "llm_errors": llm.errors(),
-        "llm": llm,
-    });
-    if let Some(a) = actor {
+    let line = UpdateMetrics {
+        step: state.update_step,
+        outer: state.outer,
+        inner: state.inner - 1,
+        episodes: episodes.len(),
+        dropped,
+        reward: batch_reward,
+        reward_min: rewards.iter().cloned().fold(f64::INFINITY, f64::min),
+        reward_max: rewards.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        shaped_reward: shaped_sums.iter().sum::<f64>() / shaped_sums.len() as f64,
+        policy_loss: stats.policy_loss,
+        value_loss: stats.value_loss,
+        entropy: stats.entropy,
+        approx_kl: stats.approx_kl,
+        clip_frac: stats.clip_frac,
+        ppo_epochs: stats.epochs_run,
+        early_stopped: stats.early_stopped,
+        skill_usage: usage,
+        bank_size: skills.len(),
+        bank_version: bank.bank_version,
+        memory_items: live_mem as f64 / rewards.len() as f64,
+        queries: answered,
+        span_errors,
+        query_errors,
+        parse_problems,
+        hard_cases: pool.len(),
+        llm_calls: llm.executor.calls + llm.answer.calls + llm.judge.calls,
+        llm_errors: llm.errors(),
+        llm,
         // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
-        line["actor"] = json!(a);
-    }
+        actor,
+    };
     Ok((line, batch_reward, rollout_s, update_s))
 }
 
@@ -856,15 +853,30 @@ fn designer_stage(
         bank,
         String::new(),
     ));
-    let mut line = json!({"type": "stage", "stage": state.stage, "step": state.update_step, "reward": reward,
-        "decision": decision_name, "designer": "skipped"});
+    let mut line = StageMetrics {
+        stage: state.stage,
+        step: state.update_step,
+        reward,
+        decision: decision_name.to_string(),
+        designer: "skipped".into(),
+        hard_cases_reused: None,
+        hard_cases_selected: None,
+        attempts: None,
+        accepted: None,
+        rejected: None,
+        changed: None,
+        designer_error: None,
+        bank_version: bank.bank_version,
+        bank_size: 0,
+        llm: RoleTotals::default(),
+    };
     if stop {
         state.stopped_early = true;
-        line["designer"] = json!("stopped-early");
+        line.designer = "stopped-early".into();
     } else if !(last_outer && cfg.evolution.final_state == FinalState::Best) {
         let selected: Vec<HardCase> = match evolution.saved_cases(improved) {
             Some(saved) => {
-                line["hard_cases_reused"] = json!(true);
+                line.hard_cases_reused = Some(true);
                 saved.to_vec()
             }
             None => {
@@ -881,17 +893,17 @@ fn designer_stage(
                 selected
             }
         };
-        line["hard_cases_selected"] = json!(selected.len());
+        line.hard_cases_selected = Some(selected.len());
         let llm = rt
             .designer
             .as_ref()
             .context("designer enabled without a designer backend")?;
         if selected.is_empty() {
-            line["designer"] = json!("no-hard-cases");
+            line.designer = "no-hard-cases".into();
             evolution.on_designed(Vec::new());
         } else {
             let dcfg = memskill_designer::DesignerConfig {
-                interactive: cfg.data.dataset == "alfworld",
+                interactive: cfg.data.dataset.is_interactive(),
                 ..cfg.designer.cfg.clone()
             };
             match memskill_designer::run_stage(
@@ -915,16 +927,16 @@ fn designer_stage(
                         &dir.join(format!("stage-{}.json", state.stage + 1)),
                         serde_json::to_string_pretty(&t)?.as_bytes(),
                     )?;
-                    line["designer"] = json!("designed");
-                    line["attempts"] = json!(o.attempts);
-                    line["accepted"] =
-                        json!(o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>());
-                    line["rejected"] = json!(o
-                        .rejected
-                        .iter()
-                        .map(|(e, r)| format!("{}: {r}", e.summary()))
-                        .collect::<Vec<_>>());
-                    line["changed"] = json!(o.changed);
+                    line.designer = "designed".into();
+                    line.attempts = Some(o.attempts);
+                    line.accepted = Some(o.accepted.iter().map(|e| e.summary()).collect());
+                    line.rejected = Some(
+                        o.rejected
+                            .iter()
+                            .map(|(e, r)| format!("{}: {r}", e.summary()))
+                            .collect(),
+                    );
+                    line.changed = Some(o.changed.clone());
                     evolution.on_designed(o.notes.clone());
                     *bank = o.bank;
                     let sel = bank.selectable();
@@ -949,8 +961,8 @@ fn designer_stage(
                 Err(e) => {
                     eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
                     evolution.on_designed(Vec::new());
-                    line["designer"] = json!("error");
-                    line["designer_error"] = json!(e.to_string());
+                    line.designer = "error".into();
+                    line.designer_error = Some(e.to_string());
                     state.bank_history.push(history_row(
                         state.stage + 1,
                         state.update_step,
@@ -963,10 +975,10 @@ fn designer_stage(
             }
         }
     }
-    line["bank_version"] = json!(bank.bank_version);
-    line["bank_size"] = json!(bank.selectable().len());
-    line["llm"] = json!(rt.counters.totals().minus(&before));
-    append_line(metrics_path, &line.to_string())?;
+    line.bank_version = bank.bank_version;
+    line.bank_size = bank.selectable().len();
+    line.llm = rt.counters.totals().minus(&before);
+    append_line(metrics_path, &MetricsLine::Stage(line).to_line()?)?;
     state.stage += 1;
     Ok(())
 }
