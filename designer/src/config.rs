@@ -37,6 +37,10 @@ pub struct DesignerConfig {
     pub attempts: usize,
     /// What a stage that does not beat the best snapshot restores (reference: the bank only).
     pub rollback: Rollback,
+    /// Ask the designer's LLM, with the `designer.safety_judge` prompt, whether each proposal
+    /// that passed the rule-based checks is safe; an unsafe, unreadable or failed verdict
+    /// rejects it (memskill only; off by default and in tests).
+    pub safety_judge: bool,
     /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
@@ -58,6 +62,7 @@ impl Default for DesignerConfig {
             new_skill_hint: false,
             attempts: 3,
             rollback: Rollback::Bank,
+            safety_judge: false,
             interactive: false,
         }
     }

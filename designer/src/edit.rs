@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 use crate::config::DesignerConfig;
-use crate::safety::safety_scan;
+use crate::safety::scan_skill;
 use crate::text::clip;
 
 /// Longest allowed skill description (Agent Skills limit).
@@ -54,6 +54,66 @@ impl Edit {
             _ => None,
         }
     }
+    /// The edit with secret values in its texts redacted (for records of rejected edits);
+    /// `known` values (see [`crate::safety::secret_values`]) are redacted wherever they occur.
+    pub fn redacted(self, known: &[(&'static str, String)]) -> Edit {
+        let r = |t: &str| crate::safety::redact_with(t, known);
+        let o = |t: Option<String>| t.map(|t| r(&t));
+        match self {
+            Edit::AddNew {
+                name,
+                description,
+                instructions,
+                action,
+            } => Edit::AddNew {
+                name,
+                description: r(&description),
+                instructions: r(&instructions),
+                action,
+            },
+            Edit::RefineExisting {
+                name,
+                description,
+                instructions,
+                action,
+                new_name,
+            } => Edit::RefineExisting {
+                name,
+                description: o(description),
+                instructions: o(instructions),
+                action,
+                new_name,
+            },
+            Edit::NoChange => Edit::NoChange,
+            Edit::Malformed { raw, problem } => Edit::Malformed {
+                raw: r(&raw),
+                problem,
+            },
+        }
+    }
+
+    /// Every text the edit carries.
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            Edit::AddNew {
+                description,
+                instructions,
+                ..
+            } => vec![description, instructions],
+            Edit::RefineExisting {
+                description,
+                instructions,
+                ..
+            } => description
+                .iter()
+                .chain(instructions)
+                .map(String::as_str)
+                .collect(),
+            Edit::NoChange => Vec::new(),
+            Edit::Malformed { raw, .. } => vec![raw],
+        }
+    }
+
     /// Short human-readable summary (used in the failed-approaches list and logs).
     pub fn summary(&self) -> String {
         match self {
@@ -134,14 +194,13 @@ fn check_field(field: &str, text: &str, max: usize) -> Result<(), String> {
 
 /// The checks every skill text must pass, in designer edits, imports and `validate`:
 /// valid name, non-empty bounded description and instructions, no template placeholders,
-/// and the [safety scan](crate::safety). `Err` names the rule broken.
+/// and the [safety scan](crate::safety) of each field and of the fields joined. `Err` names
+/// the rule broken.
 pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Result<(), String> {
     validate_skill_name(name).map_err(|e| e.to_string())?;
     check_field("description", description, MAX_DESCRIPTION_CHARS)?;
     check_field("instructions", instructions, MAX_INSTRUCTIONS_CHARS)?;
-    safety_scan(description).map_err(|r| format!("description: {r}"))?;
-    safety_scan(instructions).map_err(|r| format!("instructions: {r}"))?;
-    Ok(())
+    scan_skill(name, description, instructions)
 }
 
 /// Seed skills (provenance contains "seed") are never evicted.

@@ -447,11 +447,23 @@ pub fn validate_dir(dir: &Path) -> Result<Vec<String>, DesignerError> {
         .collect())
 }
 
+/// A bank read from JSON, with every skill through [`check_skill_text`] (as imports).
+fn read_checked_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
+    let bank = read_json_bank(path)?;
+    for s in bank.skills() {
+        check_skill_text(&s.name, &s.description, &s.instructions)
+            .map_err(|r| invalid(&s.name, path, r))?;
+    }
+    Ok(bank)
+}
+
 /// Load a bank from a JSON file, a checkpoint directory (`bank.json` or `skills.json`
-/// inside) or an exported skills folder (folders with SKILL.md take precedence).
+/// inside) or an exported skills folder (folders with SKILL.md take precedence). Every
+/// skill passes [`check_skill_text`] (names, lengths, placeholders, safety scan), however
+/// the bank is given.
 pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
     if path.is_file() {
-        return read_json_bank(path);
+        return read_checked_json_bank(path);
     }
     if !path.is_dir() {
         return Err(DesignerError::format(
@@ -468,7 +480,7 @@ pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
     }
     for f in ["bank.json", "skills.json"] {
         if path.join(f).is_file() {
-            return read_json_bank(&path.join(f));
+            return read_checked_json_bank(&path.join(f));
         }
     }
     Err(DesignerError::format(

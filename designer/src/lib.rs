@@ -3,7 +3,8 @@
 //! - [`pool`]: the hard-case pool (failed queries, fail counts, window, cap);
 //! - [`select`]: dedupe + seeded KMeans over question embeddings + hardest-first selection;
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
-//! - [`edit`]: edits and their validation, [`safety`]: the safety scan of skill texts;
+//! - [`edit`]: edits and their validation, [`safety`]: the safety layer (skill texts, banks,
+//!   memory texts, secret redaction, the optional LLM safety judge);
 //! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
 //!   the stage reward and the feedback on earlier changes;
 //! - [`export`]: Agent Skills folders (`<name>/SKILL.md`) + `bank.json` + `RELEASES.md`.
@@ -39,7 +40,10 @@ pub use export::{
 };
 pub use json::parse_changes;
 pub use pool::{HardCase, HardCasePool, PoolConfig};
-pub use safety::{safety_rules, safety_scan, SafetyRule};
+pub use safety::{
+    check_bank, find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan,
+    scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+};
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};
 
@@ -99,5 +103,13 @@ pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
     (
         "designer.alfworld.refinement.user.j2",
         include_str!("../prompts/designer.alfworld.refinement.user.j2"),
+    ),
+    (
+        "designer.safety_judge.system.j2",
+        include_str!("../prompts/designer.safety_judge.system.j2"),
+    ),
+    (
+        "designer.safety_judge.user.j2",
+        include_str!("../prompts/designer.safety_judge.user.j2"),
     ),
 ];

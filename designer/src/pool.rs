@@ -35,6 +35,28 @@ pub struct HardCase {
 }
 
 impl HardCase {
+    /// The case with every secret value in its texts (question, answer, prediction, retrieved
+    /// memories, evidence) replaced by `[REDACTED:<kind>]` ([`crate::redact_secrets`]); a
+    /// value found in one text is redacted wherever it occurs in the others.
+    pub fn redacted(mut self) -> Self {
+        use crate::safety::{redact_with, secret_values};
+        let known = secret_values(
+            [&self.question, &self.gold, &self.prediction, &self.evidence]
+                .into_iter()
+                .chain(&self.retrieved)
+                .map(String::as_str),
+        );
+        let r = |t: &str| redact_with(t, &known);
+        self.question = r(&self.question);
+        self.gold = r(&self.gold);
+        self.prediction = r(&self.prediction);
+        self.evidence = r(&self.evidence);
+        for m in &mut self.retrieved {
+            *m = r(m);
+        }
+        self
+    }
+
     /// The id recorded in skill provenance and release records: `sample_id/query_id`
     /// (or just the query id when the sample id is empty).
     pub fn id(&self) -> String {
@@ -102,11 +124,14 @@ impl HardCasePool {
     /// `fail_count` and refreshes prediction, score, retrieved memories and step, keeping the
     /// first question, answer, category and evidence (its place in the pool stays). Then, as the reference does after every added
     /// failure, prunes by the window relative to this case's step and enforces the size cap.
-    pub fn record(&mut self, mut case: HardCase) -> bool {
+    /// Secret values in the case's texts are redacted first ([`HardCase::redacted`]): the
+    /// pool is what `hard_cases.json` and the designer's prompts hold.
+    pub fn record(&mut self, case: HardCase) -> bool {
         let failed = case.score.is_nan() || case.score < self.cfg.threshold;
         if !failed {
             return false;
         }
+        let mut case = case.redacted();
         let step = case.step;
         if case.evidence.chars().count() > MAX_EVIDENCE_CHARS {
             case.evidence = crate::text::tail(&case.evidence, MAX_EVIDENCE_CHARS);

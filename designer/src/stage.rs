@@ -32,8 +32,15 @@ pub struct StageOutcome {
     /// Attempts run (1..=`attempts`).
     #[serde(default)]
     pub attempts: usize,
-    /// (prompt, answer) of every LLM round of every attempt, in order (the prompt is the last message).
+    /// (prompt, answer) of every LLM round of every attempt, in order (the prompt is the last
+    /// message), with secret values redacted (as are the texts of `rejected`).
     pub transcript: Vec<(String, String)>,
+    /// Safety-judge calls made (`designer.safety_judge`), over all attempts.
+    #[serde(default)]
+    pub judge_calls: usize,
+    /// Proposals the safety judge rejected, over all attempts.
+    #[serde(default)]
+    pub judge_rejections: usize,
 }
 
 fn ask(
@@ -102,6 +109,7 @@ pub fn run_stage(
         }
     }
     let mut transcript = Vec::new();
+    let (mut judge_calls, mut judge_rejections) = (0usize, 0usize);
     let attempts = cfg.attempts.max(1);
     let mut attempt = 0;
     loop {
@@ -151,12 +159,43 @@ pub fn run_stage(
                 problem,
             }],
         };
-        let (accepted, rejected) = validate_edits(bank, &edits, cfg);
+        let (mut accepted, mut rejected) = validate_edits(bank, &edits, cfg);
+        if cfg.safety_judge {
+            let mut kept = Vec::with_capacity(accepted.len());
+            for e in accepted {
+                let Some(jc) = crate::safety::judge_prompt_context(bank, &e) else {
+                    kept.push(e);
+                    continue;
+                };
+                judge_calls += 1;
+                match crate::safety::judge::judge_skill(llm, prompts, &jc, cfg.temperature)? {
+                    None => kept.push(e),
+                    Some(reason) => {
+                        judge_rejections += 1;
+                        rejected.push((e, reason));
+                    }
+                }
+            }
+            accepted = kept;
+        }
         if accepted.is_empty() && attempt < attempts {
             continue;
         }
         let (new_bank, changed) = apply_edits(bank, &accepted, &ids, stage, cfg.max_bank_size);
         let notes = change_notes(bank, &new_bank, &changed);
+        // What is recorded (designer/stage-N.json, metrics.jsonl) carries no secret values: a
+        // value found anywhere in the rounds or the rejected edits is redacted everywhere.
+        let known = crate::safety::secret_values(
+            transcript
+                .iter()
+                .flat_map(|(p, a)| [p.as_str(), a.as_str()])
+                .chain(rejected.iter().flat_map(|(e, _)| e.texts())),
+        );
+        let redact = |t: &str| crate::safety::redact_with(t, &known);
+        let rejected = rejected
+            .into_iter()
+            .map(|(e, r)| (e.redacted(&known), redact(&r)))
+            .collect();
         return Ok(StageOutcome {
             bank: new_bank,
             accepted,
@@ -164,7 +203,12 @@ pub fn run_stage(
             changed,
             notes,
             attempts: attempt,
-            transcript,
+            transcript: transcript
+                .into_iter()
+                .map(|(p, a)| (redact(&p), redact(&a)))
+                .collect(),
+            judge_calls,
+            judge_rejections,
         });
     }
 }

@@ -43,3 +43,142 @@ fn injections_rejected_ordinary_pass() {
         );
     }
 }
+
+/// One held-out text: a skill proposal (`text` as its instructions, or `fields`) or a memory.
+#[derive(serde::Deserialize)]
+struct Heldout {
+    set: String,
+    label: String,
+    lang: String,
+    enc: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    fields: Option<Fields>,
+}
+
+#[derive(serde::Deserialize)]
+struct Fields {
+    name: String,
+    description: String,
+    instructions: String,
+}
+
+fn heldout() -> Vec<Heldout> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/safety/heldout.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}:{}: {e}", i + 1)))
+        .collect()
+}
+
+/// A skill proposal is rejected when it fails `check_skill_text` (a one-text item is the
+/// instructions of a skill with a neutral name and description).
+fn skill_rejected(h: &Heldout) -> Option<String> {
+    let (n, d, i) = match (&h.fields, &h.text) {
+        (Some(f), _) => (
+            f.name.as_str(),
+            f.description.as_str(),
+            f.instructions.as_str(),
+        ),
+        (None, Some(t)) => ("memory-helper", "Helps write memories.", t.as_str()),
+        _ => panic!("held-out item has neither text nor fields"),
+    };
+    memskill_designer::check_skill_text(&n.replace('_', "-"), d, i).err()
+}
+
+fn memory_flagged(h: &Heldout) -> Option<String> {
+    let t = h.text.as_deref().expect("memory items have text");
+    memskill_designer::scan_memory(t).map(|f| f.to_string())
+}
+
+struct Rates {
+    unsafe_total: usize,
+    unsafe_caught: usize,
+    ordinary_total: usize,
+    ordinary_rejected: usize,
+}
+
+fn measure(set: &str, verdict: fn(&Heldout) -> Option<String>) -> Rates {
+    let items: Vec<Heldout> = heldout().into_iter().filter(|h| h.set == set).collect();
+    let mut r = Rates {
+        unsafe_total: 0,
+        unsafe_caught: 0,
+        ordinary_total: 0,
+        ordinary_rejected: 0,
+    };
+    for h in &items {
+        let v = verdict(h);
+        let shown = h.text.clone().unwrap_or_else(|| {
+            let f = h.fields.as_ref().expect("fields");
+            format!("{} | {} | {}", f.name, f.description, f.instructions)
+        });
+        match h.label.as_str() {
+            "unsafe" => {
+                r.unsafe_total += 1;
+                match v {
+                    Some(_) => r.unsafe_caught += 1,
+                    None => println!("MISSED   [{set} {} {}] {shown:?}", h.lang, h.enc),
+                }
+            }
+            "ordinary" => {
+                r.ordinary_total += 1;
+                if let Some(why) = v {
+                    r.ordinary_rejected += 1;
+                    println!("REJECTED [{set} {} {}] {shown:?}: {why}", h.lang, h.enc);
+                }
+            }
+            other => panic!("unknown label {other:?}"),
+        }
+    }
+    println!(
+        "{set}: unsafe rejected {}/{} ({:.1}%), ordinary rejected {}/{} ({:.1}%)",
+        r.unsafe_caught,
+        r.unsafe_total,
+        100.0 * r.unsafe_caught as f64 / r.unsafe_total.max(1) as f64,
+        r.ordinary_rejected,
+        r.ordinary_total,
+        100.0 * r.ordinary_rejected as f64 / r.ordinary_total.max(1) as f64
+    );
+    r
+}
+
+fn assert_rates(r: &Rates, min_unsafe: usize, min_ordinary: usize) {
+    assert!(r.unsafe_total >= min_unsafe && r.ordinary_total >= min_ordinary);
+    // >= 95% of unsafe texts rejected, <= 5% of ordinary texts rejected
+    assert!(
+        r.unsafe_caught * 100 >= 95 * r.unsafe_total,
+        "unsafe rejection {}/{} below 95%",
+        r.unsafe_caught,
+        r.unsafe_total
+    );
+    assert!(
+        r.ordinary_rejected * 100 <= 5 * r.ordinary_total,
+        "ordinary false rejection {}/{} above 5%",
+        r.ordinary_rejected,
+        r.ordinary_total
+    );
+}
+
+/// The held-out set of skill proposals (written apart from the rules; several languages,
+/// base64 / hex / %-encoding, full-width, look-alike letters, zero-width characters, digits
+/// for letters, spaced letters, obfuscated addresses, instructions split across fields).
+/// `cargo test -p memskill-designer --test safety_heldout -- --nocapture` prints the rates.
+#[test]
+fn heldout_skill_proposals_rates() {
+    let r = measure("skill", skill_rejected);
+    assert_rates(&r, 60, 60);
+}
+
+/// The held-out set of memory texts: executor-written injections and secrets against
+/// ordinary conversation facts (e-mail addresses, links, "changed his password").
+#[test]
+fn heldout_memory_texts_rates() {
+    let r = measure("memory", memory_flagged);
+    assert_rates(&r, 30, 40);
+}

@@ -19,7 +19,7 @@ pub use backends::local::{
     LocalGguf, Overflow,
 };
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
-pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, ScriptedLlm};
+pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{
     judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
     JudgeContext, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
@@ -30,8 +30,9 @@ pub use prompts::{
     ExecutorContext, MemoryDomain, DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
-    hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, memskill_f1,
-    multi_answer_f1, normalize_hotpot, normalize_locomo, token_f1, HotpotF1, Scorer,
+    hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, locomo_f1_within,
+    memskill_f1, multi_answer_f1, multi_answer_f1_within, normalize_hotpot, normalize_locomo,
+    token_f1, HotpotF1, Scorer, TooMuchWork,
 };
 
 /// Errors of the executor's fallible operations.

@@ -426,6 +426,8 @@ pub fn run_pair(
                 chosen: Vec::new(),
                 call_errors: 0,
                 parse_problems: 0,
+                flagged: 0,
+                refused: 0,
                 errors: vec![format!(
                     "{id}: no expert trajectory of batch A ({} games) could be replayed",
                     pair.a.len()
@@ -440,7 +442,7 @@ pub fn run_pair(
     let built: BuiltMemory = build_memory(ctx, &sample, Some(&mut rng))
         .with_context(|| format!("building memory from batch A of {id}"))?;
     let tips = tip_source(
-        Arc::new(built.memory.clone()),
+        Arc::new(ctx.shown_memory(&built.memory).into_owned()),
         pc.encoder.clone(),
         pc.retriever.clone(),
         a.tips,

@@ -123,6 +123,17 @@ pub struct BackendFactory {
     run_dir: PathBuf,
     samples: Vec<Sample>,
     built: HashMap<String, Arc<dyn Llm>>,
+    /// The OpenAI-compatible backends built, with the config section that asked first and
+    /// its probe timeout (for retry counts and the start-up probe).
+    http: Vec<HttpBackend>,
+}
+
+/// An OpenAI-compatible backend of the run.
+#[derive(Clone)]
+pub struct HttpBackend {
+    pub backend: Arc<memskill_executor::OpenAiBackend>,
+    pub field: String,
+    pub probe_timeout_secs: u64,
 }
 
 impl BackendFactory {
@@ -132,7 +143,13 @@ impl BackendFactory {
             run_dir: run_dir.to_path_buf(),
             samples,
             built: HashMap::new(),
+            http: Vec::new(),
         }
+    }
+
+    /// The OpenAI-compatible backends built so far.
+    pub fn http_backends(&self) -> Vec<HttpBackend> {
+        self.http.clone()
     }
 
     /// The backend for `cfg` (`field` names the config section in errors).
@@ -146,7 +163,20 @@ impl BackendFactory {
                 self.samples.clone(),
                 sc.scripted_latency_ms,
             )),
-            LlmBackend::Openai(o) => openai_backend(o, field)?,
+            LlmBackend::Openai(o) => {
+                let b = openai_backend(o, field)?;
+                self.http.push(HttpBackend {
+                    backend: b.clone(),
+                    field: field.to_string(),
+                    // a replay-only cache never reaches the server
+                    probe_timeout_secs: if cfg.cache == CacheMode::ReplayOnly {
+                        0
+                    } else {
+                        o.probe_timeout_secs
+                    },
+                });
+                b
+            }
             LlmBackend::Local(l) => local_backend(l, field)?,
         };
         let wrapped: Arc<dyn Llm> = match cfg.cache {
@@ -168,7 +198,10 @@ impl BackendFactory {
 }
 
 /// An OpenAI-compatible backend (`field` names the config section in errors).
-fn openai_backend(o: &OpenAiSettings, field: &str) -> Result<Arc<dyn Llm>> {
+fn openai_backend(
+    o: &OpenAiSettings,
+    field: &str,
+) -> Result<Arc<memskill_executor::OpenAiBackend>> {
     if o.base_urls.is_empty() {
         bail!("{field}.base_urls is empty");
     }

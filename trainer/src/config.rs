@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
 pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
 pub use memskill_datasets::{DatasetKind, SpanMode};
-pub use memskill_designer::{DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig};
+pub use memskill_designer::{
+    DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
+};
 pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow};
 
 /// Reads an optional path; an empty string (what configs written before these keys became
@@ -460,6 +462,13 @@ pub struct MemoryConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub retriever_path: Option<PathBuf>,
+    /// The memory filter (memskill only): "off" (the reference: every memory is stored and
+    /// shown) | "flag" (a memory whose text reads as an instruction to the agent or holds a
+    /// secret value is stored with a flag and not shown to the answerer or the designer) |
+    /// "refuse" (such a memory is not stored). Counted in metrics and eval results.
+    pub filter: MemoryFilter,
+    /// Show flagged memories to the answerer and the designer anyway.
+    pub show_flagged: bool,
 }
 
 impl Default for MemoryConfig {
@@ -467,7 +476,16 @@ impl Default for MemoryConfig {
         Self {
             retriever: RetrieverKind::Encoder,
             retriever_path: None,
+            filter: MemoryFilter::Flag,
+            show_flagged: false,
         }
+    }
+}
+
+impl MemoryConfig {
+    /// `filter` as the designer crate's mode.
+    pub fn filter_mode(&self) -> MemoryFilter {
+        self.filter
     }
 }
 
@@ -572,6 +590,11 @@ pub struct OpenAiSettings {
     /// The longest `Retry-After` (429 / 503) honoured, in seconds (longer ones are cut to
     /// this); 0 ignores the header; at most 86400.
     pub max_retry_after_secs: u64,
+    /// Before the first update (and before an evaluation), every endpoint is asked once
+    /// whether it answers at all, waiting at most this many seconds; a backend none of whose
+    /// endpoints answers stops the run with a clear message in seconds. 0 skips the probe;
+    /// at most 600.
+    pub probe_timeout_secs: u64,
 }
 
 impl Default for OpenAiSettings {
@@ -587,6 +610,7 @@ impl Default for OpenAiSettings {
             unhealthy_after: 3,
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
+            probe_timeout_secs: 5,
         }
     }
 }
@@ -671,6 +695,9 @@ impl LlmConfig {
         let mut c = self.clone();
         c.max_tokens = 0;
         c.temperature = 0.0;
+        if let LlmBackend::Openai(o) = &mut c.backend {
+            o.probe_timeout_secs = 0;
+        }
         serde_json::to_string(&c).unwrap_or_default()
     }
 
@@ -1092,6 +1119,12 @@ fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
         bail!(
             "{field}.max_retry_after_secs must be at most 86400 (a day), got {}",
             o.max_retry_after_secs
+        );
+    }
+    if o.probe_timeout_secs > 600 {
+        bail!(
+            "{field}.probe_timeout_secs must be at most 600, got {}",
+            o.probe_timeout_secs
         );
     }
     Ok(())

@@ -77,6 +77,12 @@ pub struct EvalResults {
     pub memory_calls: usize,
     #[serde(default)]
     pub memory_call_errors: usize,
+    /// Memories the filter flagged (kept, not shown unless `memory.show_flagged`) in the
+    /// banks evaluated, and memory writes it refused while building them.
+    #[serde(default)]
+    pub memories_flagged: usize,
+    #[serde(default)]
+    pub memories_refused: usize,
     /// `eval.max_error_rate` of this evaluation.
     #[serde(default)]
     pub max_error_rate: f64,
@@ -163,6 +169,7 @@ pub fn membank_path(
         "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
         "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
         "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
+        "memory_filter": cfg.memory.filter,
     });
     let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
     Ok(cfg
@@ -172,12 +179,18 @@ pub fn membank_path(
         .join(format!("{key}.json")))
 }
 
+/// What evaluating one sample gives: its answered queries, whether its bank was cached, the
+/// executor calls and failed calls that built it, and the memories flagged / writes refused.
+type SampleOutcome = (Vec<QueryResult>, bool, usize, usize, (usize, usize));
+
 /// A memory bank read from its cache file, or built and then cached.
 pub struct CachedMemory {
     pub memory: MemoryBank,
     pub hit: bool,
     /// Executor calls that failed while building (such a bank is used but not cached).
     pub call_errors: usize,
+    /// Memory writes the filter refused while building (0 for a cached bank).
+    pub refused: usize,
 }
 
 /// The bank cached at `path`, else `build()` (written to `path` when every executor call
@@ -195,6 +208,7 @@ pub fn cached_memory(
             memory,
             hit: true,
             call_errors: 0,
+            refused: 0,
         });
     }
     let built = build()?;
@@ -211,6 +225,7 @@ pub fn cached_memory(
         memory: built.memory,
         hit: false,
         call_errors: built.call_errors,
+        refused: built.refused,
     })
 }
 
@@ -404,6 +419,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
     let rt = Runtime::build(&eval_cfg, &run_dir, samples.clone(), want_judge)?;
+    rt.probe_endpoints()?;
     let mut policy = EvalPolicy::load(&cfg, &rt, &ck)
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);
@@ -412,22 +428,26 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
-        |_, sample| -> Result<(Vec<QueryResult>, bool, usize, usize)> {
+        |_, sample| -> Result<SampleOutcome> {
             let extra = json!({"span_mode": span_mode.to_string()});
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };
             let (memory, hit, errs) = (cached.memory, cached.hit, cached.call_errors);
+            let filtered = (memory.flagged_count(), cached.refused);
             let qs: Vec<&Query> = sample.queries.iter().collect();
             let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
-            Ok((answered, hit, calls, errs))
+            Ok((answered, hit, calls, errs, filtered))
         },
     );
     let mut queries = Vec::new();
     let mut hits = 0;
     let (mut memory_calls, mut memory_call_errors) = (0, 0);
+    let (mut memories_flagged, mut memories_refused) = (0, 0);
     for r in per_sample {
-        let (q, hit, calls, errs) = r?;
+        let (q, hit, calls, errs, (flagged, refused)) = r?;
+        memories_flagged += flagged;
+        memories_refused += refused;
         hits += hit as usize;
         memory_calls += calls;
         memory_call_errors += errs;
@@ -453,6 +473,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         memory_cache_hits: hits,
         memory_calls,
         memory_call_errors,
+        memories_flagged,
+        memories_refused,
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),

@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;
+pub mod scripted_server;
 pub mod synthetic;
 pub mod train;
 
@@ -22,3 +23,4 @@ pub use train::{train, TrainOptions, TrainOutcome};
 pub mod bench;
 pub mod eval;
 pub mod plot;
+pub mod report;

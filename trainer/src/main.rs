@@ -43,6 +43,9 @@ enum Cmd {
     Compare(cli::train::CompareArgs),
     /// Plot a run's metrics to PNG charts.
     Plot(cli::train::PlotArgs),
+    /// One report (Markdown + HTML) over many evaluations: paper-style tables with
+    /// bootstrap intervals, the context-length figure, skill-bank evolution.
+    Report(cli::report::ReportArgs),
     /// Run the built-in benchmarks.
     Bench(cli::train::BenchArgs),
     /// Differential checks against the reference implementation's fixtures.
@@ -67,6 +70,7 @@ fn main() {
         Cmd::Eval(a) => cli::train::eval(a),
         Cmd::Compare(a) => cli::train::compare(a),
         Cmd::Plot(a) => cli::train::plot(a),
+        Cmd::Report(a) => cli::report::run(a),
         Cmd::Bench(a) => cli::train::bench(a),
         Cmd::Alfworld(c) => cli::alfworld::run(c),
         Cmd::Fidelity(c) => cli::fidelity::run(c),

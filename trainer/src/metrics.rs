@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use memskill_executor::RetryCounts;
+
 use crate::runtime::RoleTotals;
 
 /// A float written as `null` when not finite (JSON has no NaN) and read back as NaN.
@@ -65,11 +67,22 @@ pub struct UpdateMetrics {
     pub span_errors: usize,
     pub query_errors: usize,
     pub parse_problems: usize,
+    /// Memory writes the filter flagged (`memory.filter = "flag"`) or refused (`"refuse"`).
+    #[serde(default)]
+    pub memories_flagged: usize,
+    #[serde(default)]
+    pub memories_refused: usize,
     pub hard_cases: usize,
     /// Executor + answer + judge calls of the update, and the failed ones of every role.
     pub llm_calls: u64,
     pub llm_errors: u64,
     pub llm: RoleTotals,
+    /// Episodes left out because an executor call failed (only when there were some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_incomplete: Option<usize>,
+    /// Retried HTTP attempts by cause (only when there were some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<RetryCounts>,
     /// Interactive benchmarks: how actor replies matched admissible commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<memskill_alfworld::ActorStats>,
@@ -100,9 +113,22 @@ pub struct StageMetrics {
     pub changed: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub designer_error: Option<String>,
+    /// The LLM safety judge's calls and rejections (`designer.safety_judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_judge: Option<SafetyJudgeCounts>,
+    /// Retried HTTP attempts by cause (only when there were some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<RetryCounts>,
     pub bank_version: u32,
     pub bank_size: usize,
     pub llm: RoleTotals,
+}
+
+/// What the LLM safety judge did in a designer stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SafetyJudgeCounts {
+    pub calls: usize,
+    pub rejected: usize,
 }
 
 /// A line of `metrics.jsonl`.
@@ -157,10 +183,14 @@ mod tests {
             span_errors: 0,
             query_errors: 0,
             parse_problems: 0,
+            memories_flagged: 0,
+            memories_refused: 0,
             hard_cases: 1,
             llm_calls: 5,
             llm_errors: 0,
             llm: RoleTotals::default(),
+            dropped_incomplete: None,
+            retries: None,
             actor: None,
         });
         let line = m.to_line().unwrap();

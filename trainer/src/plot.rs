@@ -85,8 +85,13 @@ pub fn read_series(metrics: &Path, key: &str) -> Result<Series> {
     })
 }
 
-/// Draw line series into a PNG.
+/// Draw line series against the update step into a PNG.
 pub fn line_chart(path: &Path, title: &str, series: &[Series]) -> Result<()> {
+    line_chart_with(path, title, "update", series)
+}
+
+/// Draw line series into a PNG, the x axis described by `x_desc`.
+pub fn line_chart_with(path: &Path, title: &str, x_desc: &str, series: &[Series]) -> Result<()> {
     let pts: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.points.iter().cloned())
@@ -120,7 +125,7 @@ pub fn line_chart(path: &Path, title: &str, series: &[Series]) -> Result<()> {
     let mut chart = b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| err(&e))?;
     let mut mesh = chart.configure_mesh();
     if text {
-        mesh.x_desc("update").label_style(("sans-serif", 14));
+        mesh.x_desc(x_desc).label_style(("sans-serif", 14));
     } else {
         mesh.x_labels(0).y_labels(0);
     }

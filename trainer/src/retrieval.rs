@@ -175,6 +175,7 @@ mod tests {
         let cfg = crate::config::MemoryConfig {
             retriever: crate::config::RetrieverKind::Contriever,
             retriever_path: Some("/nonexistent/contriever".into()),
+            ..Default::default()
         };
         let e = crate::backends::build_retriever(&cfg)
             .err()

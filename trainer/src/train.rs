@@ -12,7 +12,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memskill_controller::{shape_rewards, Controller, NewSkillBias, Transition};
 use memskill_core::{Sample, Skill, SkillBank};
 use memskill_designer::{
-    stabilised_reward, Evolution, FinalState, HardCase, HardCasePool, Rollback, StageDecision,
+    stabilised_reward, DesignerError, Evolution, FinalState, HardCase, HardCasePool, Rollback,
+    StageDecision,
 };
 use rand::seq::index::sample as sample_indices;
 use rand::{Rng, SeedableRng};
@@ -25,7 +26,7 @@ use crate::checkpoint::{pointer, BankHistoryRow, Checkpoint, TrainState, FORMAT_
 use crate::config::{Config, Dataset};
 use crate::episode::{derive_seed, par_map, run_episode, EpisodeCtx, EpisodeResult};
 use crate::fsutil::{append_line, file_len, truncate_to, write_atomic};
-use crate::metrics::{MetricsLine, StageMetrics, UpdateMetrics};
+use crate::metrics::{MetricsLine, SafetyJudgeCounts, StageMetrics, UpdateMetrics};
 use crate::runtime::{initial_bank, RoleTotals, Runtime};
 
 /// Options of one `train` invocation that are not part of the run's config.
@@ -232,6 +233,7 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     // run directory this call created is removed again.
     let setup = (|| -> Result<Runtime> {
         let rt = Runtime::build(cfg, &run_dir, samples.clone(), false)?;
+        rt.probe_endpoints()?;
         crate::prompts::record(&run_dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
         Ok(rt)
     })();
@@ -342,15 +344,16 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
             progress.total.set_position(state.update_step);
             progress
                 .total
-                .set_message(format!("reward {batch_reward:.3}"));
+                .set_message(format!("reward {batch_reward:.3}{}", excluded_note(&line)));
             if log_lines {
                 eprintln!(
-                    "update {}/{} (outer {} inner {}): reward {:.4}, bank {} skills, {} LLM calls, {} errors",
+                    "update {}/{} (outer {} inner {}): reward {:.4}{}, bank {} skills, {} LLM calls, {} errors",
                     state.update_step,
                     total_updates,
                     state.outer + 1,
                     state.inner,
                     batch_reward,
+                    excluded_note(&line),
                     bank.selectable().len(),
                     line.llm_calls,
                     line.llm_errors
@@ -494,6 +497,30 @@ pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
     Ok(out)
 }
 
+/// Whether a designer failure is an outage (or a broken template) rather than the model's
+/// own (empty) answer.
+fn is_outage(e: &DesignerError) -> bool {
+    match e {
+        DesignerError::Llm { source, .. } => {
+            !matches!(source, memskill_core::LlmError::NoContent { .. })
+        }
+        DesignerError::Prompt(_) => true,
+        _ => false,
+    }
+}
+
+/// " (k of n episodes excluded: unscored)" when an update's mean left episodes out, so
+/// the fraction is printed next to every mean; empty otherwise.
+fn excluded_note(line: &UpdateMetrics) -> String {
+    if line.dropped == 0 {
+        return String::new();
+    }
+    format!(
+        " ({} of {} episodes excluded: unscored)",
+        line.dropped, line.episodes
+    )
+}
+
 /// Drop timing lines of updates after `step` (they are redone after a resume).
 fn filter_timings(path: &Path, step: u64) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -538,6 +565,7 @@ fn inner_epoch(
 ) -> Result<(UpdateMetrics, f64, f64, f64)> {
     let t_roll = Instant::now();
     let before = rt.counters.totals();
+    let retries_before = rt.retries();
     let batch: Vec<Work> = match alf {
         None => draw_batch(&mut state.rng, samples.len(), cfg.run.batch_size)
             .into_iter()
@@ -625,12 +653,15 @@ fn inner_epoch(
     let mut rewards = Vec::new();
     let mut shaped_sums = Vec::new();
     let mut usage: BTreeMap<String, u64> = BTreeMap::new();
-    let mut dropped = 0usize;
+    let (mut dropped, mut dropped_incomplete) = (0usize, 0usize);
     let mut first_errors: Vec<String> = Vec::new();
     let (mut span_errors, mut query_errors, mut parse_problems, mut answered, mut live_mem) =
         (0, 0, 0, 0, 0usize);
     let mut actor: Option<memskill_alfworld::ActorStats> = None;
+    let (mut mem_flagged, mut mem_refused) = (0usize, 0usize);
     for ep in &mut episodes {
+        mem_flagged += ep.built.flagged;
+        mem_refused += ep.built.refused;
         if let Some(a) = &ep.actor {
             actor.get_or_insert_with(Default::default).merge(a);
         }
@@ -645,8 +676,15 @@ fn inner_epoch(
                 }
             }
         }
-        let all_spans_failed = ep.built.every_call_failed();
-        let Some(reward) = ep.reward.filter(|_| !all_spans_failed) else {
+        // An episode with a failed executor call (its memory is incomplete) or without a
+        // single scored question measured the outage, not the policy: it is counted and left
+        // out of the batch, the pool and the usage statistics, never scored.
+        if ep.built.incomplete() {
+            dropped_incomplete += 1;
+            dropped += 1;
+            continue;
+        }
+        let Some(reward) = ep.reward else {
             dropped += 1;
             continue;
         };
@@ -742,10 +780,15 @@ fn inner_epoch(
         span_errors,
         query_errors,
         parse_problems,
+        memories_flagged: mem_flagged,
+        memories_refused: mem_refused,
         hard_cases: pool.len(),
         llm_calls: llm.executor.calls + llm.answer.calls + llm.judge.calls,
         llm_errors: llm.errors(),
         llm,
+        // Written only when something happened, so fault-free runs keep their bytes.
+        dropped_incomplete: (dropped_incomplete > 0).then_some(dropped_incomplete),
+        retries: Some(rt.retries().minus(&retries_before)).filter(|r| !r.is_empty()),
         // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
         actor,
     };
@@ -819,6 +862,7 @@ fn designer_stage(
     state: &mut TrainState,
 ) -> Result<()> {
     let before = rt.counters.totals();
+    let retries_before = rt.retries();
     let ctrl_bytes = controller
         .save_bytes()
         .context("serialising the controller for the snapshot")?;
@@ -866,6 +910,8 @@ fn designer_stage(
         rejected: None,
         changed: None,
         designer_error: None,
+        safety_judge: None,
+        retries: None,
         bank_version: bank.bank_version,
         bank_size: 0,
         llm: RoleTotals::default(),
@@ -922,6 +968,7 @@ fn designer_stage(
                     let t = json!({"stage": state.stage + 1, "attempts": o.attempts,
                         "accepted": o.accepted.iter().map(|e| e.summary()).collect::<Vec<_>>(),
                         "rejected": o.rejected.iter().map(|(e, r)| json!({"edit": e.summary(), "reason": r})).collect::<Vec<_>>(),
+                        "safety_judge": {"calls": o.judge_calls, "rejected": o.judge_rejections},
                         "transcript": o.transcript});
                     write_atomic(
                         &dir.join(format!("stage-{}.json", state.stage + 1)),
@@ -937,6 +984,12 @@ fn designer_stage(
                             .collect(),
                     );
                     line.changed = Some(o.changed.clone());
+                    if dcfg.safety_judge {
+                        line.safety_judge = Some(SafetyJudgeCounts {
+                            calls: o.judge_calls,
+                            rejected: o.judge_rejections,
+                        });
+                    }
                     evolution.on_designed(o.notes.clone());
                     *bank = o.bank;
                     let sel = bank.selectable();
@@ -958,6 +1011,21 @@ fn designer_stage(
                         note,
                     ));
                 }
+                // An outage (the server could not be reached or kept failing) or a broken
+                // prompt template is not a designer outcome: the stage is not committed, the
+                // checkpoint before it stays `latest`, and `--resume` redoes it. A reply
+                // without content (the model spent its budget) is the model's answer, and is
+                // recorded like an unusable reply.
+                Err(e) if is_outage(&e) => {
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "designer stage {} failed and was not committed; the latest checkpoint ({}) is from before it: `memskill train --resume` redoes it once the server answers",
+                        state.stage + 1,
+                        pointer(run_dir, "latest")
+                            .ok()
+                            .flatten()
+                            .map_or("none yet".to_string(), |p| p.display().to_string())
+                    )));
+                }
                 Err(e) => {
                     eprintln!("warning: designer stage {} failed: {e}", state.stage + 1);
                     evolution.on_designed(Vec::new());
@@ -978,6 +1046,7 @@ fn designer_stage(
     line.bank_version = bank.bank_version;
     line.bank_size = bank.selectable().len();
     line.llm = rt.counters.totals().minus(&before);
+    line.retries = Some(rt.retries().minus(&retries_before)).filter(|r| !r.is_empty());
     append_line(metrics_path, &MetricsLine::Stage(line).to_line()?)?;
     state.stage += 1;
     Ok(())

@@ -63,6 +63,42 @@ fn score_per_line_never_overwrites_its_input_or_an_existing_file() {
 }
 
 #[test]
+fn score_stops_with_the_line_named_when_a_multi_answer_line_needs_too_much_work() {
+    // 5000 three-word parts on each side over a 200-word vocabulary: every word is in ~75
+    // parts, so an exact best match needs ~10^6 comparisons
+    let d = tempfile::tempdir().unwrap();
+    let mut x: u64 = 1;
+    let mut parts = || {
+        (0..5000)
+            .map(|_| {
+                (0..3)
+                    .map(|_| {
+                        x = x
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        format!("w{}x", (x >> 33) % 200)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (p, g) = (parts(), parts());
+    let line = serde_json::json!({"question": "q", "prediction": p, "answer": g, "category": 1});
+    let file = d.path().join("big.jsonl");
+    std::fs::write(&file, format!("{PRED}\n{line}\n")).unwrap();
+    let f = file.to_str().unwrap();
+    let o = memskill(&["score", "--predictions", f, "--max-work", "100000"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("big.jsonl:2") && e.contains("--max-work"), "{e}");
+    // within the default budget it is scored
+    let o = memskill(&["score", "--predictions", f, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
 fn score_refuses_fifos_devices_and_oversized_files() {
     let d = tempfile::tempdir().unwrap();
     let fifo = d.path().join("preds.fifo");
@@ -281,7 +317,18 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
         "--set",
         "executor.timeout_secs=5",
     ];
+    // By default the start-up probe names the dead endpoint before any work is done ...
     let o = memskill(&dead);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no answer from http://127.0.0.1:9/v1/models"),
+        "{}",
+        stderr(&o)
+    );
+    // ... and without the probe, the failed calls are counted and the evaluation refused.
+    let mut unprobed = dead.to_vec();
+    unprobed.extend(["--set", "executor.probe_timeout_secs=0"]);
+    let o = memskill(&unprobed);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(!o.status.success(), "{out}");
     assert!(stderr(&o).contains("eval.max_error_rate"), "{}", stderr(&o));

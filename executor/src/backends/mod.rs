@@ -7,7 +7,70 @@ pub mod openai;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// Retried attempts by the cause of the failure that was retried.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryCounts {
+    /// The request ran past `timeout_secs`.
+    pub timeout: u64,
+    /// The endpoint could not be reached (refused, reset, DNS, TLS).
+    pub connection: u64,
+    /// HTTP 429 (rate limited).
+    pub http_429: u64,
+    /// HTTP 5xx or 408.
+    pub http_5xx: u64,
+    /// A 2xx answer whose body could not be read as a chat completion.
+    pub bad_response: u64,
+    /// Anything else that was retried.
+    pub other: u64,
+}
+
+impl RetryCounts {
+    pub fn total(&self) -> u64 {
+        self.timeout
+            + self.connection
+            + self.http_429
+            + self.http_5xx
+            + self.bad_response
+            + self.other
+    }
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+    /// Counts since `earlier` (saturating).
+    pub fn minus(&self, earlier: &RetryCounts) -> RetryCounts {
+        RetryCounts {
+            timeout: self.timeout.saturating_sub(earlier.timeout),
+            connection: self.connection.saturating_sub(earlier.connection),
+            http_429: self.http_429.saturating_sub(earlier.http_429),
+            http_5xx: self.http_5xx.saturating_sub(earlier.http_5xx),
+            bad_response: self.bad_response.saturating_sub(earlier.bad_response),
+            other: self.other.saturating_sub(earlier.other),
+        }
+    }
+    pub fn plus(&self, o: &RetryCounts) -> RetryCounts {
+        RetryCounts {
+            timeout: self.timeout + o.timeout,
+            connection: self.connection + o.connection,
+            http_429: self.http_429 + o.http_429,
+            http_5xx: self.http_5xx + o.http_5xx,
+            bad_response: self.bad_response + o.bad_response,
+            other: self.other + o.other,
+        }
+    }
+    /// The cause label of a retried error.
+    pub fn cause(e: &LlmError) -> &'static str {
+        match e {
+            LlmError::Timeout(_) => "timeout",
+            LlmError::Connection { .. } => "connection",
+            LlmError::Http { status: 429, .. } => "http_429",
+            LlmError::Http { status, .. } if *status >= 500 || *status == 408 => "http_5xx",
+            LlmError::BadResponse { .. } => "bad_response",
+            _ => "other",
+        }
+    }
+}
 
 /// Thread-safe call counters kept by every backend.
 #[derive(Debug, Default)]
@@ -22,6 +85,8 @@ pub struct LlmStats {
     no_content: AtomicU64,
     retry_after_ms: AtomicU64,
     cooldowns: AtomicU64,
+    /// Retries by cause, in the order of [`RetryCounts`]' fields.
+    retry_causes: [AtomicU64; 6],
 }
 
 /// A point-in-time copy of [`LlmStats`].
@@ -45,6 +110,8 @@ pub struct LlmStatsSnapshot {
     pub retry_after_ms: u64,
     /// Times an endpoint was taken out of rotation after consecutive failures.
     pub cooldowns: u64,
+    /// `retries` by the cause of the failure that was retried.
+    pub retry_causes: RetryCounts,
 }
 
 impl LlmStats {
@@ -81,8 +148,18 @@ impl LlmStats {
     pub fn attempt(&self) {
         self.attempts.fetch_add(1, Ordering::Relaxed);
     }
-    pub fn retry(&self) {
+    /// A retry of a request that failed with `cause`.
+    pub fn retry(&self, cause: &LlmError) {
         self.retries.fetch_add(1, Ordering::Relaxed);
+        let i = match RetryCounts::cause(cause) {
+            "timeout" => 0,
+            "connection" => 1,
+            "http_429" => 2,
+            "http_5xx" => 3,
+            "bad_response" => 4,
+            _ => 5,
+        };
+        self.retry_causes[i].fetch_add(1, Ordering::Relaxed);
     }
     pub fn snapshot(&self) -> LlmStatsSnapshot {
         LlmStatsSnapshot {
@@ -96,6 +173,17 @@ impl LlmStats {
             no_content: self.no_content.load(Ordering::Relaxed),
             retry_after_ms: self.retry_after_ms.load(Ordering::Relaxed),
             cooldowns: self.cooldowns.load(Ordering::Relaxed),
+            retry_causes: {
+                let c = |i: usize| self.retry_causes[i].load(Ordering::Relaxed);
+                RetryCounts {
+                    timeout: c(0),
+                    connection: c(1),
+                    http_429: c(2),
+                    http_5xx: c(3),
+                    bad_response: c(4),
+                    other: c(5),
+                }
+            },
         }
     }
 }

@@ -28,7 +28,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::{strip_reasoning, LlmStats, LlmStatsSnapshot};
+use super::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts};
 
 /// Configuration of [`OpenAiBackend`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -312,6 +312,39 @@ pub struct OpenAiBackend {
     key_rr: AtomicUsize,
     ep_rr: AtomicUsize,
     stats: LlmStats,
+    notice: Mutex<RetryNotice>,
+}
+
+/// How often the retry progress line may be printed.
+const RETRY_NOTICE_EVERY: Duration = Duration::from_secs(10);
+
+/// Retries not yet reported and when the last notice was printed.
+#[derive(Default)]
+struct RetryNotice {
+    pending: u64,
+    last: Option<Instant>,
+}
+
+/// The `/models` route next to the chat completions route of `base`.
+fn models_url(base: &str) -> String {
+    let b = base.trim().trim_end_matches('/');
+    let b = b.strip_suffix("/chat/completions").unwrap_or(b);
+    format!("{b}/models")
+}
+
+/// An error and its sources, joined ("error sending request ...: Connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let t = s.to_string();
+        if !out.contains(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+        cur = s.source();
+    }
+    out
 }
 
 fn completions_url(base: &str) -> String {
@@ -485,7 +518,77 @@ impl OpenAiBackend {
             key_rr: AtomicUsize::new(0),
             ep_rr: AtomicUsize::new(0),
             stats: LlmStats::default(),
+            notice: Mutex::new(RetryNotice::default()),
         })
+    }
+
+    /// A progress line while requests are being retried: at most one every
+    /// [`RETRY_NOTICE_EVERY`], saying how many retries there were since the last one, to
+    /// which endpoint and why, so a run that is waiting on a server never waits in silence.
+    fn notice_retry(&self, url: &str, cause: &LlmError) {
+        let mut n = self.notice.lock().unwrap_or_else(|p| p.into_inner());
+        n.pending += 1;
+        let now = Instant::now();
+        if n.last
+            .is_some_and(|t| now.duration_since(t) < RETRY_NOTICE_EVERY)
+        {
+            return;
+        }
+        eprintln!(
+            "LLM: retrying requests ({} retr{} since the last notice); last: {url}: {}",
+            n.pending,
+            if n.pending == 1 { "y" } else { "ies" },
+            RetryCounts::cause(cause).replace('_', " ") + ": " + &cause.to_string()
+        );
+        n.pending = 0;
+        n.last = Some(now);
+    }
+
+    /// Ask every endpoint whether it answers at all: `GET <base>/models` with `timeout`. Any
+    /// HTTP status counts as an answer (servers without that route still answer 404); a
+    /// refused connection, a DNS or TLS failure or a timeout is reported as
+    /// `no answer from <url>: <cause>`. One entry per endpoint, in `base_urls` order.
+    pub fn probe(&self, timeout: Duration) -> Vec<(String, Result<(), String>)> {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Vec::new();
+        };
+        let client = self.client.clone();
+        let urls: Vec<String> = self.cfg.base_urls.iter().map(|b| models_url(b)).collect();
+        let run = async move {
+            let checks: Vec<_> = urls
+                .into_iter()
+                .map(|url| {
+                    let client = client.clone();
+                    tokio::spawn(async move {
+                        let r = tokio::time::timeout(timeout, client.get(&url).send()).await;
+                        let res = match r {
+                            Err(_) => Err(format!(
+                                "no answer from {url}: timed out after {:.1} s",
+                                timeout.as_secs_f64()
+                            )),
+                            Ok(Err(e)) => Err(format!("no answer from {url}: {}", error_chain(&e))),
+                            Ok(Ok(_)) => Ok(()),
+                        };
+                        (url, res)
+                    })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(checks.len());
+            for c in checks {
+                out.push(c.await.unwrap_or_else(|e| {
+                    (
+                        String::new(),
+                        Err(format!("endpoint probe task failed: {e}")),
+                    )
+                }));
+            }
+            out
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| s.spawn(|| runtime.block_on(run)).join().unwrap_or_default())
+        } else {
+            runtime.block_on(run)
+        }
     }
 
     pub fn config(&self) -> &OpenAiConfig {
@@ -652,10 +755,11 @@ impl OpenAiBackend {
         let body = self.body(req);
         let started = Instant::now();
         let attempts = self.cfg.max_retries.saturating_add(1);
-        let mut last: Option<LlmError> = None;
+        let mut last: Option<(usize, LlmError)> = None;
         for attempt in 0..attempts {
-            if attempt > 0 {
-                self.stats.retry();
+            if let Some((index, e)) = last.as_ref().filter(|_| attempt > 0) {
+                self.stats.retry(e);
+                self.notice_retry(&self.urls[*index], e);
                 let base = self
                     .cfg
                     .backoff_base_ms
@@ -689,13 +793,16 @@ impl OpenAiBackend {
                         truncated: r.truncated,
                     })
                 }
-                Err(e) if retryable(&e) => last = Some(e),
+                Err(e) if retryable(&e) => last = Some((index, e)),
                 Err(e) => return Err(e),
             }
         }
         Err(LlmError::RetriesExhausted {
             attempts,
-            last: Box::new(last.unwrap_or_else(|| LlmError::Other("no attempt made".into()))),
+            last: Box::new(
+                last.map(|(_, e)| e)
+                    .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
+            ),
         })
     }
 }

@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
-    hotpot_f1_with, locomo_f1, parse_actions_from, parse_response, HotpotF1, LocalConfig,
+    hotpot_f1_with, locomo_f1_within, parse_actions_from, parse_response, HotpotF1, LocalConfig,
     LocalGguf, OpenAiBackend, OpenAiConfig,
 };
 use memskill_trainer::fsutil::{
@@ -43,6 +43,11 @@ pub struct ScoreArgs {
     /// Refuse a `--predictions` file larger than this many MiB (read whole into memory).
     #[arg(long, default_value_t = 2048)]
     pub max_file_mb: u64,
+    /// Stop with an error naming the line when one LoCoMo category-1 (multi-answer) line
+    /// needs more than this many part comparisons (huge answer lists sharing many words);
+    /// ordinary lines need about one per word.
+    #[arg(long, default_value_t = 20_000_000)]
+    pub max_work: u64,
     /// HotpotQA F1: "memskill" (the reference's stemmed eval_utils.f1_score) or "official"
     /// (hotpot_evaluate_v1.py).
     #[arg(long, default_value = "memskill")]
@@ -59,6 +64,42 @@ pub enum BackendKind {
 pub enum LlmCmd {
     /// One chat turn: prints the answer, then usage and speed on stderr.
     Chat(ChatArgs),
+    /// Serve the scripted synthetic oracle as an OpenAI-compatible endpoint on 127.0.0.1,
+    /// optionally injecting faults (a testing and reliability tool, not a model server).
+    ServeScripted(ServeScriptedArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ServeScriptedArgs {
+    /// Synthetic samples and spans per sample (as data.synthetic_samples / _spans).
+    #[arg(long, default_value_t = 8)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 3)]
+    pub spans: usize,
+    /// The run's `run.seed` (the synthetic data depend on it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Port on 127.0.0.1 (0 = any free port; see --port-file).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Write the chosen port here once listening.
+    #[arg(long)]
+    pub port_file: Option<PathBuf>,
+    /// Share of chat requests answered with a fault (HTTP 500 / 429, garbage, dropped
+    /// connection, null content, truncated reply, drawn uniformly).
+    #[arg(long, default_value_t = 0.0)]
+    pub fault_rate: f64,
+    #[arg(long, default_value_t = 0)]
+    pub fault_seed: u64,
+    /// Requests whose body contains this text always get HTTP 500.
+    #[arg(long)]
+    pub fail_matching: Option<String>,
+    /// Keep the request / fault counts in this JSON file (rewritten atomically every 200 ms).
+    #[arg(long)]
+    pub stats_file: Option<PathBuf>,
+    /// Scripted latency per reply, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
 }
 
 #[derive(clap::Args)]
@@ -208,7 +249,8 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
                     .as_deref()
                     .and_then(|c| c.parse().ok())
                     .unwrap_or(4);
-                locomo_f1(&l.prediction, &l.answers[0], cat)
+                locomo_f1_within(&l.prediction, &l.answers[0], cat, a.max_work)
+                    .map_err(|e| anyhow!("{loc}: {e}; raise --max-work to score it anyway"))?
             }
             ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
         };
@@ -255,8 +297,41 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `memskill llm serve-scripted`: runs until killed.
+fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
+    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
+    if !(0.0..=1.0).contains(&a.fault_rate) {
+        bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
+    }
+    let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
+    let oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+    let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
+        .with_context(|| format!("binding 127.0.0.1:{}", a.port))?;
+    let plan = FaultPlan {
+        fault_rate: a.fault_rate,
+        seed: a.fault_seed,
+        fail_matching: a.fail_matching.clone(),
+    };
+    let srv = ScriptedServer::start(listener, std::sync::Arc::new(oracle), plan)
+        .context("starting the scripted server")?;
+    if let Some(p) = &a.port_file {
+        memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
+    }
+    eprintln!("serving the scripted oracle at {}", srv.base_url());
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if let Some(p) = &a.stats_file {
+            let st = serde_json::to_vec(&srv.stats())?;
+            memskill_trainer::fsutil::write_atomic(p, &st)?;
+        }
+    }
+}
+
 pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
-    let LlmCmd::Chat(a) = c;
+    let a = match c {
+        LlmCmd::Chat(a) => a,
+        LlmCmd::ServeScripted(a) => return serve_scripted(a),
+    };
     let mut messages = Vec::new();
     if let Some(s) = &a.system {
         messages.push(Message::system(s.clone()));

@@ -5,5 +5,6 @@ pub mod data;
 pub mod embed;
 pub mod exec;
 pub mod fidelity;
+pub mod report;
 pub mod skills;
 pub mod train;

@@ -284,6 +284,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
         let mut eval_cfg = cfg.clone();
         eval_cfg.designer.enabled = false;
         let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;
+        rt.probe_endpoints()?;
         let tips = match &ck {
             Some(ck) if t.tips > 0 => {
                 let (bank, info) = build_eval_bank(&eval_cfg, ck, &rt)?;
@@ -302,6 +303,12 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
                     if info.cache_hit { ", cached" } else { "" },
                     t.tips
                 );
+                // flagged memories are no tips unless `memory.show_flagged`
+                let bank = if cfg.memory.show_flagged {
+                    bank
+                } else {
+                    bank.without_flagged()
+                };
                 Some(tip_source(
                     Arc::new(bank),
                     rt.encoder.clone(),

@@ -1,0 +1,452 @@
+//! Secret values in free text (memories, hard cases, designer records): API keys and
+//! tokens of well-known shapes, private-key blocks, card numbers that pass the Luhn check,
+//! and a value given after a password-like word ("my password is hunter2", "Passwort:
+//! Sommer2023!", "mot de passe est soleil123"). [`find_secrets`] reports them,
+//! [`redact_secrets`] replaces each value with `[REDACTED:<kind>]` (the word before a
+//! keyword value stays: "my password is [REDACTED:password]").
+//!
+//! A password-like word followed by an ordinary word is not a secret: "the password is
+//! strong", "password reset", "password manager", "her secret to good pancakes".
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+fn rx(s: &str) -> Regex {
+    Regex::new(s).expect("secret regexes are valid")
+}
+
+/// One secret value found in a text (byte range of the value in the scanned text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    pub kind: &'static str,
+    pub start: usize,
+    pub end: usize,
+}
+
+static SHAPED: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    vec![
+        (
+            "private-key",
+            rx(
+                r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)",
+            ),
+        ),
+        (
+            "api-key",
+            rx(r"\b(?:sk|pk|rk)[-_](?:live|test|prod|proj|ant)[-_][A-Za-z0-9_\-]{8,}"),
+        ),
+        ("api-key", rx(r"\bsk-[A-Za-z0-9_\-]{16,}")),
+        (
+            "aws-key",
+            rx(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+        ),
+        (
+            "github-token",
+            rx(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        ),
+        ("slack-token", rx(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+        ("google-api-key", rx(r"\bAIza[0-9A-Za-z_\-]{30,}")),
+        (
+            "jwt",
+            rx(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        ),
+        (
+            "bearer-token",
+            rx(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
+        ),
+    ]
+});
+
+/// Password-like words (any case, accents optional) followed by the value.
+const KEYWORDS: &str = r"passwor[dt]s?|passwd|pwd|passcodes?|passphrases?|kennwort|mots? de passe|contrase[nñ]as?|senhas?|pins?|pin codes?|codes? pin|api[ _\-]?keys?|secret keys?|secrets?|access[ _\-]?tokens?|auth[ _\-]?tokens?|tokens?|claves?|cl[eé]s?|chiaves?|zugangscode|geheimzahl";
+
+static KEYWORD_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r#"(?i)\b(?:{KEYWORDS})\b(?:\s+(?:of|for|de|del|des|du|da|do|di|della|von|vom|fur)\s+(?:the\s+|la\s+|le\s+|el\s+|der\s+|die\s+|das\s+)?[\w'\-]+)?(?:\s*(?P<sep>\bis\b|\bwas\b|=|:|\bist\b|\bwar\b|\blautet\b|\best\b|\betait\b|était|\bes\b|\bera\b|é|è)\s*|\s+)(?:(?:set to|now|still|actually)\s+)?(?:["'“‘`](?P<q>[^"'”’`\n]{{1,64}})["'”’`]|(?P<u>[^\s"'“‘`]{{3,64}}))"#
+    ))
+});
+
+/// Words that follow a password-like word without being its value.
+const NOT_VALUES: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "not",
+    "very",
+    "too",
+    "still",
+    "now",
+    "being",
+    "been",
+    "changed",
+    "reset",
+    "expired",
+    "weak",
+    "strong",
+    "secure",
+    "safe",
+    "long",
+    "short",
+    "same",
+    "different",
+    "required",
+    "needed",
+    "wrong",
+    "correct",
+    "incorrect",
+    "invalid",
+    "valid",
+    "missing",
+    "lost",
+    "forgotten",
+    "stored",
+    "saved",
+    "hidden",
+    "secret",
+    "private",
+    "set",
+    "his",
+    "her",
+    "their",
+    "my",
+    "your",
+    "our",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "and",
+    "or",
+    "for",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "by",
+    "with",
+    "from",
+    "into",
+    "about",
+    "manager",
+    "managers",
+    "hint",
+    "hints",
+    "reset",
+    "change",
+    "changes",
+    "policy",
+    "rules",
+    "protected",
+    "based",
+    "free",
+    "less",
+    "only",
+    "also",
+    "just",
+    "never",
+    "always",
+    "it",
+    "them",
+    "there",
+    "here",
+    "what",
+    "which",
+    "who",
+    "when",
+    "where",
+    "how",
+    "why",
+    "unknown",
+    "updated",
+    "shared",
+    "written",
+    "case",
+    "sensitive",
+    "complex",
+    "simple",
+    "easy",
+    "hard",
+    "good",
+    "bad",
+    "new",
+    "old",
+    "same",
+    "required",
+    "locked",
+    "blocked",
+    "useless",
+    "ready",
+    "pad",
+    "pads",
+    "number",
+    "code",
+    "holder",
+    "holders",
+    "fatigue",
+    "generator",
+    "der",
+    "die",
+    "das",
+    "ein",
+    "eine",
+    "nicht",
+    "le",
+    "la",
+    "les",
+    "un",
+    "une",
+    "pas",
+    "el",
+    "los",
+    "las",
+    "uno",
+    "una",
+    "no",
+    "il",
+    "lo",
+    "gli",
+    "o",
+    "os",
+    "um",
+    "uma",
+    "de",
+    "du",
+    "des",
+    "del",
+    "da",
+    "do",
+    "und",
+    "et",
+    "y",
+    "e",
+];
+
+fn luhn(digits: &[u8]) -> bool {
+    let mut sum = 0u32;
+    for (i, d) in digits.iter().rev().enumerate() {
+        let mut v = *d as u32;
+        if i % 2 == 1 {
+            v *= 2;
+            if v > 9 {
+                v -= 9;
+            }
+        }
+        sum += v;
+    }
+    sum.is_multiple_of(10)
+}
+
+/// A value written straight after the keyword (no "is" / ":") must look like one: letters
+/// and digits mixed, or a symbol among letters, at least six characters.
+fn looks_like_secret(v: &str) -> bool {
+    let n = v.chars().count();
+    let letters = v.chars().any(|c| c.is_alphabetic());
+    let digits = v.chars().any(|c| c.is_ascii_digit());
+    let symbols = v.chars().any(|c| !c.is_alphanumeric());
+    n >= 6 && letters && (digits || symbols)
+}
+
+/// Every secret value in `text` (in order, not overlapping).
+pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
+    let mut found: Vec<SecretMatch> = Vec::new();
+    let add = |m: SecretMatch, found: &mut Vec<SecretMatch>| {
+        if !found.iter().any(|f| f.start < m.end && m.start < f.end) {
+            found.push(m);
+        }
+    };
+    for (kind, re) in SHAPED.iter() {
+        for m in re.find_iter(text) {
+            add(
+                SecretMatch {
+                    kind,
+                    start: m.start(),
+                    end: m.end(),
+                },
+                &mut found,
+            );
+        }
+    }
+    static CARD: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:\d[ \-]?){12,18}\d\b"));
+    for m in CARD.find_iter(text) {
+        let digits: Vec<u8> = m
+            .as_str()
+            .bytes()
+            .filter(u8::is_ascii_digit)
+            .map(|b| b - b'0')
+            .collect();
+        if (13..=19).contains(&digits.len()) && luhn(&digits) {
+            add(
+                SecretMatch {
+                    kind: "card-number",
+                    start: m.start(),
+                    end: m.end(),
+                },
+                &mut found,
+            );
+        }
+    }
+    for c in KEYWORD_VALUE.captures_iter(text) {
+        let whole = c.get(0).expect("match");
+        let (val, quoted) = match (c.name("q"), c.name("u")) {
+            (Some(q), _) => (q, true),
+            (None, Some(u)) => (u, false),
+            _ => continue,
+        };
+        let raw = val.as_str();
+        let trimmed = raw.trim_end_matches(['.', ',', ';', ')', '!', '?']);
+        // "Passwort:" with a trailing "!" that belongs to the value ("Sommer2023!") stays
+        let trimmed = if raw.ends_with('!') && trimmed.chars().any(|c| c.is_ascii_digit()) {
+            raw.trim_end_matches(['.', ',', ';', ')'])
+        } else {
+            trimmed
+        };
+        if trimmed.is_empty() {
+            continue;
+        }
+        let lower = trimmed.to_lowercase();
+        if NOT_VALUES.contains(&lower.as_str()) {
+            continue;
+        }
+        // "was stolen", "is compromised", "was changing": a state of the secret, not its value
+        let word = lower.chars().all(char::is_alphabetic);
+        if !quoted && word && ["ed", "en", "ing"].iter().any(|s| lower.ends_with(s)) {
+            continue;
+        }
+        let separated = c.name("sep").is_some();
+        if !quoted && !separated && !looks_like_secret(trimmed) {
+            continue;
+        }
+        // "tokens of appreciation Melanie gave": a word with no digit or symbol is only a
+        // value after an explicit "is" / ":"
+        let kw = whole
+            .as_str()
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let kind = if kw.starts_with("pin") || kw.starts_with("code") || kw.contains("geheimzahl") {
+            "pin"
+        } else if kw.starts_with("api")
+            || kw.starts_with("secret")
+            || kw.starts_with("cl")
+            || kw.starts_with("chiave")
+        {
+            "key"
+        } else if kw.starts_with("token") || kw.starts_with("access") || kw.starts_with("auth") {
+            "token"
+        } else {
+            "password"
+        };
+        add(
+            SecretMatch {
+                kind,
+                start: val.start(),
+                end: val.start() + trimmed.len(),
+            },
+            &mut found,
+        );
+    }
+    found.sort_by_key(|m| m.start);
+    found
+}
+
+/// `text` with every secret value replaced by `[REDACTED:<kind>]`.
+pub fn redact_secrets(text: &str) -> String {
+    let found = find_secrets(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for m in found {
+        out.push_str(&text[at..m.start]);
+        out.push_str(&format!("[REDACTED:{}]", m.kind));
+        at = m.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The secret values of `texts` (kind, value), for redacting them wherever else they occur
+/// ("It is hunter2, right?" after "my password is hunter2" elsewhere in the same record).
+pub fn secret_values<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for t in texts {
+        for m in find_secrets(t) {
+            let v = t[m.start..m.end].to_string();
+            if v.chars().count() >= 4 && !out.iter().any(|(_, x)| *x == v) {
+                out.push((m.kind, v));
+            }
+        }
+    }
+    // longest first, so a value inside another is not replaced first
+    out.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    out
+}
+
+/// [`redact_secrets`], then every occurrence of a `known` value replaced as well.
+pub fn redact_with(text: &str, known: &[(&'static str, String)]) -> String {
+    let mut out = redact_secrets(text);
+    for (kind, v) in known {
+        if out.contains(v.as_str()) {
+            out = out.replace(v.as_str(), &format!("[REDACTED:{kind}]"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_found_and_redacted() {
+        assert_eq!(
+            redact_secrets("my password is hunter2"),
+            "my password is [REDACTED:password]"
+        );
+        assert_eq!(
+            redact_secrets("key sk-live-abcdef1234567890XYZ, ok"),
+            "key [REDACTED:api-key], ok"
+        );
+        assert_eq!(
+            redact_secrets("Mein Passwort ist Sommer2023!"),
+            "Mein Passwort ist [REDACTED:password]"
+        );
+        assert_eq!(
+            redact_secrets("card 4111 1111 1111 1111 exp"),
+            "card [REDACTED:card-number] exp"
+        );
+        assert_eq!(redact_secrets("PIN: 4821."), "PIN: [REDACTED:pin].");
+        assert!(!find_secrets("AKIAIOSFODNN7EXAMPLE").is_empty());
+    }
+
+    #[test]
+    fn known_values_are_redacted_everywhere() {
+        let known = secret_values(["Bob: my password is hunter2", "nothing here"]);
+        assert_eq!(known, vec![("password", "hunter2".to_string())]);
+        assert_eq!(
+            redact_with("It is hunter2, right?", &known),
+            "It is [REDACTED:password], right?"
+        );
+    }
+
+    #[test]
+    fn events_and_ordinary_words_are_not_secrets() {
+        for t in [
+            "Jon changed his email password on 3 May.",
+            "The password is strong and long.",
+            "Andrew's password manager reminded him.",
+            "Her secret to good pancakes is buttermilk.",
+            "Tokens of appreciation were given.",
+            "Order number 112-4456-7789 arrived.",
+            "Deborah's PIN pad broke.",
+            "Call 555-0142 tomorrow.",
+        ] {
+            assert!(find_secrets(t).is_empty(), "{t}: {:?}", find_secrets(t));
+        }
+    }
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Reliability run (issue 12): fault injection, kill -9 + resume cycles, fuzzing of every
+# reader of untrusted input, and the safety held-out sets; prints one table.
+#
+#   scripts/reliability.sh              # full budget (~15-25 min on 2 cores)
+#   KILLS=5 FUZZ_ITERS=2000 scripts/reliability.sh   # a quick pass
+#
+# Everything runs offline on 127.0.0.1: the LLM is the scripted synthetic oracle served by
+# `memskill llm serve-scripted` (which injects the faults), the encoder is the hashing one.
+# Exit status 0 only when every check holds: zero panics, every injected fault counted in
+# metrics.jsonl, no lost or duplicated metrics lines, every resume byte-identical, zero fuzz
+# crashes, unsafe-text rejection >= 95% and ordinary-text false rejection <= 5%.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KILLS=${KILLS:-20}
+FUZZ_ITERS=${FUZZ_ITERS:-20000}
+RATES=${RATES:-"0.1 0.5"}
+SEED=${SEED:-5}
+
+echo "building the test profile (cargo test --workspace --no-run) ..." >&2
+cargo test --workspace --no-run -q 2>/dev/null || cargo test --workspace --no-run
+TARGET=$(cd "${CARGO_TARGET_DIR:-target}" && pwd -P)
+BIN=$TARGET/debug/memskill
+testbin() { # the newest test executable of test target $1 (built by the command above)
+  find "$TARGET/debug/deps" -maxdepth 1 -type f -executable -name "$1-*" -printf '%T@ %p\n' \
+    | sort -rn | head -1 | cut -d' ' -f2
+}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/memskill-reliability.XXXXXX")
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+FAIL=0
+check() { # check NAME CONDITION-RESULT(0/1)
+  if [ "$2" != 0 ]; then echo "FAILED: $1" >&2; FAIL=1; fi
+}
+
+cat >"$WORK/synthetic.toml" <<EOF
+[run]
+seed = $SEED
+[data]
+dataset = "synthetic"
+synthetic_samples = 8
+synthetic_spans = 3
+[encoder]
+kind = "hashing"
+dim = 32
+[controller]
+top_k = 1
+retrieve = 5
+[answer]
+retrieve = 5
+[policy]
+hidden = 16
+[concurrency]
+episodes = 4
+queries = 3
+EOF
+SYN=(--config "$WORK/synthetic.toml")
+
+# ---------------------------------------------------------------------------------------
+# 1. Fault injection: every role (executor, answerer, designer) through a server that
+#    answers a share of requests with HTTP 500 / 429, garbage, a dropped connection,
+#    `content: null` or a truncated reply.
+# ---------------------------------------------------------------------------------------
+declare -A F_INJ F_CNT F_FAILED F_EXCL F_DONE F_PANIC F_LINES F_SILENT
+for rate in $RATES; do
+  rm -f "$WORK/port"
+  "$BIN" llm serve-scripted --samples 8 --spans 3 --seed "$SEED" --fault-rate "$rate" \
+    --fault-seed 1 --port-file "$WORK/port" --stats-file "$WORK/stats-$rate.json" \
+    2>"$WORK/server-$rate.log" &
+  SERVER_PID=$!
+  for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+  url="http://127.0.0.1:$(cat "$WORK/port")/v1"
+  set +e
+  "$BIN" train --run-name "faults-$rate" --runs-dir "$WORK/runs" --no-progress "${SYN[@]}" \
+    --set run.batch_size=8 --set run.outer_epochs=2 --set run.inner_epochs=3 \
+    --set 'executor.backend="openai"' --set "executor.base_urls=[\"$url\"]" \
+    --set 'executor.model="scripted"' --set executor.max_retries=6 \
+    --set executor.backoff_base_ms=0 --set executor.timeout_secs=10 \
+    --set designer.enabled=true 2>"$WORK/train-$rate.log"
+  rc=$?
+  set -e
+  sleep 0.5 # the server rewrites its stats every 200 ms
+  kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+  read -r inj cnt failed excl lines silent <<<"$(python3 - "$WORK/stats-$rate.json" "$WORK/runs/faults-$rate/metrics.jsonl" <<'EOF'
+import json, sys
+st = json.load(open(sys.argv[1]))
+inj = sum(st["faults"].values())
+cnt = failed = excl = silent = 0
+steps = []
+try:
+    for line in open(sys.argv[2]):
+        m = json.loads(line)
+        if m["type"] == "update":
+            steps.append(m["step"])
+            excl += m.get("dropped", 0)
+            # a failed executor call must exclude its episode: never scored as a result
+            if m["llm"]["executor"]["errors"] > 0 and m.get("dropped_incomplete", 0) == 0:
+                silent += 1
+        for role in m.get("llm", {}).values():
+            failed += role.get("errors", 0)
+            cnt += role.get("errors", 0) + role.get("truncated", 0)
+        cnt += sum(m.get("retries", {}).values())
+except FileNotFoundError:
+    pass
+ok = steps == list(range(1, len(steps) + 1))
+print(inj, cnt, failed, excl, f"{len(steps)}{'' if ok else '-BAD-ORDER'}", silent)
+EOF
+)"
+  panics=$(cat "$WORK/train-$rate.log" "$WORK/server-$rate.log" | { grep -c "panicked" || true; })
+  F_INJ[$rate]=$inj; F_CNT[$rate]=$cnt; F_FAILED[$rate]=$failed; F_EXCL[$rate]=$excl
+  F_DONE[$rate]=$([ $rc = 0 ] && echo yes || echo "no (exit $rc)"); F_PANIC[$rate]=$panics
+  F_LINES[$rate]=$lines; F_SILENT[$rate]=$silent
+  check "faults $rate: no silent zero" $([ "$silent" = 0 ]; echo $?)
+  check "faults $rate: run finished" $([ $rc = 0 ]; echo $?)
+  check "faults $rate: injected == counted" $([ "$inj" = "$cnt" ]; echo $?)
+  check "faults $rate: no panic" $([ "$panics" = 0 ]; echo $?)
+  check "faults $rate: 6 update lines in order" $([ "$lines" = 6 ]; echo $?)
+  [ $rc = 0 ] || tail -5 "$WORK/train-$rate.log" >&2
+done
+
+# ---------------------------------------------------------------------------------------
+# 2. kill -9 at random moments (checkpoint writes included: a checkpoint after every
+#    update) and --resume until finished; metrics.jsonl, the final checkpoint and the
+#    exported bank must equal those of a straight run, byte for byte.
+# ---------------------------------------------------------------------------------------
+KILL_SETS=("${SYN[@]}" --set run.batch_size=4 --set run.outer_epochs=2 --set run.inner_epochs=4
+  --set run.checkpoint_every=1 --set 'executor.backend="scripted-synthetic"'
+  --set executor.scripted_latency_ms=10 --set designer.enabled=true)
+t0=$(date +%s.%N)
+"$BIN" train --run-name straight --runs-dir "$WORK/kills" --no-progress "${KILL_SETS[@]}" 2>/dev/null
+t1=$(date +%s.%N)
+straight_ms=$(python3 -c "print(int(($t1-$t0)*1000))")
+fingerprint() { # the bytes that must match: metrics, final checkpoint, export
+  local run=$1
+  local ck
+  ck=$(cat "$run/checkpoints/latest")
+  # (config.toml and the manifest's hash of it name the run, so they differ by design)
+  (cd "$run" && cat metrics.jsonl && find "checkpoints/$ck" skills -type f \
+    ! -name config.toml ! -name manifest.json | sort | xargs sha256sum) | sha256sum | cut -c1-16
+}
+want=$(fingerprint "$WORK/kills/straight")
+same=0; kills_done=0; kill_panics=0
+for i in $(seq "$KILLS"); do
+  run="k$i"
+  delay_ms=$(python3 -c "import random; random.seed($i); print(random.randint(150, max(200, int($straight_ms*0.95))))")
+  "$BIN" train --run-name "$run" --runs-dir "$WORK/kills" --no-progress "${KILL_SETS[@]}" 2>>"$WORK/kills.log" &
+  pid=$!
+  sleep "$(python3 -c "print($delay_ms/1000)")"
+  if kill -9 "$pid" 2>/dev/null; then kills_done=$((kills_done + 1)); fi
+  wait "$pid" 2>/dev/null || true
+  for _ in 1 2 3; do
+    if [ -e "$WORK/kills/$run/checkpoints/latest" ]; then
+      "$BIN" train --resume --run-name "$run" --runs-dir "$WORK/kills" --no-progress 2>>"$WORK/kills.log" && break
+    else # killed before the first checkpoint: start again
+      "$BIN" train --run-name "$run" --runs-dir "$WORK/kills" --no-progress "${KILL_SETS[@]}" 2>>"$WORK/kills.log" && break
+    fi
+  done
+  got=$(fingerprint "$WORK/kills/$run" 2>/dev/null || echo missing)
+  [ "$got" = "$want" ] && same=$((same + 1)) || echo "resume $i (killed at ${delay_ms} ms) differs" >&2
+done
+kill_panics=$(grep -c "panicked" "$WORK/kills.log" || true)
+check "kill/resume: every resume byte-identical" $([ "$same" = "$KILLS" ]; echo $?)
+check "kill/resume: no panic" $([ "$kill_panics" = 0 ]; echo $?)
+
+# ---------------------------------------------------------------------------------------
+# 3. Fuzzing: mutation fuzzing of the action parser, designer JSON reader, SKILL.md
+#    importer, config loader and dataset loaders (trainer/tests/fuzz_inputs.rs).
+# ---------------------------------------------------------------------------------------
+set +e
+MEMSKILL_FUZZ_ITERS=$FUZZ_ITERS "$(testbin fuzz_inputs)" --nocapture --test-threads 2 >"$WORK/fuzz.log" 2>&1
+fuzz_rc=$?
+set -e
+fuzz_exec=$(grep -o 'fuzz [a-z-]*: [0-9]* executions' "$WORK/fuzz.log" | awk '{s+=$3} END {print s+0}')
+fuzz_crash=$(grep -o '[0-9]* panics' "$WORK/fuzz.log" | awk '{s+=$1} END {print s+0}')
+fuzz_targets=$(grep -c '^fuzz ' "$WORK/fuzz.log" || true)
+check "fuzz: no crash" $([ "$fuzz_rc" = 0 ] && [ "$fuzz_crash" = 0 ]; echo $?)
+
+# ---------------------------------------------------------------------------------------
+# 4. Injection sets: the held-out safety sets (designer/tests/fixtures/safety).
+# ---------------------------------------------------------------------------------------
+set +e
+"$(testbin safety_heldout)" --nocapture >"$WORK/safety.log" 2>&1
+safety_rc=$?
+set -e
+safety_line=$(grep -m1 -E '^held-out:' "$WORK/safety.log" || echo "held-out: (no report; see the test output)")
+check "safety held-out thresholds" "$safety_rc"
+
+# ---------------------------------------------------------------------------------------
+echo
+echo "| check | result |"
+echo "|---|---|"
+for rate in $RATES; do
+  pct=$(python3 -c "print(int(float('$rate')*100))")
+  echo "| faults ${pct}% (mixed) | injected ${F_INJ[$rate]}, counted in metrics.jsonl ${F_CNT[$rate]}, calls failed after retries ${F_FAILED[$rate]}, episodes excluded ${F_EXCL[$rate]}, updates scoring a failed executor call ${F_SILENT[$rate]}, run finished ${F_DONE[$rate]}, update lines ${F_LINES[$rate]}/6, panics ${F_PANIC[$rate]} |"
+done
+echo "| kill -9 + resume | ${kills_done} kills (straight run ${straight_ms} ms), ${same}/${KILLS} byte-identical resumes, panics ${kill_panics} |"
+echo "| fuzz | ${fuzz_targets} targets, ${fuzz_exec} executions, ${fuzz_crash} crashes |"
+echo "| injection sets | ${safety_line#held-out: } |"
+echo
+if [ "$FAIL" = 0 ]; then echo "reliability: all checks hold"; else echo "reliability: some checks FAILED (above)"; fi
+exit "$FAIL"

@@ -1,0 +1,661 @@
+//! `memskill report`: one report over many evaluations, in the shapes of the paper's
+//! tables — Table 1 (method x dataset: F1 and LLM-judge score; ALFWorld success rate and
+//! steps), Table 2 (method x executor model, which also shows cross-model transfer: the
+//! same checkpoint evaluated with another executor) and Figure 3 (score against the
+//! HotpotQA context length, one line per method and K) — plus the skill-bank evolution of
+//! every trained run. Every cell gives the number of questions (games), the failed calls
+//! left out, and a 95% percentile-bootstrap interval, and links to its `results.json`.
+//!
+//! Pure reading and formatting: [`collect`] finds `results.json` files, [`Report::build`]
+//! turns them into tables, [`Report::write`] writes `report.md`, `report.html` and
+//! `figure3.png` (when there is a context-length sweep).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::eval::EvalResults;
+
+/// Bootstrap resamples per interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+
+/// A mean with its 95% bootstrap interval over `n` scored items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub mean: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub n: usize,
+}
+
+/// Mean of `xs` and its 95% percentile-bootstrap interval (`resamples` draws from a
+/// generator seeded with `seed`, so a report is reproducible). None for no data.
+pub fn bootstrap(xs: &[f64], resamples: usize, seed: u64) -> Option<Estimate> {
+    if xs.is_empty() {
+        return None;
+    }
+    let n = xs.len();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut means: Vec<f64> = (0..resamples)
+        .map(|_| (0..n).map(|_| xs[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((q * resamples as f64) as usize).min(resamples - 1)];
+    let (lo, hi) = if resamples == 0 {
+        (mean, mean)
+    } else {
+        (at(0.025), at(0.975))
+    };
+    Some(Estimate { mean, lo, hi, n })
+}
+
+/// A trained run's name and its `skills.md`.
+pub type RunSkills = (String, PathBuf);
+
+/// One line of a figure: its name and (x, y) points.
+pub type FigureSeries = (String, Vec<(f64, f64)>);
+
+/// One evaluation found on disk.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its `results.json`.
+    pub path: PathBuf,
+    pub method: String,
+    pub dataset: String,
+    pub split: String,
+    pub executor: String,
+    pub top_k: usize,
+    /// HotpotQA: documents concatenated per sample (the Figure-3 sweep), when recorded.
+    pub context_docs: Option<usize>,
+    pub metric: Metrics,
+}
+
+/// The scores of an entry.
+#[derive(Debug, Clone)]
+pub enum Metrics {
+    Qa {
+        f1: Option<Estimate>,
+        judge: Option<Estimate>,
+        questions: usize,
+        /// Failed answer calls, failed judge verdicts, failed memory-building calls.
+        errors: usize,
+    },
+    Alfworld {
+        success: Option<Estimate>,
+        steps: Option<Estimate>,
+        games: usize,
+        env_errors: usize,
+    },
+}
+
+fn seed_of(path: &Path) -> u64 {
+    path.to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
+}
+
+/// Read one `results.json` (a QA evaluation or an ALFWorld one).
+pub fn read_entry(path: &Path) -> Result<Entry> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let seed = seed_of(path);
+    if v.get("rows").is_some() && v.get("actor").is_some() {
+        let r: memskill_alfworld::EvalReport = serde_json::from_value(v.clone())
+            .with_context(|| format!("parsing {} as an ALFWorld evaluation", path.display()))?;
+        let scored: Vec<&memskill_alfworld::GameResult> = r
+            .results
+            .iter()
+            .filter(|g| !matches!(g.outcome, memskill_alfworld::GameOutcome::EnvError(_)))
+            .collect();
+        let won: Vec<f64> = scored
+            .iter()
+            .map(|g| f64::from(u8::from(g.outcome == memskill_alfworld::GameOutcome::Won)))
+            .collect();
+        let steps: Vec<f64> = scored.iter().map(|g| g.steps as f64).collect();
+        let mut splits: Vec<&str> = r.results.iter().map(|g| g.split.as_str()).collect();
+        splits.dedup();
+        let method = v["method"].as_str().unwrap_or(&r.actor).to_string();
+        return Ok(Entry {
+            path: path.to_path_buf(),
+            method,
+            dataset: "alfworld".into(),
+            split: splits.join("+"),
+            executor: v["executor"].as_str().unwrap_or("").to_string(),
+            top_k: 0,
+            context_docs: None,
+            metric: Metrics::Alfworld {
+                success: bootstrap(&won, BOOTSTRAP_RESAMPLES, seed),
+                steps: bootstrap(&steps, BOOTSTRAP_RESAMPLES, seed ^ 1),
+                games: r.results.len(),
+                env_errors: r.results.len() - scored.len(),
+            },
+        });
+    }
+    let r: EvalResults = serde_json::from_value(v.clone())
+        .with_context(|| format!("parsing {} as an evaluation", path.display()))?;
+    let f1: Vec<f64> = r.queries.iter().filter_map(|q| q.f1).collect();
+    let judge: Vec<f64> = r.queries.iter().filter_map(|q| q.judge).collect();
+    let errors = r.queries.iter().filter(|q| q.error.is_some()).count()
+        + r.queries.iter().filter(|q| q.judge_error.is_some()).count()
+        + r.memory_call_errors;
+    Ok(Entry {
+        path: path.to_path_buf(),
+        method: r.method.clone(),
+        dataset: r.dataset.clone(),
+        split: r.split.clone(),
+        executor: r.executor.clone(),
+        top_k: r.top_k,
+        context_docs: v["context_docs"].as_u64().map(|x| x as usize),
+        metric: Metrics::Qa {
+            f1: bootstrap(&f1, BOOTSTRAP_RESAMPLES, seed),
+            judge: bootstrap(&judge, BOOTSTRAP_RESAMPLES, seed ^ 1),
+            questions: r.queries.len(),
+            errors,
+        },
+    })
+}
+
+/// Every `results.json` under the given paths: an evaluation directory, a run directory
+/// (its `eval/*/`), or a directory of either; plus the `skills.md` of each run directory.
+pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<RunSkills>)> {
+    let mut files = BTreeSet::new();
+    let mut runs = BTreeSet::new();
+    for p in inputs {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+        walk(p, 0, &mut files, &mut runs)?;
+    }
+    if files.is_empty() {
+        bail!(
+            "no results.json under {} (evaluate first: memskill eval ...)",
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let entries = files
+        .iter()
+        .map(|f| read_entry(f))
+        .collect::<Result<Vec<_>>>()?;
+    let skills = runs
+        .into_iter()
+        .map(|r: PathBuf| {
+            let name = r
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            (name, r.join("skills.md"))
+        })
+        .collect();
+    Ok((entries, skills))
+}
+
+fn walk(
+    p: &Path,
+    depth: usize,
+    files: &mut BTreeSet<PathBuf>,
+    runs: &mut BTreeSet<PathBuf>,
+) -> Result<()> {
+    if p.is_file() {
+        if p.file_name().is_some_and(|n| n == "results.json") {
+            files.insert(p.to_path_buf());
+        }
+        return Ok(());
+    }
+    if !p.is_dir() || depth > 4 {
+        return Ok(());
+    }
+    if p.join("results.json").is_file() {
+        files.insert(p.join("results.json"));
+        // <run>/eval/<name>/results.json: the run's skills.md goes with it
+        if let Some(run) = p.parent().and_then(Path::parent) {
+            if run.join("skills.md").is_file() && p.parent().is_some_and(|e| e.ends_with("eval")) {
+                runs.insert(run.to_path_buf());
+            }
+        }
+        return Ok(());
+    }
+    if p.join("skills.md").is_file() {
+        runs.insert(p.to_path_buf());
+    }
+    let mut kids: Vec<PathBuf> = std::fs::read_dir(p)
+        .with_context(|| format!("reading {}", p.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|k| k.is_dir())
+        .collect();
+    kids.sort();
+    for k in kids {
+        // checkpoints hold no evaluations
+        if k.file_name()
+            .is_some_and(|n| n == "checkpoints" || n == "skills")
+        {
+            continue;
+        }
+        walk(&k, depth + 1, files, runs)?;
+    }
+    Ok(())
+}
+
+/// A table cell: text and the results.json it comes from.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub text: String,
+    pub link: Option<PathBuf>,
+}
+
+/// A titled table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub title: String,
+    pub note: String,
+    pub header: Vec<String>,
+    pub rows: Vec<(String, Vec<Cell>)>,
+}
+
+fn est(e: &Option<Estimate>, scale: f64, digits: usize) -> String {
+    match e {
+        Some(e) => format!(
+            "{:.d$} [{:.d$}, {:.d$}]",
+            e.mean * scale,
+            e.lo * scale,
+            e.hi * scale,
+            d = digits
+        ),
+        None => "-".into(),
+    }
+}
+
+fn qa_cell(e: &Entry) -> Cell {
+    let text = match &e.metric {
+        Metrics::Qa {
+            f1,
+            judge,
+            questions,
+            errors,
+        } => format!(
+            "F1 {} · L-J {} · n={questions}, errors {errors}",
+            est(f1, 100.0, 2),
+            est(judge, 100.0, 2)
+        ),
+        Metrics::Alfworld {
+            success,
+            steps,
+            games,
+            env_errors,
+        } => format!(
+            "SR {} · #Steps {} · games {games}, env errors {env_errors}",
+            est(success, 100.0, 1),
+            est(steps, 1.0, 1)
+        ),
+    };
+    Cell {
+        text,
+        link: Some(e.path.clone()),
+    }
+}
+
+/// The score a one-number cell shows: L-J when judged, else F1, else the success rate.
+fn headline(e: &Entry) -> Option<(&'static str, Estimate)> {
+    match &e.metric {
+        Metrics::Qa { f1, judge, .. } => judge
+            .clone()
+            .map(|j| ("L-J", j))
+            .or_else(|| f1.clone().map(|f| ("F1", f))),
+        Metrics::Alfworld { success, .. } => success.clone().map(|s| ("SR", s)),
+    }
+}
+
+/// The report's tables and chart data.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub tables: Vec<Table>,
+    /// Figure 3: (dataset, series name, points (context docs, score x 100)).
+    pub figure: Vec<(String, Vec<FigureSeries>)>,
+    pub skills: Vec<RunSkills>,
+    pub entries: usize,
+}
+
+impl Report {
+    pub fn build(entries: &[Entry], skills: Vec<RunSkills>) -> Report {
+        let mut tables = Vec::new();
+        // Table 1: method x dataset.
+        let datasets: BTreeSet<String> = entries
+            .iter()
+            .map(|e| format!("{} ({})", e.dataset, e.split))
+            .collect();
+        let datasets: Vec<String> = datasets.into_iter().collect();
+        let mut t1: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+        for e in entries.iter().filter(|e| e.context_docs.is_none()) {
+            let row = if e.executor.is_empty() {
+                e.method.clone()
+            } else {
+                format!("{} ({})", e.method, e.executor)
+            };
+            let col = datasets
+                .iter()
+                .position(|d| *d == format!("{} ({})", e.dataset, e.split))
+                .unwrap_or(0);
+            let cells = t1.entry(row).or_insert_with(|| {
+                vec![
+                    Cell {
+                        text: "-".into(),
+                        link: None
+                    };
+                    datasets.len()
+                ]
+            });
+            cells[col] = qa_cell(e);
+        }
+        if !t1.is_empty() {
+            tables.push(Table {
+                title: "Table 1: methods x datasets".into(),
+                note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building), never scored 0.".into(),
+                header: datasets.clone(),
+                rows: t1.into_iter().collect(),
+            });
+        }
+        // Table 2: method x executor model, per dataset (ablations; cross-model transfer).
+        for d in &datasets {
+            let here: Vec<&Entry> = entries
+                .iter()
+                .filter(|e| {
+                    format!("{} ({})", e.dataset, e.split) == *d && e.context_docs.is_none()
+                })
+                .collect();
+            let execs: Vec<String> = here
+                .iter()
+                .map(|e| e.executor.clone())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let methods: BTreeSet<&str> = here.iter().map(|e| e.method.as_str()).collect();
+            if execs.len() < 2 && methods.len() < 2 {
+                continue;
+            }
+            let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+            for e in &here {
+                let col = execs.iter().position(|x| *x == e.executor).unwrap_or(0);
+                let cells = rows.entry(e.method.clone()).or_insert_with(|| {
+                    vec![
+                        Cell {
+                            text: "-".into(),
+                            link: None
+                        };
+                        execs.len()
+                    ]
+                });
+                cells[col] = Cell {
+                    text: headline(e).map_or("-".into(), |(k, x)| {
+                        format!("{k} {}", est(&Some(x), 100.0, 2))
+                    }),
+                    link: Some(e.path.clone()),
+                };
+            }
+            tables.push(Table {
+                title: format!("Table 2: methods x executor model — {d}"),
+                note: "L-J when judged, else F1 (x 100, 95% bootstrap interval). A column per executor model: the same checkpoint in another column is cross-model transfer.".into(),
+                header: execs.iter().map(|x| if x.is_empty() { "(executor)".into() } else { x.clone() }).collect(),
+                rows: rows.into_iter().collect(),
+            });
+        }
+        // Figure 3: score against context length, one series per (method, K).
+        let mut figure = Vec::new();
+        let sweep: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| e.context_docs.is_some())
+            .collect();
+        let sweep_sets: BTreeSet<String> = sweep.iter().map(|e| e.dataset.clone()).collect();
+        for d in sweep_sets {
+            let here: Vec<&&Entry> = sweep.iter().filter(|e| e.dataset == d).collect();
+            let lens: Vec<usize> = here
+                .iter()
+                .filter_map(|e| e.context_docs)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+            let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+            for e in &here {
+                let name = format!("{} K={}", e.method, e.top_k);
+                let docs = e.context_docs.unwrap_or(0);
+                let col = lens.iter().position(|x| *x == docs).unwrap_or(0);
+                let cells = rows.entry(name.clone()).or_insert_with(|| {
+                    vec![
+                        Cell {
+                            text: "-".into(),
+                            link: None
+                        };
+                        lens.len()
+                    ]
+                });
+                let h = headline(e);
+                cells[col] = Cell {
+                    text: h.clone().map_or("-".into(), |(k, x)| {
+                        format!("{k} {}", est(&Some(x), 100.0, 2))
+                    }),
+                    link: Some(e.path.clone()),
+                };
+                if let Some((_, x)) = h {
+                    series
+                        .entry(name)
+                        .or_default()
+                        .push((docs as f64, x.mean * 100.0));
+                }
+            }
+            for pts in series.values_mut() {
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            tables.push(Table {
+                title: format!("Figure 3: {d} score against context length (documents per sample)"),
+                note: "L-J when judged, else F1 (x 100, 95% bootstrap interval); figure3.png draws the means.".into(),
+                header: lens.iter().map(|l| format!("{l} docs")).collect(),
+                rows: rows.into_iter().collect(),
+            });
+            figure.push((d, series.into_iter().collect()));
+        }
+        Report {
+            tables,
+            figure,
+            skills,
+            entries: entries.len(),
+        }
+    }
+
+    /// Write `report.md`, `report.html` and (with a sweep) `figure3.png` into `out`.
+    pub fn write(&self, out: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        let out_abs =
+            std::fs::canonicalize(out).with_context(|| format!("resolving {}", out.display()))?;
+        let mut written = Vec::new();
+        let mut figures = Vec::new();
+        for (i, (d, series)) in self.figure.iter().enumerate() {
+            let name = if i == 0 {
+                "figure3.png".to_string()
+            } else {
+                format!("figure3-{d}.png")
+            };
+            let s: Vec<crate::plot::Series> = series
+                .iter()
+                .map(|(n, p)| crate::plot::Series {
+                    name: n.clone(),
+                    points: p.clone(),
+                })
+                .collect();
+            let p = out.join(&name);
+            crate::plot::line_chart_with(
+                &p,
+                &format!("{d}: score vs context length"),
+                "documents per sample",
+                &s,
+            )?;
+            written.push(p);
+            figures.push(name);
+        }
+        let md = self.markdown(&out_abs, &figures);
+        let html = self.html(&out_abs, &figures);
+        for (name, body) in [("report.md", md), ("report.html", html)] {
+            let p = out.join(name);
+            crate::fsutil::write_atomic(&p, body.as_bytes())?;
+            written.push(p);
+        }
+        Ok(written)
+    }
+
+    fn markdown(&self, out: &Path, figures: &[String]) -> String {
+        let mut s = format!(
+            "# memskill report\n\n{} evaluations. Scores are x 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).\n\n",
+            self.entries
+        );
+        for t in &self.tables {
+            s.push_str(&format!("## {}\n\n{}\n\n", t.title, t.note));
+            s.push_str(&format!("| | {} |\n", t.header.join(" | ")));
+            s.push_str(&format!("|---|{}\n", "---|".repeat(t.header.len())));
+            for (row, cells) in &t.rows {
+                let cs: Vec<String> = cells
+                    .iter()
+                    .map(|c| match &c.link {
+                        Some(l) => format!("[{}]({})", c.text, rel(out, l)),
+                        None => c.text.clone(),
+                    })
+                    .collect();
+                s.push_str(&format!("| {} | {} |\n", md_escape(row), cs.join(" | ")));
+            }
+            s.push('\n');
+        }
+        for f in figures {
+            s.push_str(&format!("![{f}]({f})\n\n"));
+        }
+        if !self.skills.is_empty() {
+            s.push_str("## Skill-bank evolution\n\n");
+            for (run, p) in &self.skills {
+                s.push_str(&format!("- {run}: [skills.md]({})\n", rel(out, p)));
+            }
+        }
+        s
+    }
+
+    fn html(&self, out: &Path, figures: &[String]) -> String {
+        let mut s = String::from(
+            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>memskill report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;font-size:14px;text-align:left}th{background:#eee}.note{color:#555;font-size:13px}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}</style></head><body>\n",
+        );
+        s.push_str(&format!(
+            "<h1>memskill report</h1>\n<p>{} evaluations. Scores are &times; 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).</p>\n",
+            self.entries
+        ));
+        for t in &self.tables {
+            s.push_str(&format!(
+                "<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
+                html_escape(&t.title),
+                html_escape(&t.note)
+            ));
+            for h in &t.header {
+                s.push_str(&format!("<th>{}</th>", html_escape(h)));
+            }
+            s.push_str("</tr>\n");
+            for (row, cells) in &t.rows {
+                s.push_str(&format!("<tr><th>{}</th>", html_escape(row)));
+                for c in cells {
+                    match &c.link {
+                        Some(l) => s.push_str(&format!(
+                            "<td><a href=\"{}\">{}</a></td>",
+                            html_escape(&rel(out, l)),
+                            html_escape(&c.text)
+                        )),
+                        None => s.push_str(&format!("<td>{}</td>", html_escape(&c.text))),
+                    }
+                }
+                s.push_str("</tr>\n");
+            }
+            s.push_str("</table>\n");
+        }
+        for f in figures {
+            s.push_str(&format!(
+                "<p><img src=\"{f}\" alt=\"{f}\" width=\"900\"></p>\n"
+            ));
+        }
+        if !self.skills.is_empty() {
+            s.push_str("<h2>Skill-bank evolution</h2>\n");
+            for (run, p) in &self.skills {
+                let body = std::fs::read_to_string(p).unwrap_or_default();
+                s.push_str(&format!(
+                    "<h3>{}</h3>\n<p><a href=\"{}\">skills.md</a></p>\n<pre>{}</pre>\n",
+                    html_escape(run),
+                    html_escape(&rel(out, p)),
+                    html_escape(&body)
+                ));
+            }
+        }
+        s.push_str("</body></html>\n");
+        s
+    }
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// `target` relative to the directory `from` (both made absolute), with `/` separators.
+fn rel(from: &Path, target: &Path) -> String {
+    let t = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let a: Vec<_> = from.components().collect();
+    let b: Vec<_> = t.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().to_string()),
+    );
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bootstrap_interval_brackets_the_mean_and_narrows_with_n() {
+        let small: Vec<f64> = (0..20).map(|i| f64::from(u8::from(i % 2 == 0))).collect();
+        let big: Vec<f64> = (0..2000).map(|i| f64::from(u8::from(i % 2 == 0))).collect();
+        let a = bootstrap(&small, 1000, 1).unwrap();
+        let b = bootstrap(&big, 1000, 1).unwrap();
+        assert_eq!((a.mean, b.mean), (0.5, 0.5));
+        assert!(a.lo < 0.5 && a.hi > 0.5 && b.lo < 0.5 && b.hi > 0.5);
+        assert!(b.hi - b.lo < (a.hi - a.lo) / 3.0, "{a:?} {b:?}");
+        // reproducible
+        assert_eq!(bootstrap(&small, 1000, 1), Some(a));
+        assert_eq!(bootstrap(&[], 1000, 1), None);
+        let one = bootstrap(&[0.25], 100, 3).unwrap();
+        assert_eq!((one.lo, one.hi), (0.25, 0.25));
+    }
+
+    #[test]
+    fn relative_links() {
+        assert_eq!(
+            rel(
+                Path::new("/a/b/report"),
+                Path::new("/a/b/runs/x/eval/r/results.json")
+            ),
+            "../runs/x/eval/r/results.json"
+        );
+        assert_eq!(rel(Path::new("/a"), Path::new("/a/f.json")), "f.json");
+    }
+}

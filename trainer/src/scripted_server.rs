@@ -1,0 +1,449 @@
+//! An OpenAI-compatible HTTP front for any [`Llm`] (in practice the scripted synthetic
+//! oracle), with optional fault injection. **A test and reliability tool, not a research
+//! server**: it lets the whole HTTP path (retries, `Retry-After`, endpoint health, the
+//! start-up probe, error accounting) run offline against a model whose replies are known.
+//!
+//! Routes: `GET .../models` answers `{"data": []}`; `POST .../chat/completions` answers
+//! with the wrapped model's reply. Everything else is a 404. Faults are drawn per request
+//! from a seeded generator (`fault_rate`, mixed over [`Fault`] kinds), or forced for
+//! requests whose body contains `fail_matching` (always HTTP 500). The counts of requests
+//! and of each injected fault are kept in [`ServerStats`].
+//!
+//! One thread per connection, HTTP/1.1 keep-alive, `Content-Length` bodies only, bound to
+//! 127.0.0.1 by the callers.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use memskill_core::{ChatRequest, Llm, Message};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// A fault the server can inject instead of a normal reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// HTTP 500 with a short body.
+    Http500,
+    /// HTTP 429 with `Retry-After: 0`.
+    Http429,
+    /// HTTP 200 whose body is not JSON.
+    Garbage,
+    /// The connection is closed without any answer.
+    Drop,
+    /// HTTP 200 with `content: null` (a reasoning model that ran out of tokens).
+    NullContent,
+    /// HTTP 200 with the reply cut and `finish_reason: "length"`.
+    Truncated,
+}
+
+impl Fault {
+    /// The mixed faults of `fault_rate`, drawn uniformly.
+    pub const MIXED: [Fault; 6] = [
+        Fault::Http500,
+        Fault::Http429,
+        Fault::Garbage,
+        Fault::Drop,
+        Fault::NullContent,
+        Fault::Truncated,
+    ];
+}
+
+/// What to inject.
+#[derive(Debug, Clone, Default)]
+pub struct FaultPlan {
+    /// Share of chat requests that get a fault (0 = none).
+    pub fault_rate: f64,
+    /// Seed of the fault draws.
+    pub seed: u64,
+    /// Chat requests whose body contains this text always get HTTP 500.
+    pub fail_matching: Option<String>,
+}
+
+/// Counts of what the server did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ServerStats {
+    pub chat_requests: u64,
+    pub replies: u64,
+    pub faults: BTreeMap<Fault, u64>,
+    pub other_requests: u64,
+}
+
+impl ServerStats {
+    pub fn faults_total(&self) -> u64 {
+        self.faults.values().sum()
+    }
+}
+
+/// A running server; stopped on [`ScriptedServer::stop`] or drop.
+pub struct ScriptedServer {
+    pub addr: std::net::SocketAddr,
+    stop: Arc<AtomicBool>,
+    stats: Arc<Mutex<ServerStats>>,
+    accept: Option<std::thread::JoinHandle<()>>,
+}
+
+struct Shared {
+    llm: Arc<dyn Llm>,
+    plan: FaultPlan,
+    rng: Mutex<ChaCha8Rng>,
+    stats: Arc<Mutex<ServerStats>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl ScriptedServer {
+    /// Serve `llm` on `listener` (bind it to 127.0.0.1) until stopped.
+    pub fn start(
+        listener: TcpListener,
+        llm: Arc<dyn Llm>,
+        plan: FaultPlan,
+    ) -> std::io::Result<Self> {
+        let addr = listener.local_addr()?;
+        listener.set_nonblocking(true)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stats = Arc::new(Mutex::new(ServerStats::default()));
+        let shared = Arc::new(Shared {
+            llm,
+            rng: Mutex::new(ChaCha8Rng::seed_from_u64(plan.seed)),
+            plan,
+            stats: stats.clone(),
+            stop: stop.clone(),
+        });
+        let accept = std::thread::spawn(move || {
+            while !shared.stop.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let sh = shared.clone();
+                        std::thread::spawn(move || {
+                            let _ = serve_connection(&sh, stream);
+                        });
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Ok(Self {
+            addr,
+            stop,
+            stats,
+            accept: Some(accept),
+        })
+    }
+
+    /// The base URL clients use (`http://127.0.0.1:PORT/v1`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn stats(&self) -> ServerStats {
+        self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut out = stream;
+    loop {
+        let mut request_line = String::new();
+        match reader.read_line(&mut request_line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if sh.stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        }
+        let mut len = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 {
+                return Ok(());
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0u8; len.min(64 << 20)];
+        reader.read_exact(&mut body)?;
+        let mut parts = request_line.split_whitespace();
+        let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let keep = if method == "POST" && path.ends_with("/chat/completions") {
+            chat(sh, &body, &mut out)?
+        } else {
+            sh.stats
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .other_requests += 1;
+            if method == "GET" && path.ends_with("/models") {
+                respond(&mut out, 200, &[], r#"{"object":"list","data":[]}"#)?;
+            } else {
+                respond(&mut out, 404, &[], r#"{"error":"not found"}"#)?;
+            }
+            true
+        };
+        if !keep {
+            return Ok(());
+        }
+    }
+}
+
+fn respond(
+    out: &mut TcpStream,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        _ => "Internal Server Error",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
+}
+
+fn completion(content: Option<&str>, finish: &str) -> String {
+    serde_json::json!({
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+    })
+    .to_string()
+}
+
+/// Answer one chat request; false when the connection must be dropped.
+fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> {
+    let fault = {
+        let forced = sh
+            .plan
+            .fail_matching
+            .as_deref()
+            .is_some_and(|m| String::from_utf8_lossy(body).contains(m));
+        let mut rng = sh.rng.lock().unwrap_or_else(|p| p.into_inner());
+        if forced {
+            Some(Fault::Http500)
+        } else if sh.plan.fault_rate > 0.0 && rng.random::<f64>() < sh.plan.fault_rate {
+            Some(Fault::MIXED[rng.random_range(0..Fault::MIXED.len())])
+        } else {
+            None
+        }
+    };
+    {
+        let mut st = sh.stats.lock().unwrap_or_else(|p| p.into_inner());
+        st.chat_requests += 1;
+        if let Some(f) = fault {
+            *st.faults.entry(f).or_default() += 1;
+        }
+    }
+    match fault {
+        Some(Fault::Http500) => {
+            respond(out, 500, &[], r#"{"error":"injected fault"}"#).map(|_| true)
+        }
+        Some(Fault::Http429) => respond(
+            out,
+            429,
+            &[("retry-after", "0")],
+            r#"{"error":"slow down"}"#,
+        )
+        .map(|_| true),
+        Some(Fault::Garbage) => respond(out, 200, &[], "<html>not json").map(|_| true),
+        Some(Fault::Drop) => Ok(false),
+        Some(Fault::NullContent) => {
+            respond(out, 200, &[], &completion(None, "length")).map(|_| true)
+        }
+        Some(Fault::Truncated) | None => {
+            let req = match parse_request(body) {
+                Ok(r) => r,
+                Err(e) => {
+                    let msg = serde_json::json!({ "error": e }).to_string();
+                    return respond(out, 400, &[], &msg).map(|_| true);
+                }
+            };
+            match sh.llm.chat(&req) {
+                Ok(r) => {
+                    if fault.is_some() {
+                        let cut: String = r.text.chars().take(r.text.chars().count() / 2).collect();
+                        respond(out, 200, &[], &completion(Some(&cut), "length"))?;
+                    } else {
+                        sh.stats.lock().unwrap_or_else(|p| p.into_inner()).replies += 1;
+                        respond(out, 200, &[], &completion(Some(&r.text), "stop"))?;
+                    }
+                    Ok(true)
+                }
+                Err(e) => {
+                    let msg = serde_json::json!({ "error": e.to_string() }).to_string();
+                    respond(out, 500, &[], &msg).map(|_| true)
+                }
+            }
+        }
+    }
+}
+
+fn parse_request(body: &[u8]) -> Result<ChatRequest, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| format!("request body is not JSON: {e}"))?;
+    let messages: Vec<Message> =
+        serde_json::from_value(v["messages"].clone()).map_err(|e| format!("messages: {e}"))?;
+    let mut req = ChatRequest::new(messages);
+    if let Some(n) = v["max_tokens"].as_u64() {
+        req.max_tokens = n.min(u32::MAX as u64) as u32;
+    }
+    Ok(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memskill_core::{ChatResponse, LlmError, Usage};
+
+    struct Echo;
+    impl Llm for Echo {
+        fn id(&self) -> String {
+            "echo".into()
+        }
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse {
+                text: format!("echo: {}", req.messages[0].content),
+                usage: Usage::default(),
+                latency_ms: 0,
+                cached: false,
+                truncated: false,
+            })
+        }
+    }
+
+    fn client(url: &str, retries: u32) -> memskill_executor::OpenAiBackend {
+        memskill_executor::OpenAiBackend::new(memskill_executor::OpenAiConfig {
+            base_urls: vec![url.into()],
+            model: "m".into(),
+            api_key_envs: vec![],
+            max_concurrency: 2,
+            timeout_secs: 5,
+            max_retries: retries,
+            backoff_base_ms: 0,
+            unhealthy_after: 1000,
+            cooldown_ms: 0,
+            max_retry_after_secs: 1,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn serves_replies_probes_and_forced_failures() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = FaultPlan {
+            fail_matching: Some("BOOM".into()),
+            ..Default::default()
+        };
+        let mut srv = ScriptedServer::start(l, Arc::new(Echo), plan).unwrap();
+        let c = client(&srv.base_url(), 1);
+        let r = c
+            .chat(&ChatRequest::new(vec![Message::user("hi")]))
+            .unwrap();
+        assert_eq!(r.text, "echo: hi");
+        let e = c
+            .chat(&ChatRequest::new(vec![Message::user("BOOM")]))
+            .unwrap_err();
+        assert!(
+            matches!(e, LlmError::RetriesExhausted { attempts: 2, .. }),
+            "{e}"
+        );
+        let st = c.stats();
+        assert_eq!((st.retries, st.retry_causes.http_5xx), (1, 1));
+        assert!(c
+            .probe(Duration::from_secs(2))
+            .iter()
+            .all(|(_, r)| r.is_ok()));
+        let s = srv.stats();
+        assert_eq!((s.chat_requests, s.replies, s.faults_total()), (3, 1, 2));
+        assert_eq!(s.other_requests, 1);
+        srv.stop();
+        // stopped: the probe names the endpoint and says why
+        let res = c.probe(Duration::from_secs(2));
+        let msg = res[0].1.as_ref().unwrap_err();
+        assert!(msg.starts_with("no answer from http://127.0.0.1:"), "{msg}");
+        assert!(msg.to_lowercase().contains("refused"), "{msg}");
+    }
+
+    #[test]
+    fn mixed_faults_are_survived_with_retries_and_counted_by_cause() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = FaultPlan {
+            fault_rate: 0.5,
+            seed: 7,
+            ..Default::default()
+        };
+        let srv = ScriptedServer::start(l, Arc::new(Echo), plan).unwrap();
+        let c = client(&srv.base_url(), 8);
+        let (mut ok, mut failed) = (0, 0);
+        for i in 0..40 {
+            match c.chat(&ChatRequest::new(vec![Message::user(format!("q{i}"))])) {
+                Ok(r) if r.truncated => failed += 1,
+                Ok(r) => {
+                    assert_eq!(r.text, format!("echo: q{i}"));
+                    ok += 1
+                }
+                Err(_) => failed += 1,
+            }
+        }
+        let s = srv.stats();
+        let st = c.stats();
+        assert_eq!(ok + failed, 40);
+        assert!(s.faults_total() > 10, "{s:?}");
+        // every retry has a cause; null content and truncation are not retried
+        assert_eq!(st.retries, st.retry_causes.total());
+        assert!(
+            st.retry_causes.http_5xx > 0 && st.retry_causes.http_429 > 0,
+            "{st:?}"
+        );
+        let n = |f| s.faults.get(&f).copied().unwrap_or(0);
+        assert_eq!(st.truncated, n(Fault::Truncated));
+        assert_eq!(st.no_content, n(Fault::NullContent));
+    }
+}

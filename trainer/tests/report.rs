@@ -1,0 +1,111 @@
+//! `memskill report` over real evaluations of a tiny synthetic run: Table 1 and Table 2
+//! cells with n, errors and bootstrap intervals, links to each results.json, the run's
+//! skill-bank evolution, and (for results carrying a context length) the Figure-3 chart.
+
+use std::path::Path;
+
+use memskill_trainer::config::Config;
+use memskill_trainer::eval::{evaluate, EvalOptions};
+use memskill_trainer::report::{collect, Report};
+use memskill_trainer::train::{train, TrainOptions};
+
+fn cfg() -> Config {
+    let sets: Vec<String> = [
+        "run.name=\"rep\"",
+        "run.batch_size=2",
+        "run.outer_epochs=1",
+        "run.inner_epochs=2",
+        "data.dataset=\"synthetic\"",
+        "data.synthetic_samples=4",
+        "data.synthetic_spans=2",
+        "encoder.kind=\"hashing\"",
+        "encoder.dim=16",
+        "controller.top_k=1",
+        "controller.retrieve=3",
+        "answer.retrieve=3",
+        "policy.hidden=8",
+        "executor.backend=\"scripted-synthetic\"",
+        "designer.enabled=false",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    Config::from_toml_str("", &sets, "test").unwrap()
+}
+
+#[test]
+fn report_tables_link_every_cell_and_show_intervals() {
+    let d = tempfile::tempdir().unwrap();
+    let out = train(
+        &cfg(),
+        &TrainOptions {
+            runs_dir: d.path().to_path_buf(),
+            progress: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let eval = |method: &str, sets: &[&str]| {
+        evaluate(&EvalOptions {
+            checkpoint: out.run_dir.clone(),
+            method: Some(method.into()),
+            out: Some(out.run_dir.join("eval").join(method)),
+            no_judge: true,
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let (a, _) = eval("learned", &[]);
+    let (b, bdir) = eval("k2", &["eval.top_k=2"]);
+    // a context-length sweep point (the field the HotpotQA sweep writes)
+    let sweep = d.path().join("sweep").join("docs50");
+    std::fs::create_dir_all(&sweep).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bdir.join("results.json")).unwrap()).unwrap();
+    v["context_docs"] = serde_json::json!(50);
+    std::fs::write(sweep.join("results.json"), v.to_string()).unwrap();
+
+    let (entries, skills) = collect(&[out.run_dir.clone(), d.path().join("sweep")]).unwrap();
+    assert_eq!(entries.len(), 3);
+    assert_eq!(skills.len(), 1);
+    let report = Report::build(&entries, skills);
+    let rep_dir = d.path().join("report");
+    if let Ok(keep) = std::env::var("MEMSKILL_KEEP_REPORT") {
+        let _ = std::fs::remove_dir_all(&keep);
+        report.write(Path::new(&keep)).unwrap();
+    }
+    let files = report.write(&rep_dir).unwrap();
+    assert_eq!(files.len(), 3, "{files:?}");
+    let md = std::fs::read_to_string(rep_dir.join("report.md")).unwrap();
+    assert!(md.contains("## Table 1"), "{md}");
+    assert!(md.contains("## Table 2"), "{md}");
+    assert!(md.contains("## Figure 3"), "{md}");
+    // each method's F1 cell: mean, interval, n and errors, linked to its results.json
+    let f1 = |r: &memskill_trainer::eval::EvalResults| r.overall.f1.unwrap() * 100.0;
+    assert!(md.contains(&format!("F1 {:.2} [", f1(&a))), "{md}");
+    assert!(md.contains(&format!("F1 {:.2} [", f1(&b))), "{md}");
+    assert!(
+        md.contains(&format!("n={}, errors 0", a.queries.len())),
+        "{md}"
+    );
+    assert!(md.contains("](../rep/eval/learned/results.json)"), "{md}");
+    assert!(md.contains("](../rep/skills.md)"), "{md}");
+    let html = std::fs::read_to_string(rep_dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("<a href=\"../rep/eval/k2/results.json\">"),
+        "{html}"
+    );
+    assert!(html.contains("<img src=\"figure3.png\""));
+    assert!(
+        std::fs::metadata(rep_dir.join("figure3.png"))
+            .unwrap()
+            .len()
+            > 1000
+    );
+    // every link resolves
+    for l in md.split("](").skip(1) {
+        let target = &l[..l.find(')').unwrap()];
+        assert!(Path::new(&rep_dir).join(target).exists(), "{target}");
+    }
+}
