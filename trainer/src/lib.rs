@@ -4,6 +4,7 @@
 
 pub mod alfworld;
 pub mod backends;
+pub mod benchmark;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
