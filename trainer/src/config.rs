@@ -101,7 +101,7 @@ impl From<Dataset> for String {
 
 impl PartialEq<&str> for Dataset {
     fn eq(&self, other: &&str) -> bool {
-        self.to_string() == *other
+        other.parse::<Dataset>().is_ok_and(|d| d == *self)
     }
 }
 

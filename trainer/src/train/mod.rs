@@ -151,7 +151,7 @@ impl Trainer<'_> {
         self.report_update(&line);
         let mut ck_s = 0.0;
         let every = self.cfg.run.checkpoint_every.max(1);
-        if self.state.inner < self.cfg.run.inner_epochs && self.state.inner % every == 0 {
+        if self.state.inner < self.cfg.run.inner_epochs && self.state.inner.is_multiple_of(every) {
             let tc = Instant::now();
             self.out.last_checkpoint = Some(self.checkpoint(false)?);
             ck_s = tc.elapsed().as_secs_f64();
@@ -184,7 +184,8 @@ impl Trainer<'_> {
             self.state.best_reward = Some(reward);
         }
         let last_outer = self.state.outer + 1 == cfg.run.outer_epochs;
-        let stage_due = cfg.designer.enabled && (self.state.outer + 1) % cfg.designer.freq == 0;
+        let stage_due =
+            cfg.designer.enabled && (self.state.outer + 1).is_multiple_of(cfg.designer.freq);
         if stage_due {
             self.designer_stage(reward, last_outer)?;
         }
