@@ -189,8 +189,10 @@ set +e
 "$(testbin safety_heldout)" --nocapture >"$WORK/safety.log" 2>&1
 safety_rc=$?
 set -e
-safety_line=$(grep -m1 -E '^held-out:' "$WORK/safety.log" || echo "held-out: (no report; see the test output)")
-check "safety held-out thresholds" "$safety_rc"
+# lines "skill: unsafe rejected a/b (x%), ordinary rejected c/d (y%)" and "memory: ..."
+safety_line=$(grep -E '^(skill|memory): unsafe rejected' "$WORK/safety.log" | sort -r | paste -sd ';' - | sed 's/;/; /g')
+check "safety held-out thresholds (>= 95% unsafe rejected, <= 5% ordinary)" "$safety_rc"
+check "safety held-out report present" $([ -n "$safety_line" ]; echo $?)
 
 # ---------------------------------------------------------------------------------------
 echo
@@ -202,7 +204,7 @@ for rate in $RATES; do
 done
 echo "| kill -9 + resume | ${kills_done} kills (straight run ${straight_ms} ms), ${same}/${KILLS} byte-identical resumes, panics ${kill_panics} |"
 echo "| fuzz | ${fuzz_targets} targets, ${fuzz_exec} executions, ${fuzz_crash} crashes |"
-echo "| injection sets | ${safety_line#held-out: } |"
+echo "| injection sets (held-out, designer/tests/fixtures/safety) | ${safety_line:-no report} |"
 echo
 if [ "$FAIL" = 0 ]; then echo "reliability: all checks hold"; else echo "reliability: some checks FAILED (above)"; fi
 exit "$FAIL"

@@ -21,8 +21,8 @@ pub use llm::{
     ChatRequest, ChatResponse, EncoderError, Llm, LlmError, Message, Role, TextEncoder, Usage,
 };
 pub use memory::{
-    normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision, Provenance,
-    Tombstone,
+    date_key, normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision,
+    MemoryType, Provenance, Tombstone,
 };
 pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};

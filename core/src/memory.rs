@@ -12,6 +12,12 @@ pub struct Provenance {
     pub span_id: String,
     pub skills: Vec<String>,
     pub step: u64,
+    /// When what the write records was observed: the span's date as the dataset gives it
+    /// (LoCoMo "1:56 pm on 8 May, 2023", LongMemEval "2023/05/20 (Sat) 02:21", ...). It opens
+    /// the written text's validity and closes the text an UPDATE replaces. Absent when the
+    /// span has no date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at: Option<String>,
 }
 
 /// A previous text of a memory, kept when an UPDATE replaced it.
@@ -20,6 +26,16 @@ pub struct MemoryRevision {
     pub content: String,
     /// The write that produced this (now superseded) text.
     pub provenance: Provenance,
+    /// The embedding of this text (for retrieval "as of" a date when this text was the valid
+    /// one); empty in banks written before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embedding: Vec<f32>,
+    /// Validity of this text: from its own observation to the observation of the UPDATE that
+    /// replaced it (absent when the dates are unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<String>,
 }
 
 /// A deletion, recorded instead of dropping the item.
@@ -49,12 +65,118 @@ pub struct MemoryItem {
     /// answerer or the designer unless allowed. Absent for ordinary memories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<String>,
+    /// What kind of memory this is (`event`, `fact`, `preference`, `relation`, `procedure`),
+    /// when the writer said so; absent = unspecified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<MemoryType>,
+    /// The writer's confidence in [0, 1], when given; absent = not stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+    /// Validity of the current text: from its observation (`provenance.observed_at`) on;
+    /// `valid_to` is set when the memory is deleted at a known date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<String>,
+}
+
+/// The type of a memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    Event,
+    Fact,
+    Preference,
+    Relation,
+    Procedure,
+}
+
+impl std::str::FromStr for MemoryType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "event" => Ok(Self::Event),
+            "fact" => Ok(Self::Fact),
+            "preference" => Ok(Self::Preference),
+            "relation" => Ok(Self::Relation),
+            "procedure" => Ok(Self::Procedure),
+            other => Err(format!(
+                "memory type {other:?} is not event | fact | preference | relation | procedure"
+            )),
+        }
+    }
 }
 
 impl MemoryItem {
     pub fn is_live(&self) -> bool {
         self.deleted.is_none()
     }
+
+    /// The text of this memory that was valid at `as_of` (a date key, see [`date_key`]) and
+    /// its embedding: the current text when it was observed on or before that date, else the
+    /// newest earlier text whose validity covers the date; None when the memory had not been
+    /// written yet (or was already deleted) then. Texts without a date count as always
+    /// valid, so banks written without dates behave as before.
+    pub fn version_at(&self, as_of: (i32, u32, u32)) -> Option<(&str, &[f32])> {
+        let starts =
+            |d: &Option<String>| d.as_deref().and_then(date_key).is_none_or(|k| k <= as_of);
+        let ends_after =
+            |d: &Option<String>| d.as_deref().and_then(date_key).is_none_or(|k| k > as_of);
+        if !ends_after(&self.valid_to) {
+            return None;
+        }
+        if starts(&self.valid_from) {
+            return Some((&self.content, &self.embedding));
+        }
+        self.history
+            .iter()
+            .rev()
+            .find(|r| starts(&r.valid_from) && ends_after(&r.valid_to))
+            .map(|r| {
+                let e: &[f32] = if r.embedding.is_empty() {
+                    &self.embedding
+                } else {
+                    &r.embedding
+                };
+                (r.content.as_str(), e)
+            })
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+/// A comparable (year, month, day) from the date formats of the datasets: LoCoMo
+/// "1:56 pm on 8 May, 2023" / "8 May 2023", LongMemEval "2023/05/20 (Sat) 02:21", ISO
+/// "2023-05-20". None when no date can be read.
+pub fn date_key(s: &str) -> Option<(i32, u32, u32)> {
+    let t = s.trim();
+    // numeric: YYYY/MM/DD or YYYY-MM-DD at the start
+    let head: String = t.chars().take(10).collect();
+    let nums: Vec<&str> = head.split(['/', '-']).collect();
+    if nums.len() == 3 && nums[0].len() == 4 {
+        let y = nums[0].parse().ok()?;
+        let m: u32 = nums[1].parse().ok()?;
+        let d: u32 = nums[2].trim().parse().ok()?;
+        return ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some((y, m, d));
+    }
+    // words: a day number, a month name and a four-digit year, in this order
+    let words: Vec<String> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let mi = words
+        .iter()
+        .position(|w| w.len() >= 3 && MONTHS.iter().any(|m| w.starts_with(m)))?;
+    let month = MONTHS.iter().position(|m| words[mi].starts_with(m))? as u32 + 1;
+    let day: u32 = words[..mi].iter().rev().find_map(|w| w.parse().ok())?;
+    let year: i32 = words[mi + 1..]
+        .iter()
+        .find(|w| w.len() == 4)
+        .and_then(|w| w.parse().ok())?;
+    (1..=31).contains(&day).then_some((year, month, day))
 }
 
 /// One memory operation, as decided by the executor. Indices refer to the list of
@@ -150,10 +272,14 @@ impl MemoryBank {
             skills: prov.skills.clone(),
             created_step: prov.step,
             updated_step: prov.step,
+            valid_from: prov.observed_at.clone(),
             provenance: prov,
             history: Vec::new(),
             deleted: None,
             flag: None,
+            kind: None,
+            confidence: None,
+            valid_to: None,
         });
         Ok(id)
     }
@@ -181,11 +307,20 @@ impl MemoryBank {
         let item = self.live_mut(id)?;
         let old = std::mem::replace(&mut item.content, content);
         let old_prov = std::mem::replace(&mut item.provenance, prov.clone());
+        let old_emb = std::mem::replace(&mut item.embedding, embedding);
+        // The replaced text was valid until this observation; the new one is from it on.
+        let old_from = std::mem::replace(&mut item.valid_from, prov.observed_at.clone());
         item.history.push(MemoryRevision {
             content: old,
             provenance: old_prov,
+            embedding: if prov.observed_at.is_some() {
+                old_emb
+            } else {
+                Vec::new()
+            },
+            valid_from: old_from,
+            valid_to: prov.observed_at.clone(),
         });
-        item.embedding = embedding;
         item.updated_step = prov.step;
         if !item.source_spans.contains(&prov.span_id) {
             item.source_spans.push(prov.span_id.clone());
@@ -220,6 +355,7 @@ impl MemoryBank {
                         span_id: format!("memory filter: {f}"),
                         skills: Vec::new(),
                         step: m.updated_step,
+                        observed_at: None,
                     },
                 });
             }
@@ -231,8 +367,47 @@ impl MemoryBank {
     pub fn delete(&mut self, id: MemoryId, prov: Provenance) -> Result<(), CoreError> {
         let item = self.live_mut(id)?;
         item.updated_step = prov.step;
+        item.valid_to = prov.observed_at.clone();
         item.deleted = Some(Tombstone { provenance: prov });
         Ok(())
+    }
+
+    /// The bank as it stood at `as_of` (a date the dataset gives, see [`date_key`]): every
+    /// memory shows the text valid then, memories written later are hidden, and a memory
+    /// deleted later is shown again (its deletion is in the future of that date). The ids
+    /// stay. An unreadable date gives the bank unchanged.
+    pub fn as_of(&self, date: &str) -> MemoryBank {
+        let Some(key) = date_key(date) else {
+            return self.clone();
+        };
+        let mut out = self.clone();
+        for m in out.items.iter_mut() {
+            // a deletion after the date did not happen yet
+            let deleted_later = m.deleted.is_some()
+                && m.valid_to
+                    .as_deref()
+                    .and_then(date_key)
+                    .is_some_and(|k| k > key);
+            if m.deleted.is_some() && !deleted_later {
+                continue;
+            }
+            match m.version_at(key).map(|(c, e)| (c.to_string(), e.to_vec())) {
+                Some((c, e)) => {
+                    m.content = c;
+                    m.embedding = e;
+                    m.deleted = None;
+                }
+                None => {
+                    m.deleted = Some(Tombstone {
+                        provenance: Provenance {
+                            span_id: format!("not yet written on {date}"),
+                            ..Default::default()
+                        },
+                    })
+                }
+            }
+        }
+        out
     }
 
     /// Cosine top-k over live memories: (id, score), best first; ties broken by lower id.
@@ -277,7 +452,96 @@ mod tests {
             span_id: span.into(),
             skills: vec!["insert".into()],
             step,
+            observed_at: None,
         }
+    }
+
+    fn dated(span: &str, step: u64, date: &str) -> Provenance {
+        Provenance {
+            observed_at: Some(date.into()),
+            ..p(span, step)
+        }
+    }
+
+    #[test]
+    fn dates_of_every_dataset_compare() {
+        assert_eq!(date_key("1:56 pm on 8 May, 2023"), Some((2023, 5, 8)));
+        assert_eq!(date_key("8 May 2023"), Some((2023, 5, 8)));
+        assert_eq!(date_key("2023/05/20 (Sat) 02:21"), Some((2023, 5, 20)));
+        assert_eq!(date_key("2023-05-20"), Some((2023, 5, 20)));
+        assert_eq!(
+            date_key("10:04 am on 23 September, 2022"),
+            Some((2022, 9, 23))
+        );
+        for bad in ["", "yesterday", "May", "2023/13/01", "32 May 2023", "8 May"] {
+            assert_eq!(date_key(bad), None, "{bad:?}");
+        }
+        assert!(date_key("8 May 2023") < date_key("1 June 2023"));
+    }
+
+    #[test]
+    fn an_update_closes_the_old_fact_and_as_of_returns_it() {
+        let mut b = MemoryBank::new();
+        let id = b
+            .insert(
+                "Caroline lives in Paris.".into(),
+                vec![1.0, 0.0],
+                dated("s1", 1, "1:56 pm on 8 May, 2023"),
+            )
+            .unwrap();
+        let other = b
+            .insert(
+                "Caroline has a dog.".into(),
+                vec![0.0, 1.0],
+                dated("s1", 1, "8 May 2023"),
+            )
+            .unwrap();
+        b.update(
+            id,
+            "Caroline moved to Tokyo.".into(),
+            vec![0.9, 0.1],
+            dated("s2", 2, "3:00 pm on 20 July, 2023"),
+        )
+        .unwrap();
+        let m = b.get(id).unwrap();
+        // the old version's validity is closed, its text and provenance kept
+        assert_eq!(m.history.len(), 1);
+        assert_eq!(m.history[0].content, "Caroline lives in Paris.");
+        assert_eq!(
+            m.history[0].valid_from.as_deref(),
+            Some("1:56 pm on 8 May, 2023")
+        );
+        assert_eq!(
+            m.history[0].valid_to.as_deref(),
+            Some("3:00 pm on 20 July, 2023")
+        );
+        assert_eq!(m.valid_from.as_deref(), Some("3:00 pm on 20 July, 2023"));
+        assert_eq!(m.content, "Caroline moved to Tokyo.");
+        // as of June, before the move: Paris, found by retrieval with its own embedding
+        let june = b.as_of("1 June 2023");
+        assert_eq!(june.get(id).unwrap().content, "Caroline lives in Paris.");
+        assert_eq!(june.retrieve(&[1.0, 0.0], 1)[0].0, id);
+        // as of August: Tokyo; as of April (before anything): nothing
+        assert_eq!(
+            b.as_of("2023/08/01 (Tue) 10:00").get(id).unwrap().content,
+            "Caroline moved to Tokyo."
+        );
+        assert_eq!(b.as_of("1 April 2023").live_count(), 0);
+        // a deletion in September is in the future of August
+        b.delete(other, dated("s3", 3, "2 September 2023")).unwrap();
+        assert!(b.as_of("1 August 2023").get(other).unwrap().is_live());
+        assert!(!b.as_of("3 September 2023").get(other).unwrap().is_live());
+        // undated banks are unchanged by as_of, and an unreadable date changes nothing
+        let mut u = MemoryBank::new();
+        u.insert("x".into(), vec![1.0], p("s", 0)).unwrap();
+        assert_eq!(u.as_of("1 May 2023"), u);
+        assert_eq!(b.as_of("soon"), b);
+        // the serialized form of an undated memory has none of the new fields
+        let j = serde_json::to_string(u.get(0).unwrap()).unwrap();
+        assert!(
+            !j.contains("valid_") && !j.contains("observed_at") && !j.contains("kind"),
+            "{j}"
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ fn prov(span: &str) -> Provenance {
         span_id: span.into(),
         skills: vec!["insert_facts".into()],
         step: 3,
+        observed_at: None,
     }
 }
 

@@ -105,6 +105,27 @@ impl PartialEq<&str> for Dataset {
     }
 }
 
+/// `data.synthetic_task`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyntheticTask {
+    /// One useful skill whatever the span says.
+    Facts,
+    /// Three kinds of span, each needing its own skill (`synthetic::contextual`).
+    Contextual,
+}
+
+/// `controller.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerPolicy {
+    /// The controller picks the skills (the method).
+    Learned,
+    /// K skills drawn uniformly with a seeded generator and no PPO update (the paper's "w/o
+    /// controller" ablation).
+    Random,
+}
+
 /// `encoder.kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -371,6 +392,10 @@ pub struct DataConfig {
     /// Synthetic dataset shape (dataset = "synthetic").
     pub synthetic_samples: usize,
     pub synthetic_spans: usize,
+    /// Which synthetic task: "facts" (one useful skill whatever the span says) |
+    /// "contextual" (three kinds of span, each needing its own skill; see
+    /// `synthetic::contextual`).
+    pub synthetic_task: SyntheticTask,
     /// Refuse data files (and the LongMemEval splits file) larger than this many MiB before
     /// reading them (they are read whole into memory); must be >= 1.
     pub max_file_mb: u64,
@@ -392,6 +417,7 @@ impl Default for DataConfig {
             query_ratio: 1.0,
             synthetic_samples: 8,
             synthetic_spans: 3,
+            synthetic_task: SyntheticTask::Facts,
             max_file_mb: 2048,
         }
     }
@@ -497,6 +523,10 @@ pub struct ControllerConfig {
     pub top_k: usize,
     /// Memories retrieved per span for the state and the executor prompt (R).
     pub retrieve: usize,
+    /// "learned" (the controller picks the skills; the method) | "random" (K skills drawn
+    /// uniformly from the bank with a seeded generator, and no PPO update: the paper's
+    /// "w/o controller" ablation).
+    pub policy: ControllerPolicy,
 }
 
 impl Default for ControllerConfig {
@@ -504,6 +534,7 @@ impl Default for ControllerConfig {
         Self {
             top_k: 3,
             retrieve: 20,
+            policy: ControllerPolicy::Learned,
         }
     }
 }
@@ -748,6 +779,11 @@ pub struct AnswerConfig {
     pub max_tokens: Option<u32>,
     /// A different answering backend; absent = the executor's.
     pub llm: Option<LlmConfig>,
+    /// Retrieve from the memory bank as it stood at the question's date (LongMemEval gives
+    /// one; questions without a date see the whole bank): every memory shows the text that
+    /// was valid then, memories written later are hidden. Off = the reference (the latest
+    /// texts); memskill-only option for temporal questions.
+    pub as_of_question_date: bool,
 }
 
 impl Default for AnswerConfig {
@@ -756,6 +792,7 @@ impl Default for AnswerConfig {
             retrieve: 20,
             max_tokens: None,
             llm: None,
+            as_of_question_date: false,
         }
     }
 }

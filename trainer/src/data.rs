@@ -10,7 +10,7 @@ use memskill_datasets::{
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{DataConfig, Dataset};
+use crate::config::{DataConfig, Dataset, SyntheticTask};
 
 /// Parse a span mode string with the config field in the error.
 pub fn span_mode(s: &str, field: &str) -> Result<SpanMode> {
@@ -35,7 +35,16 @@ pub fn load_samples(
 ) -> Result<Vec<Sample>> {
     let mut samples = match cfg.dataset {
         Dataset::Synthetic => {
-            let all = crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed);
+            let all = match cfg.synthetic_task {
+                SyntheticTask::Contextual => crate::synthetic::contextual::dataset(
+                    cfg.synthetic_samples,
+                    cfg.synthetic_spans,
+                    seed,
+                ),
+                SyntheticTask::Facts => {
+                    crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed)
+                }
+            };
             // Synthetic spans are built by hand (one per fact); the split is ignored.
             return Ok(cut(all, cfg));
         }

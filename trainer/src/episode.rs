@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backends::embed;
-use crate::config::{Dataset, DatasetKind, RewardKind, TruncatedReply};
+use crate::config::{ControllerPolicy, Dataset, DatasetKind, RewardKind, TruncatedReply};
 
 /// What the executor writes memories about: procedural tips for an acting agent,
 /// conversation facts otherwise.
@@ -121,6 +121,12 @@ pub struct EpisodeCtx<'a> {
     pub exec_enforce_skill_actions: bool,
     /// Drop the last action of a reply cut at max_tokens (`executor.truncated_reply`).
     pub exec_drop_truncated_last: bool,
+    /// `answer.as_of_question_date`: answer each dated question from the bank as of its date.
+    pub answer_as_of: bool,
+    /// `controller.policy = "random"`: K skills drawn uniformly (seeded by `seed`, the
+    /// sample and the span when no episode RNG is given), not by the controller.
+    pub random_policy: bool,
+    pub seed: u64,
     /// How parsed actions are applied (`executor.dedupe_actions`).
     pub exec_apply: memskill_executor::ApplyOptions,
     /// HotpotQA F1 rule (`eval.hotpotqa_f1`).
@@ -175,6 +181,9 @@ impl<'a> EpisodeCtx<'a> {
             exec_temperature: cfg.executor.temperature,
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
             exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
+            random_policy: cfg.controller.policy == ControllerPolicy::Random,
+            answer_as_of: cfg.answer.as_of_question_date,
+            seed: cfg.run.seed,
             exec_apply: memskill_executor::ApplyOptions {
                 dedupe: cfg.executor.dedupe_actions,
             },
@@ -272,6 +281,38 @@ impl BuiltMemory {
     }
 }
 
+/// `controller.policy = "random"`: min(K, skills) distinct skills drawn uniformly, from the
+/// episode's RNG in training and from one derived from (seed, sample, span) in evaluation,
+/// so both are reproducible. Its log-probability and value are 0: no PPO update uses it.
+fn random_selection(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    span: &memskill_core::Span,
+    rng: Option<&mut ChaCha8Rng>,
+) -> memskill_controller::Selection {
+    let n = ctx.skill_embs.len();
+    let k = ctx.top_k.min(n);
+    let picked = match rng {
+        Some(r) => rand::seq::index::sample(r, n, k).into_vec(),
+        None => {
+            let h = sample.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            let mut r =
+                ChaCha8Rng::seed_from_u64(derive_seed(ctx.seed, &[7, h, span.index as u64]));
+            rand::seq::index::sample(&mut r, n, k).into_vec()
+        }
+    };
+    memskill_controller::Selection {
+        skills: picked,
+        log_prob: 0.0,
+        value: 0.0,
+        probs: vec![1.0 / n.max(1) as f32; n],
+        bias: vec![0.0; n],
+        bias_spec: None,
+    }
+}
+
 /// Build the memory bank of `sample`: `rng = Some` samples skills (training),
 /// `None` takes the deterministic top-K (evaluation).
 pub fn build_memory(
@@ -308,8 +349,12 @@ pub fn build_memory(
             } else {
                 ctx.bias
             };
-            ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
-                .with_context(|| format!("controller selection for span {}", span.id))?
+            if ctx.random_policy {
+                random_selection(ctx, sample, span, rng.as_deref_mut())
+            } else {
+                ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
+                    .with_context(|| format!("controller selection for span {}", span.id))?
+            }
         };
         let chosen: Vec<&Skill> = selection
             .skills
@@ -366,6 +411,8 @@ pub fn build_memory(
                     span_id: span.id.clone(),
                     skills: chosen.iter().map(|s| s.name.clone()).collect(),
                     step: ctx.step,
+                    // the span's date opens the validity of what it writes
+                    observed_at: span.date.clone(),
                 };
                 // The memory filter: "refuse" drops writes whose text reads as an instruction
                 // to the agent or holds a secret; "flag" stores them with a flag (below).
@@ -441,17 +488,45 @@ pub fn answer_queries(
     let shown = ctx.shown_memory(memory);
     let memory: &MemoryBank = &shown;
     let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
-    let all_hits = crate::retrieval::question_hits(
-        memory,
-        ctx.encoder,
-        ctx.retriever,
-        &texts,
-        ctx.answer_retrieve,
-    )?;
+    // `answer.as_of_question_date`: each dated question sees the bank as of its date
+    let views: Vec<Option<MemoryBank>> = queries
+        .iter()
+        .map(|q| {
+            q.date
+                .as_deref()
+                .filter(|_| ctx.answer_as_of)
+                .map(|d| memory.as_of(d))
+        })
+        .collect();
+    let all_hits = if views.iter().any(Option::is_some) {
+        queries
+            .iter()
+            .zip(&views)
+            .map(|(q, v)| {
+                crate::retrieval::question_hits(
+                    v.as_ref().unwrap_or(memory),
+                    ctx.encoder,
+                    ctx.retriever,
+                    &[q.question.as_str()],
+                    ctx.answer_retrieve,
+                )
+                .map(|mut h| h.pop().unwrap_or_default())
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        crate::retrieval::question_hits(
+            memory,
+            ctx.encoder,
+            ctx.retriever,
+            &texts,
+            ctx.answer_retrieve,
+        )?
+    };
     let style = answer_style(ctx.dataset);
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         let hits = &all_hits[i];
-        let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| memory.get(*id)).collect();
+        let bank = views[i].as_ref().unwrap_or(memory);
+        let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| bank.get(*id)).collect();
         let messages = memskill_executor::answer_messages(ctx.prompts, style, q, &mems)
             .with_context(|| format!("answer prompt for {}", q.id))?;
         let req = ChatRequest::new(messages)
@@ -679,6 +754,125 @@ mod tests {
         assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
         // "apply-all" (the reference): every parsed action, the cut one included (counted)
         assert_eq!(memories[2], memories[0]);
+    }
+
+    /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")
+    /// closes the old text's validity (history kept), and answering "as of" a date before
+    /// the move retrieves Paris.
+    #[test]
+    fn a_changed_fact_keeps_its_past_and_as_of_answering_sees_it() {
+        use memskill_core::{ChatResponse, LlmError, Session, Span, Turn, Usage};
+        /// Executor: span 0 inserts, span 1 updates memory 0. Answerer: echoes its prompt.
+        struct Script;
+        impl Llm for Script {
+            fn id(&self) -> String {
+                "script".into()
+            }
+            fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+                let p: String = req.messages.iter().map(|m| m.content.clone()).collect();
+                let text = if p.contains("[span-0]") {
+                    "ACTION: INSERT\nMEMORY_ITEM: Caroline lives in Paris.".into()
+                } else if p.contains("[span-1]") {
+                    "ACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: Caroline moved to Tokyo."
+                        .into()
+                } else if p.contains("Caroline lives in Paris.") {
+                    "Paris".into()
+                } else if p.contains("Caroline moved to Tokyo.") {
+                    "Tokyo".into()
+                } else {
+                    "unknown".into()
+                };
+                Ok(ChatResponse {
+                    text,
+                    usage: Usage::default(),
+                    latency_ms: 0,
+                    cached: false,
+                    truncated: false,
+                })
+            }
+        }
+        let dates = ["1:56 pm on 8 May, 2023", "3:00 pm on 20 July, 2023"];
+        let spans: Vec<Span> = (0..2)
+            .map(|j| Span {
+                id: format!("c:{j}"),
+                index: j,
+                session: Some(j + 1),
+                date: Some(dates[j].into()),
+                turn_ids: vec![],
+                text: format!(
+                    "DATE: {}\n[span-{j}] Caroline talks about where she lives.",
+                    dates[j]
+                ),
+            })
+            .collect();
+        let q = |id: &str, date: Option<&str>| Query {
+            id: id.into(),
+            question: "Where does Caroline live?".into(),
+            answers: vec!["Paris".into()],
+            category: "4".into(),
+            evidence: vec![],
+            date: date.map(String::from),
+        };
+        let sample = Sample {
+            id: "c".into(),
+            dataset: "locomo".into(),
+            sessions: vec![Session {
+                index: 1,
+                date: Some(dates[0].into()),
+                turns: vec![Turn {
+                    id: "D1:1".into(),
+                    speaker: "Caroline".into(),
+                    text: "x".into(),
+                }],
+            }],
+            spans,
+            queries: vec![
+                q("before", Some("1 June 2023")),
+                q("after", Some("1 August 2023")),
+            ],
+        };
+        let skills: Vec<Skill> = memskill_core::SkillBank::seed()
+            .selectable()
+            .into_iter()
+            .cloned()
+            .collect();
+        let mut answers = Vec::new();
+        for as_of in [false, true] {
+            let sets: Vec<String> = [
+                "data.dataset=\"synthetic\"".to_string(),
+                "encoder.kind=\"hashing\"".into(),
+                "encoder.dim=32".into(),
+                format!("controller.top_k={}", skills.len()),
+                "executor.backend=\"scripted-synthetic\"".into(),
+                format!("answer.as_of_question_date={as_of}"),
+            ]
+            .to_vec();
+            let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
+            let mut rt =
+                crate::runtime::Runtime::build(&cfg, &std::env::temp_dir(), vec![], false).unwrap();
+            rt.executor = Arc::new(Script);
+            rt.answerer = Arc::new(Script);
+            let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+            let embs = Arc::new(embed(rt.encoder.as_ref(), &descs).unwrap());
+            let mut controller =
+                Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, 0).unwrap();
+            let lock = Mutex::new(&mut controller);
+            let ctx = EpisodeCtx::new(&cfg, &rt, &lock, &skills, embs);
+            let built = build_memory(&ctx, &sample, None).unwrap();
+            let m = built.memory.get(0).unwrap();
+            assert_eq!(m.content, "Caroline moved to Tokyo.");
+            assert_eq!(m.valid_from.as_deref(), Some(dates[1]));
+            assert_eq!(m.history[0].content, "Caroline lives in Paris.");
+            assert_eq!(m.history[0].valid_from.as_deref(), Some(dates[0]));
+            assert_eq!(m.history[0].valid_to.as_deref(), Some(dates[1]));
+            let qs: Vec<&Query> = sample.queries.iter().collect();
+            let r = answer_queries(&ctx, &sample, &built.memory, &qs, false).unwrap();
+            answers.push(r.iter().map(|r| r.prediction.clone()).collect::<Vec<_>>());
+        }
+        // the reference's way: the latest text for every question
+        assert_eq!(answers[0], vec!["Tokyo", "Tokyo"]);
+        // as of the question date: Paris before the move, Tokyo after
+        assert_eq!(answers[1], vec!["Paris", "Tokyo"]);
     }
 
     /// Issue 12: executor-written injection memories were stored and shown to the answerer

@@ -429,7 +429,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
-            let extra = json!({"span_mode": span_mode.to_string()});
+            let mut extra = json!({"span_mode": span_mode.to_string()});
+            if cfg.controller.policy != crate::config::ControllerPolicy::Learned {
+                extra["policy"] = json!(cfg.controller.policy);
+            }
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };

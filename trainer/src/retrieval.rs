@@ -125,6 +125,7 @@ mod tests {
             span_id: "s".into(),
             skills: vec![],
             step: 0,
+            observed_at: None,
         }
     }
 

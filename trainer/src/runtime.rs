@@ -8,7 +8,7 @@ use memskill_core::{Llm, Sample, SkillBank, TextEncoder};
 use serde::{Deserialize, Serialize};
 
 use crate::backends::{build_encoder, BackendFactory, CountingLlm, LlmCounters, LlmTotals};
-use crate::config::{Config, Dataset, RewardKind};
+use crate::config::{Config, Dataset, RewardKind, SyntheticTask};
 
 /// Per-role traffic counters.
 #[derive(Default)]
@@ -185,7 +185,10 @@ impl Runtime {
 pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
     match &cfg.run.skill_bank {
         Some(p) => load_bank(p).with_context(|| format!("run.skill_bank {}", p.display())),
-        None if cfg.data.dataset == Dataset::Synthetic => Ok(crate::synthetic::skill_bank()),
+        None if cfg.data.dataset == Dataset::Synthetic => Ok(match cfg.data.synthetic_task {
+            SyntheticTask::Contextual => crate::synthetic::contextual::skill_bank(),
+            SyntheticTask::Facts => crate::synthetic::skill_bank(),
+        }),
         None => Ok(SkillBank::seed()),
     }
 }

@@ -13,6 +13,8 @@
 
 use std::time::{Duration, Instant};
 
+pub mod contextual;
+
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
     Span, Turn, Usage,
@@ -159,6 +161,11 @@ impl SyntheticOracle {
 
     /// The scripted reply for a prompt.
     pub fn reply(&self, prompt: &str) -> String {
+        if self.samples.iter().any(|s| s.id.starts_with("ctx-")) {
+            if let Some(r) = contextual::reply(&self.samples, prompt) {
+                return r;
+            }
+        }
         // Executor prompt: it carries one span marker.
         for s in &self.samples {
             for (j, sp) in s.spans.iter().enumerate() {

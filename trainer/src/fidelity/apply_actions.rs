@@ -87,6 +87,7 @@ pub fn check(input: &Value, expected: &Value, _tol: f64) -> anyhow::Result<Outco
         span_id: "s".into(),
         skills: vec!["skill".into()],
         step: 0,
+        observed_at: None,
     };
     let mut bank = MemoryBank::new();
     for t in &texts {

@@ -85,6 +85,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
             span_id: "s".into(),
             skills: vec![],
             step: 0,
+            observed_at: None,
         };
         bank.insert(text.to_string(), state.embed(&[text])?.remove(0), prov)
             .with_context(|| format!("input.memories[{i}]"))?;

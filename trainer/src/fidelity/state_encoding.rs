@@ -27,6 +27,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
             span_id: "s".into(),
             skills: vec![],
             step: 0,
+            observed_at: None,
         };
         bank.insert(format!("memory {i}"), e, prov)
             .with_context(|| format!("input.memories[{i}]"))?;

@@ -13,6 +13,7 @@ use memskill_designer::HardCase;
 
 use super::Trainer;
 use crate::backends::embed;
+use crate::config::ControllerPolicy;
 use crate::episode::{derive_seed, par_map, EpisodeCtx, EpisodeResult, QueryResult};
 use crate::metrics::UpdateMetrics;
 use crate::runtime::RoleTotals;
@@ -259,10 +260,14 @@ impl Trainer<'_> {
     /// the loop counters advance. Returns the statistics and the seconds it took.
     pub fn ppo_update(&mut self, batch: &[Vec<Transition>]) -> Result<(PpoStats, f64)> {
         let t = Instant::now();
-        let stats = self
-            .controller
-            .update(batch)
-            .with_context(|| format!("PPO update {}", self.state.update_step + 1))?;
+        // `controller.policy = "random"` (the w/o-controller ablation): nothing to learn.
+        let stats = if self.cfg.controller.policy == ControllerPolicy::Random {
+            Default::default()
+        } else {
+            self.controller
+                .update(batch)
+                .with_context(|| format!("PPO update {}", self.state.update_step + 1))?
+        };
         Ok((stats, t.elapsed().as_secs_f64()))
     }
 
