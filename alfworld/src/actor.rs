@@ -1,9 +1,15 @@
 //! Actors choose the next command of a game: scripted (walkthrough, first admissible) or an LLM.
 
-use crate::bridge::StepRecord;
 use memskill_core::{ChatRequest, Llm, Message, PromptSet};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
+
+/// One action and the observation it produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub action: String,
+    pub obs: String,
+}
 
 /// What an actor sees before each step.
 #[derive(Debug, Clone, Copy)]

@@ -5,7 +5,7 @@
 //! `{"cmd":"step","action":STR}` -> `{"ok":true,"obs","reward","done","won","admissible","inventory"}`;
 //! `{"cmd":"close"}`; failures answer `{"ok":false,"error":...}`.
 
-use crate::actor::{Actor, ActorContext, ActorStats};
+use crate::actor::{Actor, ActorContext, ActorStats, StepRecord};
 use crate::error::AlfworldError;
 use crate::index::{cache_dir, Game, TaskType};
 use serde::{Deserialize, Serialize};
@@ -74,13 +74,6 @@ pub enum GameOutcome {
     Lost,
     /// The environment failed (crash, timeout, protocol error): not scored.
     EnvError(String),
-}
-
-/// One action and the observation it produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepRecord {
-    pub action: String,
-    pub obs: String,
 }
 
 /// The result of playing one game.

@@ -141,16 +141,9 @@ pub struct GameIndex {
 /// Name of the game file inside each trial folder.
 pub const GAME_FILE: &str = "game.tw-pddl";
 
-/// The memskill cache directory: `$MEMSKILL_CACHE`, else `$XDG_CACHE_HOME/memskill`, else `$HOME/.cache/memskill`.
+/// The memskill cache directory (`memskill_core::cache_root`).
 pub fn cache_dir() -> PathBuf {
-    if let Some(p) = std::env::var_os("MEMSKILL_CACHE").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p).join("memskill");
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
-    PathBuf::from(home).join(".cache").join("memskill")
+    memskill_core::cache_root()
 }
 
 /// Default games root: `<cache>/alfworld/json_2.1.1` (filled by `scripts/alfworld/unpack.sh`).

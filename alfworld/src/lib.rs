@@ -17,11 +17,11 @@ pub mod trajectory;
 pub use actor::{
     actor_messages, actor_prompt_messages, default_prompts, match_reply, match_reply_reference,
     Actor, ActorContext, ActorPrompt, ActorSettings, ActorStats, ActorStep, FirstAdmissibleActor,
-    LlmActor, MatchKind, ReplyMatch, TipSource, WalkthroughActor,
+    LlmActor, MatchKind, ReplyMatch, StepRecord, TipSource, WalkthroughActor,
 };
 pub use bridge::{
     default_bridge_script, default_python, objective_of, scripts_dir, ActorFactory, BridgeConfig,
-    BridgePool, GameOutcome, GameResult, Reply, RequestError, StepRecord,
+    BridgePool, GameOutcome, GameResult, Reply, RequestError,
 };
 pub use error::AlfworldError;
 pub use eval::{

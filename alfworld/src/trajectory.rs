@@ -1,7 +1,8 @@
 //! Expert trajectories: walkthroughs replayed through the bridge, rendered as text, cached as JSONL.
 
+use crate::actor::StepRecord;
 use crate::actor::{Actor, WalkthroughActor};
-use crate::bridge::{BridgePool, GameResult, StepRecord};
+use crate::bridge::{BridgePool, GameResult};
 use crate::error::AlfworldError;
 use crate::index::{Game, TaskType};
 use memskill_core::{Sample, Session, Turn};

@@ -23,22 +23,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokenizers::{Tokenizer, TruncationParams};
 
-/// `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/assets`.
+/// `<cache root>/assets` (`memskill_core::asset_root`).
 pub fn default_assets_dir() -> PathBuf {
-    let cache = match std::env::var_os("MEMSKILL_CACHE") {
-        Some(c) if !c.is_empty() => PathBuf::from(c),
-        _ => {
-            let base = match std::env::var_os("XDG_CACHE_HOME") {
-                Some(x) if !x.is_empty() => PathBuf::from(x),
-                _ => std::env::var_os("HOME")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| PathBuf::from("."))
-                    .join(".cache"),
-            };
-            base.join("memskill")
-        }
-    };
-    cache.join("assets")
+    memskill_core::asset_root()
 }
 
 /// Where `scripts/fetch-assets.sh` puts all-MiniLM-L6-v2.
@@ -178,7 +165,8 @@ pub fn declares_normalize(dir: &Path) -> Result<bool, EncoderError> {
 }
 
 /// How an encoder treats a text longer than its maximum number of tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LongText {
     /// Keep the first `max_tokens` tokens (special tokens included), as sentence-transformers
     /// does: the reference's behaviour, and the default.

@@ -1,7 +1,8 @@
 //! memskill-core: the shared vocabulary of memskill.
 //!
 //! Skills and the skill bank, the per-trajectory memory bank, spans, queries and samples.
-//! This crate is pure: no I/O, no async, no LLM, no randomness. Everything here is
+//! This crate is pure (it reads the cache variables of the environment in
+//! [`paths`], nothing else): no I/O, no async, no LLM, no randomness. Everything here is
 //! serde-serialisable so that checkpoints and exports are plain JSON.
 
 pub mod data;
@@ -9,6 +10,7 @@ pub mod error;
 pub mod hash;
 pub mod llm;
 pub mod memory;
+pub mod paths;
 pub mod prompt;
 pub mod skill;
 
@@ -22,6 +24,7 @@ pub use memory::{
     date_key, normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision,
     MemoryType, Provenance, Tombstone,
 };
+pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
 pub use skill::{
     validate_skill_name, ActionKind, ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus,

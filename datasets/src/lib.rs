@@ -63,6 +63,26 @@ impl fmt::Display for DatasetKind {
     }
 }
 
+impl DatasetKind {
+    /// The benchmark's own spelling, for messages (`LoCoMo`, `LongMemEval`, `HotpotQA`).
+    pub fn title(self) -> &'static str {
+        match self {
+            DatasetKind::Locomo => "LoCoMo",
+            DatasetKind::LongMemEval => "LongMemEval",
+            DatasetKind::HotpotQa => "HotpotQA",
+        }
+    }
+
+    /// The benchmark's usual file under the data cache (`scripts/fetch-data.sh` puts it there).
+    pub fn default_path(self) -> &'static str {
+        match self {
+            DatasetKind::Locomo => "locomo/locomo10.json",
+            DatasetKind::LongMemEval => "longmemeval/longmemeval_s_cleaned.json",
+            DatasetKind::HotpotQa => "hotpotqa/eval_200.json",
+        }
+    }
+}
+
 impl FromStr for DatasetKind {
     type Err = DatasetError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -7,8 +7,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
+use crate::config::DesignerConfig;
 use crate::safety::scan_skill;
-use crate::stage::DesignerConfig;
+use crate::text::clip;
 
 /// Longest allowed skill description (Agent Skills limit).
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -139,15 +140,6 @@ impl Edit {
             Edit::NoChange => "no change".into(),
             Edit::Malformed { problem, .. } => format!("malformed change: {problem}"),
         }
-    }
-}
-
-pub(crate) fn clip(s: &str, n: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}...", s.chars().take(n).collect::<String>())
     }
 }
 
@@ -332,7 +324,7 @@ pub fn validate_edits(
                     "more than one edit for skill `{name}` in one stage"
                 ))
             }
-            Edit::AddNew { .. } if cfg.mode == crate::stage::DesignerMode::RefineOnly => {
+            Edit::AddNew { .. } if cfg.mode == crate::config::DesignerMode::RefineOnly => {
                 Err("designer.mode = \"refine-only\": no new skill may be added".to_string())
             }
             Edit::AddNew {

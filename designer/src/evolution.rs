@@ -5,8 +5,8 @@
 use memskill_core::{ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus};
 use serde::{Deserialize, Serialize};
 
-use crate::edit::clip;
 use crate::pool::HardCase;
+use crate::text::clip;
 
 /// Sum with numpy's pairwise summation (`np.add.reduce` on a contiguous float64 array:
 /// eight running partial sums for blocks up to 128 values, halves above), so a mean equals

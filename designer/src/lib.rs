@@ -12,6 +12,7 @@
 //! The designer depends on core only: the LLM is a `&dyn memskill_core::Llm` and question
 //! embeddings are passed in by the caller.
 
+pub mod config;
 pub mod edit;
 pub mod error;
 pub mod evolution;
@@ -22,7 +23,9 @@ pub mod prompts;
 pub mod safety;
 pub mod select;
 pub mod stage;
+mod text;
 
+pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
     check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions, validate_edits,
     Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
@@ -42,10 +45,7 @@ pub use safety::{
     scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
-pub use stage::{
-    apply_edits, change_notes, line_diff, run_stage, text_diff, DesignerConfig, DesignerMode,
-    StageOutcome,
-};
+pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};
 
 /// This crate's default prompt templates (`name`, minijinja source), written in our own words.
 /// The trainer layers a user's `prompts.dir` over them (see `memskill_core::PromptSet`).

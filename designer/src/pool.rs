@@ -134,7 +134,7 @@ impl HardCasePool {
         let mut case = case.redacted();
         let step = case.step;
         if case.evidence.chars().count() > MAX_EVIDENCE_CHARS {
-            case.evidence = crate::prompts::tail(&case.evidence, MAX_EVIDENCE_CHARS);
+            case.evidence = crate::text::tail(&case.evidence, MAX_EVIDENCE_CHARS);
         }
         if let Some(old) = self
             .cases

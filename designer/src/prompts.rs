@@ -7,9 +7,9 @@
 use memskill_core::{Message, PromptError, PromptSet, SkillBank};
 use serde::Serialize;
 
-use crate::edit::clip;
 use crate::evolution::Feedback;
 use crate::pool::HardCase;
+use crate::text::{clip, tail};
 
 /// Limits on how much of each hard case goes into a prompt (0 = no limit).
 #[derive(Debug, Clone, Copy)]
@@ -18,16 +18,6 @@ pub struct PromptLimits {
     pub max_memory_chars: usize,
     /// Characters kept of [`HardCase::evidence`] (its end: the last steps matter most).
     pub max_evidence_chars: usize,
-}
-
-/// The last `n` characters of `s` (with a leading `...` when cut).
-pub(crate) fn tail(s: &str, n: usize) -> String {
-    let count = s.chars().count();
-    if count <= n {
-        s.to_string()
-    } else {
-        format!("...{}", s.chars().skip(count - n).collect::<String>())
-    }
 }
 
 /// A skill as the templates see it.

@@ -16,12 +16,10 @@ pub use apply::{apply_actions, ApplyOptions, ApplyReport};
 pub use backends::cache::{cache_key, CacheMode, CachedLlm};
 pub use backends::local::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
-    LocalGguf,
+    LocalGguf, Overflow,
 };
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
-pub use backends::{
-    strip_reasoning, CountingLlm, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm,
-};
+pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{
     judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
     JudgeContext, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,

@@ -475,7 +475,8 @@ pub fn memskill_f1(prediction: &str, gold: &str) -> f64 {
 }
 
 /// Which F1 scores HotpotQA answers (`eval.hotpotqa_f1`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum HotpotF1 {
     /// The reference's stemmed [`memskill_f1`], best over the non-empty gold answers
     /// (MemSkill `HotpotQAEvaluator.compute_f1`): "Yes, they are" vs "yes" = 0.5.

@@ -214,7 +214,7 @@ fn smollm2_refuses_or_cuts_an_overlong_prompt_never_the_instructions() {
         LocalGguf::load(&LocalConfig {
             model_path: p.clone(),
             max_context: 512,
-            overflow: overflow.into(),
+            overflow: overflow.parse().unwrap(),
             ..LocalConfig::default()
         })
         .expect("loads")

@@ -30,24 +30,16 @@ use crate::episode::{build_memory, BuiltMemory, EpisodeCtx, EpisodeResult, Query
 /// The gold "answer" of every game: the task is done.
 pub const GAME_GOLD: &str = "SUCCESS";
 
-fn or_default(s: &str, d: impl FnOnce() -> PathBuf) -> PathBuf {
-    if s.is_empty() {
-        d()
-    } else {
-        PathBuf::from(s)
-    }
-}
-
 /// Games root of the config (default: the cache).
 pub fn games_root(a: &AlfworldConfig) -> PathBuf {
-    or_default(&a.games_root, default_games_root)
+    a.games_root.clone().unwrap_or_else(default_games_root)
 }
 
 /// Bridge settings of the config.
 pub fn bridge_config(a: &AlfworldConfig) -> BridgeConfig {
     BridgeConfig {
-        python: or_default(&a.python, default_python),
-        script: or_default(&a.bridge, default_bridge_script),
+        python: a.python.clone().unwrap_or_else(default_python),
+        script: a.bridge.clone().unwrap_or_else(default_bridge_script),
         workers: a.workers.max(1),
         timeout_secs: a.timeout_secs,
     }
@@ -55,7 +47,7 @@ pub fn bridge_config(a: &AlfworldConfig) -> BridgeConfig {
 
 /// Expert-trajectory cache of the config's training split.
 pub fn trajectory_cache(a: &AlfworldConfig) -> PathBuf {
-    or_default(&a.trajectories, || {
+    a.trajectories.clone().unwrap_or_else(|| {
         memskill_alfworld::cache_dir()
             .join("alfworld")
             .join("trajectories")
@@ -331,10 +323,7 @@ pub fn actor_settings(a: &AlfworldConfig) -> Result<ActorSettings, String> {
         max_tokens: a.actor_max_tokens,
         temperature: a.actor_temperature,
         include_inventory: a.include_inventory,
-        reply_match: a
-            .reply_match
-            .parse()
-            .map_err(|e: String| format!("alfworld.reply_match: {e}"))?,
+        reply_match: a.reply_match,
     })
 }
 
@@ -546,7 +535,7 @@ pub fn build_eval_bank(
         let mut policy = crate::eval::EvalPolicy::load(cfg, rt, ck)?;
         let lock = Mutex::new(&mut policy.controller);
         let ctx = EpisodeCtx {
-            dataset: "alfworld",
+            dataset: crate::config::Dataset::Alfworld,
             domain: memskill_executor::MemoryDomain::Procedural,
             answer_retrieve: a.tips,
             ..crate::eval::eval_ctx(cfg, rt, &lock, &policy.skills, policy.skill_embs.clone())

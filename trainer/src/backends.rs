@@ -9,7 +9,10 @@ use anyhow::{bail, Context, Result};
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, TextEncoder};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{EncoderConfig, LlmConfig};
+use crate::config::{
+    CacheMode, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings, OpenAiSettings,
+    RetrieverKind,
+};
 
 /// Counters of one LLM role (calls, errors, tokens) plus the calls in flight.
 #[derive(Default, Debug)]
@@ -115,14 +118,6 @@ impl Llm for CountingLlm {
     }
 }
 
-/// The default SmolLM2 GGUF in the asset cache.
-pub fn default_smollm2_path() -> PathBuf {
-    crate::config::cache_root()
-        .join("assets")
-        .join("smollm2")
-        .join("SmolLM2-135M-Instruct.Q4_1.gguf")
-}
-
 /// Builds and shares backends: equal backend configs get one instance.
 pub struct BackendFactory {
     run_dir: PathBuf,
@@ -163,87 +158,36 @@ impl BackendFactory {
         if let Some(b) = self.built.get(&key) {
             return Ok(b.clone());
         }
-        let base: Arc<dyn Llm> =
-            match cfg.backend.as_str() {
-                "scripted-synthetic" => Arc::new(crate::synthetic::SyntheticOracle::new(
-                    self.samples.clone(),
-                    cfg.scripted_latency_ms,
-                )),
-                "openai" => {
-                    if cfg.base_urls.is_empty() {
-                        bail!("{field}.base_urls is empty");
-                    }
-                    let oc = memskill_executor::OpenAiConfig {
-                        base_urls: cfg.base_urls.clone(),
-                        model: cfg.model.clone(),
-                        api_key_envs: cfg.api_key_envs.clone(),
-                        max_concurrency: cfg.max_concurrency,
-                        timeout_secs: cfg.timeout_secs,
-                        max_retries: cfg.max_retries,
-                        backoff_base_ms: cfg.backoff_base_ms,
-                        unhealthy_after: cfg.unhealthy_after,
-                        cooldown_ms: cfg.cooldown_ms,
-                        max_retry_after_secs: cfg.max_retry_after_secs,
-                    };
-                    let b =
-                        Arc::new(memskill_executor::OpenAiBackend::new(oc).with_context(|| {
-                            format!("{field}: starting the OpenAI-compatible backend")
-                        })?);
-                    self.http.push(HttpBackend {
-                        backend: b.clone(),
-                        field: field.to_string(),
-                        // a replay-only cache never reaches the server
-                        probe_timeout_secs: if cfg.cache == "replay-only" {
-                            0
-                        } else {
-                            cfg.probe_timeout_secs
-                        },
-                    });
-                    b
-                }
-                "local" => {
-                    let path = if cfg.model_path.is_empty() {
-                        default_smollm2_path()
+        let base: Arc<dyn Llm> = match &cfg.backend {
+            LlmBackend::ScriptedSynthetic(sc) => Arc::new(crate::synthetic::SyntheticOracle::new(
+                self.samples.clone(),
+                sc.scripted_latency_ms,
+            )),
+            LlmBackend::Openai(o) => {
+                let b = openai_backend(o, field)?;
+                self.http.push(HttpBackend {
+                    backend: b.clone(),
+                    field: field.to_string(),
+                    // a replay-only cache never reaches the server
+                    probe_timeout_secs: if cfg.cache == CacheMode::ReplayOnly {
+                        0
                     } else {
-                        PathBuf::from(&cfg.model_path)
-                    };
-                    if !path.exists() {
-                        bail!(
-                            "{field}.model_path {} does not exist (run scripts/fetch-assets.sh)",
-                            path.display()
-                        );
-                    }
-                    let lc = memskill_executor::LocalConfig {
-                        model_path: path.clone(),
-                        tokenizer_path: (!cfg.tokenizer_path.is_empty())
-                            .then(|| PathBuf::from(&cfg.tokenizer_path)),
-                        arch: (!cfg.arch.is_empty()).then(|| cfg.arch.clone()),
-                        max_context: cfg.max_context,
-                        overflow: cfg.overflow.clone(),
-                        ..Default::default()
-                    };
-                    Arc::new(memskill_executor::LocalGguf::load(&lc).with_context(|| {
-                        format!("{field}: loading local model {}", path.display())
-                    })?)
-                }
-                other => {
-                    bail!("{field}.backend {other:?} is not local | openai | scripted-synthetic")
-                }
-            };
-        let wrapped: Arc<dyn Llm> = match cfg.cache.as_str() {
-            "off" => base,
+                        o.probe_timeout_secs
+                    },
+                });
+                b
+            }
+            LlmBackend::Local(l) => local_backend(l, field)?,
+        };
+        let wrapped: Arc<dyn Llm> = match cfg.cache {
+            CacheMode::Off => base,
             mode => {
-                let path = if cfg.cache_path.is_empty() {
-                    self.run_dir.join("llm-cache.sqlite")
-                } else {
-                    PathBuf::from(&cfg.cache_path)
-                };
-                let m = match mode {
-                    "replay-only" => memskill_executor::CacheMode::ReplayOnly,
-                    _ => memskill_executor::CacheMode::ReadWrite,
-                };
+                let path = cfg
+                    .cache_path
+                    .clone()
+                    .unwrap_or_else(|| self.run_dir.join("llm-cache.sqlite"));
                 Arc::new(
-                    memskill_executor::CachedLlm::new(base, &path, m)
+                    memskill_executor::CachedLlm::new(base, &path, mode)
                         .with_context(|| format!("{field}.cache: opening {}", path.display()))?,
                 )
             }
@@ -253,18 +197,67 @@ impl BackendFactory {
     }
 }
 
+/// An OpenAI-compatible backend (`field` names the config section in errors).
+fn openai_backend(
+    o: &OpenAiSettings,
+    field: &str,
+) -> Result<Arc<memskill_executor::OpenAiBackend>> {
+    if o.base_urls.is_empty() {
+        bail!("{field}.base_urls is empty");
+    }
+    let oc = memskill_executor::OpenAiConfig {
+        base_urls: o.base_urls.clone(),
+        model: o.model.clone(),
+        api_key_envs: o.api_key_envs.clone(),
+        max_concurrency: o.max_concurrency,
+        timeout_secs: o.timeout_secs,
+        max_retries: o.max_retries,
+        backoff_base_ms: o.backoff_base_ms,
+        unhealthy_after: o.unhealthy_after,
+        cooldown_ms: o.cooldown_ms,
+        max_retry_after_secs: o.max_retry_after_secs,
+    };
+    Ok(Arc::new(
+        memskill_executor::OpenAiBackend::new(oc)
+            .with_context(|| format!("{field}: starting the OpenAI-compatible backend"))?,
+    ))
+}
+
+/// A local GGUF backend (default model: the SmolLM2 asset).
+fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
+    let path = l
+        .model_path
+        .clone()
+        .unwrap_or_else(memskill_executor::default_smollm2_path);
+    if !path.exists() {
+        bail!(
+            "{field}.model_path {} does not exist (run scripts/fetch-assets.sh)",
+            path.display()
+        );
+    }
+    let lc = memskill_executor::LocalConfig {
+        model_path: path.clone(),
+        tokenizer_path: l.tokenizer_path.clone(),
+        arch: l.arch.clone(),
+        max_context: l.max_context,
+        overflow: l.overflow,
+        ..Default::default()
+    };
+    Ok(Arc::new(
+        memskill_executor::LocalGguf::load(&lc)
+            .with_context(|| format!("{field}: loading local model {}", path.display()))?,
+    ))
+}
+
 /// Build the (cached) text encoder.
 pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
-    let long_text = memskill_controller::LongText::parse(&cfg.long_text)
-        .map_err(|e| anyhow::anyhow!("encoder.long_text: {e}"))?;
-    let inner: Arc<dyn TextEncoder> = match cfg.kind.as_str() {
-        "hashing" => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
-        "minilm" => {
-            let dir = if cfg.path.is_empty() {
-                memskill_controller::default_minilm_dir()
-            } else {
-                PathBuf::from(&cfg.path)
-            };
+    let inner: Arc<dyn TextEncoder> = match cfg.kind {
+        EncoderKind::Hashing => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
+        EncoderKind::Minilm => {
+            let dir = cfg
+                .path
+                .clone()
+                .unwrap_or_else(memskill_controller::default_minilm_dir);
             Arc::new(
                 memskill_controller::BertEncoder::load(&dir)
                     .with_context(|| {
@@ -273,15 +266,13 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
                             dir.display()
                         )
                     })?
-                    .with_long_text(long_text),
+                    .with_long_text(cfg.long_text),
             )
         }
-        "qwen3" => {
-            let dir = if cfg.path.is_empty() {
+        EncoderKind::Qwen3 => {
+            let dir = cfg.path.clone().unwrap_or_else(|| {
                 memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B")
-            } else {
-                PathBuf::from(&cfg.path)
-            };
+            });
             Arc::new(
                 memskill_controller::Qwen3Encoder::load(&dir).with_context(|| {
                     format!(
@@ -291,7 +282,6 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
                 })?,
             )
         }
-        other => bail!("encoder.kind {other:?} is not minilm | qwen3 | hashing"),
     };
     Ok(Arc::new(memskill_controller::CachedEncoder::new(inner)))
 }
@@ -300,14 +290,13 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
 /// encoder serves), a cached facebook/contriever (BERT mean pooling, normalised) for
 /// "contriever".
 pub fn build_retriever(cfg: &crate::config::MemoryConfig) -> Result<Option<Arc<dyn TextEncoder>>> {
-    match cfg.retriever.as_str() {
-        "encoder" => Ok(None),
-        "contriever" => {
-            let dir = if cfg.retriever_path.is_empty() {
-                memskill_controller::default_assets_dir().join("contriever")
-            } else {
-                PathBuf::from(&cfg.retriever_path)
-            };
+    match cfg.retriever {
+        RetrieverKind::Encoder => Ok(None),
+        RetrieverKind::Contriever => {
+            let dir = cfg
+                .retriever_path
+                .clone()
+                .unwrap_or_else(|| memskill_controller::default_assets_dir().join("contriever"));
             let enc = memskill_controller::BertEncoder::load(&dir).with_context(|| {
                 format!(
                     "memory.retriever: loading contriever from {} (scripts/fetch-assets.sh contriever says how to get it)",
@@ -318,7 +307,6 @@ pub fn build_retriever(cfg: &crate::config::MemoryConfig) -> Result<Option<Arc<d
                 Arc::new(enc),
             ))))
         }
-        other => bail!("memory.retriever {other:?} is not encoder | contriever"),
     }
 }
 

@@ -70,14 +70,14 @@ pub fn evaluate_baseline(
     cfg: &Config,
     opts: &BaselineOptions,
 ) -> Result<(EvalResults, PathBuf)> {
-    if cfg.data.dataset == "alfworld" {
+    if cfg.data.dataset == crate::config::Dataset::Alfworld {
         bail!(
             "--method {}: the QA baselines do not apply to ALFWorld",
             baseline.name()
         );
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let span_mode = crate::data::span_mode(&cfg.eval.span_mode, "eval.span_mode")?;
+    let span_mode = cfg.eval.span_mode.clone();
     let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
     if let Some(limit) = opts.limit {
         let mut left = limit;
@@ -92,7 +92,7 @@ pub fn evaluate_baseline(
         opts.runs_dir
             .join("baselines")
             .join(baseline.name())
-            .join(format!("{}-{split}", cfg.data.dataset))
+            .join(format!("{}-{split}", cfg.data.dataset.name()))
     });
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let want_judge = !opts.no_judge && cfg.eval.judge;
@@ -102,7 +102,7 @@ pub fn evaluate_baseline(
     let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
     if baseline == Baseline::StaticSkills {
         // every skill, every span: the random policy with K = the bank draws all of them
-        cfg.controller.policy = "random".into();
+        cfg.controller.policy = crate::config::ControllerPolicy::Random;
         cfg.eval.top_k = skills.len();
         cfg.controller.top_k = skills.len();
     }
@@ -164,7 +164,7 @@ pub fn evaluate_baseline(
         method: baseline.name().into(),
         checkpoint: String::new(),
         checkpoint_hash: String::new(),
-        dataset: cfg.data.dataset.clone(),
+        dataset: cfg.data.dataset.name(),
         split,
         span_mode: span_mode.to_string(),
         top_k: if baseline == Baseline::StaticSkills {

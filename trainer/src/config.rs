@@ -7,8 +7,166 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-pub use memskill_controller::{BiasConfig, PolicyConfig, PpoConfig, ShapingConfig};
-pub use memskill_designer::{DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig};
+pub use memskill_alfworld::{ActorKind, ReplyMatch};
+pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
+pub use memskill_datasets::{DatasetKind, SpanMode};
+pub use memskill_designer::{
+    DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
+};
+pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow};
+
+/// Reads an optional path; an empty string (what configs written before these keys became
+/// optional say for "not set") counts as absent.
+mod opt_path {
+    use serde::{Deserialize, Deserializer};
+    use std::path::PathBuf;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        Ok(Option::<PathBuf>::deserialize(d)?.filter(|p| !p.as_os_str().is_empty()))
+    }
+}
+
+/// `data.dataset`: a question-answering benchmark of `memskill-datasets`, the ALFWorld
+/// environment, or the synthetic task of the tests. Written as its name (`"locomo"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Dataset {
+    /// A file-based QA benchmark (LoCoMo, LongMemEval, HotpotQA).
+    Qa(DatasetKind),
+    /// ALFWorld (see [`AlfworldConfig`]): episodes are pairs of games.
+    Alfworld,
+    /// The synthetic recall task (tests and demos only).
+    Synthetic,
+}
+
+impl Default for Dataset {
+    fn default() -> Self {
+        Dataset::Qa(DatasetKind::Locomo)
+    }
+}
+
+impl Dataset {
+    /// The config name (`"locomo"`, `"alfworld"`, ...).
+    pub fn name(self) -> String {
+        self.to_string()
+    }
+    /// The QA benchmark, if this is one.
+    pub fn qa(self) -> Option<DatasetKind> {
+        match self {
+            Dataset::Qa(k) => Some(k),
+            _ => None,
+        }
+    }
+    /// Episodes act in an environment (the designer sees failed tasks, not failed questions).
+    pub fn is_interactive(self) -> bool {
+        self == Dataset::Alfworld
+    }
+}
+
+impl std::fmt::Display for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dataset::Qa(k) => k.fmt(f),
+            Dataset::Alfworld => f.write_str("alfworld"),
+            Dataset::Synthetic => f.write_str("synthetic"),
+        }
+    }
+}
+
+impl std::str::FromStr for Dataset {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "alfworld" => Ok(Dataset::Alfworld),
+            "synthetic" => Ok(Dataset::Synthetic),
+            _ => s.parse::<DatasetKind>().map(Dataset::Qa).map_err(|_| {
+                format!("{s:?} is not locomo | longmemeval | hotpotqa | alfworld | synthetic")
+            }),
+        }
+    }
+}
+
+impl TryFrom<String> for Dataset {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<Dataset> for String {
+    fn from(d: Dataset) -> String {
+        d.to_string()
+    }
+}
+
+impl PartialEq<&str> for Dataset {
+    fn eq(&self, other: &&str) -> bool {
+        other.parse::<Dataset>().is_ok_and(|d| d == *self)
+    }
+}
+
+/// `data.synthetic_task`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyntheticTask {
+    /// One useful skill whatever the span says.
+    Facts,
+    /// Three kinds of span, each needing its own skill (`synthetic::contextual`).
+    Contextual,
+}
+
+/// `controller.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerPolicy {
+    /// The controller picks the skills (the method).
+    Learned,
+    /// K skills drawn uniformly with a seeded generator and no PPO update (the paper's "w/o
+    /// controller" ablation).
+    Random,
+}
+
+/// `encoder.kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EncoderKind {
+    /// all-MiniLM-L6-v2 (candle BERT, mean pooling).
+    Minilm,
+    /// Qwen3-Embedding-0.6B (last-token pooling), the reference's state encoder.
+    Qwen3,
+    /// A hashing encoder (offline tests only).
+    Hashing,
+}
+
+/// `memory.retriever`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetrieverKind {
+    /// The `[encoder]` model.
+    Encoder,
+    /// facebook/contriever (BERT, mean pooling, normalised, cosine).
+    Contriever,
+}
+
+/// `reward.kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RewardKind {
+    /// The dataset's F1.
+    F1,
+    /// The LLM judge's score.
+    Judge,
+}
+
+/// `executor.truncated_reply`: what happens to a reply cut at `max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TruncatedReply {
+    /// Its last, possibly cut-off action is dropped (counted as a parse problem).
+    DropLast,
+    /// Every parsed action is applied (the reference); the truncation is still counted.
+    ApplyAll,
+}
 
 /// The whole resolved configuration of a run.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
@@ -62,7 +220,7 @@ pub struct PromptsConfig {
 #[serde(default)]
 pub struct AlfworldConfig {
     /// Actor of `memskill eval --dataset alfworld`: "llm" | "walkthrough" | "first-admissible".
-    pub actor: String,
+    pub actor: ActorKind,
     /// Evaluation split(s), comma-separated (`valid` = valid_seen + valid_unseen).
     pub split: String,
     /// Games whose expert trajectories feed batch A (training) and the evaluation bank.
@@ -73,14 +231,30 @@ pub struct AlfworldConfig {
     pub workers: usize,
     /// Per-request bridge timeout in seconds.
     pub timeout_secs: u64,
-    /// json_2.1.1 folder; "" = <cache>/alfworld/json_2.1.1 (scripts/alfworld/unpack.sh).
-    pub games_root: String,
-    /// Python of the ALFWorld venv; "" = <cache>/alfworld-venv/bin/python.
-    pub python: String,
-    /// Bridge script; "" = scripts/alfworld/bridge.py.
-    pub bridge: String,
-    /// Expert-trajectory cache (JSONL); "" = <cache>/alfworld/trajectories/<train_split>.jsonl.
-    pub trajectories: String,
+    /// json_2.1.1 folder; absent = <cache>/alfworld/json_2.1.1 (scripts/alfworld/unpack.sh).
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub games_root: Option<PathBuf>,
+    /// Python of the ALFWorld venv; absent = <cache>/alfworld-venv/bin/python.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub python: Option<PathBuf>,
+    /// Bridge script; absent = scripts/alfworld/bridge.py.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bridge: Option<PathBuf>,
+    /// Expert-trajectory cache (JSONL); absent = <cache>/alfworld/trajectories/<train_split>.jsonl.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub trajectories: Option<PathBuf>,
     pub pair_a_min: usize,
     pub pair_a_max: usize,
     pub pair_b_size: usize,
@@ -110,22 +284,22 @@ pub struct AlfworldConfig {
     /// admissible command, else the first admissible command contained in the reply, else the
     /// first admissible command) | "word-bounded" (ours: any line, then the longest command
     /// found on word boundaries, then a command containing the first line).
-    pub reply_match: String,
+    pub reply_match: ReplyMatch,
 }
 
 impl Default for AlfworldConfig {
     fn default() -> Self {
         Self {
-            actor: "llm".into(),
+            actor: ActorKind::Llm,
             split: "valid_seen,valid_unseen".into(),
             train_split: "train".into(),
             max_steps: 50,
             workers: 2,
             timeout_secs: 120,
-            games_root: String::new(),
-            python: String::new(),
-            bridge: String::new(),
-            trajectories: String::new(),
+            games_root: None,
+            python: None,
+            bridge: None,
+            trajectories: None,
             pair_a_min: 40,
             pair_a_max: 60,
             pair_b_size: 5,
@@ -139,7 +313,7 @@ impl Default for AlfworldConfig {
             actor_temperature: 0.0,
             history_window: 50,
             include_inventory: true,
-            reply_match: "reference".into(),
+            reply_match: ReplyMatch::Reference,
         }
     }
 }
@@ -158,8 +332,13 @@ pub struct RunConfig {
     pub keep_last: usize,
     /// Write a checkpoint every this many inner epochs (and always at outer-epoch ends).
     pub checkpoint_every: u32,
-    /// Initial skill bank (bank.json or an exported skills folder); "" = the four seed skills.
-    pub skill_bank: String,
+    /// Initial skill bank (bank.json or an exported skills folder); absent = the four seed
+    /// skills (the synthetic task's own bank for `data.dataset = "synthetic"`).
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skill_bank: Option<PathBuf>,
 }
 
 impl Default for RunConfig {
@@ -172,7 +351,7 @@ impl Default for RunConfig {
             batch_size: 4,
             keep_last: 3,
             checkpoint_every: 1,
-            skill_bank: String::new(),
+            skill_bank: None,
         }
     }
 }
@@ -182,14 +361,18 @@ impl Default for RunConfig {
 #[serde(default)]
 pub struct DataConfig {
     /// "locomo" | "longmemeval" | "hotpotqa" | "alfworld" (see [`AlfworldConfig`]) | "synthetic" (tests and demos only).
-    pub dataset: String,
+    pub dataset: Dataset,
     pub path: String,
     /// "train" | "val" | "test" | "all".
     pub split: String,
     /// LongMemEval splits file (0-based question indices per split, as MemSkill's
     /// `longmemeval_s_splits.json`); "" = `longmemeval/longmemeval_s_splits.json` under the data
-    /// cache. A split other than "all" must exist in it (an error otherwise).
-    pub splits_path: String,
+    /// cache (absent). A split other than "all" must exist in it (an error otherwise).
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub splits_path: Option<PathBuf>,
     pub include_adversarial: bool,
     /// LongMemEval: keep `_abs` (abstention) questions (the reference skips them).
     pub include_abstention: bool,
@@ -212,7 +395,7 @@ pub struct DataConfig {
     /// Which synthetic task: "facts" (one useful skill whatever the span says) |
     /// "contextual" (three kinds of span, each needing its own skill; see
     /// `synthetic::contextual`).
-    pub synthetic_task: String,
+    pub synthetic_task: SyntheticTask,
     /// Refuse data files (and the LongMemEval splits file) larger than this many MiB before
     /// reading them (they are read whole into memory); must be >= 1.
     pub max_file_mb: u64,
@@ -221,10 +404,10 @@ pub struct DataConfig {
 impl Default for DataConfig {
     fn default() -> Self {
         Self {
-            dataset: "locomo".into(),
+            dataset: Dataset::default(),
             path: "locomo/locomo10.json".into(),
             split: "train".into(),
-            splits_path: String::new(),
+            splits_path: None,
             include_adversarial: false,
             include_abstention: false,
             hotpotqa_split_documents: false,
@@ -234,7 +417,7 @@ impl Default for DataConfig {
             query_ratio: 1.0,
             synthetic_samples: 8,
             synthetic_spans: 3,
-            synthetic_task: "facts".into(),
+            synthetic_task: SyntheticTask::Facts,
             max_file_mb: 2048,
         }
     }
@@ -245,13 +428,13 @@ impl Default for DataConfig {
 #[serde(default)]
 pub struct SpanConfig {
     /// "full-session" | "turn-pair" | "turn" | "fixed-tokens" | "fixed-tokens:512:64".
-    pub mode: String,
+    pub mode: SpanMode,
 }
 
 impl Default for SpanConfig {
     fn default() -> Self {
         Self {
-            mode: "full-session".into(),
+            mode: SpanMode::FullSession,
         }
     }
 }
@@ -262,25 +445,29 @@ impl Default for SpanConfig {
 pub struct EncoderConfig {
     /// "minilm" | "qwen3" | "hashing" (offline tests only). The reference's state and skill
     /// encoder is Qwen3-Embedding-0.6B (`--state-encoder` / `--op-encoder` defaults).
-    pub kind: String,
-    /// Model directory; "" = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
-    pub path: String,
+    pub kind: EncoderKind,
+    /// Model directory; absent = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub path: Option<PathBuf>,
     /// Dimension of the hashing encoder.
     pub dim: usize,
     /// Texts longer than the encoder's maximum length (MiniLM: 256 tokens): "truncate" (what
     /// sentence-transformers, hence the reference, does) | "window-mean" (deviation, minilm
     /// only: token-weighted mean of the embeddings of consecutive 256-token windows,
     /// normalised, so a whole full-session span counts).
-    pub long_text: String,
+    pub long_text: LongText,
 }
 
 impl Default for EncoderConfig {
     fn default() -> Self {
         Self {
-            kind: "minilm".into(),
-            path: String::new(),
+            kind: EncoderKind::Minilm,
+            path: None,
             dim: 384,
-            long_text: "truncate".into(),
+            long_text: LongText::Truncate,
         }
     }
 }
@@ -293,15 +480,19 @@ impl Default for EncoderConfig {
 pub struct MemoryConfig {
     /// "encoder": the `[encoder]` model | "contriever": facebook/contriever (BERT, mean pooling,
     /// normalised, cosine), the reference's `--retriever contriever`.
-    pub retriever: String,
-    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`); "" = the
-    /// asset cache (`scripts/fetch-assets.sh contriever` says how to get it).
-    pub retriever_path: String,
+    pub retriever: RetrieverKind,
+    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`); absent =
+    /// the asset cache (`scripts/fetch-assets.sh contriever` says how to get it).
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retriever_path: Option<PathBuf>,
     /// The memory filter (memskill only): "off" (the reference: every memory is stored and
     /// shown) | "flag" (a memory whose text reads as an instruction to the agent or holds a
     /// secret value is stored with a flag and not shown to the answerer or the designer) |
     /// "refuse" (such a memory is not stored). Counted in metrics and eval results.
-    pub filter: String,
+    pub filter: MemoryFilter,
     /// Show flagged memories to the answerer and the designer anyway.
     pub show_flagged: bool,
 }
@@ -309,18 +500,18 @@ pub struct MemoryConfig {
 impl Default for MemoryConfig {
     fn default() -> Self {
         Self {
-            retriever: "encoder".into(),
-            retriever_path: String::new(),
-            filter: "flag".into(),
+            retriever: RetrieverKind::Encoder,
+            retriever_path: None,
+            filter: MemoryFilter::Flag,
             show_flagged: false,
         }
     }
 }
 
 impl MemoryConfig {
-    /// `filter` as the designer crate's mode (validated with the config).
-    pub fn filter_mode(&self) -> memskill_designer::MemoryFilter {
-        self.filter.parse().unwrap_or_default()
+    /// `filter` as the designer crate's mode.
+    pub fn filter_mode(&self) -> MemoryFilter {
+        self.filter
     }
 }
 
@@ -335,7 +526,7 @@ pub struct ControllerConfig {
     /// "learned" (the controller picks the skills; the method) | "random" (K skills drawn
     /// uniformly from the bank with a seeded generator, and no PPO update: the paper's
     /// "w/o controller" ablation).
-    pub policy: String,
+    pub policy: ControllerPolicy,
 }
 
 impl Default for ControllerConfig {
@@ -343,60 +534,29 @@ impl Default for ControllerConfig {
         Self {
             top_k: 3,
             retrieve: 20,
-            policy: "learned".into(),
+            policy: ControllerPolicy::Learned,
         }
     }
 }
 
-/// One LLM backend and its request parameters.
+/// One LLM backend and its request parameters: the backend (`backend = "..."` selects the
+/// variant and the keys that belong to it) plus what every backend shares.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct LlmConfig {
-    /// "local" (GGUF via candle) | "openai" (any OpenAI-compatible server) |
-    /// "scripted-synthetic" (deterministic oracle for the synthetic dataset; tests only).
-    pub backend: String,
-    /// Model name sent to an OpenAI-compatible server.
-    pub model: String,
-    pub base_urls: Vec<String>,
-    /// Environment variables holding API keys, used round-robin.
-    pub api_key_envs: Vec<String>,
-    pub max_concurrency: usize,
-    pub timeout_secs: u64,
-    pub max_retries: u32,
-    pub backoff_base_ms: u64,
-    /// OpenAI backend: consecutive failed attempts (timeouts, connection errors, 408 / 429 /
-    /// 5xx, unreadable bodies) after which an endpoint gets no traffic while another one
-    /// answers; >= 1.
-    pub unhealthy_after: u32,
-    /// OpenAI backend: how long (ms) such an endpoint stays out of rotation before one
-    /// request probes it; at most 86400000.
-    pub cooldown_ms: u64,
-    /// OpenAI backend: the longest `Retry-After` (429 / 503) honoured, in seconds (longer
-    /// ones are cut to this); 0 ignores the header; at most 86400.
-    pub max_retry_after_secs: u64,
-    /// OpenAI backend: before the first update (and before an evaluation), every endpoint
-    /// is asked once whether it answers at all, waiting at most this many seconds; a
-    /// backend none of whose endpoints answers stops the run with a clear message in
-    /// seconds. 0 skips the probe; at most 600.
-    pub probe_timeout_secs: u64,
-    /// Local GGUF file; "" = the SmolLM2 asset.
-    pub model_path: String,
-    pub tokenizer_path: String,
-    /// "llama" | "qwen2" | "" (from the GGUF metadata).
-    pub arch: String,
-    pub max_context: usize,
-    /// Local backend: a prompt longer than max_context minus the reply budget is refused
-    /// ("refuse", an error like an API's) or has the middle of its longest text block cut
-    /// ("cut-middle", warned and counted); never cut silently.
-    pub overflow: String,
+    /// `backend = "openai" | "local" | "scripted-synthetic"` and that backend's keys.
+    #[serde(flatten)]
+    pub backend: LlmBackend,
     pub max_tokens: u32,
     pub temperature: f32,
     /// Response cache: "off" | "read-write" | "replay-only".
-    pub cache: String,
-    /// SQLite file of the response cache; "" = `<run dir>/llm-cache.sqlite`.
-    pub cache_path: String,
-    /// Scripted backend only: simulated latency per call.
-    pub scripted_latency_ms: u64,
+    pub cache: CacheMode,
+    /// SQLite file of the response cache; absent = `<run dir>/llm-cache.sqlite`.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_path: Option<PathBuf>,
     /// `[executor]` only: drop parsed actions of a kind that no chosen skill allows. Off = the
     /// reference, which applies every parsed action.
     pub enforce_skill_actions: bool,
@@ -407,13 +567,70 @@ pub struct LlmConfig {
     /// "length"`): "drop-last" (its last, possibly cut-off action is dropped and counted as a
     /// parse problem) | "apply-all" (the reference, which applies every parsed action; the
     /// truncation is still counted).
-    pub truncated_reply: String,
+    pub truncated_reply: TruncatedReply,
 }
 
-impl Default for LlmConfig {
+/// The LLM backend of an [`LlmConfig`], tagged by `backend`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "backend", rename_all = "kebab-case")]
+pub enum LlmBackend {
+    /// Any OpenAI-compatible server.
+    Openai(OpenAiSettings),
+    /// A GGUF model run in process through candle.
+    Local(LocalSettings),
+    /// The deterministic oracle of the synthetic dataset (tests only).
+    ScriptedSynthetic(ScriptedSettings),
+}
+
+impl Default for LlmBackend {
+    fn default() -> Self {
+        LlmBackend::Openai(OpenAiSettings::default())
+    }
+}
+
+impl LlmBackend {
+    /// The `backend` value.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LlmBackend::Openai(_) => "openai",
+            LlmBackend::Local(_) => "local",
+            LlmBackend::ScriptedSynthetic(_) => "scripted-synthetic",
+        }
+    }
+}
+
+/// `backend = "openai"`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct OpenAiSettings {
+    /// Model name sent to the server.
+    pub model: String,
+    pub base_urls: Vec<String>,
+    /// Environment variables holding API keys, used round-robin.
+    pub api_key_envs: Vec<String>,
+    pub max_concurrency: usize,
+    pub timeout_secs: u64,
+    pub max_retries: u32,
+    pub backoff_base_ms: u64,
+    /// Consecutive failed attempts (timeouts, connection errors, 408 / 429 / 5xx, unreadable
+    /// bodies) after which an endpoint gets no traffic while another one answers; >= 1.
+    pub unhealthy_after: u32,
+    /// How long (ms) such an endpoint stays out of rotation before one request probes it; at
+    /// most 86400000.
+    pub cooldown_ms: u64,
+    /// The longest `Retry-After` (429 / 503) honoured, in seconds (longer ones are cut to
+    /// this); 0 ignores the header; at most 86400.
+    pub max_retry_after_secs: u64,
+    /// Before the first update (and before an evaluation), every endpoint is asked once
+    /// whether it answers at all, waiting at most this many seconds; a backend none of whose
+    /// endpoints answers stops the run with a clear message in seconds. 0 skips the probe;
+    /// at most 600.
+    pub probe_timeout_secs: u64,
+}
+
+impl Default for OpenAiSettings {
     fn default() -> Self {
         Self {
-            backend: "openai".into(),
             model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
             base_urls: vec!["http://127.0.0.1:8000/v1".into()],
             api_key_envs: vec!["OPENAI_API_KEY".into()],
@@ -425,19 +642,78 @@ impl Default for LlmConfig {
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
             probe_timeout_secs: 5,
-            model_path: String::new(),
-            tokenizer_path: String::new(),
-            arch: String::new(),
+        }
+    }
+}
+
+/// `backend = "local"`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct LocalSettings {
+    /// GGUF file; absent = the SmolLM2 asset.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model_path: Option<PathBuf>,
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tokenizer_path: Option<PathBuf>,
+    /// "llama" | "qwen2"; absent = from the GGUF metadata.
+    #[serde(
+        deserialize_with = "opt_string::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arch: Option<String>,
+    pub max_context: usize,
+    /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
+    /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
+    /// warned and counted); never cut silently.
+    pub overflow: Overflow,
+}
+
+impl Default for LocalSettings {
+    fn default() -> Self {
+        Self {
+            model_path: None,
+            tokenizer_path: None,
+            arch: None,
             max_context: 4096,
-            overflow: "refuse".into(),
+            overflow: Overflow::Refuse,
+        }
+    }
+}
+
+/// `backend = "scripted-synthetic"`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ScriptedSettings {
+    /// Simulated latency per call.
+    pub scripted_latency_ms: u64,
+}
+
+/// Reads an optional string; `""` counts as absent.
+mod opt_string {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
+    }
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            backend: LlmBackend::default(),
             // the reference's --max-new-tokens default (src/config.py)
             max_tokens: 2048,
             temperature: 0.0,
-            cache: "off".into(),
-            cache_path: String::new(),
-            scripted_latency_ms: 0,
+            cache: CacheMode::Off,
+            cache_path: None,
             enforce_skill_actions: false,
-            truncated_reply: "drop-last".into(),
+            truncated_reply: TruncatedReply::DropLast,
             dedupe_actions: false,
         }
     }
@@ -450,8 +726,45 @@ impl LlmConfig {
         let mut c = self.clone();
         c.max_tokens = 0;
         c.temperature = 0.0;
-        c.probe_timeout_secs = 0;
+        if let LlmBackend::Openai(o) = &mut c.backend {
+            o.probe_timeout_secs = 0;
+        }
         serde_json::to_string(&c).unwrap_or_default()
+    }
+
+    /// The OpenAI settings, when this is an OpenAI-compatible backend.
+    pub fn openai(&self) -> Option<&OpenAiSettings> {
+        match &self.backend {
+            LlmBackend::Openai(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Every key any backend variant accepts in an LLM section, with its default (a key of
+    /// another backend than the chosen one is accepted and ignored, as before the backends
+    /// had their own keys).
+    fn all_keys() -> toml::Table {
+        let mut all = toml::Table::new();
+        for backend in [
+            LlmBackend::Openai(OpenAiSettings::default()),
+            LlmBackend::Local(LocalSettings {
+                model_path: Some(PathBuf::from("m")),
+                tokenizer_path: Some(PathBuf::from("t")),
+                arch: Some("a".into()),
+                ..Default::default()
+            }),
+            LlmBackend::ScriptedSynthetic(ScriptedSettings::default()),
+        ] {
+            let c = LlmConfig {
+                backend,
+                cache_path: Some(PathBuf::from("c")),
+                ..Default::default()
+            };
+            if let Ok(t) = toml::Table::try_from(&c) {
+                all.extend(t);
+            }
+        }
+        all
     }
 }
 
@@ -489,7 +802,7 @@ impl Default for AnswerConfig {
 #[serde(default)]
 pub struct RewardConfig {
     /// "f1" | "judge".
-    pub kind: String,
+    pub kind: RewardKind,
     /// Judge backend; absent = the executor's.
     pub judge: Option<LlmConfig>,
 }
@@ -497,7 +810,7 @@ pub struct RewardConfig {
 impl Default for RewardConfig {
     fn default() -> Self {
         Self {
-            kind: "f1".into(),
+            kind: RewardKind::F1,
             judge: None,
         }
     }
@@ -531,7 +844,7 @@ impl Default for DesignerSection {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EvalConfig {
-    pub span_mode: String,
+    pub span_mode: SpanMode,
     pub top_k: usize,
     pub retrieve: usize,
     pub split: String,
@@ -540,14 +853,14 @@ pub struct EvalConfig {
     pub judge: bool,
     /// HotpotQA F1 (evaluation and reward): "memskill" (the reference's stemmed
     /// `eval_utils.f1_score`) | "official" (`hotpot_evaluate_v1.py`).
-    pub hotpotqa_f1: String,
+    pub hotpotqa_f1: HotpotF1,
     /// `memskill eval` exits non-zero when more than this share of the answer calls, or of the
     /// executor calls that build memory, failed (the scores exclude failed calls; past this
     /// share they do not measure the method).
     pub max_error_rate: f64,
     /// Judge prompt: "general" (the reference's 1 / 0.5 / 0 judge for every dataset) or
     /// "longmemeval-yes-no" (LongMemEval's own yes/no judge for LongMemEval; a deviation).
-    pub judge_style: String,
+    pub judge_style: JudgeStyle,
     /// Judge reply budget (the reference's `llm_judge`: 1024).
     pub judge_max_tokens: u32,
 }
@@ -555,14 +868,17 @@ pub struct EvalConfig {
 impl Default for EvalConfig {
     fn default() -> Self {
         Self {
-            span_mode: "fixed-tokens:512:64".into(),
+            span_mode: SpanMode::FixedTokens {
+                tokens: 512,
+                overlap: 64,
+            },
             top_k: 7,
             retrieve: 20,
             split: "test".into(),
             judge: true,
-            hotpotqa_f1: "memskill".into(),
+            hotpotqa_f1: HotpotF1::Memskill,
             max_error_rate: 0.05,
-            judge_style: "general".into(),
+            judge_style: JudgeStyle::General,
             judge_max_tokens: memskill_executor::JUDGE_MAX_TOKENS,
         }
     }
@@ -591,16 +907,17 @@ impl Default for ConcurrencyConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct CacheConfig {
-    /// "" = `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
-    pub dir: String,
+    /// Absent = `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
+    #[serde(
+        deserialize_with = "opt_path::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub dir: Option<PathBuf>,
 }
 
 impl CacheConfig {
     pub fn root(&self) -> PathBuf {
-        if !self.dir.is_empty() {
-            return PathBuf::from(&self.dir);
-        }
-        cache_root()
+        self.dir.clone().unwrap_or_else(cache_root)
     }
 }
 
@@ -616,21 +933,7 @@ pub fn resolve_data_path(p: &str) -> PathBuf {
     cache_root().join("data").join(path)
 }
 
-/// `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
-pub fn cache_root() -> PathBuf {
-    if let Ok(p) = std::env::var("MEMSKILL_CACHE") {
-        if !p.is_empty() {
-            return PathBuf::from(p);
-        }
-    }
-    if let Ok(p) = std::env::var("XDG_CACHE_HOME") {
-        if !p.is_empty() {
-            return PathBuf::from(p).join("memskill");
-        }
-    }
-    let home = std::env::var("HOME").unwrap_or_else(|_| ".".into());
-    PathBuf::from(home).join(".cache").join("memskill")
-}
+pub use memskill_core::cache_root;
 
 /// Parse `a.b.c=value`; the value is read as a TOML scalar/array/inline table, and as a
 /// plain string when it is not valid TOML.
@@ -723,16 +1026,21 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
     }
 }
 
-/// Every leaf key of `user` must exist in `resolved` (unknown keys are silently dropped by
+/// The LLM sections: `[executor]` always, the others when given.
+const LLM_SECTIONS: [&str; 4] = ["executor", "answer.llm", "reward.judge", "designer.llm"];
+
+/// Every leaf key of `user` must exist in `known` (unknown keys are silently dropped by
 /// serde otherwise). Returns the first unknown dotted key.
-fn unknown_key(user: &toml::Table, resolved: &toml::Table, prefix: &str) -> Option<String> {
+fn unknown_key(user: &toml::Table, known: &toml::Table, prefix: &str) -> Option<String> {
     for (k, v) in user {
         let key = if prefix.is_empty() {
             k.clone()
         } else {
             format!("{prefix}.{k}")
         };
-        match (v, resolved.get(k)) {
+        match (v, known.get(k)) {
+            // an optional path or name left empty: "not set"
+            (toml::Value::String(s), None) if s.is_empty() => {}
             (_, None) => return Some(key),
             (toml::Value::Table(u), Some(toml::Value::Table(r))) => {
                 if let Some(bad) = unknown_key(u, r, &key) {
@@ -743,6 +1051,114 @@ fn unknown_key(user: &toml::Table, resolved: &toml::Table, prefix: &str) -> Opti
         }
     }
     None
+}
+
+/// The table at a dotted path, if there is one.
+fn table_at<'a>(t: &'a mut toml::Table, path: &str) -> Option<&'a mut toml::Table> {
+    path.split('.').try_fold(t, |t, k| match t.get_mut(k) {
+        Some(toml::Value::Table(t)) => Some(t),
+        _ => None,
+    })
+}
+
+/// The first leaf of `user` that fails to deserialise on its own over the defaults, with
+/// serde's message: so that a bad value's error names its key (`data.dataset: ...`). LLM
+/// sections are checked by [`check_llm_sections`].
+fn bad_value(user: &toml::Table, prefix: &str) -> Option<String> {
+    for (k, v) in user {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        if let toml::Value::Table(t) = v {
+            if LLM_SECTIONS.contains(&key.as_str()) {
+                continue;
+            }
+            if let Some(bad) = bad_value(t, &key) {
+                return Some(bad);
+            }
+            continue;
+        }
+        let mut probe = toml::Table::new();
+        let path: Vec<String> = key.split('.').map(String::from).collect();
+        if set_path(&mut probe, &path, v.clone()).is_err() {
+            continue;
+        }
+        if let Err(e) = resolve(&probe) {
+            return Some(format!("{key}: {}", e.root_cause()));
+        }
+    }
+    None
+}
+
+/// Every key of an LLM section is checked against every backend that has it, so a bad value
+/// fails with its key named even when another backend is chosen (as when all backends shared
+/// one set of keys).
+fn check_llm_sections(user: &toml::Table) -> Result<()> {
+    let default = toml::Table::try_from(LlmConfig::default()).context("default LLM config")?;
+    for section in LLM_SECTIONS {
+        let mut table = Some(user);
+        for k in section.split('.') {
+            table = match table.and_then(|t| t.get(k)) {
+                Some(toml::Value::Table(t)) => Some(t),
+                _ => None,
+            };
+        }
+        let Some(t) = table else {
+            continue;
+        };
+        for (k, v) in t {
+            let backends: &[&str] = if k == "backend" {
+                &[""]
+            } else {
+                &["openai", "local", "scripted-synthetic"]
+            };
+            for b in backends {
+                let mut probe = default.clone();
+                if !b.is_empty() {
+                    probe.insert("backend".into(), toml::Value::String(b.to_string()));
+                }
+                probe.insert(k.clone(), v.clone());
+                if let Err(e) = probe.try_into::<LlmConfig>() {
+                    bail!("{section}.{k}: {e}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `user` merged over the defaults and deserialised. An optional LLM section
+/// (`answer.llm`, ...) is merged over the default [`LlmConfig`], as `[executor]` is.
+fn resolve(user: &toml::Table) -> Result<Config> {
+    let mut base =
+        toml::Table::try_from(Config::default()).context("serialising default config")?;
+    merge(&mut base, user);
+    let llm_default = toml::Table::try_from(LlmConfig::default()).context("default LLM config")?;
+    for section in &LLM_SECTIONS[1..] {
+        if let Some(t) = table_at(&mut base, section) {
+            let mut full = llm_default.clone();
+            merge(&mut full, t);
+            *t = full;
+        }
+    }
+    Ok(base.try_into()?)
+}
+
+/// The keys a config may hold: those of `resolved` plus, in every LLM section, the keys of
+/// every backend.
+fn known_keys(resolved: &Config) -> Result<toml::Table> {
+    let mut known = toml::Table::try_from(resolved).context("serialising resolved config")?;
+    let all = LlmConfig::all_keys();
+    for section in LLM_SECTIONS {
+        if let Some(t) = table_at(&mut known, section) {
+            for (k, v) in &all {
+                t.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    Ok(known)
 }
 
 /// A run name becomes a folder name and appears in logs: letters, digits, `-`, `_` and `.`
@@ -757,243 +1173,47 @@ pub fn check_run_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-impl Config {
-    /// Resolve a config from TOML text plus `--set` overrides.
-    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
-        let user: toml::Table =
-            toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
-        let mut user_all = user.clone();
-        for s in sets {
-            let (path, value) = parse_set(s)?;
-            set_path(&mut user_all, &path, value)?;
-        }
-        let mut base =
-            toml::Table::try_from(Config::default()).context("serialising default config")?;
-        merge(&mut base, &user_all);
-        let cfg: Config = base
-            .try_into()
-            .with_context(|| format!("config {origin}: invalid value"))?;
-        let resolved = toml::Table::try_from(&cfg).context("serialising resolved config")?;
-        if let Some(bad) = unknown_key(&user_all, &resolved, "") {
-            bail!("config {origin}: unknown key `{bad}`");
-        }
-        cfg.validate().with_context(|| format!("config {origin}"))?;
-        Ok(cfg)
-    }
+/// A span mode's own limits (the overlap below the window), with the key named.
+fn check_span_mode(m: &SpanMode, key: &str) -> Result<()> {
+    // SpanMode's parser holds the limits: a mode that does not read back is invalid
+    m.to_string()
+        .parse::<SpanMode>()
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("{key} = {:?}: {e}", m.to_string()))
+}
 
-    /// Load a TOML file and apply overrides. A top-level `extends = "other.toml"` (relative
-    /// to the file) layers the file over another config: tables merge key by key, the
-    /// extending file wins, and bases may extend further (at most 8 levels, no cycles).
-    pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
-        let table = read_layered(path, &mut Vec::new())?;
-        let text = toml::to_string(&table)
-            .with_context(|| format!("config {}: re-serialising", path.display()))?;
-        Self::from_toml_str(&text, sets, &path.display().to_string())
+/// An LLM section's limits (`field` names it).
+fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
+    let LlmBackend::Openai(o) = &l.backend else {
+        return Ok(());
+    };
+    if o.unhealthy_after == 0 {
+        bail!("{field}.unhealthy_after must be >= 1");
     }
-
-    /// The resolved config as TOML (what `runs/<name>/config.toml` holds).
-    pub fn to_toml(&self) -> Result<String> {
-        toml::to_string_pretty(self).context("serialising config")
+    if o.cooldown_ms > 86_400_000 {
+        bail!(
+            "{field}.cooldown_ms must be at most 86400000 (a day), got {}",
+            o.cooldown_ms
+        );
     }
+    if o.max_retry_after_secs > 86_400 {
+        bail!(
+            "{field}.max_retry_after_secs must be at most 86400 (a day), got {}",
+            o.max_retry_after_secs
+        );
+    }
+    if o.probe_timeout_secs > 600 {
+        bail!(
+            "{field}.probe_timeout_secs must be at most 600, got {}",
+            o.probe_timeout_secs
+        );
+    }
+    Ok(())
+}
 
-    /// Cross-field checks with messages naming the field.
-    pub fn validate(&self) -> Result<()> {
-        let r = &self.run;
-        check_run_name(&r.name)?;
-        if r.batch_size == 0 {
-            bail!("run.batch_size must be >= 1");
-        }
-        if r.outer_epochs == 0 || r.inner_epochs == 0 {
-            bail!("run.outer_epochs and run.inner_epochs must be >= 1");
-        }
-        for (key, v) in [
-            ("controller.top_k", self.controller.top_k),
-            ("controller.retrieve", self.controller.retrieve),
-            ("answer.retrieve", self.answer.retrieve),
-            ("eval.top_k", self.eval.top_k),
-            ("eval.retrieve", self.eval.retrieve),
-            ("ppo.ppo_epochs", self.ppo.ppo_epochs),
-        ] {
-            if v == 0 {
-                bail!("{key} must be >= 1, got 0");
-            }
-        }
-        if self.data.max_file_mb == 0 {
-            bail!("data.max_file_mb must be >= 1");
-        }
-        if !matches!(
-            self.data.dataset.as_str(),
-            "locomo" | "longmemeval" | "hotpotqa" | "alfworld" | "synthetic"
-        ) {
-            bail!(
-                "data.dataset must be locomo | longmemeval | hotpotqa | alfworld | synthetic, got {:?}",
-                self.data.dataset
-            );
-        }
-        if !matches!(self.controller.policy.as_str(), "learned" | "random") {
-            bail!(
-                "controller.policy must be learned | random, got {:?}",
-                self.controller.policy
-            );
-        }
-        if !matches!(self.data.synthetic_task.as_str(), "facts" | "contextual") {
-            bail!(
-                "data.synthetic_task must be facts | contextual, got {:?}",
-                self.data.synthetic_task
-            );
-        }
-        crate::data::span_mode(&self.spans.mode, "spans.mode")?;
-        crate::data::span_mode(&self.eval.span_mode, "eval.span_mode")?;
-        if !matches!(self.encoder.long_text.as_str(), "truncate" | "window-mean") {
-            bail!(
-                "encoder.long_text must be truncate | window-mean, got {:?}",
-                self.encoder.long_text
-            );
-        }
-        if self.encoder.long_text == "window-mean" && self.encoder.kind != "minilm" {
-            bail!(
-                "encoder.long_text = \"window-mean\" is for minilm only (encoder.kind = \"minilm\"), got kind {:?}",
-                self.encoder.kind
-            );
-        }
-        if !matches!(self.memory.retriever.as_str(), "encoder" | "contriever") {
-            bail!(
-                "memory.retriever must be encoder | contriever, got {:?}",
-                self.memory.retriever
-            );
-        }
-        if let Err(e) = self
-            .memory
-            .filter
-            .parse::<memskill_designer::MemoryFilter>()
-        {
-            bail!("memory.filter {e}");
-        }
-        if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
-            bail!(
-                "data.query_ratio must be in (0, 1], got {}",
-                self.data.query_ratio
-            );
-        }
-        if !matches!(self.reward.kind.as_str(), "f1" | "judge") {
-            bail!(
-                "reward.kind must be \"f1\" or \"judge\", got {:?}",
-                self.reward.kind
-            );
-        }
-        if self.designer.freq == 0 {
-            bail!("designer.freq must be >= 1");
-        }
-        let d = &self.designer.cfg;
-        if d.reflection_cycles == 0 {
-            bail!("designer.reflection_cycles must be >= 1 (it counts the first analysis round)");
-        }
-        if d.attempts == 0 {
-            bail!("designer.attempts must be >= 1");
-        }
-        if d.max_changes == 0 {
-            bail!("designer.max_changes must be >= 1");
-        }
-        if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
-            bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
-        }
-        let f = self.evolution.stage_reward_fraction;
-        if !(f > 0.0 && f <= 1.0) {
-            bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
-        }
-        if !matches!(
-            self.executor.truncated_reply.as_str(),
-            "drop-last" | "apply-all"
-        ) {
-            bail!(
-                "executor.truncated_reply must be \"drop-last\" or \"apply-all\", got {:?}",
-                self.executor.truncated_reply
-            );
-        }
-        if !(0.0..=1.0).contains(&self.eval.max_error_rate) {
-            bail!(
-                "eval.max_error_rate must be in [0, 1], got {}",
-                self.eval.max_error_rate
-            );
-        }
-        if let Err(e) = self.eval.hotpotqa_f1.parse::<memskill_executor::HotpotF1>() {
-            bail!("eval.hotpotqa_f1: {e}");
-        }
-        if let Err(e) = self
-            .eval
-            .judge_style
-            .parse::<memskill_executor::JudgeStyle>()
-        {
-            bail!("eval.judge_style: {e}");
-        }
-        if self.eval.judge_max_tokens == 0 {
-            bail!("eval.judge_max_tokens must be >= 1");
-        }
-        if self.answer.max_tokens == Some(0) {
-            bail!("answer.max_tokens must be >= 1 (or absent for the reference's budget)");
-        }
-        if let Some(d) = &self.prompts.dir {
-            if !d.is_dir() {
-                bail!("prompts.dir {} is not a folder", d.display());
-            }
-        }
-        for (field, l) in self.llm_configs() {
-            if !matches!(
-                l.backend.as_str(),
-                "local" | "openai" | "scripted-synthetic"
-            ) {
-                bail!(
-                    "{field}.backend must be local | openai | scripted-synthetic, got {:?}",
-                    l.backend
-                );
-            }
-            if !matches!(l.overflow.as_str(), "refuse" | "cut-middle") {
-                bail!(
-                    "{field}.overflow must be refuse | cut-middle, got {:?}",
-                    l.overflow
-                );
-            }
-            if l.unhealthy_after == 0 {
-                bail!("{field}.unhealthy_after must be >= 1");
-            }
-            if l.cooldown_ms > 86_400_000 {
-                bail!(
-                    "{field}.cooldown_ms must be at most 86400000 (a day), got {}",
-                    l.cooldown_ms
-                );
-            }
-            if l.max_retry_after_secs > 86_400 {
-                bail!(
-                    "{field}.max_retry_after_secs must be at most 86400 (a day), got {}",
-                    l.max_retry_after_secs
-                );
-            }
-            if l.probe_timeout_secs > 600 {
-                bail!(
-                    "{field}.probe_timeout_secs must be at most 600, got {}",
-                    l.probe_timeout_secs
-                );
-            }
-            if !matches!(l.cache.as_str(), "off" | "read-write" | "replay-only") {
-                bail!(
-                    "{field}.cache must be off | read-write | replay-only, got {:?}",
-                    l.cache
-                );
-            }
-        }
-        self.ppo.validate()?;
-        self.bias.validate()?;
-        self.shaping.validate()?;
-        if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
-            bail!("concurrency.episodes and concurrency.queries must be >= 1");
-        }
-        let a = &self.alfworld;
-        if !matches!(a.actor.as_str(), "llm" | "walkthrough" | "first-admissible") {
-            bail!(
-                "alfworld.actor must be llm | walkthrough | first-admissible, got {:?}",
-                a.actor
-            );
-        }
+impl AlfworldConfig {
+    fn validate(&self) -> Result<()> {
+        let a = self;
         if a.pair_a_min == 0 || a.pair_a_min > a.pair_a_max {
             bail!(
                 "alfworld.pair_a_min ({}) must be >= 1 and <= alfworld.pair_a_max ({})",
@@ -1016,11 +1236,154 @@ impl Config {
         {
             bail!("alfworld chunk sizes must be >= 1 and eval_chunk_overlap < eval_chunk_tokens");
         }
-        if !matches!(a.reply_match.as_str(), "reference" | "word-bounded") {
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Resolve a config from TOML text plus `--set` overrides.
+    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
+        let mut user: toml::Table =
+            toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+        for s in sets {
+            let (path, value) = parse_set(s)?;
+            set_path(&mut user, &path, value)?;
+        }
+        check_llm_sections(&user).with_context(|| format!("config {origin}: invalid value"))?;
+        let cfg = match resolve(&user) {
+            Ok(c) => c,
+            Err(e) => {
+                let e = match bad_value(&user, "") {
+                    Some(key) => anyhow::anyhow!("{key}"),
+                    None => e,
+                };
+                return Err(e.context(format!("config {origin}: invalid value")));
+            }
+        };
+        if let Some(bad) = unknown_key(&user, &known_keys(&cfg)?, "") {
+            bail!("config {origin}: unknown key `{bad}`");
+        }
+        cfg.validate().with_context(|| format!("config {origin}"))?;
+        Ok(cfg)
+    }
+
+    /// Load a TOML file and apply overrides. A top-level `extends = "other.toml"` (relative
+    /// to the file) layers the file over another config: tables merge key by key, the
+    /// extending file wins, and bases may extend further (at most 8 levels, no cycles).
+    pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
+        let table = read_layered(path, &mut Vec::new())?;
+        let text = toml::to_string(&table)
+            .with_context(|| format!("config {}: re-serialising", path.display()))?;
+        Self::from_toml_str(&text, sets, &path.display().to_string())
+    }
+
+    /// The resolved config as TOML (what `runs/<name>/config.toml` holds).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string_pretty(self).context("serialising config")
+    }
+
+    /// Cross-field checks with messages naming the field (the types already hold every
+    /// mode to its allowed values).
+    pub fn validate(&self) -> Result<()> {
+        let r = &self.run;
+        check_run_name(&r.name)?;
+        if r.batch_size == 0 {
+            bail!("run.batch_size must be >= 1");
+        }
+        if r.outer_epochs == 0 || r.inner_epochs == 0 {
+            bail!("run.outer_epochs and run.inner_epochs must be >= 1");
+        }
+        for (key, v) in [
+            ("controller.top_k", self.controller.top_k),
+            ("controller.retrieve", self.controller.retrieve),
+            ("answer.retrieve", self.answer.retrieve),
+            ("eval.top_k", self.eval.top_k),
+            ("eval.retrieve", self.eval.retrieve),
+            ("ppo.ppo_epochs", self.ppo.ppo_epochs),
+        ] {
+            if v == 0 {
+                bail!("{key} must be >= 1, got 0");
+            }
+        }
+        self.validate_data()?;
+        self.validate_designer()?;
+        self.validate_eval()?;
+        for (field, l) in self.llm_configs() {
+            validate_llm(field, l)?;
+        }
+        self.ppo.validate()?;
+        self.bias.validate()?;
+        self.shaping.validate()?;
+        if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
+            bail!("concurrency.episodes and concurrency.queries must be >= 1");
+        }
+        self.alfworld.validate()
+    }
+
+    fn validate_data(&self) -> Result<()> {
+        if self.data.max_file_mb == 0 {
+            bail!("data.max_file_mb must be >= 1");
+        }
+        check_span_mode(&self.spans.mode, "spans.mode")?;
+        check_span_mode(&self.eval.span_mode, "eval.span_mode")?;
+        if self.encoder.long_text == LongText::WindowMean
+            && self.encoder.kind != EncoderKind::Minilm
+        {
             bail!(
-                "alfworld.reply_match must be reference | word-bounded, got {:?}",
-                a.reply_match
+                "encoder.long_text = \"window-mean\" is for minilm only (encoder.kind = \"minilm\"), got kind {:?}",
+                self.encoder.kind
             );
+        }
+        if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
+            bail!(
+                "data.query_ratio must be in (0, 1], got {}",
+                self.data.query_ratio
+            );
+        }
+        Ok(())
+    }
+
+    fn validate_designer(&self) -> Result<()> {
+        if self.designer.freq == 0 {
+            bail!("designer.freq must be >= 1");
+        }
+        let d = &self.designer.cfg;
+        if d.reflection_cycles == 0 {
+            bail!("designer.reflection_cycles must be >= 1 (it counts the first analysis round)");
+        }
+        if d.attempts == 0 {
+            bail!("designer.attempts must be >= 1");
+        }
+        if d.max_changes == 0 {
+            bail!("designer.max_changes must be >= 1");
+        }
+        if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
+            bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
+        }
+        let f = self.evolution.stage_reward_fraction;
+        if !(f > 0.0 && f <= 1.0) {
+            bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");
+        }
+        Ok(())
+    }
+
+    fn validate_eval(&self) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.eval.max_error_rate) {
+            bail!(
+                "eval.max_error_rate must be in [0, 1], got {}",
+                self.eval.max_error_rate
+            );
+        }
+        if self.eval.judge_max_tokens == 0 {
+            bail!("eval.judge_max_tokens must be >= 1");
+        }
+        if self.answer.max_tokens == Some(0) {
+            bail!("answer.max_tokens must be >= 1 (or absent for the reference's budget)");
+        }
+        if let Some(d) = &self.prompts.dir {
+            if !d.is_dir() {
+                bail!("prompts.dir {} is not a folder", d.display());
+            }
         }
         Ok(())
     }
@@ -1041,7 +1404,7 @@ impl Config {
     }
 
     /// The answer budget for `dataset`: `answer.max_tokens`, else the reference's.
-    pub fn answer_max_tokens(&self, dataset: &str) -> u32 {
+    pub fn answer_max_tokens(&self, dataset: Dataset) -> u32 {
         self.answer
             .max_tokens
             .unwrap_or_else(|| crate::episode::answer_style(dataset).reference_max_tokens())
@@ -1220,7 +1583,7 @@ mod tests {
             (a.alfworld.train_chunk_tokens, a.alfworld.eval_chunk_tokens),
             (2048, 512)
         );
-        assert_eq!(a.reward.kind, "judge");
+        assert_eq!(a.reward.kind, RewardKind::Judge);
     }
 
     #[test]
@@ -1302,12 +1665,12 @@ mod tests {
     fn encoder_long_text_and_memory_retriever_are_checked() {
         let c = Config::from_toml_str("", &[], "t").unwrap();
         assert_eq!(
-            (c.encoder.long_text.as_str(), c.memory.retriever.as_str()),
-            ("truncate", "encoder")
+            (c.encoder.long_text, c.memory.retriever),
+            (LongText::Truncate, RetrieverKind::Encoder)
         );
         let c =
             Config::from_toml_str("", &["encoder.long_text=\"window-mean\"".into()], "t").unwrap();
-        assert_eq!(c.encoder.long_text, "window-mean");
+        assert_eq!(c.encoder.long_text, LongText::WindowMean);
         let e = Config::from_toml_str("", &["encoder.long_text=\"mean\"".into()], "t").unwrap_err();
         assert!(format!("{e:#}").contains("encoder.long_text"), "{e:#}");
         let e = Config::from_toml_str(
@@ -1326,12 +1689,12 @@ mod tests {
             let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../configs/{name}.toml"));
             let c = Config::load(&p, &[]).unwrap();
             assert_eq!(
+                (c.encoder.kind, c.encoder.long_text, c.memory.retriever),
                 (
-                    c.encoder.kind.as_str(),
-                    c.encoder.long_text.as_str(),
-                    c.memory.retriever.as_str()
+                    EncoderKind::Qwen3,
+                    LongText::Truncate,
+                    RetrieverKind::Contriever
                 ),
-                ("qwen3", "truncate", "contriever"),
                 "{name}: the reference's state encoder and retriever"
             );
         }
@@ -1341,12 +1704,9 @@ mod tests {
     fn endpoint_health_keys_are_checked_and_reach_the_backend() {
         let c = Config::from_toml_str("", &[], "t").unwrap();
         let d = memskill_executor::OpenAiConfig::default();
+        let o = c.executor.openai().unwrap();
         assert_eq!(
-            (
-                c.executor.unhealthy_after,
-                c.executor.cooldown_ms,
-                c.executor.max_retry_after_secs
-            ),
+            (o.unhealthy_after, o.cooldown_ms, o.max_retry_after_secs),
             (d.unhealthy_after, d.cooldown_ms, d.max_retry_after_secs)
         );
         for (set, key) in [
@@ -1365,7 +1725,7 @@ mod tests {
     #[test]
     fn resolved_config_round_trips() {
         let c = Config::from_toml_str("", &["answer.llm.backend=\"local\"".into()], "t").unwrap();
-        assert_eq!(c.answer_llm().backend, "local");
+        assert_eq!(c.answer_llm().backend.name(), "local");
         let t = c.to_toml().unwrap();
         let d = Config::from_toml_str(&t, &[], "resolved").unwrap();
         assert_eq!(d.to_toml().unwrap(), t);
@@ -1376,7 +1736,7 @@ mod tests {
         let c = Config::from_toml_str("", &[], "t").unwrap();
         assert_eq!(c.executor.max_tokens, 2048);
         assert!(!c.executor.enforce_skill_actions && !c.executor.dedupe_actions);
-        assert_eq!(c.eval.hotpotqa_f1, "memskill");
+        assert_eq!(c.eval.hotpotqa_f1, HotpotF1::Memskill);
         let c = Config::from_toml_str(
             "",
             &[
@@ -1386,7 +1746,7 @@ mod tests {
             "t",
         )
         .unwrap();
-        assert_eq!(c.eval.hotpotqa_f1, "official");
+        assert_eq!(c.eval.hotpotqa_f1, HotpotF1::Official);
         assert!(c.executor.enforce_skill_actions);
         let e = Config::from_toml_str("", &["eval.hotpotqa_f1=stemmed".into()], "t").unwrap_err();
         assert!(format!("{e:#}").contains("eval.hotpotqa_f1"), "{e:#}");
@@ -1398,7 +1758,7 @@ mod tests {
                 !c.executor.enforce_skill_actions && !c.executor.dedupe_actions,
                 "{name}"
             );
-            assert_eq!(c.eval.hotpotqa_f1, "memskill", "{name}");
+            assert_eq!(c.eval.hotpotqa_f1, HotpotF1::Memskill, "{name}");
         }
     }
 
@@ -1418,21 +1778,23 @@ mod tests {
     fn answer_and_judge_defaults_follow_the_reference() {
         let c = Config::from_toml_str("[run]\nname = \"x\"\n", &[], "t").unwrap();
         assert_eq!(c.answer.max_tokens, None);
-        assert_eq!(c.answer_max_tokens("locomo"), 32);
-        assert_eq!(c.answer_max_tokens("longmemeval"), 512);
-        assert_eq!(c.answer_max_tokens("hotpotqa"), 512);
+        let ds = |n: &str| n.parse::<Dataset>().unwrap();
+        assert_eq!(c.answer_max_tokens(ds("locomo")), 32);
+        assert_eq!(c.answer_max_tokens(ds("longmemeval")), 512);
+        assert_eq!(c.answer_max_tokens(ds("hotpotqa")), 512);
         assert!(
             c.eval.judge,
             "the reference's evaluation always reports the judge"
         );
-        assert_eq!(c.eval.judge_style, "general");
+        assert_eq!(c.eval.judge_style, JudgeStyle::General);
         assert_eq!(c.eval.judge_max_tokens, 1024);
-        assert_eq!(c.executor.overflow, "refuse");
+        assert_eq!(c.executor.backend.name(), "openai");
+        assert_eq!(LocalSettings::default().overflow, Overflow::Refuse);
         assert!(c.prompts.dir.is_none());
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
         for (name, tokens) in [("locomo", 32), ("longmemeval", 512), ("hotpotqa", 512)] {
             let c = Config::load(&dir.join(format!("{name}.toml")), &[]).unwrap();
-            assert_eq!(c.answer_max_tokens(name), tokens, "{name}");
+            assert_eq!(c.answer_max_tokens(ds(name)), tokens, "{name}");
             assert!(c.eval.judge && c.eval.judge_max_tokens == 1024, "{name}");
         }
         for (set, key) in [
@@ -1455,12 +1817,8 @@ mod tests {
         );
         let a = &c.alfworld;
         assert_eq!(
-            (
-                a.eval_chunk_overlap,
-                a.include_inventory,
-                a.reply_match.as_str()
-            ),
-            (0, true, "reference")
+            (a.eval_chunk_overlap, a.include_inventory, a.reply_match),
+            (0, true, ReplyMatch::Reference)
         );
         let e =
             Config::from_toml_str("[alfworld]\nreply_match = \"fuzzy\"\n", &[], "t").unwrap_err();
@@ -1468,7 +1826,7 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
         let h = Config::load(&dir.join("hotpotqa.toml"), &[]).unwrap();
         assert_eq!(h.data.path, "hotpotqa/eval_200.json");
-        assert_eq!(h.eval.span_mode, "fixed-tokens:512:64");
+        assert_eq!(h.eval.span_mode.to_string(), "fixed-tokens:512:64");
         let l = Config::load(&dir.join("longmemeval.toml"), &[]).unwrap();
         assert_eq!(l.data.path, "longmemeval/longmemeval_s_cleaned.json");
         assert_eq!(l.eval.split, "test");
@@ -1477,5 +1835,39 @@ mod tests {
             (w.alfworld.eval_chunk_tokens, w.alfworld.eval_chunk_overlap),
             (512, 0)
         );
+    }
+
+    #[test]
+    fn modes_are_typed_and_empty_paths_mean_absent() {
+        // a config written before the optional paths became options still reads
+        let c = Config::from_toml_str(
+            "[run]\nskill_bank = \"\"\n[executor]\nbackend = \"local\"\nmodel_path = \"\"\narch = \"\"\nmodel = \"x\"\n",
+            &[],
+            "t",
+        )
+        .unwrap();
+        assert_eq!(c.run.skill_bank, None);
+        assert!(
+            matches!(&c.executor.backend, LlmBackend::Local(l) if l.model_path.is_none() && l.arch.is_none())
+        );
+        // the resolved config names only the chosen backend's keys and reads back equal
+        let t = c.to_toml().unwrap();
+        assert!(!t.contains("base_urls") && !t.contains("skill_bank"), "{t}");
+        let back = Config::from_toml_str(&t, &[], "resolved").unwrap();
+        assert_eq!(back.to_toml().unwrap(), t);
+        // a bad value names its key
+        for (set, key) in [
+            ("executor.backend=\"gpt\"", "executor.backend"),
+            ("executor.cache=\"sometimes\"", "executor.cache"),
+            ("reward.kind=\"bleu\"", "reward.kind"),
+            ("alfworld.actor=\"human\"", "alfworld.actor"),
+            ("answer.llm.backend=\"gpt\"", "answer.llm"),
+        ] {
+            let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+        // an optional LLM section starts from the default backend, as [executor] does
+        let c = Config::from_toml_str("", &["answer.llm.max_tokens=7".into()], "t").unwrap();
+        assert_eq!(c.answer_llm().backend.name(), "openai");
     }
 }

@@ -4,11 +4,13 @@ use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{bail, Context, Result};
 use memskill_core::{Query, Sample};
-use memskill_datasets::{HotpotOptions, LmeOptions, LocomoOptions, LocomoSplits, SpanMode};
+use memskill_datasets::{
+    DatasetKind, HotpotOptions, LmeOptions, LoadOptions, LocomoOptions, LocomoSplits, SpanMode,
+};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::DataConfig;
+use crate::config::{DataConfig, Dataset, SyntheticTask};
 
 /// Parse a span mode string with the config field in the error.
 pub fn span_mode(s: &str, field: &str) -> Result<SpanMode> {
@@ -23,65 +25,33 @@ fn check_size(cfg: &DataConfig, path: &std::path::Path, key: &str) -> Result<()>
     Ok(())
 }
 
-/// Load, split, cut and segment the samples of `split`.
+/// Load, split, cut and segment the samples of `split`: the one way the trainer and the CLI
+/// read a configured dataset (ALFWorld has no samples: its episodes are pairs of games).
 pub fn load_samples(
     cfg: &DataConfig,
     split: &str,
     mode: &SpanMode,
     seed: u64,
 ) -> Result<Vec<Sample>> {
-    let mut samples = match cfg.dataset.as_str() {
-        "synthetic" => {
-            let all = if cfg.synthetic_task == "contextual" {
-                crate::synthetic::contextual::dataset(
+    let mut samples = match cfg.dataset {
+        Dataset::Synthetic => {
+            let all = match cfg.synthetic_task {
+                SyntheticTask::Contextual => crate::synthetic::contextual::dataset(
                     cfg.synthetic_samples,
                     cfg.synthetic_spans,
                     seed,
-                )
-            } else {
-                crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed)
+                ),
+                SyntheticTask::Facts => {
+                    crate::synthetic::dataset(cfg.synthetic_samples, cfg.synthetic_spans, seed)
+                }
             };
             // Synthetic spans are built by hand (one per fact); the split is ignored.
             return Ok(cut(all, cfg));
         }
-        "locomo" => {
-            let path = &crate::config::resolve_data_path(&cfg.path);
-            check_size(cfg, path, "data.path")?;
-            let all = memskill_datasets::load_locomo(
-                path,
-                &LocomoOptions {
-                    include_adversarial: cfg.include_adversarial,
-                },
-            )
-            .with_context(|| format!("data.path: loading LoCoMo from {}", path.display()))?;
-            memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
-                .with_context(|| format!("data.split {split:?}"))?
+        Dataset::Alfworld => {
+            bail!("data.dataset = \"alfworld\" has no samples (its episodes are pairs of games)")
         }
-        "longmemeval" => {
-            let path = &crate::config::resolve_data_path(&cfg.path);
-            check_size(cfg, path, "data.path")?;
-            let only = lme_split_entries(cfg, split)?;
-            memskill_datasets::load_longmemeval(
-                path,
-                &LmeOptions {
-                    only,
-                    include_abstention: cfg.include_abstention,
-                },
-            )
-            .with_context(|| format!("data.path: loading LongMemEval from {}", path.display()))?
-        }
-        "hotpotqa" => {
-            let path = &crate::config::resolve_data_path(&cfg.path);
-            check_size(cfg, path, "data.path")?;
-            memskill_datasets::load_hotpotqa_with(
-                path,
-                &HotpotOptions {
-                    split_documents: cfg.hotpotqa_split_documents,
-                },
-            )
-            .with_context(|| format!("data.path: loading HotpotQA from {}", path.display()))?
-        }
-        other => bail!("data.dataset {other:?} is not locomo | longmemeval | hotpotqa | synthetic"),
+        Dataset::Qa(kind) => load_qa(cfg, kind, split)?,
     };
     samples = cut(samples, cfg);
     for s in &mut samples {
@@ -97,15 +67,51 @@ pub fn load_samples(
     Ok(samples)
 }
 
+/// A QA benchmark's samples of `split` (spans not cut yet), through
+/// `memskill_datasets::load`.
+fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: &str) -> Result<Vec<Sample>> {
+    let path = &crate::config::resolve_data_path(&cfg.path);
+    check_size(cfg, path, "data.path")?;
+    let only = match kind {
+        DatasetKind::LongMemEval => lme_split_entries(cfg, split)?,
+        _ => None,
+    };
+    let opts = LoadOptions {
+        locomo: LocomoOptions {
+            include_adversarial: cfg.include_adversarial,
+        },
+        longmemeval: LmeOptions {
+            only,
+            include_abstention: cfg.include_abstention,
+        },
+        hotpotqa: HotpotOptions {
+            split_documents: cfg.hotpotqa_split_documents,
+        },
+    };
+    let all = memskill_datasets::load(kind, path, &opts).with_context(|| {
+        format!(
+            "data.path: loading {} from {}",
+            kind.title(),
+            path.display()
+        )
+    })?;
+    Ok(match kind {
+        DatasetKind::Locomo => {
+            memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
+                .with_context(|| format!("data.split {split:?}"))?
+        }
+        // LongMemEval is split by its splits file (above); HotpotQA has no split
+        _ => all,
+    })
+}
+
 /// The LongMemEval splits file of `cfg`: `data.splits_path`, else the reference's
 /// `longmemeval/longmemeval_s_splits.json` (under the data cache).
 pub fn lme_splits_path(cfg: &DataConfig) -> std::path::PathBuf {
-    let p = if cfg.splits_path.is_empty() {
-        DEFAULT_LME_SPLITS
-    } else {
-        cfg.splits_path.as_str()
-    };
-    crate::config::resolve_data_path(p)
+    match &cfg.splits_path {
+        Some(p) => crate::config::resolve_data_path(&p.to_string_lossy()),
+        None => crate::config::resolve_data_path(DEFAULT_LME_SPLITS),
+    }
 }
 
 /// The reference's LongMemEval split file (train 297 / val 98 / test 105 question indices).
@@ -300,13 +306,9 @@ mod tests {
     fn lme_cfg(splits_path: &str) -> DataConfig {
         let fx = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/tests/fixtures/");
         DataConfig {
-            dataset: "longmemeval".into(),
+            dataset: Dataset::Qa(DatasetKind::LongMemEval),
             path: format!("{fx}longmemeval_small.json"),
-            splits_path: if splits_path.is_empty() {
-                String::new()
-            } else {
-                format!("{fx}{splits_path}")
-            },
+            splits_path: (!splits_path.is_empty()).then(|| format!("{fx}{splits_path}").into()),
             ..Default::default()
         }
     }

@@ -17,6 +17,17 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backends::embed;
+use crate::config::{ControllerPolicy, Dataset, DatasetKind, RewardKind, TruncatedReply};
+
+/// What the executor writes memories about: procedural tips for an acting agent,
+/// conversation facts otherwise.
+pub fn memory_domain(dataset: Dataset) -> MemoryDomain {
+    if dataset.is_interactive() {
+        MemoryDomain::Procedural
+    } else {
+        MemoryDomain::Conversation
+    }
+}
 
 /// Run `f` over `items` with at most `workers` threads; results keep the input order.
 pub fn par_map<T: Sync, R: Send>(
@@ -66,11 +77,11 @@ pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
     parts.iter().fold(mix(seed), |acc, p| mix(acc ^ mix(*p)))
 }
 
-/// The answer style of a dataset.
-pub fn answer_style(dataset: &str) -> AnswerStyle {
-    match dataset {
-        "longmemeval" => AnswerStyle::LongMemEval,
-        "hotpotqa" => AnswerStyle::HotpotQa,
+/// The answer style of a dataset (LoCoMo's for the synthetic task and ALFWorld).
+pub fn answer_style(dataset: Dataset) -> AnswerStyle {
+    match dataset.qa() {
+        Some(DatasetKind::LongMemEval) => AnswerStyle::LongMemEval,
+        Some(DatasetKind::HotpotQa) => AnswerStyle::HotpotQa,
         _ => AnswerStyle::Locomo,
     }
 }
@@ -78,19 +89,23 @@ pub fn answer_style(dataset: &str) -> AnswerStyle {
 /// The F1 of a prediction under the dataset's rule (the reference's, with HotpotQA's chosen by
 /// `eval.hotpotqa_f1`).
 pub fn f1_score(
-    dataset: &str,
+    dataset: Dataset,
     q: &Query,
     prediction: &str,
     hotpot: memskill_executor::HotpotF1,
 ) -> f64 {
     let gold = q.answers.first().map(String::as_str).unwrap_or("");
     match dataset {
-        "hotpotqa" => memskill_executor::hotpot_f1_with(hotpot, prediction, &q.answers),
-        "locomo" | "synthetic" => {
+        Dataset::Qa(DatasetKind::HotpotQa) => {
+            memskill_executor::hotpot_f1_with(hotpot, prediction, &q.answers)
+        }
+        Dataset::Qa(DatasetKind::Locomo) | Dataset::Synthetic => {
             let cat: u8 = q.category.trim().parse().unwrap_or(4);
             memskill_executor::locomo_f1(prediction, gold, cat)
         }
-        _ => memskill_executor::memskill_f1(prediction, gold),
+        Dataset::Qa(DatasetKind::LongMemEval) | Dataset::Alfworld => {
+            memskill_executor::memskill_f1(prediction, gold)
+        }
     }
 }
 
@@ -127,7 +142,7 @@ pub struct EpisodeCtx<'a> {
     pub prompts: &'a PromptSet,
     /// Reward = judge score instead of F1.
     pub reward_is_judge: bool,
-    pub dataset: &'a str,
+    pub dataset: Dataset,
     pub top_k: usize,
     pub retrieve: usize,
     pub answer_retrieve: usize,
@@ -165,23 +180,23 @@ impl<'a> EpisodeCtx<'a> {
             exec_max_tokens: cfg.executor.max_tokens,
             exec_temperature: cfg.executor.temperature,
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
-            exec_drop_truncated_last: cfg.executor.truncated_reply == "drop-last",
-            random_policy: cfg.controller.policy == "random",
+            exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
+            random_policy: cfg.controller.policy == ControllerPolicy::Random,
             answer_as_of: cfg.answer.as_of_question_date,
             seed: cfg.run.seed,
             exec_apply: memskill_executor::ApplyOptions {
                 dedupe: cfg.executor.dedupe_actions,
             },
             // validated with the config
-            hotpotqa_f1: cfg.eval.hotpotqa_f1.parse().unwrap_or_default(),
+            hotpotqa_f1: cfg.eval.hotpotqa_f1,
             answerer: rt.answerer.as_ref(),
-            answer_max_tokens: cfg.answer_max_tokens(&cfg.data.dataset),
+            answer_max_tokens: cfg.answer_max_tokens(cfg.data.dataset),
             judge: rt.judge.as_deref(),
-            judge_style: cfg.eval.judge_style.parse().unwrap_or_default(),
+            judge_style: cfg.eval.judge_style,
             judge_max_tokens: cfg.eval.judge_max_tokens,
             prompts: &rt.prompts,
-            reward_is_judge: cfg.reward.kind == "judge",
-            dataset: &cfg.data.dataset,
+            reward_is_judge: cfg.reward.kind == RewardKind::Judge,
+            dataset: cfg.data.dataset,
             top_k: cfg.controller.top_k,
             retrieve: cfg.controller.retrieve,
             answer_retrieve: cfg.answer.retrieve,
@@ -192,7 +207,7 @@ impl<'a> EpisodeCtx<'a> {
             skill_embs,
             bias: None,
             step: 0,
-            domain: MemoryDomain::of_dataset(&cfg.data.dataset),
+            domain: memory_domain(cfg.data.dataset),
             memory_filter: cfg.memory.filter_mode(),
             show_flagged: cfg.memory.show_flagged,
         }
@@ -565,8 +580,9 @@ pub fn judge_score(
     q: &Query,
     prediction: &str,
 ) -> Result<std::result::Result<f64, String>> {
-    let jc = JudgeContext::new(ctx.dataset, q, prediction);
-    let yes_no = ctx.judge_style == JudgeStyle::LongmemevalYesNo && ctx.dataset == "longmemeval";
+    let jc = JudgeContext::new(&ctx.dataset.name(), q, prediction);
+    let yes_no = ctx.judge_style == JudgeStyle::LongmemevalYesNo
+        && ctx.dataset == Dataset::Qa(DatasetKind::LongMemEval);
     let messages = if yes_no {
         memskill_executor::lme_judge_messages(ctx.prompts, &jc)
     } else {

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
-use crate::config::Config;
+use crate::config::{Config, Dataset, DatasetKind};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
 use crate::fsutil::{sha256_bytes, write_atomic};
 use crate::runtime::Runtime;
@@ -23,8 +23,8 @@ use crate::runtime::Runtime;
 pub struct EvalOptions {
     /// A checkpoint dir, a run dir (its best, else latest checkpoint) or a checkpoints dir.
     pub checkpoint: PathBuf,
-    /// Dataset name; None = the training dataset.
-    pub dataset: Option<String>,
+    /// Dataset; None = the training dataset.
+    pub dataset: Option<Dataset>,
     /// Split; None = `eval.split`.
     pub split: Option<String>,
     /// Answer at most this many queries (in order).
@@ -367,34 +367,28 @@ pub fn render_results_md(r: &EvalResults) -> String {
 }
 
 /// Default data file of a dataset, relative to `<cache>/data/` (see `config::resolve_data_path`).
-pub fn default_data_path(dataset: &str) -> Option<&'static str> {
-    match dataset {
-        "locomo" => Some("locomo/locomo10.json"),
-        "longmemeval" => Some("longmemeval/longmemeval_s_cleaned.json"),
-        "hotpotqa" => Some("hotpotqa/eval_200.json"),
-        _ => None,
-    }
+pub fn default_data_path(dataset: Dataset) -> Option<&'static str> {
+    dataset.qa().map(DatasetKind::default_path)
 }
 
 /// The reference's evaluation K per dataset (`eval_locomo.sh` 7, `eval_longmemeval.sh` 5,
 /// `eval_hp.sh` 7).
-pub fn reference_eval_top_k(dataset: &str) -> Option<usize> {
-    match dataset {
-        "locomo" | "hotpotqa" => Some(7),
-        "longmemeval" => Some(5),
-        _ => None,
+pub fn reference_eval_top_k(dataset: Dataset) -> Option<usize> {
+    match dataset.qa()? {
+        DatasetKind::Locomo | DatasetKind::HotpotQa => Some(7),
+        DatasetKind::LongMemEval => Some(5),
     }
 }
 
 /// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's
 /// transfer runs): its default data file, its reference evaluation K, its own answer budget
 /// (`answer.max_tokens` absent) and split file, unless `--set` gives them.
-pub fn transfer_to(cfg: &mut Config, dataset: &str, sets: &[String]) -> Result<()> {
+pub fn transfer_to(cfg: &mut Config, dataset: Dataset, sets: &[String]) -> Result<()> {
     let given = |key: &str| {
         sets.iter()
             .any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == key))
     };
-    cfg.data.dataset = dataset.to_string();
+    cfg.data.dataset = dataset;
     if !given("data.path") {
         cfg.data.path = default_data_path(dataset)
             .with_context(|| format!("--dataset {dataset}: pass --set data.path=FILE"))?
@@ -409,7 +403,7 @@ pub fn transfer_to(cfg: &mut Config, dataset: &str, sets: &[String]) -> Result<(
         cfg.answer.max_tokens = None;
     }
     if !given("data.splits_path") {
-        cfg.data.splits_path = String::new();
+        cfg.data.splits_path = None;
     }
     Ok(())
 }
@@ -425,13 +419,13 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         &opts.sets,
         &ck_dir.join("config.toml").display().to_string(),
     )?;
-    if let Some(d) = &opts.dataset {
-        if d != &cfg.data.dataset {
+    if let Some(d) = opts.dataset {
+        if d != cfg.data.dataset {
             transfer_to(&mut cfg, d, &opts.sets)?;
         }
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let span_mode = crate::data::span_mode(&cfg.eval.span_mode, "eval.span_mode")?;
+    let span_mode = cfg.eval.span_mode;
     let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
     if let Some(limit) = opts.limit {
         let mut left = limit;
@@ -462,7 +456,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
             let mut extra = json!({"span_mode": span_mode.to_string()});
-            if cfg.controller.policy != "learned" {
+            if cfg.controller.policy != crate::config::ControllerPolicy::Learned {
                 extra["policy"] = json!(cfg.controller.policy);
             }
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
@@ -497,7 +491,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         method: opts.method.clone().unwrap_or_else(|| cfg.run.name.clone()),
         checkpoint: ck_dir.display().to_string(),
         checkpoint_hash: ck_hash.clone(),
-        dataset: cfg.data.dataset.clone(),
+        dataset: cfg.data.dataset.name(),
         split: split.clone(),
         span_mode: span_mode.to_string(),
         top_k: cfg.eval.top_k,
@@ -619,31 +613,34 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn transfer_evaluation_takes_the_target_datasets_reference_settings() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
         let locomo = crate::Config::load(&dir.join("locomo.toml"), &[]).unwrap();
         assert_eq!((locomo.eval.top_k, locomo.answer.max_tokens), (7, Some(32)));
+        let ds = |n: &str| n.parse::<Dataset>().unwrap();
         let mut c = locomo.clone();
-        transfer_to(&mut c, "longmemeval", &[]).unwrap();
+        transfer_to(&mut c, ds("longmemeval"), &[]).unwrap();
         assert_eq!(c.eval.top_k, 5, "eval_longmemeval.sh --action-top-k 5");
-        assert_eq!(c.answer_max_tokens("longmemeval"), 512);
+        assert_eq!(c.answer_max_tokens(ds("longmemeval")), 512);
         assert_eq!(c.data.path, "longmemeval/longmemeval_s_cleaned.json");
         let mut c = locomo.clone();
-        transfer_to(&mut c, "hotpotqa", &[]).unwrap();
-        assert_eq!((c.eval.top_k, c.answer_max_tokens("hotpotqa")), (7, 512));
+        transfer_to(&mut c, ds("hotpotqa"), &[]).unwrap();
+        assert_eq!(
+            (c.eval.top_k, c.answer_max_tokens(ds("hotpotqa"))),
+            (7, 512)
+        );
         // what --set gives is kept
         let sets = vec![
             "eval.top_k=3".to_string(),
             "data.path=\"x.json\"".to_string(),
         ];
         let mut c = crate::Config::load(&dir.join("locomo.toml"), &sets).unwrap();
-        transfer_to(&mut c, "longmemeval", &sets).unwrap();
+        transfer_to(&mut c, ds("longmemeval"), &sets).unwrap();
         assert_eq!((c.eval.top_k, c.data.path.as_str()), (3, "x.json"));
     }
-
-    use super::*;
 
     #[test]
     fn context_docs_counts_hotpotqa_documents() {

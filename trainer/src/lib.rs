@@ -5,12 +5,14 @@
 pub mod alfworld;
 pub mod backends;
 pub mod baselines;
+pub mod benchmark;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
+pub mod metrics;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::metrics::{MetricsLine, UpdateMetrics};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 
@@ -38,6 +39,26 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The value an update line gives a series (`None`: no such series).
+pub fn series_value(u: &UpdateMetrics, key: &str) -> Option<f64> {
+    Some(match key {
+        "reward" => u.reward,
+        "reward_min" => u.reward_min,
+        "reward_max" => u.reward_max,
+        "shaped_reward" => u.shaped_reward,
+        "policy_loss" => u.policy_loss as f64,
+        "value_loss" => u.value_loss as f64,
+        "entropy" => u.entropy as f64,
+        "approx_kl" => u.approx_kl as f64,
+        "clip_frac" => u.clip_frac as f64,
+        "bank_size" => u.bank_size as f64,
+        "memory_items" => u.memory_items,
+        "hard_cases" => u.hard_cases as f64,
+        "llm_calls" => u.llm_calls as f64,
+        _ => return None,
+    })
+}
+
 /// Read `metrics.jsonl` update lines: (step, value of `key`).
 pub fn read_series(metrics: &Path, key: &str) -> Result<Series> {
     let text = std::fs::read_to_string(metrics)
@@ -47,15 +68,15 @@ pub fn read_series(metrics: &Path, key: &str) -> Result<Series> {
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not JSON", metrics.display(), i + 1))?;
-        if v["type"] != "update" {
+        let m = MetricsLine::parse(line)
+            .with_context(|| format!("{}:{}: not a metrics line", metrics.display(), i + 1))?;
+        let MetricsLine::Update(u) = m else {
             continue;
-        }
-        if let (Some(s), Some(y)) = (v["step"].as_f64(), v[key].as_f64()) {
-            if y.is_finite() {
-                points.push((s, y));
-            }
+        };
+        let y = series_value(&u, key)
+            .with_context(|| format!("{}: no update series {key:?}", metrics.display()))?;
+        if y.is_finite() {
+            points.push((u.step as f64, y));
         }
     }
     Ok(Series {

@@ -174,8 +174,8 @@ mod tests {
     #[test]
     fn missing_retriever_and_encoder_assets_are_named() {
         let cfg = crate::config::MemoryConfig {
-            retriever: "contriever".into(),
-            retriever_path: "/nonexistent/contriever".into(),
+            retriever: crate::config::RetrieverKind::Contriever,
+            retriever_path: Some("/nonexistent/contriever".into()),
             ..Default::default()
         };
         let e = crate::backends::build_retriever(&cfg)
@@ -192,8 +192,8 @@ mod tests {
                 .is_none()
         );
         let enc = crate::config::EncoderConfig {
-            kind: "qwen3".into(),
-            path: "/nonexistent/Qwen3-Embedding-0.6B".into(),
+            kind: crate::config::EncoderKind::Qwen3,
+            path: Some("/nonexistent/Qwen3-Embedding-0.6B".into()),
             ..Default::default()
         };
         let msg = format!(

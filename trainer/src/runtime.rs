@@ -8,7 +8,7 @@ use memskill_core::{Llm, Sample, SkillBank, TextEncoder};
 use serde::{Deserialize, Serialize};
 
 use crate::backends::{build_encoder, BackendFactory, CountingLlm, LlmCounters, LlmTotals};
-use crate::config::Config;
+use crate::config::{Config, Dataset, RewardKind, SyntheticTask};
 
 /// Per-role traffic counters.
 #[derive(Default)]
@@ -101,7 +101,7 @@ impl Runtime {
             f.get(cfg.answer_llm(), "answer.llm")?,
             counters.answer.clone(),
         ));
-        let judge = if want_judge || cfg.reward.kind == "judge" {
+        let judge = if want_judge || cfg.reward.kind == RewardKind::Judge {
             Some(Arc::new(CountingLlm::new(
                 f.get(cfg.judge_llm(), "reward.judge")?,
                 counters.judge.clone(),
@@ -183,19 +183,14 @@ impl Runtime {
 /// The starting skill bank: `run.skill_bank` (bank.json or an exported folder), the
 /// synthetic bank for the synthetic dataset, else the four seed skills.
 pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
-    let p = &cfg.run.skill_bank;
-    if p.is_empty() {
-        return Ok(
-            if cfg.data.dataset == "synthetic" && cfg.data.synthetic_task == "contextual" {
-                crate::synthetic::contextual::skill_bank()
-            } else if cfg.data.dataset == "synthetic" {
-                crate::synthetic::skill_bank()
-            } else {
-                SkillBank::seed()
-            },
-        );
+    match &cfg.run.skill_bank {
+        Some(p) => load_bank(p).with_context(|| format!("run.skill_bank {}", p.display())),
+        None if cfg.data.dataset == Dataset::Synthetic => Ok(match cfg.data.synthetic_task {
+            SyntheticTask::Contextual => crate::synthetic::contextual::skill_bank(),
+            SyntheticTask::Facts => crate::synthetic::skill_bank(),
+        }),
+        None => Ok(SkillBank::seed()),
     }
-    load_bank(Path::new(p)).with_context(|| format!("run.skill_bank {p}"))
 }
 
 /// Load a bank from a `bank.json`, an exported skills folder, or a checkpoint folder.

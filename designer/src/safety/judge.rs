@@ -120,7 +120,7 @@ pub fn judge_skill(
             Some(JudgeVerdict::Unsafe(r)) => Some(format!("safety judge: unsafe: {r}")),
             None => Some(format!(
                 "safety judge verdict could not be read ({:?}); rejected to be safe",
-                crate::edit::clip(&resp.text, 80)
+                crate::text::clip(&resp.text, 80)
             )),
         },
     })

@@ -42,7 +42,7 @@ pub struct LocalConfig {
     /// Prompt + completion token budget (at most candle's 4096).
     pub max_context: usize,
     /// What to do with a prompt that does not fit: `"refuse"` (an error) or `"cut-middle"`.
-    pub overflow: String,
+    pub overflow: Overflow,
     /// Sampling seed used when the request has none.
     pub seed: u64,
     /// Load-time requantization of weights whose dtype has no SIMD path in candle (Q4_1, Q5_0,
@@ -58,7 +58,7 @@ impl Default for LocalConfig {
             tokenizer_path: None,
             arch: None,
             max_context: 2048,
-            overflow: "refuse".into(),
+            overflow: Overflow::Refuse,
             seed: 42,
             requantize: None,
         }
@@ -322,17 +322,9 @@ pub fn default_smollm2_path() -> PathBuf {
         .join("SmolLM2-135M-Instruct.Q4_1.gguf")
 }
 
-/// The asset cache directory (`.../memskill/assets`).
+/// The asset cache directory (`.../memskill/assets`, `memskill_core::asset_root`).
 pub fn asset_root() -> PathBuf {
-    if let Ok(c) = std::env::var("MEMSKILL_CACHE") {
-        return PathBuf::from(c).join("assets");
-    }
-    let base = std::env::var("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".cache")
-        });
-    base.join("memskill").join("assets")
+    memskill_core::asset_root()
 }
 
 enum Weights {
@@ -484,10 +476,12 @@ pub fn tokenizer_from_gguf(ct: &gguf_file::Content, path: &Path) -> Result<Token
 }
 
 /// What a local backend does with a prompt longer than its budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Overflow {
     /// Fail the call with an error naming the prompt size and the budget (the call is
     /// counted as failed, like an API's context-length error).
+    #[default]
     Refuse,
     /// Replace the middle of the longest text block (between blank lines) of the longest
     /// user message with `[...]`, keeping both ends of it and every other part of the prompt;
@@ -781,7 +775,7 @@ impl LocalGguf {
         } else {
             None
         };
-        let overflow: Overflow = cfg.overflow.parse()?;
+        let overflow = cfg.overflow;
         Ok(Self {
             model: Mutex::new(weights),
             tokenizer,

@@ -5,7 +5,6 @@ pub mod local;
 pub mod openai;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
 use serde::{Deserialize, Serialize};
@@ -222,36 +221,6 @@ pub fn strip_reasoning(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[pos..]);
     std::borrow::Cow::Owned(out.trim().to_string())
-}
-
-/// Wraps any [`Llm`] and counts its calls, errors and tokens.
-pub struct CountingLlm {
-    inner: Arc<dyn Llm>,
-    stats: LlmStats,
-}
-
-impl CountingLlm {
-    pub fn new(inner: Arc<dyn Llm>) -> Self {
-        Self {
-            inner,
-            stats: LlmStats::default(),
-        }
-    }
-    pub fn stats(&self) -> LlmStatsSnapshot {
-        self.stats.snapshot()
-    }
-}
-
-impl Llm for CountingLlm {
-    fn id(&self) -> String {
-        self.inner.id()
-    }
-    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        self.stats.attempt();
-        let r = self.inner.chat(req);
-        self.stats.record(&r);
-        r
-    }
 }
 
 type ScriptFn = dyn Fn(&ChatRequest) -> Result<String, LlmError> + Send + Sync;

@@ -16,27 +16,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Which actor plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlfActor {
-    /// Replays each game's expert walkthrough (should reach 100%).
-    Walkthrough,
-    /// Always the first admissible command (a weak baseline).
-    FirstAdmissible,
-    /// The LLM agent (the caller supplies the backend).
-    Llm,
-}
-
-impl From<AlfActor> for ActorKind {
-    fn from(a: AlfActor) -> Self {
-        match a {
-            AlfActor::Walkthrough => ActorKind::Walkthrough,
-            AlfActor::FirstAdmissible => ActorKind::FirstAdmissible,
-            AlfActor::Llm => ActorKind::Llm,
-        }
-    }
-}
-
 /// What the LLM actor plays with: the model, optional per-game procedural tips (e.g. top-R
 /// memories retrieved by the objective) and the run's prompt templates.
 #[derive(Default)]
@@ -52,12 +31,11 @@ pub fn eval_with(
     a: &AlfworldConfig,
     split: &str,
     limit: Option<usize>,
-    actor: AlfActor,
+    actor: ActorKind,
     out: &Path,
     play: LlmPlay,
 ) -> Result<EvalReport> {
     let LlmPlay { llm, tips, prompts } = play;
-    let actor: ActorKind = actor.into();
     if actor == ActorKind::Llm && llm.is_none() {
         bail!("--actor llm needs an LLM backend (configure one for `memskill eval`)");
     }

@@ -8,9 +8,8 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use memskill_core::Sample;
 use memskill_datasets::{
-    load_hotpotqa, load_lme_splits, load_locomo, load_longmemeval, segment, split_locomo,
-    DatasetKind, LmeOptions, LocomoOptions, LocomoSplits, SpanMode, SplitSpec,
-    LOCOMO_ADVERSARIAL_CATEGORY,
+    load_lme_splits, segment, split_locomo, DatasetKind, LmeOptions, LoadOptions, LocomoOptions,
+    LocomoSplits, SpanMode, SplitSpec, LOCOMO_ADVERSARIAL_CATEGORY,
 };
 
 /// `memskill data ...`
@@ -142,69 +141,63 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
     let kind: DatasetKind = a.kind.parse()?;
     let mode: SpanMode = a.spans.parse()?;
     let split: SplitSpec = a.split.parse()?;
+    if kind == DatasetKind::HotpotQa && split != SplitSpec::All {
+        bail!("hotpotqa has no train/val/test split: use --split all");
+    }
     // Load everything (adversarial / abstention included) to count all questions, then decide
     // which are used.
-    let (samples, used_filter, note): (Vec<Sample>, UsedFilter, String) = match kind {
+    let only = match (kind, split) {
+        (DatasetKind::LongMemEval, s) if s != SplitSpec::All => {
+            let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
+            let mut splits = load_lme_splits(&sf)?;
+            let key = split.as_str();
+            match splits.remove(key) {
+                Some(ids) => Some(ids),
+                None => bail!("{}: {key}: missing field (no such split)", sf.display()),
+            }
+        }
+        _ => None,
+    };
+    let opts = LoadOptions {
+        locomo: LocomoOptions {
+            include_adversarial: true,
+        },
+        longmemeval: LmeOptions {
+            include_abstention: true,
+            only,
+        },
+        hotpotqa: Default::default(),
+    };
+    let mut samples = memskill_datasets::load(kind, &a.path, &opts)?;
+    if kind == DatasetKind::Locomo {
+        samples = split_locomo(samples, split.as_str(), &LocomoSplits::default())?;
+    }
+    let (used_filter, note): (UsedFilter, String) = match kind {
         DatasetKind::Locomo => {
-            let all = load_locomo(
-                &a.path,
-                &LocomoOptions {
-                    include_adversarial: true,
-                },
-            )?;
-            let samples = split_locomo(all, split.as_str(), &LocomoSplits::default())?;
             let inc = a.include_adversarial;
             let note = if inc {
-                "category 5 included".to_string()
+                "category 5 included"
             } else {
-                "category 5 excluded".to_string()
+                "category 5 excluded"
             };
             (
-                samples,
                 Box::new(move |_, cat| inc || cat != LOCOMO_ADVERSARIAL_CATEGORY),
-                note,
+                note.to_string(),
             )
         }
         DatasetKind::LongMemEval => {
-            let only = match split {
-                SplitSpec::All => None,
-                _ => {
-                    let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
-                    let mut splits = load_lme_splits(&sf)?;
-                    let key = split.as_str();
-                    match splits.remove(key) {
-                        Some(ids) => Some(ids),
-                        None => bail!("{}: {key}: missing field (no such split)", sf.display()),
-                    }
-                }
-            };
-            let samples = load_longmemeval(
-                &a.path,
-                &LmeOptions {
-                    include_abstention: true,
-                    only,
-                },
-            )?;
             let inc = a.include_abstention;
             let note = if inc {
                 "_abs included"
             } else {
                 "_abs questions excluded"
-            }
-            .to_string();
+            };
             (
-                samples,
                 Box::new(move |s, _| inc || !s.id.ends_with("_abs")),
-                note,
+                note.to_string(),
             )
         }
-        DatasetKind::HotpotQa => {
-            if split != SplitSpec::All {
-                bail!("hotpotqa has no train/val/test split: use --split all");
-            }
-            let samples = load_hotpotqa(&a.path)?;
-            (samples, Box::new(|_, _| true), "all".to_string())
-        }
+        _ => (Box::new(|_, _| true), "all".to_string()),
     };
 
     let mut per_category = BTreeMap::new();

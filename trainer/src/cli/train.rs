@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use memskill_trainer::config::Config;
+use memskill_trainer::config::{ActorKind, Config, Dataset};
 use memskill_trainer::eval::{compare_table, evaluate, render_results_md, EvalOptions};
 use memskill_trainer::train::{train as run_train, TrainOptions};
 
@@ -39,14 +39,14 @@ pub struct EvalArgs {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// ALFWorld actor: llm | walkthrough | first-admissible (default: alfworld.actor, else llm).
-    #[arg(long)]
-    pub actor: Option<String>,
+    #[arg(long, value_parser = |s: &str| s.parse::<ActorKind>())]
+    pub actor: Option<ActorKind>,
     /// Config for runs without a checkpoint (ALFWorld with a scripted actor).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// locomo | longmemeval | hotpotqa | synthetic | alfworld (default: the training dataset).
-    #[arg(long)]
-    pub dataset: Option<String>,
+    #[arg(long, value_parser = |s: &str| s.parse::<Dataset>())]
+    pub dataset: Option<Dataset>,
     /// train | val | test | all (default: eval.split); ALFWorld: valid_seen, valid_unseen,
     /// comma-separated (default: alfworld.split).
     #[arg(long)]
@@ -330,7 +330,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.limit == Some(0) {
         bail!("--limit must be >= 1 (got 0: nothing would be evaluated)");
     }
-    if a.dataset.as_deref() == Some("alfworld") {
+    if a.dataset == Some(Dataset::Alfworld) {
         return alfworld_eval(a);
     }
     if !a.sweep.is_empty() {
@@ -384,7 +384,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 /// memories retrieved by each game's objective are the actor's procedural tips; the actor is
 /// the run's `answer` model.
 fn alfworld_eval(a: EvalArgs) -> Result<()> {
-    use crate::cli::alfworld::{eval_with, AlfActor};
+    use crate::cli::alfworld::eval_with;
     use memskill_trainer::alfworld::{build_eval_bank, tip_source};
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
     use memskill_trainer::fsutil::write_atomic;
@@ -420,25 +420,20 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
         ),
     };
     let t = &cfg.alfworld;
-    let actor = match a.actor.as_deref().unwrap_or(t.actor.as_str()) {
-        "llm" => AlfActor::Llm,
-        "walkthrough" => AlfActor::Walkthrough,
-        "first-admissible" => AlfActor::FirstAdmissible,
-        other => bail!("--actor {other:?} is not llm | walkthrough | first-admissible"),
-    };
+    let actor = a.actor.unwrap_or(t.actor);
     let split = a.split.clone().unwrap_or_else(|| t.split.clone());
     // `<run>/eval/alfworld-<splits>` for the LLM agent, `...-<actor>` for scripted actors.
     let out = a.out.clone().unwrap_or_else(|| {
         let actor_tag = match actor {
-            AlfActor::Llm => "",
-            AlfActor::Walkthrough => "-walkthrough",
-            AlfActor::FirstAdmissible => "-first-admissible",
+            ActorKind::Llm => "",
+            ActorKind::Walkthrough => "-walkthrough",
+            ActorKind::FirstAdmissible => "-first-admissible",
         };
         run_dir
             .join("eval")
             .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
     });
-    let (llm, tips, prompts) = if actor == AlfActor::Llm {
+    let (llm, tips, prompts) = if actor == ActorKind::Llm {
         let mut eval_cfg = cfg.clone();
         eval_cfg.designer.enabled = false;
         let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;

@@ -4,11 +4,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_memskill"))
+    Command::new(memskill_e2e::memskill_bin())
 }
 
 fn fixture() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exec/preds.jsonl")
+    memskill_e2e::repo_root().join("trainer/tests/fixtures/exec/preds.jsonl")
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_memskill"))
+    Command::new(memskill_e2e::memskill_bin())
 }
 
 fn fixture(name: &str) -> PathBuf {

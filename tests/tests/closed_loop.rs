@@ -1,7 +1,7 @@
 //! End-to-end tests of the training loop on the synthetic task with the scripted oracle
 //! LLM and the hashing encoder (no assets, no network).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -282,7 +282,7 @@ fn wait_for_lines(p: &Path, n: usize, timeout: Duration) -> bool {
 /// checkpoint and duplicates nothing.
 #[test]
 fn sigkill_mid_epoch_then_resume() {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_memskill"));
+    let bin = memskill_e2e::memskill_bin();
     let extra = [
         "run.outer_epochs=2",
         "run.inner_epochs=4",

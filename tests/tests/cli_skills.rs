@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn memskill(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memskill"))
+    Command::new(memskill_e2e::memskill_bin())
         .args(args)
         .output()
         .expect("memskill runs")

@@ -384,7 +384,7 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
 
     // Evaluation: one bank from the training trajectories, tips for valid_unseen games.
     let eval_out = run.join("eval").join("alfworld-valid_unseen");
-    let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
+    let o = Command::new(memskill_e2e::memskill_bin())
         .current_dir(tmp.path())
         .args(["eval", "--checkpoint"])
         .arg(&run)
@@ -425,7 +425,7 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
         stdout.contains("| valid_unseen | all | 4 | 4 | 100.0 |"),
         "{stdout}"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
+    let o = Command::new(memskill_e2e::memskill_bin())
         .arg("compare")
         .arg(&run)
         .output()
@@ -446,7 +446,7 @@ fn cli_scripted_actors_print_the_table() {
     let fake = memskill_alfworld::scripts_dir().join("fake_bridge.py");
     let run = |actor: &str| {
         let out = tmp.path().join(actor);
-        let o = Command::new(env!("CARGO_BIN_EXE_memskill"))
+        let o = Command::new(memskill_e2e::memskill_bin())
             .current_dir(tmp.path())
             .args(["eval", "--dataset", "alfworld", "--split", "valid_unseen"])
             .args(["--actor", actor, "--out"])

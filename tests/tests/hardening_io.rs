@@ -8,7 +8,7 @@ use memskill_trainer::config::Config;
 use memskill_trainer::train::{train, TrainOptions};
 
 fn memskill(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memskill"))
+    Command::new(memskill_e2e::memskill_bin())
         .args(args)
         .output()
         .expect("memskill runs")

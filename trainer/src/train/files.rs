@@ -1,0 +1,179 @@
+//! What the loop writes besides metrics: checkpoints, `skills.md`, the exported bank, and
+//! the resume bookkeeping of `timings.jsonl`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use memskill_core::{Skill, SkillBank};
+use memskill_designer::{FinalState, Rollback};
+
+use super::{TrainOutcome, Trainer};
+use crate::checkpoint::{BankHistoryRow, Checkpoint};
+use crate::fsutil::{file_len, write_atomic};
+
+fn skill_row(s: &Skill) -> String {
+    format!("{}@{} ({})", s.name, s.version, s.status)
+}
+
+pub(super) fn history_row(
+    stage: u32,
+    step: u64,
+    reward: Option<f64>,
+    event: &str,
+    bank: &SkillBank,
+    note: String,
+) -> BankHistoryRow {
+    BankHistoryRow {
+        stage,
+        update_step: step,
+        reward,
+        event: event.into(),
+        bank_version: bank.bank_version,
+        skills: bank.skills().iter().map(skill_row).collect(),
+        note,
+    }
+}
+
+/// Render `skills.md`: the bank's evolution, then the current bank.
+pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
+    let mut s = String::from("# Skill bank evolution\n\n| stage | update | event | reward | bank version | skills | note |\n|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let reward = r
+            .reward
+            .map(|x| format!("{x:.4}"))
+            .unwrap_or_else(|| "-".into());
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            r.stage,
+            r.update_step,
+            r.event,
+            reward,
+            r.bank_version,
+            r.skills.join("<br>"),
+            r.note.replace('|', "\\|").replace('\n', " ")
+        ));
+    }
+    s.push_str("\n# Current bank\n\n| skill | version | status | action | uses | mean reward | description |\n|---|---|---|---|---|---|---|\n");
+    for k in bank.skills() {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.4} | {} |\n",
+            k.name,
+            k.version,
+            k.status,
+            k.action,
+            k.usage.count,
+            k.usage.mean_reward,
+            k.description.replace('|', "\\|").replace('\n', " ")
+        ));
+    }
+    s
+}
+
+/// Drop timing lines of updates after `step` (they are redone after a resume).
+pub(super) fn filter_timings(path: &Path, step: u64) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()
+                .and_then(|v| v["step"].as_u64())
+                .is_some_and(|s| s <= step)
+        })
+        .collect();
+    let mut body = kept.join("\n");
+    if !body.is_empty() {
+        body.push('\n');
+    }
+    write_atomic(path, body.as_bytes())
+}
+
+/// Write `dir/skills`, next to the old export and swapped in by renames, so a crash leaves a
+/// complete export (the old or the new one), never none.
+fn export_skills(dir: &Path, bank: &SkillBank) -> Result<PathBuf> {
+    let export = dir.join("skills");
+    let fresh = dir.join(format!(".skills.tmp-{}", std::process::id()));
+    let old = dir.join(format!(".skills-old.tmp-{}", std::process::id()));
+    for p in [&fresh, &old] {
+        if p.exists() {
+            std::fs::remove_dir_all(p).with_context(|| format!("removing {}", p.display()))?;
+        }
+    }
+    memskill_designer::export_bank(bank, &fresh)
+        .with_context(|| format!("exporting the final skill bank to {}", fresh.display()))?;
+    if export.exists() {
+        std::fs::rename(&export, &old)
+            .with_context(|| format!("replacing {}", export.display()))?;
+    }
+    std::fs::rename(&fresh, &export)
+        .with_context(|| format!("moving the export to {}", export.display()))?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    }
+    Ok(export)
+}
+
+impl Trainer<'_> {
+    /// Write a checkpoint of the whole run state (`is_best` also points `best` at it).
+    pub fn checkpoint(&mut self, is_best: bool) -> Result<PathBuf> {
+        self.state.metrics_len = file_len(&self.files.metrics);
+        let ck = Checkpoint {
+            state: self.state.clone(),
+            controller: self
+                .controller
+                .save_bytes()
+                .context("serialising the controller")?,
+            bank: self.bank.clone(),
+            evolution: self.evolution.clone(),
+            pool: self.pool.clone(),
+            config_toml: self.files.config_toml.clone(),
+        };
+        ck.save(&self.files.dir, self.cfg.run.keep_last, is_best)
+    }
+
+    pub(super) fn write_skills_md(&self) -> Result<()> {
+        write_atomic(
+            &self.files.dir.join("skills.md"),
+            render_skills_md(&self.state.bank_history, &self.bank).as_bytes(),
+        )
+    }
+
+    /// After the last epoch: `evolution.final = "best"` makes the best snapshot what training
+    /// leaves behind ("last", the reference, keeps the current state); the history records
+    /// the final bank.
+    pub(super) fn settle_final_state(&mut self) -> Result<()> {
+        let cfg = self.cfg;
+        if cfg.evolution.final_state == FinalState::Best {
+            if let Some(best) = &self.evolution.best {
+                self.bank = best.bank.clone();
+                if cfg.designer.cfg.rollback == Rollback::BankAndController {
+                    self.controller
+                        .load_bytes(&best.controller_state)
+                        .context("restoring the best snapshot's controller")?;
+                }
+            }
+        }
+        let best = self.evolution.best.as_ref().map(|b| b.reward);
+        self.state.bank_history.push(history_row(
+            self.state.stage,
+            self.state.update_step,
+            best.or(self.state.best_reward),
+            "final",
+            &self.bank,
+            String::new(),
+        ));
+        Ok(())
+    }
+
+    /// A finished run: progress bars cleared, the final bank exported, `skills.md` written.
+    pub(super) fn finish(mut self) -> Result<TrainOutcome> {
+        self.progress.total.finish_and_clear();
+        self.progress.episodes.finish_and_clear();
+        self.out.finished = true;
+        self.out.export_dir = Some(export_skills(&self.files.dir, &self.bank)?);
+        self.write_skills_md()?;
+        Ok(self.out)
+    }
+}

@@ -1,0 +1,156 @@
+//! Opening a run: a fresh start or a resume from `checkpoints/latest`.
+
+use anyhow::{bail, Context, Result};
+use memskill_controller::Controller;
+use memskill_core::SkillBank;
+use memskill_designer::{Evolution, HardCasePool};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::files::{filter_timings, history_row};
+use super::progress::Progress;
+use super::{RunFiles, TrainOptions, TrainOutcome, Trainer};
+use crate::benchmark::Benchmark;
+use crate::checkpoint::{pointer, Checkpoint, TrainState, FORMAT_VERSION};
+use crate::config::Config;
+use crate::episode::derive_seed;
+use crate::fsutil::{truncate_to, write_atomic};
+use crate::runtime::{initial_bank, Runtime};
+
+/// Where a run starts from.
+enum Start {
+    Fresh(SkillBank),
+    Resume(Box<Checkpoint>),
+}
+
+impl<'c> Trainer<'c> {
+    /// Open the run `cfg.run.name` under `opts.runs_dir`: everything that can fail on the
+    /// config or its inputs (the benchmark's data or environment, the initial bank, a
+    /// resume's checkpoint) runs before the run directory is created, so a config error
+    /// leaves nothing behind.
+    pub fn open(cfg: &'c Config, opts: &TrainOptions) -> Result<Self> {
+        let dir = opts.runs_dir.join(&cfg.run.name);
+        let files = RunFiles {
+            metrics: dir.join("metrics.jsonl"),
+            timings: dir.join("timings.jsonl"),
+            config_toml: cfg.to_toml()?,
+            dir,
+        };
+        let bench = crate::benchmark::open(cfg)?;
+        let start = if opts.resume {
+            Start::Resume(Box::new(load_resume(&files)?))
+        } else {
+            if pointer(&files.dir, "latest")?.is_some() {
+                bail!(
+                    "run {} already has checkpoints: pass --resume or choose another --run-name",
+                    files.dir.display()
+                );
+            }
+            Start::Fresh(initial_bank(cfg)?)
+        };
+        let rt = create_run_dir(cfg, &files, bench.as_ref())?;
+        write_atomic(&files.dir.join("config.toml"), files.config_toml.as_bytes())?;
+        let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)
+            .context("building the controller")?;
+        let (state, bank, evolution, pool) = match start {
+            Start::Resume(ck) => {
+                controller
+                    .load_bytes(&ck.controller)
+                    .context("restoring the controller from the checkpoint")?;
+                truncate_to(&files.metrics, ck.state.metrics_len)?;
+                filter_timings(&files.timings, ck.state.update_step)?;
+                (ck.state, ck.bank, ck.evolution, ck.pool)
+            }
+            Start::Fresh(bank) => {
+                for p in [&files.metrics, &files.timings] {
+                    write_atomic(p, b"")?;
+                }
+                (
+                    fresh_state(cfg, &bank),
+                    bank,
+                    Evolution::new(cfg.evolution.clone()),
+                    HardCasePool::new(cfg.pool.clone()),
+                )
+            }
+        };
+        let total_updates = cfg.run.outer_epochs as u64 * cfg.run.inner_epochs as u64;
+        let progress = Progress::new(opts.progress, total_updates, state.update_step);
+        let log_lines = opts.log_lines || (progress.hidden && opts.progress);
+        let out = TrainOutcome {
+            run_dir: files.dir.clone(),
+            update_step: state.update_step,
+            updates_this_run: 0,
+            finished: false,
+            outer_rewards: Vec::new(),
+            export_dir: None,
+            last_checkpoint: None,
+        };
+        Ok(Trainer {
+            cfg,
+            opts: opts.clone(),
+            bench,
+            rt,
+            files,
+            controller,
+            bank,
+            evolution,
+            pool,
+            state,
+            progress,
+            log_lines,
+            out,
+        })
+    }
+}
+
+/// The latest checkpoint of the run, refused when the config differs from the run's.
+fn load_resume(files: &RunFiles) -> Result<Checkpoint> {
+    let dir = pointer(&files.dir, "latest")?
+        .with_context(|| format!("--resume: {} has no checkpoint yet", files.dir.display()))?;
+    let ck =
+        Checkpoint::load(&dir).with_context(|| format!("loading checkpoint {}", dir.display()))?;
+    if ck.config_toml != files.config_toml {
+        bail!(
+            "--resume: the config differs from the one the run was started with ({}); resume without --config/--set",
+            dir.join("config.toml").display()
+        );
+    }
+    Ok(ck)
+}
+
+/// Create the run directory, then the backends (the response cache lives in it) and the
+/// prompts: on failure a run directory this call created is removed again.
+fn create_run_dir(cfg: &Config, files: &RunFiles, bench: &dyn Benchmark) -> Result<Runtime> {
+    let dir = &files.dir;
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::checkpoint::clean_stale(dir)?;
+    let setup = (|| -> Result<Runtime> {
+        let rt = Runtime::build(cfg, dir, bench.oracle_samples(), false)?;
+        rt.probe_endpoints()?;
+        crate::prompts::record(dir, &rt.prompts, cfg.prompts.dir.as_deref())?;
+        Ok(rt)
+    })();
+    if setup.is_err() && created {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    setup
+}
+
+/// The loop state of a fresh run: nothing done, the batch RNG seeded from the run seed.
+fn fresh_state(cfg: &Config, bank: &SkillBank) -> TrainState {
+    TrainState {
+        format_version: FORMAT_VERSION,
+        outer: 0,
+        inner: 0,
+        update_step: 0,
+        stage: 0,
+        rng: ChaCha8Rng::seed_from_u64(derive_seed(cfg.run.seed, &[1])),
+        bias: None,
+        stage_rewards: Vec::new(),
+        metrics_len: 0,
+        best_reward: None,
+        stopped_early: false,
+        bank_history: vec![history_row(0, 0, None, "start", bank, String::new())],
+    }
+}
