@@ -883,6 +883,57 @@ impl LocalGguf {
         self.last.lock().map(|g| *g).unwrap_or_default()
     }
 
+    /// Benchmark path (`memskill bench llm`): prefill `ids` from an empty KV cache, then decode
+    /// greedily until `n_new` tokens were sampled (the first from the prefill's logits), stop
+    /// tokens ignored. Returns the timing; the tokens are not detokenised.
+    pub fn bench_generate(&self, ids: &[u32], n_new: usize) -> Result<GenTiming, LlmError> {
+        let budget = self.cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
+        if ids.is_empty() || ids.len() + n_new >= budget {
+            return Err(LlmError::Local(format!(
+                "bench_generate: {} prompt + {n_new} new tokens do not fit",
+                ids.len()
+            )));
+        }
+        let mut lp = LogitsProcessor::from_sampling(self.cfg.seed, Sampling::ArgMax);
+        let mut model = self
+            .model
+            .lock()
+            .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
+        model.clear();
+        let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
+        let t0 = Instant::now();
+        let input = Tensor::new(ids, &self.device)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(lerr)?;
+        let logits = model
+            .forward(&input, 0)
+            .and_then(|l| l.squeeze(0))
+            .map_err(lerr)?;
+        let mut next = lp.sample(&logits).map_err(lerr)?;
+        let prefill_secs = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let mut produced = 1;
+        let mut pos = ids.len();
+        while produced < n_new.max(1) {
+            let input = Tensor::new(&[next], &self.device)
+                .and_then(|t| t.unsqueeze(0))
+                .map_err(lerr)?;
+            let logits = model
+                .forward(&input, pos)
+                .and_then(|l| l.squeeze(0))
+                .map_err(lerr)?;
+            pos += 1;
+            next = lp.sample(&logits).map_err(lerr)?;
+            produced += 1;
+        }
+        Ok(GenTiming {
+            prompt_tokens: ids.len(),
+            completion_tokens: produced,
+            prefill_secs,
+            decode_secs: t1.elapsed().as_secs_f64(),
+        })
+    }
+
     /// Generate a reply: its text, timing, and whether it stopped at the token budget
     /// (`max_tokens` or the context) rather than at a stop token or string.
     fn generate(&self, req: &ChatRequest) -> Result<(String, GenTiming, bool), LlmError> {
