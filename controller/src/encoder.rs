@@ -1,7 +1,8 @@
 //! Text encoders implementing [`memskill_core::TextEncoder`].
 //!
 //! * [`BertEncoder`]: sentence-transformers all-MiniLM-L6-v2 (or any BERT directory with
-//!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle,
+//!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle
+//!   (our arrangement of the BERT forward, `bert_fast`; independent batches in parallel),
 //!   mean pooling over the attention mask, L2-normalised. Texts are tokenised once, sorted by
 //!   length and run in batches padded only to the longest text of the batch, then returned in
 //!   input order. Texts longer than the model's maximum length are truncated (what
@@ -315,7 +316,7 @@ fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>, EncoderError> {
 /// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
 /// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
 pub struct BertEncoder {
-    model: bert::BertModel,
+    model: crate::bert_fast::FastBert,
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation (window-mean mode).
     full_tokenizer: Tokenizer,
@@ -351,7 +352,7 @@ impl BertEncoder {
         // SAFETY: the file is memory-mapped read-only; it must not be modified while loaded.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
-        let model = bert::BertModel::load(vb, &config)
+        let model = crate::bert_fast::FastBert::load(vb, &config)
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
         let name = dir
             .file_name()
@@ -416,13 +417,13 @@ impl BertEncoder {
             tensors.insert(name, t);
         }
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
-        let model =
-            bert::BertModel::load(vb, &config).map_err(|e| EncoderError(format!("{id}: {e}")))?;
+        let model = crate::bert_fast::FastBert::load(vb, &config)
+            .map_err(|e| EncoderError(format!("{id}: {e}")))?;
         Self::assemble(model, tokenizer_dir, h, max_tokens, id)
     }
 
     fn assemble(
-        model: bert::BertModel,
+        model: crate::bert_fast::FastBert,
         tokenizer_dir: &Path,
         dim: usize,
         max_tokens: usize,
@@ -496,14 +497,10 @@ impl BertEncoder {
             mask[i * l..i * l + t.len()].fill(1);
         }
         let input = CTensor::from_vec(flat, (b, l), &self.device).map_err(err)?;
-        let types = input.zeros_like().map_err(err)?;
         let mask_t = CTensor::from_vec(mask, (b, l), &self.device).map_err(err)?;
-        let hidden = self
-            .model
-            .forward(&input, &types, Some(&mask_t))
-            .map_err(err)?; // [b, l, h]
-                            // Masked mean over the tokens, then L2 normalisation, as tensor operations (one pass
-                            // each, in candle) rather than per-element host loops.
+        let hidden = self.model.forward(&input, &mask_t).map_err(err)?; // [b, l, h]
+                                                                        // Masked mean over the tokens, then L2 normalisation, as tensor operations (one pass
+                                                                        // each, in candle) rather than per-element host loops.
         let m = mask_t
             .to_dtype(DType::F32)
             .and_then(|m| m.unsqueeze(2))
