@@ -7,7 +7,8 @@ use crate::plackett_luce::{
     pl_log_prob_tensor, pl_remaining_mask, top_k, topk_stats_f64, PlForm,
 };
 use crate::policy::{
-    clip_global_norm, forward, parse_device, Adam, Params, PolicyBatch, PolicyConfig,
+    clip_global_norm_flat, forward, parse_device, Adam, FlatState, Params, PolicyBatch,
+    PolicyConfig,
 };
 use crate::ppo::{gae, normalize, PpoConfig, PpoStats, Transition};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -15,6 +16,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// How `select` chooses: sample with Gumbel-Top-K (training) or take the top-K (evaluation).
 pub enum SelectMode<'a> {
@@ -100,6 +102,32 @@ fn softmax(logits: &[f32]) -> Vec<f32> {
 
 /// One row of a policy batch: state, skill embeddings, new-skill bias.
 type BatchItem<'a> = (&'a [f32], &'a [Vec<f32>], &'a [f32]);
+
+/// A skill embedding as a hash key: equal when bitwise equal.
+struct RowKey<'a>(&'a [f32]);
+
+impl PartialEq for RowKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(other.0)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for RowKey<'_> {}
+
+impl std::hash::Hash for RowKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The length and a few leading values tell embeddings apart; equality checks them all.
+        self.0.len().hash(state);
+        for x in self.0.iter().take(8) {
+            x.to_bits().hash(state);
+        }
+    }
+}
 
 impl Controller {
     /// A freshly initialised controller for embeddings of size `emb_dim` (state = `2 * emb_dim`).
@@ -195,22 +223,58 @@ impl Controller {
         let n = items.iter().map(|x| x.1.len()).max().unwrap_or(0);
         let d = self.emb_dim;
         let mut states = Vec::with_capacity(b * 2 * d);
-        let mut skills = vec![0.0f32; b * n * d];
         let mut mask = vec![false; b * n];
         let mut bias = vec![0.0f32; b * n];
+        // The distinct skill embeddings (bitwise) and, per (row, skill), which one it is. Rows
+        // whose skill list is the very same slice (transitions share the bank's embeddings) reuse
+        // the first such row's indices without looking at the values.
+        let mut rows: Vec<&[f32]> = Vec::new();
+        let mut index = vec![0i64; b * n];
+        let mut by_value: HashMap<RowKey<'_>, i64> = HashMap::new();
+        let mut by_slice: HashMap<(usize, usize), usize> = HashMap::new();
         for (i, (s, e, bi)) in items.iter().enumerate() {
             states.extend_from_slice(s);
-            for (j, emb) in e.iter().enumerate() {
-                skills[(i * n + j) * d..(i * n + j + 1) * d].copy_from_slice(emb);
-                mask[i * n + j] = true;
-                if let Some(&x) = bi.get(j) {
-                    bias[i * n + j] = x;
+            mask[i * n..i * n + e.len()].fill(true);
+            let nb = bi.len().min(e.len());
+            bias[i * n..i * n + nb].copy_from_slice(&bi[..nb]);
+            match by_slice.entry((e.as_ptr() as usize, e.len())) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    let j = *first.get();
+                    index.copy_within(j * n..j * n + e.len(), i * n);
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                    for (j, emb) in e.iter().enumerate() {
+                        let next = rows.len() as i64;
+                        let at = *by_value.entry(RowKey(emb.as_slice())).or_insert(next);
+                        if at == next {
+                            rows.push(emb.as_slice());
+                        }
+                        index[i * n + j] = at;
+                    }
                 }
             }
         }
+        let (skills, skill_index) = if rows.len() == b * n {
+            // Nothing shared and nothing padded: the rows in order are the batch.
+            let mut flat = Vec::with_capacity(b * n * d);
+            for r in &rows {
+                flat.extend_from_slice(r);
+            }
+            (flat, None)
+        } else {
+            let mut flat = Vec::with_capacity(rows.len() * d);
+            for r in &rows {
+                flat.extend_from_slice(r);
+            }
+            let idx = Tensor::<1, Int>::from_data(TensorData::new(index, [b * n]), device);
+            (flat, Some(idx))
+        };
+        let m = skills.len() / d.max(1);
         PolicyBatch {
             states: Tensor::<2>::from_data(TensorData::new(states, [b, 2 * d]), device),
-            skills: Tensor::<2>::from_data(TensorData::new(skills, [b * n, d]), device),
+            skills: Tensor::<2>::from_data(TensorData::new(skills, [m, d]), device),
+            skill_index,
             skill_mask: Tensor::<2, Bool>::from_data(TensorData::new(mask, [b, n]), device),
             bias: Tensor::<2>::from_data(TensorData::new(bias, [b, n]), device),
             b,
@@ -293,6 +357,7 @@ impl Controller {
         e: usize,
         t: usize,
         tr: &Transition,
+        checked: &mut std::collections::HashSet<usize>,
     ) -> Result<(), ControllerError> {
         let at = |what: &str| format!("episodes[{e}][{t}].{what}");
         check_vec(|| at("state"), &tr.state, 2 * self.emb_dim)?;
@@ -303,8 +368,11 @@ impl Controller {
                 at("skill_embs")
             )));
         }
-        for (i, s) in tr.skill_embs.iter().enumerate() {
-            check_vec(|| at(&format!("skill_embs[{i}]")), s, self.emb_dim)?;
+        // Transitions usually share one skill list (one Arc): check its values once.
+        if checked.insert(std::sync::Arc::as_ptr(&tr.skill_embs) as usize) {
+            for (i, s) in tr.skill_embs.iter().enumerate() {
+                check_vec(|| at(&format!("skill_embs[{i}]")), s, self.emb_dim)?;
+            }
         }
         if !tr.bias.is_empty() {
             check_vec(|| at("bias"), &tr.bias, n)?;
@@ -352,9 +420,10 @@ impl Controller {
         let mut flat: Vec<&Transition> = Vec::new();
         let mut advs: Vec<f32> = Vec::new();
         let mut rets: Vec<f32> = Vec::new();
+        let mut checked = std::collections::HashSet::new();
         for (e, ep) in episodes.iter().enumerate() {
             for (t, tr) in ep.iter().enumerate() {
-                self.validate_transition(e, t, tr)?;
+                self.validate_transition(e, t, tr, &mut checked)?;
             }
             let rewards: Vec<f32> = ep.iter().map(|t| t.reward).collect();
             let values: Vec<f32> = ep.iter().map(|t| t.old_value).collect();
@@ -370,6 +439,34 @@ impl Controller {
         if self.ppo.normalize_advantages {
             normalize(&mut advs);
         }
+        let mut flat_state = FlatState::upload(&self.params, &self.adam, &self.device);
+        let res = self.epochs(&flat, &advs, &rets, &mut flat_state);
+        // Also after an error: the steps taken so far stay taken, as they always have.
+        flat_state.write_back(&mut self.params, &mut self.adam);
+        let mut stats = res?;
+        let m = stats.minibatches.max(1) as f32;
+        stats.policy_loss /= m;
+        stats.value_loss /= m;
+        stats.entropy /= m;
+        stats.approx_kl /= m;
+        stats.clip_frac /= m;
+        stats.grad_norm /= m;
+        stats.topk_entropy /= m;
+        stats.topk_mass /= m;
+        stats.topk_bin_entropy /= m;
+        self.updates += 1;
+        Ok(stats)
+    }
+
+    /// The epochs of one update (sums of the minibatch statistics).
+    fn epochs(
+        &mut self,
+        flat: &[&Transition],
+        advs: &[f32],
+        rets: &[f32],
+        st: &mut FlatState,
+    ) -> Result<PpoStats, ControllerError> {
+        let total = flat.len();
         let ad = self.device.clone().autodiff();
         let mut stats = PpoStats::default();
         let mut idx: Vec<usize> = (0..total).collect();
@@ -383,7 +480,7 @@ impl Controller {
             let mut epoch_kl = 0.0f64;
             let mut epoch_mbs = 0usize;
             for chunk in idx.chunks(mb) {
-                let s = self.minibatch_step(chunk, &flat, &advs, &rets, &ad)?;
+                let s = self.minibatch_step(chunk, flat, advs, rets, &ad, st)?;
                 stats.policy_loss += s.policy_loss;
                 stats.value_loss += s.value_loss;
                 stats.entropy += s.entropy;
@@ -406,17 +503,6 @@ impl Controller {
                 break;
             }
         }
-        let m = stats.minibatches.max(1) as f32;
-        stats.policy_loss /= m;
-        stats.value_loss /= m;
-        stats.entropy /= m;
-        stats.approx_kl /= m;
-        stats.clip_frac /= m;
-        stats.grad_norm /= m;
-        stats.topk_entropy /= m;
-        stats.topk_mass /= m;
-        stats.topk_bin_entropy /= m;
-        self.updates += 1;
         Ok(stats)
     }
 
@@ -427,6 +513,7 @@ impl Controller {
         advs: &[f32],
         rets: &[f32],
         ad: &Device,
+        st: &mut FlatState,
     ) -> Result<PpoStats, ControllerError> {
         // Rows with a bias spec get their bias from the current logits below; the others re-apply
         // the stored rollout bias (if any).
@@ -467,7 +554,7 @@ impl Controller {
         let adv_t = Tensor::<1>::from_data(TensorData::new(adv, [b]), ad);
         let ret_t = Tensor::<1>::from_data(TensorData::new(ret, [b]), ad);
 
-        let params = self.params.to_tensors(ad, true);
+        let params = st.leaves(&self.params);
         let (logits, values) = forward(&params, &batch);
         let host = |t: Tensor<2>| -> Result<Vec<f32>, ControllerError> {
             t.into_data()
@@ -518,21 +605,21 @@ impl Controller {
         let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.ppo.value_coef)
             - ent.clone().mul_scalar(self.ppo.entropy_coef);
         let grads = loss.backward();
-        let mut g: Vec<Vec<f32>> = Vec::with_capacity(params.len());
-        for (p, meta) in params.iter().zip(&self.params.list) {
-            let v = match p.grad(&grads) {
-                Some(t) => t.into_data().try_to_vec::<f32>().map_err(|e| {
-                    ControllerError::Tensor(format!("grad of {}: {e:?}", meta.name))
-                })?,
-                None => vec![0.0; meta.data.len()],
-            };
-            g.push(v);
-        }
-        if g.iter().flatten().any(|x| !x.is_finite()) {
+        // All gradients as one flat tensor: norm, clip and Adam are a few tensor operations
+        // over it (no per-element host loop).
+        let flat: Vec<Tensor<1>> = params
+            .iter()
+            .zip(&self.params.list)
+            .map(|(p, meta)| match p.grad(&grads) {
+                Some(t) => t.reshape([meta.data.len()]),
+                None => Tensor::<1>::zeros([meta.data.len()], &self.device),
+            })
+            .collect();
+        let (g, grad_norm) = clip_global_norm_flat(Tensor::cat(flat, 0), self.ppo.max_grad_norm);
+        if !grad_norm.is_finite() {
             return Err(ControllerError::NonFinite("PPO gradient".into()));
         }
-        let grad_norm = clip_global_norm(&mut g, self.ppo.max_grad_norm);
-        self.adam.step(&mut self.params, &g, self.ppo.lr);
+        self.adam.step_flat(st, g, self.ppo.lr);
 
         let to_f32 = |t: Tensor<1>| -> Result<Vec<f32>, ControllerError> {
             t.into_data()
@@ -920,6 +1007,70 @@ mod tests {
         )
         .unwrap();
         assert!(other.load_bytes(&bytes).is_err());
+    }
+
+    /// The shared-skill batch (distinct rows + index) computes the same logits, values and
+    /// gradients as the expanded `[B * N, d]` batch, with padding.
+    #[test]
+    fn deduplicated_skill_rows_match_the_expanded_batch() {
+        let c = small();
+        let ad = Device::flex().autodiff();
+        let shared = embs(5);
+        let copy = shared.clone();
+        let short = embs(3); // same first three rows as `shared`, one row padded twice
+        let states: Vec<Vec<f32>> = (0..3)
+            .map(|i| (0..8).map(|j| ((i * 8 + j) as f32 * 0.3).cos()).collect())
+            .collect();
+        let bias = [0.0f32, 0.5, 0.0, 0.0, 0.0];
+        let none: &[f32] = &[];
+        let items: Vec<BatchItem<'_>> = vec![
+            (states[0].as_slice(), shared.as_slice(), &bias[..]),
+            (states[1].as_slice(), copy.as_slice(), none),
+            (states[2].as_slice(), short.as_slice(), none),
+        ];
+        let dedup = c.batch(&items, &ad);
+        assert!(dedup.skill_index.is_some());
+        assert_eq!(dedup.skills.dims(), [5, 4]);
+        let (b, n, d) = (3, 5, 4);
+        let mut full = vec![0.0f32; b * n * d];
+        for (i, it) in items.iter().enumerate() {
+            for (j, e) in it.1.iter().enumerate() {
+                full[(i * n + j) * d..(i * n + j + 1) * d].copy_from_slice(e);
+            }
+        }
+        let expanded = PolicyBatch {
+            skills: Tensor::<2>::from_data(TensorData::new(full, [b * n, d]), &ad),
+            skill_index: None,
+            states: dedup.states.clone(),
+            skill_mask: dedup.skill_mask.clone(),
+            bias: dedup.bias.clone(),
+            b,
+            n,
+        };
+        let run = |batch: &PolicyBatch| {
+            let p = c.params.to_tensors(&ad, true);
+            let (logits, values) = forward(&p, batch);
+            let w = Tensor::<2>::from_data(
+                TensorData::new((0..b * n).map(|i| (i as f32).sin()).collect(), [b, n]),
+                &ad,
+            );
+            let loss = (logits.clone() * w)
+                .mask_fill(batch.skill_mask.clone().bool_not(), 0.0)
+                .sum()
+                + values.clone().square().sum();
+            let g = loss.backward();
+            let mut out: Vec<f32> = logits.inner().into_data().try_to_vec().unwrap();
+            out.extend(values.inner().into_data().try_to_vec::<f32>().unwrap());
+            for t in &p {
+                out.extend(t.grad(&g).unwrap().into_data().try_to_vec::<f32>().unwrap());
+            }
+            out
+        };
+        let (x, y) = (run(&dedup), run(&expanded));
+        assert_eq!(x.len(), y.len());
+        for (i, (a, e)) in x.iter().zip(&y).enumerate() {
+            assert!((a - e).abs() <= 1e-5 * (1.0 + e.abs()), "[{i}] {a} vs {e}");
+        }
     }
 
     #[test]

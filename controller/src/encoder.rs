@@ -1,7 +1,8 @@
 //! Text encoders implementing [`memskill_core::TextEncoder`].
 //!
 //! * [`BertEncoder`]: sentence-transformers all-MiniLM-L6-v2 (or any BERT directory with
-//!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle,
+//!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle
+//!   (our arrangement of the BERT forward, `bert_fast`; independent batches in parallel),
 //!   mean pooling over the attention mask, L2-normalised. Texts are tokenised once, sorted by
 //!   length and run in batches padded only to the longest text of the batch, then returned in
 //!   input order. Texts longer than the model's maximum length are truncated (what
@@ -17,6 +18,7 @@ use candle_core::{DType, Device as CDevice, Tensor as CTensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::{bert, qwen3};
 use memskill_core::{sha256_hex, EncoderError, TextEncoder};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -302,7 +304,7 @@ fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>, EncoderError> {
 /// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
 /// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
 pub struct BertEncoder {
-    model: bert::BertModel,
+    model: crate::bert_fast::FastBert,
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation (window-mean mode).
     full_tokenizer: Tokenizer,
@@ -338,7 +340,7 @@ impl BertEncoder {
         // SAFETY: the file is memory-mapped read-only; it must not be modified while loaded.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
-        let model = bert::BertModel::load(vb, &config)
+        let model = crate::bert_fast::FastBert::load(vb, &config)
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
         let name = dir
             .file_name()
@@ -403,13 +405,13 @@ impl BertEncoder {
             tensors.insert(name, t);
         }
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
-        let model =
-            bert::BertModel::load(vb, &config).map_err(|e| EncoderError(format!("{id}: {e}")))?;
+        let model = crate::bert_fast::FastBert::load(vb, &config)
+            .map_err(|e| EncoderError(format!("{id}: {e}")))?;
         Self::assemble(model, tokenizer_dir, h, max_tokens, id)
     }
 
     fn assemble(
-        model: bert::BertModel,
+        model: crate::bert_fast::FastBert,
         tokenizer_dir: &Path,
         dim: usize,
         max_tokens: usize,
@@ -480,36 +482,33 @@ impl BertEncoder {
         let mut mask = vec![0u32; b * l];
         for (i, t) in ids.iter().enumerate() {
             flat[i * l..i * l + t.len()].copy_from_slice(t);
-            mask[i * l..i * l + t.len()].iter_mut().for_each(|m| *m = 1);
+            mask[i * l..i * l + t.len()].fill(1);
         }
         let input = CTensor::from_vec(flat, (b, l), &self.device).map_err(err)?;
-        let types = input.zeros_like().map_err(err)?;
-        let mask_t = CTensor::from_vec(mask.clone(), (b, l), &self.device).map_err(err)?;
-        let hidden = self
-            .model
-            .forward(&input, &types, Some(&mask_t))
-            .map_err(err)?
-            .to_vec3::<f32>()
+        let mask_t = CTensor::from_vec(mask, (b, l), &self.device).map_err(err)?;
+        let hidden = self.model.forward(&input, &mask_t).map_err(err)?; // [b, l, h]
+                                                                        // Masked mean over the tokens, then L2 normalisation, as tensor operations (one pass
+                                                                        // each, in candle) rather than per-element host loops.
+        let m = mask_t
+            .to_dtype(DType::F32)
+            .and_then(|m| m.unsqueeze(2))
+            .map_err(err)?; // [b, l, 1]
+        let count = m.sum(1).map_err(err)?; // [b, 1]
+        let pooled = hidden
+            .broadcast_mul(&m)
+            .and_then(|x| x.sum(1))
+            .and_then(|x| x.broadcast_div(&count))
+            .map_err(err)?; // [b, h]
+        let norm = pooled
+            .sqr()
+            .and_then(|x| x.sum_keepdim(1))
+            .and_then(|x| x.sqrt())
+            .and_then(|x| x.maximum(1e-12))
             .map_err(err)?;
-        let mut out = Vec::with_capacity(b);
-        for (i, rows) in hidden.iter().enumerate() {
-            let mut v = vec![0.0f32; self.dim];
-            let mut count = 0.0f32;
-            for (j, row) in rows.iter().enumerate() {
-                if mask[i * l + j] == 1 {
-                    count += 1.0;
-                    for (a, x) in v.iter_mut().zip(row) {
-                        *a += *x;
-                    }
-                }
-            }
-            if count > 0.0 {
-                v.iter_mut().for_each(|a| *a /= count);
-            }
-            l2_normalize(&mut v);
-            out.push(v);
-        }
-        Ok(out)
+        pooled
+            .broadcast_div(&norm)
+            .and_then(|x| x.to_vec2::<f32>())
+            .map_err(err)
     }
 
     /// The token sequences to embed for `texts` (one per text, or one per window) with their
@@ -562,9 +561,18 @@ impl TextEncoder for BertEncoder {
         let units = self.units(texts)?;
         let lens: Vec<usize> = units.iter().map(|u| u.1.len()).collect();
         let mut vecs: Vec<Vec<f32>> = vec![Vec::new(); units.len()];
-        for batch in length_sorted_batches(&lens, self.batch_size) {
-            let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
-            for (i, v) in batch.iter().zip(self.embed_batch(&refs)?) {
+        // Batches are independent: run them on all cores at once (each batch's result is what
+        // it would be alone; candle's matmuls inside share the same rayon pool).
+        let batches = length_sorted_batches(&lens, self.batch_size);
+        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = batches
+            .par_iter()
+            .map(|batch| {
+                let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
+                self.embed_batch(&refs)
+            })
+            .collect();
+        for (batch, res) in batches.iter().zip(done) {
+            for (i, v) in batch.iter().zip(res?) {
                 vecs[*i] = v;
             }
         }

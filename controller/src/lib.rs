@@ -10,6 +10,7 @@
 //! * [`policy`]: the actor-critic network (burn, autodiff) and its Adam optimiser.
 //! * [`controller`]: [`Controller`], which ties selection and PPO updates together.
 
+mod bert_fast;
 pub mod bias;
 pub mod controller;
 pub mod encoder;

@@ -16,7 +16,7 @@
 
 use crate::error::ControllerError;
 use crate::plackett_luce::MASKED_LOGIT;
-use burn::tensor::{activation::relu, Bool, Device, Tensor, TensorData};
+use burn::tensor::{activation::relu, Bool, Device, FloatDType, Int, Tensor, TensorData};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -454,8 +454,15 @@ pub(crate) fn orthogonal(rows: usize, cols: usize, gain: f32, rng: &mut ChaCha8R
 pub(crate) struct PolicyBatch {
     /// `[B, 2d]`
     pub states: Tensor<2>,
-    /// `[B * N, d]`, zero rows for padded skills.
+    /// `[M, d]`: the distinct skill embeddings of the batch (with `skill_index`), or `[B * N, d]`
+    /// with zero rows for padded skills (without).
     pub skills: Tensor<2>,
+    /// `[B * N]`: the row of `skills` for skill `n` of row `b` (padded skills point anywhere:
+    /// their logits are masked). `None`: `skills` is already `[B * N, d]`. Transitions of one
+    /// batch usually share the bank's embeddings, so the skill net and the skill half of the
+    /// actor's first layer run on the `M` distinct rows once instead of on `B * N` copies; the
+    /// gradient of a shared row is the sum over its uses, as before.
+    pub skill_index: Option<Tensor<1, Int>>,
     /// `[B, N]`, true for real skills.
     pub skill_mask: Tensor<2, Bool>,
     /// `[B, N]` additive logit bias (0 for padded skills).
@@ -475,7 +482,12 @@ pub(crate) fn forward(p: &[Tensor<2>], x: &PolicyBatch) -> (Tensor<2>, Tensor<1>
         .matmul(p[A1S].clone())
         .reshape([x.b, 1, hidden])
         .expand([x.b, x.n, hidden]);
-    let a_skill = (h_skill.matmul(p[A1K].clone()) + p[A1B].clone()).reshape([x.b, x.n, hidden]);
+    let a_skill = h_skill.matmul(p[A1K].clone()) + p[A1B].clone(); // [M, H]
+    let a_skill = match &x.skill_index {
+        Some(idx) => a_skill.select(0, idx.clone()),
+        None => a_skill,
+    }
+    .reshape([x.b, x.n, hidden]);
     let a = relu(a_state + a_skill).reshape([x.b * x.n, hidden]);
     let logits = lin(a, A2W, A2B).reshape([x.b, x.n]);
     let logits = (logits + x.bias.clone()).mask_fill(x.skill_mask.clone().bool_not(), MASKED_LOGIT);
@@ -514,6 +526,26 @@ impl Adam {
         }
     }
 
+    /// One step from the flat gradient `grad` (all parameters in [`Params::list`] order,
+    /// `[P]`) on the flat parameters and moments of `st`, as tensor operations: the same
+    /// element-wise formula, in the same order, as the scalar [`step`](Self::step)
+    /// (bit-identical results), without a per-element host loop.
+    pub fn step_flat(&mut self, st: &mut FlatState, grad: Tensor<1>, lr: f32) {
+        self.t += 1;
+        let bc1 = 1.0 - self.beta1.powi(self.t.min(i32::MAX as u64) as i32);
+        let bc2 = 1.0 - self.beta2.powi(self.t.min(i32::MAX as u64) as i32);
+        let m = st.m.clone().mul_scalar(self.beta1) + grad.clone().mul_scalar(1.0 - self.beta1);
+        let v =
+            st.v.clone().mul_scalar(self.beta2) + grad.clone().mul_scalar(1.0 - self.beta2) * grad;
+        let step = m.clone().div_scalar(bc1).mul_scalar(lr)
+            / v.clone().div_scalar(bc2).sqrt().add_scalar(self.eps);
+        st.p = st.p.clone() - step;
+        st.m = m;
+        st.v = v;
+    }
+
+    /// The scalar reference of [`step_flat`](Self::step_flat).
+    #[cfg(test)]
     pub fn step(&mut self, params: &mut Params, grads: &[Vec<f32>], lr: f32) {
         self.t += 1;
         let bc1 = 1.0 - self.beta1.powi(self.t.min(i32::MAX as u64) as i32);
@@ -528,6 +560,118 @@ impl Adam {
                 p.data[j] -= lr * mhat / (vhat.sqrt() + self.eps);
             }
         }
+    }
+}
+
+/// The parameters and Adam's moments as flat tensors (`[P]`, [`Params::list`] order) on the
+/// training device, for the length of one PPO update: the minibatch steps read their parameter
+/// leaves from here and Adam updates it in place, with no host round trip; [`write_back`]
+/// (Self::write_back) copies the result to the host copies (the source of truth between
+/// updates, and what checkpoints hold).
+pub(crate) struct FlatState {
+    pub p: Tensor<1>,
+    pub m: Tensor<1>,
+    pub v: Tensor<1>,
+}
+
+fn upload_flat<'a>(
+    parts: impl Iterator<Item = &'a Vec<f32>>,
+    n: usize,
+    device: &Device,
+) -> Tensor<1> {
+    let mut flat = Vec::with_capacity(n);
+    for v in parts {
+        flat.extend_from_slice(v);
+    }
+    Tensor::<1>::from_data(TensorData::new(flat, [n]), device)
+}
+
+/// A float tensor's values on the host. A plain byte copy when the data is f32 (burn's generic
+/// conversion checks every element, which costs more than the arithmetic in a debug build).
+pub(crate) fn host_f32<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    let data = t.into_data();
+    if data.dtype() == burn::tensor::DType::F32 {
+        if let Ok(s) = bytemuck::try_cast_slice::<u8, f32>(data.as_bytes()) {
+            return s.to_vec();
+        }
+    }
+    data.convert::<f32>()
+        .try_into_vec::<f32>()
+        .unwrap_or_default()
+}
+
+impl FlatState {
+    pub fn upload(params: &Params, adam: &Adam, device: &Device) -> Self {
+        let n = params.num_values();
+        Self {
+            p: upload_flat(params.list.iter().map(|p| &p.data), n, device),
+            m: upload_flat(adam.m.iter(), n, device),
+            v: upload_flat(adam.v.iter(), n, device),
+        }
+    }
+
+    /// The parameters as trainable autodiff leaves, shaped as `params` says.
+    pub fn leaves(&self, params: &Params) -> Vec<Tensor<2>> {
+        let mut at = 0;
+        params
+            .list
+            .iter()
+            .map(|p| {
+                let len = p.data.len();
+                let t = self
+                    .p
+                    .clone()
+                    .narrow(0, at, len)
+                    .reshape([p.rows, p.cols])
+                    .autodiff()
+                    .require_grad();
+                at += len;
+                t
+            })
+            .collect()
+    }
+
+    /// Copies parameters and moments back to the host.
+    pub fn write_back(self, params: &mut Params, adam: &mut Adam) {
+        let split = |flat: Vec<f32>, parts: Vec<&mut Vec<f32>>| {
+            let mut at = 0;
+            for part in parts {
+                let len = part.len();
+                if let Some(src) = flat.get(at..at + len) {
+                    part.copy_from_slice(src);
+                }
+                at += len;
+            }
+        };
+        split(
+            host_f32(self.p),
+            params.list.iter_mut().map(|p| &mut p.data).collect(),
+        );
+        split(host_f32(self.m), adam.m.iter_mut().collect());
+        split(host_f32(self.v), adam.v.iter_mut().collect());
+    }
+}
+
+/// [`clip_global_norm`] on a flat gradient tensor: the norm (accumulated in f64) and the
+/// scaled gradient; the norm is not finite when an element is not.
+pub(crate) fn clip_global_norm_flat(grad: Tensor<1>, max_norm: f32) -> (Tensor<1>, f32) {
+    let sq = grad
+        .clone()
+        .cast(FloatDType::F64)
+        .square()
+        .sum()
+        .into_data()
+        .convert::<f64>()
+        .try_to_vec::<f64>()
+        .ok()
+        .and_then(|v| v.first().copied())
+        .unwrap_or(f64::NAN);
+    let norm = sq.sqrt() as f32;
+    if max_norm > 0.0 && norm > max_norm {
+        let s = max_norm / (norm + 1e-6);
+        (grad.mul_scalar(s), norm)
+    } else {
+        (grad, norm)
     }
 }
 
@@ -585,6 +729,48 @@ mod tests {
         assert!((p.list[0].data[0] - 0.9).abs() < 1e-5);
         assert!((p.list[0].data[1] - 1.1).abs() < 1e-5);
         assert!((p.list[0].data[2] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn flat_adam_and_clip_equal_the_scalar_ones_bit_for_bit() {
+        use rand::SeedableRng;
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut a = Params::init_torch_default(3, 4, &mut rng);
+        let mut b = a.clone();
+        let (mut oa, mut ob) = (Adam::new(&a), Adam::new(&a));
+        let dev = Device::flex();
+        for step in 0..3 {
+            let g: Vec<Vec<f32>> = a
+                .list
+                .iter()
+                .map(|p| {
+                    (0..p.data.len())
+                        .map(|i| ((i + step) as f32 * 0.37).sin() * (step as f32 + 1.0))
+                        .collect()
+                })
+                .collect();
+            let flat: Vec<f32> = g.iter().flatten().copied().collect();
+            let n = flat.len();
+            let upload = |v: Vec<f32>| Tensor::<1>::from_data(TensorData::new(v, [n]), &dev);
+            let (clipped_t, norm_t) = clip_global_norm_flat(upload(flat.clone()), 0.5);
+            let mut clipped = g.clone();
+            let norm = clip_global_norm(&mut clipped, 0.5);
+            assert!((norm - norm_t).abs() <= 1e-6 * norm, "{norm} vs {norm_t}");
+            let ct: Vec<f32> = clipped_t.into_data().try_to_vec().unwrap();
+            let c: Vec<f32> = clipped.iter().flatten().copied().collect();
+            for (x, y) in c.iter().zip(&ct) {
+                assert!((x - y).abs() <= 1e-6 * x.abs(), "{x} vs {y}");
+            }
+            // The Adam step itself is bit-identical.
+            oa.step(&mut a, &g, 1e-3);
+            let mut st = FlatState::upload(&b, &ob, &dev);
+            ob.step_flat(&mut st, upload(flat), 1e-3);
+            st.write_back(&mut b, &mut ob);
+            assert_eq!(a, b, "step {step}");
+            assert_eq!((&oa.m, &oa.v, oa.t), (&ob.m, &ob.v, ob.t));
+        }
+        let bad = Tensor::<1>::from_data(TensorData::new(vec![1.0f32, f32::NAN], [2]), &dev);
+        assert!(!clip_global_norm_flat(bad, 0.5).1.is_finite());
     }
 
     #[test]
@@ -697,6 +883,7 @@ mod grad_tests {
             let batch = PolicyBatch {
                 states: Tensor::<2>::from_data(TensorData::new(states.clone(), [b, 2 * d]), dev),
                 skills: Tensor::<2>::from_data(TensorData::new(skills.clone(), [b * n, d]), dev),
+                skill_index: None,
                 skill_mask: Tensor::<2, Bool>::from_data(
                     TensorData::new(mask.clone(), [b, n]),
                     dev,

@@ -231,3 +231,74 @@ fn smollm2_refuses_or_cuts_an_overlong_prompt_never_the_instructions() {
         r.usage.prompt_tokens
     );
 }
+
+/// Our llama forward (`backends::llama`) against candle's `quantized_llama` on the same
+/// SmolLM2 weights: with the quantized kernels everywhere the logits agree to float noise
+/// (prompt and decode steps); with dense prompt weights they agree to the activation
+/// quantization candle applies; a reused prompt prefix gives the fresh prompt's logits.
+#[test]
+fn fast_llama_agrees_with_candle_quantized_llama() {
+    use candle_core::{Device, Tensor};
+    use candle_transformers::models::quantized_llama::ModelWeights;
+    use memskill_executor::backends::llama::{DensePrefill, FastLlama};
+    use memskill_executor::backends::local::prepare_weights;
+    let p = default_smollm2_path();
+    if !p.exists() {
+        eprintln!("skipped: {} missing", p.display());
+        return;
+    }
+    let dev = Device::Cpu;
+    let rel = |a: &Tensor, b: &Tensor| -> f32 {
+        let d = (a - b).unwrap().abs().unwrap().max_all().unwrap();
+        let m = b.abs().unwrap().max_all().unwrap();
+        d.to_scalar::<f32>().unwrap() / m.to_scalar::<f32>().unwrap()
+    };
+    let load = |dense| {
+        let mut w = prepare_weights(&p, None).unwrap();
+        FastLlama::from_gguf(&w.content, &mut w.reader, &dev, 256, dense).unwrap()
+    };
+    let mut w = prepare_weights(&p, None).unwrap();
+    let mut reference = ModelWeights::from_gguf(w.content, &mut w.reader, &dev).unwrap();
+    let ids: Vec<u32> = (0..40u32).map(|i| 100 + i * 97 % 4000).collect();
+    let input = Tensor::new(ids.as_slice(), &dev)
+        .unwrap()
+        .unsqueeze(0)
+        .unwrap();
+    let want = reference.forward(&input, 0).unwrap().squeeze(0).unwrap();
+    let step = Tensor::new(&[500u32], &dev).unwrap().unsqueeze(0).unwrap();
+    let want_step = reference
+        .forward(&step, ids.len())
+        .unwrap()
+        .squeeze(0)
+        .unwrap();
+
+    let mut quant = load(DensePrefill::Off);
+    let (got, reused) = quant.prefill(&ids).unwrap();
+    assert_eq!(reused, 0);
+    assert!(rel(&got, &want) < 1e-4, "prefill {}", rel(&got, &want));
+    let got_step = quant.step(500).unwrap();
+    assert!(
+        rel(&got_step, &want_step) < 1e-4,
+        "step {}",
+        rel(&got_step, &want_step)
+    );
+
+    let mut dense = load(DensePrefill::On);
+    assert!(dense.dense);
+    let (got, _) = dense.prefill(&ids).unwrap();
+    assert!(
+        rel(&got, &want) < 5e-2,
+        "dense prefill {}",
+        rel(&got, &want)
+    );
+
+    // Prefix reuse: the shared 30 tokens are not recomputed, the logits are the fresh ones.
+    let mut other = ids[..30].to_vec();
+    other.extend([7u32, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    let (fresh, _) = dense.prefill(&other).unwrap();
+    dense.reuse_prefix = true;
+    dense.prefill(&ids).unwrap();
+    let (again, reused) = dense.prefill(&other).unwrap();
+    assert_eq!(reused, 30);
+    assert!(rel(&again, &fresh) < 1e-4, "reuse {}", rel(&again, &fresh));
+}

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Runs the PyTorch twin and then the Rust bench, which prints rust/pytorch ratios.
-# Usage: scripts/bench/compare.sh            (PYTHON=/path/to/python with torch + sentence-transformers)
+# Ours vs the baselines (PyTorch twin, sentence-transformers, llama.cpp), interleaved round by
+# round: `memskill bench all` in the given build profile. Makes the baseline venv first.
+# Usage: scripts/bench/compare.sh [release|dev] [memskill bench options...]
+#   e.g. scripts/bench/compare.sh release --rounds 7
+# Refuses to measure when the 1-minute load is above 0.5 per core (see `memskill bench --help`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-PY="${PYTHON:-python3}"
-out="$(mktemp -d)/torch.json"
-if "$PY" -c 'import torch, sentence_transformers' 2>/dev/null; then
-  "$PY" "$root/scripts/bench/encoder_ppo_torch.py" --json "$out"
-  export TORCH_BENCH_JSON="$out"
+profile="${1:-release}"
+[ $# -gt 0 ] && shift
+py="$("$root/scripts/bench/setup.sh" | tail -n 1)"
+cd "$root"
+if [ "$profile" = "release" ]; then
+  cargo build --quiet --release --bin memskill
+  bin=target/release/memskill
 else
-  echo "note: $PY has no torch/sentence-transformers; printing Rust numbers only" >&2
+  cargo build --quiet --bin memskill   # the build scripts/quickstart.sh uses
+  bin=target/debug/memskill
 fi
-cd "$root" && cargo bench -p memskill-controller --bench controller
+"$bin" bench all --python "$py" --json "bench-results-$profile.jsonl" "$@"

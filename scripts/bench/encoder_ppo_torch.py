@@ -52,7 +52,8 @@ def texts(n=512):
     ], "synthetic"
 
 
-def bench_encoder(res):
+def make_encoder():
+    """Loads MiniLM as sentence-transformers does and returns (run(batch) -> texts/s, texts)."""
     from sentence_transformers import SentenceTransformer, models
 
     d = os.path.join(cache_dir(), "all-MiniLM-L6-v2")
@@ -63,16 +64,27 @@ def bench_encoder(res):
     a, b = model.encode(["A man is eating food.", "A man is eating a piece of bread."])
     print(f"sentence-transformers cosine check: {float((a * b).sum()):.4f}")
     model.encode(ts[:32], batch_size=32)
-    for bs in (32, 1):
+
+    def run(bs):
         sub = ts if bs == 32 else ts[:128]
         t = time.perf_counter()
         model.encode(sub, batch_size=bs)
-        s = time.perf_counter() - t
-        print(f"pytorch encoder batch {bs:>2}: {len(sub)} texts ({src}) in {s:.2f}s = {len(sub) / s:.1f} texts/s")
-        res[f"encoder_b{bs}_texts_per_s"] = len(sub) / s
+        return len(sub) / (time.perf_counter() - t)
+
+    return run, src
 
 
-def bench_ppo(res):
+def bench_encoder(res):
+    run, src = make_encoder()
+    for bs in (32, 1):
+        n = 512 if bs == 32 else 128
+        tps = run(bs)
+        print(f"pytorch encoder batch {bs:>2}: {n} texts ({src}) = {tps:.1f} texts/s")
+        res[f"encoder_b{bs}_texts_per_s"] = tps
+
+
+def make_ppo():
+    """Builds the PPO twin and returns run() -> milliseconds of one update."""
     import torch
     import torch.nn as nn
 
@@ -132,11 +144,19 @@ def bench_ppo(res):
                 opt.step()
 
     update()
-    reps = 5
-    t = time.perf_counter()
-    for _ in range(reps):
+
+    def run():
+        t = time.perf_counter()
         update()
-    ms = (time.perf_counter() - t) * 1e3 / reps
+        return (time.perf_counter() - t) * 1e3
+
+    return run
+
+
+def bench_ppo(res):
+    run = make_ppo()
+    reps = 5
+    ms = sum(run() for _ in range(reps)) / reps
     print(f"pytorch ppo update (64 transitions, 30 skills, 4 epochs, 8 minibatches): {ms:.1f} ms")
     res["ppo_update_ms"] = ms
 

@@ -28,13 +28,20 @@ fn server_on(l: TcpListener, plan: FaultPlan) -> ScriptedServer {
     ScriptedServer::start(l, Arc::new(oracle), plan).unwrap()
 }
 
-/// A port nothing listens on (bound, then released).
+/// A port nothing listens on (bound, then released), below the ephemeral range
+/// (32768-60999 on Linux), so that a server another test binds to port 0 meanwhile cannot
+/// take it.
 fn dead_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    // each call of this process gets its own port
+    static NEXT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = 20_000 + ((std::process::id() as u16 % 100) * 100 + n) % 12_000;
+        if TcpListener::bind(("127.0.0.1", p)).is_ok() {
+            return p;
+        }
+        assert!(n < 12_000, "no free port below 32000");
+    }
 }
 
 fn cfg(name: &str, extra: &[String]) -> Config {

@@ -180,8 +180,19 @@ impl BenchResult {
 }
 
 /// Run one inner epoch of `batch` synthetic episodes with `spans` spans each against the
-/// local server; return the timings.
+/// local server (hashing encoder, small policy); return the timings.
 pub fn bench_inner_epoch(latency_ms: u64, batch: usize, spans: usize) -> Result<BenchResult> {
+    bench_inner_epoch_with(latency_ms, batch, spans, "hashing")
+}
+
+/// As [`bench_inner_epoch`] with the state encoder `encoder`: `"hashing"` (256-d, policy
+/// hidden 64) or `"minilm"` (the real all-MiniLM-L6-v2 from the asset cache, default policy).
+pub fn bench_inner_epoch_with(
+    latency_ms: u64,
+    batch: usize,
+    spans: usize,
+    encoder: &str,
+) -> Result<BenchResult> {
     let tmp = std::env::temp_dir().join(format!("memskill-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let samples = crate::synthetic::dataset(batch, spans, 7);
@@ -194,11 +205,8 @@ pub fn bench_inner_epoch(latency_ms: u64, batch: usize, spans: usize) -> Result<
         "data.dataset=\"synthetic\"".into(),
         format!("data.synthetic_samples={batch}"),
         format!("data.synthetic_spans={spans}"),
-        "encoder.kind=\"hashing\"".into(),
-        "encoder.dim=256".into(),
         "controller.top_k=1".into(),
         "designer.enabled=false".into(),
-        "policy.hidden=64".into(),
         "executor.backend=\"openai\"".into(),
         format!("executor.base_urls=[\"{}\"]", server.base_url()),
         "executor.model=\"oracle\"".into(),
@@ -208,6 +216,16 @@ pub fn bench_inner_epoch(latency_ms: u64, batch: usize, spans: usize) -> Result<
         format!("concurrency.episodes={batch}"),
         format!("concurrency.queries={spans}"),
     ];
+    let mut sets = sets.to_vec();
+    match encoder {
+        "hashing" => sets.extend([
+            "encoder.kind=\"hashing\"".to_string(),
+            "encoder.dim=256".into(),
+            "policy.hidden=64".into(),
+        ]),
+        "minilm" => sets.push("encoder.kind=\"minilm\"".into()),
+        other => anyhow::bail!("bench encoder {other:?}: expected hashing or minilm"),
+    }
     let cfg = Config::from_toml_str("", &sets, "bench")?;
     let opts = TrainOptions {
         runs_dir: tmp.clone(),

@@ -24,5 +24,6 @@ pub use config::Config;
 pub use train::{train, TrainOptions, TrainOutcome};
 pub mod bench;
 pub mod eval;
+pub mod perfbench;
 pub mod plot;
 pub mod report;

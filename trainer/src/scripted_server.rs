@@ -404,10 +404,14 @@ mod tests {
         assert_eq!((s.chat_requests, s.replies, s.faults_total()), (3, 1, 2));
         assert_eq!(s.other_requests, 1);
         srv.stop();
-        // stopped: the probe names the endpoint and says why
-        let res = c.probe(Duration::from_secs(2));
+        // nothing listening: the probe names the endpoint and says why (port 9, below the
+        // ephemeral range, so no other test's server can take it meanwhile)
+        let res = client("http://127.0.0.1:9/v1", 0).probe(Duration::from_secs(2));
         let msg = res[0].1.as_ref().unwrap_err();
-        assert!(msg.starts_with("no answer from http://127.0.0.1:"), "{msg}");
+        assert!(
+            msg.starts_with("no answer from http://127.0.0.1:9/v1/models"),
+            "{msg}"
+        );
         assert!(msg.to_lowercase().contains("refused"), "{msg}");
     }
 

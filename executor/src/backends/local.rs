@@ -49,6 +49,13 @@ pub struct LocalConfig {
     /// Q5_1, Q8_1): `None` / `"auto"` = to Q8_0 when the CPU has AVX2+FMA or NEON, `"off"` = keep
     /// the stored dtypes, `"q8_0"` / `"q4_0"` = always to that dtype.
     pub requantize: Option<String>,
+    /// Llama files: run prompt tokens through a GEMM on weights dequantized to f32 once at load
+    /// (`None` = when the model has at most 1.5 B weights; decode steps always use the
+    /// quantized weights). See `backends::llama`.
+    pub dense_prefill: Option<bool>,
+    /// Llama files: reuse the KV cache of the prompt prefix shared with the previous call
+    /// (off: a reply can then depend, through float rounding, on the previous call).
+    pub reuse_prefix: bool,
 }
 
 impl Default for LocalConfig {
@@ -61,6 +68,8 @@ impl Default for LocalConfig {
             overflow: Overflow::Refuse,
             seed: 42,
             requantize: None,
+            dense_prefill: None,
+            reuse_prefix: false,
         }
     }
 }
@@ -328,6 +337,9 @@ pub fn asset_root() -> PathBuf {
 }
 
 enum Weights {
+    /// Our llama forward (`backends::llama`).
+    Fast(super::llama::FastLlama),
+    /// candle's, for llama files with experts.
     Llama(quantized_llama::ModelWeights),
     Qwen2(quantized_qwen2::ModelWeights),
 }
@@ -335,15 +347,35 @@ enum Weights {
 impl Weights {
     fn forward(&mut self, x: &Tensor, pos: usize) -> candle_core::Result<Tensor> {
         match self {
+            Self::Fast(_) => candle_core::bail!("FastLlama is fed through prefill/step"),
             Self::Llama(m) => m.forward(x, pos),
             Self::Qwen2(m) => m.forward(x, pos),
         }
     }
     fn clear(&mut self) {
         match self {
+            Self::Fast(m) => m.clear(),
             Self::Llama(m) => m.clear_kv_cache(),
             Self::Qwen2(m) => m.clear_kv_cache(),
         }
+    }
+    /// Logits (`[vocab]`) of the last prompt token. The fast model reuses the K/V of a prompt
+    /// prefix shared with the previous call; the others start from an empty cache.
+    fn prefill(&mut self, ids: &[u32], device: &Device) -> candle_core::Result<Tensor> {
+        if let Self::Fast(m) = self {
+            return m.prefill(ids).map(|(logits, _)| logits);
+        }
+        self.clear();
+        let input = Tensor::new(ids, device)?.unsqueeze(0)?;
+        self.forward(&input, 0)?.squeeze(0)
+    }
+    /// Logits after feeding the generated token `id` at position `pos`.
+    fn step(&mut self, id: u32, pos: usize, device: &Device) -> candle_core::Result<Tensor> {
+        if let Self::Fast(m) = self {
+            return m.step(id);
+        }
+        let input = Tensor::new(&[id], device)?.unsqueeze(0)?;
+        self.forward(&input, pos)?.squeeze(0)
     }
 }
 
@@ -749,7 +781,20 @@ impl LocalGguf {
             }
         }
         let device = device()?;
+        let max_ctx = cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
+        let dense = match cfg.dense_prefill {
+            None => super::llama::DensePrefill::Auto,
+            Some(true) => super::llama::DensePrefill::On,
+            Some(false) => super::llama::DensePrefill::Off,
+        };
         let weights = match arch.as_str() {
+            "llama" if super::llama::supports(&ct) => {
+                let mut m =
+                    super::llama::FastLlama::from_gguf(&ct, &mut reader, &device, max_ctx, dense)
+                        .map_err(|e| local_err(&path, "loading llama weights", e))?;
+                m.reuse_prefix = cfg.reuse_prefix;
+                Weights::Fast(m)
+            }
             "llama" => Weights::Llama(
                 quantized_llama::ModelWeights::from_gguf(ct, &mut reader, &device)
                     .map_err(|e| local_err(&path, "loading llama weights", e))?,
@@ -765,6 +810,12 @@ impl LocalGguf {
                     format!("{other:?} is not supported (llama, qwen2)"),
                 ))
             }
+        };
+        let load_info = match &weights {
+            Weights::Fast(m) if m.dense => {
+                format!("{load_info}; prompt tokens through f32 weights dequantized at load")
+            }
+            _ => load_info,
         };
         // ChatML fallback (files without tokenizer.chat_template): the usual default system
         // prompts of SmolLM2 and Qwen2.
@@ -877,6 +928,45 @@ impl LocalGguf {
         self.last.lock().map(|g| *g).unwrap_or_default()
     }
 
+    /// Benchmark path (`memskill bench llm`): prefill `ids` from an empty KV cache, then decode
+    /// greedily until `n_new` tokens were sampled (the first from the prefill's logits), stop
+    /// tokens ignored. Returns the timing; the tokens are not detokenised.
+    pub fn bench_generate(&self, ids: &[u32], n_new: usize) -> Result<GenTiming, LlmError> {
+        let budget = self.cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
+        if ids.is_empty() || ids.len() + n_new >= budget {
+            return Err(LlmError::Local(format!(
+                "bench_generate: {} prompt + {n_new} new tokens do not fit",
+                ids.len()
+            )));
+        }
+        let mut lp = LogitsProcessor::from_sampling(self.cfg.seed, Sampling::ArgMax);
+        let mut model = self
+            .model
+            .lock()
+            .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
+        model.clear(); // every round prefills the whole prompt
+        let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
+        let t0 = Instant::now();
+        let logits = model.prefill(ids, &self.device).map_err(lerr)?;
+        let mut next = lp.sample(&logits).map_err(lerr)?;
+        let prefill_secs = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let mut produced = 1;
+        let mut pos = ids.len();
+        while produced < n_new.max(1) {
+            let logits = model.step(next, pos, &self.device).map_err(lerr)?;
+            pos += 1;
+            next = lp.sample(&logits).map_err(lerr)?;
+            produced += 1;
+        }
+        Ok(GenTiming {
+            prompt_tokens: ids.len(),
+            completion_tokens: produced,
+            prefill_secs,
+            decode_secs: t1.elapsed().as_secs_f64(),
+        })
+    }
+
     /// Generate a reply: its text, timing, and whether it stopped at the token budget
     /// (`max_tokens` or the context) rather than at a stop token or string.
     fn generate(&self, req: &ChatRequest) -> Result<(String, GenTiming, bool), LlmError> {
@@ -903,16 +993,9 @@ impl LocalGguf {
             .model
             .lock()
             .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
-        model.clear();
         let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
         let t0 = Instant::now();
-        let input = Tensor::new(ids.as_slice(), &self.device)
-            .and_then(|t| t.unsqueeze(0))
-            .map_err(lerr)?;
-        let logits = model
-            .forward(&input, 0)
-            .and_then(|l| l.squeeze(0))
-            .map_err(lerr)?;
+        let logits = model.prefill(&ids, &self.device).map_err(lerr)?;
         let mut next = lp.sample(&logits).map_err(lerr)?;
         let prefill_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
@@ -939,17 +1022,11 @@ impl LocalGguf {
                 text.truncate(cut);
                 break;
             }
-            if out.len() >= max_new || pos + 1 >= quantized_llama::MAX_SEQ_LEN {
+            if out.len() >= max_new || pos + 1 >= budget {
                 truncated = true;
                 break;
             }
-            let input = Tensor::new(&[next], &self.device)
-                .and_then(|t| t.unsqueeze(0))
-                .map_err(lerr)?;
-            let logits = model
-                .forward(&input, pos)
-                .and_then(|l| l.squeeze(0))
-                .map_err(lerr)?;
+            let logits = model.step(next, pos, &self.device).map_err(lerr)?;
             pos += 1;
             next = lp.sample(&logits).map_err(lerr)?;
         }

@@ -122,12 +122,42 @@ pub struct PlotArgs {
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to benchmark: trainer (inner epoch vs critical path) | alfworld (bridge throughput).
-    #[arg(default_value = "trainer")]
+    /// What to benchmark: encoder | ppo | llm | all (ours vs baseline, interleaved) |
+    /// trainer (inner epoch vs critical path) | alfworld (bridge throughput).
+    #[arg(default_value = "all")]
     pub what: String,
-    /// Latency of the local OpenAI-compatible server, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
-    pub latency_ms: u64,
+    /// encoder / ppo / llm: rounds of (ours, baseline), at least 5.
+    #[arg(long, default_value_t = 7)]
+    pub rounds: usize,
+    /// encoder / ppo / llm: measure even when the 1-minute load is above 0.5 per core (every
+    /// result is then marked loaded).
+    #[arg(long)]
+    pub force: bool,
+    /// encoder / ppo / llm: JSON-lines file the measurements are appended to.
+    #[arg(long, default_value = "bench-results.jsonl")]
+    pub json: PathBuf,
+    /// encoder / ppo / llm: python of the baseline venv (default: the one
+    /// scripts/bench/setup.sh makes in the cache).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// encoder / ppo / llm: measure ours only.
+    #[arg(long)]
+    pub no_baseline: bool,
+    /// llm: GGUF file (default: the SmolLM2-135M Q4_1 asset).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// llm: prompt tokens (at least).
+    #[arg(long, default_value_t = 680)]
+    pub prompt_tokens: usize,
+    /// llm: decoded tokens.
+    #[arg(long, default_value_t = 128)]
+    pub decode_tokens: usize,
+    /// trainer: latencies of the local OpenAI-compatible server, in milliseconds.
+    #[arg(long, value_delimiter = ',', default_value = "1000,200")]
+    pub latency_ms: Vec<u64>,
+    /// trainer: state encoder, minilm (the real one) | hashing.
+    #[arg(long, default_value = "minilm")]
+    pub encoder: String,
     /// Episodes per batch.
     #[arg(long, default_value_t = 4)]
     pub batch: usize,
@@ -501,9 +531,27 @@ pub fn plot(a: PlotArgs) -> Result<()> {
 
 pub fn bench(a: BenchArgs) -> Result<()> {
     match a.what.as_str() {
+        "encoder" | "ppo" | "llm" | "all" => {
+            let opts = memskill_trainer::perfbench::PerfOptions {
+                rounds: a.rounds,
+                force: a.force,
+                json: a.json.clone(),
+                python: a.python.clone(),
+                no_baseline: a.no_baseline,
+                model: a.model.clone(),
+                prompt_tokens: a.prompt_tokens,
+                decode_tokens: a.decode_tokens,
+            };
+            memskill_trainer::perfbench::run(&a.what, &opts)?;
+            Ok(())
+        }
         "trainer" => {
-            let r = memskill_trainer::bench::bench_inner_epoch(a.latency_ms, a.batch, a.spans)?;
-            println!("{}", r.report());
+            for &lat in &a.latency_ms {
+                let r = memskill_trainer::bench::bench_inner_epoch_with(
+                    lat, a.batch, a.spans, &a.encoder,
+                )?;
+                println!("{} ({} encoder)", r.report(), a.encoder);
+            }
             Ok(())
         }
         "alfworld" => {
@@ -512,7 +560,9 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             println!("{}", r.report());
             Ok(())
         }
-        other => bail!("unknown benchmark {other:?} (known: trainer, alfworld)"),
+        other => {
+            bail!("unknown benchmark {other:?} (known: encoder, ppo, llm, all, trainer, alfworld)")
+        }
     }
 }
 
