@@ -77,7 +77,7 @@ pub fn evaluate_baseline(
         );
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let span_mode = cfg.eval.span_mode.clone();
+    let span_mode = cfg.eval.span_mode;
     let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
     if let Some(limit) = opts.limit {
         let mut left = limit;
