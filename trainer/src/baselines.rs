@@ -8,7 +8,6 @@
 //! - `static-skills`: the initial skill bank with every skill applied to every span (no
 //!   controller, no designer): the executor's memories with fixed skills.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -19,8 +18,7 @@ use memskill_core::{MemoryBank, Provenance, Query, Skill};
 use crate::backends::embed;
 use crate::config::Config;
 use crate::episode::{answer_queries, build_memory, par_map, QueryResult};
-use crate::eval::{eval_ctx, render_results_md, score, EvalResults};
-use crate::fsutil::write_atomic;
+use crate::eval::{eval_ctx, load_eval_samples, scores, write_results, EvalResults};
 use crate::runtime::{initial_bank, Runtime};
 
 /// A memory method that needs no training.
@@ -78,16 +76,7 @@ pub fn evaluate_baseline(
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let span_mode = cfg.eval.span_mode;
-    let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
-    if let Some(limit) = opts.limit {
-        let mut left = limit;
-        for s in &mut samples {
-            let n = s.queries.len().min(left);
-            s.queries.truncate(n);
-            left -= n;
-        }
-        samples.retain(|s| !s.queries.is_empty());
-    }
+    let samples = load_eval_samples(cfg, &split, opts.limit)?;
     let out = opts.out.clone().unwrap_or_else(|| {
         opts.runs_dir
             .join("baselines")
@@ -155,11 +144,7 @@ pub fn evaluate_baseline(
         memory_call_errors += e;
         queries.extend(q);
     }
-    let all: Vec<&QueryResult> = queries.iter().collect();
-    let mut by_cat: BTreeMap<String, Vec<&QueryResult>> = BTreeMap::new();
-    for q in &queries {
-        by_cat.entry(q.category.clone()).or_default().push(q);
-    }
+    let (overall, by_category) = scores(&queries);
     let results = EvalResults {
         method: baseline.name().into(),
         checkpoint: String::new(),
@@ -174,8 +159,8 @@ pub fn evaluate_baseline(
         },
         retrieve: cfg.answer.retrieve,
         executor: rt.executor_id.clone(),
-        overall: score(&all),
-        by_category: by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect(),
+        overall,
+        by_category,
         memory_cache_hits: 0,
         memory_calls,
         memory_call_errors,
@@ -187,13 +172,6 @@ pub fn evaluate_baseline(
         context_docs: crate::eval::context_docs(&samples),
         queries,
     };
-    write_atomic(
-        &out.join("results.json"),
-        serde_json::to_string_pretty(&results)?.as_bytes(),
-    )?;
-    write_atomic(
-        &out.join("results.md"),
-        render_results_md(&results).as_bytes(),
-    )?;
+    write_results(&out, &results)?;
     Ok((results, out))
 }

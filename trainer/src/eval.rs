@@ -426,16 +426,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let span_mode = cfg.eval.span_mode;
-    let mut samples = crate::data::load_samples(&cfg.data, &split, &span_mode, cfg.run.seed)?;
-    if let Some(limit) = opts.limit {
-        let mut left = limit;
-        for s in &mut samples {
-            let n = s.queries.len().min(left);
-            s.queries.truncate(n);
-            left -= n;
-        }
-        samples.retain(|s| !s.queries.is_empty());
-    }
+    let samples = load_eval_samples(&cfg, &split, opts.limit)?;
     let run_dir = ck_dir
         .parent()
         .and_then(Path::parent)
@@ -482,11 +473,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         memory_call_errors += errs;
         queries.extend(q);
     }
-    let all: Vec<&QueryResult> = queries.iter().collect();
-    let mut by_cat: BTreeMap<String, Vec<&QueryResult>> = BTreeMap::new();
-    for q in &queries {
-        by_cat.entry(q.category.clone()).or_default().push(q);
-    }
+    let (overall, by_category) = scores(&queries);
     let results = EvalResults {
         method: opts.method.clone().unwrap_or_else(|| cfg.run.name.clone()),
         checkpoint: ck_dir.display().to_string(),
@@ -497,8 +484,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
         executor: rt.executor_id.clone(),
-        overall: score(&all),
-        by_category: by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect(),
+        overall,
+        by_category,
         memory_cache_hits: hits,
         memory_calls,
         memory_call_errors,
@@ -516,15 +503,47 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             .join(format!("{}-{split}", cfg.data.dataset))
     });
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    write_results(&out, &results)?;
+    Ok((results, out))
+}
+
+/// The samples of `split` for an evaluation, cut to the first `limit` queries (in order).
+pub fn load_eval_samples(cfg: &Config, split: &str, limit: Option<usize>) -> Result<Vec<Sample>> {
+    let mut samples =
+        crate::data::load_samples(&cfg.data, split, &cfg.eval.span_mode, cfg.run.seed)?;
+    if let Some(limit) = limit {
+        let mut left = limit;
+        for s in &mut samples {
+            let n = s.queries.len().min(left);
+            s.queries.truncate(n);
+            left -= n;
+        }
+        samples.retain(|s| !s.queries.is_empty());
+    }
+    Ok(samples)
+}
+
+/// The overall score and the score of each category.
+pub fn scores(queries: &[QueryResult]) -> (Score, BTreeMap<String, Score>) {
+    let all: Vec<&QueryResult> = queries.iter().collect();
+    let mut by_cat: BTreeMap<String, Vec<&QueryResult>> = BTreeMap::new();
+    for q in queries {
+        by_cat.entry(q.category.clone()).or_default().push(q);
+    }
+    let by_category = by_cat.iter().map(|(c, v)| (c.clone(), score(v))).collect();
+    (score(&all), by_category)
+}
+
+/// `results.json` and `results.md` into `out`, atomically.
+pub fn write_results(out: &Path, results: &EvalResults) -> Result<()> {
     write_atomic(
         &out.join("results.json"),
-        serde_json::to_string_pretty(&results)?.as_bytes(),
+        serde_json::to_string_pretty(results)?.as_bytes(),
     )?;
     write_atomic(
         &out.join("results.md"),
-        render_results_md(&results).as_bytes(),
-    )?;
-    Ok((results, out))
+        render_results_md(results).as_bytes(),
+    )
 }
 
 /// One row per (run, evaluation) found under `<run>/eval/*/results.json`.
