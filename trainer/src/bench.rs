@@ -5,29 +5,60 @@
 //! previous one wrote) and then all queries run at once, so with every episode of the batch
 //! in parallel the ideal wall time is `(spans + 1) * latency`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use memskill_core::Sample;
+use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, Usage};
 
 use crate::config::Config;
+use crate::scripted_server::{FaultPlan, ScriptedServer};
 use crate::synthetic::SyntheticOracle;
 use crate::train::{train, TrainOptions};
 
 /// Maps the concatenated message contents of a request to the reply text.
 pub type Responder = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
-/// A minimal OpenAI-compatible chat server on 127.0.0.1 backed by a scripted responder
-/// (the synthetic oracle by default). Tests and benchmarks only.
+/// An OpenAI-compatible chat server on 127.0.0.1 backed by a scripted responder (the
+/// synthetic oracle by default) that answers after a fixed latency: the
+/// [`crate::scripted_server::ScriptedServer`] without faults. Tests and benchmarks only.
 pub struct OracleServer {
     pub port: u16,
-    pub requests: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
+    server: ScriptedServer,
+}
+
+/// A responder as an [`Llm`] that answers after `latency`.
+struct ResponderLlm {
+    respond: Responder,
+    latency: Duration,
+}
+
+impl Llm for ResponderLlm {
+    fn id(&self) -> String {
+        "responder".into()
+    }
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let prompt: String = req
+            .messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = (self.respond)(&prompt);
+        std::thread::sleep(self.latency);
+        Ok(ChatResponse {
+            usage: Usage {
+                prompt_tokens: (prompt.len() / 4) as u64,
+                completion_tokens: (text.len() / 4) as u64,
+            },
+            text,
+            latency_ms: self.latency.as_millis() as u64,
+            cached: false,
+            truncated: false,
+        })
+    }
 }
 
 impl OracleServer {
@@ -38,105 +69,24 @@ impl OracleServer {
     }
 
     /// Start on a free port with any responder; every answer is sent after `latency`.
-    pub fn start_with(oracle: Responder, latency: Duration) -> Result<Self> {
+    pub fn start_with(respond: Responder, latency: Duration) -> Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").context("binding 127.0.0.1")?;
-        let port = listener.local_addr()?.port();
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(AtomicU64::new(0));
-        let (st, rq) = (stop.clone(), requests.clone());
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if st.load(Ordering::Relaxed) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let (o, r) = (oracle.clone(), rq.clone());
-                std::thread::spawn(move || {
-                    let _ = serve(conn, &o, latency, &r);
-                });
-            }
-        });
+        let llm = Arc::new(ResponderLlm { respond, latency });
+        let server = ScriptedServer::start(listener, llm, FaultPlan::default())
+            .context("starting the oracle server")?;
         Ok(Self {
-            port,
-            requests,
-            stop,
+            port: server.addr.port(),
+            server,
         })
     }
 
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
+        self.server.base_url()
     }
-}
 
-impl Drop for OracleServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-    }
-}
-
-fn serve(
-    conn: TcpStream,
-    oracle: &Responder,
-    latency: Duration,
-    requests: &AtomicU64,
-) -> Result<()> {
-    conn.set_nodelay(true).ok();
-    let mut reader = BufReader::new(conn.try_clone()?);
-    let mut out = conn;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut len = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h)? == 0 {
-                return Ok(());
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                if k.eq_ignore_ascii_case("content-length") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0u8; len];
-        reader.read_exact(&mut body)?;
-        requests.fetch_add(1, Ordering::Relaxed);
-        let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let prompt: String = req["messages"]
-            .as_array()
-            .map(|ms| {
-                ms.iter()
-                    .filter_map(|m| m["content"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default();
-        let text = oracle(&prompt);
-        std::thread::sleep(latency);
-        let resp = serde_json::json!({
-            "id": "chatcmpl-bench", "object": "chat.completion", "model": req["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt.len() / 4, "completion_tokens": text.len() / 4,
-                      "total_tokens": (prompt.len() + text.len()) / 4},
-        })
-        .to_string();
-        write!(
-            out,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n{}",
-            resp.len(),
-            resp
-        )?;
-        out.flush()?;
+    /// Chat requests answered so far.
+    pub fn requests(&self) -> u64 {
+        self.server.stats().chat_requests
     }
 }
 
@@ -242,7 +192,7 @@ pub fn bench_inner_epoch_with(
         latency_ms,
         batch,
         spans,
-        requests: server.requests.load(Ordering::Relaxed),
+        requests: server.requests(),
         inner_epoch_s: f("total_s"),
         rollout_s: f("rollout_s"),
         update_s: f("update_s"),

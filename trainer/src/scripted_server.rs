@@ -165,10 +165,12 @@ fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut out = stream;
+    // kept across read timeouts: a line cut by a timeout is continued, not lost
+    let mut request_line = String::new();
     loop {
-        let mut request_line = String::new();
         match reader.read_line(&mut request_line) {
             Ok(0) => return Ok(()),
+            Ok(_) if !request_line.ends_with('\n') => continue,
             Ok(_) => {}
             Err(e)
                 if matches!(
@@ -201,7 +203,11 @@ fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
         }
         let mut body = vec![0u8; len.min(64 << 20)];
         reader.read_exact(&mut body)?;
-        let mut parts = request_line.split_whitespace();
+        let line = std::mem::take(&mut request_line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
         let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         let keep = if method == "POST" && path.ends_with("/chat/completions") {
             chat(sh, &body, &mut out)?
