@@ -163,6 +163,8 @@ impl Drop for ScriptedServer {
 
 fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    // one write per reply, sent at once (no Nagle delay waiting for the client's ACK)
+    stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut out = stream;
     // kept across read timeouts: a line cut by a timeout is continued, not lost
@@ -249,8 +251,8 @@ fn respond(
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
+    head.push_str(body);
     out.write_all(head.as_bytes())?;
-    out.write_all(body.as_bytes())?;
     out.flush()
 }
 
