@@ -33,18 +33,23 @@ fn cfg() -> Config {
     Config::from_toml_str("", &sets, "test").unwrap()
 }
 
-#[test]
-fn report_tables_link_every_cell_and_show_intervals() {
-    let d = tempfile::tempdir().unwrap();
-    let out = train(
+/// The tiny synthetic run both tests evaluate.
+fn train_tiny(runs_dir: &Path) -> memskill_trainer::train::TrainOutcome {
+    train(
         &cfg(),
         &TrainOptions {
-            runs_dir: d.path().to_path_buf(),
+            runs_dir: runs_dir.to_path_buf(),
             progress: false,
             ..Default::default()
         },
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn report_tables_link_every_cell_and_show_intervals() {
+    let d = tempfile::tempdir().unwrap();
+    let out = train_tiny(d.path());
     let eval = |method: &str, sets: &[&str]| {
         evaluate(&EvalOptions {
             checkpoint: out.run_dir.clone(),
@@ -116,15 +121,7 @@ fn report_tables_link_every_cell_and_show_intervals() {
 #[test]
 fn eval_sweep_writes_one_labelled_result_per_grid_point() {
     let d = tempfile::tempdir().unwrap();
-    let out = train(
-        &cfg(),
-        &TrainOptions {
-            runs_dir: d.path().to_path_buf(),
-            progress: false,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let out = train_tiny(d.path());
     let sweep = d.path().join("sw");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_memskill"))
         .args(["eval", "--checkpoint"])
