@@ -126,11 +126,16 @@ impl<'de> Deserialize<'de> for Version {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SkillStatus {
-    /// Proposed, not yet accepted into the bank.
+    /// Proposed, not yet accepted into the bank; never selectable.
     Draft,
-    /// Accepted by validation, on trial until its stage beats the best snapshot.
+    /// Passed validation and the safety scan; enters the eval harness (`designer.gate`), not
+    /// selectable. A skill whose gate failed stays here, with the failing record.
     Candidate,
-    /// Proven: its stage beat the best snapshot (seed skills start here).
+    /// Passed the gate (or the gate is off): selectable in training with the new-skill bias,
+    /// not exported as active, until its stage beats the best snapshot.
+    Canary,
+    /// Proven: its stage beat the best snapshot (seed skills start here). Selectable
+    /// everywhere, exported.
     Active,
     /// Evicted to respect the bank-size cap.
     Deprecated,
@@ -143,6 +148,7 @@ impl SkillStatus {
         match self {
             Self::Draft => "draft",
             Self::Candidate => "candidate",
+            Self::Canary => "canary",
             Self::Active => "active",
             Self::Deprecated => "deprecated",
             Self::Archived => "archived",
@@ -150,7 +156,7 @@ impl SkillStatus {
     }
     /// Whether the controller may select a skill with this status.
     pub fn is_selectable(self) -> bool {
-        matches!(self, Self::Candidate | Self::Active)
+        matches!(self, Self::Canary | Self::Active)
     }
 }
 
@@ -160,6 +166,7 @@ impl FromStr for SkillStatus {
         match s.trim() {
             "draft" => Ok(Self::Draft),
             "candidate" => Ok(Self::Candidate),
+            "canary" => Ok(Self::Canary),
             "active" => Ok(Self::Active),
             "deprecated" => Ok(Self::Deprecated),
             "archived" => Ok(Self::Archived),
@@ -300,6 +307,13 @@ pub enum ReleaseKind {
     Seeded,
     Added,
     Refined,
+    /// Candidate -> canary: the offline gate passed (evidence in the bank's eval runs), or
+    /// the gate is off.
+    Canaried,
+    /// The offline gate failed: an added skill stays candidate, a refine is not applied (its
+    /// text is kept in the eval run).
+    #[serde(rename = "gate-failed")]
+    GateFailed,
     Promoted,
     Deprecated,
     Archived,
@@ -335,6 +349,84 @@ pub struct SkillBank {
     skills: Vec<Skill>,
     #[serde(default)]
     pub releases: Vec<ReleaseRecord>,
+    /// Evidence of the offline gate (`designer.gate = "offline"`) and of `skills eval`, one
+    /// record per evaluated skill version (empty with the gate off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eval_runs: Vec<EvalRun>,
+}
+
+/// One mode of a skill's three-mode comparison, on the same cases, spans and seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalMode {
+    /// `without` (the skill removed), `old` (its previous version; absent for a new skill)
+    /// or `candidate` (the version under test).
+    pub mode: String,
+    /// Mean score over the cases (outcome).
+    pub score: f64,
+    /// Per-case scores, in the order of [`EvalRun::cases`] (unscorable cases are NaN, JSON null).
+    #[serde(with = "nan_as_null_vec")]
+    pub case_scores: Vec<f64>,
+    /// Tokens (prompt + completion) and LLM calls of executor, answerer and judge (cost).
+    pub tokens: u64,
+    pub calls: u64,
+    /// Fraction of the cases' spans where the controller selected the skill (activation;
+    /// 0 in the `without` mode).
+    pub activation: f64,
+    /// Memories the safety filter flagged or refused while this mode built its memory.
+    pub safety_findings: u64,
+}
+
+/// The three-mode comparison of one skill version on one set of cases, and what the gate
+/// (or `skills eval`) concluded from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalRun {
+    /// `stage-<n>:<skill>@<version>` for the gate, `eval:<...>` for `skills eval`.
+    pub id: String,
+    pub skill: String,
+    pub version: Version,
+    /// The version compared against (`None`: a new skill).
+    pub old_version: Option<Version>,
+    /// Designer stage (0 outside training).
+    pub stage: u32,
+    /// `sample_id/query_id` of each case; `solved_before` marks the previously solved ones.
+    pub cases: Vec<String>,
+    pub solved_before: Vec<bool>,
+    pub modes: Vec<EvalMode>,
+    /// Candidate score minus the better of the other modes.
+    pub outcome_delta: f64,
+    /// Cases solved in the reference mode (old version, else without) and failed with the candidate.
+    pub regressions: usize,
+    /// Candidate tokens over the reference mode's, minus 1.
+    pub token_overhead: f64,
+    /// Safety findings of the candidate (its text and the memories it wrote).
+    pub safety_findings: u64,
+    pub passed: bool,
+    /// Why it failed (empty when it passed).
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// The candidate's description and instructions (kept here when a refine failed the gate
+    /// and so never entered the bank).
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub instructions: String,
+}
+
+impl EvalRun {
+    pub fn mode(&self, name: &str) -> Option<&EvalMode> {
+        self.modes.iter().find(|m| m.mode == name)
+    }
+}
+
+mod nan_as_null_vec {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(xs: &[f64], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(xs.iter().map(|x| (!x.is_nan()).then_some(*x)))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        let v = Vec::<Option<f64>>::deserialize(d)?;
+        Ok(v.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+    }
 }
 
 impl Default for SkillBank {
@@ -350,6 +442,7 @@ impl SkillBank {
             bank_version: 0,
             skills: Vec::new(),
             releases: Vec::new(),
+            eval_runs: Vec::new(),
         }
     }
 

@@ -44,6 +44,13 @@ pub struct DesignerConfig {
     /// "full" (the method: refine and add skills) | "refine-only" (the paper's ablation: new
     /// skills are rejected and the refinement prompt says so).
     pub mode: DesignerMode,
+    /// The release gate between candidate and canary ("off": the reference's behaviour,
+    /// every accepted change goes live as a canary; "offline": replay its cases first).
+    pub gate: crate::gate::GateMode,
+    /// Thresholds of the offline gate.
+    pub gate_rules: crate::gate::GateRules,
+    /// Weights of the skill score (shown by `skills show` and to the designer).
+    pub score: crate::gate::ScoreWeights,
     /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
@@ -67,6 +74,9 @@ impl Default for DesignerConfig {
             rollback: Rollback::Bank,
             safety_judge: false,
             mode: DesignerMode::Full,
+            gate: Default::default(),
+            gate_rules: Default::default(),
+            score: Default::default(),
             interactive: false,
         }
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use memskill_core::{validate_skill_name, ActionKind, SkillBank, SkillStatus};
+use memskill_core::{validate_skill_name, ActionKind, SkillBank};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
@@ -266,9 +266,9 @@ fn check_refine(
             }
         }
     }
-    if !matches!(skill.status, SkillStatus::Candidate | SkillStatus::Active) {
+    if !skill.status.is_selectable() {
         return Err(format!(
-            "skill `{name}` is {}; only candidate or active skills can be refined",
+            "skill `{name}` is {}; only canary or active skills can be refined",
             skill.status
         ));
     }

@@ -212,7 +212,7 @@ impl Default for EvolutionConfig {
 /// What the trainer must do after a stage.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StageDecision {
-    /// The stage beat the best snapshot and is the new best. Its candidates were promoted in
+    /// The stage beat the best snapshot and is the new best. Its canaries were promoted in
     /// the snapshot: continue from [`Evolution::best_bank`].
     Improved,
     /// Not better: the best snapshot's bank and controller state, exactly (the trainer
@@ -272,7 +272,7 @@ impl Evolution {
 
     /// Compare the stage's `reward` with the best snapshot (reference `add_snapshot`).
     ///
-    /// Better (strictly), or the first stage: snapshot `bank` (candidates promoted to active,
+    /// Better (strictly), or the first stage: snapshot `bank` (canaries promoted to active,
     /// pending release records filled with reward before/after) and `controller_state`, and
     /// forget the failed attempts. Not better (or NaN): count a stage without improvement,
     /// record the last designer change as a failed attempt, archive skills the best bank
@@ -302,7 +302,7 @@ impl Evolution {
             }
             let mut promoted = Vec::new();
             for s in b.skills_mut() {
-                if s.status == SkillStatus::Candidate {
+                if s.status == SkillStatus::Canary {
                     s.status = SkillStatus::Active;
                     promoted.push((s.name.clone(), s.version));
                 }

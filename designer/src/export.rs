@@ -200,7 +200,8 @@ pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> 
         Some(v) => v
             .parse::<SkillStatus>()
             .map_err(|e| bad("status", e.to_string()))?,
-        None => SkillStatus::Candidate,
+        // a hand-written skill is on trial: selectable, not active until its stage proves it
+        None => SkillStatus::Canary,
     };
     let mean_reward = match meta.get("mean_reward") {
         Some(v) => {
@@ -594,7 +595,7 @@ mod tests {
         );
         assert_eq!(
             (md.action, md.version, md.status),
-            (ActionKind::Update, Version::INITIAL, SkillStatus::Candidate)
+            (ActionKind::Update, Version::INITIAL, SkillStatus::Canary)
         );
         for (bad, why) in [
             ("name: x\n", "start with"),

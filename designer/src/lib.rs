@@ -5,6 +5,8 @@
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
 //! - [`edit`]: edits and their validation, [`safety`]: the safety layer (skill texts, banks,
 //!   memory texts, secret redaction, the optional LLM safety judge);
+//! - [`gate`]: the release gate between candidate and canary (thresholds, verdict, status
+//!   transitions) and the skill score;
 //! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
 //!   the stage reward and the feedback on earlier changes;
 //! - [`export`]: Agent Skills folders (`<name>/SKILL.md`) + `bank.json` + `RELEASES.md`.
@@ -17,6 +19,7 @@ pub mod edit;
 pub mod error;
 pub mod evolution;
 pub mod export;
+pub mod gate;
 pub mod json;
 pub mod pool;
 pub mod prompts;
@@ -38,6 +41,7 @@ pub use evolution::{
 pub use export::{
     bank_diff, export_bank, import_bank, load_bank, read_skill_md, render_skill_md, validate_dir,
 };
+pub use gate::{admit_all, eval_runs_md, settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreWeights};
 pub use json::parse_changes;
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{

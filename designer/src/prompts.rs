@@ -31,6 +31,9 @@ pub struct SkillView {
     pub version: String,
     pub usage_count: u64,
     pub mean_reward: f64,
+    /// The skill score from its gate record ([`crate::gate::skill_score`]); none when the
+    /// skill has no eval run (always, with `designer.gate = "off"`).
+    pub score: Option<f64>,
 }
 
 /// A hard case as the templates see it.
@@ -72,7 +75,7 @@ pub struct DesignerContext<'a> {
 }
 
 /// The selectable skills, in bank order.
-pub fn skill_views(bank: &SkillBank) -> Vec<SkillView> {
+pub fn skill_views(bank: &SkillBank, weights: &crate::gate::ScoreWeights) -> Vec<SkillView> {
     bank.selectable()
         .iter()
         .map(|s| SkillView {
@@ -84,6 +87,7 @@ pub fn skill_views(bank: &SkillBank) -> Vec<SkillView> {
             version: s.version.to_string(),
             usage_count: s.usage.count,
             mean_reward: s.usage.mean_reward,
+            score: crate::gate::skill_score(bank, &s.name, weights),
         })
         .collect()
 }
@@ -163,7 +167,7 @@ mod tests {
         interactive: bool,
     ) -> DesignerContext<'a> {
         DesignerContext {
-            skills: skill_views(&SkillBank::seed()),
+            skills: skill_views(&SkillBank::seed(), &Default::default()),
             cases: case_views(
                 cases,
                 PromptLimits {

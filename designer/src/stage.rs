@@ -91,7 +91,7 @@ pub fn run_stage(
     };
     let rounds = cfg.reflection_cycles.max(1);
     let mut ctx = DesignerContext {
-        skills: skill_views(bank),
+        skills: skill_views(bank, &cfg.score),
         cases: case_views(cases, lim),
         feedback,
         max_changes: cfg.max_changes,
@@ -235,7 +235,8 @@ pub fn change_notes(old: &SkillBank, new: &SkillBank, changed: &[String]) -> Vec
 }
 
 /// Apply validated edits: adds become 0.1.0 candidates with provenance `case_ids`, refines
-/// bump the patch version, evictions deprecate; every change appends a release record
+/// bump the patch version and make the skill a candidate again, evictions deprecate
+/// (candidates become canaries through [`crate::gate`]); every change appends a release record
 /// (with a line diff of description and instructions). Bumps `bank_version` once when
 /// anything changed. Edits that no longer fit the bank are skipped (validate first).
 pub fn apply_edits(
@@ -302,6 +303,8 @@ pub fn apply_edits(
                 }
                 let from = s.version;
                 s.version = from.bump_patch();
+                // the new version is on trial: the gate (or, with it off, the stage) decides
+                s.status = SkillStatus::Candidate;
                 let diff = text_diff(&old_d, &old_i, &s.description, &s.instructions);
                 let rec = ReleaseRecord {
                     skill: name.clone(),

@@ -37,7 +37,10 @@ fn stage_with(
     )
     .unwrap();
     assert!(!out.accepted.is_empty(), "{:?}", out.rejected);
-    (out.bank, out.notes)
+    // the trainer with `designer.gate = "off"`: every candidate goes live as a canary
+    let mut bank = out.bank;
+    memskill_designer::admit_all(&mut bank, &out.changed, stage);
+    (bank, out.notes)
 }
 
 const ADD_DATES: &str = r#"{"changes":[{"type":"add_new","name":"capture-dates","action":"insert","description":"Store event dates.","instructions":"Write the absolute date of every event."}]}"#;
@@ -64,7 +67,7 @@ fn worse_stage_restores_best_snapshot_bit_for_bit() {
     ev.on_designed(notes1);
     assert_eq!(
         bank1.get("capture-dates").unwrap().status,
-        SkillStatus::Candidate
+        SkillStatus::Canary
     );
     let ctrl1: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
     assert_eq!(

@@ -268,8 +268,11 @@ fn bank_cap_evicts_least_useful_non_seed_skill() {
         plan_evictions(&bank, &acc, cfg.max_bank_size),
         ["s09", "s05"]
     );
-    let (nb, changed) = apply_edits(&bank, &acc, &["conv-1/q1".into()], 3, cfg.max_bank_size);
+    let (mut nb, changed) = apply_edits(&bank, &acc, &["conv-1/q1".into()], 3, cfg.max_bank_size);
     assert_eq!(changed, ["new-one", "new-two", "s01"]);
+    // the changes are candidates until the gate (here: off) lets them in as canaries
+    assert_eq!(nb.selectable().len(), 27);
+    memskill_designer::admit_all(&mut nb, &changed, 3);
     assert_eq!(nb.selectable().len(), 30);
     for n in ["s09", "s05"] {
         assert_eq!(nb.get(n).unwrap().status, SkillStatus::Deprecated);

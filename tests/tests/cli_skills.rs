@@ -106,3 +106,51 @@ fn init_export_validate_import_round_trip_and_tamper() {
         "{d}"
     );
 }
+
+#[test]
+fn skills_eval_table_on_the_synthetic_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = memskill_e2e::repo_root().join("configs/synthetic.toml");
+    let bank = tmp.path().join("bank.json");
+    let b = memskill_trainer::synthetic::skill_bank();
+    std::fs::write(&bank, serde_json::to_vec_pretty(&b).unwrap()).unwrap();
+    let out = tmp.path().join("eval");
+    let table = ok(&[
+        "skills",
+        "eval",
+        &bank.to_string_lossy(),
+        "--config",
+        &cfg.to_string_lossy(),
+        "--split",
+        "all",
+        "--limit",
+        "12",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    eprintln!("{table}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(out.join("skills-eval.json")).unwrap())
+            .unwrap();
+    assert_eq!(rows.len(), 4);
+    let row = |n: &str| rows.iter().find(|r| r["run"]["skill"] == n).unwrap();
+    // capture-facts is the one useful skill: without it nothing is answerable
+    let useful = row("capture-facts");
+    assert_eq!(useful["run"]["cases"].as_array().unwrap().len(), 12);
+    assert!(useful["delta"]["mean"].as_f64().unwrap() > 0.9, "{useful}");
+    assert!(useful["delta"]["lo"].as_f64().unwrap() > 0.5);
+    assert_eq!(useful["run"]["passed"], true);
+    // the mood notes add nothing
+    let noise = row("note-mood");
+    assert_eq!(noise["delta"]["mean"].as_f64().unwrap(), 0.0);
+    assert_eq!(noise["run"]["passed"], false);
+    assert!(table.contains("| capture-facts@1.0.0 | 12 |"), "{table}");
+    assert!(out.join("skills-eval.md").is_file());
+    // a bank without other skills cannot be compared and says so
+    let mut one = memskill_core::SkillBank::empty();
+    one.insert(b.get("capture-facts").unwrap().clone()).unwrap();
+    std::fs::write(&bank, serde_json::to_vec_pretty(&one).unwrap()).unwrap();
+    let o = memskill(&["skills", "eval", &bank.to_string_lossy(), "--config", &cfg.to_string_lossy(), "--out", &out.to_string_lossy()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no selectable skill"));
+}

@@ -60,6 +60,11 @@ pub struct TrainState {
     /// Early stop requested by the evolution (patience / max evolves).
     pub stopped_early: bool,
     pub bank_history: Vec<BankHistoryRow>,
+    /// `designer.gate = "offline"`: the previously solved (sample, query) cases replayed
+    /// for the regression check (the first `designer.gate_rules.solved_cases` seen; empty
+    /// with the gate off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solved: Vec<(String, String)>,
 }
 
 /// Everything a checkpoint holds.
@@ -329,6 +334,7 @@ mod tests {
                 best_reward: None,
                 stopped_early: false,
                 bank_history: Vec::new(),
+                solved: Vec::new(),
             },
             controller: vec![1, 2, 3],
             bank,

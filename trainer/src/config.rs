@@ -1360,6 +1360,13 @@ impl Config {
         if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
             bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
         }
+        if d.gate == memskill_designer::GateMode::Offline && self.data.dataset == Dataset::Alfworld {
+            bail!("designer.gate = \"offline\" replays failed questions; it is not available for data.dataset = \"alfworld\" (use \"off\")");
+        }
+        let r = &d.gate_rules;
+        if !r.min_outcome_delta.is_finite() || !(r.max_token_overhead >= 0.0) {
+            bail!("designer.gate_rules.min_outcome_delta must be finite and designer.gate_rules.max_token_overhead >= 0");
+        }
         let f = self.evolution.stage_reward_fraction;
         if !(f > 0.0 && f <= 1.0) {
             bail!("evolution.stage_reward_fraction must be in (0, 1], got {f}");

@@ -12,11 +12,13 @@ pub mod data;
 pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
+pub mod gate;
 pub mod metrics;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;
 pub mod scripted_server;
+pub mod skills_eval;
 pub mod synthetic;
 pub mod train;
 

@@ -119,6 +119,10 @@ pub struct StageMetrics {
     /// Retried HTTP attempts by cause (only when there were some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<RetryCounts>,
+    /// The offline gate's verdict per changed skill (`designer.gate = "offline"`):
+    /// `name@version: canary` or `name@version: held (reasons)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Vec<String>>,
     pub bank_version: u32,
     pub bank_size: usize,
     pub llm: RoleTotals,

@@ -23,7 +23,7 @@ use crate::eval::EvalResults;
 pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 
 /// A mean with its 95% bootstrap interval over `n` scored items.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     pub mean: f64,
     pub lo: f64,

@@ -7,7 +7,8 @@
 //! question. The skill bank holds one useful skill (`capture-facts`) and distractors. The
 //! oracle executor emits the INSERT of the span's fact exactly when `capture-facts` is
 //! among the selected skills in the executor prompt, a useless note when `note-mood` is,
-//! and NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
+//! a wrong code when `scramble-codes` (a harmful skill a test's designer may propose) is, and
+//! NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
 //! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
 //! selects `capture-facts`.
 
@@ -26,6 +27,9 @@ use rand_chacha::ChaCha8Rng;
 pub const USEFUL_SKILL: &str = "capture-facts";
 /// A distractor that writes useless notes.
 pub const NOISE_SKILL: &str = "note-mood";
+/// Not in the bank: a skill a designer might propose that writes each locker code wrong
+/// (the oracle stores the next colour of the list), so it hurts every answer it touches.
+pub const HARMFUL_SKILL: &str = "scramble-codes";
 
 const CODES: [&str; 16] = [
     "amber", "cobalt", "crimson", "olive", "saffron", "teal", "violet", "indigo", "maroon",
@@ -179,6 +183,12 @@ impl SyntheticOracle {
                             .cloned()
                             .unwrap_or_default();
                         return format!("ACTION: INSERT\nMEMORY_ITEM: {}", fact(k, j, &code));
+                    }
+                    if prompt.contains(HARMFUL_SKILL) {
+                        let code = s.queries.get(j).and_then(|q| q.answers.first());
+                        let at = CODES.iter().position(|c| Some(&c.to_string()) == code);
+                        let wrong = CODES[at.map_or(0, |i| (i + 1) % CODES.len())];
+                        return format!("ACTION: INSERT\nMEMORY_ITEM: {}", fact(k, j, wrong));
                     }
                     if prompt.contains(NOISE_SKILL) {
                         return format!(

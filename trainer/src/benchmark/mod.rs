@@ -37,6 +37,12 @@ pub trait Benchmark: Sync {
         size: usize,
     ) -> Result<Box<dyn Batch + 'a>>;
 
+    /// The samples whose questions can be replayed (the offline gate); empty when episodes
+    /// are not samples.
+    fn samples(&self) -> &[Sample] {
+        &[]
+    }
+
     /// What the executor writes memories about.
     fn memory_domain(&self) -> MemoryDomain {
         MemoryDomain::Conversation

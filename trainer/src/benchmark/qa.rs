@@ -24,10 +24,6 @@ impl QaBenchmark {
             crate::data::load_samples(&cfg.data, &cfg.data.split, &cfg.spans.mode, cfg.run.seed)?;
         Ok(Self { samples })
     }
-
-    pub fn samples(&self) -> &[Sample] {
-        &self.samples
-    }
 }
 
 /// Draw the batch of sample indices for one inner epoch: without replacement when the
@@ -57,6 +53,10 @@ impl Batch for Samples<'_> {
 impl Benchmark for QaBenchmark {
     fn oracle_samples(&self) -> Vec<Sample> {
         self.samples.clone()
+    }
+
+    fn samples(&self) -> &[Sample] {
+        &self.samples
     }
 
     fn draw_batch<'a>(

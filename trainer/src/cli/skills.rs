@@ -47,6 +47,10 @@ pub enum SkillsCmd {
         /// Exported skills directory.
         dir: PathBuf,
     },
+    /// Does each skill help on a dataset slice? Three modes on the same spans and seeds:
+    /// without the skill, its version in --old, and with it; the delta with a 95% bootstrap
+    /// interval, tokens and activation (writes skills-eval.{md,json}).
+    Eval(EvalSkillsArgs),
     /// Show added, removed and changed skills between two banks, with text diffs.
     Diff {
         /// Old bank (file or directory).
@@ -54,6 +58,83 @@ pub enum SkillsCmd {
         /// New bank (file or directory).
         b: PathBuf,
     },
+}
+
+#[derive(clap::Args)]
+pub struct EvalSkillsArgs {
+    /// The bank (bank.json, a checkpoint directory or an exported skills directory).
+    pub bank: PathBuf,
+    /// A trained run or checkpoint: its controller picks the skills and its config is used.
+    /// Without it every skill is applied to every span and --config gives the settings.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Config file (required without --checkpoint).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Evaluate on another dataset than the config's.
+    #[arg(long, value_parser = |s: &str| s.parse::<memskill_trainer::config::Dataset>())]
+    pub dataset: Option<memskill_trainer::config::Dataset>,
+    /// Split (default: eval.split).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Only the first N questions of the split.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skills to evaluate (repeatable; default: every selectable skill).
+    #[arg(long = "skill")]
+    pub skills: Vec<String>,
+    /// An older bank: its version of each skill is the `old` mode.
+    #[arg(long)]
+    pub old: Option<PathBuf>,
+    /// Output directory (default: runs/skills-eval/<dataset>-<split>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Bootstrap resamples of the delta's interval.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    /// Config overrides KEY=VALUE (repeatable).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+}
+
+fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
+    use memskill_trainer::checkpoint::{resolve, Checkpoint};
+    use memskill_trainer::config::Config;
+    let bank = load(&a.bank)?;
+    let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
+        (Some(c), _) => {
+            let dir = resolve(c)?;
+            let ck = Checkpoint::load(&dir)
+                .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+            let origin = dir.join("config.toml").display().to_string();
+            (Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?, Some(ck))
+        }
+        (None, Some(p)) => (Config::load(p, &a.sets)?, None),
+        (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
+    };
+    if let Some(d) = a.dataset {
+        memskill_trainer::eval::transfer_to(&mut cfg, d, &a.sets)?;
+    }
+    let old = a.old.as_deref().map(load).transpose()?;
+    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from("runs")
+            .join("skills-eval")
+            .join(format!("{}-{split}", cfg.data.dataset.name()))
+    });
+    let opts = memskill_trainer::skills_eval::SkillsEvalOptions {
+        skills: a.skills,
+        old,
+        checkpoint: ck,
+        split: Some(split),
+        limit: a.limit,
+        out: out.clone(),
+        resamples: a.resamples,
+    };
+    let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
+    print!("{}", memskill_trainer::skills_eval::render(&rows));
+    println!("\nwritten: {}", out.join("skills-eval.md").display());
+    Ok(())
 }
 
 fn load(p: &Path) -> anyhow::Result<SkillBank> {
@@ -132,6 +213,17 @@ pub fn render_table(bank: &SkillBank) -> String {
         bank.releases.len(),
         &bank.content_hash()[..12]
     ));
+    if !bank.eval_runs.is_empty() {
+        let w = memskill_designer::ScoreWeights::default();
+        out.push_str("\nskill scores (release-gate evidence, default weights):\n");
+        for s in bank.skills() {
+            if let Some(x) = memskill_designer::skill_score(bank, &s.name, &w) {
+                out.push_str(&format!("  {:<30} {x:+.3}  ({})\n", s.name, s.status));
+            }
+        }
+        out.push_str("\neval runs:\n");
+        out.push_str(&memskill_designer::eval_runs_md(&bank.eval_runs));
+    }
     out
 }
 
@@ -187,6 +279,7 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
                 names.join(", ")
             );
         }
+        SkillsCmd::Eval(a) => eval_skills(a)?,
         SkillsCmd::Diff { a, b } => {
             let (x, y) = (load(&a)?, load(&b)?);
             let d = bank_diff(&x, &y);

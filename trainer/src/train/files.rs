@@ -66,6 +66,10 @@ pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
             k.description.replace('|', "\\|").replace('\n', " ")
         ));
     }
+    if !bank.eval_runs.is_empty() {
+        s.push_str("\n# Release gate\n\n");
+        s.push_str(&memskill_designer::eval_runs_md(&bank.eval_runs));
+    }
     s
 }
 

@@ -236,11 +236,22 @@ impl Trainer<'_> {
         }
     }
 
-    /// A scored question joins the hard-case pool (which keeps the failures).
+    /// A scored question joins the hard-case pool (which keeps the failures); with the
+    /// offline gate, the first solved ones become its fixed regression set.
     fn record_hard_case(&mut self, q: &QueryResult, step: u64) {
         let Some(score) = q.score else {
             return;
         };
+        let d = &self.cfg.designer.cfg;
+        if d.gate == memskill_designer::GateMode::Offline
+            && score >= self.pool.cfg.threshold
+            && self.state.solved.len() < d.gate_rules.solved_cases
+        {
+            let key = (q.sample_id.clone(), q.query_id.clone());
+            if !self.state.solved.contains(&key) {
+                self.state.solved.push(key);
+            }
+        }
         self.pool.record(HardCase {
             query_id: q.query_id.clone(),
             question: q.question.clone(),

@@ -152,5 +152,6 @@ fn fresh_state(cfg: &Config, bank: &SkillBank) -> TrainState {
         best_reward: None,
         stopped_early: false,
         bank_history: vec![history_row(0, 0, None, "start", bank, String::new())],
+        solved: Vec::new(),
     }
 }

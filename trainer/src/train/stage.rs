@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use memskill_controller::NewSkillBias;
 use memskill_core::SkillBank;
 use memskill_designer::{
-    DesignerError, FinalState, HardCase, Rollback, StageDecision, StageOutcome,
+    DesignerError, FinalState, GateMode, HardCase, Rollback, StageDecision, StageOutcome,
 };
 use serde_json::json;
 
@@ -15,6 +15,7 @@ use crate::backends::embed;
 use crate::checkpoint::pointer;
 use crate::episode::derive_seed;
 use crate::fsutil::{append_line, write_atomic};
+use crate::gate::{group_cases, Replayer};
 use crate::metrics::{MetricsLine, SafetyJudgeCounts, StageMetrics};
 use crate::runtime::RoleTotals;
 
@@ -102,6 +103,7 @@ impl Trainer<'_> {
             designer_error: None,
             safety_judge: None,
             retries: None,
+            gate: None,
             bank_version: 0,
             bank_size: 0,
             llm: RoleTotals::default(),
@@ -214,7 +216,7 @@ impl Trainer<'_> {
             stage,
             &dcfg,
         ) {
-            Ok(o) => self.take_design(o, dcfg.safety_judge, line),
+            Ok(o) => self.take_design(o, selected, dcfg.safety_judge, line),
             // An outage (the server could not be reached or kept failing) or a broken prompt
             // template is not a designer outcome: the stage is not committed, the checkpoint
             // before it stays `latest`, and `--resume` redoes it. A reply without content
@@ -251,6 +253,7 @@ impl Trainer<'_> {
     fn take_design(
         &mut self,
         o: StageOutcome,
+        cases: &[HardCase],
         safety_judge: bool,
         line: &mut StageMetrics,
     ) -> Result<()> {
@@ -281,18 +284,25 @@ impl Trainer<'_> {
                 rejected: o.judge_rejections,
             });
         }
-        self.evolution.on_designed(o.notes.clone());
-        self.bank = o.bank;
+        let before = std::mem::replace(&mut self.bank, o.bank);
+        let live = self.release(&before, &o.changed, cases, stage, line)?;
+        let notes = o.notes.into_iter().filter(|n| live.contains(&n.skill));
+        self.evolution.on_designed(notes.collect());
         let sel = self.bank.selectable();
-        let mask: Vec<bool> = sel.iter().map(|s| o.changed.contains(&s.name)).collect();
+        let mask: Vec<bool> = sel.iter().map(|s| live.contains(&s.name)).collect();
         if mask.iter().any(|&m| m) {
             let bias = NewSkillBias::new(mask, self.controller.updates(), &self.cfg.bias);
             self.state.bias = Some(bias);
         }
-        let note = if o.changed.is_empty() {
-            "no change accepted".to_string()
-        } else {
-            format!("changed: {}", o.changed.join(", "))
+        let held: Vec<&String> = o.changed.iter().filter(|c| !live.contains(c)).collect();
+        let note = match (live.is_empty(), held.is_empty()) {
+            (true, true) => "no change accepted".to_string(),
+            (false, true) => format!("changed: {}", live.join(", ")),
+            _ => format!(
+                "changed: {}; held back by the gate: {}",
+                live.join(", "),
+                held.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         };
         let row = history_row(
             stage,
@@ -304,6 +314,72 @@ impl Trainer<'_> {
         );
         self.state.bank_history.push(row);
         Ok(())
+    }
+}
+
+impl Trainer<'_> {
+    /// Move the stage's candidates on: with `designer.gate = "off"` all become canaries;
+    /// with `"offline"` each is replayed on the stage's hard cases plus the fixed solved
+    /// set (three modes) and only those that pass become canaries. Returns the names that
+    /// went live.
+    fn release(
+        &mut self,
+        before: &SkillBank,
+        changed: &[String],
+        cases: &[HardCase],
+        stage: u32,
+        line: &mut StageMetrics,
+    ) -> Result<Vec<String>> {
+        let dcfg = &self.cfg.designer.cfg;
+        if dcfg.gate == GateMode::Off || changed.is_empty() {
+            memskill_designer::admit_all(&mut self.bank, changed, stage);
+            return Ok(changed.to_vec());
+        }
+        let mut list: Vec<(String, String, bool)> = cases
+            .iter()
+            .map(|c| (c.sample_id.clone(), c.query_id.clone(), false))
+            .collect();
+        list.extend(self.state.solved.iter().map(|(s, q)| (s.clone(), q.clone(), true)));
+        let samples = self.bench.samples();
+        let (groups, _) = group_cases(samples, &list);
+        let proposed = self.bank.clone();
+        let updates = self.controller.updates();
+        let replay = Replayer {
+            cfg: self.cfg,
+            rt: &self.rt,
+            controller: std::sync::Mutex::new(&mut self.controller),
+            samples,
+            domain: self.bench.memory_domain(),
+            updates,
+            tag: u64::from(stage),
+            all_skills: false,
+            greedy: false,
+        };
+        let mut runs = Vec::new();
+        for name in changed {
+            let mut run = replay
+                .compare(before, Some(before), &proposed, name, &groups, stage)
+                .with_context(|| format!("offline gate of `{name}`"))?;
+            (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
+            runs.push(run);
+        }
+        drop(replay);
+        let mut verdicts = Vec::new();
+        for run in runs {
+            verdicts.push(if run.passed {
+                format!("{}@{}: canary", run.skill, run.version)
+            } else {
+                format!("{}@{}: held ({})", run.skill, run.version, run.reasons.join("; "))
+            });
+            memskill_designer::settle(&mut self.bank, before, run);
+        }
+        line.gate = Some(verdicts);
+        let live = changed.iter().filter(|n| {
+            self.bank
+                .get(n)
+                .is_some_and(|s| s.status == memskill_core::SkillStatus::Canary)
+        });
+        Ok(live.cloned().collect())
     }
 }
 

@@ -1,0 +1,277 @@
+//! The three-mode replay behind the offline release gate (`designer.gate = "offline"`) and
+//! `memskill skills eval`: a set of cases (questions of samples) is run through the
+//! executor and answerer with the skill removed (`without`), at its old version (`old`,
+//! when there is one) and at the version under test (`candidate`), with the same spans and
+//! the same seeds, into an [`EvalRun`]. The verdict and the status changes are the
+//! designer's ([`memskill_designer::gate`]).
+//!
+//! For the gate, the controller picks the skills as in training (sampled, seeded per case
+//! sample), with the new-skill bias on the skill under test in the modes that have it: a
+//! canary trains with that bias, so this is how it would be used. `skills eval` with a
+//! checkpoint uses the evaluation selection (top-K, no bias), and without one applies every
+//! skill to every span. Activation is the fraction of the cases' spans where the skill
+//! under test was picked.
+
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use memskill_controller::{Controller, NewSkillBias};
+use memskill_core::{EvalMode, EvalRun, Query, Sample, SkillBank};
+use memskill_executor::MemoryDomain;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::backends::embed;
+use crate::config::Config;
+use crate::episode::{answer_queries, build_memory, derive_seed, par_map, EpisodeCtx};
+use crate::runtime::Runtime;
+
+/// The questions to replay, grouped by sample (`sample` indexes the replayer's samples).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseGroup {
+    pub sample: usize,
+    pub query_ids: Vec<String>,
+    /// Parallel to `query_ids`: the case was solved before (the regression set).
+    pub solved_before: Vec<bool>,
+}
+
+/// Group `(sample_id, query_id, solved_before)` cases by sample, in first-seen order;
+/// cases whose sample or query is unknown are skipped (and counted).
+pub fn group_cases(samples: &[Sample], cases: &[(String, String, bool)]) -> (Vec<CaseGroup>, usize) {
+    let mut groups: Vec<CaseGroup> = Vec::new();
+    let mut unknown = 0;
+    for (sid, qid, solved) in cases {
+        let Some(si) = samples.iter().position(|s| &s.id == sid) else {
+            unknown += 1;
+            continue;
+        };
+        if !samples[si].queries.iter().any(|q| &q.id == qid) {
+            unknown += 1;
+            continue;
+        }
+        let g = match groups.iter_mut().position(|g| g.sample == si) {
+            Some(i) => &mut groups[i],
+            None => {
+                groups.push(CaseGroup {
+                    sample: si,
+                    query_ids: Vec::new(),
+                    solved_before: Vec::new(),
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        if !g.query_ids.contains(qid) {
+            g.query_ids.push(qid.clone());
+            g.solved_before.push(*solved);
+        }
+    }
+    (groups, unknown)
+}
+
+/// What a replay needs besides the bank.
+pub struct Replayer<'a> {
+    pub cfg: &'a Config,
+    pub rt: &'a Runtime,
+    pub controller: Mutex<&'a mut Controller>,
+    pub samples: &'a [Sample],
+    pub domain: MemoryDomain,
+    /// Controller updates so far (the bias starts here, at full strength).
+    pub updates: u64,
+    /// Distinguishes the seeds of different replays (the designer stage).
+    pub tag: u64,
+    /// Apply every selectable skill to every span instead of the controller's K
+    /// (`skills eval` without a checkpoint: the skill's effect without a learned selection).
+    pub all_skills: bool,
+    /// Evaluation selection (deterministic top-`eval.top_k`, no bias; `skills eval` with a
+    /// checkpoint) instead of the training one (sampled, with the new-skill bias on the
+    /// skill under test; the gate, which asks how a canary would fare in training).
+    pub greedy: bool,
+}
+
+impl Replayer<'_> {
+    /// Replay `groups` with `bank`'s selectable skills; `skill` (if selectable there) gets
+    /// the new-skill bias and its activation is measured.
+    pub fn mode(
+        &self,
+        name: &str,
+        bank: &SkillBank,
+        skill: Option<&str>,
+        groups: &[CaseGroup],
+    ) -> Result<EvalMode> {
+        let skills: Vec<_> = bank.selectable().into_iter().cloned().collect();
+        let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+        let embs = Arc::new(embed(self.rt.encoder.as_ref(), &descs)?);
+        let idx = skill.and_then(|n| skills.iter().position(|s| s.name == n));
+        let bias = idx.map(|i| {
+            let mask = (0..skills.len()).map(|j| j == i).collect();
+            NewSkillBias::new(mask, self.updates, &self.cfg.bias)
+        });
+        let mut cfg = self.cfg.clone();
+        if self.all_skills {
+            cfg.controller.policy = crate::config::ControllerPolicy::Random;
+            cfg.controller.top_k = skills.len();
+            cfg.eval.top_k = skills.len();
+        }
+        let cfg = &cfg;
+        let mut guard = self
+            .controller
+            .lock()
+            .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
+        let lock = Mutex::new(&mut **guard);
+        let ctx = if self.greedy {
+            EpisodeCtx {
+                domain: self.domain,
+                ..crate::eval::eval_ctx(cfg, self.rt, &lock, &skills, embs)
+            }
+        } else {
+            EpisodeCtx {
+                bias: bias.as_ref(),
+                step: self.updates,
+                domain: self.domain,
+                ..EpisodeCtx::new(cfg, self.rt, &lock, &skills, embs)
+            }
+        };
+        let before = self.rt.counters.totals();
+        let per_group = par_map(groups, self.cfg.concurrency.episodes, |_, g| {
+            let sample = &self.samples[g.sample];
+            let seed = derive_seed(self.cfg.run.seed, &[13, self.tag, g.sample as u64]);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let rng = (!self.greedy).then_some(&mut rng);
+            let built = build_memory(&ctx, sample, rng)
+                .with_context(|| format!("replaying sample {} ({name})", sample.id))?;
+            let queries: Vec<&Query> = g
+                .query_ids
+                .iter()
+                .filter_map(|id| sample.queries.iter().find(|q| &q.id == id))
+                .collect();
+            let results = answer_queries(&ctx, sample, &built.memory, &queries, false)?;
+            let scores: Vec<f64> = results
+                .iter()
+                .map(|r| if built.incomplete() { f64::NAN } else { r.score.unwrap_or(f64::NAN) })
+                .collect();
+            let picked = idx.map_or(0, |i| built.chosen.iter().filter(|c| c.contains(&i)).count());
+            let findings = (built.flagged + built.refused) as u64;
+            Ok::<_, anyhow::Error>((scores, picked, built.chosen.len(), findings))
+        });
+        let used = self.rt.counters.totals().minus(&before);
+        let mut m = EvalMode {
+            mode: name.to_string(),
+            score: f64::NAN,
+            case_scores: Vec::new(),
+            tokens: 0,
+            calls: 0,
+            activation: 0.0,
+            safety_findings: 0,
+        };
+        let (mut picked, mut spans) = (0usize, 0usize);
+        for r in per_group {
+            let (scores, p, n, f) = r?;
+            m.case_scores.extend(scores);
+            picked += p;
+            spans += n;
+            m.safety_findings += f;
+        }
+        let finite: Vec<f64> = m.case_scores.iter().copied().filter(|x| x.is_finite()).collect();
+        if !finite.is_empty() {
+            m.score = finite.iter().sum::<f64>() / finite.len() as f64;
+        }
+        m.activation = if spans == 0 { 0.0 } else { picked as f64 / spans as f64 };
+        for t in [used.executor, used.answer, used.judge] {
+            m.tokens += t.prompt_tokens + t.completion_tokens;
+            m.calls += t.calls;
+        }
+        Ok(m)
+    }
+
+    /// The three-mode comparison of `skill` as it is in `candidate_bank` against `base`
+    /// (the bank it would join or change): `without` = `base` minus the skill, `old` = that
+    /// plus the skill as `old` has it (when `old` has it selectable), `candidate` = that plus
+    /// the candidate version, selectable.
+    pub fn compare(
+        &self,
+        base: &SkillBank,
+        old: Option<&SkillBank>,
+        candidate_bank: &SkillBank,
+        skill: &str,
+        groups: &[CaseGroup],
+        stage: u32,
+    ) -> Result<EvalRun> {
+        let cand = candidate_bank
+            .get(skill)
+            .with_context(|| format!("skill `{skill}` is not in the bank"))?
+            .clone();
+        let mut without = base.clone();
+        let _ = without.remove(skill);
+        if without.selectable().is_empty() {
+            anyhow::bail!("without `{skill}` the bank has no selectable skill: nothing to compare it with");
+        }
+        let mut with = without.clone();
+        let mut live = cand.clone();
+        if !live.status.is_selectable() {
+            live.status = memskill_core::SkillStatus::Canary;
+        }
+        with.insert(live)?;
+        let old = old
+            .and_then(|b| b.get(skill))
+            .filter(|s| s.status.is_selectable());
+        let mut modes = vec![self.mode("without", &without, None, groups)?];
+        if let Some(o) = old {
+            let mut with_old = without.clone();
+            with_old.insert(o.clone())?;
+            modes.push(self.mode("old", &with_old, Some(skill), groups)?);
+        }
+        modes.push(self.mode("candidate", &with, Some(skill), groups)?);
+        let mut run = EvalRun {
+            id: format!("stage-{stage}:{skill}@{}", cand.version),
+            skill: skill.to_string(),
+            version: cand.version,
+            old_version: old.map(|s| s.version),
+            stage,
+            cases: groups
+                .iter()
+                .flat_map(|g| {
+                    let sid = &self.samples[g.sample].id;
+                    g.query_ids.iter().map(move |q| format!("{sid}/{q}"))
+                })
+                .collect(),
+            solved_before: groups.iter().flat_map(|g| g.solved_before.clone()).collect(),
+            modes,
+            outcome_delta: f64::NAN,
+            regressions: 0,
+            token_overhead: 0.0,
+            safety_findings: u64::from(
+                memskill_designer::scan_skill(&cand.name, &cand.description, &cand.instructions).is_err(),
+            ),
+            passed: false,
+            reasons: Vec::new(),
+            description: cand.description.clone(),
+            instructions: cand.instructions.clone(),
+        };
+        memskill_designer::summarise(&mut run, self.cfg.pool.threshold);
+        Ok(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_group_by_sample_and_unknown_ones_are_counted() {
+        let samples = crate::synthetic::dataset(3, 2, 1);
+        let q = |s: usize, j: usize| samples[s].queries[j].id.clone();
+        let cases = vec![
+            (samples[1].id.clone(), q(1, 0), false),
+            (samples[0].id.clone(), q(0, 1), true),
+            (samples[1].id.clone(), q(1, 1), false),
+            (samples[1].id.clone(), q(1, 1), false),
+            ("nope".to_string(), "q".to_string(), false),
+            (samples[2].id.clone(), "missing".to_string(), false),
+        ];
+        let (g, unknown) = group_cases(&samples, &cases);
+        assert_eq!(unknown, 2);
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].sample, g[0].query_ids.len()), (1, 2));
+        assert_eq!((g[1].sample, g[1].solved_before.clone()), (0, vec![true]));
+    }
+}

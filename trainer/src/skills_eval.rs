@@ -1,0 +1,175 @@
+//! `memskill skills eval`: does a skill of a bank help on a dataset slice? For each skill,
+//! the three-mode replay of the release gate ([`crate::gate`]) on every question of the
+//! slice: without the skill, with its version from an older bank (`--old`), and with it,
+//! on the same spans and seeds. The skills are picked by a trained controller
+//! (`--checkpoint`) or, without one, all applied to every span (the skill's effect without
+//! a learned selection). The delta (with vs the better other mode) gets a 95% bootstrap
+//! interval over the questions' paired differences.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use memskill_controller::Controller;
+use memskill_core::{EvalRun, SkillBank};
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::Checkpoint;
+use crate::config::Config;
+use crate::episode::memory_domain;
+use crate::eval::load_eval_samples;
+use crate::fsutil::write_atomic;
+use crate::gate::{group_cases, Replayer};
+use crate::report::{bootstrap, Estimate};
+use crate::runtime::Runtime;
+
+/// What to evaluate.
+#[derive(Clone, Default)]
+pub struct SkillsEvalOptions {
+    /// The skills to evaluate (all selectable skills of the bank when empty).
+    pub skills: Vec<String>,
+    /// An older bank whose versions are the `old` mode.
+    pub old: Option<SkillBank>,
+    /// A trained run's checkpoint: its controller picks the skills.
+    pub checkpoint: Option<Checkpoint>,
+    /// Evaluation split (default `eval.split`) and the first `limit` questions.
+    pub split: Option<String>,
+    pub limit: Option<usize>,
+    /// Where `skills-eval.json` and `skills-eval.md` go.
+    pub out: PathBuf,
+    /// Bootstrap resamples of the delta's interval.
+    pub resamples: usize,
+}
+
+/// One row of the table: the run plus the interval of its delta.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SkillEvalRow {
+    pub run: EvalRun,
+    /// Paired per-question difference (with minus the better other mode), mean and 95% interval.
+    pub delta: Option<Estimate>,
+}
+
+/// Evaluate the skills of `bank` on the slice; writes `skills-eval.{json,md}` into `opts.out`.
+pub fn skills_eval(cfg: &Config, bank: &SkillBank, opts: &SkillsEvalOptions) -> Result<Vec<SkillEvalRow>> {
+    if cfg.data.dataset == crate::config::Dataset::Alfworld {
+        bail!("skills eval replays questions; ALFWorld is not supported");
+    }
+    let names: Vec<String> = if opts.skills.is_empty() {
+        bank.selectable().iter().map(|s| s.name.clone()).collect()
+    } else {
+        opts.skills.clone()
+    };
+    for n in &names {
+        if bank.get(n).is_none() {
+            bail!("skill `{n}` is not in the bank (its skills: {})", bank.names().join(", "));
+        }
+    }
+    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let samples = load_eval_samples(cfg, &split, opts.limit)?;
+    if samples.is_empty() {
+        bail!("split `{split}` has no questions");
+    }
+    std::fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
+    let rt = Runtime::build(cfg, &opts.out, samples.clone(), false)?;
+    rt.probe_endpoints()?;
+    let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
+    if let Some(ck) = &opts.checkpoint {
+        controller
+            .load_bytes(&ck.controller)
+            .context("loading the checkpoint's controller")?;
+    }
+    let cases: Vec<(String, String, bool)> = samples
+        .iter()
+        .flat_map(|s| s.queries.iter().map(|q| (s.id.clone(), q.id.clone(), false)))
+        .collect();
+    let (groups, _) = group_cases(&samples, &cases);
+    let updates = controller.updates();
+    let replay = Replayer {
+        cfg,
+        rt: &rt,
+        controller: std::sync::Mutex::new(&mut controller),
+        samples: &samples,
+        domain: memory_domain(cfg.data.dataset),
+        updates,
+        tag: 0,
+        all_skills: opts.checkpoint.is_none(),
+        greedy: opts.checkpoint.is_some(),
+    };
+    let mut rows = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let mut run = replay
+            .compare(bank, opts.old.as_ref(), bank, name, &groups, 0)
+            .with_context(|| format!("evaluating `{name}`"))?;
+        run.id = format!("eval:{split}:{name}@{}", run.version);
+        (run.passed, run.reasons) = memskill_designer::verdict(&run, &cfg.designer.cfg.gate_rules);
+        let delta = paired_delta(&run, opts.resamples, cfg.run.seed ^ i as u64);
+        rows.push(SkillEvalRow { run, delta });
+    }
+    write_atomic(
+        &opts.out.join("skills-eval.json"),
+        serde_json::to_string_pretty(&rows)?.as_bytes(),
+    )?;
+    let md = format!(
+        "# Skill evaluation on {} / {split} ({} questions; {})\n\n{}",
+        cfg.data.dataset.name(),
+        cases.len(),
+        if opts.checkpoint.is_some() {
+            "skills picked by the checkpoint's controller"
+        } else {
+            "every skill applied to every span"
+        },
+        render(&rows)
+    );
+    write_atomic(&opts.out.join("skills-eval.md"), md.as_bytes())?;
+    Ok(rows)
+}
+
+/// The candidate's per-question score minus the better other mode's (by mean), bootstrapped.
+fn paired_delta(run: &EvalRun, resamples: usize, seed: u64) -> Option<Estimate> {
+    let cand = run.mode("candidate")?;
+    let best = run
+        .modes
+        .iter()
+        .filter(|m| m.mode != "candidate" && m.score.is_finite())
+        .max_by(|a, b| a.score.total_cmp(&b.score))?;
+    let diffs: Vec<f64> = cand
+        .case_scores
+        .iter()
+        .zip(&best.case_scores)
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .map(|(a, b)| a - b)
+        .collect();
+    bootstrap(&diffs, resamples, seed)
+}
+
+/// The table: per skill, the three modes, the delta with its interval, tokens and activation.
+pub fn render(rows: &[SkillEvalRow]) -> String {
+    let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens without -> with | activation | gate rules |\n|---|---|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let run = &r.run;
+        let score = |m: &str| {
+            run.mode(m)
+                .filter(|m| m.score.is_finite())
+                .map_or("-".to_string(), |m| format!("{:.3}", m.score))
+        };
+        let delta = r.delta.as_ref().map_or("-".to_string(), |e| {
+            format!("{:+.3} [{:+.3}, {:+.3}]", e.mean, e.lo, e.hi)
+        });
+        let tok = |m: &str| run.mode(m).map_or(0, |m| m.tokens);
+        s.push_str(&format!(
+            "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} |\n",
+            run.skill,
+            run.version,
+            run.cases.len(),
+            score("without"),
+            score("old"),
+            score("candidate"),
+            delta,
+            tok("without"),
+            tok("candidate"),
+            100.0 * run.token_overhead,
+            run.mode("candidate").map_or(0.0, |m| m.activation),
+            if run.passed { "pass".to_string() } else { format!("fail: {}", run.reasons.join("; ")) }
+        ));
+    }
+    s
+}
