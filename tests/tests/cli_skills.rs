@@ -154,3 +154,56 @@ fn skills_eval_table_on_the_synthetic_task() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no selectable skill"));
 }
+
+#[test]
+fn skills_usage_reads_the_invocation_log_and_skills_eval_uses_the_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = memskill_e2e::repo_root().join("configs/synthetic.toml");
+    let runs = tmp.path().join("runs");
+    ok(&[
+        "train",
+        "--config",
+        &cfg.to_string_lossy(),
+        "--runs-dir",
+        &runs.to_string_lossy(),
+        "--no-progress",
+        "--set",
+        "run.outer_epochs=1",
+        "--set",
+        "run.inner_epochs=2",
+    ]);
+    let run = runs.join("synthetic");
+    let table = ok(&["skills", "usage", &run.to_string_lossy()]);
+    // 2 updates x 8 episodes x 3 spans x K = 1
+    let uses: u64 = table
+        .lines()
+        .skip(2)
+        .map(|l| l.split('|').nth(2).unwrap().trim().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(uses, 48, "{table}");
+    let lines = ok(&["skills", "usage", &run.to_string_lossy(), "--skill", "noop"]);
+    for l in lines.lines() {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(r["skill"], "noop");
+    }
+    assert!(!memskill(&["skills", "usage", &run.to_string_lossy(), "--skill", "nope"])
+        .status
+        .success());
+    let out = tmp.path().join("eval");
+    let t = ok(&[
+        "skills",
+        "eval",
+        &run.join("skills").to_string_lossy(),
+        "--checkpoint",
+        &run.to_string_lossy(),
+        "--skill",
+        "capture-facts",
+        "--limit",
+        "6",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(t.contains("| capture-facts@1.0.0 | 6 |"), "{t}");
+    let md = std::fs::read_to_string(out.join("skills-eval.md")).unwrap();
+    assert!(md.contains("picked by the checkpoint's controller"), "{md}");
+}

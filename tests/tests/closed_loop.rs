@@ -194,6 +194,10 @@ fn assert_same_run(a: &Path, b: &Path) {
     let ma = std::fs::read_to_string(a.join("metrics.jsonl")).unwrap();
     let mb = std::fs::read_to_string(b.join("metrics.jsonl")).unwrap();
     assert_eq!(ma, mb, "metrics.jsonl differ");
+    let ia = std::fs::read_to_string(a.join("invocations.jsonl")).unwrap();
+    let ib = std::fs::read_to_string(b.join("invocations.jsonl")).unwrap();
+    assert!(!ia.is_empty());
+    assert_eq!(ia, ib, "invocations.jsonl differ");
     let (fa, fb) = (ck_files(a), ck_files(b));
     assert_eq!(fa.len(), fb.len());
     for (x, y) in fa.iter().zip(&fb) {

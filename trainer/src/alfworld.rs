@@ -392,6 +392,7 @@ pub fn game_query(r: &GameResult) -> QueryResult {
         } else {
             format_trajectory(&r.initial_obs, &r.transcript, won)
         },
+        source_spans: Vec::new(),
     }
 }
 
@@ -428,6 +429,9 @@ pub fn run_pair(
                 parse_problems: 0,
                 flagged: 0,
                 refused: 0,
+                span_tokens: Vec::new(),
+                sample_id: sample.id.clone(),
+                span_ids: Vec::new(),
                 errors: vec![format!(
                     "{id}: no expert trajectory of batch A ({} games) could be replayed",
                     pair.a.len()

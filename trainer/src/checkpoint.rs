@@ -55,6 +55,9 @@ pub struct TrainState {
     pub stage_rewards: Vec<f64>,
     /// Byte length of `metrics.jsonl` when this checkpoint was written.
     pub metrics_len: u64,
+    /// Byte length of `invocations.jsonl` then (0 for runs from before the log).
+    #[serde(default)]
+    pub invocations_len: u64,
     /// Best stage (stabilised) reward seen, which names the `best` checkpoint.
     pub best_reward: Option<f64>,
     /// Early stop requested by the evolution (patience / max evolves).
@@ -331,6 +334,7 @@ mod tests {
                 bias: None,
                 stage_rewards: Vec::new(),
                 metrics_len: 0,
+                invocations_len: 0,
                 best_reward: None,
                 stopped_early: false,
                 bank_history: Vec::new(),

@@ -247,6 +247,10 @@ pub struct QueryResult {
     /// What the agent did (interactive tasks: the game transcript); empty for QA.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub evidence: String,
+    /// The spans whose memories the answer was given from (the invocation log's link from a
+    /// question's score back to the skill uses that wrote them); not written to results.
+    #[serde(skip)]
+    pub source_spans: Vec<String>,
 }
 
 /// The memory-building half of an episode.
@@ -262,6 +266,11 @@ pub struct BuiltMemory {
     /// Memory writes the filter flagged (`memory.filter = "flag"`) or refused (`"refuse"`).
     pub flagged: usize,
     pub refused: usize,
+    /// Executor tokens (prompt + completion) per span; 0 for a failed call.
+    pub span_tokens: Vec<u64>,
+    /// The sample and the ids of its spans, in order (the invocation log).
+    pub sample_id: String,
+    pub span_ids: Vec<String>,
 }
 
 impl BuiltMemory {
@@ -332,6 +341,9 @@ pub fn build_memory(
         errors: Vec::new(),
         flagged: 0,
         refused: 0,
+        span_tokens: Vec::new(),
+        sample_id: sample.id.clone(),
+        span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
     };
     for (span, span_emb) in sample.spans.iter().zip(&span_embs) {
         let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
@@ -380,7 +392,12 @@ pub fn build_memory(
             executed: Vec::new(),
             all_calls_failed: false,
         };
-        match ctx.executor.chat(&req) {
+        let reply = ctx.executor.chat(&req);
+        let tokens = reply
+            .as_ref()
+            .map_or(0, |r| r.usage.prompt_tokens + r.usage.completion_tokens);
+        out.span_tokens.push(tokens);
+        match reply {
             Err(e) => {
                 out.call_errors += 1;
                 outcome.all_calls_failed = true;
@@ -547,7 +564,15 @@ pub fn answer_queries(
             error: None,
             judge_error: None,
             evidence: String::new(),
+            source_spans: Vec::new(),
         };
+        for m in &mems {
+            for s in &m.source_spans {
+                if !r.source_spans.contains(s) {
+                    r.source_spans.push(s.clone());
+                }
+            }
+        }
         match ctx.answerer.chat(&req) {
             Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
             Ok(resp) => {
@@ -674,6 +699,9 @@ mod tests {
             errors: Vec::new(),
             flagged: 0,
             refused: 0,
+            span_tokens: Vec::new(),
+            sample_id: String::new(),
+            span_ids: Vec::new(),
         };
         // three replies that parsed to nothing: penalised in shaping, but the episode counts
         assert!(!b.every_call_failed() && !b.incomplete());

@@ -689,6 +689,7 @@ mod tests {
             error: error.then(|| "answer call failed".to_string()),
             judge_error: judge_error.then(|| "verdict unreadable".to_string()),
             evidence: String::new(),
+            source_spans: Vec::new(),
         }
     }
 

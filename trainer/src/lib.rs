@@ -13,6 +13,7 @@ pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
 pub mod gate;
+pub mod invocations;
 pub mod metrics;
 pub mod prompts;
 pub mod retrieval;

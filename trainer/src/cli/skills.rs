@@ -51,6 +51,18 @@ pub enum SkillsCmd {
     /// without the skill, its version in --old, and with it; the delta with a 95% bootstrap
     /// interval, tokens and activation (writes skills-eval.{md,json}).
     Eval(EvalSkillsArgs),
+    /// Per-skill use in a training run, from its invocation log (invocations.jsonl): uses,
+    /// writes, tokens, and the mean score of the answers given from what those uses wrote.
+    Usage {
+        /// The run directory.
+        run: PathBuf,
+        /// Only this skill: list its uses one per line.
+        #[arg(long)]
+        skill: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show added, removed and changed skills between two banks, with text diffs.
     Diff {
         /// Old bank (file or directory).
@@ -280,6 +292,25 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
             );
         }
         SkillsCmd::Eval(a) => eval_skills(a)?,
+        SkillsCmd::Usage { run, skill, json } => {
+            use memskill_trainer::invocations;
+            let log = invocations::read(&run)?;
+            match skill {
+                Some(name) => {
+                    let mine: Vec<_> = log.iter().filter(|r| r.skill == name).collect();
+                    if mine.is_empty() {
+                        bail!("skill `{name}` has no use in {}", run.display());
+                    }
+                    for r in mine {
+                        println!("{}", serde_json::to_string(r)?);
+                    }
+                }
+                None if json => {
+                    println!("{}", serde_json::to_string_pretty(&invocations::summarise(&log))?)
+                }
+                None => print!("{}", invocations::render(&invocations::summarise(&log))),
+            }
+        }
         SkillsCmd::Diff { a, b } => {
             let (x, y) = (load(&a)?, load(&b)?);
             let d = bank_diff(&x, &y);

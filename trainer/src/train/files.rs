@@ -123,6 +123,7 @@ impl Trainer<'_> {
     /// Write a checkpoint of the whole run state (`is_best` also points `best` at it).
     pub fn checkpoint(&mut self, is_best: bool) -> Result<PathBuf> {
         self.state.metrics_len = file_len(&self.files.metrics);
+        self.state.invocations_len = file_len(&self.files.invocations);
         let ck = Checkpoint {
             state: self.state.clone(),
             controller: self

@@ -84,6 +84,8 @@ struct RunFiles {
     dir: PathBuf,
     metrics: PathBuf,
     timings: PathBuf,
+    /// One line per skill use (`crate::invocations`).
+    invocations: PathBuf,
     /// The resolved config, as `config.toml` and every checkpoint hold it.
     config_toml: String,
 }

@@ -15,6 +15,7 @@ use super::Trainer;
 use crate::backends::embed;
 use crate::config::ControllerPolicy;
 use crate::episode::{derive_seed, par_map, EpisodeCtx, EpisodeResult, QueryResult};
+use crate::fsutil::append_line;
 use crate::metrics::UpdateMetrics;
 use crate::runtime::RoleTotals;
 use memskill_executor::RetryCounts;
@@ -154,6 +155,7 @@ impl Trainer<'_> {
             rollout_s,
         };
         let mut first_errors: Vec<String> = Vec::new();
+        let mut log = String::new();
         for ep in &mut episodes {
             b.memories_flagged += ep.built.flagged;
             b.memories_refused += ep.built.refused;
@@ -178,6 +180,10 @@ impl Trainer<'_> {
                 b.dropped += 1;
                 continue;
             };
+            for r in crate::invocations::records(step + 1, ep, &skills) {
+                log.push_str(&serde_json::to_string(&r)?);
+                log.push('\n');
+            }
             self.learn_from(ep, reward, &skills, &mut b);
             b.answered += ep.queries.len();
             for q in &ep.queries {
@@ -185,6 +191,9 @@ impl Trainer<'_> {
             }
         }
         self.pool.prune(step);
+        if !log.is_empty() {
+            append_line(&self.files.invocations, log.trim_end_matches('\n'))?;
+        }
         let first_errors = first_errors.join(" | ");
         if b.ppo_batch.is_empty() {
             bail!(

@@ -33,6 +33,7 @@ impl<'c> Trainer<'c> {
         let files = RunFiles {
             metrics: dir.join("metrics.jsonl"),
             timings: dir.join("timings.jsonl"),
+            invocations: dir.join("invocations.jsonl"),
             config_toml: cfg.to_toml()?,
             dir,
         };
@@ -58,11 +59,12 @@ impl<'c> Trainer<'c> {
                     .load_bytes(&ck.controller)
                     .context("restoring the controller from the checkpoint")?;
                 truncate_to(&files.metrics, ck.state.metrics_len)?;
+                truncate_to(&files.invocations, ck.state.invocations_len)?;
                 filter_timings(&files.timings, ck.state.update_step)?;
                 (ck.state, ck.bank, ck.evolution, ck.pool)
             }
             Start::Fresh(bank) => {
-                for p in [&files.metrics, &files.timings] {
+                for p in [&files.metrics, &files.timings, &files.invocations] {
                     write_atomic(p, b"")?;
                 }
                 (
@@ -149,6 +151,7 @@ fn fresh_state(cfg: &Config, bank: &SkillBank) -> TrainState {
         bias: None,
         stage_rewards: Vec::new(),
         metrics_len: 0,
+        invocations_len: 0,
         best_reward: None,
         stopped_early: false,
         bank_history: vec![history_row(0, 0, None, "start", bank, String::new())],
