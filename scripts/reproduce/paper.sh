@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The paper's experiments in one sequence, then one report:
+#   1. MemSkill on LoCoMo (Table 1 row), evaluated on the test split;
+#   2. the Table 2 ablations (no-controller: random skills; no-designer: the static initial
+#      skills; refine-only), trained and evaluated;
+#   3. the Table 1 baselines in the same harness (no-memory, raw-rag, static-skills);
+#   4. cross-model transfer: the same checkpoint with another executor model (when given);
+#   5. the Figure 3 sweep: HotpotQA context length (eval_50 / 100 / 200) x K = 3, 5, 7 (when
+#      the files are in the cache);
+#   6. `memskill report` over all of it: report.md, report.html, figure3.png.
+#
+# Endpoints and models (see README.md in this folder):
+#   MEMSKILL_URLS='["http://127.0.0.1:8000/v1"]' MEMSKILL_MODEL=meta-llama/Llama-3.3-70B-Instruct \
+#   MEMSKILL_OTHER_URLS='["http://127.0.0.1:8001/v1"]' MEMSKILL_OTHER_MODEL=Qwen/Qwen3-Next-80B-A3B-Instruct \
+#   scripts/reproduce/paper.sh
+# Other settings:
+#   MEMSKILL_BIN       the memskill binary (default: build target/release/memskill)
+#   MEMSKILL_RUNS      where runs, evaluations and the report go (default: runs/paper)
+#   MEMSKILL_SETS      extra `--set` values for every command, one per line (the end-to-end
+#                      test uses this to run everything on the scripted synthetic task)
+#   MEMSKILL_OTHER_SETS  instead of the two above: the transfer's `--set` values, one per line
+#   MEMSKILL_SWEEP     the sweep's `--sweep` arguments, one per line (default: the HotpotQA
+#                      context lengths x eval.top_k=3,5,7)
+#   MEMSKILL_EVAL_SPLIT  evaluation split (default: test)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+RUNS="${MEMSKILL_RUNS:-runs/paper}"
+SPLIT="${MEMSKILL_EVAL_SPLIT:-test}"
+if [ -n "${MEMSKILL_BIN:-}" ]; then
+  BIN="$MEMSKILL_BIN"
+else
+  cargo build --release --bin memskill
+  BIN=target/release/memskill
+fi
+mkdir -p "$RUNS/eval"
+
+sets=()
+if [ -n "${MEMSKILL_URLS:-}" ]; then
+  sets+=(--set "executor.base_urls=${MEMSKILL_URLS}")
+fi
+if [ -n "${MEMSKILL_MODEL:-}" ]; then
+  sets+=(--set "executor.model=\"${MEMSKILL_MODEL}\"")
+fi
+while IFS= read -r line; do
+  [ -n "$line" ] && sets+=(--set "$line")
+done <<< "${MEMSKILL_SETS:-}"
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+# 1 + 2: the method and its ablations, each trained then evaluated on the test split.
+# Run names follow Table 2's rows (w/o controller = random skills, w/o designer = the static
+# initial skills); the baseline that applies every initial skill to every span is
+# `static-skills` below.
+for variant in full no-controller no-designer refine-only; do
+  case "$variant" in
+    full) cfg=configs/locomo.toml ;;
+    no-controller) cfg=configs/ablations/random-skills.toml ;;
+    no-designer) cfg=configs/ablations/static-skills.toml ;;
+    refine-only) cfg=configs/ablations/refine-only.toml ;;
+  esac
+  step "train $variant ($cfg)"
+  if [ -f "$RUNS/$variant/checkpoints/latest" ]; then
+    "$BIN" train --resume --run-name "$variant" --runs-dir "$RUNS" --no-progress
+  else
+    "$BIN" train --config "$cfg" --run-name "$variant" --runs-dir "$RUNS" --no-progress "${sets[@]}"
+  fi
+  step "eval $variant"
+  "$BIN" eval --checkpoint "$RUNS/$variant" --split "$SPLIT" --method "$variant" \
+    --out "$RUNS/eval/$variant" "${sets[@]}"
+done
+
+# 3: the baselines, same spans, answerer and scorer, no checkpoint.
+for method in no-memory raw-rag static-skills; do
+  step "baseline $method"
+  "$BIN" eval --method "$method" --config configs/locomo.toml --split "$SPLIT" \
+    --out "$RUNS/eval/baseline-$method" "${sets[@]}"
+done
+
+# 4: cross-model transfer (Table 2's other executor column): the same checkpoint, another model.
+if [ -n "${MEMSKILL_OTHER_MODEL:-}" ]; then
+  other=("${sets[@]}")
+  if [ -n "${MEMSKILL_OTHER_SETS:-}" ]; then
+    while IFS= read -r line; do
+      [ -n "$line" ] && other+=(--set "$line")
+    done <<< "$MEMSKILL_OTHER_SETS"
+  else
+    other+=(--set "executor.model=\"${MEMSKILL_OTHER_MODEL}\"")
+    if [ -n "${MEMSKILL_OTHER_URLS:-}" ]; then
+      other+=(--set "executor.base_urls=${MEMSKILL_OTHER_URLS}")
+    fi
+  fi
+  tag=$(printf '%s' "$MEMSKILL_OTHER_MODEL" | tr -c 'A-Za-z0-9._-' '-')
+  step "transfer: full with executor $MEMSKILL_OTHER_MODEL"
+  "$BIN" eval --checkpoint "$RUNS/full" --split "$SPLIT" --method "full-on-$tag" \
+    --out "$RUNS/eval/full-on-$tag" "${other[@]}"
+fi
+
+# 5: Figure 3, the context-length sweep.
+sweep=()
+if [ -n "${MEMSKILL_SWEEP:-}" ]; then
+  while IFS= read -r line; do
+    [ -n "$line" ] && sweep+=(--sweep "$line")
+  done <<< "$MEMSKILL_SWEEP"
+  sweep_data=()
+else
+  DATA="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/data"
+  files=()
+  for n in 50 100 200; do
+    [ -f "$DATA/hotpotqa/eval_$n.json" ] && files+=("hotpotqa/eval_$n.json")
+  done
+  if [ ${#files[@]} -gt 0 ]; then
+    sweep=(--sweep "data.path=$(IFS=,; echo "${files[*]}")" --sweep "eval.top_k=3,5,7")
+  fi
+  sweep_data=(--dataset hotpotqa)
+fi
+if [ ${#sweep[@]} -gt 0 ]; then
+  step "sweep ${sweep[*]}"
+  sweep_split="$SPLIT"
+  [ ${#sweep_data[@]} -gt 0 ] && sweep_split=all
+  "$BIN" eval --checkpoint "$RUNS/full" "${sweep_data[@]}" --split "$sweep_split" --method full \
+    --out "$RUNS/eval/sweep" "${sweep[@]}" "${sets[@]}"
+else
+  step "sweep skipped: no HotpotQA eval_{50,100,200}.json in the cache (scripts/fetch-data.sh)"
+fi
+
+# 6: one report over everything.
+step "report"
+"$BIN" report "$RUNS/full" "$RUNS/no-controller" "$RUNS/no-designer" "$RUNS/refine-only" \
+  "$RUNS/eval" --out "$RUNS/report"
+echo "report: $RUNS/report/report.md and report.html" >&2
