@@ -27,6 +27,6 @@ pub use memory::{
 pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
 pub use skill::{
-    validate_skill_name, ActionKind, EvalMode, EvalRun, ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus,
-    UsageStats, Version,
+    validate_skill_name, ActionKind, EvalMode, EvalRun, ReleaseKind, ReleaseRecord, Skill,
+    SkillBank, SkillStatus, UsageStats, Version,
 };

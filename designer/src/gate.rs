@@ -154,8 +154,16 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64) {
     run.safety_findings = run.safety_findings.max(cand.safety_findings);
 }
 
-fn record(skill: &str, kind: ReleaseKind, bank: &SkillBank, stage: u32, note: String) -> ReleaseRecord {
-    let v = bank.get(skill).map_or(memskill_core::Version::INITIAL, |s| s.version);
+fn record(
+    skill: &str,
+    kind: ReleaseKind,
+    bank: &SkillBank,
+    stage: u32,
+    note: String,
+) -> ReleaseRecord {
+    let v = bank
+        .get(skill)
+        .map_or(memskill_core::Version::INITIAL, |s| s.version);
     ReleaseRecord {
         skill: skill.to_string(),
         kind,
@@ -173,12 +181,20 @@ fn record(skill: &str, kind: ReleaseKind, bank: &SkillBank, stage: u32, note: St
 /// The gate is off: every candidate named in `changed` becomes a canary.
 pub fn admit_all(bank: &mut SkillBank, changed: &[String], stage: u32) {
     for name in changed {
-        let Some(s) = bank.get_mut(name) else { continue };
+        let Some(s) = bank.get_mut(name) else {
+            continue;
+        };
         if s.status != SkillStatus::Candidate {
             continue;
         }
         s.status = SkillStatus::Canary;
-        let r = record(name, ReleaseKind::Canaried, bank, stage, "designer.gate = off".into());
+        let r = record(
+            name,
+            ReleaseKind::Canaried,
+            bank,
+            stage,
+            "designer.gate = off".into(),
+        );
         bank.releases.push(r);
     }
 }
@@ -204,7 +220,11 @@ pub fn settle(bank: &mut SkillBank, before: &SkillBank, run: EvalRun) {
         let r = record(&name, ReleaseKind::Canaried, bank, stage, note);
         bank.releases.push(r);
     } else {
-        let note = format!("failed the offline gate ({}): {}", run.id, run.reasons.join("; "));
+        let note = format!(
+            "failed the offline gate ({}): {}",
+            run.id,
+            run.reasons.join("; ")
+        );
         let mut r = record(&name, ReleaseKind::GateFailed, bank, stage, note);
         if let (Some(old), Some(s)) = (before.get(&name), bank.get_mut(&name)) {
             // a refine: keep the old version selectable, as it was
@@ -348,7 +368,10 @@ mod tests {
         assert_eq!(refine.outcome_delta, 0.0);
         assert!(!verdict(&refine, &rules).0);
         // too few cases
-        let few = run(vec![mode("without", &[0.0], 1), mode("candidate", &[1.0], 1)]);
+        let few = run(vec![
+            mode("without", &[0.0], 1),
+            mode("candidate", &[1.0], 1),
+        ]);
         assert!(verdict(&few, &rules).1[0].contains("at least 5"));
     }
 
@@ -378,13 +401,25 @@ mod tests {
         fail.reasons = vec!["outcome delta".into()];
         settle(&mut proposed, &before, pass);
         settle(&mut proposed, &before, fail);
-        assert_eq!(proposed.get("keep-dates").unwrap().status, SkillStatus::Canary);
+        assert_eq!(
+            proposed.get("keep-dates").unwrap().status,
+            SkillStatus::Canary
+        );
         assert_eq!(proposed.get("insert").unwrap(), &old_insert);
         assert_eq!(proposed.eval_runs.len(), 2);
-        let kinds: Vec<ReleaseKind> = proposed.releases.iter().rev().take(2).map(|r| r.kind).collect();
+        let kinds: Vec<ReleaseKind> = proposed
+            .releases
+            .iter()
+            .rev()
+            .take(2)
+            .map(|r| r.kind)
+            .collect();
         assert_eq!(kinds, vec![ReleaseKind::GateFailed, ReleaseKind::Canaried]);
         assert!(skill_score(&proposed, "keep-dates", &ScoreWeights::default()).unwrap() > 0.9);
-        assert_eq!(skill_score(&proposed, "noop", &ScoreWeights::default()), None);
+        assert_eq!(
+            skill_score(&proposed, "noop", &ScoreWeights::default()),
+            None
+        );
 
         let mut off = before.clone();
         let mut add = Skill::active("keep-names", ActionKind::Insert, "d", "i", "t");

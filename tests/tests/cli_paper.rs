@@ -55,6 +55,12 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
     assert!(runs.join("report/report.html").is_file());
     // the sweep wrote one evaluation per point
     for k in ["eval.top_k=1", "eval.top_k=2"] {
-        assert!(runs.join("eval/sweep").join(k).join("results.json").is_file(), "{k}");
+        assert!(
+            runs.join("eval/sweep")
+                .join(k)
+                .join("results.json")
+                .is_file(),
+            "{k}"
+        );
     }
 }

@@ -150,7 +150,15 @@ fn skills_eval_table_on_the_synthetic_task() {
     let mut one = memskill_core::SkillBank::empty();
     one.insert(b.get("capture-facts").unwrap().clone()).unwrap();
     std::fs::write(&bank, serde_json::to_vec_pretty(&one).unwrap()).unwrap();
-    let o = memskill(&["skills", "eval", &bank.to_string_lossy(), "--config", &cfg.to_string_lossy(), "--out", &out.to_string_lossy()]);
+    let o = memskill(&[
+        "skills",
+        "eval",
+        &bank.to_string_lossy(),
+        "--config",
+        &cfg.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no selectable skill"));
 }
@@ -186,9 +194,11 @@ fn skills_usage_reads_the_invocation_log_and_skills_eval_uses_the_checkpoint() {
         let r: serde_json::Value = serde_json::from_str(l).unwrap();
         assert_eq!(r["skill"], "noop");
     }
-    assert!(!memskill(&["skills", "usage", &run.to_string_lossy(), "--skill", "nope"])
-        .status
-        .success());
+    assert!(
+        !memskill(&["skills", "usage", &run.to_string_lossy(), "--skill", "nope"])
+            .status
+            .success()
+    );
     let out = tmp.path().join("eval");
     let t = ok(&[
         "skills",

@@ -122,15 +122,31 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     let out = train(&cfg("gated", &bank, &srv.base_url(), "offline"), &opts).unwrap();
     assert!(out.finished);
     let final_bank = checkpoint(&out.run_dir, "latest").bank;
-    let good = final_bank.get(USEFUL_SKILL).expect("the helpful skill is in the bank");
-    assert_eq!(good.status, SkillStatus::Active, "{:#?}", final_bank.releases);
+    let good = final_bank
+        .get(USEFUL_SKILL)
+        .expect("the helpful skill is in the bank");
+    assert_eq!(
+        good.status,
+        SkillStatus::Active,
+        "{:#?}",
+        final_bank.releases
+    );
     assert_eq!(
         kinds(&final_bank, USEFUL_SKILL),
-        [ReleaseKind::Added, ReleaseKind::Canaried, ReleaseKind::Promoted]
+        [
+            ReleaseKind::Added,
+            ReleaseKind::Canaried,
+            ReleaseKind::Promoted
+        ]
     );
-    let bad = final_bank.get(HARMFUL_SKILL).expect("the harmful skill is kept, as candidate");
+    let bad = final_bank
+        .get(HARMFUL_SKILL)
+        .expect("the harmful skill is kept, as candidate");
     assert_eq!(bad.status, SkillStatus::Candidate);
-    assert!(!final_bank.selectable().iter().any(|s| s.name == HARMFUL_SKILL));
+    assert!(!final_bank
+        .selectable()
+        .iter()
+        .any(|s| s.name == HARMFUL_SKILL));
     assert_eq!(
         kinds(&final_bank, HARMFUL_SKILL),
         [ReleaseKind::Added, ReleaseKind::GateFailed]
@@ -153,15 +169,48 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     assert_eq!(g.mode("without").unwrap().activation, 0.0);
     assert!(g.mode("old").is_none(), "a new skill has no old version");
     assert!(!h.passed);
-    assert!(h.reasons.iter().any(|r| r.starts_with("outcome delta")), "{:?}", h.reasons);
+    assert!(
+        h.reasons.iter().any(|r| r.starts_with("outcome delta")),
+        "{:?}",
+        h.reasons
+    );
     assert_eq!(g.cases, h.cases, "both replayed on the stage's cases");
     let line = &stage_lines(&out.run_dir)[0];
-    let verdicts = line["gate"].as_array().expect("the stage line carries the verdicts");
+    let verdicts = line["gate"]
+        .as_array()
+        .expect("the stage line carries the verdicts");
     assert_eq!(verdicts.len(), 2);
     assert_eq!(line["changed"].as_array().unwrap().len(), 2);
     // skills.md shows the gate's evidence
     let md = std::fs::read_to_string(out.run_dir.join("skills.md")).unwrap();
     assert!(md.contains("Release gate"), "{md}");
+
+    // Resume exactness with the gate on: stop after 4 updates (mid outer epoch 2, after the
+    // gated stage), resume, and get the straight run's files byte for byte.
+    let c = cfg("gated", &bank, &srv.base_url(), "offline");
+    let split = TrainOptions {
+        runs_dir: d.path().join("split"),
+        max_updates: Some(4),
+        ..opts.clone()
+    };
+    let first = train(&c, &split).unwrap();
+    assert!(!first.finished);
+    let resumed = train(
+        &c,
+        &TrainOptions {
+            resume: true,
+            max_updates: None,
+            ..split
+        },
+    )
+    .unwrap();
+    assert!(resumed.finished);
+    for f in ["metrics.jsonl", "invocations.jsonl", "skills.md"] {
+        let a = std::fs::read(out.run_dir.join(f)).unwrap();
+        let b = std::fs::read(resumed.run_dir.join(f)).unwrap();
+        assert!(a == b, "{f} differs after resume");
+    }
+    assert_eq!(checkpoint(&resumed.run_dir, "latest").bank, final_bank);
 
     // Gate off: both go live (canary) at the first stage, as today.
     let out = train(&cfg("open", &bank, &srv.base_url(), "off"), &opts).unwrap();
@@ -171,7 +220,11 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     assert!(final_bank.eval_runs.is_empty());
     for s in [USEFUL_SKILL, HARMFUL_SKILL] {
         let k = kinds(&final_bank, s);
-        assert_eq!(&k[..2], [ReleaseKind::Added, ReleaseKind::Canaried], "{s}: {k:?}");
+        assert_eq!(
+            &k[..2],
+            [ReleaseKind::Added, ReleaseKind::Canaried],
+            "{s}: {k:?}"
+        );
     }
     srv.stop();
 }

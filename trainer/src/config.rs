@@ -1360,7 +1360,8 @@ impl Config {
         if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
             bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
         }
-        if d.gate == memskill_designer::GateMode::Offline && self.data.dataset == Dataset::Alfworld {
+        if d.gate == memskill_designer::GateMode::Offline && self.data.dataset == Dataset::Alfworld
+        {
             bail!("designer.gate = \"offline\" replays failed questions; it is not available for data.dataset = \"alfworld\" (use \"off\")");
         }
         let r = &d.gate_rules;

@@ -37,7 +37,10 @@ pub struct CaseGroup {
 
 /// Group `(sample_id, query_id, solved_before)` cases by sample, in first-seen order;
 /// cases whose sample or query is unknown are skipped (and counted).
-pub fn group_cases(samples: &[Sample], cases: &[(String, String, bool)]) -> (Vec<CaseGroup>, usize) {
+pub fn group_cases(
+    samples: &[Sample],
+    cases: &[(String, String, bool)],
+) -> (Vec<CaseGroup>, usize) {
     let mut groups: Vec<CaseGroup> = Vec::new();
     let mut unknown = 0;
     for (sid, qid, solved) in cases {
@@ -147,9 +150,17 @@ impl Replayer<'_> {
             let results = answer_queries(&ctx, sample, &built.memory, &queries, false)?;
             let scores: Vec<f64> = results
                 .iter()
-                .map(|r| if built.incomplete() { f64::NAN } else { r.score.unwrap_or(f64::NAN) })
+                .map(|r| {
+                    if built.incomplete() {
+                        f64::NAN
+                    } else {
+                        r.score.unwrap_or(f64::NAN)
+                    }
+                })
                 .collect();
-            let picked = idx.map_or(0, |i| built.chosen.iter().filter(|c| c.contains(&i)).count());
+            let picked = idx.map_or(0, |i| {
+                built.chosen.iter().filter(|c| c.contains(&i)).count()
+            });
             let findings = (built.flagged + built.refused) as u64;
             Ok::<_, anyhow::Error>((scores, picked, built.chosen.len(), findings))
         });
@@ -171,11 +182,20 @@ impl Replayer<'_> {
             spans += n;
             m.safety_findings += f;
         }
-        let finite: Vec<f64> = m.case_scores.iter().copied().filter(|x| x.is_finite()).collect();
+        let finite: Vec<f64> = m
+            .case_scores
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect();
         if !finite.is_empty() {
             m.score = finite.iter().sum::<f64>() / finite.len() as f64;
         }
-        m.activation = if spans == 0 { 0.0 } else { picked as f64 / spans as f64 };
+        m.activation = if spans == 0 {
+            0.0
+        } else {
+            picked as f64 / spans as f64
+        };
         for t in [used.executor, used.answer, used.judge] {
             m.tokens += t.prompt_tokens + t.completion_tokens;
             m.calls += t.calls;
@@ -203,7 +223,9 @@ impl Replayer<'_> {
         let mut without = base.clone();
         let _ = without.remove(skill);
         if without.selectable().is_empty() {
-            anyhow::bail!("without `{skill}` the bank has no selectable skill: nothing to compare it with");
+            anyhow::bail!(
+                "without `{skill}` the bank has no selectable skill: nothing to compare it with"
+            );
         }
         let mut with = without.clone();
         let mut live = cand.clone();
@@ -234,13 +256,17 @@ impl Replayer<'_> {
                     g.query_ids.iter().map(move |q| format!("{sid}/{q}"))
                 })
                 .collect(),
-            solved_before: groups.iter().flat_map(|g| g.solved_before.clone()).collect(),
+            solved_before: groups
+                .iter()
+                .flat_map(|g| g.solved_before.clone())
+                .collect(),
             modes,
             outcome_delta: f64::NAN,
             regressions: 0,
             token_overhead: 0.0,
             safety_findings: u64::from(
-                memskill_designer::scan_skill(&cand.name, &cand.description, &cand.instructions).is_err(),
+                memskill_designer::scan_skill(&cand.name, &cand.description, &cand.instructions)
+                    .is_err(),
             ),
             passed: false,
             reasons: Vec::new(),

@@ -41,7 +41,9 @@ pub fn records(step: u64, ep: &EpisodeResult, skills: &[Skill]) -> Vec<Invocatio
     let b = &ep.built;
     let mut out = Vec::new();
     for (j, chosen) in b.chosen.iter().enumerate() {
-        let Some(span_id) = b.span_ids.get(j) else { continue };
+        let Some(span_id) = b.span_ids.get(j) else {
+            continue;
+        };
         let used: Vec<f64> = ep
             .queries
             .iter()
@@ -93,8 +95,12 @@ pub struct UsageSummary {
 /// naming its number).
 pub fn read(run: &Path) -> Result<Vec<Invocation>> {
     let p = run.join("invocations.jsonl");
-    let text = std::fs::read_to_string(&p)
-        .with_context(|| format!("reading {} (runs before the invocation log have none)", p.display()))?;
+    let text = std::fs::read_to_string(&p).with_context(|| {
+        format!(
+            "reading {} (runs before the invocation log have none)",
+            p.display()
+        )
+    })?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())

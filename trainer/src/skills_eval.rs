@@ -49,7 +49,11 @@ pub struct SkillEvalRow {
 }
 
 /// Evaluate the skills of `bank` on the slice; writes `skills-eval.{json,md}` into `opts.out`.
-pub fn skills_eval(cfg: &Config, bank: &SkillBank, opts: &SkillsEvalOptions) -> Result<Vec<SkillEvalRow>> {
+pub fn skills_eval(
+    cfg: &Config,
+    bank: &SkillBank,
+    opts: &SkillsEvalOptions,
+) -> Result<Vec<SkillEvalRow>> {
     if cfg.data.dataset == crate::config::Dataset::Alfworld {
         bail!("skills eval replays questions; ALFWorld is not supported");
     }
@@ -60,7 +64,10 @@ pub fn skills_eval(cfg: &Config, bank: &SkillBank, opts: &SkillsEvalOptions) -> 
     };
     for n in &names {
         if bank.get(n).is_none() {
-            bail!("skill `{n}` is not in the bank (its skills: {})", bank.names().join(", "));
+            bail!(
+                "skill `{n}` is not in the bank (its skills: {})",
+                bank.names().join(", ")
+            );
         }
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
@@ -68,7 +75,8 @@ pub fn skills_eval(cfg: &Config, bank: &SkillBank, opts: &SkillsEvalOptions) -> 
     if samples.is_empty() {
         bail!("split `{split}` has no questions");
     }
-    std::fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
+    std::fs::create_dir_all(&opts.out)
+        .with_context(|| format!("creating {}", opts.out.display()))?;
     let rt = Runtime::build(cfg, &opts.out, samples.clone(), false)?;
     rt.probe_endpoints()?;
     let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
@@ -79,7 +87,11 @@ pub fn skills_eval(cfg: &Config, bank: &SkillBank, opts: &SkillsEvalOptions) -> 
     }
     let cases: Vec<(String, String, bool)> = samples
         .iter()
-        .flat_map(|s| s.queries.iter().map(|q| (s.id.clone(), q.id.clone(), false)))
+        .flat_map(|s| {
+            s.queries
+                .iter()
+                .map(|q| (s.id.clone(), q.id.clone(), false))
+        })
         .collect();
     let (groups, _) = group_cases(&samples, &cases);
     let updates = controller.updates();
@@ -168,7 +180,11 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             tok("candidate"),
             100.0 * run.token_overhead,
             run.mode("candidate").map_or(0.0, |m| m.activation),
-            if run.passed { "pass".to_string() } else { format!("fail: {}", run.reasons.join("; ")) }
+            if run.passed {
+                "pass".to_string()
+            } else {
+                format!("fail: {}", run.reasons.join("; "))
+            }
         ));
     }
     s

@@ -153,6 +153,8 @@ pub fn skill_bank() -> SkillBank {
 pub struct SyntheticOracle {
     samples: Vec<Sample>,
     latency: Duration,
+    /// What designer (and other non-executor, non-answer) prompts get instead of "no change".
+    designer_reply: Option<String>,
 }
 
 impl SyntheticOracle {
@@ -160,7 +162,14 @@ impl SyntheticOracle {
         Self {
             samples,
             latency: Duration::from_millis(latency_ms),
+            designer_reply: None,
         }
+    }
+
+    /// Answer designer rounds with `reply` (e.g. a JSON list of changes) instead of "no change".
+    pub fn with_designer_reply(mut self, reply: String) -> Self {
+        self.designer_reply = Some(reply);
+        self
     }
 
     /// The scripted reply for a prompt.
@@ -223,8 +232,12 @@ impl SyntheticOracle {
             }
             return "unknown".into();
         }
-        // Anything else (designer rounds, judges): a well-formed "no change".
-        "{\"changes\": [{\"type\": \"no_change\"}]}".into()
+        // Anything else (designer rounds, judges): a well-formed "no change", or the reply
+        // the oracle was given for them.
+        match &self.designer_reply {
+            Some(r) => r.clone(),
+            None => "{\"changes\": [{\"type\": \"no_change\"}]}".into(),
+        }
     }
 }
 

@@ -100,6 +100,10 @@ pub struct ServeScriptedArgs {
     /// Scripted latency per reply, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
+    /// Answer designer rounds with this file's text (e.g. `{"changes": [...]}`) instead of
+    /// "no change".
+    #[arg(long)]
+    pub designer_reply: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -304,7 +308,12 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
     }
     let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
-    let oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+    let mut oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+    if let Some(p) = &a.designer_reply {
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("reading --designer-reply {}", p.display()))?;
+        oracle = oracle.with_designer_reply(text);
+    }
     let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
         .with_context(|| format!("binding 127.0.0.1:{}", a.port))?;
     let plan = FaultPlan {

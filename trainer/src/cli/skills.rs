@@ -119,7 +119,10 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
             let ck = Checkpoint::load(&dir)
                 .with_context(|| format!("loading checkpoint {}", dir.display()))?;
             let origin = dir.join("config.toml").display().to_string();
-            (Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?, Some(ck))
+            (
+                Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?,
+                Some(ck),
+            )
         }
         (None, Some(p)) => (Config::load(p, &a.sets)?, None),
         (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
@@ -306,7 +309,10 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
                     }
                 }
                 None if json => {
-                    println!("{}", serde_json::to_string_pretty(&invocations::summarise(&log))?)
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&invocations::summarise(&log))?
+                    )
                 }
                 None => print!("{}", invocations::render(&invocations::summarise(&log))),
             }

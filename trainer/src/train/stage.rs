@@ -301,7 +301,10 @@ impl Trainer<'_> {
             _ => format!(
                 "changed: {}; held back by the gate: {}",
                 live.join(", "),
-                held.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                held.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         let row = history_row(
@@ -339,7 +342,12 @@ impl Trainer<'_> {
             .iter()
             .map(|c| (c.sample_id.clone(), c.query_id.clone(), false))
             .collect();
-        list.extend(self.state.solved.iter().map(|(s, q)| (s.clone(), q.clone(), true)));
+        list.extend(
+            self.state
+                .solved
+                .iter()
+                .map(|(s, q)| (s.clone(), q.clone(), true)),
+        );
         let samples = self.bench.samples();
         let (groups, _) = group_cases(samples, &list);
         let proposed = self.bank.clone();
@@ -369,7 +377,12 @@ impl Trainer<'_> {
             verdicts.push(if run.passed {
                 format!("{}@{}: canary", run.skill, run.version)
             } else {
-                format!("{}@{}: held ({})", run.skill, run.version, run.reasons.join("; "))
+                format!(
+                    "{}@{}: held ({})",
+                    run.skill,
+                    run.version,
+                    run.reasons.join("; ")
+                )
             });
             memskill_designer::settle(&mut self.bank, before, run);
         }
