@@ -143,7 +143,7 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64) {
             .case_scores
             .iter()
             .zip(&cand.case_scores)
-            .filter(|(b, a)| **b >= solved_at && !(**a >= solved_at))
+            .filter(|(b, a)| **b >= solved_at && (a.is_nan() || **a < solved_at))
             .count();
         run.token_overhead = if r.tokens == 0 {
             0.0

@@ -1365,7 +1365,10 @@ impl Config {
             bail!("designer.gate = \"offline\" replays failed questions; it is not available for data.dataset = \"alfworld\" (use \"off\")");
         }
         let r = &d.gate_rules;
-        if !r.min_outcome_delta.is_finite() || !(r.max_token_overhead >= 0.0) {
+        if !r.min_outcome_delta.is_finite()
+            || r.max_token_overhead.is_nan()
+            || r.max_token_overhead < 0.0
+        {
             bail!("designer.gate_rules.min_outcome_delta must be finite and designer.gate_rules.max_token_overhead >= 0");
         }
         let f = self.evolution.stage_reward_fraction;

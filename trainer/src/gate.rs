@@ -136,71 +136,50 @@ impl Replayer<'_> {
         };
         let before = self.rt.counters.totals();
         let per_group = par_map(groups, self.cfg.concurrency.episodes, |_, g| {
-            let sample = &self.samples[g.sample];
-            let seed = derive_seed(self.cfg.run.seed, &[13, self.tag, g.sample as u64]);
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let rng = (!self.greedy).then_some(&mut rng);
-            let built = build_memory(&ctx, sample, rng)
-                .with_context(|| format!("replaying sample {} ({name})", sample.id))?;
-            let queries: Vec<&Query> = g
-                .query_ids
-                .iter()
-                .filter_map(|id| sample.queries.iter().find(|q| &q.id == id))
-                .collect();
-            let results = answer_queries(&ctx, sample, &built.memory, &queries, false)?;
-            let scores: Vec<f64> = results
-                .iter()
-                .map(|r| {
-                    if built.incomplete() {
-                        f64::NAN
-                    } else {
-                        r.score.unwrap_or(f64::NAN)
-                    }
-                })
-                .collect();
-            let picked = idx.map_or(0, |i| {
-                built.chosen.iter().filter(|c| c.contains(&i)).count()
-            });
-            let findings = (built.flagged + built.refused) as u64;
-            Ok::<_, anyhow::Error>((scores, picked, built.chosen.len(), findings))
+            self.replay_group(&ctx, g, idx, name)
         });
         let used = self.rt.counters.totals().minus(&before);
-        let mut m = EvalMode {
-            mode: name.to_string(),
-            score: f64::NAN,
-            case_scores: Vec::new(),
-            tokens: 0,
-            calls: 0,
-            activation: 0.0,
-            safety_findings: 0,
-        };
-        let (mut picked, mut spans) = (0usize, 0usize);
-        for r in per_group {
-            let (scores, p, n, f) = r?;
-            m.case_scores.extend(scores);
-            picked += p;
-            spans += n;
-            m.safety_findings += f;
-        }
-        let finite: Vec<f64> = m
-            .case_scores
+        let per_group = per_group.into_iter().collect::<Result<Vec<_>>>()?;
+        Ok(tally(name, per_group, &used))
+    }
+
+    /// Build one case sample's memory (its own seed, the same in every mode) and answer its
+    /// cases.
+    fn replay_group(
+        &self,
+        ctx: &EpisodeCtx<'_>,
+        g: &CaseGroup,
+        idx: Option<usize>,
+        name: &str,
+    ) -> Result<GroupReplay> {
+        let sample = &self.samples[g.sample];
+        let seed = derive_seed(self.cfg.run.seed, &[13, self.tag, g.sample as u64]);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let rng = (!self.greedy).then_some(&mut rng);
+        let built = build_memory(ctx, sample, rng)
+            .with_context(|| format!("replaying sample {} ({name})", sample.id))?;
+        let queries: Vec<&Query> = g
+            .query_ids
             .iter()
-            .copied()
-            .filter(|x| x.is_finite())
+            .filter_map(|id| sample.queries.iter().find(|q| &q.id == id))
             .collect();
-        if !finite.is_empty() {
-            m.score = finite.iter().sum::<f64>() / finite.len() as f64;
-        }
-        m.activation = if spans == 0 {
-            0.0
-        } else {
-            picked as f64 / spans as f64
-        };
-        for t in [used.executor, used.answer, used.judge] {
-            m.tokens += t.prompt_tokens + t.completion_tokens;
-            m.calls += t.calls;
-        }
-        Ok(m)
+        let results = answer_queries(ctx, sample, &built.memory, &queries, false)?;
+        // a memory built with a failed executor call measures the outage: its cases are unscored
+        let scores = results
+            .iter()
+            .map(|r| match r.score {
+                Some(x) if !built.incomplete() => x,
+                _ => f64::NAN,
+            })
+            .collect();
+        Ok(GroupReplay {
+            scores,
+            picked: idx.map_or(0, |i| {
+                built.chosen.iter().filter(|c| c.contains(&i)).count()
+            }),
+            spans: built.chosen.len(),
+            findings: (built.flagged + built.refused) as u64,
+        })
     }
 
     /// The three-mode comparison of `skill` as it is in `candidate_bank` against `base`
@@ -276,6 +255,50 @@ impl Replayer<'_> {
         memskill_designer::summarise(&mut run, self.cfg.pool.threshold);
         Ok(run)
     }
+}
+
+/// What one case sample's replay gave.
+struct GroupReplay {
+    scores: Vec<f64>,
+    /// Spans where the skill under test was selected, of `spans`.
+    picked: usize,
+    spans: usize,
+    findings: u64,
+}
+
+/// One mode's numbers from its samples' replays and the LLM use they cost.
+fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::runtime::RoleTotals) -> EvalMode {
+    let case_scores: Vec<f64> = groups.iter().flat_map(|g| g.scores.clone()).collect();
+    let finite: Vec<f64> = case_scores
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .collect();
+    let (picked, spans) = groups
+        .iter()
+        .fold((0, 0), |(p, n), g| (p + g.picked, n + g.spans));
+    let mut m = EvalMode {
+        mode: name.to_string(),
+        score: if finite.is_empty() {
+            f64::NAN
+        } else {
+            finite.iter().sum::<f64>() / finite.len() as f64
+        },
+        case_scores,
+        tokens: 0,
+        calls: 0,
+        activation: if spans == 0 {
+            0.0
+        } else {
+            picked as f64 / spans as f64
+        },
+        safety_findings: groups.iter().map(|g| g.findings).sum(),
+    };
+    for t in [used.executor, used.answer, used.judge] {
+        m.tokens += t.prompt_tokens + t.completion_tokens;
+        m.calls += t.calls;
+    }
+    m
 }
 
 #[cfg(test)]

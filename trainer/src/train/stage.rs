@@ -371,7 +371,6 @@ impl Trainer<'_> {
             (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
             runs.push(run);
         }
-        drop(replay);
         let mut verdicts = Vec::new();
         for run in runs {
             verdicts.push(if run.passed {
