@@ -298,6 +298,10 @@ pub fn render_releases(bank: &SkillBank) -> String {
             out.push_str(&format!("\n```diff\n{}```\n", r.diff));
         }
     }
+    if !bank.eval_runs.is_empty() {
+        out.push_str("\n## Release-gate evidence\n\n");
+        out.push_str(&crate::gate::eval_runs_md(&bank.eval_runs));
+    }
     out
 }
 
