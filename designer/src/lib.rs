@@ -30,8 +30,8 @@ mod text;
 
 pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
-    check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions, validate_edits,
-    Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
+    check_bank, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
+    validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
 };
 pub use error::DesignerError;
 pub use evolution::{
@@ -48,8 +48,8 @@ pub use gate::{
 pub use json::parse_changes;
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
-    check_bank, find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan,
-    scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+    find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan, scan_memory,
+    scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};
