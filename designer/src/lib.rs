@@ -3,8 +3,9 @@
 //! - [`pool`]: the hard-case pool (failed queries, fail counts, window, cap);
 //! - [`select`]: dedupe + seeded KMeans over question embeddings + hardest-first selection;
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
-//! - [`edit`]: edits and their validation, [`safety`]: the safety layer (skill texts, banks,
-//!   memory texts, secret redaction, the optional LLM safety judge);
+//! - [`edit`]: edits and their validation (and the same checks over a whole bank), on top of
+//!   [`safety`]: the safety layer (skill texts, memory texts, secret redaction, the optional
+//!   LLM safety judge);
 //! - [`gate`]: the release gate between candidate and canary (thresholds, verdict, status
 //!   transitions) and the skill score;
 //! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
