@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 use crate::config::DesignerConfig;
+use crate::safety::judge::JudgeContext;
 use crate::safety::scan_skill;
 use crate::text::clip;
 
@@ -201,6 +202,55 @@ pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Re
     check_field("description", description, MAX_DESCRIPTION_CHARS)?;
     check_field("instructions", instructions, MAX_INSTRUCTIONS_CHARS)?;
     scan_skill(name, description, instructions)
+}
+
+/// Scan every skill of a bank (any status) with the checks of imports and designer edits
+/// ([`check_skill_text`]). `Err` names the first skill that fails and why.
+pub fn check_bank(bank: &SkillBank) -> Result<(), String> {
+    for s in bank.skills() {
+        check_skill_text(&s.name, &s.description, &s.instructions)
+            .map_err(|r| format!("skill `{}`: {r}", s.name))?;
+    }
+    Ok(())
+}
+
+/// The skill as it would read after `edit`, as the safety judge is shown it (None for edits
+/// that change no skill).
+pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContext> {
+    match edit {
+        Edit::AddNew {
+            name,
+            description,
+            instructions,
+            action,
+        } => Some(JudgeContext {
+            kind: "add_new".into(),
+            name: name.clone(),
+            action: action.clone(),
+            description: description.clone(),
+            instructions: instructions.clone(),
+        }),
+        Edit::RefineExisting {
+            name,
+            description,
+            instructions,
+            ..
+        } => {
+            let old = bank.get(name)?;
+            Some(JudgeContext {
+                kind: "refine_existing".into(),
+                name: name.clone(),
+                action: old.action.to_string(),
+                description: description
+                    .clone()
+                    .unwrap_or_else(|| old.description.clone()),
+                instructions: instructions
+                    .clone()
+                    .unwrap_or_else(|| old.instructions.clone()),
+            })
+        }
+        Edit::NoChange | Edit::Malformed { .. } => None,
+    }
 }
 
 /// Seed skills (provenance contains "seed") are never evicted.

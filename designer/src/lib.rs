@@ -3,8 +3,9 @@
 //! - [`pool`]: the hard-case pool (failed queries, fail counts, window, cap);
 //! - [`select`]: dedupe + seeded KMeans over question embeddings + hardest-first selection;
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
-//! - [`edit`]: edits and their validation, [`safety`]: the safety layer (skill texts, banks,
-//!   memory texts, secret redaction, the optional LLM safety judge);
+//! - [`edit`]: edits and their validation (and the same checks over a whole bank), on top of
+//!   [`safety`]: the safety layer (skill texts, memory texts, secret redaction, the optional
+//!   LLM safety judge);
 //! - [`gate`]: the release gate between candidate and canary (thresholds, verdict, status
 //!   transitions) and the skill score;
 //! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
@@ -30,8 +31,8 @@ mod text;
 
 pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
-    check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions, validate_edits,
-    Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
+    check_bank, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
+    validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
 };
 pub use error::DesignerError;
 pub use evolution::{
@@ -48,8 +49,8 @@ pub use gate::{
 pub use json::parse_changes;
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
-    check_bank, find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan,
-    scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+    find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan, scan_memory,
+    scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};

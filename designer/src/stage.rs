@@ -164,7 +164,7 @@ pub fn run_stage(
         if cfg.safety_judge {
             let mut kept = Vec::with_capacity(accepted.len());
             for e in accepted {
-                let Some(jc) = crate::safety::judge_prompt_context(bank, &e) else {
+                let Some(jc) = crate::edit::judge_prompt_context(bank, &e) else {
                     kept.push(e);
                     continue;
                 };

@@ -13,11 +13,11 @@ use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use memskill_controller::Controller;
-use memskill_core::{MemoryBank, Provenance, Query, Skill};
+use memskill_core::{MemoryBank, Provenance, Query, Sample, Skill, TextEncoder};
 
 use crate::backends::embed;
 use crate::config::Config;
-use crate::episode::{answer_queries, build_memory, par_map, QueryResult};
+use crate::episode::{answer_queries, build_memory, par_map, EpisodeCtx, QueryResult};
 use crate::eval::{eval_ctx, load_eval_samples, scores, write_results, EvalResults};
 use crate::runtime::{initial_bank, Runtime};
 
@@ -77,24 +77,10 @@ pub fn evaluate_baseline(
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(cfg, &split, opts.limit)?;
-    let out = opts.out.clone().unwrap_or_else(|| {
-        opts.runs_dir
-            .join("baselines")
-            .join(baseline.name())
-            .join(format!("{}-{split}", cfg.data.dataset.name()))
-    });
+    let out = out_dir(baseline, cfg, opts, &split);
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let want_judge = !opts.no_judge && cfg.eval.judge;
-    let mut cfg = cfg.clone();
-    cfg.designer.enabled = false;
-    let bank = initial_bank(&cfg)?;
-    let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
-    if baseline == Baseline::StaticSkills {
-        // every skill, every span: the random policy with K = the bank draws all of them
-        cfg.controller.policy = crate::config::ControllerPolicy::Random;
-        cfg.eval.top_k = skills.len();
-        cfg.controller.top_k = skills.len();
-    }
+    let (cfg, skills) = baseline_config(baseline, cfg)?;
     let rt = Runtime::build(&cfg, &out, samples.clone(), want_judge)?;
     rt.probe_endpoints()?;
     let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
@@ -106,28 +92,8 @@ pub fn evaluate_baseline(
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<(Vec<QueryResult>, usize, usize)> {
-            let (memory, calls, errors) = match baseline {
-                Baseline::NoMemory => (MemoryBank::new(), 0, 0),
-                Baseline::RawRag => {
-                    let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
-                    let embs = embed(rt.encoder.as_ref(), &texts)?;
-                    let mut m = MemoryBank::new();
-                    for (span, e) in sample.spans.iter().zip(embs) {
-                        let prov = Provenance {
-                            span_id: span.id.clone(),
-                            skills: Vec::new(),
-                            step: 0,
-                            observed_at: span.date.clone(),
-                        };
-                        m.insert(span.text.clone(), e, prov)?;
-                    }
-                    (m, 0, 0)
-                }
-                Baseline::StaticSkills => {
-                    let built = build_memory(&ctx, sample, None)?;
-                    (built.memory, sample.spans.len(), built.call_errors)
-                }
-            };
+            let (memory, calls, errors) =
+                baseline_memory(baseline, &ctx, rt.encoder.as_ref(), sample)?;
             let qs: Vec<&Query> = sample.queries.iter().collect();
             Ok((
                 answer_queries(&ctx, sample, &memory, &qs, want_judge)?,
@@ -136,14 +102,7 @@ pub fn evaluate_baseline(
             ))
         },
     );
-    let mut queries = Vec::new();
-    let (mut memory_calls, mut memory_call_errors) = (0, 0);
-    for r in per_sample {
-        let (q, c, e) = r?;
-        memory_calls += c;
-        memory_call_errors += e;
-        queries.extend(q);
-    }
+    let (queries, memory_calls, memory_call_errors) = gather(per_sample)?;
     let (overall, by_category) = scores(&queries);
     let results = EvalResults {
         method: baseline.name().into(),
@@ -174,4 +133,81 @@ pub fn evaluate_baseline(
     };
     write_results(&out, &results)?;
     Ok((results, out))
+}
+
+/// The config the baseline runs with (no designer; for `static-skills` the random policy
+/// with K = every selectable skill) and the initial bank's selectable skills.
+fn baseline_config(baseline: Baseline, cfg: &Config) -> Result<(Config, Vec<Skill>)> {
+    let mut cfg = cfg.clone();
+    cfg.designer.enabled = false;
+    let bank = initial_bank(&cfg)?;
+    let skills: Vec<Skill> = bank.selectable().into_iter().cloned().collect();
+    if baseline == Baseline::StaticSkills {
+        // every skill, every span: the random policy with K = the bank draws all of them
+        cfg.controller.policy = crate::config::ControllerPolicy::Random;
+        cfg.eval.top_k = skills.len();
+        cfg.controller.top_k = skills.len();
+    }
+    Ok((cfg, skills))
+}
+
+/// Every sample's answered questions in order, with the memory-building calls and their
+/// failures summed; the first failed sample's error.
+fn gather(
+    per_sample: Vec<Result<(Vec<QueryResult>, usize, usize)>>,
+) -> Result<(Vec<QueryResult>, usize, usize)> {
+    let mut queries = Vec::new();
+    let (mut memory_calls, mut memory_call_errors) = (0, 0);
+    for r in per_sample {
+        let (q, c, e) = r?;
+        memory_calls += c;
+        memory_call_errors += e;
+        queries.extend(q);
+    }
+    Ok((queries, memory_calls, memory_call_errors))
+}
+
+/// Where the results go: `opts.out`, else `<runs_dir>/baselines/<method>/<dataset>-<split>`.
+fn out_dir(baseline: Baseline, cfg: &Config, opts: &BaselineOptions, split: &str) -> PathBuf {
+    opts.out.clone().unwrap_or_else(|| {
+        opts.runs_dir
+            .join("baselines")
+            .join(baseline.name())
+            .join(format!("{}-{split}", cfg.data.dataset.name()))
+    })
+}
+
+/// The memory `baseline` answers one sample's questions from, with the memory-building
+/// calls made and how many of them failed.
+fn baseline_memory(
+    baseline: Baseline,
+    ctx: &EpisodeCtx<'_>,
+    encoder: &dyn TextEncoder,
+    sample: &Sample,
+) -> Result<(MemoryBank, usize, usize)> {
+    Ok(match baseline {
+        Baseline::NoMemory => (MemoryBank::new(), 0, 0),
+        Baseline::RawRag => (raw_rag_memory(encoder, sample)?, 0, 0),
+        Baseline::StaticSkills => {
+            let built = build_memory(ctx, sample, None)?;
+            (built.memory, sample.spans.len(), built.call_errors)
+        }
+    })
+}
+
+/// `raw-rag`: every span of the sample stored verbatim as one memory.
+fn raw_rag_memory(encoder: &dyn TextEncoder, sample: &Sample) -> Result<MemoryBank> {
+    let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
+    let embs = embed(encoder, &texts)?;
+    let mut m = MemoryBank::new();
+    for (span, e) in sample.spans.iter().zip(embs) {
+        let prov = Provenance {
+            span_id: span.id.clone(),
+            skills: Vec::new(),
+            step: 0,
+            observed_at: span.date.clone(),
+        };
+        m.insert(span.text.clone(), e, prov)?;
+    }
+    Ok(m)
 }

@@ -414,16 +414,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let ck = Checkpoint::load(&ck_dir)
         .with_context(|| format!("loading checkpoint {}", ck_dir.display()))?;
     let ck_hash = ck.hash()?;
-    let mut cfg = Config::from_toml_str(
-        &ck.config_toml,
-        &opts.sets,
-        &ck_dir.join("config.toml").display().to_string(),
-    )?;
-    if let Some(d) = opts.dataset {
-        if d != cfg.data.dataset {
-            transfer_to(&mut cfg, d, &opts.sets)?;
-        }
-    }
+    let cfg = eval_config(opts, &ck, &ck_dir)?;
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(&cfg, &split, opts.limit)?;
@@ -460,20 +451,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             Ok((answered, hit, calls, errs, filtered))
         },
     );
-    let mut queries = Vec::new();
-    let mut hits = 0;
-    let (mut memory_calls, mut memory_call_errors) = (0, 0);
-    let (mut memories_flagged, mut memories_refused) = (0, 0);
-    for r in per_sample {
-        let (q, hit, calls, errs, (flagged, refused)) = r?;
-        memories_flagged += flagged;
-        memories_refused += refused;
-        hits += hit as usize;
-        memory_calls += calls;
-        memory_call_errors += errs;
-        queries.extend(q);
-    }
-    let (overall, by_category) = scores(&queries);
+    let g = Gathered::of(per_sample)?;
+    let (overall, by_category) = scores(&g.queries);
     let results = EvalResults {
         method: opts.method.clone().unwrap_or_else(|| cfg.run.name.clone()),
         checkpoint: ck_dir.display().to_string(),
@@ -486,16 +465,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         executor: rt.executor_id.clone(),
         overall,
         by_category,
-        memory_cache_hits: hits,
-        memory_calls,
-        memory_call_errors,
-        memories_flagged,
-        memories_refused,
+        memory_cache_hits: g.hits,
+        memory_calls: g.memory_calls,
+        memory_call_errors: g.memory_call_errors,
+        memories_flagged: g.memories_flagged,
+        memories_refused: g.memories_refused,
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
         context_docs: context_docs(&samples),
-        queries,
+        queries: g.queries,
     };
     let out = opts.out.clone().unwrap_or_else(|| {
         run_dir
@@ -505,6 +484,57 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     write_results(&out, &results)?;
     Ok((results, out))
+}
+
+/// The checkpoint's config with `opts.sets` applied, moved to `opts.dataset` (see
+/// [`transfer_to`]) when that is another dataset.
+fn eval_config(opts: &EvalOptions, ck: &Checkpoint, ck_dir: &Path) -> Result<Config> {
+    let mut cfg = Config::from_toml_str(
+        &ck.config_toml,
+        &opts.sets,
+        &ck_dir.join("config.toml").display().to_string(),
+    )?;
+    if let Some(d) = opts.dataset {
+        if d != cfg.data.dataset {
+            transfer_to(&mut cfg, d, &opts.sets)?;
+        }
+    }
+    Ok(cfg)
+}
+
+/// Every sample's [`SampleOutcome`] summed over the evaluation.
+struct Gathered {
+    queries: Vec<QueryResult>,
+    hits: usize,
+    memory_calls: usize,
+    memory_call_errors: usize,
+    memories_flagged: usize,
+    memories_refused: usize,
+}
+
+impl Gathered {
+    /// The answered queries in sample order and the summed counts; the first failed
+    /// sample's error.
+    fn of(per_sample: Vec<Result<SampleOutcome>>) -> Result<Gathered> {
+        let mut g = Gathered {
+            queries: Vec::new(),
+            hits: 0,
+            memory_calls: 0,
+            memory_call_errors: 0,
+            memories_flagged: 0,
+            memories_refused: 0,
+        };
+        for r in per_sample {
+            let (q, hit, calls, errs, (flagged, refused)) = r?;
+            g.memories_flagged += flagged;
+            g.memories_refused += refused;
+            g.hits += hit as usize;
+            g.memory_calls += calls;
+            g.memory_call_errors += errs;
+            g.queries.extend(q);
+        }
+        Ok(g)
+    }
 }
 
 /// The samples of `split` for an evaluation, cut to the first `limit` queries (in order).
@@ -546,88 +576,107 @@ pub fn write_results(out: &Path, results: &EvalResults) -> Result<()> {
     )
 }
 
-/// One row per (run, evaluation) found under `<run>/eval/*/results.json`.
+/// One row per (run, evaluation) found under `<run>/eval/*/results.json`: a table of the
+/// question-answering evaluations, then one of the ALFWorld evaluations.
 pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
-    let mut rows = Vec::new();
-    let mut alf_rows = Vec::new();
+    let mut rows = CompareRows::default();
     for run in runs {
-        let eval_dir = run.join("eval");
-        let mut found = false;
-        if let Ok(rd) = std::fs::read_dir(&eval_dir) {
-            let mut dirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-            dirs.sort();
-            for d in dirs {
-                let p = d.join("results.json");
-                let Ok(text) = std::fs::read_to_string(&p) else {
-                    continue;
-                };
-                let v: serde_json::Value = serde_json::from_str(&text)
-                    .with_context(|| format!("parsing {}", p.display()))?;
-                if v.get("rows").is_some() && v.get("actor").is_some() {
-                    // An ALFWorld evaluation: success rate and steps per split.
-                    let r: memskill_alfworld::EvalReport = serde_json::from_value(v)
-                        .with_context(|| format!("parsing {}", p.display()))?;
-                    for g in r.rows.iter().filter(|g| g.task_type.is_none()) {
-                        alf_rows.push(format!(
-                            "| {} | {} | alfworld-{} | {} | {:.1} | {:.1} | {} |",
-                            run.display(),
-                            r.actor,
-                            g.split,
-                            g.agg.games,
-                            100.0 * g.agg.success_rate,
-                            g.agg.mean_steps,
-                            g.agg.env_errors
-                        ));
-                    }
-                    found = true;
-                    continue;
-                }
-                let r: EvalResults = serde_json::from_value(v)
-                    .with_context(|| format!("parsing {}", p.display()))?;
-                rows.push(format!(
-                    "| {} | {} | {}-{} | {} | {} | {} | {} |",
-                    run.display(),
-                    r.method,
-                    r.dataset,
-                    r.split,
-                    r.overall.count,
-                    pct(r.overall.f1),
-                    pct(r.overall.judge),
-                    r.overall.errors
-                ));
-                found = true;
-            }
-        }
-        if !found {
+        if !rows.add_run(run)? {
             bail!(
                 "{}: no eval/*/results.json (run `memskill eval` first)",
                 run.display()
             );
         }
     }
-    let mut s = String::new();
-    if !rows.is_empty() {
-        s.push_str(
-            "| Run | Method | Eval | n | F1 | L-J | errors |\n|---|---|---|---|---|---|---|\n",
-        );
-        for r in rows {
-            s.push_str(&r);
-            s.push('\n');
+    Ok(rows.render())
+}
+
+/// The rows of [`compare_table`]: question answering and ALFWorld.
+#[derive(Default)]
+struct CompareRows {
+    qa: Vec<String>,
+    alfworld: Vec<String>,
+}
+
+impl CompareRows {
+    /// Add a row per evaluation of `run` (in directory order); false when it has none.
+    fn add_run(&mut self, run: &Path) -> Result<bool> {
+        let mut found = false;
+        let Ok(rd) = std::fs::read_dir(run.join("eval")) else {
+            return Ok(false);
+        };
+        let mut dirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        dirs.sort();
+        for d in dirs {
+            let p = d.join("results.json");
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let v: serde_json::Value =
+                serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))?;
+            if v.get("rows").is_some() && v.get("actor").is_some() {
+                // An ALFWorld evaluation: success rate and steps per split.
+                let r: memskill_alfworld::EvalReport = serde_json::from_value(v)
+                    .with_context(|| format!("parsing {}", p.display()))?;
+                for g in r.rows.iter().filter(|g| g.task_type.is_none()) {
+                    self.alfworld.push(format!(
+                        "| {} | {} | alfworld-{} | {} | {:.1} | {:.1} | {} |",
+                        run.display(),
+                        r.actor,
+                        g.split,
+                        g.agg.games,
+                        100.0 * g.agg.success_rate,
+                        g.agg.mean_steps,
+                        g.agg.env_errors
+                    ));
+                }
+                found = true;
+                continue;
+            }
+            let r: EvalResults =
+                serde_json::from_value(v).with_context(|| format!("parsing {}", p.display()))?;
+            self.qa.push(format!(
+                "| {} | {} | {}-{} | {} | {} | {} | {} |",
+                run.display(),
+                r.method,
+                r.dataset,
+                r.split,
+                r.overall.count,
+                pct(r.overall.f1),
+                pct(r.overall.judge),
+                r.overall.errors
+            ));
+            found = true;
         }
+        Ok(found)
     }
-    if !alf_rows.is_empty() {
-        if !s.is_empty() {
-            s.push('\n');
+
+    /// The two tables in Markdown (each only when it has rows).
+    fn render(self) -> String {
+        let mut s = String::new();
+        if !self.qa.is_empty() {
+            s.push_str(
+                "| Run | Method | Eval | n | F1 | L-J | errors |\n|---|---|---|---|---|---|---|\n",
+            );
+            for r in self.qa {
+                s.push_str(&r);
+                s.push('\n');
+            }
         }
-        s.push_str(
-            "| Run | Actor | Eval | games | SR (%) | #Steps | env errors |\n|---|---|---|---|---|---|---|\n",
-        );
-        for r in alf_rows {
-            s.push_str(&r);
-            s.push('\n');
+        if !self.alfworld.is_empty() {
+            if !s.is_empty() {
+                s.push('\n');
+            }
+            s.push_str(
+                "| Run | Actor | Eval | games | SR (%) | #Steps | env errors |\n|---|---|---|---|---|---|---|\n",
+            );
+            for r in self.alfworld {
+                s.push_str(&r);
+                s.push('\n');
+            }
         }
+        s
     }
-    Ok(s)
 }
 
 #[cfg(test)]

@@ -392,6 +392,49 @@ pub fn run(what: &str, opts: &PerfOptions) -> Result<Vec<Series>> {
         "encoder" | "ppo" | "llm" => vec![what],
         other => bail!("unknown benchmark {other:?} (known: encoder, ppo, llm, all)"),
     };
+    let (before, quiet) = check_load(opts)?;
+    let mut baseline = if opts.no_baseline {
+        None
+    } else {
+        Some(Baseline::start(opts.python.as_deref())?)
+    };
+    let versions = match baseline.as_mut() {
+        Some(b) => b.call(&json!({"op": "info"}))?,
+        None => Value::Null,
+    };
+    let mut rec = Recorder::open(
+        &opts.json,
+        json!({
+            "run": run_id(), "profile": profile(), "quiet": quiet,
+            "load1_before": before.map(|l| l.load1), "cores": before.map(|l| l.cores),
+        }),
+    )?;
+    rec.line(
+        json!({"event": "start", "benches": benches, "rounds": opts.rounds,
+                    "baseline_versions": versions}),
+    )?;
+    let mut all = Vec::new();
+    for b in benches {
+        let series = match b {
+            "encoder" => bench_encoder(opts, baseline.as_mut(), &mut rec)?,
+            "ppo" => bench_ppo(opts, baseline.as_mut(), &mut rec)?,
+            _ => bench_llm(opts, baseline.as_mut(), &mut rec)?,
+        };
+        all.extend(series);
+    }
+    let after = Load::now();
+    for s in &all {
+        rec.line(s.summary_json())?;
+    }
+    rec.line(json!({"event": "end", "load1_after": after.map(|l| l.load1)}))?;
+    print_table(opts, &all, before, after, quiet);
+    println!("JSON lines appended to {}", opts.json.display());
+    Ok(all)
+}
+
+/// The 1-minute load before the run and whether the machine is quiet (at most 0.5 per core,
+/// or unmeasured). A loaded machine is refused unless `--force`, and then warned about.
+fn check_load(opts: &PerfOptions) -> Result<(Option<Load>, bool)> {
     let before = Load::now();
     let quiet = before.map(|l| l.quiet()).unwrap_or(true);
     if let Some(l) = before {
@@ -417,48 +460,29 @@ pub fn run(what: &str, opts: &PerfOptions) -> Result<Vec<Series>> {
             l.load1, l.cores
         );
     }
-    let mut baseline = if opts.no_baseline {
-        None
-    } else {
-        Some(Baseline::start(opts.python.as_deref())?)
-    };
-    let versions = match baseline.as_mut() {
-        Some(b) => b.call(&json!({"op": "info"}))?,
-        None => Value::Null,
-    };
-    let run_id = format!(
+    Ok((before, quiet))
+}
+
+/// This run's id in the JSON lines: `<unix seconds>-<pid>`.
+fn run_id() -> String {
+    format!(
         "{}-{}",
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
         std::process::id()
-    );
-    let mut rec = Recorder::open(
-        &opts.json,
-        json!({
-            "run": run_id, "profile": profile(), "quiet": quiet,
-            "load1_before": before.map(|l| l.load1), "cores": before.map(|l| l.cores),
-        }),
-    )?;
-    rec.line(
-        json!({"event": "start", "benches": benches, "rounds": opts.rounds,
-                    "baseline_versions": versions}),
-    )?;
-    let mut all = Vec::new();
-    for b in benches {
-        let series = match b {
-            "encoder" => bench_encoder(opts, baseline.as_mut(), &mut rec)?,
-            "ppo" => bench_ppo(opts, baseline.as_mut(), &mut rec)?,
-            _ => bench_llm(opts, baseline.as_mut(), &mut rec)?,
-        };
-        all.extend(series);
-    }
-    let after = Load::now();
-    for s in &all {
-        rec.line(s.summary_json())?;
-    }
-    rec.line(json!({"event": "end", "load1_after": after.map(|l| l.load1)}))?;
+    )
+}
+
+/// Print the results table (with the load before and after, and a warning when loaded).
+fn print_table(
+    opts: &PerfOptions,
+    all: &[Series],
+    before: Option<Load>,
+    after: Option<Load>,
+    quiet: bool,
+) {
     println!(
         "\nmemskill bench ({} build, {} rounds interleaved ours/baseline, {} cores)",
         profile(),
@@ -469,7 +493,7 @@ pub fn run(what: &str, opts: &PerfOptions) -> Result<Vec<Series>> {
         "| bench    | metric                 | ours min / median / max         | baseline min / median / max     | ratio med [min, max] | unit"
     );
     println!("|---|---|---|---|---|---|");
-    for s in &all {
+    for s in all {
         println!("{}", s.row());
     }
     println!(
@@ -486,8 +510,6 @@ pub fn run(what: &str, opts: &PerfOptions) -> Result<Vec<Series>> {
             "\n!!!!!!!! LOADED MACHINE: NOT RESULTS (--force) !!!!!!!!".to_string()
         }
     );
-    println!("JSON lines appended to {}", opts.json.display());
-    Ok(all)
 }
 
 fn bench_encoder(

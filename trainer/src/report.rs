@@ -333,6 +333,128 @@ fn headline(e: &Entry) -> Option<(&'static str, Estimate)> {
     }
 }
 
+/// A table column's dataset: `name (split)`.
+fn dataset_label(e: &Entry) -> String {
+    format!("{} ({})", e.dataset, e.split)
+}
+
+/// A row of `n` empty (`-`) cells.
+fn empty_row(n: usize) -> Vec<Cell> {
+    vec![
+        Cell {
+            text: "-".into(),
+            link: None
+        };
+        n
+    ]
+}
+
+/// A one-number cell: the [`headline`] score `h` of `e` (x 100), linked to its results.
+fn headline_cell(e: &Entry, h: Option<(&'static str, Estimate)>) -> Cell {
+    Cell {
+        text: h.map_or("-".into(), |(k, x)| {
+            format!("{k} {}", est(&Some(x), 100.0, 2))
+        }),
+        link: Some(e.path.clone()),
+    }
+}
+
+/// Table 1: method x dataset (None without entries).
+fn table1(entries: &[Entry], datasets: &[String]) -> Option<Table> {
+    let mut t1: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    for e in entries {
+        let row = row_label(e, true);
+        let col = datasets
+            .iter()
+            .position(|d| *d == dataset_label(e))
+            .unwrap_or(0);
+        let cells = t1.entry(row).or_insert_with(|| empty_row(datasets.len()));
+        cells[col] = qa_cell(e);
+    }
+    (!t1.is_empty()).then(|| Table {
+        title: "Table 1: methods x datasets".into(),
+        note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building), never scored 0.".into(),
+        header: datasets.to_vec(),
+        rows: t1.into_iter().collect(),
+    })
+}
+
+/// Table 2 for dataset `d`: method x executor model (ablations; cross-model transfer). None
+/// when `d` has fewer than two executors and fewer than two methods.
+fn table2(entries: &[Entry], d: &str) -> Option<Table> {
+    let here: Vec<&Entry> = entries.iter().filter(|e| dataset_label(e) == d).collect();
+    let execs: Vec<String> = here
+        .iter()
+        .map(|e| e.executor.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let methods: BTreeSet<&str> = here.iter().map(|e| e.method.as_str()).collect();
+    if execs.len() < 2 && methods.len() < 2 {
+        return None;
+    }
+    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    for e in &here {
+        let col = execs.iter().position(|x| *x == e.executor).unwrap_or(0);
+        let cells = rows
+            .entry(row_label(e, false))
+            .or_insert_with(|| empty_row(execs.len()));
+        cells[col] = headline_cell(e, headline(e));
+    }
+    Some(Table {
+        title: format!("Table 2: methods x executor model — {d}"),
+        note: "L-J when judged, else F1 (x 100, 95% bootstrap interval). A column per executor model: the same checkpoint in another column is cross-model transfer.".into(),
+        header: execs.iter().map(|x| if x.is_empty() { "(executor)".into() } else { x.clone() }).collect(),
+        rows: rows.into_iter().collect(),
+    })
+}
+
+/// Figure 3 for dataset `d` of the context-length `sweep`: score against context length,
+/// one series per (method, K), as a table and as chart data. None unless `d` was evaluated
+/// at two context lengths or more.
+fn figure3(sweep: &[&Entry], d: &str) -> Option<(Table, Vec<FigureSeries>)> {
+    let here: Vec<&&Entry> = sweep.iter().filter(|e| e.dataset == d).collect();
+    let lens: Vec<usize> = here
+        .iter()
+        .filter_map(|e| e.context_docs)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if lens.len() < 2 {
+        return None;
+    }
+    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for e in &here {
+        let name = format!("{} K={}", e.method, e.top_k);
+        let docs = e.context_docs.unwrap_or(0);
+        let col = lens.iter().position(|x| *x == docs).unwrap_or(0);
+        let cells = rows
+            .entry(name.clone())
+            .or_insert_with(|| empty_row(lens.len()));
+        let h = headline(e);
+        cells[col] = headline_cell(e, h.clone());
+        if let Some((_, x)) = h {
+            series
+                .entry(name)
+                .or_default()
+                .push((docs as f64, x.mean * 100.0));
+        }
+    }
+    for pts in series.values_mut() {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let table = Table {
+        title: format!("Figure 3: {d} score against context length (documents per sample)"),
+        note:
+            "L-J when judged, else F1 (x 100, 95% bootstrap interval); figure3.png draws the means."
+                .into(),
+        header: lens.iter().map(|l| format!("{l} docs")).collect(),
+        rows: rows.into_iter().collect(),
+    };
+    Some((table, series.into_iter().collect()))
+}
+
 /// The report's tables and chart data.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -344,83 +466,17 @@ pub struct Report {
 }
 
 impl Report {
+    /// The tables of `entries` (Table 1; Table 2 per dataset with two executors or methods;
+    /// Figure 3 per dataset evaluated at two context lengths or more) and the chart data.
     pub fn build(entries: &[Entry], skills: Vec<RunSkills>) -> Report {
-        let mut tables = Vec::new();
-        // Table 1: method x dataset.
-        let datasets: BTreeSet<String> = entries
+        let datasets: Vec<String> = entries
             .iter()
-            .map(|e| format!("{} ({})", e.dataset, e.split))
+            .map(dataset_label)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
             .collect();
-        let datasets: Vec<String> = datasets.into_iter().collect();
-        let mut t1: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
-        for e in entries {
-            let row = row_label(e, true);
-            let col = datasets
-                .iter()
-                .position(|d| *d == format!("{} ({})", e.dataset, e.split))
-                .unwrap_or(0);
-            let cells = t1.entry(row).or_insert_with(|| {
-                vec![
-                    Cell {
-                        text: "-".into(),
-                        link: None
-                    };
-                    datasets.len()
-                ]
-            });
-            cells[col] = qa_cell(e);
-        }
-        if !t1.is_empty() {
-            tables.push(Table {
-                title: "Table 1: methods x datasets".into(),
-                note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building), never scored 0.".into(),
-                header: datasets.clone(),
-                rows: t1.into_iter().collect(),
-            });
-        }
-        // Table 2: method x executor model, per dataset (ablations; cross-model transfer).
-        for d in &datasets {
-            let here: Vec<&Entry> = entries
-                .iter()
-                .filter(|e| format!("{} ({})", e.dataset, e.split) == *d)
-                .collect();
-            let execs: Vec<String> = here
-                .iter()
-                .map(|e| e.executor.clone())
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            let methods: BTreeSet<&str> = here.iter().map(|e| e.method.as_str()).collect();
-            if execs.len() < 2 && methods.len() < 2 {
-                continue;
-            }
-            let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
-            for e in &here {
-                let col = execs.iter().position(|x| *x == e.executor).unwrap_or(0);
-                let cells = rows.entry(row_label(e, false)).or_insert_with(|| {
-                    vec![
-                        Cell {
-                            text: "-".into(),
-                            link: None
-                        };
-                        execs.len()
-                    ]
-                });
-                cells[col] = Cell {
-                    text: headline(e).map_or("-".into(), |(k, x)| {
-                        format!("{k} {}", est(&Some(x), 100.0, 2))
-                    }),
-                    link: Some(e.path.clone()),
-                };
-            }
-            tables.push(Table {
-                title: format!("Table 2: methods x executor model — {d}"),
-                note: "L-J when judged, else F1 (x 100, 95% bootstrap interval). A column per executor model: the same checkpoint in another column is cross-model transfer.".into(),
-                header: execs.iter().map(|x| if x.is_empty() { "(executor)".into() } else { x.clone() }).collect(),
-                rows: rows.into_iter().collect(),
-            });
-        }
-        // Figure 3: score against context length, one series per (method, K).
+        let mut tables: Vec<Table> = table1(entries, &datasets).into_iter().collect();
+        tables.extend(datasets.iter().filter_map(|d| table2(entries, d)));
         let mut figure = Vec::new();
         let sweep: Vec<&Entry> = entries
             .iter()
@@ -428,57 +484,10 @@ impl Report {
             .collect();
         let sweep_sets: BTreeSet<String> = sweep.iter().map(|e| e.dataset.clone()).collect();
         for d in sweep_sets {
-            let here: Vec<&&Entry> = sweep.iter().filter(|e| e.dataset == d).collect();
-            // a sweep: at least two context lengths
-            let lengths: BTreeSet<usize> = here.iter().filter_map(|e| e.context_docs).collect();
-            if lengths.len() < 2 {
-                continue;
+            if let Some((table, series)) = figure3(&sweep, &d) {
+                tables.push(table);
+                figure.push((d, series));
             }
-            let lens: Vec<usize> = here
-                .iter()
-                .filter_map(|e| e.context_docs)
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
-            let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-            for e in &here {
-                let name = format!("{} K={}", e.method, e.top_k);
-                let docs = e.context_docs.unwrap_or(0);
-                let col = lens.iter().position(|x| *x == docs).unwrap_or(0);
-                let cells = rows.entry(name.clone()).or_insert_with(|| {
-                    vec![
-                        Cell {
-                            text: "-".into(),
-                            link: None
-                        };
-                        lens.len()
-                    ]
-                });
-                let h = headline(e);
-                cells[col] = Cell {
-                    text: h.clone().map_or("-".into(), |(k, x)| {
-                        format!("{k} {}", est(&Some(x), 100.0, 2))
-                    }),
-                    link: Some(e.path.clone()),
-                };
-                if let Some((_, x)) = h {
-                    series
-                        .entry(name)
-                        .or_default()
-                        .push((docs as f64, x.mean * 100.0));
-                }
-            }
-            for pts in series.values_mut() {
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-            tables.push(Table {
-                title: format!("Figure 3: {d} score against context length (documents per sample)"),
-                note: "L-J when judged, else F1 (x 100, 95% bootstrap interval); figure3.png draws the means.".into(),
-                header: lens.iter().map(|l| format!("{l} docs")).collect(),
-                rows: rows.into_iter().collect(),
-            });
-            figure.push((d, series.into_iter().collect()));
         }
         Report {
             tables,

@@ -4,10 +4,8 @@
 //! rejects the proposal; a reply that cannot be read or a failed call rejects it too (the
 //! check fails closed). Calls and rejections are counted in the stage outcome.
 
-use memskill_core::{ChatRequest, Llm, PromptSet, SkillBank};
+use memskill_core::{ChatRequest, Llm, PromptSet};
 use serde::Serialize;
-
-use crate::edit::Edit;
 
 /// Prefix of the judge's templates (`designer.safety_judge.{system,user}.j2`).
 pub const SAFETY_JUDGE_PROMPT: &str = "designer.safety_judge";
@@ -23,44 +21,6 @@ pub struct JudgeContext {
     pub action: String,
     pub description: String,
     pub instructions: String,
-}
-
-/// The skill as it would read after `edit` (None for edits that change no skill).
-pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContext> {
-    match edit {
-        Edit::AddNew {
-            name,
-            description,
-            instructions,
-            action,
-        } => Some(JudgeContext {
-            kind: "add_new".into(),
-            name: name.clone(),
-            action: action.clone(),
-            description: description.clone(),
-            instructions: instructions.clone(),
-        }),
-        Edit::RefineExisting {
-            name,
-            description,
-            instructions,
-            ..
-        } => {
-            let old = bank.get(name)?;
-            Some(JudgeContext {
-                kind: "refine_existing".into(),
-                name: name.clone(),
-                action: old.action.to_string(),
-                description: description
-                    .clone()
-                    .unwrap_or_else(|| old.description.clone()),
-                instructions: instructions
-                    .clone()
-                    .unwrap_or_else(|| old.instructions.clone()),
-            })
-        }
-        Edit::NoChange | Edit::Malformed { .. } => None,
-    }
 }
 
 /// The judge's reading of a skill.

@@ -1,7 +1,8 @@
 //! The safety layer: one place that decides whether a text may become part of a skill or
 //! be shown to the agent as a memory. Used by designer edits, `skills import` / `validate`,
-//! `run.skill_bank`, checkpoint banks ([`check_bank`]), memory writes ([`scan_memory`]) and
-//! what is written to `hard_cases.json` and designer records ([`redact_secrets`]).
+//! `run.skill_bank`, checkpoint banks ([`crate::check_bank`]), memory writes
+//! ([`scan_memory`]) and what is written to `hard_cases.json` and designer records
+//! ([`redact_secrets`]). It sits below [`crate::edit`] and never imports it.
 //!
 //! The governed-memory rule: a skill may change *how memories are written*, never the
 //! rules around them. A skill text is rejected when it asks the agent to
@@ -38,7 +39,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub use judge::{judge_prompt_context, parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
+pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
 pub use memory::{scan_memory, MemoryFilter, MemoryFinding};
 pub use normalise::{normalise_for_scan, scan_views, View};
 pub use secrets::{find_secrets, redact_secrets, redact_with, secret_values, SecretMatch};
@@ -765,16 +766,6 @@ pub fn scan_skill(name: &str, description: &str, instructions: &str) -> Result<(
         instructions.trim()
     );
     safety_scan(&joined).map_err(|r| format!("name, description and instructions together: {r}"))
-}
-
-/// Scan every skill of a bank (any status) with the checks of imports and designer edits
-/// ([`crate::check_skill_text`]). `Err` names the first skill that fails and why.
-pub fn check_bank(bank: &memskill_core::SkillBank) -> Result<(), String> {
-    for s in bank.skills() {
-        crate::edit::check_skill_text(&s.name, &s.description, &s.instructions)
-            .map_err(|r| format!("skill `{}`: {r}", s.name))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -144,62 +144,8 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
     if kind == DatasetKind::HotpotQa && split != SplitSpec::All {
         bail!("hotpotqa has no train/val/test split: use --split all");
     }
-    // Load everything (adversarial / abstention included) to count all questions, then decide
-    // which are used.
-    let only = match (kind, split) {
-        (DatasetKind::LongMemEval, s) if s != SplitSpec::All => {
-            let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
-            let mut splits = load_lme_splits(&sf)?;
-            let key = split.as_str();
-            match splits.remove(key) {
-                Some(ids) => Some(ids),
-                None => bail!("{}: {key}: missing field (no such split)", sf.display()),
-            }
-        }
-        _ => None,
-    };
-    let opts = LoadOptions {
-        locomo: LocomoOptions {
-            include_adversarial: true,
-        },
-        longmemeval: LmeOptions {
-            include_abstention: true,
-            only,
-        },
-        hotpotqa: Default::default(),
-    };
-    let mut samples = memskill_datasets::load(kind, &a.path, &opts)?;
-    if kind == DatasetKind::Locomo {
-        samples = split_locomo(samples, split.as_str(), &LocomoSplits::default())?;
-    }
-    let (used_filter, note): (UsedFilter, String) = match kind {
-        DatasetKind::Locomo => {
-            let inc = a.include_adversarial;
-            let note = if inc {
-                "category 5 included"
-            } else {
-                "category 5 excluded"
-            };
-            (
-                Box::new(move |_, cat| inc || cat != LOCOMO_ADVERSARIAL_CATEGORY),
-                note.to_string(),
-            )
-        }
-        DatasetKind::LongMemEval => {
-            let inc = a.include_abstention;
-            let note = if inc {
-                "_abs included"
-            } else {
-                "_abs questions excluded"
-            };
-            (
-                Box::new(move |s, _| inc || !s.id.ends_with("_abs")),
-                note.to_string(),
-            )
-        }
-        _ => (Box::new(|_, _| true), "all".to_string()),
-    };
-
+    let samples = load_all(a, kind, split)?;
+    let (used_filter, note) = used_filter(a, kind);
     let mut per_category = BTreeMap::new();
     let mut total = 0;
     let mut used = 0;
@@ -245,6 +191,69 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
         used_questions: used,
         used_note: note,
     })
+}
+
+/// Every sample of the split, adversarial / abstention questions included (all questions are
+/// counted; [`used_filter`] then decides which are used).
+fn load_all(a: &StatsArgs, kind: DatasetKind, split: SplitSpec) -> anyhow::Result<Vec<Sample>> {
+    let only = match (kind, split) {
+        (DatasetKind::LongMemEval, s) if s != SplitSpec::All => {
+            let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
+            let mut splits = load_lme_splits(&sf)?;
+            let key = split.as_str();
+            match splits.remove(key) {
+                Some(ids) => Some(ids),
+                None => bail!("{}: {key}: missing field (no such split)", sf.display()),
+            }
+        }
+        _ => None,
+    };
+    let opts = LoadOptions {
+        locomo: LocomoOptions {
+            include_adversarial: true,
+        },
+        longmemeval: LmeOptions {
+            include_abstention: true,
+            only,
+        },
+        hotpotqa: Default::default(),
+    };
+    let mut samples = memskill_datasets::load(kind, &a.path, &opts)?;
+    if kind == DatasetKind::Locomo {
+        samples = split_locomo(samples, split.as_str(), &LocomoSplits::default())?;
+    }
+    Ok(samples)
+}
+
+/// Which questions count as used (the `--include-*` flags), and a note that says so.
+fn used_filter(a: &StatsArgs, kind: DatasetKind) -> (UsedFilter, String) {
+    match kind {
+        DatasetKind::Locomo => {
+            let inc = a.include_adversarial;
+            let note = if inc {
+                "category 5 included"
+            } else {
+                "category 5 excluded"
+            };
+            (
+                Box::new(move |_, cat| inc || cat != LOCOMO_ADVERSARIAL_CATEGORY),
+                note.to_string(),
+            )
+        }
+        DatasetKind::LongMemEval => {
+            let inc = a.include_abstention;
+            let note = if inc {
+                "_abs included"
+            } else {
+                "_abs questions excluded"
+            };
+            (
+                Box::new(move |s, _| inc || !s.id.ends_with("_abs")),
+                note.to_string(),
+            )
+        }
+        _ => (Box::new(|_, _| true), "all".to_string()),
+    }
 }
 
 fn lme_splits_file(data: &Path, given: Option<&Path>) -> anyhow::Result<PathBuf> {

@@ -246,18 +246,7 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
         let v: serde_json::Value =
             serde_json::from_str(raw).map_err(|e| anyhow!("{loc}: invalid JSON: {e}"))?;
         let l = parse_line(&v, a.dataset, &loc)?;
-        let f1 = match a.dataset {
-            ScoreDataset::Locomo => {
-                let cat: u8 = l
-                    .category
-                    .as_deref()
-                    .and_then(|c| c.parse().ok())
-                    .unwrap_or(4);
-                locomo_f1_within(&l.prediction, &l.answers[0], cat, a.max_work)
-                    .map_err(|e| anyhow!("{loc}: {e}; raise --max-work to score it anyway"))?
-            }
-            ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
-        };
+        let f1 = line_f1(&l, &a, hotpot, &loc)?;
         scores.push(f1);
         if let Some(c) = l.category {
             let e = by_cat.entry(c).or_default();
@@ -276,8 +265,31 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
         }
         write_atomic(out, buf.as_bytes())?;
     }
+    print_scores(&scores, &by_cat, a.json);
+    Ok(())
+}
+
+/// One line's F1 with the dataset's scorer (LoCoMo: by category, within `--max-work`).
+fn line_f1(l: &Line, a: &ScoreArgs, hotpot: HotpotF1, loc: &str) -> anyhow::Result<f64> {
+    Ok(match a.dataset {
+        ScoreDataset::Locomo => {
+            let cat: u8 = l
+                .category
+                .as_deref()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(4);
+            locomo_f1_within(&l.prediction, &l.answers[0], cat, a.max_work)
+                .map_err(|e| anyhow!("{loc}: {e}; raise --max-work to score it anyway"))?
+        }
+        ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
+    })
+}
+
+/// The mean F1 per category and overall (`scores`: every line's F1; `by_cat`: sum and count
+/// per category), as a table or as one JSON object.
+fn print_scores(scores: &[f64], by_cat: &BTreeMap<String, (f64, usize)>, json: bool) {
     let overall = scores.iter().sum::<f64>() / scores.len() as f64;
-    if a.json {
+    if json {
         let cats: serde_json::Map<String, serde_json::Value> = by_cat
             .iter()
             .map(|(k, (s, n))| {
@@ -293,12 +305,11 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
         );
     } else {
         println!("{:<12} {:>8} {:>7}", "category", "F1", "count");
-        for (k, (s, n)) in &by_cat {
+        for (k, (s, n)) in by_cat {
             println!("{:<12} {:>8.4} {:>7}", k, s / *n as f64, n);
         }
         println!("{:<12} {:>8.4} {:>7}", "overall", overall, scores.len());
     }
-    Ok(())
 }
 
 /// `memskill llm serve-scripted`: runs until killed.

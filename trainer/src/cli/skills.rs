@@ -244,21 +244,7 @@ pub fn render_table(bank: &SkillBank) -> String {
 
 pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
     match c {
-        SkillsCmd::Init { file, force } => {
-            if file.exists() && !force {
-                bail!(
-                    "{} already exists (use --force to overwrite)",
-                    file.display()
-                );
-            }
-            let bank = SkillBank::seed();
-            write_bank(&bank, &file)?;
-            println!(
-                "wrote seed bank ({} skills) to {}",
-                bank.len(),
-                file.display()
-            );
-        }
+        SkillsCmd::Init { file, force } => init(&file, force)?,
         SkillsCmd::Show { file } => print!("{}", render_table(&load(&file)?)),
         SkillsCmd::Export { src, out } => {
             let bank = load(&src)?;
@@ -295,28 +281,7 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
             );
         }
         SkillsCmd::Eval(a) => eval_skills(a)?,
-        SkillsCmd::Usage { run, skill, json } => {
-            use memskill_trainer::invocations;
-            let log = invocations::read(&run)?;
-            match skill {
-                Some(name) => {
-                    let mine: Vec<_> = log.iter().filter(|r| r.skill == name).collect();
-                    if mine.is_empty() {
-                        bail!("skill `{name}` has no use in {}", run.display());
-                    }
-                    for r in mine {
-                        println!("{}", serde_json::to_string(r)?);
-                    }
-                }
-                None if json => {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&invocations::summarise(&log))?
-                    )
-                }
-                None => print!("{}", invocations::render(&invocations::summarise(&log))),
-            }
-        }
+        SkillsCmd::Usage { run, skill, json } => usage(&run, skill.as_deref(), json)?,
         SkillsCmd::Diff { a, b } => {
             let (x, y) = (load(&a)?, load(&b)?);
             let d = bank_diff(&x, &y);
@@ -326,6 +291,50 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
                 print!("{d}");
             }
         }
+    }
+    Ok(())
+}
+
+/// `skills init`: write the seed bank to `file` (an existing file only with `--force`).
+fn init(file: &Path, force: bool) -> anyhow::Result<()> {
+    if file.exists() && !force {
+        bail!(
+            "{} already exists (use --force to overwrite)",
+            file.display()
+        );
+    }
+    let bank = SkillBank::seed();
+    write_bank(&bank, file)?;
+    println!(
+        "wrote seed bank ({} skills) to {}",
+        bank.len(),
+        file.display()
+    );
+    Ok(())
+}
+
+/// `skills usage`: the run's invocation log summed per skill (a table, or JSON), or with
+/// `--skill` that skill's uses one per line.
+fn usage(run: &Path, skill: Option<&str>, json: bool) -> anyhow::Result<()> {
+    use memskill_trainer::invocations;
+    let log = invocations::read(run)?;
+    match skill {
+        Some(name) => {
+            let mine: Vec<_> = log.iter().filter(|r| r.skill == name).collect();
+            if mine.is_empty() {
+                bail!("skill `{name}` has no use in {}", run.display());
+            }
+            for r in mine {
+                println!("{}", serde_json::to_string(r)?);
+            }
+        }
+        None if json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&invocations::summarise(&log))?
+            )
+        }
+        None => print!("{}", invocations::render(&invocations::summarise(&log))),
     }
     Ok(())
 }

@@ -414,14 +414,46 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 /// memories retrieved by each game's objective are the actor's procedural tips; the actor is
 /// the run's `answer` model.
 fn alfworld_eval(a: EvalArgs) -> Result<()> {
-    use crate::cli::alfworld::eval_with;
-    use memskill_trainer::alfworld::{build_eval_bank, tip_source};
+    let (cfg, run_dir, ck) = alfworld_settings(&a)?;
+    let t = &cfg.alfworld;
+    let actor = a.actor.unwrap_or(t.actor);
+    let split = a.split.clone().unwrap_or_else(|| t.split.clone());
+    // `<run>/eval/alfworld-<splits>` for the LLM agent, `...-<actor>` for scripted actors.
+    let out = a.out.clone().unwrap_or_else(|| {
+        let actor_tag = match actor {
+            ActorKind::Llm => "",
+            ActorKind::Walkthrough => "-walkthrough",
+            ActorKind::FirstAdmissible => "-first-admissible",
+        };
+        run_dir
+            .join("eval")
+            .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
+    });
+    let play = if actor == ActorKind::Llm {
+        llm_play(&cfg, &run_dir, ck.as_ref(), &out)?
+    } else {
+        crate::cli::alfworld::LlmPlay {
+            llm: None,
+            tips: None,
+            prompts: None,
+        }
+    };
+    crate::cli::alfworld::eval_with(t, &split, a.limit, actor, &out, play)?;
+    Ok(())
+}
+
+/// The ALFWorld evaluation's settings: the checkpoint's config, else `--config`, else the
+/// built-in defaults (each with `--set` applied); the run directory (the checkpoint's run,
+/// else `runs/alfworld-eval`) and the checkpoint, if any.
+fn alfworld_settings(
+    a: &EvalArgs,
+) -> Result<(
+    Config,
+    PathBuf,
+    Option<memskill_trainer::checkpoint::Checkpoint>,
+)> {
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
-    use memskill_trainer::fsutil::write_atomic;
-    use memskill_trainer::runtime::Runtime;
-    use std::sync::Arc;
-    // Settings: the checkpoint's config, else --config, else the built-in defaults.
-    let (cfg, run_dir, ck) = match (&a.checkpoint, &a.config) {
+    Ok(match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
             let ck_dir = resolve(c)?;
             let ck = Checkpoint::load(&ck_dir)
@@ -448,73 +480,78 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
             PathBuf::from("runs").join("alfworld-eval"),
             None,
         ),
+    })
+}
+
+/// The LLM actor: the run's `answer` model and prompts, and with a checkpoint (and
+/// `alfworld.tips > 0`) its procedural tips from [`eval_bank_tips`].
+fn llm_play(
+    cfg: &Config,
+    run_dir: &std::path::Path,
+    ck: Option<&memskill_trainer::checkpoint::Checkpoint>,
+    out: &std::path::Path,
+) -> Result<crate::cli::alfworld::LlmPlay> {
+    use memskill_trainer::runtime::Runtime;
+    use std::sync::Arc;
+    let mut eval_cfg = cfg.clone();
+    eval_cfg.designer.enabled = false;
+    let rt = Runtime::build(&eval_cfg, run_dir, Vec::new(), false)?;
+    rt.probe_endpoints()?;
+    let tips = match ck {
+        Some(ck) if cfg.alfworld.tips > 0 => Some(eval_bank_tips(&eval_cfg, ck, &rt, out)?),
+        _ => {
+            eprintln!(
+                "note: no --checkpoint (or alfworld.tips = 0): the LLM actor plays without memory"
+            );
+            None
+        }
     };
-    let t = &cfg.alfworld;
-    let actor = a.actor.unwrap_or(t.actor);
-    let split = a.split.clone().unwrap_or_else(|| t.split.clone());
-    // `<run>/eval/alfworld-<splits>` for the LLM agent, `...-<actor>` for scripted actors.
-    let out = a.out.clone().unwrap_or_else(|| {
-        let actor_tag = match actor {
-            ActorKind::Llm => "",
-            ActorKind::Walkthrough => "-walkthrough",
-            ActorKind::FirstAdmissible => "-first-admissible",
-        };
-        run_dir
-            .join("eval")
-            .join(format!("alfworld-{}{actor_tag}", split.replace(',', "+")))
-    });
-    let (llm, tips, prompts) = if actor == ActorKind::Llm {
-        let mut eval_cfg = cfg.clone();
-        eval_cfg.designer.enabled = false;
-        let rt = Runtime::build(&eval_cfg, &run_dir, Vec::new(), false)?;
-        rt.probe_endpoints()?;
-        let tips = match &ck {
-            Some(ck) if t.tips > 0 => {
-                let (bank, info) = build_eval_bank(&eval_cfg, ck, &rt)?;
-                std::fs::create_dir_all(&out)
-                    .with_context(|| format!("creating {}", out.display()))?;
-                write_atomic(&out.join("memory_bank.json"), &serde_json::to_vec(&bank)?)?;
-                write_atomic(
-                    &out.join("memory_bank_info.json"),
-                    serde_json::to_string_pretty(&info)?.as_bytes(),
-                )?;
-                println!(
-                    "evaluation bank: {} memories from {} expert trajectories ({} spans{}); tips per game: top {}",
-                    info.memories,
-                    info.trajectories,
-                    info.spans,
-                    if info.cache_hit { ", cached" } else { "" },
-                    t.tips
-                );
-                // flagged memories are no tips unless `memory.show_flagged`
-                let bank = if cfg.memory.show_flagged {
-                    bank
-                } else {
-                    bank.without_flagged()
-                };
-                Some(tip_source(
-                    Arc::new(bank),
-                    rt.encoder.clone(),
-                    rt.retriever.clone(),
-                    t.tips,
-                ))
-            }
-            _ => {
-                eprintln!("note: no --checkpoint (or alfworld.tips = 0): the LLM actor plays without memory");
-                None
-            }
-        };
-        (
-            Some(rt.answerer.clone()),
-            tips,
-            Some(Arc::new(rt.prompts.clone())),
-        )
+    Ok(crate::cli::alfworld::LlmPlay {
+        llm: Some(rt.answerer.clone()),
+        tips,
+        prompts: Some(Arc::new(rt.prompts.clone())),
+    })
+}
+
+/// One memory bank built from the training split's expert trajectories (see
+/// `alfworld::build_eval_bank`, written to `out`), and the tips it gives each game: the
+/// top-`alfworld.tips` memories retrieved by the game's objective.
+fn eval_bank_tips(
+    eval_cfg: &Config,
+    ck: &memskill_trainer::checkpoint::Checkpoint,
+    rt: &memskill_trainer::runtime::Runtime,
+    out: &std::path::Path,
+) -> Result<memskill_alfworld::TipSource> {
+    use memskill_trainer::alfworld::{build_eval_bank, tip_source};
+    use memskill_trainer::fsutil::write_atomic;
+    let t = &eval_cfg.alfworld;
+    let (bank, info) = build_eval_bank(eval_cfg, ck, rt)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    write_atomic(&out.join("memory_bank.json"), &serde_json::to_vec(&bank)?)?;
+    write_atomic(
+        &out.join("memory_bank_info.json"),
+        serde_json::to_string_pretty(&info)?.as_bytes(),
+    )?;
+    println!(
+        "evaluation bank: {} memories from {} expert trajectories ({} spans{}); tips per game: top {}",
+        info.memories,
+        info.trajectories,
+        info.spans,
+        if info.cache_hit { ", cached" } else { "" },
+        t.tips
+    );
+    // flagged memories are no tips unless `memory.show_flagged`
+    let bank = if eval_cfg.memory.show_flagged {
+        bank
     } else {
-        (None, None, None)
+        bank.without_flagged()
     };
-    let play = crate::cli::alfworld::LlmPlay { llm, tips, prompts };
-    eval_with(t, &split, a.limit, actor, &out, play)?;
-    Ok(())
+    Ok(tip_source(
+        std::sync::Arc::new(bank),
+        rt.encoder.clone(),
+        rt.retriever.clone(),
+        t.tips,
+    ))
 }
 
 pub fn compare(a: CompareArgs) -> Result<()> {

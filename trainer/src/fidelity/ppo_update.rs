@@ -20,9 +20,11 @@
 use super::{f64s, Outcome};
 use anyhow::{Context, Result};
 use memskill_controller::{
-    BiasConfig, BiasSpec, Controller, NamedTensor, PolicyConfig, PpoConfig, SelectMode, Transition,
+    BiasConfig, BiasSpec, Controller, NamedTensor, PolicyConfig, PpoConfig, PpoStats, SelectMode,
+    Transition,
 };
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 fn num(v: &Value, k: &str, what: &str) -> Result<f64> {
@@ -56,8 +58,37 @@ fn weights(v: &Value, shapes: &Value, what: &str) -> Result<Vec<NamedTensor>> {
 }
 
 pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
-    let hp = input.get("hyper").context("input.hyper missing")?;
-    let h = |k: &str| num(hp, k, "input.hyper");
+    let mut c = reference_controller(input)?;
+    let episodes = episodes(input)?;
+    let stats = c.update(&episodes)?;
+    let (weights_out, noise) = compare_weights(&c, expected, tol)?;
+    // The zero-gradient weights left out of the weight comparison move by up to `lr` per Adam
+    // step in either implementation (torch may cancel their gradient to exactly 0.0 where ours
+    // keeps float noise); through the rows where their unit is not shift-invariant they move
+    // the policy by at most that much. The updated policy is compared within that bound (the
+    // weights with a real gradient stay at the fixture's tolerance).
+    let pol_tol = if noise.is_empty() {
+        tol
+    } else {
+        tol.max(hyper(input, "lr")? * stats.minibatches as f64)
+    };
+    let pol_out = compare_policy(&mut c, &episodes, expected, pol_tol)?;
+    let (stats_out, norm_out) = compare_stats(&stats, expected, tol)?;
+    Ok(stats_out.and(norm_out).and(pol_out).and(weights_out))
+}
+
+/// One of the case's hyper-parameters (`input.hyper.<k>`).
+fn hyper(input: &Value, k: &str) -> Result<f64> {
+    num(
+        input.get("hyper").context("input.hyper missing")?,
+        k,
+        "input.hyper",
+    )
+}
+
+/// A controller with the case's hyper-parameters and the reference's initial weights.
+fn reference_controller(input: &Value) -> Result<Controller> {
+    let h = |k: &str| hyper(input, k);
     let ppo = PpoConfig {
         lr: h("lr")? as f32,
         gamma: h("gamma")? as f32,
@@ -85,75 +116,89 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         "input.weights",
     )?;
     c.load_reference_state_dict(&init)?;
+    Ok(c)
+}
+
+/// The batch: `input.episodes`, one list of transitions per episode.
+fn episodes(input: &Value) -> Result<Vec<Vec<Transition>>> {
     let bias = input.get("bias").filter(|b| !b.is_null());
-    let mut episodes = Vec::new();
-    for (e, ep) in input
+    input
         .get("episodes")
         .and_then(Value::as_array)
         .context("input.episodes: expected an array")?
         .iter()
         .enumerate()
-    {
-        let mut trs = Vec::new();
-        for (t, tr) in ep
-            .as_array()
-            .with_context(|| format!("input.episodes[{e}]: expected an array"))?
-            .iter()
-            .enumerate()
-        {
-            let at = |k: &str| format!("input.episodes[{e}][{t}].{k}");
-            let get = |k: &str| tr.get(k).with_context(|| format!("{} missing", at(k)));
-            let ops: Vec<Vec<f32>> = get("ops")?
-                .as_array()
-                .with_context(|| at("ops"))?
+        .map(|(e, ep)| {
+            ep.as_array()
+                .with_context(|| format!("input.episodes[{e}]: expected an array"))?
                 .iter()
                 .enumerate()
-                .map(|(i, o)| f32s(o, &at(&format!("ops[{i}]"))))
-                .collect::<Result<_>>()?;
-            let mask: Vec<bool> = get("new_mask")?
-                .as_array()
-                .with_context(|| at("new_mask"))?
-                .iter()
-                .map(|m| m.as_bool().unwrap_or(false))
-                .collect();
-            let bias_spec = match bias {
-                Some(b) if mask.iter().any(|&m| m) => {
-                    let p_min = num(b, "p_min", "input.bias")? as f32;
-                    Some(BiasSpec {
-                        new_mask: mask.clone(),
-                        p_min,
-                        delta_max: BiasConfig {
-                            p_min,
-                            ..BiasConfig::default()
-                        }
-                        .delta_max(),
-                        scale: num(b, "scale", "input.bias")? as f32,
-                    })
+                .map(|(t, tr)| transition(tr, &format!("input.episodes[{e}][{t}]"), bias))
+                .collect()
+        })
+        .collect()
+}
+
+/// One transition of the batch (`at` names it in errors); `bias` is the case's
+/// new-skill bias, applied to the rows that offer a new skill.
+fn transition(tr: &Value, at: &str, bias: Option<&Value>) -> Result<Transition> {
+    let at = |k: &str| format!("{at}.{k}");
+    let get = |k: &str| tr.get(k).with_context(|| format!("{} missing", at(k)));
+    let ops: Vec<Vec<f32>> = get("ops")?
+        .as_array()
+        .with_context(|| at("ops"))?
+        .iter()
+        .enumerate()
+        .map(|(i, o)| f32s(o, &at(&format!("ops[{i}]"))))
+        .collect::<Result<_>>()?;
+    let mask: Vec<bool> = get("new_mask")?
+        .as_array()
+        .with_context(|| at("new_mask"))?
+        .iter()
+        .map(|m| m.as_bool().unwrap_or(false))
+        .collect();
+    let bias_spec = match bias {
+        Some(b) if mask.iter().any(|&m| m) => {
+            let p_min = num(b, "p_min", "input.bias")? as f32;
+            Some(BiasSpec {
+                new_mask: mask.clone(),
+                p_min,
+                delta_max: BiasConfig {
+                    p_min,
+                    ..BiasConfig::default()
                 }
-                _ => None,
-            };
-            trs.push(Transition {
-                state: f32s(get("state")?, &at("state"))?,
-                skill_embs: Arc::new(ops),
-                bias: Vec::new(),
-                bias_spec,
-                actions: f64s(get("actions")?, &at("actions"))?
-                    .iter()
-                    .map(|&a| a as usize)
-                    .collect(),
-                old_log_prob: num(tr, "old_log_prob", &at(""))? as f32,
-                old_value: num(tr, "old_value", &at(""))? as f32,
-                reward: num(tr, "reward", &at(""))? as f32,
-            });
+                .delta_max(),
+                scale: num(b, "scale", "input.bias")? as f32,
+            })
         }
-        episodes.push(trs);
-    }
-    let stats = c.update(&episodes)?;
-    let ours = c.reference_state_dict();
+        _ => None,
+    };
+    Ok(Transition {
+        state: f32s(get("state")?, &at("state"))?,
+        skill_embs: Arc::new(ops),
+        bias: Vec::new(),
+        bias_spec,
+        actions: f64s(get("actions")?, &at("actions"))?
+            .iter()
+            .map(|&a| a as usize)
+            .collect(),
+        old_log_prob: num(tr, "old_log_prob", &at(""))? as f32,
+        old_value: num(tr, "old_value", &at(""))? as f32,
+        reward: num(tr, "reward", &at(""))? as f32,
+    })
+}
+
+/// The updated weights against the reference's, leaving out the zero-gradient ones
+/// (`expected.noise_weights`, indices into the flattened weights), which are returned.
+fn compare_weights(
+    c: &Controller,
+    expected: &Value,
+    tol: f64,
+) -> Result<(Outcome, BTreeSet<usize>)> {
     let want_w = expected
         .get("weights")
         .context("expected.weights missing")?;
-    let noise: std::collections::BTreeSet<usize> = f64s(
+    let noise: BTreeSet<usize> = f64s(
         expected
             .get("noise_weights")
             .context("expected.noise_weights missing")?,
@@ -164,7 +209,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
     .collect();
     let mut mine = Vec::new();
     let mut theirs = Vec::new();
-    for (name, _, data) in &ours {
+    for (name, _, data) in &c.reference_state_dict() {
         let w = f64s(
             want_w
                 .get(name)
@@ -181,7 +226,17 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         .filter(|(i, _)| !noise.contains(i))
         .map(|(_, (a, b))| (*a, *b))
         .unzip();
-    // The updated policy on every row.
+    Ok((Outcome::numbers(&mine, &theirs, tol), noise))
+}
+
+/// The updated policy on every row of the batch (unbiased skill probabilities, then the
+/// value) against the reference's `expected.probs` / `expected.values`.
+fn compare_policy(
+    c: &mut Controller,
+    episodes: &[Vec<Transition>],
+    expected: &Value,
+    tol: f64,
+) -> Result<Outcome> {
     let mut our_pol = Vec::new();
     for tr in episodes.iter().flatten() {
         let sel = c.select(&tr.state, &tr.skill_embs, 1, None, SelectMode::Greedy)?;
@@ -201,23 +256,18 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         their_pol.extend(f64s(p, &format!("expected.probs[{i}]"))?);
         their_pol.push(values.get(i).copied().unwrap_or(f64::NAN));
     }
-    // The zero-gradient weights left out above move by up to `lr` per Adam step in either
-    // implementation (torch may cancel their gradient to exactly 0.0 where ours keeps float
-    // noise); through the rows where their unit is not shift-invariant they move the policy by
-    // at most that much. The updated policy is compared within that bound (the weights with a
-    // real gradient, above, stay at the fixture's tolerance).
-    let pol_tol = if noise.is_empty() {
-        tol
-    } else {
-        tol.max(h("lr")? * stats.minibatches as f64)
-    };
-    let pol_out = Outcome::numbers(&our_pol, &their_pol, pol_tol);
-    let pol_out = Outcome {
+    let pol_out = Outcome::numbers(&our_pol, &their_pol, tol);
+    Ok(Outcome {
         detail: pol_out
             .detail
             .map(|d| format!("updated policy (probabilities, value per row) {d}")),
         ..pol_out
-    };
+    })
+}
+
+/// The averaged loss statistics and minibatch count against `expected.stats`, and the mean
+/// pre-clip gradient norm against the mean of `expected.grad_norms`: `(stats, grad norm)`.
+fn compare_stats(stats: &PpoStats, expected: &Value, tol: f64) -> Result<(Outcome, Outcome)> {
     let st = expected.get("stats").context("expected.stats missing")?;
     // A null statistic is NaN on the reference's side (topk_bin_entropy in float32 when the
     // chosen skills hold all the mass); ours is finite there and is not compared.
@@ -279,8 +329,5 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         detail: stats_out.detail.map(|d| format!("stats {d} (policy_loss, value_loss, entropy, approx_kl, clip_frac, topk_entropy, topk_mass, topk_bin_entropy, minibatches)")),
         ..stats_out
     };
-    Ok(stats_out
-        .and(norm_out)
-        .and(pol_out)
-        .and(Outcome::numbers(&mine, &theirs, tol)))
+    Ok((stats_out, norm_out))
 }
