@@ -57,19 +57,7 @@ pub fn skills_eval(
     if cfg.data.dataset == crate::config::Dataset::Alfworld {
         bail!("skills eval replays questions; ALFWorld is not supported");
     }
-    let names: Vec<String> = if opts.skills.is_empty() {
-        bank.selectable().iter().map(|s| s.name.clone()).collect()
-    } else {
-        opts.skills.clone()
-    };
-    for n in &names {
-        if bank.get(n).is_none() {
-            bail!(
-                "skill `{n}` is not in the bank (its skills: {})",
-                bank.names().join(", ")
-            );
-        }
-    }
+    let names = skill_names(bank, &opts.skills)?;
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let samples = load_eval_samples(cfg, &split, opts.limit)?;
     if samples.is_empty() {
@@ -79,12 +67,7 @@ pub fn skills_eval(
         .with_context(|| format!("creating {}", opts.out.display()))?;
     let rt = Runtime::build(cfg, &opts.out, samples.clone(), false)?;
     rt.probe_endpoints()?;
-    let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
-    if let Some(ck) = &opts.checkpoint {
-        controller
-            .load_bytes(&ck.controller)
-            .context("loading the checkpoint's controller")?;
-    }
+    let mut controller = controller(cfg, &rt, opts.checkpoint.as_ref())?;
     let cases: Vec<(String, String, bool)> = samples
         .iter()
         .flat_map(|s| {
@@ -133,6 +116,32 @@ pub fn skills_eval(
     );
     write_atomic(&opts.out.join("skills-eval.md"), md.as_bytes())?;
     Ok(rows)
+}
+
+/// The skills to evaluate: those asked for (each must be in the bank), else every selectable one.
+fn skill_names(bank: &SkillBank, asked: &[String]) -> Result<Vec<String>> {
+    if asked.is_empty() {
+        return Ok(bank.selectable().iter().map(|s| s.name.clone()).collect());
+    }
+    for n in asked {
+        if bank.get(n).is_none() {
+            bail!(
+                "skill `{n}` is not in the bank (its skills: {})",
+                bank.names().join(", ")
+            );
+        }
+    }
+    Ok(asked.to_vec())
+}
+
+/// The checkpoint's controller, or a fresh one (unused: every skill is applied then).
+fn controller(cfg: &Config, rt: &Runtime, ck: Option<&Checkpoint>) -> Result<Controller> {
+    let mut c = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
+    if let Some(ck) = ck {
+        c.load_bytes(&ck.controller)
+            .context("loading the checkpoint's controller")?;
+    }
+    Ok(c)
 }
 
 /// The candidate's per-question score minus the better other mode's (by mean), bootstrapped.

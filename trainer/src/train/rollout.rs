@@ -157,20 +157,7 @@ impl Trainer<'_> {
         let mut first_errors: Vec<String> = Vec::new();
         let mut log = String::new();
         for ep in &mut episodes {
-            b.memories_flagged += ep.built.flagged;
-            b.memories_refused += ep.built.refused;
-            if let Some(a) = &ep.actor {
-                b.actor.get_or_insert_with(Default::default).merge(a);
-            }
-            b.span_errors += ep.built.call_errors;
-            b.parse_problems += ep.built.parse_problems;
-            first_errors.extend(ep.built.errors.iter().take(2).cloned());
-            for e in ep.queries.iter().filter_map(|q| q.error.as_ref()) {
-                b.query_errors += 1;
-                if first_errors.len() < 4 {
-                    first_errors.push(e.clone());
-                }
-            }
+            count_errors(ep, &mut b, &mut first_errors);
             if ep.built.incomplete() {
                 b.dropped_incomplete += 1;
                 b.dropped += 1;
@@ -215,7 +202,28 @@ impl Trainer<'_> {
         }
         Ok(b)
     }
+}
 
+/// An episode's errors, parse problems and memory-filter counts join the batch's; its first
+/// error texts are kept for the warning.
+fn count_errors(ep: &EpisodeResult, b: &mut ScoredBatch, first_errors: &mut Vec<String>) {
+    b.memories_flagged += ep.built.flagged;
+    b.memories_refused += ep.built.refused;
+    if let Some(a) = &ep.actor {
+        b.actor.get_or_insert_with(Default::default).merge(a);
+    }
+    b.span_errors += ep.built.call_errors;
+    b.parse_problems += ep.built.parse_problems;
+    first_errors.extend(ep.built.errors.iter().take(2).cloned());
+    for e in ep.queries.iter().filter_map(|q| q.error.as_ref()) {
+        b.query_errors += 1;
+        if first_errors.len() < 4 {
+            first_errors.push(e.clone());
+        }
+    }
+}
+
+impl Trainer<'_> {
     /// A scored episode's transitions (with shaped rewards) join the PPO batch; its skills'
     /// usage is counted and credited with its reward.
     fn learn_from(
