@@ -3,14 +3,48 @@
 //! the text (encoder -> state -> actor) is what is tested — and beat
 //! `controller.policy = "random"` in the same harness (same spans, answerer and scorer).
 //!
-//! What this task found (see the issue note): the reference's actor, which adds a state
-//! feature and a skill feature before one ReLU, learns the three-way choice slowly and
-//! unstably. Across settings (hashing or MiniLM encoder, 40-100 updates, entropy
-//! 0.01-0.1, target KL on or off) the greedy policy got 1, 2 or 3 kinds right, and the
-//! kinds it got right changed from run to run. So the test asserts what held in every
-//! run — the learned controller beats random skills by a wide margin — and prints the
-//! per-kind accuracy; it does not assert >= 90% on every kind, which the paper's controller
-//! does not reach here. The MiniLM variant runs with `MEMSKILL_CONTEXTUAL_MINILM=1`.
+//! What this task found (issue 15). The per-kind failures seen earlier (1, 2 or 3 kinds
+//! right, which ones changing from run to run; 12/12, 0/12, 0/12 at seed 3) were not the
+//! actor's architecture nor a bug in the task or the state, but PPO settings under which the
+//! policy collapsed before it had tried each kind's skill:
+//! - the states are separable: with the hashing encoder at dim 256 the mean cosine between
+//!   spans of one kind is 0.69-0.82 and between kinds 0.47-0.55 (they share the
+//!   "DATE: ... [ctx-k-j] Alex said" header); with one span per sample no memory is retrieved,
+//!   so the state is the span alone;
+//! - the reward separates the choices: the kind's skill earns 1 + 0.1 (process reward), gist
+//!   and mood 0.1, another kind's skill -0.1 (its executor NOOPs);
+//! - the reference's additive actor, trained by our PPO directly on these states and rewards
+//!   (a bandit without executor or answerer), learns all three kinds within ~40 updates when
+//!   it does not collapse first;
+//! - with `ppo.lr = 0.003` (the earlier setting, 30x the reference's 1e-4), advantages
+//!   normalised over each batch and entropy 0.01, the softmax saturated within ~20 updates
+//!   (entropy 1.6 -> 0.002 nats in the seed-3 run, every kind then on track-dates, F1 0.33).
+//!   A kind whose own skill's probability reaches ~0 is never sampled again: the critic learns
+//!   the wrong choice's value, its advantage falls to 0 and the entropy bonus's gradient
+//!   vanishes at saturation, so it stays wrong. The kinds share most state features, so one
+//!   kind's update can drag another's choice away (on the bandit below a kind at 12/12 fell
+//!   to 0/12 while the others trained), and normalising the advantages of a batch of 12
+//!   one-span episodes whose rewards the critic mostly predicts divides by a small spread,
+//!   which blows critic error up to unit-size advantages.
+//!
+//! On that bandit (100 updates, greedy choice on all 36 spans; the seeds in which every kind
+//! reached at least 90%): lr 0.003 as before 3 of 8 seeds; lr 0.001 10 of 12; lr 0.001
+//! without advantage normalisation 11 of 12; lr 0.001, no normalisation, entropy 0.05 11 of
+//! 12. A bilinear
+//! state-skill term added to the actor's logits did not help (lr 0.003: 6 of 12; lr 0.001: 10
+//! of 12), so the actor stays the reference's.
+//!
+//! This test therefore trains with [`PPO`]: `ppo.lr = 0.001`, `ppo.normalize_advantages =
+//! false`, `ppo.entropy_coef = 0.05` (existing keys; the reproduction defaults are untouched)
+//! and asserts >= 90% on every kind. In this full harness (hashing encoder, 100 updates)
+//! seeds 1-10 all passed: seeds 4 and 10 with one kind at 11/12, every other kind 12/12,
+//! learned F1 0.97-1.0 against 0.11-0.22 for random skills. With the earlier settings seeds 1,
+//! 3 and 4 failed (event/location/preference 12/0/12, 12/0/0, 0/12/0; seed 4's reward per
+//! outer epoch rose to 0.70 and fell back to 0.36) and seed 2 passed. With MiniLM
+//! (`MEMSKILL_CONTEXTUAL_MINILM=1`, about 35 s a seed in the debug profile) and the same
+//! settings seeds 1, 2 and 3 got 12/12 on every kind. `MEMSKILL_CONTEXTUAL_SEEDS=1,2,3` runs
+//! more seeds; `MEMSKILL_CONTEXTUAL_SETS="k=v;k=v"` overrides settings (the earlier ones:
+//! `ppo.lr=0.003;ppo.normalize_advantages=true;ppo.entropy_coef=0.01`).
 //!
 //! The checkpoint-free baselines run in the same harness and the report lists all five:
 //! no-memory scores lowest (0: nothing to answer from); raw-rag stores the spans verbatim,
@@ -31,10 +65,10 @@ use memskill_trainer::runtime::Runtime;
 use memskill_trainer::synthetic::contextual::{span_kinds, Kind};
 use memskill_trainer::train::{train, TrainOptions};
 
-fn cfg(name: &str, encoder: &[&str]) -> Config {
+fn cfg(name: &str, seed: u64, extra: &[String]) -> Config {
     let mut sets: Vec<String> = [
         format!("run.name=\"{name}\""),
-        "run.seed=3".into(),
+        format!("run.seed={seed}"),
         "run.batch_size=12".into(),
         "run.outer_epochs=4".into(),
         "run.inner_epochs=25".into(),
@@ -51,21 +85,49 @@ fn cfg(name: &str, encoder: &[&str]) -> Config {
         "concurrency.episodes=3".into(),
     ]
     .to_vec();
-    sets.extend(encoder.iter().map(|s| s.to_string()));
+    sets.extend(extra.iter().cloned());
     Config::from_toml_str("", &sets, "test").expect("test config resolves")
 }
 
-#[test]
-fn learned_controller_reads_the_span_and_beats_random_skills() {
-    learns_every_kind(&[
-        "encoder.kind=\"hashing\"",
-        "encoder.dim=256",
-        "ppo.lr=0.003",
-    ]);
+/// The PPO settings under which the controller learns every kind (see the module docs); the
+/// reproduction defaults are lr 1e-4, normalised advantages, entropy 0.01.
+const PPO: &[&str] = &[
+    "ppo.lr=0.001",
+    "ppo.normalize_advantages=false",
+    "ppo.entropy_coef=0.05",
+];
+
+/// Seed 3, or the seeds of `MEMSKILL_CONTEXTUAL_SEEDS=a,b,..`.
+fn seeds() -> Vec<u64> {
+    std::env::var("MEMSKILL_CONTEXTUAL_SEEDS")
+        .ok()
+        .map(|s| {
+            s.split(',')
+                .map(|x| x.trim().parse().expect("MEMSKILL_CONTEXTUAL_SEEDS: a,b,.."))
+                .collect()
+        })
+        .unwrap_or_else(|| vec![3])
+}
+
+/// `encoder`, then [`PPO`], then the `k=v;k=v` of `MEMSKILL_CONTEXTUAL_SETS` (later wins).
+fn sets(encoder: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = encoder.iter().chain(PPO).map(|s| s.to_string()).collect();
+    if let Ok(extra) = std::env::var("MEMSKILL_CONTEXTUAL_SETS") {
+        v.extend(extra.split(';').filter(|s| !s.is_empty()).map(String::from));
+    }
+    v
 }
 
 #[test]
-fn with_minilm_learned_controller_reads_the_span() {
+fn learned_controller_picks_each_kinds_skill_and_beats_random_skills() {
+    let sets = sets(&["encoder.kind=\"hashing\"", "encoder.dim=256"]);
+    for seed in seeds() {
+        learns_every_kind(seed, &sets);
+    }
+}
+
+#[test]
+fn with_minilm_learned_controller_picks_each_kinds_skill() {
     if std::env::var("MEMSKILL_CONTEXTUAL_MINILM").is_err() {
         eprintln!("skipped: set MEMSKILL_CONTEXTUAL_MINILM=1 (slow; see the module docs)");
         return;
@@ -76,20 +138,15 @@ fn with_minilm_learned_controller_reads_the_span() {
     {
         panic!("MiniLM missing; run scripts/fetch-assets.sh");
     }
-    learns_every_kind(&[
-        "encoder.kind=\"minilm\"",
-        "ppo.lr=0.005",
-        "ppo.entropy_coef=0.1",
-        "ppo.ppo_epochs=4",
-        "ppo.minibatch_size=12",
-        "ppo.target_kl=0.1",
-        "run.inner_epochs=20",
-    ]);
+    let sets = sets(&["encoder.kind=\"minilm\""]);
+    for seed in seeds() {
+        learns_every_kind(seed, &sets);
+    }
 }
 
-fn learns_every_kind(encoder: &[&str]) {
+fn learns_every_kind(seed: u64, sets: &[String]) {
     let d = tempfile::tempdir().unwrap();
-    let c = cfg("ctx", encoder);
+    let c = cfg("ctx", seed, sets);
     let out = train(
         &c,
         &TrainOptions {
@@ -104,7 +161,7 @@ fn learns_every_kind(encoder: &[&str]) {
     // Per-kind accuracy of the learned controller's top-1 choice, on every span of every
     // sample, through the evaluation path (its own memories feed its states).
     let ck = Checkpoint::load(&pointer(&out.run_dir, "latest").unwrap().unwrap()).unwrap();
-    let samples = memskill_trainer::synthetic::contextual::dataset(36, 1, 3);
+    let samples = memskill_trainer::synthetic::contextual::dataset(36, 1, seed);
     let rt = Runtime::build(&c, d.path(), samples.clone(), false).unwrap();
     let mut policy = EvalPolicy::load(&c, &rt, &ck).unwrap();
     let skills = policy.skills.clone();
@@ -125,9 +182,16 @@ fn learns_every_kind(encoder: &[&str]) {
         }
     }
     for (kind, (ok, n)) in &hits {
-        eprintln!("{}: {ok}/{n}", kind.name());
+        eprintln!("seed {seed} {}: {ok}/{n}", kind.name());
     }
     assert_eq!(hits.len(), 3);
+    for (kind, (ok, n)) in &hits {
+        assert!(
+            *ok as f64 >= 0.9 * *n as f64,
+            "seed {seed}: {} spans got their skill {ok}/{n} times (< 90%)",
+            kind.name()
+        );
+    }
 
     // The same evaluation harness: learned vs random skills vs no memory at all.
     let eval = |method: &str, sets: &[&str]| {
