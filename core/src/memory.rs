@@ -339,6 +339,52 @@ impl MemoryBank {
         Ok(())
     }
 
+    /// Set the type and confidence of a live memory's current text, as its writer stated
+    /// them (`None` keeps what is there). A confidence outside [0, 1] is an error.
+    pub fn set_meta(
+        &mut self,
+        id: MemoryId,
+        kind: Option<MemoryType>,
+        confidence: Option<f32>,
+    ) -> Result<(), CoreError> {
+        if let Some(c) = confidence {
+            if !(0.0..=1.0).contains(&c) {
+                return Err(CoreError::InvalidConfidence(c));
+            }
+        }
+        let m = self.live_mut(id)?;
+        if kind.is_some() {
+            m.kind = kind;
+        }
+        if confidence.is_some() {
+            m.confidence = confidence;
+        }
+        Ok(())
+    }
+
+    /// A copy in which only memories of the given types stay live (ids unchanged; a memory
+    /// of no stated type is kept only when `keep_untyped`): retrieval filtered by type.
+    pub fn only_types(&self, types: &[MemoryType], keep_untyped: bool) -> MemoryBank {
+        let mut out = self.clone();
+        for m in out.items.iter_mut().filter(|m| m.deleted.is_none()) {
+            let keep = match m.kind {
+                Some(k) => types.contains(&k),
+                None => keep_untyped,
+            };
+            if !keep {
+                m.deleted = Some(Tombstone {
+                    provenance: Provenance {
+                        span_id: "type filter".into(),
+                        skills: Vec::new(),
+                        step: m.updated_step,
+                        observed_at: None,
+                    },
+                });
+            }
+        }
+        out
+    }
+
     /// Live memories that carry a flag.
     pub fn flagged_count(&self) -> usize {
         self.live().filter(|m| m.flag.is_some()).count()

@@ -9,6 +9,7 @@ pub mod parse;
 pub mod porter;
 pub mod prompts;
 pub mod scoring;
+pub mod typed;
 
 use thiserror::Error;
 
