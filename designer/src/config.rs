@@ -48,6 +48,11 @@ pub struct DesignerConfig {
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
     pub interactive: bool,
+    /// The refinement answer is constrained to [`crate::refinement_schema`] (the designer
+    /// LLM's `structured = "json_schema"`). Set by the caller from the LLM section, not a
+    /// config key of its own.
+    #[serde(skip)]
+    pub structured: bool,
 }
 
 impl Default for DesignerConfig {
@@ -68,6 +73,7 @@ impl Default for DesignerConfig {
             safety_judge: false,
             mode: DesignerMode::Full,
             interactive: false,
+            structured: false,
         }
     }
 }

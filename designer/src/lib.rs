@@ -38,7 +38,7 @@ pub use evolution::{
 pub use export::{
     bank_diff, export_bank, import_bank, load_bank, read_skill_md, render_skill_md, validate_dir,
 };
-pub use json::parse_changes;
+pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
     check_bank, find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan,

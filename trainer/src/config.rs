@@ -13,7 +13,7 @@ pub use memskill_datasets::{DatasetKind, SpanMode};
 pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
-pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow};
+pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow, Structured};
 
 /// Reads an optional path; an empty string (what configs written before these keys became
 /// optional say for "not set") counts as absent.
@@ -568,6 +568,12 @@ pub struct LlmConfig {
     /// parse problem) | "apply-all" (the reference, which applies every parsed action; the
     /// truncation is still counted).
     pub truncated_reply: TruncatedReply,
+    /// Structured outputs: "off" (free text, the reference) | "json_schema" (the reply is
+    /// constrained to a JSON schema: the executor's actions, with the chosen skills' action
+    /// kinds and index bounds from the retrieved count, and the general judge's verdict;
+    /// sent as `response_format` to OpenAI-compatible servers, a token mask (llguidance) on
+    /// the local backend, which needs the `structured-local` build feature).
+    pub structured: Structured,
 }
 
 /// The LLM backend of an [`LlmConfig`], tagged by `backend`.
@@ -715,6 +721,7 @@ impl Default for LlmConfig {
             enforce_skill_actions: false,
             truncated_reply: TruncatedReply::DropLast,
             dedupe_actions: false,
+            structured: Structured::Off,
         }
     }
 }
@@ -1184,6 +1191,16 @@ fn check_span_mode(m: &SpanMode, key: &str) -> Result<()> {
 
 /// An LLM section's limits (`field` names it).
 fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
+    if l.structured.is_on()
+        && matches!(l.backend, LlmBackend::Local(_))
+        && !memskill_executor::LocalGguf::STRUCTURED
+    {
+        bail!(
+            "{field}.structured = \"json_schema\" on the local backend needs memskill built with \
+             the `structured-local` feature (cargo build --features \
+             memskill-trainer/structured-local)"
+        );
+    }
     let LlmBackend::Openai(o) = &l.backend else {
         return Ok(());
     };
