@@ -50,9 +50,16 @@ pub const EXECUTOR_SCHEMA_NAME: &str = "memory_actions";
 /// Name of the judge's schema in `response_format`.
 pub const JUDGE_SCHEMA_NAME: &str = "judge_verdict";
 
-fn action_variant(kind: ActionKind, n_retrieved: usize) -> Option<Value> {
+/// The longest memory text a structured reply may hold for a reply budget of `max_tokens`:
+/// about half the budget (2 characters per token; at least 16), so that one runaway text
+/// cannot take the whole reply.
+pub fn max_text_chars(max_tokens: u32) -> usize {
+    (2 * max_tokens as usize).max(16)
+}
+
+fn action_variant(kind: ActionKind, n_retrieved: usize, max_chars: usize) -> Option<Value> {
     let index = || json!({"type": "integer", "minimum": 0, "maximum": n_retrieved - 1});
-    let text = || json!({"type": "string", "minLength": 1});
+    let text = || json!({"type": "string", "minLength": 1, "maxLength": max_chars});
     let (props, required): (Vec<(&str, Value)>, Vec<&str>) = match kind {
         ActionKind::Insert => (
             vec![
@@ -102,11 +109,17 @@ pub fn schema_action_kinds(allowed: &[ActionKind], n_retrieved: usize) -> Vec<Ac
 }
 
 /// The executor's reply schema for a span: `{"actions": [...]}` with at least one action of
-/// the kinds [`schema_action_kinds`] gives, indices in `[0, n_retrieved)`.
-pub fn executor_schema(allowed: &[ActionKind], n_retrieved: usize) -> ResponseSchema {
+/// the kinds [`schema_action_kinds`] gives, indices in `[0, n_retrieved)`, memory texts of at
+/// most [`max_text_chars`]`(max_tokens)` characters.
+pub fn executor_schema(
+    allowed: &[ActionKind],
+    n_retrieved: usize,
+    max_tokens: u32,
+) -> ResponseSchema {
+    let max_chars = max_text_chars(max_tokens);
     let variants: Vec<Value> = schema_action_kinds(allowed, n_retrieved)
         .into_iter()
-        .filter_map(|k| action_variant(k, n_retrieved))
+        .filter_map(|k| action_variant(k, n_retrieved, max_chars))
         .collect();
     let items = if variants.len() == 1 {
         variants.into_iter().next().unwrap_or(Value::Null)
@@ -269,24 +282,26 @@ mod tests {
     #[test]
     fn executor_schema_follows_allowed_kinds_and_index_bounds() {
         use ActionKind::*;
-        let s = executor_schema(&[Insert, Delete], 3);
+        let s = executor_schema(&[Insert, Delete], 3, 128);
         assert_eq!(s.name, "memory_actions");
         assert_eq!(kinds_in(&s.schema), ["INSERT", "DELETE", "NOOP"]);
         let del = &s.schema["properties"]["actions"]["items"]["anyOf"][1];
         assert_eq!(del["properties"]["memory_index"]["maximum"], 2);
         assert_eq!(del["properties"]["memory_index"]["minimum"], 0);
         assert_eq!(del["additionalProperties"], false);
+        let ins = &s.schema["properties"]["actions"]["items"]["anyOf"][0];
+        assert_eq!(ins["properties"]["memory_item"]["maxLength"], 256);
         assert_eq!(s.schema["properties"]["actions"]["minItems"], 1);
         // nothing retrieved: no index to name, so no UPDATE / DELETE
-        let s = executor_schema(&[Update, Delete, Insert], 0);
+        let s = executor_schema(&[Update, Delete, Insert], 0, 128);
         assert_eq!(kinds_in(&s.schema), ["INSERT", "NOOP"]);
         // only NOOP left: a single schema, no anyOf
-        let s = executor_schema(&[Update], 0);
+        let s = executor_schema(&[Update], 0, 128);
         assert_eq!(kinds_in(&s.schema), ["NOOP"]);
         assert!(s.schema["properties"]["actions"]["items"]
             .get("anyOf")
             .is_none());
-        let s = executor_schema(&[Update, Update], 1);
+        let s = executor_schema(&[Update, Update], 1, 128);
         assert_eq!(kinds_in(&s.schema), ["UPDATE", "NOOP"]);
     }
 

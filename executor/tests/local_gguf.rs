@@ -341,7 +341,7 @@ fn structured_replies_follow_the_schema() {
     )
     .unwrap();
     let allowed = [ActionKind::Insert, ActionKind::Delete];
-    let schema = executor_schema(&allowed, mems.len());
+    let schema = executor_schema(&allowed, mems.len(), 256);
     let (mut mask, mut decode, mut masked, mut decoded) = (0.0, 0.0, 0usize, 0usize);
     for (temperature, seed) in [(0.0, 1), (0.7, 1), (0.7, 2), (1.0, 3)] {
         let mut req = ChatRequest::new(messages.clone())

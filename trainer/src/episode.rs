@@ -385,10 +385,13 @@ pub fn build_memory(
         let req = ChatRequest::new(messages)
             .with_max_tokens(ctx.exec_max_tokens)
             .with_temperature(ctx.exec_temperature)
-            .with_response_schema(
-                structured
-                    .then(|| memskill_executor::executor_schema(&allowed, retrieved_ids.len())),
-            );
+            .with_response_schema(structured.then(|| {
+                memskill_executor::executor_schema(
+                    &allowed,
+                    retrieved_ids.len(),
+                    ctx.exec_max_tokens,
+                )
+            }));
         let mut outcome = SpanOutcome {
             chosen: allowed.clone(),
             executed: Vec::new(),

@@ -428,6 +428,7 @@ mod tests {
                 memskill_core::ActionKind::Delete,
             ],
             4,
+            128,
         );
         let free = ChatRequest::new(vec![Message::user("hi")]);
         c.chat(&free).unwrap();

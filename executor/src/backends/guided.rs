@@ -17,11 +17,12 @@ fn gerr(what: &str, e: impl std::fmt::Display) -> LlmError {
     LlmError::Local(format!("structured output: {what}: {e}"))
 }
 
-/// Per token: whether it only closes JSON (its bytes are all `"`, `}` or `]`; EOS too), and
-/// whether it starts by closing a string.
+/// Per token: its bytes, and whether it only closes JSON: outside a string, bytes all `}` or
+/// `]` (or EOS); inside one, a `"` followed by nothing but `}` and `]`.
 struct Closers {
-    closes: Vec<bool>,
-    quote: Vec<bool>,
+    bytes: Vec<Vec<u8>>,
+    outside: Vec<bool>,
+    inside: Vec<bool>,
 }
 
 /// The vocabulary as llguidance sees it, built once per model.
@@ -48,16 +49,18 @@ impl Guide {
             .max(tokenizer.get_vocab_size(true))
             .max(eos as usize + 1);
         words.resize(n, Vec::new());
+        let structural = |w: &[u8]| w.iter().all(|b| matches!(b, b'}' | b']'));
         let closers = Closers {
-            closes: words
+            outside: words
                 .iter()
                 .enumerate()
-                .map(|(i, w)| {
-                    i == eos as usize
-                        || (!w.is_empty() && w.iter().all(|b| matches!(b, b'"' | b'}' | b']')))
-                })
+                .map(|(i, w)| i == eos as usize || (!w.is_empty() && structural(w)))
                 .collect(),
-            quote: words.iter().map(|w| w.first() == Some(&b'"')).collect(),
+            inside: words
+                .iter()
+                .map(|w| w.first() == Some(&b'"') && structural(&w[1..]))
+                .collect(),
+            bytes: words.clone(),
         };
         let info = TokRxInfo::new(n as u32, eos);
         let trie = TokTrie::from(&info, &words);
@@ -101,7 +104,34 @@ impl Guide {
             closers: self.closers.clone(),
             restricted_from: None,
             cut: false,
+            in_string: false,
+            escaped: false,
         })
+    }
+}
+
+/// How hard the end of the token budget presses a structured reply to close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// Far from the end: the grammar alone.
+    No,
+    /// Close after a complete action rather than begin another.
+    Lossless,
+    /// Close whatever is open, a string too (the text is then cut).
+    Any,
+}
+
+impl Closing {
+    /// The pressure with `left` tokens of a `max_new`-token budget left: lossless in the last
+    /// half (at most 128 tokens), anything in the last quarter (at most 32).
+    pub fn at(left: usize, max_new: usize) -> Closing {
+        if left <= (max_new / 4).min(32) {
+            Closing::Any
+        } else if left <= (max_new / 2).min(128) {
+            Closing::Lossless
+        } else {
+            Closing::No
+        }
     }
 }
 
@@ -113,6 +143,9 @@ pub struct GuidedReply {
     /// The last mask was narrowed to closing tokens; the best token it had before.
     restricted_from: Option<u32>,
     cut: bool,
+    /// Inside a JSON string (after an unescaped `"`), and just after a backslash in one.
+    in_string: bool,
+    escaped: bool,
 }
 
 impl GuidedReply {
@@ -138,13 +171,21 @@ impl GuidedReply {
     }
 
     /// Near the end of the token budget: where the grammar allows a token that only closes
-    /// (`"`, `}`, `]`, EOS), only such tokens stay allowed, so that the document ends before
-    /// the budget does. A string closed this way against the model's choice is a cut text
-    /// ([`GuidedReply::cut`]).
-    pub fn close(&mut self, logits: &mut [f32]) {
+    /// (see [`Closers`]), only such tokens stay allowed, so that the document ends before the
+    /// budget does. `lossless`: only outside strings (after a complete action no new one is
+    /// begun); otherwise a string is closed too, and one closed this way against the model's
+    /// choice is a cut text ([`GuidedReply::cut`]).
+    pub fn close(&mut self, logits: &mut [f32], lossless: bool) {
         self.restricted_from = None;
-        let closes = &self.closers.closes;
-        let allowed = |i: usize, l: f32| l > f32::NEG_INFINITY && closes.get(i) == Some(&true);
+        if lossless && self.in_string {
+            return;
+        }
+        let set = if self.in_string {
+            &self.closers.inside
+        } else {
+            &self.closers.outside
+        };
+        let allowed = |i: usize, l: f32| l > f32::NEG_INFINITY && set.get(i) == Some(&true);
         if !logits.iter().enumerate().any(|(i, &l)| allowed(i, l)) {
             return;
         }
@@ -169,12 +210,12 @@ impl GuidedReply {
         self.cut
     }
 
-    /// [`GuidedReply::mask`] (and, when `closing`, [`GuidedReply::close`]) on a logits
+    /// [`GuidedReply::mask`] (and [`GuidedReply::close`] as `closing` says) on a logits
     /// tensor (`[vocab]`).
     pub fn masked(
         &mut self,
         logits: &candle_core::Tensor,
-        closing: bool,
+        closing: Closing,
     ) -> Result<candle_core::Tensor, LlmError> {
         let cerr = |e: candle_core::Error| gerr("logits", e);
         let mut v: Vec<f32> = logits
@@ -183,10 +224,10 @@ impl GuidedReply {
             .and_then(|t| t.to_vec1())
             .map_err(cerr)?;
         self.mask(&mut v)?;
-        if closing {
-            self.close(&mut v);
-        } else {
-            self.restricted_from = None;
+        match closing {
+            Closing::No => self.restricted_from = None,
+            Closing::Lossless => self.close(&mut v, true),
+            Closing::Any => self.close(&mut v, false),
         }
         let n = v.len();
         candle_core::Tensor::from_vec(v, n, logits.device()).map_err(cerr)
@@ -195,8 +236,23 @@ impl GuidedReply {
     /// Advance over the sampled token.
     pub fn consume(&mut self, token: u32) -> Result<(), LlmError> {
         if let Some(best) = self.restricted_from.take() {
-            if best != token && self.closers.quote.get(token as usize) == Some(&true) {
+            if best != token && self.in_string {
                 self.cut = true;
+            }
+        }
+        // JSON string state over the token's bytes
+        for &b in self
+            .closers
+            .bytes
+            .get(token as usize)
+            .map_or(&[][..], |w| w)
+        {
+            if self.escaped {
+                self.escaped = false;
+            } else if self.in_string && b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = !self.in_string;
             }
         }
         self.m
@@ -207,5 +263,27 @@ impl GuidedReply {
     /// The grammar is complete: nothing may follow.
     pub fn is_stopped(&self) -> bool {
         self.m.is_stopped()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_presses_harder_towards_the_end_of_the_budget() {
+        assert_eq!(Closing::at(128, 128), Closing::No);
+        assert_eq!(Closing::at(65, 128), Closing::No);
+        assert_eq!(Closing::at(64, 128), Closing::Lossless);
+        assert_eq!(Closing::at(33, 128), Closing::Lossless);
+        assert_eq!(Closing::at(32, 128), Closing::Any);
+        assert_eq!(Closing::at(1, 128), Closing::Any);
+        // large budgets: the last 128 / 32 tokens
+        assert_eq!(Closing::at(129, 2048), Closing::No);
+        assert_eq!(Closing::at(128, 2048), Closing::Lossless);
+        assert_eq!(Closing::at(32, 2048), Closing::Any);
+        // tiny budgets
+        assert_eq!(Closing::at(1, 2), Closing::Lossless);
+        assert_eq!(Closing::at(0, 2), Closing::Any);
     }
 }

@@ -1033,15 +1033,13 @@ impl LocalGguf {
             .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
         let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
         // one token from `logits`: sampled as is, or under the structured output's mask
-        // the last `close_margin` tokens of the budget close a structured reply (see
-        // `GuidedReply::close`)
-        let close_margin = (max_new / 4).min(32);
+        // the end of the budget closes a structured reply (see `guided::Closing`)
         let mut pick = |logits: &Tensor, guided: &mut Option<Guided>, left: usize| {
             let Some(g) = guided.as_mut() else {
                 return lp.sample(logits).map_err(lerr);
             };
             let t = Instant::now();
-            let masked = g.masked(logits, left <= close_margin)?;
+            let masked = g.masked(logits, closing(left, max_new))?;
             mask_secs += t.elapsed().as_secs_f64();
             masked_tokens += 1;
             lp.sample(&masked).map_err(lerr)
@@ -1117,13 +1115,22 @@ impl LocalGguf {
 #[cfg(feature = "llguidance")]
 type Guided = super::guided::GuidedReply;
 
+/// How the end of the budget presses a structured reply to close.
+#[cfg(feature = "llguidance")]
+fn closing(left: usize, max_new: usize) -> super::guided::Closing {
+    super::guided::Closing::at(left, max_new)
+}
+
 /// Without the `llguidance` feature no structured reply can start.
 #[cfg(not(feature = "llguidance"))]
 enum Guided {}
 
 #[cfg(not(feature = "llguidance"))]
+fn closing(_: usize, _: usize) {}
+
+#[cfg(not(feature = "llguidance"))]
 impl Guided {
-    fn masked(&mut self, _: &Tensor, _: bool) -> Result<Tensor, LlmError> {
+    fn masked(&mut self, _: &Tensor, _: ()) -> Result<Tensor, LlmError> {
         match *self {}
     }
     fn cut(&self) -> bool {
