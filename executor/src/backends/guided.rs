@@ -23,6 +23,8 @@ struct Closers {
     bytes: Vec<Vec<u8>>,
     outside: Vec<bool>,
     inside: Vec<bool>,
+    /// Starts with `"` (in a string: ends it).
+    quote: Vec<bool>,
 }
 
 /// The vocabulary as llguidance sees it, built once per model.
@@ -44,10 +46,14 @@ impl Guide {
         .map_err(|e| gerr("reading the tokenizer", e))?;
         let mut words = llguidance::token_bytes_from_tokenizer_json(&json)
             .map_err(|e| gerr("token bytes", e))?;
-        let n = words
-            .len()
-            .max(tokenizer.get_vocab_size(true))
-            .max(eos as usize + 1);
+        let n = words.len().max(tokenizer.get_vocab_size(true));
+        words.resize(n, Vec::new());
+        Self::from_words(words, eos)
+    }
+
+    /// From the bytes of every token (special tokens start with 0xFF) and the EOS token.
+    pub fn from_words(mut words: Vec<Vec<u8>>, eos: u32) -> Result<Self, LlmError> {
+        let n = words.len().max(eos as usize + 1);
         words.resize(n, Vec::new());
         let structural = |w: &[u8]| w.iter().all(|b| matches!(b, b'}' | b']'));
         let closers = Closers {
@@ -60,6 +66,7 @@ impl Guide {
                 .iter()
                 .map(|w| w.first() == Some(&b'"') && structural(&w[1..]))
                 .collect(),
+            quote: words.iter().map(|w| w.first() == Some(&b'"')).collect(),
             bytes: words.clone(),
         };
         let info = TokRxInfo::new(n as u32, eos);
@@ -173,11 +180,26 @@ impl GuidedReply {
     /// Near the end of the token budget: where the grammar allows a token that only closes
     /// (see [`Closers`]), only such tokens stay allowed, so that the document ends before the
     /// budget does. `lossless`: only outside strings (after a complete action no new one is
-    /// begun); otherwise a string is closed too, and one closed this way against the model's
-    /// choice is a cut text ([`GuidedReply::cut`]).
+    /// begun; in a string, a token that ends it may only close what is open, so that a
+    /// `"},` cannot step past the end of an action into the next); otherwise a string is
+    /// closed too, and one closed this way against the model's choice is a cut text
+    /// ([`GuidedReply::cut`]).
     pub fn close(&mut self, logits: &mut [f32], lossless: bool) {
         self.restricted_from = None;
         if lossless && self.in_string {
+            let c = &self.closers;
+            let banned = |i: usize| c.quote.get(i) == Some(&true) && c.inside.get(i) != Some(&true);
+            let kept = logits
+                .iter()
+                .enumerate()
+                .any(|(i, &l)| l > f32::NEG_INFINITY && !banned(i));
+            if !self.escaped && kept {
+                for (i, l) in logits.iter_mut().enumerate() {
+                    if banned(i) {
+                        *l = f32::NEG_INFINITY;
+                    }
+                }
+            }
             return;
         }
         let set = if self.in_string {
@@ -269,6 +291,95 @@ impl GuidedReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Single bytes, a few JSON pieces, and EOS (the last token).
+    fn guide() -> (Guide, Vec<Vec<u8>>) {
+        let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for w in [
+            "\"},",
+            "\"}",
+            "\"}]}",
+            "}]}",
+            "]}",
+            "\": \"",
+            "action",
+            "memory_item",
+        ] {
+            words.push(w.as_bytes().to_vec());
+        }
+        words.push(b"\xFF<eos>".to_vec());
+        let eos = words.len() as u32 - 1;
+        (Guide::from_words(words.clone(), eos).unwrap(), words)
+    }
+
+    fn id(words: &[Vec<u8>], w: &str) -> u32 {
+        words.iter().position(|x| x == w.as_bytes()).unwrap() as u32
+    }
+
+    fn feed(g: &mut GuidedReply, words: &[Vec<u8>], text: &str) {
+        for b in text.bytes() {
+            g.consume(id(words, &(b as char).to_string())).unwrap();
+        }
+    }
+
+    fn allowed(v: &[f32]) -> Vec<usize> {
+        (0..v.len()).filter(|&i| v[i] > f32::NEG_INFINITY).collect()
+    }
+
+    #[test]
+    fn the_mask_follows_the_schema_and_closes_at_the_end_of_the_budget() {
+        let (guide, words) = guide();
+        let schema = crate::executor_schema(&[memskill_core::ActionKind::Insert], 0, 128);
+        let mut g = guide.matcher(&schema).unwrap();
+        feed(
+            &mut g,
+            &words,
+            r#"{"actions": [{"action": "INSERT", "memory_item": "ab"#,
+        );
+        assert!(g.in_string);
+        let n = words.len();
+        // free: string content and the tokens that end the string
+        let mut v = vec![0.0f32; n];
+        g.mask(&mut v).unwrap();
+        let free = allowed(&v);
+        for w in ["c", "\"", "\"},", "\"}]}"] {
+            assert!(free.contains(&(id(&words, w) as usize)), "{w}");
+        }
+        // lossless: the string may go on or end, but not step into a new action
+        let mut v = vec![0.0f32; n];
+        g.mask(&mut v).unwrap();
+        g.close(&mut v, true);
+        let lossless = allowed(&v);
+        assert!(lossless.contains(&(id(&words, "c") as usize)));
+        assert!(lossless.contains(&(id(&words, "\"}]}") as usize)));
+        assert!(!lossless.contains(&(id(&words, "\"},") as usize)));
+        assert!(!g.cut());
+        // any: only closing; the model wanted more text ("c"), so the text is cut
+        let mut v = vec![0.0f32; n];
+        v[id(&words, "c") as usize] = 5.0;
+        g.mask(&mut v).unwrap();
+        g.close(&mut v, false);
+        let any = allowed(&v);
+        assert!(!any.contains(&(id(&words, "c") as usize)));
+        assert!(any.iter().all(|&i| words[i][0] == b'"'), "{any:?}");
+        g.consume(id(&words, "\"}]}")).unwrap();
+        assert!(g.cut());
+        // outside strings, after a complete action: closing brackets only
+        let mut g = guide.matcher(&schema).unwrap();
+        feed(&mut g, &words, r#"{"actions": [{"action": "NOOP"}"#);
+        let mut v = vec![0.0f32; n];
+        g.mask(&mut v).unwrap();
+        assert!(allowed(&v).contains(&(id(&words, ",") as usize)));
+        g.close(&mut v, true);
+        let closing = allowed(&v);
+        assert!(
+            !closing.contains(&(id(&words, ",") as usize)),
+            "{closing:?}"
+        );
+        assert!(closing.contains(&(id(&words, "]}") as usize)));
+        g.consume(id(&words, "]}")).unwrap();
+        assert!(!g.cut());
+    }
 
     #[test]
     fn closing_presses_harder_towards_the_end_of_the_budget() {
