@@ -1443,6 +1443,35 @@ impl Config {
 mod tests {
     use super::*;
 
+    /// `structured` reads "off" / "json_schema" with the key named on a bad value; the local
+    /// backend takes "json_schema" only in a build with the `structured-local` feature.
+    #[test]
+    fn structured_key_and_the_local_feature() {
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_toml_str("", &[], "test").unwrap();
+        assert_eq!(c.executor.structured, Structured::Off);
+        let e =
+            Config::from_toml_str("", &sets(&["executor.structured=\"on\""]), "test").unwrap_err();
+        assert!(format!("{e:#}").contains("executor.structured"), "{e:#}");
+        let c = Config::from_toml_str("", &sets(&["executor.structured=\"json_schema\""]), "test")
+            .unwrap();
+        assert!(c.executor.structured.is_on() && c.judge_llm().structured.is_on());
+        let local = sets(&[
+            "executor.backend=\"local\"",
+            "executor.structured=\"json_schema\"",
+        ]);
+        let r = Config::from_toml_str("", &local, "test");
+        if memskill_executor::LocalGguf::STRUCTURED {
+            assert!(r.is_ok(), "{:#}", r.unwrap_err());
+        } else {
+            let e = format!("{:#}", r.unwrap_err());
+            assert!(
+                e.contains("executor.structured") && e.contains("structured-local"),
+                "{e}"
+            );
+        }
+    }
+
     /// Table 2's ablation configs are the LoCoMo config with one switch each (`extends`).
     #[test]
     fn ablation_configs_extend_locomo_with_one_switch() {
