@@ -18,7 +18,8 @@ pub use data::{Query, Sample, Session, Span, Turn};
 pub use error::CoreError;
 pub use hash::sha256_hex;
 pub use llm::{
-    ChatRequest, ChatResponse, EncoderError, Llm, LlmError, Message, Role, TextEncoder, Usage,
+    ChatRequest, ChatResponse, EncoderError, Llm, LlmError, Message, ResponseSchema, Role,
+    TextEncoder, Usage,
 };
 pub use memory::{
     date_key, normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision,

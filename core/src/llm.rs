@@ -52,6 +52,20 @@ pub struct ChatRequest {
     /// Sampling seed for backends that support it.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Structured output: the reply must be one JSON value valid under this schema
+    /// (`executor.structured = "json_schema"`). OpenAI-compatible backends send it as
+    /// `response_format`; the local backend applies it as a token mask. `None` (the default)
+    /// leaves the reply free, and the request serialises as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_schema: Option<ResponseSchema>,
+}
+
+/// A named JSON schema for a structured reply (OpenAI's `response_format.json_schema`:
+/// `name` is `^[A-Za-z0-9_-]{1,64}$`, `schema` a JSON Schema object).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseSchema {
+    pub name: String,
+    pub schema: serde_json::Value,
 }
 
 impl ChatRequest {
@@ -63,6 +77,7 @@ impl ChatRequest {
             max_tokens: 512,
             stop: Vec::new(),
             seed: None,
+            response_schema: None,
         }
     }
     pub fn with_max_tokens(mut self, n: u32) -> Self {
@@ -71,6 +86,11 @@ impl ChatRequest {
     }
     pub fn with_temperature(mut self, t: f32) -> Self {
         self.temperature = t;
+        self
+    }
+    /// Ask for a reply that follows `schema` (None: a free reply).
+    pub fn with_response_schema(mut self, schema: Option<ResponseSchema>) -> Self {
+        self.response_schema = schema;
         self
     }
 }

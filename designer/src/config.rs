@@ -55,6 +55,11 @@ pub struct DesignerConfig {
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
     pub interactive: bool,
+    /// The refinement answer is constrained to [`crate::refinement_schema`] (the designer
+    /// LLM's `structured = "json_schema"`). Set by the caller from the LLM section, not a
+    /// config key of its own.
+    #[serde(skip)]
+    pub structured: bool,
 }
 
 impl Default for DesignerConfig {
@@ -78,6 +83,7 @@ impl Default for DesignerConfig {
             gate_rules: Default::default(),
             score: Default::default(),
             interactive: false,
+            structured: false,
         }
     }
 }

@@ -134,9 +134,132 @@ pub fn parse_changes(text: &str) -> Result<Vec<Edit>, String> {
     Err("no JSON object with a \"changes\" list (or a bare list of changes) found in the designer answer".into())
 }
 
+/// Name of the refinement answer's schema in `response_format`.
+pub const REFINEMENT_SCHEMA_NAME: &str = "skill_changes";
+
+/// The refinement answer's JSON schema for structured outputs: `{"summary": "...",
+/// "changes": [...]}` with 1 to `max_changes` entries of the forms the refinement prompt
+/// names: `add_new` (not in refine-only mode; a valid skill name, insert or update, a
+/// description within [`crate::edit::MAX_DESCRIPTION_CHARS`]), `refine_existing` (the name
+/// of a skill in `bank` other than the noop skill) and `no_change`. What the schema cannot say (seed skills left alone,
+/// one entry per skill, the safety scan) is still checked by [`crate::validate_edits`].
+pub fn refinement_schema(
+    bank: &memskill_core::SkillBank,
+    cfg: &crate::DesignerConfig,
+) -> memskill_core::ResponseSchema {
+    use serde_json::json;
+    let text = |max: usize| json!({"type": "string", "minLength": 1, "maxLength": max});
+    // the noop skill is never refined
+    let names: Vec<&str> = bank
+        .skills()
+        .iter()
+        .filter(|s| s.action != memskill_core::ActionKind::Noop)
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut forms = Vec::new();
+    if cfg.mode != crate::DesignerMode::RefineOnly {
+        forms.push(json!({
+            "type": "object",
+            "properties": {
+                "type": {"const": "add_new"},
+                "name": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "maxLength": 64},
+                "action": {"enum": ["insert", "update"]},
+                "description": text(crate::edit::MAX_DESCRIPTION_CHARS - 1),
+                "instructions": text(crate::edit::MAX_INSTRUCTIONS_CHARS),
+                "reason": {"type": "string"},
+            },
+            "required": ["type", "name", "action", "description", "instructions", "reason"],
+            "additionalProperties": false,
+        }));
+    }
+    if !names.is_empty() {
+        forms.push(json!({
+            "type": "object",
+            "properties": {
+                "type": {"const": "refine_existing"},
+                "name": {"enum": names},
+                "description": text(crate::edit::MAX_DESCRIPTION_CHARS - 1),
+                "instructions": text(crate::edit::MAX_INSTRUCTIONS_CHARS),
+                "reason": {"type": "string"},
+            },
+            "required": ["type", "name", "reason"],
+            "additionalProperties": false,
+        }));
+    }
+    forms.push(json!({
+        "type": "object",
+        "properties": {"type": {"const": "no_change"}, "reason": {"type": "string"}},
+        "required": ["type", "reason"],
+        "additionalProperties": false,
+    }));
+    memskill_core::ResponseSchema {
+        name: REFINEMENT_SCHEMA_NAME.into(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "summary": {"type": "string"},
+                "changes": {
+                    "type": "array",
+                    "items": {"anyOf": forms},
+                    "minItems": 1,
+                    "maxItems": cfg.max_changes.max(1),
+                },
+            },
+            "required": ["summary", "changes"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refinement_schema_names_the_forms_the_bank_and_the_limits() {
+        let bank = memskill_core::SkillBank::seed();
+        let cfg = crate::DesignerConfig {
+            max_changes: 2,
+            ..Default::default()
+        };
+        let s = refinement_schema(&bank, &cfg);
+        assert_eq!(s.name, "skill_changes");
+        let changes = &s.schema["properties"]["changes"];
+        assert_eq!(changes["maxItems"], 2);
+        let forms = changes["items"]["anyOf"].as_array().unwrap();
+        let kinds: Vec<&str> = forms
+            .iter()
+            .map(|f| f["properties"]["type"]["const"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["add_new", "refine_existing", "no_change"]);
+        let names = forms[1]["properties"]["name"]["enum"].as_array().unwrap();
+        let refinable = bank
+            .skills()
+            .iter()
+            .filter(|s| s.action != memskill_core::ActionKind::Noop);
+        assert_eq!(names.len(), refinable.count());
+        assert!(names.len() < bank.skills().len());
+        // an answer in the schema's shape reads as the edits it names
+        let answer = serde_json::json!({"summary": "s", "changes": [
+            {"type": "refine_existing", "name": names[0], "instructions": "Better.", "reason": "r"},
+            {"type": "no_change", "reason": "r"}]});
+        let edits = parse_changes(&answer.to_string()).unwrap();
+        assert!(
+            matches!(&edits[0], Edit::RefineExisting { name, .. } if name == names[0].as_str().unwrap())
+        );
+        assert_eq!(edits[1], Edit::NoChange);
+        // refine-only: no add_new form
+        let ro = crate::DesignerConfig {
+            mode: crate::DesignerMode::RefineOnly,
+            ..cfg
+        };
+        let s = refinement_schema(&bank, &ro);
+        let forms = s.schema["properties"]["changes"]["items"]["anyOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(forms.len(), 2);
+        assert_eq!(forms[0]["properties"]["type"]["const"], "refine_existing");
+    }
 
     const BODY: &str = r#"{"changes": [
         {"type": "add_new", "name": "capture-dates", "description": "Store dates.", "instructions": "Write dates.", "action": "insert"},

@@ -46,7 +46,7 @@ pub use gate::{
     admit_all, eval_runs_md, settle, skill_score, summarise, verdict, GateMode, GateRules,
     ScoreWeights,
 };
-pub use json::parse_changes;
+pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
     find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan, scan_memory,

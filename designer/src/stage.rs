@@ -49,6 +49,7 @@ fn ask(
     messages: Vec<Message>,
     cfg: &DesignerConfig,
     max_tokens: u32,
+    schema: Option<memskill_core::ResponseSchema>,
     transcript: &mut Vec<(String, String)>,
 ) -> Result<String, DesignerError> {
     let prompt = messages
@@ -57,7 +58,8 @@ fn ask(
         .unwrap_or_default();
     let req = ChatRequest::new(messages)
         .with_temperature(cfg.temperature)
-        .with_max_tokens(max_tokens);
+        .with_max_tokens(max_tokens)
+        .with_response_schema(schema);
     let resp = llm.chat(&req).map_err(|source| DesignerError::Llm {
         round: round.to_string(),
         source,
@@ -130,6 +132,7 @@ pub fn run_stage(
             render_round(prompts, "analysis", &ctx)?,
             cfg,
             cfg.max_tokens,
+            None,
             &mut transcript,
         )?;
         for r in 2..=rounds {
@@ -141,6 +144,7 @@ pub fn run_stage(
                 render_round(prompts, "reflection", &ctx)?,
                 cfg,
                 cfg.max_tokens,
+                None,
                 &mut transcript,
             )?;
         }
@@ -151,6 +155,8 @@ pub fn run_stage(
             render_round(prompts, "refinement", &ctx)?,
             cfg,
             cfg.refinement_max_tokens,
+            cfg.structured
+                .then(|| crate::json::refinement_schema(bank, cfg)),
             &mut transcript,
         )?;
         let edits = match parse_changes(&answer) {

@@ -9,6 +9,7 @@ pub mod parse;
 pub mod porter;
 pub mod prompts;
 pub mod scoring;
+pub mod structured;
 pub mod typed;
 
 use thiserror::Error;
@@ -27,13 +28,17 @@ pub use judge::{
 };
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
-    answer_messages, executor_messages, extract_answer, f1_text, AnswerContext, AnswerStyle,
-    ExecutorContext, MemoryDomain, DEFAULT_ANSWER_TOP_R,
+    answer_messages, executor_messages, executor_messages_with, extract_answer, f1_text,
+    AnswerContext, AnswerStyle, ExecutorContext, MemoryDomain, DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
     hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, locomo_f1_within,
     memskill_f1, multi_answer_f1, multi_answer_f1_within, normalize_hotpot, normalize_locomo,
     token_f1, HotpotF1, Scorer, TooMuchWork,
+};
+pub use structured::{
+    actions_json, executor_schema, judge_schema, parse_reply, parse_structured,
+    schema_action_kinds, Structured,
 };
 
 /// Errors of the executor's fallible operations.

@@ -43,7 +43,7 @@ pub struct ParsedAction {
 }
 
 impl ParsedAction {
-    fn ok(kind: ActionKind, index: Option<usize>, content: String) -> Self {
+    pub(crate) fn ok(kind: ActionKind, index: Option<usize>, content: String) -> Self {
         ParsedAction {
             kind,
             success: true,
@@ -53,7 +53,7 @@ impl ParsedAction {
         }
     }
 
-    fn failed(note: impl Into<String>) -> Self {
+    pub(crate) fn failed(note: impl Into<String>) -> Self {
         ParsedAction {
             kind: ActionKind::Noop,
             success: false,

@@ -48,6 +48,9 @@ pub struct ExecutorContext<'a> {
     pub skills: Vec<SkillView<'a>>,
     pub domain: MemoryDomain,
     pub span_id: &'a str,
+    /// `structured = "json_schema"`: the reply is a JSON document (`{"actions": [...]}`,
+    /// see [`crate::structured`]) rather than action blocks.
+    pub structured: bool,
 }
 
 impl<'a> ExecutorContext<'a> {
@@ -79,6 +82,7 @@ impl<'a> ExecutorContext<'a> {
             skills: views,
             domain,
             span_id: &span.id,
+            structured: false,
         }
     }
 }
@@ -92,10 +96,22 @@ pub fn executor_messages(
     retrieved: &[&str],
     skills: &[&Skill],
 ) -> Result<Vec<Message>, PromptError> {
-    prompts.render_chat(
-        "executor",
-        ExecutorContext::new(domain, span, retrieved, skills),
-    )
+    executor_messages_with(prompts, domain, span, retrieved, skills, false)
+}
+
+/// [`executor_messages`], asking for the JSON form when `structured` (the templates'
+/// `structured` variable).
+pub fn executor_messages_with(
+    prompts: &PromptSet,
+    domain: MemoryDomain,
+    span: &Span,
+    retrieved: &[&str],
+    skills: &[&Skill],
+    structured: bool,
+) -> Result<Vec<Message>, PromptError> {
+    let mut ctx = ExecutorContext::new(domain, span, retrieved, skills);
+    ctx.structured = structured;
+    prompts.render_chat("executor", ctx)
 }
 
 /// Which answering prompt / extraction rule to use.
@@ -300,6 +316,36 @@ mod tests {
         let e = executor_messages(&set(), MemoryDomain::Conversation, &sp, &[], &dup).unwrap();
         assert!(e[0].content.contains("(no memory was retrieved)"));
         assert!(!e[0].content.contains("[Skill 2]"));
+    }
+
+    #[test]
+    fn structured_executor_prompt_asks_for_the_json_form_only() {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("A: I moved to Paris.");
+        let mems = ["old fact", "other"];
+        let d = MemoryDomain::Conversation;
+        let off = executor_messages(&set(), d, &sp, &mems, &skills).unwrap();
+        let off2 = executor_messages_with(&set(), d, &sp, &mems, &skills, false).unwrap();
+        assert_eq!(off, off2);
+        let on = executor_messages_with(&set(), d, &sp, &mems, &skills, true).unwrap();
+        let (off, on) = (&off[0].content, &on[0].content);
+        // the same prompt up to the reply format; then JSON instead of action blocks
+        let cut = off
+            .find("- Reply with action blocks")
+            .expect("block format");
+        assert_eq!(&on[..cut], &off[..cut]);
+        assert!(
+            off.ends_with("ACTION: DELETE\nMEMORY_INDEX: <0-based index>\n\n"),
+            "{off:?}"
+        );
+        let tail = &on[cut..];
+        assert!(tail.contains(r#"{"actions": ["#), "{tail}");
+        assert!(tail.contains(r#"{"action": "DELETE", "memory_index": <0-based index>}"#));
+        assert!(
+            !tail.contains("ACTION:") && !tail.contains("MEMORY_ITEM:"),
+            "{tail}"
+        );
     }
 
     #[test]

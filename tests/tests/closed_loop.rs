@@ -170,6 +170,54 @@ fn closed_loop_learns_the_useful_skill() {
     }
 }
 
+/// `executor.structured = "json_schema"`: the executor asks for the JSON form with the
+/// actions' schema on every request, and the oracle (answering that form) yields the same
+/// actions, so the same rewards and memory banks as free text, without parse problems.
+#[test]
+fn structured_executor_replies_give_the_same_run() {
+    let run = |name: &str, structured: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let set = format!("executor.structured=\"{structured}\"");
+        let c = cfg(
+            name,
+            &[
+                "run.outer_epochs=1",
+                "run.inner_epochs=3",
+                "designer.enabled=false",
+                &set,
+            ],
+        );
+        let out = train(&c, &opts(dir.path())).unwrap();
+        assert!(out.finished);
+        let metrics = std::fs::read_to_string(out.run_dir.join("metrics.jsonl")).unwrap();
+        let lines: Vec<serde_json::Value> = metrics
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (dir, lines)
+    };
+    let (_a, off) = run("structured-off", "off");
+    let (_b, on) = run("structured-on", "json_schema");
+    assert_eq!(off.len(), 3);
+    assert_eq!(on.len(), off.len());
+    for (a, b) in off.iter().zip(&on) {
+        for k in [
+            "reward",
+            "bank_size",
+            "parse_problems",
+            "dropped_incomplete",
+        ] {
+            assert_eq!(a[k], b[k], "{k}: {a} vs {b}");
+        }
+        assert_eq!(b["parse_problems"], 0, "{b}");
+        assert!(b["bank_size"].as_f64().unwrap() > 0.0, "{b}");
+        // the replies were the JSON form (longer than the action blocks), so the requests
+        // carried the schema and the prompts asked for JSON
+        let tokens = |l: &serde_json::Value| l["llm"]["executor"]["completion_tokens"].as_u64();
+        assert!(tokens(b).unwrap() > tokens(a).unwrap(), "{a} vs {b}");
+    }
+}
+
 fn ck_files(run: &Path) -> Vec<(String, Vec<u8>)> {
     let d = pointer(run, "latest").unwrap().unwrap();
     let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&d)

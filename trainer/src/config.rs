@@ -13,7 +13,7 @@ pub use memskill_datasets::{DatasetKind, SpanMode};
 pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
-pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow};
+pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow, Structured};
 
 /// Reads an optional path; an empty string (what configs written before these keys became
 /// optional say for "not set") counts as absent.
@@ -568,6 +568,12 @@ pub struct LlmConfig {
     /// parse problem) | "apply-all" (the reference, which applies every parsed action; the
     /// truncation is still counted).
     pub truncated_reply: TruncatedReply,
+    /// Structured outputs: "off" (free text, the reference) | "json_schema" (the reply is
+    /// constrained to a JSON schema: the executor's actions, with the chosen skills' action
+    /// kinds and index bounds from the retrieved count, and the general judge's verdict;
+    /// sent as `response_format` to OpenAI-compatible servers, a token mask (llguidance) on
+    /// the local backend, which needs the `structured-local` build feature).
+    pub structured: Structured,
 }
 
 /// The LLM backend of an [`LlmConfig`], tagged by `backend`.
@@ -715,6 +721,7 @@ impl Default for LlmConfig {
             enforce_skill_actions: false,
             truncated_reply: TruncatedReply::DropLast,
             dedupe_actions: false,
+            structured: Structured::Off,
         }
     }
 }
@@ -1184,6 +1191,16 @@ fn check_span_mode(m: &SpanMode, key: &str) -> Result<()> {
 
 /// An LLM section's limits (`field` names it).
 fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
+    if l.structured.is_on()
+        && matches!(l.backend, LlmBackend::Local(_))
+        && !memskill_executor::LocalGguf::STRUCTURED
+    {
+        bail!(
+            "{field}.structured = \"json_schema\" on the local backend needs memskill built with \
+             the `structured-local` feature (cargo build --features \
+             memskill-trainer/structured-local)"
+        );
+    }
     let LlmBackend::Openai(o) = &l.backend else {
         return Ok(());
     };
@@ -1436,6 +1453,35 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `structured` reads "off" / "json_schema" with the key named on a bad value; the local
+    /// backend takes "json_schema" only in a build with the `structured-local` feature.
+    #[test]
+    fn structured_key_and_the_local_feature() {
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_toml_str("", &[], "test").unwrap();
+        assert_eq!(c.executor.structured, Structured::Off);
+        let e =
+            Config::from_toml_str("", &sets(&["executor.structured=\"on\""]), "test").unwrap_err();
+        assert!(format!("{e:#}").contains("executor.structured"), "{e:#}");
+        let c = Config::from_toml_str("", &sets(&["executor.structured=\"json_schema\""]), "test")
+            .unwrap();
+        assert!(c.executor.structured.is_on() && c.judge_llm().structured.is_on());
+        let local = sets(&[
+            "executor.backend=\"local\"",
+            "executor.structured=\"json_schema\"",
+        ]);
+        let r = Config::from_toml_str("", &local, "test");
+        if memskill_executor::LocalGguf::STRUCTURED {
+            assert!(r.is_ok(), "{:#}", r.unwrap_err());
+        } else {
+            let e = format!("{:#}", r.unwrap_err());
+            assert!(
+                e.contains("executor.structured") && e.contains("structured-local"),
+                "{e}"
+            );
+        }
+    }
 
     /// Table 2's ablation configs are the LoCoMo config with one switch each (`extends`).
     #[test]

@@ -17,7 +17,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backends::embed;
-use crate::config::{ControllerPolicy, Dataset, DatasetKind, RewardKind, TruncatedReply};
+use crate::config::{
+    ControllerPolicy, Dataset, DatasetKind, RewardKind, Structured, TruncatedReply,
+};
 
 /// What the executor writes memories about: procedural tips for an acting agent,
 /// conversation facts otherwise.
@@ -121,6 +123,10 @@ pub struct EpisodeCtx<'a> {
     pub exec_enforce_skill_actions: bool,
     /// Drop the last action of a reply cut at max_tokens (`executor.truncated_reply`).
     pub exec_drop_truncated_last: bool,
+    /// Executor replies constrained to the actions' JSON schema (`executor.structured`).
+    pub exec_structured: Structured,
+    /// General-judge verdicts constrained to their JSON schema (the judge's `structured`).
+    pub judge_structured: Structured,
     /// `answer.as_of_question_date`: answer each dated question from the bank as of its date.
     pub answer_as_of: bool,
     /// `controller.policy = "random"`: K skills drawn uniformly (seeded by `seed`, the
@@ -181,6 +187,8 @@ impl<'a> EpisodeCtx<'a> {
             exec_temperature: cfg.executor.temperature,
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
             exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
+            exec_structured: cfg.executor.structured,
+            judge_structured: cfg.judge_llm().structured,
             random_policy: cfg.controller.policy == ControllerPolicy::Random,
             answer_as_of: cfg.answer.as_of_question_date,
             seed: cfg.run.seed,
@@ -376,17 +384,26 @@ pub fn build_memory(
         let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
         let retrieved_texts: Vec<&str> = retrieved.iter().map(|m| m.content.as_str()).collect();
         let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
-        let messages = memskill_executor::executor_messages(
+        let structured = ctx.exec_structured.is_on();
+        let messages = memskill_executor::executor_messages_with(
             ctx.prompts,
             ctx.domain,
             span,
             &retrieved_texts,
             &chosen,
+            structured,
         )
         .with_context(|| format!("executor prompt for span {}", span.id))?;
         let req = ChatRequest::new(messages)
             .with_max_tokens(ctx.exec_max_tokens)
-            .with_temperature(ctx.exec_temperature);
+            .with_temperature(ctx.exec_temperature)
+            .with_response_schema(structured.then(|| {
+                memskill_executor::executor_schema(
+                    &allowed,
+                    retrieved_ids.len(),
+                    ctx.exec_max_tokens,
+                )
+            }));
         let mut outcome = SpanOutcome {
             chosen: allowed.clone(),
             executed: Vec::new(),
@@ -408,8 +425,11 @@ pub fn build_memory(
             }
             Ok(resp) => {
                 let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
-                let mut results =
-                    memskill_executor::parse_response(&resp.text, retrieved_ids.len());
+                let mut results = memskill_executor::parse_reply(
+                    &resp.text,
+                    retrieved_ids.len(),
+                    ctx.exec_structured,
+                );
                 // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if
                 // complete (`executor.truncated_reply = "drop-last"`): its last result may stop
                 // mid-text (half an UPDATED_MEMORY, an index missing digits), so it is dropped
@@ -616,7 +636,10 @@ pub fn judge_score(
     .with_context(|| format!("judge prompt for {}", q.id))?;
     let req = ChatRequest::new(messages)
         .with_max_tokens(ctx.judge_max_tokens)
-        .with_temperature(memskill_executor::JUDGE_TEMPERATURE);
+        .with_temperature(memskill_executor::JUDGE_TEMPERATURE)
+        .with_response_schema(
+            (ctx.judge_structured.is_on() && !yes_no).then(memskill_executor::judge_schema),
+        );
     let resp = match judge.chat(&req) {
         Ok(r) => r,
         Err(e) => return Ok(Err(format!("judge call for {}: {e}", q.id))),

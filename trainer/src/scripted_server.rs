@@ -342,6 +342,21 @@ fn parse_request(body: &[u8]) -> Result<ChatRequest, String> {
     if let Some(n) = v["max_tokens"].as_u64() {
         req.max_tokens = n.min(u32::MAX as u64) as u32;
     }
+    // structured outputs: `response_format: {"type": "json_schema", "json_schema": {...}}`
+    let rf = &v["response_format"];
+    if rf["type"] == "json_schema" {
+        let js = &rf["json_schema"];
+        let name = js["name"]
+            .as_str()
+            .ok_or("response_format.json_schema.name is missing")?;
+        if !js["schema"].is_object() {
+            return Err("response_format.json_schema.schema is not an object".into());
+        }
+        req.response_schema = Some(memskill_core::ResponseSchema {
+            name: name.to_string(),
+            schema: js["schema"].clone(),
+        });
+    }
     Ok(req)
 }
 
@@ -380,6 +395,50 @@ mod tests {
             max_retry_after_secs: 1,
         })
         .unwrap()
+    }
+
+    /// Records the structured-output schema of every request it answers.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<Option<memskill_core::ResponseSchema>>>);
+    impl Llm for Recorder {
+        fn id(&self) -> String {
+            "recorder".into()
+        }
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            self.0.lock().unwrap().push(req.response_schema.clone());
+            Ok(ChatResponse {
+                text: r#"{"actions": [{"action": "NOOP"}]}"#.into(),
+                usage: Usage::default(),
+                latency_ms: 0,
+                cached: false,
+                truncated: false,
+            })
+        }
+    }
+
+    #[test]
+    fn structured_requests_carry_the_schema_as_response_format() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let rec = Arc::new(Recorder::default());
+        let mut srv = ScriptedServer::start(l, rec.clone(), FaultPlan::default()).unwrap();
+        let c = client(&srv.base_url(), 0);
+        let schema = memskill_executor::executor_schema(
+            &[
+                memskill_core::ActionKind::Insert,
+                memskill_core::ActionKind::Delete,
+            ],
+            4,
+            128,
+        );
+        let free = ChatRequest::new(vec![Message::user("hi")]);
+        c.chat(&free).unwrap();
+        let r = c
+            .chat(&free.clone().with_response_schema(Some(schema.clone())))
+            .unwrap();
+        assert_eq!(r.text, r#"{"actions": [{"action": "NOOP"}]}"#);
+        let seen = rec.0.lock().unwrap().clone();
+        assert_eq!(seen, vec![None, Some(schema)]);
+        srv.stop();
     }
 
     #[test]

@@ -253,7 +253,18 @@ impl Llm for SyntheticOracle {
             .map(|m| m.content.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        let text = self.reply(&prompt);
+        let mut text = self.reply(&prompt);
+        // a structured executor request gets the same actions in the schema's JSON form
+        if req
+            .response_schema
+            .as_ref()
+            .is_some_and(|rs| rs.name == memskill_executor::structured::EXECUTOR_SCHEMA_NAME)
+        {
+            text = memskill_executor::actions_json(&memskill_executor::parse_response(
+                &text,
+                usize::MAX,
+            ));
+        }
         if !self.latency.is_zero() {
             std::thread::sleep(self.latency);
         }

@@ -47,7 +47,7 @@ pub struct CachedLlm {
 /// The cache key of a request for a backend: sha256 over the backend id, messages and
 /// every sampling parameter.
 pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "backend": backend_id,
         "messages": req.messages,
         "temperature": req.temperature,
@@ -56,6 +56,10 @@ pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
         "stop": req.stop,
         "seed": req.seed,
     });
+    // a structured request is another request (keys of free requests are unchanged)
+    if let (Some(rs), Some(o)) = (&req.response_schema, v.as_object_mut()) {
+        o.insert("response_schema".into(), serde_json::json!(rs));
+    }
     sha256_hex(v.to_string())
 }
 

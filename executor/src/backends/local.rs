@@ -23,7 +23,9 @@ use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use candle_transformers::models::{quantized_llama, quantized_qwen2};
-use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Message, Role, Usage};
+use memskill_core::{
+    ChatRequest, ChatResponse, Llm, LlmError, Message, ResponseSchema, Role, Usage,
+};
 use serde::{Deserialize, Serialize};
 use tokenizers::models::bpe::{Vocab, BPE};
 use tokenizers::{AddedToken, Tokenizer};
@@ -386,9 +388,33 @@ pub struct GenTiming {
     pub completion_tokens: usize,
     pub prefill_secs: f64,
     pub decode_secs: f64,
+    /// Of `prefill_secs + decode_secs`: time spent computing and applying the structured
+    /// output's token mask and advancing its grammar (0 for a free reply).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub mask_secs: f64,
+    /// Tokens sampled under a mask (0 for a free reply).
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub masked_tokens: usize,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+fn is_zero_usize(x: &usize) -> bool {
+    *x == 0
 }
 
 impl GenTiming {
+    /// Mask time per masked token, in seconds (0 when no token was masked).
+    pub fn mask_secs_per_token(&self) -> f64 {
+        if self.masked_tokens > 0 {
+            self.mask_secs / self.masked_tokens as f64
+        } else {
+            0.0
+        }
+    }
+
     pub fn prefill_tok_s(&self) -> f64 {
         if self.prefill_secs > 0.0 {
             self.prompt_tokens as f64 / self.prefill_secs
@@ -421,6 +447,9 @@ pub struct LocalGguf {
     last: Mutex<GenTiming>,
     stats: LlmStats,
     load_info: String,
+    /// The structured-output vocabulary, built on the first structured request.
+    #[cfg(feature = "llguidance")]
+    guide: std::sync::OnceLock<Result<super::guided::Guide, LlmError>>,
 }
 
 fn local_err(path: &Path, what: &str, e: impl std::fmt::Display) -> LlmError {
@@ -845,6 +874,8 @@ impl LocalGguf {
             last: Mutex::new(GenTiming::default()),
             stats: LlmStats::default(),
             load_info,
+            #[cfg(feature = "llguidance")]
+            guide: std::sync::OnceLock::new(),
         })
     }
 
@@ -964,6 +995,7 @@ impl LocalGguf {
             completion_tokens: produced,
             prefill_secs,
             decode_secs: t1.elapsed().as_secs_f64(),
+            ..GenTiming::default()
         })
     }
 
@@ -989,22 +1021,48 @@ impl LocalGguf {
             }
         };
         let mut lp = LogitsProcessor::from_sampling(req.seed.unwrap_or(self.cfg.seed), sampling);
+        let mut guided = match &req.response_schema {
+            Some(rs) => Some(self.guided(rs)?),
+            None => None,
+        };
+        let mut mask_secs = 0.0;
+        let mut masked_tokens = 0;
         let mut model = self
             .model
             .lock()
             .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
         let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
+        // one token from `logits`: sampled as is, or under the structured output's mask
+        // the end of the budget closes a structured reply (see `guided::Closing`)
+        let mut pick = |logits: &Tensor, guided: &mut Option<Guided>, left: usize| {
+            let Some(g) = guided.as_mut() else {
+                return lp.sample(logits).map_err(lerr);
+            };
+            let t = Instant::now();
+            let masked = g.masked(logits, closing(left, max_new))?;
+            mask_secs += t.elapsed().as_secs_f64();
+            masked_tokens += 1;
+            lp.sample(&masked).map_err(lerr)
+        };
         let t0 = Instant::now();
         let logits = model.prefill(&ids, &self.device).map_err(lerr)?;
-        let mut next = lp.sample(&logits).map_err(lerr)?;
+        // tokens left for the reply, the one being picked included
+        let left = |produced: usize, pos: usize| {
+            max_new
+                .saturating_sub(produced)
+                .min(budget.saturating_sub(pos))
+        };
+        let mut next = pick(&logits, &mut guided, left(0, ids.len()))?;
         let prefill_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let mut out: Vec<u32> = Vec::new();
         let mut text = String::new();
         let mut pos = ids.len();
         let mut truncated = false;
+        let mut advance_secs = 0.0;
         loop {
             if self.stop_ids.contains(&next) {
+                truncated = guided.as_ref().is_some_and(|g| g.cut());
                 break;
             }
             out.push(next);
@@ -1012,6 +1070,17 @@ impl LocalGguf {
                 .tokenizer
                 .decode(&out, true)
                 .map_err(|e| LlmError::Local(format!("decoding: {e}")))?;
+            if let Some(g) = guided.as_mut() {
+                let t = Instant::now();
+                g.consume(next)?;
+                advance_secs += t.elapsed().as_secs_f64();
+                if g.is_stopped() {
+                    // the grammar is complete: nothing may follow (a text closed early by
+                    // the budget is a cut reply all the same)
+                    truncated = g.cut();
+                    break;
+                }
+            }
             if let Some(cut) = req
                 .stop
                 .iter()
@@ -1028,15 +1097,75 @@ impl LocalGguf {
             }
             let logits = model.step(next, pos, &self.device).map_err(lerr)?;
             pos += 1;
-            next = lp.sample(&logits).map_err(lerr)?;
+            next = pick(&logits, &mut guided, left(out.len(), pos))?;
         }
         let timing = GenTiming {
             prompt_tokens: ids.len(),
             completion_tokens: out.len(),
             prefill_secs,
             decode_secs: t1.elapsed().as_secs_f64(),
+            mask_secs: mask_secs + advance_secs,
+            masked_tokens,
         };
         Ok((text.trim().to_string(), timing, truncated))
+    }
+}
+
+/// One structured reply in progress (the `llguidance` feature's token mask).
+#[cfg(feature = "llguidance")]
+type Guided = super::guided::GuidedReply;
+
+/// How the end of the budget presses a structured reply to close.
+#[cfg(feature = "llguidance")]
+fn closing(left: usize, max_new: usize) -> super::guided::Closing {
+    super::guided::Closing::at(left, max_new)
+}
+
+/// Without the `llguidance` feature no structured reply can start.
+#[cfg(not(feature = "llguidance"))]
+enum Guided {}
+
+#[cfg(not(feature = "llguidance"))]
+fn closing(_: usize, _: usize) {}
+
+#[cfg(not(feature = "llguidance"))]
+impl Guided {
+    fn masked(&mut self, _: &Tensor, _: ()) -> Result<Tensor, LlmError> {
+        match *self {}
+    }
+    fn cut(&self) -> bool {
+        match *self {}
+    }
+    fn consume(&mut self, _: u32) -> Result<(), LlmError> {
+        match *self {}
+    }
+    fn is_stopped(&self) -> bool {
+        match *self {}
+    }
+}
+
+impl LocalGguf {
+    /// Whether this build can constrain replies to a JSON schema (the `llguidance` feature).
+    pub const STRUCTURED: bool = cfg!(feature = "llguidance");
+
+    /// The token mask of a structured request.
+    #[cfg(feature = "llguidance")]
+    fn guided(&self, rs: &ResponseSchema) -> Result<Guided, LlmError> {
+        let eos = self.stop_ids.first().copied().unwrap_or(0);
+        let guide = self
+            .guide
+            .get_or_init(|| super::guided::Guide::new(&self.tokenizer, eos));
+        guide.as_ref().map_err(Clone::clone)?.matcher(rs)
+    }
+
+    #[cfg(not(feature = "llguidance"))]
+    fn guided(&self, rs: &ResponseSchema) -> Result<Guided, LlmError> {
+        Err(LlmError::Local(format!(
+            "structured output (schema {:?}) on the local backend needs memskill built with \
+             the `structured-local` feature (cargo build --features \
+             memskill-trainer/structured-local); or set structured = \"off\"",
+            rs.name
+        )))
     }
 }
 

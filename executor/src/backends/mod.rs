@@ -1,6 +1,8 @@
 //! LLM backends implementing [`memskill_core::Llm`], plus call statistics.
 
 pub mod cache;
+#[cfg(feature = "llguidance")]
+pub mod guided;
 pub mod llama;
 pub mod local;
 pub mod openai;

@@ -695,6 +695,14 @@ impl OpenAiBackend {
         if let Some(s) = req.seed {
             b["seed"] = serde_json::json!(s);
         }
+        // structured outputs: vLLM, SGLang, llama.cpp server and Ollama constrain decoding
+        // to the schema; `strict` asks OpenAI itself to do the same
+        if let Some(rs) = &req.response_schema {
+            b["response_format"] = serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": rs.name, "schema": rs.schema, "strict": true},
+            });
+        }
         b
     }
 

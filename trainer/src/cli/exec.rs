@@ -133,6 +133,11 @@ pub struct ChatArgs {
     pub top_p: f32,
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Structured output: constrain the reply to the JSON schema in this file (sent as
+    /// `response_format`; a token mask on the local backend, which then also prints the
+    /// mask's cost per token).
+    #[arg(long)]
+    pub json_schema: Option<PathBuf>,
     /// Optional system message.
     #[arg(long)]
     pub system: Option<String>,
@@ -362,6 +367,19 @@ pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
         .with_temperature(a.temperature);
     req.top_p = a.top_p;
     req.seed = a.seed;
+    if let Some(p) = &a.json_schema {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let schema: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+        if !schema.is_object() {
+            bail!("{}: a JSON schema must be a JSON object", p.display());
+        }
+        req.response_schema = Some(memskill_core::ResponseSchema {
+            name: "reply".into(),
+            schema,
+        });
+    }
     match a.backend {
         BackendKind::Local => {
             let mut cfg = LocalConfig {
@@ -388,6 +406,17 @@ pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
                 t.decode_tok_s(),
                 r.latency_ms
             );
+            if t.masked_tokens > 0 {
+                let decode = t.decode_secs / t.completion_tokens.saturating_sub(1).max(1) as f64;
+                eprintln!(
+                    "token mask: {:.3} ms per token over {} tokens; decode {:.3} ms per token \
+                     (mask included): {:.1}% of decode time",
+                    t.mask_secs_per_token() * 1e3,
+                    t.masked_tokens,
+                    decode * 1e3,
+                    100.0 * t.mask_secs_per_token() / decode.max(1e-12)
+                );
+            }
         }
         BackendKind::Openai => {
             let mut cfg = OpenAiConfig {

@@ -204,6 +204,7 @@ impl Trainer<'_> {
         }
         let dcfg = memskill_designer::DesignerConfig {
             interactive: self.bench.failures_are_tasks(),
+            structured: self.cfg.designer_llm().structured.is_on(),
             ..self.cfg.designer.cfg.clone()
         };
         let stage = self.state.stage + 1;
