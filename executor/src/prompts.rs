@@ -51,6 +51,18 @@ pub struct ExecutorContext<'a> {
     /// `structured = "json_schema"`: the reply is a JSON document (`{"actions": [...]}`,
     /// see [`crate::structured`]) rather than action blocks.
     pub structured: bool,
+    /// `executor.typed_memories`: each memory text is followed by `MEMORY_TYPE` and
+    /// `CONFIDENCE` lines (see [`crate::typed`]).
+    pub typed: bool,
+}
+
+/// What the executor's reply should look like beyond the reference's action blocks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplyForm {
+    /// JSON instead of action blocks.
+    pub structured: bool,
+    /// A type and a confidence for every memory text.
+    pub typed: bool,
 }
 
 impl<'a> ExecutorContext<'a> {
@@ -83,6 +95,7 @@ impl<'a> ExecutorContext<'a> {
             domain,
             span_id: &span.id,
             structured: false,
+            typed: false,
         }
     }
 }
@@ -96,21 +109,29 @@ pub fn executor_messages(
     retrieved: &[&str],
     skills: &[&Skill],
 ) -> Result<Vec<Message>, PromptError> {
-    executor_messages_with(prompts, domain, span, retrieved, skills, false)
+    executor_messages_with(
+        prompts,
+        domain,
+        span,
+        retrieved,
+        skills,
+        ReplyForm::default(),
+    )
 }
 
-/// [`executor_messages`], asking for the JSON form when `structured` (the templates'
-/// `structured` variable).
+/// [`executor_messages`], asking for the JSON form and / or typed memories (the templates'
+/// `structured` and `typed` variables).
 pub fn executor_messages_with(
     prompts: &PromptSet,
     domain: MemoryDomain,
     span: &Span,
     retrieved: &[&str],
     skills: &[&Skill],
-    structured: bool,
+    form: ReplyForm,
 ) -> Result<Vec<Message>, PromptError> {
     let mut ctx = ExecutorContext::new(domain, span, retrieved, skills);
-    ctx.structured = structured;
+    ctx.structured = form.structured;
+    ctx.typed = form.typed;
     prompts.render_chat("executor", ctx)
 }
 
@@ -319,6 +340,34 @@ mod tests {
     }
 
     #[test]
+    fn typed_executor_prompt_asks_for_type_and_confidence_only_when_on() {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("A: I moved to Paris.");
+        let d = MemoryDomain::Conversation;
+        let off = executor_messages(&set(), d, &sp, &[], &skills).unwrap();
+        let typed = ReplyForm {
+            structured: false,
+            typed: true,
+        };
+        let on = executor_messages_with(&set(), d, &sp, &[], &skills, typed).unwrap();
+        let (off, on) = (&off[0].content, &on[0].content);
+        assert!(!off.contains("MEMORY_TYPE") && !off.contains("CONFIDENCE"));
+        assert!(on.contains("MEMORY_ITEM: <the fact to keep"));
+        assert!(on.contains("MEMORY_TYPE: <event | fact | preference | relation | procedure>"));
+        assert!(on.contains("CONFIDENCE: <"));
+        // the reference's block format is otherwise unchanged
+        let strip = |t: &str| {
+            t.lines()
+                .filter(|l| !l.starts_with("MEMORY_TYPE") && !l.starts_with("CONFIDENCE"))
+                .filter(|l| !l.contains("typed fields"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(on), strip(off));
+    }
+
+    #[test]
     fn structured_executor_prompt_asks_for_the_json_form_only() {
         let bank = memskill_core::SkillBank::seed();
         let skills: Vec<&Skill> = bank.skills().iter().collect();
@@ -326,9 +375,14 @@ mod tests {
         let mems = ["old fact", "other"];
         let d = MemoryDomain::Conversation;
         let off = executor_messages(&set(), d, &sp, &mems, &skills).unwrap();
-        let off2 = executor_messages_with(&set(), d, &sp, &mems, &skills, false).unwrap();
+        let off2 =
+            executor_messages_with(&set(), d, &sp, &mems, &skills, ReplyForm::default()).unwrap();
         assert_eq!(off, off2);
-        let on = executor_messages_with(&set(), d, &sp, &mems, &skills, true).unwrap();
+        let json = ReplyForm {
+            structured: true,
+            typed: false,
+        };
+        let on = executor_messages_with(&set(), d, &sp, &mems, &skills, json).unwrap();
         let (off, on) = (&off[0].content, &on[0].content);
         // the same prompt up to the reply format; then JSON instead of action blocks
         let cut = off

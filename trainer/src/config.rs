@@ -574,6 +574,11 @@ pub struct LlmConfig {
     /// sent as `response_format` to OpenAI-compatible servers, a token mask (llguidance) on
     /// the local backend, which needs the `structured-local` build feature).
     pub structured: Structured,
+    /// `[executor]` only: ask for a `MEMORY_TYPE` (event, fact, preference, relation,
+    /// procedure) and a `CONFIDENCE` (0 to 1) after every memory text, and store them with
+    /// the memory. Off = the reference's reply format (memories then have no stated type,
+    /// except ALFWorld's, which are procedures).
+    pub typed_memories: bool,
 }
 
 /// The LLM backend of an [`LlmConfig`], tagged by `backend`.
@@ -719,6 +724,7 @@ impl Default for LlmConfig {
             cache: CacheMode::Off,
             cache_path: None,
             enforce_skill_actions: false,
+            typed_memories: false,
             truncated_reply: TruncatedReply::DropLast,
             dedupe_actions: false,
             structured: Structured::Off,
@@ -791,6 +797,10 @@ pub struct AnswerConfig {
     /// was valid then, memories written later are hidden. Off = the reference (the latest
     /// texts); memskill-only option for temporal questions.
     pub as_of_question_date: bool,
+    /// Retrieve only memories of these types (`["fact", "event"]`; empty = every memory).
+    pub memory_types: Vec<memskill_core::MemoryType>,
+    /// With `memory_types`: also retrieve memories whose type was never stated.
+    pub keep_untyped: bool,
 }
 
 impl Default for AnswerConfig {
@@ -800,6 +810,8 @@ impl Default for AnswerConfig {
             max_tokens: None,
             llm: None,
             as_of_question_date: false,
+            memory_types: Vec::new(),
+            keep_untyped: true,
         }
     }
 }

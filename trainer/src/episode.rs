@@ -125,6 +125,11 @@ pub struct EpisodeCtx<'a> {
     pub exec_drop_truncated_last: bool,
     /// Executor replies constrained to the actions' JSON schema (`executor.structured`).
     pub exec_structured: Structured,
+    /// `executor.typed_memories`: replies state a type and confidence per memory text.
+    pub exec_typed: bool,
+    /// `answer.memory_types` / `answer.keep_untyped`: the types the answerer retrieves from.
+    pub answer_types: &'a [memskill_core::MemoryType],
+    pub answer_keep_untyped: bool,
     /// General-judge verdicts constrained to their JSON schema (the judge's `structured`).
     pub judge_structured: Structured,
     /// `answer.as_of_question_date`: answer each dated question from the bank as of its date.
@@ -188,6 +193,9 @@ impl<'a> EpisodeCtx<'a> {
             exec_enforce_skill_actions: cfg.executor.enforce_skill_actions,
             exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
             exec_structured: cfg.executor.structured,
+            exec_typed: cfg.executor.typed_memories,
+            answer_types: &cfg.answer.memory_types,
+            answer_keep_untyped: cfg.answer.keep_untyped,
             judge_structured: cfg.judge_llm().structured,
             random_policy: cfg.controller.policy == ControllerPolicy::Random,
             answer_as_of: cfg.answer.as_of_question_date,
@@ -222,13 +230,20 @@ impl<'a> EpisodeCtx<'a> {
     }
 
     /// The memories the answerer may see: `memory` itself, or a copy without the flagged
-    /// ones unless `show_flagged`.
+    /// ones unless `show_flagged`, and, with `answer.memory_types`, only memories of those
+    /// types.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        if self.show_flagged || memory.flagged_count() == 0 {
+        let mut shown = if self.show_flagged || memory.flagged_count() == 0 {
             std::borrow::Cow::Borrowed(memory)
         } else {
             std::borrow::Cow::Owned(memory.without_flagged())
+        };
+        if !self.answer_types.is_empty() {
+            shown = std::borrow::Cow::Owned(
+                shown.only_types(self.answer_types, self.answer_keep_untyped),
+            );
         }
+        shown
     }
 }
 
@@ -331,7 +346,8 @@ fn random_selection(
 }
 
 /// Build the memory bank of `sample`: `rng = Some` samples skills (training),
-/// `None` takes the deterministic top-K (evaluation).
+/// `None` takes the deterministic top-K (evaluation). Per span: retrieve and encode the
+/// state, select skills, ask the executor, apply what its reply says.
 pub fn build_memory(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
@@ -355,152 +371,24 @@ pub fn build_memory(
     };
     for (span, span_emb) in sample.spans.iter().zip(&span_embs) {
         let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
-        let selection = {
-            let ctrl = ctx
-                .controller
-                .lock()
-                .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
-            let mode = match rng.as_deref_mut() {
-                Some(r) => SelectMode::Sample(r),
-                None => SelectMode::Greedy,
-            };
-            let bias = if matches!(mode, SelectMode::Greedy) {
-                None
-            } else {
-                ctx.bias
-            };
-            if ctx.random_policy {
-                random_selection(ctx, sample, span, rng.as_deref_mut())
-            } else {
-                ctrl.select(&state, &ctx.skill_embs, ctx.top_k, bias, mode)
-                    .with_context(|| format!("controller selection for span {}", span.id))?
-            }
-        };
+        let selection = select_skills(ctx, sample, span, &state, rng.as_deref_mut())?;
         let chosen: Vec<&Skill> = selection
             .skills
             .iter()
             .filter_map(|&i| ctx.skills.get(i))
             .collect();
-        let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
-        let retrieved_texts: Vec<&str> = retrieved.iter().map(|m| m.content.as_str()).collect();
+        // owned: the reply is applied to the bank these texts come from
+        let retrieved_owned: Vec<String> = retrieved.iter().map(|m| m.content.clone()).collect();
         let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
-        let structured = ctx.exec_structured.is_on();
-        let messages = memskill_executor::executor_messages_with(
-            ctx.prompts,
-            ctx.domain,
+        let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
+        let outcome = write_span(
+            ctx,
+            &mut out,
             span,
-            &retrieved_texts,
             &chosen,
-            structured,
-        )
-        .with_context(|| format!("executor prompt for span {}", span.id))?;
-        let req = ChatRequest::new(messages)
-            .with_max_tokens(ctx.exec_max_tokens)
-            .with_temperature(ctx.exec_temperature)
-            .with_response_schema(structured.then(|| {
-                memskill_executor::executor_schema(
-                    &allowed,
-                    retrieved_ids.len(),
-                    ctx.exec_max_tokens,
-                )
-            }));
-        let mut outcome = SpanOutcome {
-            chosen: allowed.clone(),
-            executed: Vec::new(),
-            all_calls_failed: false,
-        };
-        let reply = ctx.executor.chat(&req);
-        let tokens = reply
-            .as_ref()
-            .map_or(0, |r| r.usage.prompt_tokens + r.usage.completion_tokens);
-        out.span_tokens.push(tokens);
-        match reply {
-            Err(e) => {
-                out.call_errors += 1;
-                outcome.all_calls_failed = true;
-                if out.errors.len() < 5 {
-                    out.errors
-                        .push(format!("executor call for span {}: {e}", span.id));
-                }
-            }
-            Ok(resp) => {
-                let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
-                let mut results = memskill_executor::parse_reply(
-                    &resp.text,
-                    retrieved_ids.len(),
-                    ctx.exec_structured,
-                );
-                // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if
-                // complete (`executor.truncated_reply = "drop-last"`): its last result may stop
-                // mid-text (half an UPDATED_MEMORY, an index missing digits), so it is dropped
-                // and counted as a parse problem. The results before it are complete (a later
-                // field or ACTION began after them) and are applied; a truncated reply left
-                // with none is a failed span. "apply-all" is the reference's behaviour.
-                if resp.truncated && ctx.exec_drop_truncated_last && results.pop().is_some() {
-                    out.parse_problems += 1;
-                }
-                let parsed = memskill_executor::parse_actions_from(&results, filter);
-                out.parse_problems += parsed.problems.len();
-                // the reference's process reward reads the parse: the kinds that parsed, and
-                // "every result failed" (a failed parse or call) as a failure
-                outcome.all_calls_failed = results.iter().all(|r| !r.success);
-                let prov = Provenance {
-                    span_id: span.id.clone(),
-                    skills: chosen.iter().map(|s| s.name.clone()).collect(),
-                    step: ctx.step,
-                    // the span's date opens the validity of what it writes
-                    observed_at: span.date.clone(),
-                };
-                // The memory filter: "refuse" drops writes whose text reads as an instruction
-                // to the agent or holds a secret; "flag" stores them with a flag (below).
-                let refused = |a: &memskill_core::MemoryAction| match a {
-                    memskill_core::MemoryAction::Insert { content }
-                    | memskill_core::MemoryAction::Update { content, .. } => {
-                        ctx.memory_filter == MemoryFilter::Refuse
-                            && memskill_designer::scan_memory(content).is_some()
-                    }
-                    _ => false,
-                };
-                let n_refused = parsed.actions.iter().filter(|a| refused(a)).count();
-                let kept: Vec<memskill_core::MemoryAction> = if n_refused > 0 {
-                    out.refused += n_refused;
-                    parsed
-                        .actions
-                        .iter()
-                        .filter(|a| !refused(a))
-                        .cloned()
-                        .collect()
-                } else {
-                    parsed.actions.clone()
-                };
-                let report = memskill_executor::apply_actions(
-                    &mut out.memory,
-                    &kept,
-                    &retrieved_ids,
-                    ctx.encoder,
-                    &prov,
-                    &ctx.exec_apply,
-                )
-                .with_context(|| format!("applying actions of span {}", span.id))?;
-                out.parse_problems += report.problems.len();
-                if ctx.memory_filter == MemoryFilter::Flag {
-                    for &id in report.inserted.iter().chain(&report.updated) {
-                        let flag = out
-                            .memory
-                            .get(id)
-                            .and_then(|m| memskill_designer::scan_memory(&m.content))
-                            .map(|f| f.to_string());
-                        out.flagged += flag.is_some() as usize;
-                        // an UPDATE to an ordinary text clears an earlier flag
-                        let _ = out.memory.set_flag(id, flag);
-                    }
-                }
-                // Process reward (as the reference, which scores the executor's parsed results
-                // before they are applied): the kinds of the actions that parsed; none parsed
-                // = a failed span (-fail_penalty / L), not an executed NOOP (issue 11, fix 4).
-                outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
-            }
-        }
+            &retrieved_texts,
+            &retrieved_ids,
+        )?;
         out.chosen.push(selection.skills.clone());
         out.outcomes.push(outcome);
         out.transitions.push(Transition::from_selection(
@@ -511,6 +399,200 @@ pub fn build_memory(
         ));
     }
     Ok(out)
+}
+
+/// The controller's choice for one span (or the random policy's): sampled with the
+/// new-skill bias in training, the deterministic top-K in evaluation.
+fn select_skills(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    span: &memskill_core::Span,
+    state: &[f32],
+    rng: Option<&mut ChaCha8Rng>,
+) -> Result<memskill_controller::Selection> {
+    let ctrl = ctx
+        .controller
+        .lock()
+        .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
+    if ctx.random_policy {
+        return Ok(random_selection(ctx, sample, span, rng));
+    }
+    let (mode, bias) = match rng {
+        Some(r) => (SelectMode::Sample(r), ctx.bias),
+        None => (SelectMode::Greedy, None),
+    };
+    ctrl.select(state, &ctx.skill_embs, ctx.top_k, bias, mode)
+        .with_context(|| format!("controller selection for span {}", span.id))
+}
+
+/// One executor call for `span` with the chosen skills, and its reply applied to the
+/// memory bank. Returns the span's outcome for the process reward.
+fn write_span(
+    ctx: &EpisodeCtx<'_>,
+    out: &mut BuiltMemory,
+    span: &memskill_core::Span,
+    chosen: &[&Skill],
+    retrieved_texts: &[&str],
+    retrieved_ids: &[MemoryId],
+) -> Result<SpanOutcome> {
+    let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
+    let structured = ctx.exec_structured.is_on();
+    let form = memskill_executor::ReplyForm {
+        structured,
+        typed: ctx.exec_typed,
+    };
+    let messages = memskill_executor::executor_messages_with(
+        ctx.prompts,
+        ctx.domain,
+        span,
+        retrieved_texts,
+        chosen,
+        form,
+    )
+    .with_context(|| format!("executor prompt for span {}", span.id))?;
+    let req = ChatRequest::new(messages)
+        .with_max_tokens(ctx.exec_max_tokens)
+        .with_temperature(ctx.exec_temperature)
+        .with_response_schema(structured.then(|| {
+            memskill_executor::executor_schema(&allowed, retrieved_ids.len(), ctx.exec_max_tokens)
+        }));
+    let mut outcome = SpanOutcome {
+        chosen: allowed.clone(),
+        executed: Vec::new(),
+        all_calls_failed: false,
+    };
+    let reply = ctx.executor.chat(&req);
+    let tokens = reply
+        .as_ref()
+        .map_or(0, |r| r.usage.prompt_tokens + r.usage.completion_tokens);
+    out.span_tokens.push(tokens);
+    match reply {
+        Err(e) => {
+            out.call_errors += 1;
+            outcome.all_calls_failed = true;
+            if out.errors.len() < 5 {
+                out.errors
+                    .push(format!("executor call for span {}: {e}", span.id));
+            }
+        }
+        Ok(resp) => {
+            let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
+            let mut results = memskill_executor::parse_reply(
+                &resp.text,
+                retrieved_ids.len(),
+                ctx.exec_structured,
+            );
+            // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if
+            // complete (`executor.truncated_reply = "drop-last"`): its last result may stop
+            // mid-text (half an UPDATED_MEMORY, an index missing digits), so it is dropped
+            // and counted as a parse problem. The results before it are complete (a later
+            // field or ACTION began after them) and are applied; a truncated reply left
+            // with none is a failed span. "apply-all" is the reference's behaviour.
+            if resp.truncated && ctx.exec_drop_truncated_last && results.pop().is_some() {
+                out.parse_problems += 1;
+            }
+            let mut parsed = memskill_executor::parse_actions_from(&results, filter);
+            out.parse_problems += parsed.problems.len();
+            // the reference's process reward reads the parse: the kinds that parsed, and
+            // "every result failed" (a failed parse or call) as a failure
+            outcome.all_calls_failed = results.iter().all(|r| !r.success);
+            // Process reward (as the reference, which scores the executor's parsed results
+            // before they are applied): the kinds of the actions that parsed; none parsed
+            // = a failed span (-fail_penalty / L), not an executed NOOP (issue 11, fix 4).
+            outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
+            let metas = take_meta(ctx, &mut parsed.actions, &mut out.parse_problems);
+            let prov = Provenance {
+                span_id: span.id.clone(),
+                skills: chosen.iter().map(|s| s.name.clone()).collect(),
+                step: ctx.step,
+                // the span's date opens the validity of what it writes
+                observed_at: span.date.clone(),
+            };
+            apply_filtered(ctx, out, &parsed.actions, &metas, retrieved_ids, &prov)
+                .with_context(|| format!("applying actions of span {}", span.id))?;
+        }
+    }
+    Ok(outcome)
+}
+
+/// `executor.typed_memories`: take each text's `MEMORY_TYPE` / `CONFIDENCE` lines out of it
+/// (unreadable values count as parse problems). Procedural memories (ALFWorld) are of type
+/// `procedure` unless stated. Returns the stated type and confidence per text.
+fn take_meta(
+    ctx: &EpisodeCtx<'_>,
+    actions: &mut [memskill_core::MemoryAction],
+    problems: &mut usize,
+) -> Vec<(String, memskill_executor::typed::MemoryMeta)> {
+    use memskill_core::{MemoryAction, MemoryType};
+    let mut metas = Vec::new();
+    for a in actions.iter_mut() {
+        let (MemoryAction::Insert { content } | MemoryAction::Update { content, .. }) = a else {
+            continue;
+        };
+        let mut meta = Default::default();
+        if ctx.exec_typed {
+            let (text, m, bad) = memskill_executor::typed::split_meta(content);
+            *problems += bad.len();
+            *content = text;
+            meta = m;
+        }
+        if ctx.domain == MemoryDomain::Procedural && meta.kind.is_none() {
+            meta.kind = Some(MemoryType::Procedure);
+        }
+        metas.push((content.clone(), meta));
+    }
+    metas
+}
+
+/// Apply parsed actions through the memory filter: "refuse" drops writes whose text reads
+/// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Stated
+/// types and confidences are set on what was written.
+fn apply_filtered(
+    ctx: &EpisodeCtx<'_>,
+    out: &mut BuiltMemory,
+    actions: &[memskill_core::MemoryAction],
+    metas: &[(String, memskill_executor::typed::MemoryMeta)],
+    retrieved_ids: &[MemoryId],
+    prov: &Provenance,
+) -> Result<()> {
+    let refused = |a: &memskill_core::MemoryAction| match a {
+        memskill_core::MemoryAction::Insert { content }
+        | memskill_core::MemoryAction::Update { content, .. } => {
+            ctx.memory_filter == MemoryFilter::Refuse
+                && memskill_designer::scan_memory(content).is_some()
+        }
+        _ => false,
+    };
+    let kept: Vec<memskill_core::MemoryAction> =
+        actions.iter().filter(|a| !refused(a)).cloned().collect();
+    out.refused += actions.len() - kept.len();
+    let report = memskill_executor::apply_actions(
+        &mut out.memory,
+        &kept,
+        retrieved_ids,
+        ctx.encoder,
+        prov,
+        &ctx.exec_apply,
+    )?;
+    out.parse_problems += report.problems.len();
+    for &id in report.inserted.iter().chain(&report.updated) {
+        let Some(text) = out.memory.get(id).map(|m| m.content.clone()) else {
+            continue;
+        };
+        if let Some((_, m)) = metas.iter().find(|(t, _)| *t == text) {
+            if m.kind.is_some() || m.confidence.is_some() {
+                // (a text updated and then deleted by the same reply is no longer live)
+                let _ = out.memory.set_meta(id, m.kind, m.confidence);
+            }
+        }
+        if ctx.memory_filter == MemoryFilter::Flag {
+            let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
+            out.flagged += flag.is_some() as usize;
+            // an UPDATE to an ordinary text clears an earlier flag
+            let _ = out.memory.set_flag(id, flag);
+        }
+    }
+    Ok(())
 }
 
 /// Answer (and score) `queries` over `memory`, concurrently.
@@ -805,6 +887,106 @@ mod tests {
         assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
         // "apply-all" (the reference): every parsed action, the cut one included (counted)
         assert_eq!(memories[2], memories[0]);
+    }
+
+    /// Issue 16, item 5: with `executor.typed_memories` the reply's `MEMORY_TYPE` and
+    /// `CONFIDENCE` lines become the memory's type and confidence (not part of its text), and
+    /// `answer.memory_types` keeps the answerer to those types; off, the same reply is read
+    /// as the reference reads it (the lines stay in the text, no type).
+    #[test]
+    fn typed_replies_give_typed_memories_and_answers_can_filter_by_type() {
+        use memskill_core::{ChatResponse, LlmError, MemoryType, Usage};
+        struct Typed;
+        impl Llm for Typed {
+            fn id(&self) -> String {
+                "typed".into()
+            }
+            fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+                let prompt = &req.messages.last().unwrap().content;
+                let text = if prompt.contains("Text chunk:") {
+                    "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Tokyo in July 2023.\n\
+                     MEMORY_TYPE: event\nCONFIDENCE: 0.9\n\n\
+                     ACTION: INSERT\nMEMORY_ITEM: Alice prefers green tea.\n\
+                     MEMORY_TYPE: preference\nCONFIDENCE: 0.6"
+                } else if prompt.contains("green tea") {
+                    "saw the preference"
+                } else {
+                    "no preference"
+                };
+                Ok(ChatResponse {
+                    text: text.into(),
+                    usage: Usage::default(),
+                    latency_ms: 0,
+                    cached: false,
+                    truncated: false,
+                })
+            }
+        }
+        let samples = crate::synthetic::dataset(1, 1, 0);
+        let skills: Vec<Skill> = crate::synthetic::skill_bank()
+            .selectable()
+            .into_iter()
+            .cloned()
+            .collect();
+        let run = |extra: &[&str]| {
+            let mut sets: Vec<String> = [
+                "data.dataset=\"synthetic\"",
+                "encoder.kind=\"hashing\"",
+                "encoder.dim=32",
+                "controller.top_k=1",
+                "executor.backend=\"scripted-synthetic\"",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            sets.extend(extra.iter().map(|s| s.to_string()));
+            let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
+            let mut rt =
+                crate::runtime::Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false)
+                    .unwrap();
+            let typed: Arc<dyn Llm> = Arc::new(Typed);
+            rt.executor = typed.clone();
+            rt.answerer = typed;
+            let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+            let embs = Arc::new(embed(rt.encoder.as_ref(), &descs).unwrap());
+            let mut controller =
+                Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, 0).unwrap();
+            let lock = Mutex::new(&mut controller);
+            let ctx = EpisodeCtx::new(&cfg, &rt, &lock, &skills, embs);
+            let built = build_memory(&ctx, &samples[0], None).unwrap();
+            let q = &samples[0].queries[0];
+            let answers = answer_queries(&ctx, &samples[0], &built.memory, &[q], false).unwrap();
+            (built, answers[0].prediction.clone())
+        };
+        let (typed, seen) = run(&["executor.typed_memories=true"]);
+        let m: Vec<_> = typed.memory.live().collect();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].content, "Alice moved to Tokyo in July 2023.");
+        assert_eq!(
+            (m[0].kind, m[0].confidence),
+            (Some(MemoryType::Event), Some(0.9))
+        );
+        assert_eq!(
+            (m[1].kind, m[1].confidence),
+            (Some(MemoryType::Preference), Some(0.6))
+        );
+        assert_eq!(typed.parse_problems, 0);
+        assert!(seen.contains("saw the preference"), "{seen}");
+        // the answerer restricted to events and facts does not see the preference
+        let (_, seen) = run(&[
+            "executor.typed_memories=true",
+            "answer.memory_types=[\"event\", \"fact\"]",
+        ]);
+        assert!(seen.contains("no preference"), "{seen}");
+        // off: the reference's reading (the type lines stay in the text)
+        let (plain, _) = run(&[]);
+        let m: Vec<_> = plain.memory.live().collect();
+        assert!(
+            m[0].content.contains("MEMORY_TYPE: event"),
+            "{}",
+            m[0].content
+        );
+        assert!(m.iter().all(|x| x.kind.is_none() && x.confidence.is_none()));
     }
 
     /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")
