@@ -475,44 +475,52 @@ fn write_span(
                     .push(format!("executor call for span {}: {e}", span.id));
             }
         }
-        Ok(resp) => {
-            let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
-            let mut results = memskill_executor::parse_reply(
-                &resp.text,
-                retrieved_ids.len(),
-                ctx.exec_structured,
-            );
-            // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if
-            // complete (`executor.truncated_reply = "drop-last"`): its last result may stop
-            // mid-text (half an UPDATED_MEMORY, an index missing digits), so it is dropped
-            // and counted as a parse problem. The results before it are complete (a later
-            // field or ACTION began after them) and are applied; a truncated reply left
-            // with none is a failed span. "apply-all" is the reference's behaviour.
-            if resp.truncated && ctx.exec_drop_truncated_last && results.pop().is_some() {
-                out.parse_problems += 1;
-            }
-            let mut parsed = memskill_executor::parse_actions_from(&results, filter);
-            out.parse_problems += parsed.problems.len();
-            // the reference's process reward reads the parse: the kinds that parsed, and
-            // "every result failed" (a failed parse or call) as a failure
-            outcome.all_calls_failed = results.iter().all(|r| !r.success);
-            // Process reward (as the reference, which scores the executor's parsed results
-            // before they are applied): the kinds of the actions that parsed; none parsed
-            // = a failed span (-fail_penalty / L), not an executed NOOP (issue 11, fix 4).
-            outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
-            let metas = take_meta(ctx, &mut parsed.actions, &mut out.parse_problems);
-            let prov = Provenance {
-                span_id: span.id.clone(),
-                skills: chosen.iter().map(|s| s.name.clone()).collect(),
-                step: ctx.step,
-                // the span's date opens the validity of what it writes
-                observed_at: span.date.clone(),
-            };
-            apply_filtered(ctx, out, &parsed.actions, &metas, retrieved_ids, &prov)
-                .with_context(|| format!("applying actions of span {}", span.id))?;
-        }
+        Ok(resp) => apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?,
     }
     Ok(outcome)
+}
+
+/// Read the executor's reply for `span` and apply its actions (the process reward reads
+/// the parse into `outcome`).
+fn apply_reply(
+    ctx: &EpisodeCtx<'_>,
+    out: &mut BuiltMemory,
+    span: &memskill_core::Span,
+    chosen: &[&Skill],
+    resp: &memskill_core::ChatResponse,
+    retrieved_ids: &[MemoryId],
+    outcome: &mut SpanOutcome,
+) -> Result<()> {
+    let allowed = &outcome.chosen;
+    let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
+    let mut results =
+        memskill_executor::parse_reply(&resp.text, retrieved_ids.len(), ctx.exec_structured);
+    // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if complete
+    // (`executor.truncated_reply = "drop-last"`): its last result may stop mid-text (half an
+    // UPDATED_MEMORY, an index missing digits), so it is dropped and counted as a parse
+    // problem. The results before it are complete (a later field or ACTION began after
+    // them) and are applied; a truncated reply left with none is a failed span. "apply-all"
+    // is the reference's behaviour.
+    if resp.truncated && ctx.exec_drop_truncated_last && results.pop().is_some() {
+        out.parse_problems += 1;
+    }
+    let mut parsed = memskill_executor::parse_actions_from(&results, filter);
+    out.parse_problems += parsed.problems.len();
+    // the reference's process reward reads the parse: the kinds that parsed, and "every
+    // result failed" (a failed parse or call) as a failure; none parsed = a failed span
+    // (-fail_penalty / L), not an executed NOOP (issue 11, fix 4)
+    outcome.all_calls_failed = results.iter().all(|r| !r.success);
+    outcome.executed = parsed.actions.iter().map(|a| a.kind()).collect();
+    let metas = take_meta(ctx, &mut parsed.actions, &mut out.parse_problems);
+    let prov = Provenance {
+        span_id: span.id.clone(),
+        skills: chosen.iter().map(|s| s.name.clone()).collect(),
+        step: ctx.step,
+        // the span's date opens the validity of what it writes
+        observed_at: span.date.clone(),
+    };
+    apply_filtered(ctx, out, &parsed.actions, &metas, retrieved_ids, &prov)
+        .with_context(|| format!("applying actions of span {}", span.id))
 }
 
 /// `executor.typed_memories`: take each text's `MEMORY_TYPE` / `CONFIDENCE` lines out of it
@@ -606,7 +614,6 @@ pub fn answer_queries(
     // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
     let shown = ctx.shown_memory(memory);
     let memory: &MemoryBank = &shown;
-    let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
     // `answer.as_of_question_date`: each dated question sees the bank as of its date
     let views: Vec<Option<MemoryBank>> = queries
         .iter()
@@ -617,10 +624,30 @@ pub fn answer_queries(
                 .map(|d| memory.as_of(d))
         })
         .collect();
-    let all_hits = if views.iter().any(Option::is_some) {
-        queries
+    let all_hits = question_hits(ctx, memory, queries, &views)?;
+    let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
+        let bank = views[i].as_ref().unwrap_or(memory);
+        let mems: Vec<&MemoryItem> = all_hits[i]
             .iter()
-            .zip(&views)
+            .filter_map(|(id, _)| bank.get(*id))
+            .collect();
+        answer_one(ctx, sample, q, &mems, with_judge)
+    });
+    results.into_iter().collect()
+}
+
+/// The memories retrieved for each question: from its own "as of" view when it has one
+/// (one question at a time), else all questions at once from `memory`.
+fn question_hits(
+    ctx: &EpisodeCtx<'_>,
+    memory: &MemoryBank,
+    queries: &[&Query],
+    views: &[Option<MemoryBank>],
+) -> Result<Vec<Vec<(MemoryId, f32)>>> {
+    if views.iter().any(Option::is_some) {
+        return queries
+            .iter()
+            .zip(views)
             .map(|(q, v)| {
                 crate::retrieval::question_hits(
                     v.as_ref().unwrap_or(memory),
@@ -631,70 +658,72 @@ pub fn answer_queries(
                 )
                 .map(|mut h| h.pop().unwrap_or_default())
             })
-            .collect::<Result<Vec<_>>>()?
-    } else {
-        crate::retrieval::question_hits(
-            memory,
-            ctx.encoder,
-            ctx.retriever,
-            &texts,
-            ctx.answer_retrieve,
-        )?
-    };
+            .collect();
+    }
+    let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
+    crate::retrieval::question_hits(
+        memory,
+        ctx.encoder,
+        ctx.retriever,
+        &texts,
+        ctx.answer_retrieve,
+    )
+}
+
+/// Answer one question from `mems` and score it (F1, and the judge when asked or when it is
+/// the reward). A failed answer call is recorded, never scored.
+fn answer_one(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    q: &Query,
+    mems: &[&MemoryItem],
+    with_judge: bool,
+) -> Result<QueryResult> {
     let style = answer_style(ctx.dataset);
-    let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
-        let hits = &all_hits[i];
-        let bank = views[i].as_ref().unwrap_or(memory);
-        let mems: Vec<&MemoryItem> = hits.iter().filter_map(|(id, _)| bank.get(*id)).collect();
-        let messages = memskill_executor::answer_messages(ctx.prompts, style, q, &mems)
-            .with_context(|| format!("answer prompt for {}", q.id))?;
-        let req = ChatRequest::new(messages)
-            .with_max_tokens(ctx.answer_max_tokens)
-            .with_temperature(0.0);
-        let gold = q.answers.first().cloned().unwrap_or_default();
-        let mut r = QueryResult {
-            sample_id: sample.id.clone(),
-            query_id: q.id.clone(),
-            question: q.question.clone(),
-            gold: gold.clone(),
-            category: q.category.clone(),
-            prediction: String::new(),
-            f1: None,
-            judge: None,
-            score: None,
-            retrieved: mems.iter().map(|m| m.content.clone()).collect(),
-            error: None,
-            judge_error: None,
-            evidence: String::new(),
-            source_spans: Vec::new(),
-        };
-        for m in &mems {
-            for s in &m.source_spans {
-                if !r.source_spans.contains(s) {
-                    r.source_spans.push(s.clone());
-                }
-            }
+    let messages = memskill_executor::answer_messages(ctx.prompts, style, q, mems)
+        .with_context(|| format!("answer prompt for {}", q.id))?;
+    let req = ChatRequest::new(messages)
+        .with_max_tokens(ctx.answer_max_tokens)
+        .with_temperature(0.0);
+    let mut r = QueryResult {
+        sample_id: sample.id.clone(),
+        query_id: q.id.clone(),
+        question: q.question.clone(),
+        gold: q.answers.first().cloned().unwrap_or_default(),
+        category: q.category.clone(),
+        prediction: String::new(),
+        f1: None,
+        judge: None,
+        score: None,
+        retrieved: mems.iter().map(|m| m.content.clone()).collect(),
+        error: None,
+        judge_error: None,
+        evidence: String::new(),
+        source_spans: Vec::new(),
+    };
+    for s in mems.iter().flat_map(|m| &m.source_spans) {
+        if !r.source_spans.contains(s) {
+            r.source_spans.push(s.clone());
         }
-        match ctx.answerer.chat(&req) {
-            Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
-            Ok(resp) => {
-                r.prediction = memskill_executor::extract_answer(style, &resp.text);
-                let f1_text = memskill_executor::f1_text(style, &r.prediction);
-                r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
-                if with_judge || ctx.reward_is_judge {
-                    if let Some(j) = ctx.judge {
-                        match judge_score(ctx, j, q, &r.prediction)? {
-                            Ok(s) => r.judge = Some(s),
-                            Err(e) => r.judge_error = Some(e),
-                        }
+    }
+    match ctx.answerer.chat(&req) {
+        Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
+        Ok(resp) => {
+            r.prediction = memskill_executor::extract_answer(style, &resp.text);
+            let f1_text = memskill_executor::f1_text(style, &r.prediction);
+            r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
+            if with_judge || ctx.reward_is_judge {
+                if let Some(j) = ctx.judge {
+                    match judge_score(ctx, j, q, &r.prediction)? {
+                        Ok(s) => r.judge = Some(s),
+                        Err(e) => r.judge_error = Some(e),
                     }
                 }
-                r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
             }
+            r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
         }
-        Ok(r)
-    });
-    results.into_iter().collect()
+    }
+    Ok(r)
 }
 
 /// The judge score of `prediction`: the general judge's score as the reference reads it, or

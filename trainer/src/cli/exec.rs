@@ -357,6 +357,16 @@ pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
         LlmCmd::Chat(a) => a,
         LlmCmd::ServeScripted(a) => return serve_scripted(a),
     };
+    let req = chat_request(&a)?;
+    match a.backend {
+        BackendKind::Local => chat_local(&a, &req),
+        BackendKind::Openai => chat_openai(&a, &req),
+    }
+}
+
+/// The request of `llm chat`: system and user message, sampling settings, the optional
+/// `--json-schema`.
+fn chat_request(a: &ChatArgs) -> anyhow::Result<ChatRequest> {
     let mut messages = Vec::new();
     if let Some(s) = &a.system {
         messages.push(Message::system(s.clone()));
@@ -380,71 +390,78 @@ pub fn llm(c: LlmCmd) -> anyhow::Result<()> {
             schema,
         });
     }
-    match a.backend {
-        BackendKind::Local => {
-            let mut cfg = LocalConfig {
-                arch: a.arch.clone(),
-                ..LocalConfig::default()
-            };
-            if let Some(p) = &a.model_path {
-                cfg.model_path = p.clone();
-            }
-            if !cfg.model_path.exists() {
-                bail!("local model {} not found; run `memskill assets fetch` or scripts/fetch-assets.sh", cfg.model_path.display());
-            }
-            let m = LocalGguf::load(&cfg)
-                .with_context(|| format!("loading {}", cfg.model_path.display()))?;
-            let r = m.chat(&req).context("local generation")?;
-            println!("{}", r.text);
-            let t = m.last_timing();
-            eprintln!(
-                "[{}] prompt {} tok, completion {} tok, prefill {:.1} tok/s, decode {:.1} tok/s, {} ms",
-                m.id(),
-                r.usage.prompt_tokens,
-                r.usage.completion_tokens,
-                t.prefill_tok_s(),
-                t.decode_tok_s(),
-                r.latency_ms
-            );
-            if t.masked_tokens > 0 {
-                let decode = t.decode_secs / t.completion_tokens.saturating_sub(1).max(1) as f64;
-                eprintln!(
-                    "token mask: {:.3} ms per token over {} tokens; decode {:.3} ms per token \
-                     (mask included): {:.1}% of decode time",
-                    t.mask_secs_per_token() * 1e3,
-                    t.masked_tokens,
-                    decode * 1e3,
-                    100.0 * t.mask_secs_per_token() / decode.max(1e-12)
-                );
-            }
-        }
-        BackendKind::Openai => {
-            let mut cfg = OpenAiConfig {
-                api_key_envs: a.api_key_env.clone(),
-                ..OpenAiConfig::default()
-            };
-            if !a.base_url.is_empty() {
-                cfg.base_urls = a.base_url.clone();
-            }
-            if let Some(m) = &a.model {
-                cfg.model = m.clone();
-            }
-            let be = OpenAiBackend::new(cfg)?;
-            let r = be
-                .chat(&req)
-                .with_context(|| format!("chat with {}", be.id()))?;
-            println!("{}", r.text);
-            let secs = r.latency_ms.max(1) as f64 / 1000.0;
-            eprintln!(
-                "[{}] prompt {} tok, completion {} tok, {} ms ({:.1} completion tok/s end-to-end)",
-                be.id(),
-                r.usage.prompt_tokens,
-                r.usage.completion_tokens,
-                r.latency_ms,
-                r.usage.completion_tokens as f64 / secs
-            );
-        }
+    Ok(req)
+}
+
+/// `llm chat --backend local`: the reply, then speed (and the token mask's cost) on stderr.
+fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
+    let mut cfg = LocalConfig {
+        arch: a.arch.clone(),
+        ..LocalConfig::default()
+    };
+    if let Some(p) = &a.model_path {
+        cfg.model_path = p.clone();
     }
+    if !cfg.model_path.exists() {
+        bail!(
+            "local model {} not found; run `memskill assets fetch` or scripts/fetch-assets.sh",
+            cfg.model_path.display()
+        );
+    }
+    let m =
+        LocalGguf::load(&cfg).with_context(|| format!("loading {}", cfg.model_path.display()))?;
+    let r = m.chat(req).context("local generation")?;
+    println!("{}", r.text);
+    let t = m.last_timing();
+    eprintln!(
+        "[{}] prompt {} tok, completion {} tok, prefill {:.1} tok/s, decode {:.1} tok/s, {} ms",
+        m.id(),
+        r.usage.prompt_tokens,
+        r.usage.completion_tokens,
+        t.prefill_tok_s(),
+        t.decode_tok_s(),
+        r.latency_ms
+    );
+    if t.masked_tokens > 0 {
+        let decode = t.decode_secs / t.completion_tokens.saturating_sub(1).max(1) as f64;
+        eprintln!(
+            "token mask: {:.3} ms per token over {} tokens; decode {:.3} ms per token \
+             (mask included): {:.1}% of decode time",
+            t.mask_secs_per_token() * 1e3,
+            t.masked_tokens,
+            decode * 1e3,
+            100.0 * t.mask_secs_per_token() / decode.max(1e-12)
+        );
+    }
+    Ok(())
+}
+
+/// `llm chat --backend openai`: the reply, then tokens and latency on stderr.
+fn chat_openai(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
+    let mut cfg = OpenAiConfig {
+        api_key_envs: a.api_key_env.clone(),
+        ..OpenAiConfig::default()
+    };
+    if !a.base_url.is_empty() {
+        cfg.base_urls = a.base_url.clone();
+    }
+    if let Some(m) = &a.model {
+        cfg.model = m.clone();
+    }
+    let be = OpenAiBackend::new(cfg)?;
+    let r = be
+        .chat(req)
+        .with_context(|| format!("chat with {}", be.id()))?;
+    println!("{}", r.text);
+    let secs = r.latency_ms.max(1) as f64 / 1000.0;
+    eprintln!(
+        "[{}] prompt {} tok, completion {} tok, {} ms ({:.1} completion tok/s end-to-end)",
+        be.id(),
+        r.usage.prompt_tokens,
+        r.usage.completion_tokens,
+        r.latency_ms,
+        r.usage.completion_tokens as f64 / secs
+    );
     Ok(())
 }
 
