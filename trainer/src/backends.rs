@@ -159,10 +159,13 @@ impl BackendFactory {
             return Ok(b.clone());
         }
         let base: Arc<dyn Llm> = match &cfg.backend {
-            LlmBackend::ScriptedSynthetic(sc) => Arc::new(crate::synthetic::SyntheticOracle::new(
-                self.samples.clone(),
-                sc.scripted_latency_ms,
-            )),
+            LlmBackend::ScriptedSynthetic(sc) => Arc::new(
+                crate::synthetic::SyntheticOracle::new(
+                    self.samples.clone(),
+                    sc.scripted_latency_ms,
+                )
+                .with_capacity(sc.scripted_capacity),
+            ),
             LlmBackend::Openai(o) => {
                 let b = openai_backend(o, field)?;
                 self.http.push(HttpBackend {

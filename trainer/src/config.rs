@@ -703,6 +703,10 @@ impl Default for LocalSettings {
 pub struct ScriptedSettings {
     /// Simulated latency per call.
     pub scripted_latency_ms: u64,
+    /// Contextual task only: the scripted executor follows at most this many of the skills
+    /// listed in its prompt, the first ones (a stand-in for a model's limited instruction
+    /// following; 0 = all, the default).
+    pub scripted_capacity: usize,
 }
 
 /// Reads an optional string; `""` counts as absent.

@@ -155,6 +155,8 @@ pub struct SyntheticOracle {
     latency: Duration,
     /// What designer (and other non-executor, non-answer) prompts get instead of "no change".
     designer_reply: Option<String>,
+    /// Contextual task: skills of the executor prompt followed, the first ones (0 = all).
+    capacity: usize,
 }
 
 impl SyntheticOracle {
@@ -163,7 +165,14 @@ impl SyntheticOracle {
             samples,
             latency: Duration::from_millis(latency_ms),
             designer_reply: None,
+            capacity: 0,
         }
+    }
+
+    /// Follow at most `n` of the skills an executor prompt lists (contextual task; 0 = all).
+    pub fn with_capacity(mut self, n: usize) -> Self {
+        self.capacity = n;
+        self
     }
 
     /// Answer designer rounds with `reply` (e.g. a JSON list of changes) instead of "no change".
@@ -175,7 +184,7 @@ impl SyntheticOracle {
     /// The scripted reply for a prompt.
     pub fn reply(&self, prompt: &str) -> String {
         if self.samples.iter().any(|s| s.id.starts_with("ctx-")) {
-            if let Some(r) = contextual::reply(&self.samples, prompt) {
+            if let Some(r) = contextual::reply(&self.samples, prompt, self.capacity) {
                 return r;
             }
         }

@@ -354,17 +354,18 @@ pub fn fact_of(q: &Query) -> Option<Fact> {
 
 /// The oracle's reply for the contextual task; None when the prompt is neither an executor
 /// prompt with a `[ctx-k-j]` marker nor a question of these samples.
-pub fn reply(samples: &[Sample], prompt: &str) -> Option<String> {
+pub fn reply(samples: &[Sample], prompt: &str, capacity: usize) -> Option<String> {
+    let follows = |skill: &str| follows(prompt, skill, capacity);
     for s in samples {
         let k = sample_index(s);
         for j in 0..s.spans.len() {
             if prompt.contains(&format!("[ctx-{k}-{j}]")) {
                 let f = fact_of(s.queries.get(j)?)?;
-                let note = if prompt.contains(f.kind.skill()) {
+                let note = if follows(f.kind.skill()) {
                     f.memory
-                } else if prompt.contains(GIST_SKILL) {
+                } else if follows(GIST_SKILL) {
                     f.gist
-                } else if prompt.contains(NOISE_SKILL) {
+                } else if follows(NOISE_SKILL) {
                     "The speakers sounded cheerful.".to_string()
                 } else {
                     return Some("ACTION: NOOP".into());
@@ -391,6 +392,20 @@ pub fn reply(samples: &[Sample], prompt: &str) -> Option<String> {
     )
 }
 
+/// Whether the scripted executor follows `skill`: it is named in the prompt, and with a
+/// `capacity` it is among the first `capacity` skills listed (`[Skill i] name` lines).
+fn follows(prompt: &str, skill: &str, capacity: usize) -> bool {
+    let listed: Vec<&str> = prompt
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Skill "))
+        .filter_map(|l| l.split_once("] ").map(|(_, name)| name.trim()))
+        .collect();
+    if capacity == 0 || listed.is_empty() {
+        return prompt.contains(skill);
+    }
+    listed.iter().take(capacity).any(|n| *n == skill)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,27 +426,55 @@ mod tests {
             let span = &ds[1].spans[j].text;
             let f = &facts(1, 6, 9)[j];
             assert_eq!(fact_of(&ds[1].queries[j]).as_ref(), Some(f));
-            let right = reply(&ds, &format!("skills: {}\n{span}", kind.skill())).unwrap();
+            let right = reply(&ds, &format!("skills: {}\n{span}", kind.skill()), 0).unwrap();
             assert_eq!(right, format!("ACTION: INSERT\nMEMORY_ITEM: {}", f.memory));
             for other in Kind::ALL.iter().filter(|o| *o != kind) {
-                let wrong = reply(&ds, &format!("skills: {}\n{span}", other.skill())).unwrap();
+                let wrong = reply(&ds, &format!("skills: {}\n{span}", other.skill()), 0).unwrap();
                 assert_eq!(wrong, "ACTION: NOOP");
             }
-            let gist = reply(&ds, &format!("skills: {GIST_SKILL}\n{span}")).unwrap();
+            let gist = reply(&ds, &format!("skills: {GIST_SKILL}\n{span}"), 0).unwrap();
             assert!(gist.ends_with(&f.gist));
             // the answer needs the exact memory
             let q = &ds[1].queries[j];
             assert_eq!(
-                reply(&ds, &format!("memories: {}\nQ: {}", f.memory, q.question)).unwrap(),
+                reply(
+                    &ds,
+                    &format!("memories: {}\nQ: {}", f.memory, q.question),
+                    0
+                )
+                .unwrap(),
                 q.answers[0]
             );
             assert_eq!(
-                reply(&ds, &format!("memories: {}\nQ: {}", f.gist, q.question)).unwrap(),
+                reply(&ds, &format!("memories: {}\nQ: {}", f.gist, q.question), 0).unwrap(),
                 "unknown"
             );
         }
         // the skills' own texts never name another kind's skill
         let bank = skill_bank();
         assert_eq!(bank.selectable().len(), 5);
+    }
+
+    #[test]
+    fn a_limited_executor_follows_only_the_first_listed_skills() {
+        let ds = dataset(1, 1, 9);
+        let kind = span_kinds(&ds[0])[0];
+        let span = &ds[0].spans[0].text;
+        let f = &facts(0, 1, 9)[0];
+        let listed = |names: &[&str]| {
+            let list: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("[Skill {}] {n}", i + 1))
+                .collect();
+            format!("{}\n{span}", list.join("\n"))
+        };
+        let first = listed(&[kind.skill(), NOISE_SKILL, GIST_SKILL]);
+        let last = listed(&[NOISE_SKILL, GIST_SKILL, kind.skill()]);
+        let right = format!("ACTION: INSERT\nMEMORY_ITEM: {}", f.memory);
+        assert_eq!(reply(&ds, &first, 2).unwrap(), right);
+        assert_ne!(reply(&ds, &last, 2).unwrap(), right);
+        // unlimited: any listed skill is followed
+        assert_eq!(reply(&ds, &last, 0).unwrap(), right);
     }
 }
