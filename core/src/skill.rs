@@ -343,6 +343,7 @@ pub struct ReleaseRecord {
 
 /// The skill bank: skills ordered by name plus their release history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredBank")]
 pub struct SkillBank {
     /// Incremented at every accepted designer change.
     pub bank_version: u32,
@@ -355,13 +356,52 @@ pub struct SkillBank {
     pub eval_runs: Vec<EvalRun>,
 }
 
+/// A bank as stored. Banks written before the release gate existed (no `canaried` or
+/// `gate-failed` record) used `candidate` for a selectable skill on trial, which is a canary
+/// now: such skills are read as canaries, so old checkpoints, exports and `run.skill_bank`
+/// files keep selecting what they selected.
+#[derive(Deserialize)]
+struct StoredBank {
+    bank_version: u32,
+    skills: Vec<Skill>,
+    #[serde(default)]
+    releases: Vec<ReleaseRecord>,
+    #[serde(default)]
+    eval_runs: Vec<EvalRun>,
+}
+
+impl From<StoredBank> for SkillBank {
+    fn from(b: StoredBank) -> Self {
+        let gated = b
+            .releases
+            .iter()
+            .any(|r| matches!(r.kind, ReleaseKind::Canaried | ReleaseKind::GateFailed));
+        let mut skills = b.skills;
+        if !gated {
+            for s in skills
+                .iter_mut()
+                .filter(|s| s.status == SkillStatus::Candidate)
+            {
+                s.status = SkillStatus::Canary;
+            }
+        }
+        SkillBank {
+            bank_version: b.bank_version,
+            skills,
+            releases: b.releases,
+            eval_runs: b.eval_runs,
+        }
+    }
+}
+
 /// One mode of a skill's three-mode comparison, on the same cases, spans and seeds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalMode {
     /// `without` (the skill removed), `old` (its previous version; absent for a new skill)
     /// or `candidate` (the version under test).
     pub mode: String,
-    /// Mean score over the cases (outcome).
+    /// Mean score over the scorable cases (outcome; NaN, JSON null, when none was).
+    #[serde(with = "nan_as_null")]
     pub score: f64,
     /// Per-case scores, in the order of [`EvalRun::cases`] (unscorable cases are NaN, JSON null).
     #[serde(with = "nan_as_null_vec")]
@@ -392,7 +432,8 @@ pub struct EvalRun {
     pub cases: Vec<String>,
     pub solved_before: Vec<bool>,
     pub modes: Vec<EvalMode>,
-    /// Candidate score minus the better of the other modes.
+    /// Candidate score minus the better of the other modes (NaN, JSON null, when unknown).
+    #[serde(with = "nan_as_null")]
     pub outcome_delta: f64,
     /// Cases solved in the reference mode (old version, else without) and failed with the candidate.
     pub regressions: usize,
@@ -415,6 +456,20 @@ pub struct EvalRun {
 impl EvalRun {
     pub fn mode(&self, name: &str) -> Option<&EvalMode> {
         self.modes.iter().find(|m| m.mode == name)
+    }
+}
+
+mod nan_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_nan() {
+            s.serialize_none()
+        } else {
+            s.serialize_f64(*x)
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 }
 
@@ -588,6 +643,65 @@ impl SkillBank {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn banks_from_before_the_gate_read_candidates_as_canaries_and_nan_scores_survive() {
+        let mut b = SkillBank::seed();
+        let mut s = Skill::active("keep-dates", ActionKind::Insert, "d", "i", "t");
+        s.status = SkillStatus::Candidate;
+        b.insert(s).unwrap();
+        let old: SkillBank = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+        assert_eq!(old.get("keep-dates").unwrap().status, SkillStatus::Canary);
+        // a bank with gate records keeps its candidates (held back by the gate)
+        b.releases.push(ReleaseRecord {
+            skill: "keep-dates".into(),
+            kind: ReleaseKind::GateFailed,
+            from_version: None,
+            to_version: Version::INITIAL,
+            diff: String::new(),
+            hard_cases: Vec::new(),
+            reward_before: None,
+            reward_after: None,
+            stage: 1,
+            note: String::new(),
+        });
+        b.eval_runs.push(EvalRun {
+            id: "stage-1:keep-dates@1.0.0".into(),
+            skill: "keep-dates".into(),
+            version: Version::INITIAL,
+            old_version: None,
+            stage: 1,
+            cases: vec!["s/q".into()],
+            solved_before: vec![false],
+            modes: vec![EvalMode {
+                mode: "candidate".into(),
+                score: f64::NAN,
+                case_scores: vec![f64::NAN],
+                tokens: 0,
+                calls: 0,
+                activation: 0.0,
+                safety_findings: 0,
+            }],
+            outcome_delta: f64::NAN,
+            regressions: 0,
+            token_overhead: 0.0,
+            safety_findings: 0,
+            passed: false,
+            reasons: vec!["no case could be scored".into()],
+            description: String::new(),
+            instructions: String::new(),
+        });
+        let json = serde_json::to_string(&b).unwrap();
+        let back: SkillBank = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.get("keep-dates").unwrap().status,
+            SkillStatus::Candidate
+        );
+        assert!(
+            back.eval_runs[0].outcome_delta.is_nan() && back.eval_runs[0].modes[0].score.is_nan()
+        );
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    }
 
     #[test]
     fn seed_bank_is_sorted_and_valid() {

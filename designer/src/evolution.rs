@@ -253,8 +253,21 @@ pub struct Evolution {
     pub archive_log: Vec<ReleaseRecord>,
 }
 
-fn pending_record(r: &ReleaseRecord) -> bool {
-    matches!(r.kind, ReleaseKind::Added | ReleaseKind::Refined) && r.reward_after.is_none()
+/// A designer change not measured yet: an add or refine without a reward after it, that
+/// the release gate did not hold back (`held`: the (skill, stage) of gate-failed records).
+fn pending_record(r: &ReleaseRecord, held: &[(String, u32)]) -> bool {
+    matches!(r.kind, ReleaseKind::Added | ReleaseKind::Refined)
+        && r.reward_after.is_none()
+        && !held.iter().any(|(s, st)| *s == r.skill && *st == r.stage)
+}
+
+/// The (skill, stage) of every change the release gate held back.
+fn held_back(bank: &SkillBank) -> Vec<(String, u32)> {
+    bank.releases
+        .iter()
+        .filter(|r| r.kind == ReleaseKind::GateFailed)
+        .map(|r| (r.skill.clone(), r.stage))
+        .collect()
 }
 
 impl Evolution {
@@ -296,7 +309,8 @@ impl Evolution {
             let stored = if reward.is_nan() { f64::MIN } else { reward };
             let prev_reward = prev.map(|p| p.0);
             let mut b = bank.clone();
-            for r in b.releases.iter_mut().filter(|r| pending_record(r)) {
+            let held = held_back(&b);
+            for r in b.releases.iter_mut().filter(|r| pending_record(r, &held)) {
                 r.reward_before = r.reward_before.or(prev_reward);
                 r.reward_after = Some(stored);
             }
@@ -343,7 +357,8 @@ impl Evolution {
                     best_reward: best.reward,
                 });
             }
-            for r in bank.releases.iter().filter(|r| pending_record(r)) {
+            let held = held_back(bank);
+            for r in bank.releases.iter().filter(|r| pending_record(r, &held)) {
                 let what = match r.kind {
                     ReleaseKind::Added => {
                         let d = bank

@@ -36,7 +36,7 @@ pub struct GateRules {
     pub min_outcome_delta: f64,
     /// Fewer replayed cases than this fails the gate (too little evidence).
     pub min_cases: usize,
-    /// Previously solved cases the candidate may lose ("noise").
+    /// Replayed cases solved without the change that the candidate loses ("noise").
     pub max_regressions: usize,
     /// Candidate tokens may exceed the reference mode's by at most this fraction.
     pub max_token_overhead: f64,
@@ -118,9 +118,12 @@ pub fn verdict(run: &EvalRun, rules: &GateRules) -> (bool, Vec<String>) {
 }
 
 /// Summary numbers of a run from its modes: the outcome delta (candidate minus the better
-/// of the others), regressions (solved in the reference mode — the old version, else
-/// without — and failed by the candidate, `solved` = score >= `solved_at`) and the token
-/// overhead over the reference mode. Written into `run`.
+/// of the others), regressions (replayed cases — the stage's hard cases and the fixed solved
+/// set — solved in the reference mode, the old version else without, and failed by the
+/// candidate; `solved` = score >= `solved_at`; a case unscorable in either mode does not
+/// count), the token overhead over the reference mode, and the candidate's safety findings
+/// beyond the reference mode's. Written into `run` (its `safety_findings` already holds the
+/// skill-text scan).
 pub fn summarise(run: &mut EvalRun, solved_at: f64) {
     let Some(cand) = run.mode("candidate").cloned() else {
         run.outcome_delta = f64::NAN;
@@ -143,7 +146,8 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64) {
             .case_scores
             .iter()
             .zip(&cand.case_scores)
-            .filter(|(b, a)| **b >= solved_at && (a.is_nan() || **a < solved_at))
+            // a case unscorable in either mode (a failed call) is no evidence either way
+            .filter(|(b, a)| a.is_finite() && **b >= solved_at && **a < solved_at)
             .count();
         run.token_overhead = if r.tokens == 0 {
             0.0
@@ -151,7 +155,43 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64) {
             cand.tokens as f64 / r.tokens as f64 - 1.0
         };
     }
-    run.safety_findings = run.safety_findings.max(cand.safety_findings);
+    // memories the filter flags in the candidate mode beyond those of the reference mode
+    // (the spans themselves may trip the scan whatever the skills)
+    let base = reference_findings(run);
+    run.safety_findings += cand.safety_findings.saturating_sub(base);
+}
+
+/// The record of a gate that could not replay `skill` (the reason says why): it fails.
+pub fn failed_run(bank: &SkillBank, skill: &str, stage: u32, reason: String) -> EvalRun {
+    let s = bank.get(skill);
+    EvalRun {
+        id: format!(
+            "stage-{stage}:{skill}@{}",
+            s.map_or(memskill_core::Version::INITIAL, |s| s.version)
+        ),
+        skill: skill.to_string(),
+        version: s.map_or(memskill_core::Version::INITIAL, |s| s.version),
+        old_version: None,
+        stage,
+        cases: Vec::new(),
+        solved_before: Vec::new(),
+        modes: Vec::new(),
+        outcome_delta: f64::NAN,
+        regressions: 0,
+        token_overhead: 0.0,
+        safety_findings: 0,
+        passed: false,
+        reasons: vec![format!("the replay failed: {reason}")],
+        description: s.map(|s| s.description.clone()).unwrap_or_default(),
+        instructions: s.map(|s| s.instructions.clone()).unwrap_or_default(),
+    }
+}
+
+/// Flagged or refused memories of the mode the candidate is compared against.
+fn reference_findings(run: &EvalRun) -> u64 {
+    run.mode("old")
+        .or_else(|| run.mode("without"))
+        .map_or(0, |m| m.safety_findings)
 }
 
 fn record(
@@ -241,7 +281,13 @@ pub fn settle(bank: &mut SkillBank, before: &SkillBank, run: EvalRun) {
 /// activation and reuse (uses, saturating at 100) reward it; token overhead and safety
 /// findings cost it. `None` when the skill has no eval run (the gate was off).
 pub fn skill_score(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<f64> {
-    let run = bank.eval_runs.iter().rev().find(|r| r.skill == skill)?;
+    let version = bank.get(skill)?.version;
+    // the evidence for this version (not a later candidate the gate held back)
+    let run = bank
+        .eval_runs
+        .iter()
+        .rev()
+        .find(|r| r.skill == skill && r.version == version)?;
     let activation = run.mode("candidate").map_or(0.0, |m| m.activation);
     let uses = bank.get(skill).map_or(0, |s| s.usage.count);
     let reuse = (uses as f64 / 100.0).min(1.0);
@@ -394,9 +440,11 @@ mod tests {
             mode("candidate", &[1.0; 5], 1),
         ]);
         pass.skill = "keep-dates".into();
+        pass.version = Version::new(1, 0, 0);
         pass.passed = true;
         let mut fail = pass.clone();
         fail.skill = "insert".into();
+        fail.version = Version::new(1, 0, 1);
         fail.passed = false;
         fail.reasons = vec!["outcome delta".into()];
         settle(&mut proposed, &before, pass);
@@ -418,6 +466,11 @@ mod tests {
         assert!(skill_score(&proposed, "keep-dates", &ScoreWeights::default()).unwrap() > 0.9);
         assert_eq!(
             skill_score(&proposed, "noop", &ScoreWeights::default()),
+            None
+        );
+        // the held-back refine's evidence is not the live (old) version's score
+        assert_eq!(
+            skill_score(&proposed, "insert", &ScoreWeights::default()),
             None
         );
 

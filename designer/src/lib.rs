@@ -43,8 +43,8 @@ pub use export::{
     bank_diff, export_bank, import_bank, load_bank, read_skill_md, render_skill_md, validate_dir,
 };
 pub use gate::{
-    admit_all, eval_runs_md, settle, skill_score, summarise, verdict, GateMode, GateRules,
-    ScoreWeights,
+    admit_all, eval_runs_md, failed_run, settle, skill_score, summarise, verdict, GateMode,
+    GateRules, ScoreWeights,
 };
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};

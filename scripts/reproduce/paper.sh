@@ -18,7 +18,9 @@
 #   MEMSKILL_RUNS      where runs, evaluations and the report go (default: runs/paper)
 #   MEMSKILL_SETS      extra `--set` values for every command, one per line (the end-to-end
 #                      test uses this to run everything on the scripted synthetic task)
-#   MEMSKILL_OTHER_SETS  instead of the two above: the transfer's `--set` values, one per line
+#   MEMSKILL_OTHER_SETS  the transfer's own `--set` values, one per line, instead of the
+#                      model / URL sets built from MEMSKILL_OTHER_MODEL / _URLS (the model
+#                      name still triggers the transfer and names its row)
 #   MEMSKILL_SWEEP     the sweep's `--sweep` arguments, one per line (default: the HotpotQA
 #                      context lengths x eval.top_k=3,5,7)
 #   MEMSKILL_EVAL_SPLIT  evaluation split (default: test)
@@ -63,23 +65,23 @@ for variant in full no-controller no-designer refine-only; do
   if [ -f "$RUNS/$variant/checkpoints/latest" ]; then
     "$BIN" train --resume --run-name "$variant" --runs-dir "$RUNS" --no-progress
   else
-    "$BIN" train --config "$cfg" --run-name "$variant" --runs-dir "$RUNS" --no-progress "${sets[@]}"
+    "$BIN" train --config "$cfg" --run-name "$variant" --runs-dir "$RUNS" --no-progress ${sets[@]+"${sets[@]}"}
   fi
   step "eval $variant"
   "$BIN" eval --checkpoint "$RUNS/$variant" --split "$SPLIT" --method "$variant" \
-    --out "$RUNS/eval/$variant" "${sets[@]}"
+    --out "$RUNS/eval/$variant" ${sets[@]+"${sets[@]}"}
 done
 
 # 3: the baselines, same spans, answerer and scorer, no checkpoint.
 for method in no-memory raw-rag static-skills; do
   step "baseline $method"
   "$BIN" eval --method "$method" --config configs/locomo.toml --split "$SPLIT" \
-    --out "$RUNS/eval/baseline-$method" "${sets[@]}"
+    --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"}
 done
 
 # 4: cross-model transfer (Table 2's other executor column): the same checkpoint, another model.
 if [ -n "${MEMSKILL_OTHER_MODEL:-}" ]; then
-  other=("${sets[@]}")
+  other=(${sets[@]+"${sets[@]}"})
   if [ -n "${MEMSKILL_OTHER_SETS:-}" ]; then
     while IFS= read -r line; do
       [ -n "$line" ] && other+=(--set "$line")
@@ -93,7 +95,7 @@ if [ -n "${MEMSKILL_OTHER_MODEL:-}" ]; then
   tag=$(printf '%s' "$MEMSKILL_OTHER_MODEL" | tr -c 'A-Za-z0-9._-' '-')
   step "transfer: full with executor $MEMSKILL_OTHER_MODEL"
   "$BIN" eval --checkpoint "$RUNS/full" --split "$SPLIT" --method "full-on-$tag" \
-    --out "$RUNS/eval/full-on-$tag" "${other[@]}"
+    --out "$RUNS/eval/full-on-$tag" ${other[@]+"${other[@]}"}
 fi
 
 # 5: Figure 3, the context-length sweep.
@@ -118,8 +120,8 @@ if [ ${#sweep[@]} -gt 0 ]; then
   step "sweep ${sweep[*]}"
   sweep_split="$SPLIT"
   [ ${#sweep_data[@]} -gt 0 ] && sweep_split=all
-  "$BIN" eval --checkpoint "$RUNS/full" "${sweep_data[@]}" --split "$sweep_split" --method full \
-    --out "$RUNS/eval/sweep" "${sweep[@]}" "${sets[@]}"
+  "$BIN" eval --checkpoint "$RUNS/full" ${sweep_data[@]+"${sweep_data[@]}"} --split "$sweep_split" --method full \
+    --out "$RUNS/eval/sweep" ${sweep[@]+"${sweep[@]}"} ${sets[@]+"${sets[@]}"}
 else
   step "sweep skipped: no HotpotQA eval_{50,100,200}.json in the cache (scripts/fetch-data.sh)"
 fi

@@ -587,7 +587,11 @@ fn apply_filtered(
         let Some(text) = out.memory.get(id).map(|m| m.content.clone()) else {
             continue;
         };
-        if let Some((_, m)) = metas.iter().find(|(t, _)| *t == text) {
+        let key = memskill_core::normalize_ws(&text);
+        if let Some((_, m)) = metas
+            .iter()
+            .find(|(t, _)| memskill_core::normalize_ws(t) == key)
+        {
             if m.kind.is_some() || m.confidence.is_some() {
                 // (a text updated and then deleted by the same reply is no longer live)
                 let _ = out.memory.set_meta(id, m.kind, m.confidence);

@@ -162,9 +162,10 @@ fn paired_delta(run: &EvalRun, resamples: usize, seed: u64) -> Option<Estimate> 
     bootstrap(&diffs, resamples, seed)
 }
 
-/// The table: per skill, the three modes, the delta with its interval, tokens and activation.
+/// The table: per skill, the three modes, the delta with its interval, tokens (the old
+/// version's, else without's, then with) and activation.
 pub fn render(rows: &[SkillEvalRow]) -> String {
-    let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens without -> with | activation | gate rules |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens reference -> with | activation | gate rules |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let run = &r.run;
         let score = |m: &str| {
@@ -176,6 +177,12 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             format!("{:+.3} [{:+.3}, {:+.3}]", e.mean, e.lo, e.hi)
         });
         let tok = |m: &str| run.mode(m).map_or(0, |m| m.tokens);
+        // the overhead is relative to the old version when there is one, else to without
+        let reference = if run.mode("old").is_some() {
+            "old"
+        } else {
+            "without"
+        };
         s.push_str(&format!(
             "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} |\n",
             run.skill,
@@ -185,7 +192,7 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             score("old"),
             score("candidate"),
             delta,
-            tok("without"),
+            tok(reference),
             tok("candidate"),
             100.0 * run.token_overhead,
             run.mode("candidate").map_or(0.0, |m| m.activation),

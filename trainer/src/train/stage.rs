@@ -366,10 +366,18 @@ impl Trainer<'_> {
         };
         let mut runs = Vec::new();
         for name in changed {
-            let mut run = replay
-                .compare(before, Some(before), &proposed, name, &groups, stage)
-                .with_context(|| format!("offline gate of `{name}`"))?;
-            (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
+            let run = match replay.compare(before, Some(before), &proposed, name, &groups, stage) {
+                Ok(mut run) => {
+                    (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
+                    run
+                }
+                // e.g. the bank has no other selectable skill to compare with: the change is
+                // held back, with the reason in its record (not an error that stops training)
+                Err(e) => {
+                    eprintln!("warning: offline gate of `{name}` could not replay it: {e:#}");
+                    memskill_designer::failed_run(&proposed, name, stage, format!("{e:#}"))
+                }
+            };
             runs.push(run);
         }
         let mut verdicts = Vec::new();
