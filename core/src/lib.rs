@@ -10,6 +10,7 @@ pub mod error;
 pub mod hash;
 pub mod llm;
 pub mod memory;
+pub mod nan_json;
 pub mod paths;
 pub mod prompt;
 pub mod skill;

@@ -341,6 +341,31 @@ pub struct ReleaseRecord {
     pub note: String,
 }
 
+impl ReleaseRecord {
+    /// A record of a status change that leaves the skill's text and version as they are
+    /// (promoted, deprecated, canaried, gate-failed): no diff, no hard cases, no rewards.
+    pub fn status_change(
+        skill: &str,
+        kind: ReleaseKind,
+        version: Version,
+        stage: u32,
+        note: String,
+    ) -> Self {
+        ReleaseRecord {
+            skill: skill.to_string(),
+            kind,
+            from_version: Some(version),
+            to_version: version,
+            diff: String::new(),
+            hard_cases: Vec::new(),
+            reward_before: None,
+            reward_after: None,
+            stage,
+            note,
+        }
+    }
+}
+
 /// The skill bank: skills ordered by name plus their release history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "StoredBank")]
@@ -401,10 +426,10 @@ pub struct EvalMode {
     /// or `candidate` (the version under test).
     pub mode: String,
     /// Mean score over the scorable cases (outcome; NaN, JSON null, when none was).
-    #[serde(with = "nan_as_null")]
+    #[serde(with = "crate::nan_json::float")]
     pub score: f64,
     /// Per-case scores, in the order of [`EvalRun::cases`] (unscorable cases are NaN, JSON null).
-    #[serde(with = "nan_as_null_vec")]
+    #[serde(with = "crate::nan_json::floats")]
     pub case_scores: Vec<f64>,
     /// Tokens (prompt + completion) and LLM calls of executor, answerer and judge (cost).
     pub tokens: u64,
@@ -433,7 +458,7 @@ pub struct EvalRun {
     pub solved_before: Vec<bool>,
     pub modes: Vec<EvalMode>,
     /// Candidate score minus the better of the other modes (NaN, JSON null, when unknown).
-    #[serde(with = "nan_as_null")]
+    #[serde(with = "crate::nan_json::float")]
     pub outcome_delta: f64,
     /// Cases solved in the reference mode (old version, else without) and failed with the candidate.
     pub regressions: usize,
@@ -456,31 +481,6 @@ pub struct EvalRun {
 impl EvalRun {
     pub fn mode(&self, name: &str) -> Option<&EvalMode> {
         self.modes.iter().find(|m| m.mode == name)
-    }
-}
-
-mod nan_as_null {
-    use serde::{Deserialize, Deserializer, Serializer};
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if x.is_nan() {
-            s.serialize_none()
-        } else {
-            s.serialize_f64(*x)
-        }
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-    }
-}
-
-mod nan_as_null_vec {
-    use serde::{Deserialize, Deserializer, Serializer};
-    pub fn serialize<S: Serializer>(xs: &[f64], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(xs.iter().map(|x| (!x.is_nan()).then_some(*x)))
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-        let v = Vec::<Option<f64>>::deserialize(d)?;
-        Ok(v.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
     }
 }
 

@@ -84,7 +84,7 @@ pub struct FailedAttempt {
     pub stage: u32,
     /// What was changed (empty: the designer changed nothing).
     pub changes: Vec<ChangeNote>,
-    #[serde(with = "maybe_nan")]
+    #[serde(with = "memskill_core::nan_json::float")]
     pub reward: f64,
     pub best_reward: f64,
 }
@@ -101,10 +101,10 @@ pub struct Feedback {
     pub base_stage: i64,
     /// This stage.
     pub stage: u32,
-    #[serde(with = "maybe_nan")]
+    #[serde(with = "memskill_core::nan_json::float")]
     pub reward: f64,
     /// `reward - base_reward`.
-    #[serde(with = "maybe_nan")]
+    #[serde(with = "memskill_core::nan_json::float")]
     pub diff: f64,
     /// The best snapshot's reward after this stage.
     pub best_reward: f64,
@@ -113,21 +113,6 @@ pub struct Feedback {
     pub changes: Vec<ChangeNote>,
     /// Earlier failed attempts since the best snapshot, the current one excluded (empty when improved).
     pub earlier_failed: Vec<FailedAttempt>,
-}
-
-/// A reward that may be NaN (a stage whose batches all failed): JSON `null` stands for NaN.
-mod maybe_nan {
-    use serde::{Deserialize, Deserializer, Serializer};
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if x.is_nan() {
-            s.serialize_none()
-        } else {
-            s.serialize_f64(*x)
-        }
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-    }
 }
 
 mod hex_bytes {
@@ -322,18 +307,12 @@ impl Evolution {
                 }
             }
             for (name, v) in promoted {
-                b.releases.push(ReleaseRecord {
-                    skill: name,
-                    kind: ReleaseKind::Promoted,
-                    from_version: Some(v),
-                    to_version: v,
-                    diff: String::new(),
-                    hard_cases: Vec::new(),
-                    reward_before: prev_reward,
-                    reward_after: Some(stored),
-                    stage,
-                    note: "stage beat the best snapshot".into(),
-                });
+                let note = "stage beat the best snapshot".to_string();
+                let mut r =
+                    ReleaseRecord::status_change(&name, ReleaseKind::Promoted, v, stage, note);
+                r.reward_before = prev_reward;
+                r.reward_after = Some(stored);
+                b.releases.push(r);
             }
             self.best = Some(Snapshot {
                 stage,

@@ -204,18 +204,7 @@ fn record(
     let v = bank
         .get(skill)
         .map_or(memskill_core::Version::INITIAL, |s| s.version);
-    ReleaseRecord {
-        skill: skill.to_string(),
-        kind,
-        from_version: Some(v),
-        to_version: v,
-        diff: String::new(),
-        hard_cases: Vec::new(),
-        reward_before: None,
-        reward_after: None,
-        stage,
-        note,
-    }
+    ReleaseRecord::status_change(skill, kind, v, stage, note)
 }
 
 /// The gate is off: every candidate named in `changed` becomes a canary.

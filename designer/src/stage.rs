@@ -337,19 +337,10 @@ pub fn apply_edits(
         }
         if let Some(s) = out.get_mut(name) {
             s.status = SkillStatus::Deprecated;
-            let v = s.version;
-            out.releases.push(ReleaseRecord {
-                skill: name.clone(),
-                kind: ReleaseKind::Deprecated,
-                from_version: Some(v),
-                to_version: v,
-                diff: String::new(),
-                hard_cases: Vec::new(),
-                reward_before: None,
-                reward_after: None,
-                stage,
-                note: format!("evicted to keep at most {max_bank_size} selectable skills"),
-            });
+            let note = format!("evicted to keep at most {max_bank_size} selectable skills");
+            let r =
+                ReleaseRecord::status_change(name, ReleaseKind::Deprecated, s.version, stage, note);
+            out.releases.push(r);
         }
     }
     if !changed.is_empty() || !evict.is_empty() {

@@ -5,23 +5,11 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use memskill_executor::RetryCounts;
 
 use crate::runtime::RoleTotals;
-
-/// A float written as `null` when not finite (JSON has no NaN) and read back as NaN.
-mod nan_null {
-    use super::*;
-
-    pub fn f32<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
-        Ok(Option::<f32>::deserialize(d)?.unwrap_or(f32::NAN))
-    }
-    pub fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-    }
-}
 
 /// One PPO update (`"type": "update"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,24 +22,24 @@ pub struct UpdateMetrics {
     /// Episodes left out of the PPO batch (every executor call failed, or no score).
     pub dropped: usize,
     /// Mean episode reward of the batch, and its range.
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub reward: f64,
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub reward_min: f64,
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub reward_max: f64,
     /// Mean over episodes of the summed shaped per-span rewards.
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub shaped_reward: f64,
-    #[serde(deserialize_with = "nan_null::f32")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float32::deserialize")]
     pub policy_loss: f32,
-    #[serde(deserialize_with = "nan_null::f32")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float32::deserialize")]
     pub value_loss: f32,
-    #[serde(deserialize_with = "nan_null::f32")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float32::deserialize")]
     pub entropy: f32,
-    #[serde(deserialize_with = "nan_null::f32")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float32::deserialize")]
     pub approx_kl: f32,
-    #[serde(deserialize_with = "nan_null::f32")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float32::deserialize")]
     pub clip_frac: f32,
     pub ppo_epochs: usize,
     pub early_stopped: bool,
@@ -61,7 +49,7 @@ pub struct UpdateMetrics {
     pub bank_size: usize,
     pub bank_version: u32,
     /// Mean live memories per scored episode.
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub memory_items: f64,
     pub queries: usize,
     pub span_errors: usize,
@@ -93,7 +81,7 @@ pub struct UpdateMetrics {
 pub struct StageMetrics {
     pub stage: u32,
     pub step: u64,
-    #[serde(deserialize_with = "nan_null::f64")]
+    #[serde(deserialize_with = "memskill_core::nan_json::float::deserialize")]
     pub reward: f64,
     /// "improved" | "not-improved" | "rolled-back".
     pub decision: String,
