@@ -82,13 +82,22 @@ pub struct Replayer<'a> {
     pub updates: u64,
     /// Distinguishes the seeds of different replays (the designer stage).
     pub tag: u64,
-    /// Apply every selectable skill to every span instead of the controller's K
-    /// (`skills eval` without a checkpoint: the skill's effect without a learned selection).
-    pub all_skills: bool,
-    /// Evaluation selection (deterministic top-`eval.top_k`, no bias; `skills eval` with a
-    /// checkpoint) instead of the training one (sampled, with the new-skill bias on the
-    /// skill under test; the gate, which asks how a canary would fare in training).
-    pub greedy: bool,
+    /// How each span's skills are chosen.
+    pub selection: ReplaySelection,
+}
+
+/// How a replay chooses each span's skills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplaySelection {
+    /// As in training: sampled, with the new-skill bias on the skill under test (the gate,
+    /// which asks how a canary would fare).
+    Canary,
+    /// As in evaluation: the controller's deterministic top-`eval.top_k`, no bias
+    /// (`skills eval` with a checkpoint).
+    Learned,
+    /// Every selectable skill on every span (`skills eval` without a checkpoint: the skill's
+    /// effect without a learned selection).
+    Every,
 }
 
 impl Replayer<'_> {
@@ -110,7 +119,7 @@ impl Replayer<'_> {
             NewSkillBias::new(mask, self.updates, &self.cfg.bias)
         });
         let mut cfg = self.cfg.clone();
-        if self.all_skills {
+        if self.selection == ReplaySelection::Every {
             cfg.controller.policy = crate::config::ControllerPolicy::Random;
             cfg.controller.top_k = skills.len();
             cfg.eval.top_k = skills.len();
@@ -121,7 +130,8 @@ impl Replayer<'_> {
             .lock()
             .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
         let lock = Mutex::new(&mut **guard);
-        let ctx = if self.greedy {
+        let greedy = self.selection == ReplaySelection::Learned;
+        let ctx = if greedy {
             EpisodeCtx {
                 domain: self.domain,
                 ..crate::eval::eval_ctx(cfg, self.rt, &lock, &skills, embs)
@@ -155,7 +165,7 @@ impl Replayer<'_> {
         let sample = &self.samples[g.sample];
         let seed = derive_seed(self.cfg.run.seed, &[13, self.tag, g.sample as u64]);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let rng = (!self.greedy).then_some(&mut rng);
+        let rng = (self.selection != ReplaySelection::Learned).then_some(&mut rng);
         let built = build_memory(ctx, sample, rng)
             .with_context(|| format!("replaying sample {} ({name})", sample.id))?;
         let queries: Vec<&Query> = g

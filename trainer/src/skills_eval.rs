@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::episode::memory_domain;
 use crate::eval::load_eval_samples;
 use crate::fsutil::write_atomic;
-use crate::gate::{group_cases, Replayer};
+use crate::gate::{group_cases, ReplaySelection, Replayer};
 use crate::report::{bootstrap, Estimate};
 use crate::runtime::Runtime;
 
@@ -86,8 +86,11 @@ pub fn skills_eval(
         domain: memory_domain(cfg.data.dataset),
         updates,
         tag: 0,
-        all_skills: opts.checkpoint.is_none(),
-        greedy: opts.checkpoint.is_some(),
+        selection: if opts.checkpoint.is_some() {
+            ReplaySelection::Learned
+        } else {
+            ReplaySelection::Every
+        },
     };
     let mut rows = Vec::new();
     for (i, name) in names.iter().enumerate() {

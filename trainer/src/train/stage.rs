@@ -361,8 +361,7 @@ impl Trainer<'_> {
             domain: self.bench.memory_domain(),
             updates,
             tag: u64::from(stage),
-            all_skills: false,
-            greedy: false,
+            selection: crate::gate::ReplaySelection::Canary,
         };
         let mut runs = Vec::new();
         for name in changed {
