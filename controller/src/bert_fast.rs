@@ -1,49 +1,146 @@
 //! The BERT forward of [`crate::BertEncoder`] (the function of candle-transformers'
-//! `bert::BertModel`, the same weights and layout), arranged for CPU throughput: the query, key
-//! and value projections are one matrix product on weights concatenated and transposed once at
-//! load, the attention softmax is candle's fused one-pass kernel (instead of five tensor passes),
-//! and every dense layer multiplies by a contiguous `[in, out]` copy of its weight.
+//! `bert::BertModel` with the HF attention mask, the same weights), on plain `f32` buffers,
+//! arranged for CPU throughput:
+//! * the texts of a batch are packed without padding: the dense layers run on the real tokens
+//!   only (`[tokens, h]` rows), attention runs per text over its own tokens. Padded keys get
+//!   exactly zero weight in HF BERT (`exp(f32::MIN - max)` is 0), so this is the same function;
+//!   only float summation order differs;
+//! * each dense layer is one `gemm` call whose destination is pre-filled with the bias (and
+//!   the residual where one follows), on a contiguous `[in, out]` copy of the weight; query,
+//!   key and value are one product on the three weights concatenated;
+//! * layer norm, softmax and GELU are the row kernels of [`memskill_core::kernels`], in place;
+//! * threads: a batch either runs on one thread (when the caller runs several batches side by
+//!   side) or spreads its matrix products, row kernels and texts over the rayon pool.
 
-use candle_core::{DType, Result, Tensor};
+use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
+use memskill_core::kernels;
+use rayon::prelude::*;
+
+/// A dense layer: `y = x @ w + b` with `w` stored `[in, out]`.
+struct Dense {
+    w: Vec<f32>,
+    b: Vec<f32>,
+    inp: usize,
+    out: usize,
+}
+
+fn flat(t: &Tensor) -> Result<Vec<f32>> {
+    t.flatten_all()?.to_vec1::<f32>()
+}
+
+impl Dense {
+    /// HF `[out, in]` weight and `[out]` bias under `vb`.
+    fn load(vb: &VarBuilder, out: usize, inp: usize) -> Result<Self> {
+        let w = flat(&vb.get((out, inp), "weight")?.t()?.contiguous()?)?;
+        let b = flat(&vb.get(out, "bias")?)?;
+        Ok(Self { w, b, inp, out })
+    }
+
+    /// The layers side by side (same input): outputs concatenated.
+    fn concat(parts: &[Dense]) -> Self {
+        let inp = parts[0].inp;
+        let out: usize = parts.iter().map(|p| p.out).sum();
+        let mut w = Vec::with_capacity(inp * out);
+        for r in 0..inp {
+            for p in parts {
+                w.extend_from_slice(&p.w[r * p.out..(r + 1) * p.out]);
+            }
+        }
+        let b = parts.iter().flat_map(|p| p.b.iter().copied()).collect();
+        Self { w, b, inp, out }
+    }
+
+    /// `dst[rows, out] = x[rows, in] @ w + b (+ residual[rows, out])`.
+    fn apply(&self, x: &[f32], residual: Option<&[f32]>, dst: &mut Vec<f32>, par: bool) {
+        let rows = x.len() / self.inp;
+        dst.clear();
+        match residual {
+            Some(r) => {
+                dst.extend_from_slice(&r[..rows * self.out]);
+                for row in dst.chunks_exact_mut(self.out) {
+                    kernels::add(&self.b, row);
+                }
+            }
+            None => {
+                for _ in 0..rows {
+                    dst.extend_from_slice(&self.b);
+                }
+            }
+        }
+        if rows == 0 {
+            return;
+        }
+        let parallelism = if par {
+            gemm::Parallelism::Rayon(0)
+        } else {
+            gemm::Parallelism::None
+        };
+        // SAFETY: dst is [rows, out], x is [rows, in], w is [in, out], all row-major and
+        // contiguous with the strides given; dst does not alias the inputs.
+        unsafe {
+            gemm::gemm(
+                rows,
+                self.out,
+                self.inp,
+                dst.as_mut_ptr(),
+                1,
+                self.out as isize,
+                true,
+                x.as_ptr(),
+                1,
+                self.inp as isize,
+                self.w.as_ptr(),
+                1,
+                self.out as isize,
+                1.0,
+                1.0,
+                false,
+                false,
+                false,
+                parallelism,
+            );
+        }
+    }
+}
 
 struct Layer {
-    /// `[h, 3h]`: query | key | value.
-    qkv_w: Tensor,
-    qkv_b: Tensor,
-    out_w: Tensor,
-    out_b: Tensor,
-    ln1: (Tensor, Tensor),
-    inter_w: Tensor,
-    inter_b: Tensor,
-    down_w: Tensor,
-    down_b: Tensor,
-    ln2: (Tensor, Tensor),
+    /// query | key | value.
+    qkv: Dense,
+    out: Dense,
+    ln1: (Vec<f32>, Vec<f32>),
+    inter: Dense,
+    down: Dense,
+    ln2: (Vec<f32>, Vec<f32>),
 }
 
 pub(crate) struct FastBert {
-    word: Tensor,
-    pos: Tensor,
-    /// Token type 0's embedding, `[1, h]`.
-    type0: Tensor,
-    emb_ln: (Tensor, Tensor),
+    word: Vec<f32>,
+    pos: Vec<f32>,
+    /// Token type 0's embedding, `[h]`.
+    type0: Vec<f32>,
+    emb_ln: (Vec<f32>, Vec<f32>),
     layers: Vec<Layer>,
     heads: usize,
     hidden: usize,
+    vocab: usize,
+    max_pos: usize,
     eps: f32,
     act: HiddenAct,
 }
 
-/// `[out, in]` weight -> contiguous `[in, out]`.
-fn transposed(vb: &VarBuilder, out: usize, inp: usize) -> Result<(Tensor, Tensor)> {
-    let w = vb.get((out, inp), "weight")?.t()?.contiguous()?;
-    let b = vb.get(out, "bias")?;
-    Ok((w, b))
+fn ln(vb: &VarBuilder, h: usize) -> Result<(Vec<f32>, Vec<f32>)> {
+    Ok((flat(&vb.get(h, "weight")?)?, flat(&vb.get(h, "bias")?)?))
 }
 
-fn ln(vb: &VarBuilder, h: usize) -> Result<(Tensor, Tensor)> {
-    Ok((vb.get(h, "weight")?, vb.get(h, "bias")?))
+/// Scratch buffers of one forward.
+#[derive(Default)]
+struct Scratch {
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    att: Vec<f32>,
+    inter: Vec<f32>,
 }
 
 impl FastBert {
@@ -65,39 +162,37 @@ impl FastBert {
             }
         };
         let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
+        if cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
+            candle_core::bail!(
+                "hidden size {h} is not a multiple of the {} attention heads",
+                cfg.num_attention_heads
+            );
+        }
         let e = root.pp("embeddings");
-        let word = e.pp("word_embeddings").get((cfg.vocab_size, h), "weight")?;
-        let pos = e
-            .pp("position_embeddings")
-            .get((cfg.max_position_embeddings, h), "weight")?;
+        let word = flat(&e.pp("word_embeddings").get((cfg.vocab_size, h), "weight")?)?;
+        let pos = flat(
+            &e.pp("position_embeddings")
+                .get((cfg.max_position_embeddings, h), "weight")?,
+        )?;
         let types = e
             .pp("token_type_embeddings")
             .get((cfg.type_vocab_size, h), "weight")?;
-        let type0 = types.narrow(0, 0, 1)?.contiguous()?;
+        let type0 = flat(&types.narrow(0, 0, 1)?)?;
         let emb_ln = ln(&e.pp("LayerNorm"), h)?;
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for l in 0..cfg.num_hidden_layers {
             let p = root.pp(format!("encoder.layer.{l}"));
             let att = p.pp("attention");
-            let (q, qb) = transposed(&att.pp("self").pp("query"), h, h)?;
-            let (k, kb) = transposed(&att.pp("self").pp("key"), h, h)?;
-            let (v, vb_) = transposed(&att.pp("self").pp("value"), h, h)?;
-            let (out_w, out_b) = transposed(&att.pp("output").pp("dense"), h, h)?;
-            let ln1 = ln(&att.pp("output").pp("LayerNorm"), h)?;
-            let (inter_w, inter_b) = transposed(&p.pp("intermediate").pp("dense"), i, h)?;
-            let (down_w, down_b) = transposed(&p.pp("output").pp("dense"), h, i)?;
-            let ln2 = ln(&p.pp("output").pp("LayerNorm"), h)?;
+            let q = Dense::load(&att.pp("self").pp("query"), h, h)?;
+            let k = Dense::load(&att.pp("self").pp("key"), h, h)?;
+            let v = Dense::load(&att.pp("self").pp("value"), h, h)?;
             layers.push(Layer {
-                qkv_w: Tensor::cat(&[&q, &k, &v], 1)?.contiguous()?,
-                qkv_b: Tensor::cat(&[&qb, &kb, &vb_], 0)?,
-                out_w,
-                out_b,
-                ln1,
-                inter_w,
-                inter_b,
-                down_w,
-                down_b,
-                ln2,
+                qkv: Dense::concat(&[q, k, v]),
+                out: Dense::load(&att.pp("output").pp("dense"), h, h)?,
+                ln1: ln(&att.pp("output").pp("LayerNorm"), h)?,
+                inter: Dense::load(&p.pp("intermediate").pp("dense"), i, h)?,
+                down: Dense::load(&p.pp("output").pp("dense"), h, i)?,
+                ln2: ln(&p.pp("output").pp("LayerNorm"), h)?,
             });
         }
         Ok(Self {
@@ -108,58 +203,148 @@ impl FastBert {
             layers,
             heads: cfg.num_attention_heads,
             hidden: h,
+            vocab: cfg.vocab_size,
+            max_pos: cfg.max_position_embeddings,
             eps: cfg.layer_norm_eps as f32,
             act: cfg.hidden_act,
         })
     }
 
-    /// Last hidden states `[b, l, h]` of token ids `[b, l]` (u32) with attention mask `[b, l]`
-    /// (1 = token, 0 = padding).
-    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        let (b, l) = ids.dims2()?;
+    /// Mean-pooled last hidden states (`[h]` per text, not normalised) of the token-id
+    /// sequences `seqs`; an empty sequence gives zeros. `par`: spread this call over the rayon
+    /// pool (else it runs on the calling thread).
+    pub fn pooled(&self, seqs: &[&[u32]], par: bool) -> Result<Vec<Vec<f32>>> {
+        let h = self.hidden;
+        let mut starts = Vec::with_capacity(seqs.len() + 1);
+        starts.push(0usize);
+        for s in seqs {
+            if s.len() > self.max_pos {
+                candle_core::bail!("{} tokens for {} positions", s.len(), self.max_pos);
+            }
+            if let Some(&t) = s.iter().find(|&&t| t as usize >= self.vocab) {
+                candle_core::bail!("token id {t} outside the vocabulary of {}", self.vocab);
+            }
+            starts.push(starts.last().unwrap() + s.len());
+        }
+        let mut x = self.embed(seqs, starts[seqs.len()]);
+        let mut scratch = Scratch::default();
+        for layer in &self.layers {
+            self.layer(layer, &mut x, &starts, &mut scratch, par);
+        }
+        Ok(starts
+            .windows(2)
+            .map(|w| {
+                let mut m = vec![0f32; h];
+                for row in x[w[0] * h..w[1] * h].chunks_exact(h) {
+                    kernels::add(row, &mut m);
+                }
+                let n = (w[1] - w[0]).max(1) as f32;
+                m.iter_mut().for_each(|v| *v /= n);
+                m
+            })
+            .collect())
+    }
+
+    /// Word + position + type-0 embeddings, layer-normed: `[tokens, h]`.
+    fn embed(&self, seqs: &[&[u32]], tokens: usize) -> Vec<f32> {
+        let h = self.hidden;
+        let mut x = Vec::with_capacity(tokens * h);
+        for s in seqs {
+            for (p, &t) in s.iter().enumerate() {
+                let start = x.len();
+                x.extend_from_slice(&self.word[t as usize * h..(t as usize + 1) * h]);
+                let row = &mut x[start..];
+                kernels::add(&self.type0, row);
+                kernels::add(&self.pos[p * h..(p + 1) * h], row);
+            }
+        }
+        kernels::layer_norm(&mut x, &self.emb_ln.0, &self.emb_ln.1, self.eps);
+        x
+    }
+
+    /// One encoder layer, in place on `x` (`[tokens, h]`; text `j` is rows
+    /// `starts[j]..starts[j + 1]`).
+    fn layer(&self, layer: &Layer, x: &mut Vec<f32>, starts: &[usize], s: &mut Scratch, par: bool) {
+        let h = self.hidden;
+        layer.qkv.apply(x, None, &mut s.qkv, par);
+        s.ctx.clear();
+        s.ctx.resize(x.len(), 0.0);
+        self.attention(&s.qkv, &mut s.ctx, starts, par);
+        layer.out.apply(&s.ctx, Some(x.as_slice()), &mut s.att, par);
+        rows_mut(&mut s.att, h, par, |r| {
+            kernels::layer_norm(r, &layer.ln1.0, &layer.ln1.1, self.eps)
+        });
+        layer.inter.apply(&s.att, None, &mut s.inter, par);
+        let act = self.act;
+        rows_mut(&mut s.inter, layer.inter.out, par, |r| match act {
+            HiddenAct::Gelu => kernels::gelu_erf(r),
+            HiddenAct::GeluApproximate => r.iter_mut().for_each(|v| *v = gelu_tanh(*v)),
+            HiddenAct::Relu => r.iter_mut().for_each(|v| *v = v.max(0.0)),
+        });
+        layer.down.apply(&s.inter, Some(&s.att), x, par);
+        rows_mut(x, h, par, |r| {
+            kernels::layer_norm(r, &layer.ln2.0, &layer.ln2.1, self.eps)
+        });
+    }
+
+    /// Self-attention of each text over its own tokens: `ctx[tokens, h]` from
+    /// `qkv[tokens, 3h]`, head by head.
+    fn attention(&self, qkv: &[f32], ctx: &mut [f32], starts: &[usize], par: bool) {
+        let h = self.hidden;
+        let mut parts: Vec<&mut [f32]> = Vec::with_capacity(starts.len());
+        let mut rest = ctx;
+        for w in starts.windows(2) {
+            let (a, b) = rest.split_at_mut((w[1] - w[0]) * h);
+            parts.push(a);
+            rest = b;
+        }
+        let one = |(j, out): (usize, &mut &mut [f32])| {
+            let rows = &qkv[starts[j] * 3 * h..starts[j + 1] * 3 * h];
+            self.text_attention(rows, out);
+        };
+        if par {
+            parts.par_iter_mut().enumerate().for_each(one);
+        } else {
+            parts.iter_mut().enumerate().for_each(one);
+        }
+    }
+
+    /// Attention of one text: `qkv` its `[l, 3h]` rows, `out` its `[l, h]` context rows.
+    fn text_attention(&self, qkv: &[f32], out: &mut [f32]) {
         let (h, nh) = (self.hidden, self.heads);
         let d = h / nh;
-        let x = self.word.index_select(&ids.flatten_all()?, 0)?; // [b * l, h]
-        let x = x
-            .reshape((b, l, h))?
-            .broadcast_add(&self.type0)?
-            .broadcast_add(&self.pos.narrow(0, 0, l)?)?;
-        let mut x = candle_nn::ops::layer_norm(&x, &self.emb_ln.0, &self.emb_ln.1, self.eps)?
-            .reshape((b * l, h))?;
-        // (1 - mask) * f32::MIN, as [b, 1, 1, l] (the extended mask of HF BERT).
-        let m = mask.to_dtype(DType::F32)?;
-        let mask_add = (m.ones_like()? - &m)?
-            .affine(f32::MIN as f64, 0.0)?
-            .reshape((b, 1, 1, l))?;
-        let scale = (d as f64).sqrt();
-        for layer in &self.layers {
-            let qkv = x.matmul(&layer.qkv_w)?.broadcast_add(&layer.qkv_b)?; // [b * l, 3h]
-            let heads = |i: usize| -> Result<Tensor> {
-                qkv.narrow(1, i * h, h)?
-                    .reshape((b, l, nh, d))?
-                    .transpose(1, 2)?
-                    .contiguous()
-            };
-            let (q, k, v) = (heads(0)?, heads(1)?, heads(2)?);
-            let scores = (q.matmul(&k.t()?)? / scale)?.broadcast_add(&mask_add)?;
-            let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-            let ctx = probs
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .contiguous()?
-                .reshape((b * l, h))?;
-            let att = ctx.matmul(&layer.out_w)?.broadcast_add(&layer.out_b)?;
-            let x1 =
-                candle_nn::ops::layer_norm(&(att + &x)?, &layer.ln1.0, &layer.ln1.1, self.eps)?;
-            let inter = x1.matmul(&layer.inter_w)?.broadcast_add(&layer.inter_b)?;
-            let inter = match self.act {
-                HiddenAct::Gelu => inter.gelu_erf()?,
-                HiddenAct::GeluApproximate => inter.gelu()?,
-                HiddenAct::Relu => inter.relu()?,
-            };
-            let out = inter.matmul(&layer.down_w)?.broadcast_add(&layer.down_b)?;
-            x = candle_nn::ops::layer_norm(&(out + &x1)?, &layer.ln2.0, &layer.ln2.1, self.eps)?;
+        let l = qkv.len() / (3 * h);
+        let scale = (d as f32).sqrt();
+        let mut p = vec![0f32; l];
+        for head in 0..nh {
+            let (qo, ko, vo) = (head * d, h + head * d, 2 * h + head * d);
+            for i in 0..l {
+                let q = &qkv[i * 3 * h + qo..i * 3 * h + qo + d];
+                for (j, pj) in p.iter_mut().enumerate() {
+                    *pj = kernels::dot(q, &qkv[j * 3 * h + ko..j * 3 * h + ko + d]) / scale;
+                }
+                kernels::softmax(&mut p);
+                let o = &mut out[i * h + head * d..i * h + head * d + d];
+                o.fill(0.0);
+                for (j, &pj) in p.iter().enumerate() {
+                    kernels::axpy(pj, &qkv[j * 3 * h + vo..j * 3 * h + vo + d], o);
+                }
+            }
         }
-        x.reshape((b, l, h))
     }
+}
+
+/// `f` on each `width`-long row of `x` (rows in parallel when `par`, in chunks).
+fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
+    const ROWS_PER_TASK: usize = 16;
+    if par {
+        x.par_chunks_mut(width * ROWS_PER_TASK).for_each(|c| f(c));
+    } else {
+        f(x);
+    }
+}
+
+/// GELU, tanh approximation (`hidden_act = "gelu_new"`).
+fn gelu_tanh(x: f32) -> f32 {
+    0.5 * x * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (x + 0.044_715 * x * x * x)).tanh())
 }

@@ -2,12 +2,12 @@
 //!
 //! * [`BertEncoder`]: sentence-transformers all-MiniLM-L6-v2 (or any BERT directory with
 //!   `config.json`, `tokenizer.json`, `model.safetensors`, e.g. facebook/contriever) on candle
-//!   (our arrangement of the BERT forward, `bert_fast`; independent batches in parallel),
-//!   mean pooling over the attention mask, L2-normalised. Texts are tokenised once, sorted by
-//!   length and run in batches padded only to the longest text of the batch, then returned in
-//!   input order. Texts longer than the model's maximum length are truncated (what
-//!   sentence-transformers does, [`LongText::Truncate`]) or, opt-in, embedded as the
-//!   token-weighted mean of consecutive windows ([`LongText::WindowMean`]).
+//!   (our arrangement of the BERT forward, `bert_fast`: texts packed without padding,
+//!   independent batches in parallel), mean pooling over the tokens, L2-normalised. Texts are
+//!   tokenised once, sorted by length and run in batches, then returned in input order. Texts
+//!   longer than the model's maximum length are truncated (what sentence-transformers does,
+//!   [`LongText::Truncate`]) or, opt-in, embedded as the token-weighted mean of consecutive
+//!   windows ([`LongText::WindowMean`]).
 //! * [`Qwen3Encoder`]: Qwen3-Embedding (last-token pooling, L2-normalised), the paper's state
 //!   encoder, for users who have those weights.
 //! * [`CachedEncoder`]: memoises any encoder by sha256 of the text; embeds only the misses.
@@ -312,7 +312,6 @@ pub struct BertEncoder {
     affixes: (Vec<u32>, Vec<u32>),
     dim: usize,
     id: String,
-    device: CDevice,
     max_tokens: usize,
     long_text: LongText,
     /// Texts per forward pass (32).
@@ -429,7 +428,6 @@ impl BertEncoder {
             affixes,
             dim,
             id,
-            device: CDevice::Cpu,
             max_tokens,
             long_text: LongText::Truncate,
             batch_size: 32,
@@ -474,41 +472,20 @@ impl BertEncoder {
             .collect())
     }
 
-    fn embed_batch(&self, ids: &[&Vec<u32>]) -> Result<Vec<Vec<f32>>, EncoderError> {
-        let err = |e: candle_core::Error| EncoderError(format!("{}: forward: {e}", self.id));
-        let b = ids.len();
-        let l = ids.iter().map(|t| t.len()).max().unwrap_or(0).max(1);
-        let mut flat = vec![0u32; b * l];
-        let mut mask = vec![0u32; b * l];
-        for (i, t) in ids.iter().enumerate() {
-            flat[i * l..i * l + t.len()].copy_from_slice(t);
-            mask[i * l..i * l + t.len()].fill(1);
+    /// Mean-pooled, L2-normalised embeddings of the token sequences `ids` (one forward,
+    /// packed without padding); `par`: spread it over the rayon pool.
+    fn embed_batch(&self, ids: &[&Vec<u32>], par: bool) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let seqs: Vec<&[u32]> = ids.iter().map(|t| t.as_slice()).collect();
+        let mut pooled = self
+            .model
+            .pooled(&seqs, par)
+            .map_err(|e| EncoderError(format!("{}: forward: {e}", self.id)))?;
+        for v in &mut pooled {
+            // sentence-transformers' Normalize: x / max(|x|, 1e-12).
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            v.iter_mut().for_each(|x| *x /= n);
         }
-        let input = CTensor::from_vec(flat, (b, l), &self.device).map_err(err)?;
-        let mask_t = CTensor::from_vec(mask, (b, l), &self.device).map_err(err)?;
-        let hidden = self.model.forward(&input, &mask_t).map_err(err)?; // [b, l, h]
-                                                                        // Masked mean over the tokens, then L2 normalisation, as tensor operations (one pass
-                                                                        // each, in candle) rather than per-element host loops.
-        let m = mask_t
-            .to_dtype(DType::F32)
-            .and_then(|m| m.unsqueeze(2))
-            .map_err(err)?; // [b, l, 1]
-        let count = m.sum(1).map_err(err)?; // [b, 1]
-        let pooled = hidden
-            .broadcast_mul(&m)
-            .and_then(|x| x.sum(1))
-            .and_then(|x| x.broadcast_div(&count))
-            .map_err(err)?; // [b, h]
-        let norm = pooled
-            .sqr()
-            .and_then(|x| x.sum_keepdim(1))
-            .and_then(|x| x.sqrt())
-            .and_then(|x| x.maximum(1e-12))
-            .map_err(err)?;
-        pooled
-            .broadcast_div(&norm)
-            .and_then(|x| x.to_vec2::<f32>())
-            .map_err(err)
+        Ok(pooled)
     }
 
     /// The token sequences to embed for `texts` (one per text, or one per window) with their
@@ -561,16 +538,20 @@ impl TextEncoder for BertEncoder {
         let units = self.units(texts)?;
         let lens: Vec<usize> = units.iter().map(|u| u.1.len()).collect();
         let mut vecs: Vec<Vec<f32>> = vec![Vec::new(); units.len()];
-        // Batches are independent: run them on all cores at once (each batch's result is what
-        // it would be alone; candle's matmuls inside share the same rayon pool).
+        // Batches are independent. With at least as many batches as threads, each batch runs
+        // on one thread and the batches run side by side; with fewer (one text, a few), each
+        // batch spreads its own work over the pool instead.
         let batches = length_sorted_batches(&lens, self.batch_size);
-        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = batches
-            .par_iter()
-            .map(|batch| {
-                let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
-                self.embed_batch(&refs)
-            })
-            .collect();
+        let side_by_side = batches.len() >= rayon::current_num_threads();
+        let run = |batch: &Vec<usize>| {
+            let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
+            self.embed_batch(&refs, !side_by_side)
+        };
+        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = if side_by_side {
+            batches.par_iter().map(run).collect()
+        } else {
+            batches.iter().map(run).collect()
+        };
         for (batch, res) in batches.iter().zip(done) {
             for (i, v) in batch.iter().zip(res?) {
                 vecs[*i] = v;

@@ -8,6 +8,7 @@
 pub mod data;
 pub mod error;
 pub mod hash;
+pub mod kernels;
 pub mod llm;
 pub mod memory;
 pub mod nan_json;

@@ -6,6 +6,10 @@
 //!   [`DensePrefill`] says so: by default for models of at most 1.5 B weights), instead of
 //!   candle's row-by-row quantized `vec_dot`; one-token decode steps keep the quantized kernels
 //!   (they are bound by memory traffic, which the small quantized weights minimise);
+//! * one-token decode steps (when the weights have a dense copy, i.e. small models) run on
+//!   plain buffers: quantized rows in `Vec`s ([`super::qrows`], candle's own `vec_dot`), the
+//!   norms, rope, attention and SiLU as slice loops, query/key/value and gate/up each one
+//!   product: four parallel regions per layer and no tensor allocated per operation;
 //! * the KV cache is allocated once (`max_ctx` positions per layer) and written in place,
 //!   instead of concatenated at every token;
 //! * grouped-query attention reads the shared K/V heads directly (no repeated copies);
@@ -17,8 +21,10 @@
 
 use std::io::{Read, Seek};
 
+use super::qrows::QRows;
 use candle_core::quantized::{gguf_file, QMatMul, QTensor};
-use candle_core::{DType, Device, Module, Result, Tensor};
+use candle_core::{DType, Device, Module, Result, Storage, Tensor};
+use memskill_core::kernels;
 
 /// When prompt tokens use dense f32 weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,30 +40,87 @@ pub enum DensePrefill {
 pub const AUTO_DENSE_MAX_WEIGHTS: usize = 1_500_000_000;
 
 struct Lin {
-    q: QMatMul,
+    /// `None` when the one-token steps have their own rows and prompts the dense copy.
+    q: Option<QMatMul>,
     dense: Option<Tensor>,
 }
 
 impl Lin {
-    fn new(qt: QTensor, dense: bool, dev: &Device) -> Result<Self> {
+    fn new(qt: QTensor, dense: bool, keep_quantized: bool, dev: &Device) -> Result<Self> {
         let dense = if dense {
             Some(qt.dequantize(dev)?)
         } else {
             None
         };
-        Ok(Self {
-            q: QMatMul::from_qtensor(qt)?,
-            dense,
-        })
+        let q = if keep_quantized {
+            Some(QMatMul::from_qtensor(qt)?)
+        } else {
+            None
+        };
+        Ok(Self { q, dense })
     }
 
     /// `x`: `[rows, in]` -> `[rows, out]`; `prompt`: the rows are prompt tokens.
     fn forward(&self, x: &Tensor, prompt: bool) -> Result<Tensor> {
-        match &self.dense {
-            Some(w) if prompt => x.matmul(&w.t()?),
-            _ => self.q.forward(x),
+        match (&self.dense, &self.q) {
+            (Some(w), _) if prompt => x.matmul(&w.t()?),
+            (_, Some(q)) => q.forward(x),
+            _ => candle_core::bail!("no quantized weights for a one-token step"),
         }
     }
+}
+
+/// Matrices that read one input, as few stacked [`QRows`] as their dtypes allow; the product
+/// writes their outputs one after another.
+struct Stacked(Vec<QRows>);
+
+impl Stacked {
+    fn new(ts: &[&QTensor]) -> Result<Option<Self>> {
+        if let Some(all) = QRows::stack(ts)? {
+            return Ok(Some(Self(vec![all])));
+        }
+        let mut parts = Vec::with_capacity(ts.len());
+        for t in ts {
+            match QRows::stack(&[t])? {
+                Some(r) => parts.push(r),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(Self(parts)))
+    }
+
+    fn n(&self) -> usize {
+        self.0.iter().map(|r| r.n()).sum()
+    }
+
+    fn matvec(&self, x: &[f32], y: &mut [f32]) -> Result<()> {
+        let mut at = 0;
+        for r in &self.0 {
+            r.matvec(x, &mut y[at..at + r.n()])?;
+            at += r.n();
+        }
+        Ok(())
+    }
+}
+
+/// One layer's weights for one-token steps.
+struct StepLayer {
+    qkv: Stacked,
+    wo: Stacked,
+    gate_up: Stacked,
+    down: Stacked,
+    attn_norm: Vec<f32>,
+    ffn_norm: Vec<f32>,
+}
+
+/// Everything a one-token step reads besides the KV cache.
+struct StepWeights {
+    layers: Vec<StepLayer>,
+    output: Stacked,
+    norm: Vec<f32>,
+    /// `[max_ctx, head_dim / 2]`.
+    cos: Vec<f32>,
+    sin: Vec<f32>,
 }
 
 struct Layer {
@@ -80,7 +143,11 @@ pub struct FastLlama {
     embed: Tensor,
     layers: Vec<Layer>,
     norm: Tensor,
-    output: QMatMul,
+    /// `None` when [`Self::step_weights`] has the output rows.
+    output: Option<QMatMul>,
+    /// Plain-buffer weights of the one-token steps (see the module docs); `None`: steps go
+    /// through the tensor forward.
+    step_weights: Option<StepWeights>,
     eps: f32,
     n_head: usize,
     n_kv: usize,
@@ -158,47 +225,99 @@ impl FastLlama {
         let embed_q = ct.tensor(r, "token_embd.weight", dev)?;
         let embed = embed_q.dequantize(dev)?;
         let norm = ct.tensor(r, "output_norm.weight", dev)?.dequantize(dev)?;
-        let output = match ct.tensor(r, "output.weight", dev) {
-            Ok(t) => QMatMul::from_qtensor(t)?,
-            Err(_) => QMatMul::from_qtensor(embed_q)?,
+        let output_q = match ct.tensor(r, "output.weight", dev) {
+            Ok(t) => t,
+            Err(_) => embed_q,
+        };
+        // Small models (those with a dense copy for prompts) step on plain buffers.
+        let mut steps = if dense {
+            Stacked::new(&[&output_q])?.map(|output| StepWeights {
+                layers: Vec::with_capacity(blocks),
+                output,
+                norm: Vec::new(),
+                cos: Vec::new(),
+                sin: Vec::new(),
+            })
+        } else {
+            None
         };
         let mut layers = Vec::with_capacity(blocks);
         for i in 0..blocks {
-            let mut lin = |name: &str| -> Result<Lin> {
-                Lin::new(
-                    ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev)?,
-                    dense,
-                    dev,
-                )
-            };
-            let (wq, wk, wv, wo) = (
-                lin("attn_q")?,
-                lin("attn_k")?,
-                lin("attn_v")?,
-                lin("attn_output")?,
+            let mut tensor = |name: &str| ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev);
+            let (q, k, v, o) = (
+                tensor("attn_q")?,
+                tensor("attn_k")?,
+                tensor("attn_v")?,
+                tensor("attn_output")?,
             );
-            let (gate, up, down) = (lin("ffn_gate")?, lin("ffn_up")?, lin("ffn_down")?);
-            let attn_norm = ct
-                .tensor(r, &format!("blk.{i}.attn_norm.weight"), dev)?
-                .dequantize(dev)?;
-            let ffn_norm = ct
-                .tensor(r, &format!("blk.{i}.ffn_norm.weight"), dev)?
-                .dequantize(dev)?;
-            let k = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
-            let v = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
+            let (g, u, d) = (tensor("ffn_gate")?, tensor("ffn_up")?, tensor("ffn_down")?);
+            let attn_norm = tensor("attn_norm")?.dequantize(dev)?;
+            let ffn_norm = tensor("ffn_norm")?.dequantize(dev)?;
+            if let Some(st) = &mut steps {
+                let parts = (
+                    Stacked::new(&[&q, &k, &v])?,
+                    Stacked::new(&[&o])?,
+                    Stacked::new(&[&g, &u])?,
+                    Stacked::new(&[&d])?,
+                );
+                match parts {
+                    (Some(qkv), Some(wo), Some(gate_up), Some(down)) => st.layers.push(StepLayer {
+                        qkv,
+                        wo,
+                        gate_up,
+                        down,
+                        attn_norm: attn_norm.to_vec1()?,
+                        ffn_norm: ffn_norm.to_vec1()?,
+                    }),
+                    _ => steps = None,
+                }
+            }
+            let keep_q = steps.is_none();
+            let lin = |t: QTensor| Lin::new(t, dense, keep_q, dev);
+            let k_cache = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
+            let v_cache = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
             layers.push(Layer {
-                wq,
-                wk,
-                wv,
-                wo,
-                gate,
-                up,
-                down,
+                wq: lin(q)?,
+                wk: lin(k)?,
+                wv: lin(v)?,
+                wo: lin(o)?,
+                gate: lin(g)?,
+                up: lin(u)?,
+                down: lin(d)?,
                 attn_norm,
                 ffn_norm,
-                k,
-                v,
+                k: k_cache,
+                v: v_cache,
             });
+        }
+        if steps.is_none() {
+            // A layer's dtypes ruled the plain path out after earlier layers dropped their
+            // quantized copies: reload those.
+            for (i, layer) in layers.iter_mut().enumerate() {
+                for (lin, name) in [
+                    (&mut layer.wq, "attn_q"),
+                    (&mut layer.wk, "attn_k"),
+                    (&mut layer.wv, "attn_v"),
+                    (&mut layer.wo, "attn_output"),
+                    (&mut layer.gate, "ffn_gate"),
+                    (&mut layer.up, "ffn_up"),
+                    (&mut layer.down, "ffn_down"),
+                ] {
+                    if lin.q.is_none() {
+                        let t = ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev)?;
+                        lin.q = Some(QMatMul::from_qtensor(t)?);
+                    }
+                }
+            }
+        }
+        let output = match &steps {
+            Some(_) => None,
+            None => Some(QMatMul::from_qtensor(output_q)?),
+        };
+        if let Some(st) = &mut steps {
+            st.norm = norm.to_vec1()?;
+            st.cos = cos.flatten_all()?.to_vec1()?;
+            st.sin = sin.flatten_all()?.to_vec1()?;
         }
         Ok(Self {
             embed,
@@ -213,6 +332,7 @@ impl FastLlama {
             cos,
             sin,
             max_ctx,
+            step_weights: steps,
             cached: Vec::new(),
             prompt_cached: 0,
             dense,
@@ -260,7 +380,10 @@ impl FastLlama {
         if pos + 1 >= self.max_ctx {
             candle_core::bail!("context of {} tokens is full", self.max_ctx);
         }
-        let logits = self.forward(&[id], pos, false)?;
+        let logits = match &self.step_weights {
+            Some(w) if !self.neox => self.step_plain(w, id, pos)?,
+            _ => self.forward(&[id], pos, false)?,
+        };
         self.cached.push(id);
         Ok(logits)
     }
@@ -340,7 +463,125 @@ impl FastLlama {
         }
         let last = x.narrow(0, seq - 1, 1)?;
         let last = candle_nn::ops::rms_norm(&last, &self.norm, self.eps)?;
-        self.output.forward(&last)?.squeeze(0)
+        match (&self.output, &self.step_weights) {
+            (Some(out), _) => out.forward(&last)?.squeeze(0),
+            (None, Some(w)) => {
+                let mut logits = vec![0f32; w.output.n()];
+                w.output
+                    .matvec(&last.flatten_all()?.to_vec1()?, &mut logits)?;
+                Tensor::from_vec(logits, w.output.n(), &dev)
+            }
+            (None, None) => candle_core::bail!("no output weights"),
+        }
+    }
+
+    /// One generated token at `pos` through the plain-buffer weights `w`; the next logits.
+    fn step_plain(&self, w: &StepWeights, id: u32, pos: usize) -> Result<Tensor> {
+        let dev = self.embed.device().clone();
+        let (nh, nkv, hd) = (self.n_head, self.n_kv, self.head_dim);
+        let hidden = nh * hd;
+        let mut x = self.embed.get(id as usize)?.to_vec1::<f32>()?;
+        let mut h = vec![0f32; hidden];
+        let mut qkv = vec![0f32; (nh + 2 * nkv) * hd];
+        let mut y = vec![0f32; hidden];
+        let mut o = vec![0f32; hidden];
+        let ffn = w.layers.first().map_or(0, |l| l.gate_up.n() / 2);
+        let mut gu = vec![0f32; 2 * ffn];
+        let half = hd / 2;
+        let (cos, sin) = (
+            &w.cos[pos * half..(pos + 1) * half],
+            &w.sin[pos * half..(pos + 1) * half],
+        );
+        for (layer, lw) in self.layers.iter().zip(&w.layers) {
+            rms_norm(&x, &lw.attn_norm, self.eps, &mut h);
+            lw.qkv.matvec(&h, &mut qkv)?;
+            for head in qkv[..(nh + nkv) * hd].chunks_exact_mut(hd) {
+                rope_interleaved(head, cos, sin);
+            }
+            let (k_new, v_new) = qkv[nh * hd..].split_at(nkv * hd);
+            layer
+                .k
+                .slice_set(&Tensor::from_slice(k_new, (1, nkv, 1, hd), &dev)?, 2, pos)?;
+            layer
+                .v
+                .slice_set(&Tensor::from_slice(v_new, (1, nkv, 1, hd), &dev)?, 2, pos)?;
+            self.attend_one(&layer.k, &layer.v, &qkv[..nh * hd], pos + 1, &mut y)?;
+            lw.wo.matvec(&y, &mut o)?;
+            kernels::add(&o, &mut x);
+            rms_norm(&x, &lw.ffn_norm, self.eps, &mut h);
+            lw.gate_up.matvec(&h, &mut gu)?;
+            let (g, u) = gu.split_at_mut(ffn);
+            for (g, u) in g.iter_mut().zip(u.iter()) {
+                *g = *g / (1.0 + kernels::exp(-*g)) * u;
+            }
+            lw.down.matvec(&gu[..ffn], &mut o)?;
+            kernels::add(&o, &mut x);
+        }
+        rms_norm(&x.clone(), &w.norm, self.eps, &mut x);
+        let mut logits = vec![0f32; w.output.n()];
+        w.output.matvec(&x, &mut logits)?;
+        Tensor::from_vec(logits, w.output.n(), &dev)
+    }
+
+    /// Attention of the one-token queries `q` (`[n_head * head_dim]`) over the first `total`
+    /// cached positions, into `y` (`[n_head * head_dim]`).
+    fn attend_one(
+        &self,
+        k: &Tensor,
+        v: &Tensor,
+        q: &[f32],
+        total: usize,
+        y: &mut [f32],
+    ) -> Result<()> {
+        let hd = self.head_dim;
+        let groups = self.n_head / self.n_kv;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let mut p = vec![0f32; total];
+        with_f32(k, |keys| {
+            with_f32(v, |values| {
+                for (head, (qh, yh)) in q.chunks_exact(hd).zip(y.chunks_exact_mut(hd)).enumerate() {
+                    let base = (head / groups) * self.max_ctx * hd;
+                    for (t, pt) in p.iter_mut().enumerate() {
+                        *pt = kernels::dot(qh, &keys[base + t * hd..base + (t + 1) * hd]) * scale;
+                    }
+                    kernels::softmax(&mut p);
+                    yh.fill(0.0);
+                    for (t, &pt) in p.iter().enumerate() {
+                        kernels::axpy(pt, &values[base + t * hd..base + (t + 1) * hd], yh);
+                    }
+                }
+            })
+        })?
+    }
+}
+
+/// `f` on the contiguous f32 data of a CPU tensor.
+fn with_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+    let (storage, layout) = t.storage_and_layout();
+    let Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("the plain-buffer step runs on the CPU only");
+    };
+    let Some((a, b)) = layout.contiguous_offsets() else {
+        candle_core::bail!("KV cache is not contiguous");
+    };
+    Ok(f(&cpu.as_slice::<f32>()?[a..b]))
+}
+
+/// candle's `rms_norm` of one row: `x / sqrt(mean(x^2) + eps) * w`.
+fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    let m = (kernels::dot(x, x) / x.len() as f32 + eps).sqrt();
+    for ((o, x), w) in out.iter_mut().zip(x).zip(w) {
+        *o = *x / m * *w;
+    }
+}
+
+/// candle's `rope_i` of one head at one position: pairs `(2i, 2i + 1)` rotated by
+/// `(cos[i], sin[i])`.
+fn rope_interleaved(head: &mut [f32], cos: &[f32], sin: &[f32]) {
+    for ((pair, c), s) in head.chunks_exact_mut(2).zip(cos).zip(sin) {
+        let (a, b) = (pair[0], pair[1]);
+        pair[0] = a * c - b * s;
+        pair[1] = a * s + b * c;
     }
 }
 
@@ -350,6 +591,7 @@ impl std::fmt::Debug for FastLlama {
             .field("layers", &self.layers.len())
             .field("heads", &(self.n_head, self.n_kv, self.head_dim))
             .field("dense_prefill", &self.dense)
+            .field("plain_steps", &self.step_weights.is_some())
             .field("cached", &self.cached.len())
             .finish()
     }
