@@ -381,7 +381,18 @@ impl FastLlama {
             candle_core::bail!("context of {} tokens is full", self.max_ctx);
         }
         let logits = match &self.step_weights {
-            Some(w) if !self.neox => self.step_plain(w, id, pos)?,
+            Some(w) if !self.neox => {
+                if rayon::current_thread_index().is_some() {
+                    self.step_plain(w, id, pos)?
+                } else {
+                    // The whole step on a pool thread: its products then split rows with the
+                    // other pool threads directly, instead of this thread handing each one
+                    // over and sleeping until it is done.
+                    let mut out = None;
+                    rayon::scope(|sc| sc.spawn(|_| out = Some(self.step_plain(w, id, pos))));
+                    out.unwrap_or_else(|| candle_core::bail!("decode step did not run"))?
+                }
+            }
             _ => self.forward(&[id], pos, false)?,
         };
         self.cached.push(id);
@@ -536,20 +547,26 @@ impl FastLlama {
         let hd = self.head_dim;
         let groups = self.n_head / self.n_kv;
         let scale = 1.0 / (hd as f32).sqrt();
-        let mut p = vec![0f32; total];
         with_f32(k, |keys| {
             with_f32(v, |values| {
-                for (head, (qh, yh)) in q.chunks_exact(hd).zip(y.chunks_exact_mut(hd)).enumerate() {
-                    let base = (head / groups) * self.max_ctx * hd;
-                    for (t, pt) in p.iter_mut().enumerate() {
-                        *pt = kernels::dot(qh, &keys[base + t * hd..base + (t + 1) * hd]) * scale;
-                    }
-                    kernels::softmax(&mut p);
-                    yh.fill(0.0);
-                    for (t, &pt) in p.iter().enumerate() {
-                        kernels::axpy(pt, &values[base + t * hd..base + (t + 1) * hd], yh);
-                    }
-                }
+                // Heads in parallel (a pool thread runs this; see `step`).
+                use rayon::prelude::*;
+                q.par_chunks_exact(hd)
+                    .zip(y.par_chunks_exact_mut(hd))
+                    .enumerate()
+                    .for_each(|(head, (qh, yh))| {
+                        let base = (head / groups) * self.max_ctx * hd;
+                        let mut p: Vec<f32> = (0..total)
+                            .map(|t| {
+                                kernels::dot(qh, &keys[base + t * hd..base + (t + 1) * hd]) * scale
+                            })
+                            .collect();
+                        kernels::softmax(&mut p);
+                        yh.fill(0.0);
+                        for (t, &pt) in p.iter().enumerate() {
+                            kernels::axpy(pt, &values[base + t * hd..base + (t + 1) * hd], yh);
+                        }
+                    });
             })
         })?
     }

@@ -4,19 +4,26 @@
 //! A decode step multiplies one activation row by every weight matrix. Through candle tensors
 //! each product, and each of the ~20 small element-wise operations around it, is an allocated
 //! tensor and a parallel dispatch of its own. Here a matrix is its GGUF blocks in a `Vec`, the
-//! product is candle's own quantized kernel (`k_quants::matmul`, the same `vec_dot` as
-//! `QMatMul`) writing into a caller's buffer, and matrices that read the same input (query, key
-//! and value; gate and up) are stored as one, so a layer is four parallel regions.
+//! product writes into a caller's buffer, and matrices that read the same input (query, key and
+//! value; gate and up) are stored as one, so a layer is four parallel regions.
+//!
+//! Q8_0 rows (what the local backend requantizes small models to) have their own product:
+//! the block scales widened to f32 once at load (candle converts two f16 per block per
+//! product), four rows per pass over the quantized input, AVX2 when the CPU has it; the same
+//! arithmetic as ggml's Q8_0 x Q8_0 dot (integer block sums scaled by `d_w * d_x`), rows
+//! split over the rayon pool. Other dtypes use candle's kernel (`k_quants::matmul`).
 
-use candle_core::quantized::k_quants::{
-    self, BlockQ4K, BlockQ4_0, BlockQ5K, BlockQ6K, BlockQ8_0, GgmlType,
-};
+use candle_core::quantized::k_quants::{self, BlockQ4K, BlockQ4_0, BlockQ5K, BlockQ6K, GgmlType};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
 
 enum Blocks {
     Q4_0(Vec<BlockQ4_0>),
-    Q8_0(Vec<BlockQ8_0>),
+    /// Q8_0: `qs[row * k + i]`, scale `d[row * k / 32 + block]`.
+    Q8 {
+        qs: Vec<i8>,
+        d: Vec<f32>,
+    },
     Q4K(Vec<BlockQ4K>),
     Q5K(Vec<BlockQ5K>),
     Q6K(Vec<BlockQ6K>),
@@ -67,7 +74,13 @@ impl QRows {
         }
         let blocks = match dtype {
             GgmlDType::Q4_0 => Blocks::Q4_0(typed(&bytes)?),
-            GgmlDType::Q8_0 => Blocks::Q8_0(typed(&bytes)?),
+            GgmlDType::Q8_0 => {
+                if bytes.len() % Q8_0_BYTES != 0 {
+                    candle_core::bail!("{} bytes are not whole Q8_0 blocks", bytes.len());
+                }
+                let (qs, d) = widen_q8_0(&bytes, bytes.len() / Q8_0_BYTES)?;
+                Blocks::Q8 { qs, d }
+            }
             GgmlDType::Q4K => Blocks::Q4K(typed(&bytes)?),
             GgmlDType::Q5K => Blocks::Q5K(typed(&bytes)?),
             GgmlDType::Q6K => Blocks::Q6K(typed(&bytes)?),
@@ -83,7 +96,7 @@ impl QRows {
     fn len_blocks(&self) -> usize {
         match &self.blocks {
             Blocks::Q4_0(b) => b.len(),
-            Blocks::Q8_0(b) => b.len(),
+            Blocks::Q8 { d, .. } => d.len(),
             Blocks::Q4K(b) => b.len(),
             Blocks::Q5K(b) => b.len(),
             Blocks::Q6K(b) => b.len(),
@@ -109,11 +122,175 @@ impl QRows {
         let mkn = (1, self.k, self.n);
         match &self.blocks {
             Blocks::Q4_0(b) => k_quants::matmul(mkn, x, b, y),
-            Blocks::Q8_0(b) => k_quants::matmul(mkn, x, b, y),
+            Blocks::Q8 { qs, d } => {
+                q8_matvec(qs, d, self.k, x, y);
+                Ok(())
+            }
             Blocks::Q4K(b) => k_quants::matmul(mkn, x, b, y),
             Blocks::Q5K(b) => k_quants::matmul(mkn, x, b, y),
             Blocks::Q6K(b) => k_quants::matmul(mkn, x, b, y),
         }
+    }
+}
+
+/// Elements per Q8_0 block.
+const QK: usize = 32;
+/// Bytes per Q8_0 block: an f16 scale, then 32 i8.
+const Q8_0_BYTES: usize = 34;
+
+/// GGUF Q8_0 bytes (`blocks` blocks) -> (quants, f32 scales).
+fn widen_q8_0(bytes: &[u8], blocks: usize) -> Result<(Vec<i8>, Vec<f32>)> {
+    if bytes.len() != blocks * Q8_0_BYTES {
+        candle_core::bail!("{} bytes are not {blocks} Q8_0 blocks", bytes.len());
+    }
+    let mut qs = Vec::with_capacity(blocks * QK);
+    let mut d = Vec::with_capacity(blocks);
+    for b in bytes.chunks_exact(Q8_0_BYTES) {
+        d.push(f16_to_f32(u16::from_le_bytes([b[0], b[1]])));
+        qs.extend(b[2..].iter().map(|&q| q as i8));
+    }
+    Ok((qs, d))
+}
+
+/// IEEE half -> single (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: normalise.
+            let shift = m.leading_zeros() - 21;
+            sign | ((113 - shift) << 23) | (((m << shift) & 0x3ff) << 13)
+        }
+        (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// `x` rounded to the nearest IEEE half (ties to even), as a single: what storing a scale in a
+/// Q8_0 block's f16 keeps. Scales here are far from the half's range limits (finite, at most
+/// 65504); below its normal range the result is a multiple of 2^-24.
+fn round_to_f16(x: f32) -> f32 {
+    let b = x.to_bits();
+    let exp = ((b >> 23) & 0xff) as i32 - 127;
+    if exp < -14 {
+        const STEP: f32 = 5.960_464_5e-8; // 2^-24
+        return (x / STEP).round_ties_even() * STEP;
+    }
+    // Keep 10 of the 23 mantissa bits, rounding to nearest even (a carry moves the exponent).
+    f32::from_bits((b + 0x0fff + ((b >> 13) & 1)) & !0x1fff)
+}
+
+/// `x` quantized as ggml's Q8_0 activations: per block of 32, `d = max|x| / 127` (kept at
+/// half precision, as the block stores it) and `q = round(x / d)`.
+fn quantize_q8(x: &[f32]) -> (Vec<i8>, Vec<f32>) {
+    let mut qs = vec![0i8; x.len()];
+    let mut ds = vec![0f32; x.len() / QK];
+    for ((xb, qb), d) in x.chunks_exact(QK).zip(qs.chunks_exact_mut(QK)).zip(&mut ds) {
+        let amax = xb.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let scale = amax / 127.0;
+        let inv = if scale != 0.0 { 1.0 / scale } else { 0.0 };
+        for (q, v) in qb.iter_mut().zip(xb) {
+            *q = (v * inv).round() as i8;
+        }
+        *d = round_to_f16(scale);
+    }
+    (qs, ds)
+}
+
+/// `y = W x` for Q8_0 rows `W` (`qs`, `d`; row length `k`), rows split over the rayon pool.
+fn q8_matvec(qs: &[i8], d: &[f32], k: usize, x: &[f32], y: &mut [f32]) {
+    let (xq, xd) = quantize_q8(x);
+    let nb = k / QK;
+    let n = y.len();
+    let threads = rayon::current_num_threads().max(1);
+    let tasks = if n >= 4096 { threads * 4 } else { threads };
+    let chunk = n.div_ceil(tasks).next_multiple_of(4).max(4);
+    use rayon::prelude::*;
+    y.par_chunks_mut(chunk).enumerate().for_each(|(i, yc)| {
+        let r0 = i * chunk;
+        let rows = yc.len();
+        q8_rows(
+            &qs[r0 * k..(r0 + rows) * k],
+            &d[r0 * nb..(r0 + rows) * nb],
+            &xq,
+            &xd,
+            yc,
+        );
+    });
+}
+
+/// Rows of a Q8_0 matrix times the quantized input: AVX2 when available, else portable.
+fn q8_rows(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA; the slices have the sizes q8_rows_avx2 reads
+        // (checked by its asserts).
+        unsafe { q8_rows_avx2(qs, d, xq, xd, y) };
+        return;
+    }
+    q8_rows_portable(qs, d, xq, xd, y)
+}
+
+fn q8_rows_portable(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32]) {
+    let k = xq.len();
+    let nb = xd.len();
+    for (r, out) in y.iter_mut().enumerate() {
+        let mut acc = 0f32;
+        for b in 0..nb {
+            let w = &qs[r * k + b * QK..r * k + (b + 1) * QK];
+            let s: i32 = w
+                .iter()
+                .zip(&xq[b * QK..(b + 1) * QK])
+                .map(|(&a, &c)| a as i32 * c as i32)
+                .sum();
+            acc += d[r * nb + b] * xd[b] * s as f32;
+        }
+        *out = acc;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn q8_rows_avx2(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let (k, nb, rows) = (xq.len(), xd.len(), y.len());
+    assert!(qs.len() >= rows * k && d.len() >= rows * nb && k == nb * QK);
+    #[inline(always)]
+    unsafe fn hsum(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        _mm_cvtss_f32(s)
+    }
+    // One block of row `r` against input block `b`, added to `acc`.
+    #[inline(always)]
+    unsafe fn block(qs: *const i8, d: f32, xv: __m256i, xd: f32, acc: __m256) -> __m256 {
+        let wv = _mm256_loadu_si256(qs as *const __m256i);
+        let prod = _mm256_maddubs_epi16(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
+        let sum = _mm256_madd_epi16(prod, _mm256_set1_epi16(1));
+        _mm256_fmadd_ps(_mm256_set1_ps(d * xd), _mm256_cvtepi32_ps(sum), acc)
+    }
+    let (qp, dp, xp) = (qs.as_ptr(), d.as_ptr(), xq.as_ptr());
+    let mut r = 0;
+    while r < rows {
+        let group = (rows - r).min(4);
+        let mut acc = [_mm256_setzero_ps(); 4];
+        for b in 0..nb {
+            let xv = _mm256_loadu_si256(xp.add(b * QK) as *const __m256i);
+            let xdb = *xd.get_unchecked(b);
+            for (j, a) in acc.iter_mut().enumerate().take(group) {
+                let row = r + j;
+                *a = block(qp.add(row * k + b * QK), *dp.add(row * nb + b), xv, xdb, *a);
+            }
+        }
+        for (j, a) in acc.iter().enumerate().take(group) {
+            *y.get_unchecked_mut(r + j) = hsum(*a);
+        }
+        r += group;
     }
 }
 
@@ -122,6 +299,33 @@ mod tests {
     use super::*;
     use candle_core::quantized::QMatMul;
     use candle_core::{Device, Module, Tensor};
+
+    #[test]
+    fn half_floats_widen_exactly() {
+        for (h, f) in [
+            (0x3c00u16, 1.0f32),
+            (0xc000, -2.0),
+            (0x0000, 0.0),
+            (0x7bff, 65504.0),
+            (0x0001, 5.960_464_5e-8),
+            (0x03ff, 6.097_555_2e-5),
+            (0x3555, 0.333_251_95),
+        ] {
+            assert_eq!(f16_to_f32(h), f, "{h:#06x}");
+        }
+        assert!(f16_to_f32(0x7c00).is_infinite());
+        let ulp = 2f32.powi(-10);
+        assert_eq!(round_to_f16(1.0 + ulp / 2.0), 1.0, "tie to even (down)");
+        assert_eq!(
+            round_to_f16(1.0 + 1.5 * ulp),
+            1.0 + 2.0 * ulp,
+            "tie to even (up)"
+        );
+        assert_eq!(round_to_f16(1.0 + 0.6 * ulp), 1.0 + ulp);
+        assert_eq!(round_to_f16(0.333_333_34), 0.333_251_95);
+        assert_eq!(round_to_f16(1e-6), 17.0 * 5.960_464_5e-8);
+        assert!(f16_to_f32(0x7e00).is_nan());
+    }
 
     #[test]
     fn stacked_rows_multiply_as_candle_does_each_matrix() {
@@ -155,6 +359,17 @@ mod tests {
             stacked.matvec(&x[..10], &mut y).is_err(),
             "bad shape is an error"
         );
+        // The portable and the AVX2 product agree (integer block sums, one scale each).
+        let (xq, xd) = quantize_q8(&x);
+        if let Blocks::Q8 { qs, d } = &stacked.blocks {
+            let mut p = vec![0f32; 12];
+            q8_rows_portable(qs, d, &xq, &xd, &mut p);
+            for (a, b) in p.iter().zip(&y) {
+                assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+        } else {
+            panic!("Q8_0 rows are widened");
+        }
         // Mixed dtypes do not stack.
         let q4 = QTensor::quantize(&w(4, 1.0), GgmlDType::Q4_0).unwrap();
         let q8 = QTensor::quantize(&w(4, 1.0), GgmlDType::Q8_0).unwrap();
