@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use std::collections::HashMap;
+
 use anyhow::{Context, Result};
 use memskill_controller::{Controller, NewSkillBias, SelectMode, SpanOutcome, Transition};
 use memskill_core::{
@@ -351,10 +353,21 @@ fn random_selection(
 pub fn build_memory(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
-    mut rng: Option<&mut ChaCha8Rng>,
+    rng: Option<&mut ChaCha8Rng>,
 ) -> Result<BuiltMemory> {
+    Ok(build_memory_with(ctx, sample, rng, &[])?.0)
+}
+
+/// [`build_memory`], also embedding `extra` texts (with `ctx.encoder`, one batch) off the
+/// critical path, while the first span's executor call is in flight; returns their
+/// embeddings too.
+pub fn build_memory_with(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    mut rng: Option<&mut ChaCha8Rng>,
+    extra: &[&str],
+) -> Result<(BuiltMemory, Vec<Vec<f32>>)> {
     let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
-    let span_embs = embed(ctx.encoder, &texts)?;
     let mut out = BuiltMemory {
         memory: MemoryBank::new(),
         transitions: Vec::with_capacity(sample.spans.len()),
@@ -369,36 +382,78 @@ pub fn build_memory(
         sample_id: sample.id.clone(),
         span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
     };
-    for (span, span_emb) in sample.spans.iter().zip(&span_embs) {
-        let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
-        let selection = select_skills(ctx, sample, span, &state, rng.as_deref_mut())?;
-        let chosen: Vec<&Skill> = selection
-            .skills
-            .iter()
-            .filter_map(|&i| ctx.skills.get(i))
-            .collect();
-        // owned: the reply is applied to the bank these texts come from
-        let retrieved_owned: Vec<String> = retrieved.iter().map(|m| m.content.clone()).collect();
-        let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
-        let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
-        let outcome = write_span(
-            ctx,
-            &mut out,
-            span,
-            &chosen,
-            &retrieved_texts,
-            &retrieved_ids,
-        )?;
-        out.chosen.push(selection.skills.clone());
-        out.outcomes.push(outcome);
-        out.transitions.push(Transition::from_selection(
-            state,
-            ctx.skill_embs.clone(),
-            selection,
-            0.0,
-        ));
-    }
-    Ok(out)
+    // The first span is embedded now; the others (one batch), then `extra`, on a second
+    // thread started after it, while the first span's executor call is in flight: they are
+    // needed from the second span on, so their encoding stays off the episode's critical
+    // path (and does not compete with the first span's).
+    let (first, rest) = texts.split_at(texts.len().min(1));
+    let extra_embs = std::thread::scope(|scope| -> Result<Vec<Vec<f32>>> {
+        let mut span_embs = embed(ctx.encoder, first)?;
+        let later = scope.spawn(|| -> Result<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+            Ok((embed(ctx.encoder, rest)?, embed(ctx.encoder, extra)?))
+        });
+        let mut later = Some(later);
+        let mut extra_embs = Vec::new();
+        let mut join = |later: &mut Option<_>, span_embs: &mut Vec<Vec<f32>>| -> Result<()> {
+            if let Some(h) = Option::<std::thread::ScopedJoinHandle<'_, _>>::take(later) {
+                let (r, e) = h
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("span encoding thread panicked"))??;
+                span_embs.extend(r);
+                extra_embs = e;
+            }
+            Ok(())
+        };
+        for (i, span) in sample.spans.iter().enumerate() {
+            if i == 1 {
+                join(&mut later, &mut span_embs)?;
+            }
+            build_span(
+                ctx,
+                sample,
+                span,
+                &span_embs[i],
+                &mut out,
+                rng.as_deref_mut(),
+            )?;
+        }
+        join(&mut later, &mut span_embs)?;
+        Ok(extra_embs)
+    })?;
+    Ok((out, extra_embs))
+}
+
+/// One span of [`build_memory`]: retrieve and encode the state, select skills, ask the
+/// executor, apply its reply to `out`.
+fn build_span(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    span: &memskill_core::Span,
+    span_emb: &[f32],
+    out: &mut BuiltMemory,
+    rng: Option<&mut ChaCha8Rng>,
+) -> Result<()> {
+    let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
+    let selection = select_skills(ctx, sample, span, &state, rng)?;
+    let chosen: Vec<&Skill> = selection
+        .skills
+        .iter()
+        .filter_map(|&i| ctx.skills.get(i))
+        .collect();
+    // owned: the reply is applied to the bank these texts come from
+    let retrieved_owned: Vec<String> = retrieved.iter().map(|m| m.content.clone()).collect();
+    let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
+    let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
+    let outcome = write_span(ctx, out, span, &chosen, &retrieved_texts, &retrieved_ids)?;
+    out.chosen.push(selection.skills.clone());
+    out.outcomes.push(outcome);
+    out.transitions.push(Transition::from_selection(
+        state,
+        ctx.skill_embs.clone(),
+        selection,
+        0.0,
+    ));
+    Ok(())
 }
 
 /// The controller's choice for one span (or the random policy's): sampled with the
@@ -615,6 +670,20 @@ pub fn answer_queries(
     queries: &[&Query],
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
+    answer_queries_with(ctx, sample, memory, queries, with_judge, &HashMap::new())
+}
+
+/// [`answer_queries`] with question embeddings already computed (`ctx.encoder`'s, by
+/// question text); used when the questions are retrieved for with `ctx.encoder` from the
+/// whole bank, other questions are embedded here.
+pub fn answer_queries_with(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    memory: &MemoryBank,
+    queries: &[&Query],
+    with_judge: bool,
+    pre: &HashMap<&str, Vec<f32>>,
+) -> Result<Vec<QueryResult>> {
     // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
     let shown = ctx.shown_memory(memory);
     let memory: &MemoryBank = &shown;
@@ -628,7 +697,7 @@ pub fn answer_queries(
                 .map(|d| memory.as_of(d))
         })
         .collect();
-    let all_hits = question_hits(ctx, memory, queries, &views)?;
+    let all_hits = question_hits(ctx, memory, queries, &views, pre)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         let bank = views[i].as_ref().unwrap_or(memory);
         let mems: Vec<&MemoryItem> = all_hits[i]
@@ -647,6 +716,7 @@ fn question_hits(
     memory: &MemoryBank,
     queries: &[&Query],
     views: &[Option<MemoryBank>],
+    pre: &HashMap<&str, Vec<f32>>,
 ) -> Result<Vec<Vec<(MemoryId, f32)>>> {
     if views.iter().any(Option::is_some) {
         return queries
@@ -665,6 +735,12 @@ fn question_hits(
             .collect();
     }
     let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
+    if ctx.retriever.is_none() && texts.iter().all(|t| pre.contains_key(t)) {
+        return Ok(texts
+            .iter()
+            .map(|t| memory.retrieve(&pre[t], ctx.answer_retrieve))
+            .collect());
+    }
     crate::retrieval::question_hits(
         memory,
         ctx.encoder,
@@ -786,9 +862,17 @@ pub struct EpisodeResult {
 /// so concurrency does not change results).
 pub fn run_episode(ctx: &EpisodeCtx<'_>, sample: &Sample, seed: u64) -> Result<EpisodeResult> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let built = build_memory(ctx, sample, Some(&mut rng))?;
+    // Questions retrieved for with the state encoder from the whole bank are embedded while
+    // the memory is built (off the critical path).
+    let prefetch: Vec<&str> = if ctx.retriever.is_none() && !ctx.answer_as_of {
+        sample.queries.iter().map(|q| q.question.as_str()).collect()
+    } else {
+        Vec::new()
+    };
+    let (built, q_embs) = build_memory_with(ctx, sample, Some(&mut rng), &prefetch)?;
+    let pre: HashMap<&str, Vec<f32>> = prefetch.into_iter().zip(q_embs).collect();
     let queries = crate::data::stratified_queries(&sample.queries, ctx.query_ratio, &mut rng);
-    let results = answer_queries(ctx, sample, &built.memory, &queries, false)?;
+    let results = answer_queries_with(ctx, sample, &built.memory, &queries, false, &pre)?;
     let scores: Vec<f64> = results.iter().filter_map(|r| r.score).collect();
     let reward = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     Ok(EpisodeResult {

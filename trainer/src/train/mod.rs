@@ -15,6 +15,8 @@ mod stage;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use anyhow::Result;
 use memskill_controller::Controller;
 use memskill_core::SkillBank;
@@ -108,6 +110,9 @@ pub struct Trainer<'c> {
     /// One stderr line per update (`--no-progress`, or no terminal).
     log_lines: bool,
     out: TrainOutcome,
+    /// The selectable skills' description embeddings, with the descriptions they are for
+    /// (computed once per bank content, one batch, as each rollout would).
+    skill_embs: Option<(Vec<String>, Arc<Vec<Vec<f32>>>)>,
 }
 
 impl Trainer<'_> {

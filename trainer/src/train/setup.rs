@@ -87,7 +87,7 @@ impl<'c> Trainer<'c> {
             export_dir: None,
             last_checkpoint: None,
         };
-        Ok(Trainer {
+        let mut trainer = Trainer {
             cfg,
             opts: opts.clone(),
             bench,
@@ -101,7 +101,14 @@ impl<'c> Trainer<'c> {
             progress,
             log_lines,
             out,
-        })
+            skill_embs: None,
+        };
+        // The bank's description embeddings are set-up work (each rollout reuses them until
+        // the bank changes), so the first rollout does not wait for them either.
+        if !trainer.bank.selectable().is_empty() {
+            trainer.skill_embeddings()?;
+        }
+        Ok(trainer)
     }
 }
 
