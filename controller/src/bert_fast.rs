@@ -338,7 +338,7 @@ impl FastBert {
 fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
     const ROWS_PER_TASK: usize = 16;
     if par {
-        x.par_chunks_mut(width * ROWS_PER_TASK).for_each(|c| f(c));
+        x.par_chunks_mut(width * ROWS_PER_TASK).for_each(&f);
     } else {
         f(x);
     }

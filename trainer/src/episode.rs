@@ -358,6 +358,9 @@ pub fn build_memory(
     Ok(build_memory_with(ctx, sample, rng, &[])?.0)
 }
 
+/// One embedding per text.
+type Embeddings = Vec<Vec<f32>>;
+
 /// [`build_memory`], also embedding `extra` texts (with `ctx.encoder`, one batch) off the
 /// critical path, while the first span's executor call is in flight; returns their
 /// embeddings too.
@@ -389,7 +392,7 @@ pub fn build_memory_with(
     let (first, rest) = texts.split_at(texts.len().min(1));
     let extra_embs = std::thread::scope(|scope| -> Result<Vec<Vec<f32>>> {
         let mut span_embs = embed(ctx.encoder, first)?;
-        let later = scope.spawn(|| -> Result<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+        let later = scope.spawn(|| -> Result<(Embeddings, Embeddings)> {
             Ok((embed(ctx.encoder, rest)?, embed(ctx.encoder, extra)?))
         });
         let mut later = Some(later);

@@ -216,6 +216,19 @@ pub fn run_dir(runs_dir: &Path, cfg: &Config) -> PathBuf {
     runs_dir.join(&cfg.run.name)
 }
 
+/// One-time initialisation done at set-up rather than inside the first rollout, where it would
+/// sit on the critical path of every episode: the executor reply parser's and the memory
+/// filter's rule sets (regexes compiled at first use), and the encoder's first forward (the
+/// thread pool starting, first buffers). Nothing here changes a result; an encoder error is
+/// left for the first real call to report.
+fn warm_up(cfg: &Config, encoder: &dyn TextEncoder) {
+    let _ = memskill_executor::parse_response("INSERT: warm-up", 0);
+    if cfg.memory.filter_mode() != memskill_designer::MemoryFilter::Off {
+        let _ = memskill_designer::scan_memory("warm-up");
+    }
+    let _ = encoder.embed(&["warm-up"]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,17 +255,4 @@ mod tests {
         std::fs::write(&path, serde_json::to_string(&SkillBank::seed()).unwrap()).unwrap();
         assert_eq!(initial_bank(&cfg).unwrap(), SkillBank::seed());
     }
-}
-
-/// One-time initialisation done at set-up rather than inside the first rollout, where it would
-/// sit on the critical path of every episode: the executor reply parser's and the memory
-/// filter's rule sets (regexes compiled at first use), and the encoder's first forward (the
-/// thread pool starting, first buffers). Nothing here changes a result; an encoder error is
-/// left for the first real call to report.
-fn warm_up(cfg: &Config, encoder: &dyn TextEncoder) {
-    let _ = memskill_executor::parse_response("INSERT: warm-up", 0);
-    if cfg.memory.filter_mode() != memskill_designer::MemoryFilter::Off {
-        let _ = memskill_designer::scan_memory("warm-up");
-    }
-    let _ = encoder.embed(&["warm-up"]);
 }

@@ -39,7 +39,7 @@ pub struct QRows {
 /// The block-typed copy of `bytes` (whole blocks of `T`).
 fn typed<T: GgmlType>(bytes: &[u8]) -> Result<Vec<T>> {
     let size = std::mem::size_of::<T>();
-    if bytes.len() % size != 0 {
+    if !bytes.len().is_multiple_of(size) {
         candle_core::bail!("{} bytes are not whole {:?} blocks", bytes.len(), T::DTYPE);
     }
     let n = bytes.len() / size;
@@ -75,7 +75,7 @@ impl QRows {
         let blocks = match dtype {
             GgmlDType::Q4_0 => Blocks::Q4_0(typed(&bytes)?),
             GgmlDType::Q8_0 => {
-                if bytes.len() % Q8_0_BYTES != 0 {
+                if !bytes.len().is_multiple_of(Q8_0_BYTES) {
                     candle_core::bail!("{} bytes are not whole Q8_0 blocks", bytes.len());
                 }
                 let (qs, d) = widen_q8_0(&bytes, bytes.len() / Q8_0_BYTES)?;
@@ -308,7 +308,7 @@ mod tests {
             (0x0000, 0.0),
             (0x7bff, 65504.0),
             (0x0001, 5.960_464_5e-8),
-            (0x03ff, 6.097_555_2e-5),
+            (0x03ff, 1023.0 * 5.960_464_5e-8),
             (0x3555, 0.333_251_95),
         ] {
             assert_eq!(f16_to_f32(h), f, "{h:#06x}");

@@ -92,6 +92,9 @@ struct RunFiles {
     config_toml: String,
 }
 
+/// One embedding per selectable skill, shared with the episodes.
+type SkillEmbeddings = Arc<Vec<Vec<f32>>>;
+
 /// A training run in progress: the controller, the skill bank and its evolution, the
 /// hard-case pool, the loop counters and RNG ([`TrainState`]), the backends and the run
 /// directory.
@@ -112,7 +115,7 @@ pub struct Trainer<'c> {
     out: TrainOutcome,
     /// The selectable skills' description embeddings, with the descriptions they are for
     /// (computed once per bank content, one batch, as each rollout would).
-    skill_embs: Option<(Vec<String>, Arc<Vec<Vec<f32>>>)>,
+    skill_embs: Option<(Vec<String>, SkillEmbeddings)>,
 }
 
 impl Trainer<'_> {
