@@ -2,10 +2,12 @@
 # The memskill main job in one command: fetch the model assets if missing, train on the
 # quickstart config (LoCoMo cut down, local SmolLM2 executor, MiniLM encoder), evaluate the
 # result on the quickstart test split, export the skill bank, print the results table.
-# Uses the dev profile (dependencies are built with opt-level 3), sharing target/ with the
-# tests: after scripts/test.sh nothing of burn or candle is compiled again (Cargo.toml's
-# [profile.dev.build-override] keeps the binary's and the tests' dependency builds equal). No `-C target-cpu=native` is needed: the local backend requantizes SmolLM2's Q4_1
-# weights (no SIMD kernel in candle) to Q8_0 once, whose kernels are chosen at run time.
+# Uses the dev profile (dependencies built as in release; core, controller and executor
+# optimised), sharing target/ with the tests: after scripts/test.sh nothing of burn or candle
+# is compiled again (Cargo.toml's [profile.dev.build-override] keeps the binary's and the
+# tests' dependency builds equal). No `-C target-cpu=native` is needed: the local backend
+# requantizes SmolLM2's Q4_1 weights (no SIMD kernel in candle) to Q8_0 once, and the SIMD
+# kernels (ours and candle's) are chosen at run time.
 #   scripts/quickstart.sh [extra --set KEY=VALUE ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
