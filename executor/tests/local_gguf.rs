@@ -291,6 +291,18 @@ fn fast_llama_agrees_with_candle_quantized_llama() {
         "dense prefill {}",
         rel(&got, &want)
     );
+    // A small model's decode steps run on plain buffers (stacked Q8_0 rows, our product):
+    // the same step as the reference within the dense prefill's tolerance (its K/V come
+    // from unquantized activations). A wrong rope, head grouping or cache offset is off by
+    // far more.
+    assert!(format!("{dense:?}").contains("plain_steps: true"));
+    let got_step = dense.step(500).unwrap();
+    assert!(
+        rel(&got_step, &want_step) < 5e-2,
+        "plain step {}",
+        rel(&got_step, &want_step)
+    );
+    dense.clear();
 
     // Prefix reuse: the shared 30 tokens are not recomputed, the logits are the fresh ones.
     let mut other = ids[..30].to_vec();

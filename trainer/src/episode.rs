@@ -363,7 +363,8 @@ type Embeddings = Vec<Vec<f32>>;
 
 /// [`build_memory`], also embedding `extra` texts (with `ctx.encoder`, one batch) off the
 /// critical path, while the first span's executor call is in flight; returns their
-/// embeddings too.
+/// embeddings too. An encoder error on the later spans or on `extra` is reported when they
+/// are needed (after the first span's call), not before it.
 pub fn build_memory_with(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,

@@ -6,8 +6,9 @@
 //!   [`DensePrefill`] says so: by default for models of at most 1.5 B weights), instead of
 //!   candle's row-by-row quantized `vec_dot`; one-token decode steps keep the quantized kernels
 //!   (they are bound by memory traffic, which the small quantized weights minimise);
-//! * one-token decode steps (when the weights have a dense copy, i.e. small models) run on
-//!   plain buffers: quantized rows in `Vec`s ([`super::qrows`], candle's own `vec_dot`), the
+//! * one-token decode steps (on the CPU, when the weights have a dense copy, i.e. small
+//!   models) run on plain buffers: quantized rows in `Vec`s ([`super::qrows`]: our Q8_0
+//!   product, candle's `k_quants::matmul` for other dtypes), the
 //!   norms, rope, attention and SiLU as slice loops, query/key/value and gate/up each one
 //!   product: four parallel regions per layer and no tensor allocated per operation;
 //! * the KV cache is allocated once (`max_ctx` positions per layer) and written in place,
@@ -94,6 +95,9 @@ impl Stacked {
     }
 
     fn matvec(&self, x: &[f32], y: &mut [f32]) -> Result<()> {
+        if y.len() != self.n() {
+            candle_core::bail!("{} stacked rows into {} outputs", self.n(), y.len());
+        }
         let mut at = 0;
         for r in &self.0 {
             r.matvec(x, &mut y[at..at + r.n()])?;
@@ -230,7 +234,7 @@ impl FastLlama {
             Err(_) => embed_q,
         };
         // Small models (those with a dense copy for prompts) step on plain buffers.
-        let mut steps = if dense {
+        let mut steps = if dense && dev.is_cpu() && !neox {
             Stacked::new(&[&output_q])?.map(|output| StepWeights {
                 layers: Vec::with_capacity(blocks),
                 output,
@@ -260,15 +264,24 @@ impl FastLlama {
                     Stacked::new(&[&g, &u])?,
                     Stacked::new(&[&d])?,
                 );
+                let hidden = n_head * head_dim;
                 match parts {
-                    (Some(qkv), Some(wo), Some(gate_up), Some(down)) => st.layers.push(StepLayer {
-                        qkv,
-                        wo,
-                        gate_up,
-                        down,
-                        attn_norm: attn_norm.to_vec1()?,
-                        ffn_norm: ffn_norm.to_vec1()?,
-                    }),
+                    // Shapes the step's buffers assume; anything else takes the tensor path.
+                    (Some(qkv), Some(wo), Some(gate_up), Some(down))
+                        if qkv.n() == (n_head + 2 * n_kv) * head_dim
+                            && wo.n() == hidden
+                            && g.shape().dims2()?.0 == u.shape().dims2()?.0
+                            && down.n() == hidden =>
+                    {
+                        st.layers.push(StepLayer {
+                            qkv,
+                            wo,
+                            gate_up,
+                            down,
+                            attn_norm: attn_norm.to_vec1()?,
+                            ffn_norm: ffn_norm.to_vec1()?,
+                        })
+                    }
                     _ => steps = None,
                 }
             }
@@ -496,8 +509,7 @@ impl FastLlama {
         let mut qkv = vec![0f32; (nh + 2 * nkv) * hd];
         let mut y = vec![0f32; hidden];
         let mut o = vec![0f32; hidden];
-        let ffn = w.layers.first().map_or(0, |l| l.gate_up.n() / 2);
-        let mut gu = vec![0f32; 2 * ffn];
+        let mut gu = Vec::new();
         let half = hd / 2;
         let (cos, sin) = (
             &w.cos[pos * half..(pos + 1) * half],
@@ -520,6 +532,8 @@ impl FastLlama {
             lw.wo.matvec(&y, &mut o)?;
             kernels::add(&o, &mut x);
             rms_norm(&x, &lw.ffn_norm, self.eps, &mut h);
+            let ffn = lw.gate_up.n() / 2;
+            gu.resize(2 * ffn, 0.0);
             lw.gate_up.matvec(&h, &mut gu)?;
             let (g, u) = gu.split_at_mut(ffn);
             for (g, u) in g.iter_mut().zip(u.iter()) {
