@@ -11,7 +11,9 @@
 //! the block scales widened to f32 once at load (candle converts two f16 per block per
 //! product), four rows per pass over the quantized input, AVX2 when the CPU has it; the same
 //! arithmetic as ggml's Q8_0 x Q8_0 dot (integer block sums scaled by `d_w * d_x`), rows
-//! split over the rayon pool. Other dtypes use candle's kernel (`k_quants::matmul`).
+//! split over the rayon pool. The portable build (CPUs without AVX2) adds the scaled block
+//! sums in another order, so its logits can differ from the AVX2 build's in the last bits.
+//! Other dtypes use candle's kernel (`k_quants::matmul`).
 
 use candle_core::quantized::k_quants::{self, BlockQ4K, BlockQ4_0, BlockQ5K, BlockQ6K, GgmlType};
 use candle_core::quantized::{GgmlDType, QTensor};
