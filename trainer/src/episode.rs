@@ -4,8 +4,6 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use std::collections::HashMap;
-
 use anyhow::{Context, Result};
 use memskill_controller::{Controller, NewSkillBias, SelectMode, SpanOutcome, Transition};
 use memskill_core::{
@@ -355,22 +353,20 @@ pub fn build_memory(
     sample: &Sample,
     rng: Option<&mut ChaCha8Rng>,
 ) -> Result<BuiltMemory> {
-    Ok(build_memory_with(ctx, sample, rng, &[])?.0)
+    build_memory_with(ctx, sample, rng, &[])
 }
 
-/// One embedding per text.
-type Embeddings = Vec<Vec<f32>>;
-
-/// [`build_memory`], also embedding `extra` texts (with `ctx.encoder`, one batch) off the
-/// critical path, while the first span's executor call is in flight; returns their
-/// embeddings too. An encoder error on the later spans or on `extra` is reported when they
-/// are needed (after the first span's call), not before it.
+/// [`build_memory`], also embedding the texts `warm` (one batch, result dropped) while the
+/// first span's executor call is in flight: the run's encoder memoises embeddings, so a
+/// later embedding of them (the episode's questions) is a cache hit instead of work on the
+/// critical path. An encoder error on the later spans or on `warm` is reported when they are
+/// needed (after the first span's call), not before it.
 pub fn build_memory_with(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
     mut rng: Option<&mut ChaCha8Rng>,
-    extra: &[&str],
-) -> Result<(BuiltMemory, Vec<Vec<f32>>)> {
+    warm: &[&str],
+) -> Result<BuiltMemory> {
     let texts: Vec<&str> = sample.spans.iter().map(|s| s.text.as_str()).collect();
     let mut out = BuiltMemory {
         memory: MemoryBank::new(),
@@ -386,25 +382,28 @@ pub fn build_memory_with(
         sample_id: sample.id.clone(),
         span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
     };
-    // The first span is embedded now; the others (one batch), then `extra`, on a second
+    // The first span is embedded now; the others (one batch), then `warm`, on a second
     // thread started after it, while the first span's executor call is in flight: they are
     // needed from the second span on, so their encoding stays off the episode's critical
-    // path (and does not compete with the first span's).
+    // path (and does not compete with the first span's). The thread is joined before
+    // returning, so what it warmed is in the cache whatever the timing.
     let (first, rest) = texts.split_at(texts.len().min(1));
-    let extra_embs = std::thread::scope(|scope| -> Result<Vec<Vec<f32>>> {
+    std::thread::scope(|scope| -> Result<()> {
         let mut span_embs = embed(ctx.encoder, first)?;
-        let later = scope.spawn(|| -> Result<(Embeddings, Embeddings)> {
-            Ok((embed(ctx.encoder, rest)?, embed(ctx.encoder, extra)?))
+        let later = scope.spawn(|| -> Result<Vec<Vec<f32>>> {
+            let rest = embed(ctx.encoder, rest)?;
+            embed(ctx.encoder, warm)?;
+            Ok(rest)
         });
         let mut later = Some(later);
-        let mut extra_embs = Vec::new();
-        let mut join = |later: &mut Option<_>, span_embs: &mut Vec<Vec<f32>>| -> Result<()> {
-            if let Some(h) = Option::<std::thread::ScopedJoinHandle<'_, _>>::take(later) {
-                let (r, e) = h
+        let join = |later: &mut Option<std::thread::ScopedJoinHandle<'_, _>>,
+                    span_embs: &mut Vec<Vec<f32>>|
+         -> Result<()> {
+            if let Some(h) = later.take() {
+                let rest: Vec<Vec<f32>> = h
                     .join()
                     .map_err(|_| anyhow::anyhow!("span encoding thread panicked"))??;
-                span_embs.extend(r);
-                extra_embs = e;
+                span_embs.extend(rest);
             }
             Ok(())
         };
@@ -421,10 +420,9 @@ pub fn build_memory_with(
                 rng.as_deref_mut(),
             )?;
         }
-        join(&mut later, &mut span_embs)?;
-        Ok(extra_embs)
+        join(&mut later, &mut span_embs)
     })?;
-    Ok((out, extra_embs))
+    Ok(out)
 }
 
 /// One span of [`build_memory`]: retrieve and encode the state, select skills, ask the
@@ -674,20 +672,6 @@ pub fn answer_queries(
     queries: &[&Query],
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
-    answer_queries_with(ctx, sample, memory, queries, with_judge, &HashMap::new())
-}
-
-/// [`answer_queries`] with question embeddings already computed (`ctx.encoder`'s, by
-/// question text); used when the questions are retrieved for with `ctx.encoder` from the
-/// whole bank, other questions are embedded here.
-pub fn answer_queries_with(
-    ctx: &EpisodeCtx<'_>,
-    sample: &Sample,
-    memory: &MemoryBank,
-    queries: &[&Query],
-    with_judge: bool,
-    pre: &HashMap<&str, Vec<f32>>,
-) -> Result<Vec<QueryResult>> {
     // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
     let shown = ctx.shown_memory(memory);
     let memory: &MemoryBank = &shown;
@@ -701,7 +685,7 @@ pub fn answer_queries_with(
                 .map(|d| memory.as_of(d))
         })
         .collect();
-    let all_hits = question_hits(ctx, memory, queries, &views, pre)?;
+    let all_hits = question_hits(ctx, memory, queries, &views)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         let bank = views[i].as_ref().unwrap_or(memory);
         let mems: Vec<&MemoryItem> = all_hits[i]
@@ -720,7 +704,6 @@ fn question_hits(
     memory: &MemoryBank,
     queries: &[&Query],
     views: &[Option<MemoryBank>],
-    pre: &HashMap<&str, Vec<f32>>,
 ) -> Result<Vec<Vec<(MemoryId, f32)>>> {
     if views.iter().any(Option::is_some) {
         return queries
@@ -739,12 +722,6 @@ fn question_hits(
             .collect();
     }
     let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
-    if ctx.retriever.is_none() && texts.iter().all(|t| pre.contains_key(t)) {
-        return Ok(texts
-            .iter()
-            .map(|t| memory.retrieve(&pre[t], ctx.answer_retrieve))
-            .collect());
-    }
     crate::retrieval::question_hits(
         memory,
         ctx.encoder,
@@ -867,16 +844,15 @@ pub struct EpisodeResult {
 pub fn run_episode(ctx: &EpisodeCtx<'_>, sample: &Sample, seed: u64) -> Result<EpisodeResult> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Questions retrieved for with the state encoder from the whole bank are embedded while
-    // the memory is built (off the critical path).
-    let prefetch: Vec<&str> = if ctx.retriever.is_none() && !ctx.answer_as_of {
+    // the memory is built (into the encoder's cache, off the critical path).
+    let warm: Vec<&str> = if ctx.retriever.is_none() && !ctx.answer_as_of {
         sample.queries.iter().map(|q| q.question.as_str()).collect()
     } else {
         Vec::new()
     };
-    let (built, q_embs) = build_memory_with(ctx, sample, Some(&mut rng), &prefetch)?;
-    let pre: HashMap<&str, Vec<f32>> = prefetch.into_iter().zip(q_embs).collect();
+    let built = build_memory_with(ctx, sample, Some(&mut rng), &warm)?;
     let queries = crate::data::stratified_queries(&sample.queries, ctx.query_ratio, &mut rng);
-    let results = answer_queries_with(ctx, sample, &built.memory, &queries, false, &pre)?;
+    let results = answer_queries(ctx, sample, &built.memory, &queries, false)?;
     let scores: Vec<f64> = results.iter().filter_map(|r| r.score).collect();
     let reward = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     Ok(EpisodeResult {

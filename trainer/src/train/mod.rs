@@ -15,8 +15,6 @@ mod stage;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use std::sync::Arc;
-
 use anyhow::Result;
 use memskill_controller::Controller;
 use memskill_core::SkillBank;
@@ -92,9 +90,6 @@ struct RunFiles {
     config_toml: String,
 }
 
-/// One embedding per selectable skill, shared with the episodes.
-type SkillEmbeddings = Arc<Vec<Vec<f32>>>;
-
 /// A training run in progress: the controller, the skill bank and its evolution, the
 /// hard-case pool, the loop counters and RNG ([`TrainState`]), the backends and the run
 /// directory.
@@ -113,9 +108,6 @@ pub struct Trainer<'c> {
     /// One stderr line per update (`--no-progress`, or no terminal).
     log_lines: bool,
     out: TrainOutcome,
-    /// The selectable skills' description embeddings, with the descriptions they are for
-    /// (computed once per bank content, one batch, as each rollout would).
-    skill_embs: Option<(Vec<String>, SkillEmbeddings)>,
 }
 
 impl Trainer<'_> {

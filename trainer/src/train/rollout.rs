@@ -56,33 +56,12 @@ pub struct ScoredBatch {
 }
 
 impl Trainer<'_> {
-    /// The selectable skills' description embeddings (in `selectable()` order): the cached
-    /// ones while the descriptions are the same, else all embedded again in one batch.
-    pub(super) fn skill_embeddings(&mut self) -> Result<Arc<Vec<Vec<f32>>>> {
-        let descs: Vec<String> = self
-            .bank
-            .selectable()
-            .iter()
-            .map(|s| s.description.clone())
-            .collect();
-        if let Some((d, e)) = &self.skill_embs {
-            if *d == descs {
-                return Ok(e.clone());
-            }
-        }
-        let texts: Vec<&str> = descs.iter().map(String::as_str).collect();
-        let e = Arc::new(embed(self.rt.encoder.as_ref(), &texts)?);
-        self.skill_embs = Some((descs, e.clone()));
-        Ok(e)
-    }
-
     /// Draw a batch from the benchmark and run its episodes (at most `concurrency.episodes`
     /// at a time), each with its own RNG.
     pub fn rollout(&mut self) -> Result<Rollout> {
         let t_roll = Instant::now();
         let llm_before = self.rt.counters.totals();
         let retries_before = self.rt.retries();
-        let skill_embs = self.skill_embeddings()?;
         let batch =
             self.bench
                 .draw_batch(&self.rt, &mut self.state.rng, self.cfg.run.batch_size)?;
@@ -90,6 +69,8 @@ impl Trainer<'_> {
         if skills.is_empty() {
             bail!("the skill bank has no selectable skill");
         }
+        let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
+        let skill_embs = Arc::new(embed(self.rt.encoder.as_ref(), &descs)?);
         let bias: Option<NewSkillBias> = self
             .state
             .bias

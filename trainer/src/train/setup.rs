@@ -87,7 +87,15 @@ impl<'c> Trainer<'c> {
             export_dir: None,
             last_checkpoint: None,
         };
-        let mut trainer = Trainer {
+        // The bank's description embeddings land in the encoder's cache at set-up (each
+        // rollout embeds them again, as cache hits), so the first rollout does not wait.
+        let descs: Vec<&str> = bank
+            .selectable()
+            .into_iter()
+            .map(|s| s.description.as_str())
+            .collect();
+        crate::backends::embed(rt.encoder.as_ref(), &descs)?;
+        Ok(Trainer {
             cfg,
             opts: opts.clone(),
             bench,
@@ -101,14 +109,7 @@ impl<'c> Trainer<'c> {
             progress,
             log_lines,
             out,
-            skill_embs: None,
-        };
-        // The bank's description embeddings are set-up work (each rollout reuses them until
-        // the bank changes), so the first rollout does not wait for them either.
-        if !trainer.bank.selectable().is_empty() {
-            trainer.skill_embeddings()?;
-        }
-        Ok(trainer)
+        })
     }
 }
 
