@@ -228,28 +228,35 @@ fn openai_backend(
 
 /// A local GGUF backend (default model: the SmolLM2 asset).
 fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
-    let path = l
-        .model_path
-        .clone()
-        .unwrap_or_else(memskill_executor::default_smollm2_path);
-    if !path.exists() {
-        bail!(
-            "{field}.model_path {} does not exist (run scripts/fetch-assets.sh)",
-            path.display()
-        );
-    }
     let lc = memskill_executor::LocalConfig {
-        model_path: path.clone(),
+        model_path: l
+            .model_path
+            .clone()
+            .unwrap_or_else(memskill_executor::default_smollm2_path),
         tokenizer_path: l.tokenizer_path.clone(),
         arch: l.arch.clone(),
         max_context: l.max_context,
         overflow: l.overflow,
         ..Default::default()
     };
-    Ok(Arc::new(
-        memskill_executor::LocalGguf::load(&lc)
-            .with_context(|| format!("{field}: loading local model {}", path.display()))?,
-    ))
+    Ok(Arc::new(load_local(&lc, &format!("{field}.model_path"))?))
+}
+
+/// The local GGUF model of `cfg`. A missing file is an error naming `what` (the setting or
+/// option that gave the path), the path and how to fetch the default model.
+pub fn load_local(
+    cfg: &memskill_executor::LocalConfig,
+    what: &str,
+) -> Result<memskill_executor::LocalGguf> {
+    let path = &cfg.model_path;
+    if !path.exists() {
+        bail!(
+            "{what} {} does not exist (run scripts/fetch-assets.sh or `memskill assets fetch`)",
+            path.display()
+        );
+    }
+    memskill_executor::LocalGguf::load(cfg)
+        .with_context(|| format!("{what}: loading local model {}", path.display()))
 }
 
 /// Build the (cached) text encoder.

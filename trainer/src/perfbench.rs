@@ -606,19 +606,12 @@ fn bench_llm(
     mut base: Option<&mut Baseline>,
     rec: &mut Recorder,
 ) -> Result<Vec<Series>> {
-    use memskill_executor::{LocalConfig, LocalGguf};
+    use memskill_executor::LocalConfig;
     let mut cfg = LocalConfig::default();
     if let Some(p) = &opts.model {
         cfg.model_path = p.clone();
     }
-    if !cfg.model_path.exists() {
-        bail!(
-            "local model {} not found (scripts/fetch-assets.sh)",
-            cfg.model_path.display()
-        );
-    }
-    let m =
-        LocalGguf::load(&cfg).with_context(|| format!("loading {}", cfg.model_path.display()))?;
+    let m = crate::backends::load_local(&cfg, "--model")?;
     let ids = llm_prompt(&m, opts.prompt_tokens)?;
     eprintln!(
         "llm: {} ({}), prompt {} tokens, decode {} tokens",

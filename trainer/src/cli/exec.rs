@@ -9,7 +9,7 @@ use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
     hotpot_f1_with, locomo_f1_within, parse_actions_from, parse_response, HotpotF1, LocalConfig,
-    LocalGguf, OpenAiBackend, OpenAiConfig,
+    OpenAiBackend, OpenAiConfig,
 };
 use memskill_trainer::fsutil::{
     check_input_file, refuse_existing, refuse_overwrite_input, write_atomic,
@@ -402,14 +402,7 @@ fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
     if let Some(p) = &a.model_path {
         cfg.model_path = p.clone();
     }
-    if !cfg.model_path.exists() {
-        bail!(
-            "local model {} not found; run `memskill assets fetch` or scripts/fetch-assets.sh",
-            cfg.model_path.display()
-        );
-    }
-    let m =
-        LocalGguf::load(&cfg).with_context(|| format!("loading {}", cfg.model_path.display()))?;
+    let m = memskill_trainer::backends::load_local(&cfg, "--model-path")?;
     let r = m.chat(req).context("local generation")?;
     println!("{}", r.text);
     let t = m.last_timing();
