@@ -154,36 +154,15 @@ fn widen_q8_0(bytes: &[u8], blocks: usize) -> Result<(Vec<i8>, Vec<f32>)> {
     Ok((qs, d))
 }
 
-/// IEEE half -> single (exact).
+/// IEEE half (its bits) -> single (exact).
 fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = match (exp, man) {
-        (0, 0) => sign,
-        (0, m) => {
-            // Subnormal: normalise.
-            let shift = m.leading_zeros() - 21;
-            sign | ((113 - shift) << 23) | (((m << shift) & 0x3ff) << 13)
-        }
-        (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
-        (e, m) => sign | ((e + 112) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
+    half::f16::from_bits(h).to_f32()
 }
 
 /// `x` rounded to the nearest IEEE half (ties to even), as a single: what storing a scale in a
-/// Q8_0 block's f16 keeps. Scales here are far from the half's range limits (finite, at most
-/// 65504); below its normal range the result is a multiple of 2^-24.
+/// Q8_0 block's f16 keeps.
 fn round_to_f16(x: f32) -> f32 {
-    let b = x.to_bits();
-    let exp = ((b >> 23) & 0xff) as i32 - 127;
-    if exp < -14 {
-        const STEP: f32 = 5.960_464_5e-8; // 2^-24
-        return (x / STEP).round_ties_even() * STEP;
-    }
-    // Keep 10 of the 23 mantissa bits, rounding to nearest even (a carry moves the exponent).
-    f32::from_bits((b + 0x0fff + ((b >> 13) & 1)) & !0x1fff)
+    half::f16::from_f32(x).to_f32()
 }
 
 /// `x` quantized as ggml's Q8_0 activations: per block of 32, `d = max|x| / 127` (kept at
