@@ -196,6 +196,10 @@ pub struct Config {
     pub alfworld: AlfworldConfig,
     /// Prompt templates (`prompts.dir` layers a folder of templates over the built-ins).
     pub prompts: PromptsConfig,
+    /// Experiment tracking (TensorBoard, MLflow); off by default, and then left out of the
+    /// saved config.
+    #[serde(skip_serializing_if = "crate::tracking::TrackingConfig::is_off")]
+    pub tracking: crate::tracking::TrackingConfig,
 }
 
 /// Prompt templates.
@@ -1173,6 +1177,10 @@ fn resolve(user: &toml::Table) -> Result<Config> {
 /// every backend.
 fn known_keys(resolved: &Config) -> Result<toml::Table> {
     let mut known = toml::Table::try_from(resolved).context("serialising resolved config")?;
+    known.insert(
+        "tracking".into(),
+        toml::Value::Table(crate::tracking::TrackingConfig::all_keys()),
+    );
     let all = LlmConfig::all_keys();
     for section in LLM_SECTIONS {
         if let Some(t) = table_at(&mut known, section) {

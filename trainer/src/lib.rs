@@ -21,6 +21,7 @@ pub mod runtime;
 pub mod scripted_server;
 pub mod skills_eval;
 pub mod synthetic;
+pub mod tracking;
 pub mod train;
 
 pub use config::Config;
@@ -30,3 +31,4 @@ pub mod eval;
 pub mod perfbench;
 pub mod plot;
 pub mod report;
+pub mod report_page;

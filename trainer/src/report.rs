@@ -283,11 +283,15 @@ fn qa_cell(e: &Entry) -> Cell {
             judge,
             questions,
             errors,
-        } => format!(
-            "F1 {} · L-J {} · n={questions}, errors {errors}",
-            est(f1, 100.0, 2),
-            est(judge, 100.0, 2)
-        ),
+        } => match judge {
+            // No judge ran: no L-J column to show a dash in.
+            None => format!("F1 {} · n={questions}, errors {errors}", est(f1, 100.0, 2)),
+            Some(_) => format!(
+                "F1 {} · L-J {} · n={questions}, errors {errors}",
+                est(f1, 100.0, 2),
+                est(judge, 100.0, 2)
+            ),
+        },
         Metrics::Alfworld {
             success,
             steps,
@@ -475,7 +479,19 @@ impl Report {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let mut tables: Vec<Table> = table1(entries, &datasets).into_iter().collect();
+        // The points of a context-length sweep (two lengths or more of a dataset) go to
+        // their own table (Figure 3), not into Table 1 as extra rows.
+        let mut lengths: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        for e in entries {
+            if let Some(d) = e.context_docs {
+                lengths.entry(e.dataset.as_str()).or_default().insert(d);
+            }
+        }
+        let in_sweep = |e: &Entry| {
+            e.context_docs.is_some() && lengths.get(e.dataset.as_str()).is_some_and(|l| l.len() >= 2)
+        };
+        let main: Vec<Entry> = entries.iter().filter(|e| !in_sweep(e)).cloned().collect();
+        let mut tables: Vec<Table> = table1(&main, &datasets).into_iter().collect();
         tables.extend(datasets.iter().filter_map(|d| table2(entries, d)));
         let mut figure = Vec::new();
         let sweep: Vec<&Entry> = entries
@@ -572,7 +588,7 @@ impl Report {
 
     fn html(&self, out: &Path, figures: &[String]) -> String {
         let mut s = String::from(
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>memskill report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;font-size:14px;text-align:left}th{background:#eee}.note{color:#555;font-size:13px}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}</style></head><body>\n",
+            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>memskill report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;font-size:14px;text-align:left}th{background:#eee}.note{color:#555;font-size:13px}.curves svg{margin:4px 8px 4px 0;border:1px solid #eee}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}</style></head><body>\n",
         );
         s.push_str(&format!(
             "<h1>memskill report</h1>\n<p>{} evaluations. Scores are &times; 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).</p>\n",
@@ -610,14 +626,20 @@ impl Report {
             ));
         }
         if !self.skills.is_empty() {
-            s.push_str("<h2>Skill-bank evolution</h2>\n");
+            s.push_str("<h2>Training: learning curves and skill-bank evolution</h2>\n<p class=\"note\">Per run: reward per update (mean, min, max) with the designer stages marked (rollbacks dashed red), the PPO losses, KL and entropy; then the bank's history and current skills.</p>\n");
             for (run, p) in &self.skills {
                 let body = std::fs::read_to_string(p).unwrap_or_default();
+                let metrics = p
+                    .parent()
+                    .map(|d| d.join("metrics.jsonl"))
+                    .and_then(|m| std::fs::read_to_string(m).ok())
+                    .unwrap_or_default();
                 s.push_str(&format!(
-                    "<h3>{}</h3>\n<p><a href=\"{}\">skills.md</a></p>\n<pre>{}</pre>\n",
+                    "<h3>{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
                     html_escape(run),
+                    crate::report_page::learning_curves(&metrics),
                     html_escape(&rel(out, p)),
-                    html_escape(&body)
+                    crate::report_page::markdown_html(&body)
                 ));
             }
         }

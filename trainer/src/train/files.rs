@@ -177,8 +177,15 @@ impl Trainer<'_> {
         self.progress.total.finish_and_clear();
         self.progress.episodes.finish_and_clear();
         self.out.finished = true;
-        self.out.export_dir = Some(export_skills(&self.files.dir, &self.bank)?);
+        let export = export_skills(&self.files.dir, &self.bank)?;
         self.write_skills_md()?;
+        self.tracker.finish(&[export.clone(), self.files.dir.join("skills.md")]);
+        for (sink, n) in self.tracker.failures() {
+            if n > 0 {
+                eprintln!("warning: {n} {sink} tracking writes failed in this run");
+            }
+        }
+        self.out.export_dir = Some(export);
         Ok(self.out)
     }
 }

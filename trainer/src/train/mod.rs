@@ -29,6 +29,7 @@ use crate::config::Config;
 use crate::fsutil::append_line;
 use crate::metrics::MetricsLine;
 use crate::runtime::Runtime;
+use crate::tracking::Tracker;
 use progress::Progress;
 
 /// Options of one `train` invocation that are not part of the run's config.
@@ -107,6 +108,8 @@ pub struct Trainer<'c> {
     progress: Progress,
     /// One stderr line per update (`--no-progress`, or no terminal).
     log_lines: bool,
+    /// TensorBoard / MLflow (`[tracking]`).
+    tracker: Tracker,
     out: TrainOutcome,
 }
 
@@ -144,10 +147,9 @@ impl Trainer<'_> {
         let batch = self.score_batch(rollout)?;
         let (stats, update_s) = self.ppo_update(&batch.ppo_batch)?;
         let line = self.update_metrics(&batch, &stats);
-        append_line(
-            &self.files.metrics,
-            &MetricsLine::Update(line.clone()).to_line()?,
-        )?;
+        let mline = MetricsLine::Update(line.clone());
+        append_line(&self.files.metrics, &mline.to_line()?)?;
+        self.tracker.log(&mline);
         self.out.updates_this_run += 1;
         self.out.update_step = self.state.update_step;
         self.report_update(&line);
@@ -190,6 +192,8 @@ impl Trainer<'_> {
             cfg.designer.enabled && (self.state.outer + 1).is_multiple_of(cfg.designer.freq);
         if stage_due {
             self.designer_stage(reward, last_outer)?;
+            let md = render_skills_md(&self.state.bank_history, &self.bank);
+            self.tracker.log_bank(self.state.update_step, &md);
         }
         // The reference averages the batch rewards since the last designer stage.
         if stage_due || !cfg.designer.enabled {

@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::episode::derive_seed;
 use crate::fsutil::{truncate_to, write_atomic};
 use crate::runtime::{initial_bank, Runtime};
+use crate::tracking::Tracker;
 
 /// Where a run starts from.
 enum Start {
@@ -95,6 +96,14 @@ impl<'c> Trainer<'c> {
             .map(|s| s.description.as_str())
             .collect();
         crate::backends::embed(rt.encoder.as_ref(), &descs)?;
+        let tracker = Tracker::open(
+            &cfg.tracking,
+            opts.resume,
+            &files.dir,
+            &cfg.run.name,
+            &format!("memskill-{}", cfg.data.dataset.name()),
+            &files.config_toml,
+        );
         Ok(Trainer {
             cfg,
             opts: opts.clone(),
@@ -108,6 +117,7 @@ impl<'c> Trainer<'c> {
             state,
             progress,
             log_lines,
+            tracker,
             out,
         })
     }

@@ -122,7 +122,9 @@ impl Trainer<'_> {
         line.llm = self.rt.counters.totals().minus(&before);
         let retries = self.rt.retries().minus(&retries_before);
         line.retries = Some(retries).filter(|r| !r.is_empty());
-        append_line(&self.files.metrics, &MetricsLine::Stage(line).to_line()?)?;
+        let mline = MetricsLine::Stage(line);
+        append_line(&self.files.metrics, &mline.to_line()?)?;
+        self.tracker.log(&mline);
         self.state.stage += 1;
         Ok(())
     }

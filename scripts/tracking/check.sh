@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Experiment tracking against the real tools, all on 127.0.0.1 and offline:
+#  1. starts an MLflow tracking server (PyPI mlflow; sqlite store, proxied artifacts),
+#  2. trains the synthetic task with tracking.tensorboard and tracking.mlflow on, stopped
+#     after 7 updates and resumed to the end (designer stages on),
+#  3. reads the event files back with TensorBoard's EventAccumulator (scalar tags and point
+#     counts; no step twice) and the MLflow run back through its REST API (metric history,
+#     params, artifacts),
+#  4. syncs the event files into an offline W&B run (`wandb sync --sync-tensorboard`).
+# Exit status non-zero on any failed check. Usage: scripts/tracking/check.sh [memskill-binary]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PYBIN=$(scripts/tracking/setup.sh | tail -1)
+VENV=$(dirname "$(dirname "$PYBIN")")
+BIN="${1:-}"
+if [ -z "$BIN" ]; then
+  cargo build --quiet --bin memskill
+  BIN=target/debug/memskill
+fi
+tmp=$(mktemp -d)
+server_pid=
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+port=$("$PYBIN" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+URI="http://127.0.0.1:$port"
+"$VENV/bin/mlflow" server --host 127.0.0.1 --port "$port" \
+  --backend-store-uri "sqlite:///$tmp/mlflow.db" --artifacts-destination "$tmp/artifacts" \
+  >"$tmp/mlflow.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 120); do
+  curl -sf "$URI/health" >/dev/null 2>&1 && break
+  kill -0 "$server_pid" 2>/dev/null || { echo "mlflow server died:"; tail -20 "$tmp/mlflow.log"; exit 1; }
+  sleep 0.5
+done
+curl -sf "$URI/health" >/dev/null || { echo "mlflow server did not come up at $URI"; exit 1; }
+echo "== mlflow server at $URI"
+
+runs="$tmp/runs"
+"$BIN" train --config configs/synthetic.toml --run-name trk --runs-dir "$runs" --no-progress \
+  --set designer.enabled=true --set tracking.tensorboard=true --set "tracking.mlflow=\"$URI\"" \
+  --max-updates 7
+"$BIN" train --resume --run-name trk --runs-dir "$runs" --no-progress
+
+echo "== TensorBoard's EventAccumulator on $runs/trk/tb"
+"$PYBIN" - "$runs/trk/tb" <<'PY'
+import sys, collections
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+acc = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0, "tensors": 0})
+acc.Reload()
+tags = acc.Tags()
+scalars = sorted(tags["scalars"])
+print(f"{len(scalars)} scalar tags; points per tag:")
+bad = []
+for t in scalars:
+    steps = [e.step for e in acc.Scalars(t)]
+    if len(steps) != len(set(steps)):
+        bad.append(t)
+    if t in ("train/reward", "train/policy_loss", "train/entropy", "train/approx_kl",
+             "train/clip_frac", "train/bank_size", "train/llm_calls", "stage/reward"):
+        print(f"  {t}: {len(steps)} points, steps {steps[0]}..{steps[-1]}")
+print("tensor tags (text, hparams):", sorted(tags["tensors"]))
+n = len(acc.Scalars("train/reward"))
+assert n == 20, f"expected 20 updates, got {n}"
+assert len(acc.Scalars("stage/reward")) == 2
+assert not bad, f"steps written twice: {bad}"
+assert "bank/skills" in tags["tensors"], tags["tensors"]
+text = acc.Tensors("bank/skills")[-1].tensor_proto.string_val[0].decode()
+print("last bank/skills text, first line:", text.splitlines()[0] if text else "(empty)")
+from tensorboard.plugins.hparams import plugin_data_pb2
+md = acc.SummaryMetadata("_hparams_/session_start_info")
+hp = plugin_data_pb2.HParamsPluginData.FromString(md.plugin_data.content)
+print(f"hparams: {len(hp.session_start_info.hparams)} values, e.g. ppo.lr =",
+      hp.session_start_info.hparams["ppo.lr"].number_value)
+print("tensorboard: OK")
+PY
+
+echo "== MLflow REST API at $URI"
+"$PYBIN" - "$URI" <<'PY'
+import sys, json, urllib.request
+uri = sys.argv[1]
+def get(path):
+    with urllib.request.urlopen(uri + path) as r:
+        return json.load(r)
+def post(path, body):
+    req = urllib.request.Request(uri + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+exp = get("/api/2.0/mlflow/experiments/get-by-name?experiment_name=memskill-synthetic")["experiment"]
+runs = post("/api/2.0/mlflow/runs/search", {"experiment_ids": [exp["experiment_id"]]})["runs"]
+assert len(runs) == 1, f"one MLflow run expected (the resume reuses it), got {len(runs)}"
+run = runs[0]
+info, data = run["info"], run["data"]
+print("run", info["run_name"], info["status"], f"{len(data.get('params', []))} params, {len(data.get('metrics', []))} metric keys")
+h = get(f"/api/2.0/mlflow/metrics/get-history?run_id={info['run_id']}&metric_key=train/reward")["metrics"]
+steps = [m["step"] for m in h]
+print(f"train/reward history: {len(steps)} points, steps {min(steps)}..{max(steps)}, values {[round(m['value'], 3) for m in h][:5]}...")
+assert sorted(steps) == list(range(1, 21)), steps
+assert info["status"] == "FINISHED", info["status"]
+arts = get(f"/api/2.0/mlflow/artifacts/list?run_id={info['run_id']}").get("files", [])
+print("artifacts:", sorted(a["path"] for a in arts))
+assert {"skills", "skills.md"} <= {a["path"] for a in arts}
+print("mlflow: OK")
+PY
+
+echo "== W&B, offline: wandb sync --sync-tensorboard"
+(cd "$tmp" && WANDB_MODE=offline WANDB_SILENT=true "$VENV/bin/wandb" sync --sync-tensorboard "$runs/trk/tb" 2>&1 | tail -5)
+echo "== all tracking checks passed"

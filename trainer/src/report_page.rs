@@ -1,0 +1,262 @@
+//! The pieces of the HTML report that are drawn rather than tabulated, as pure functions of
+//! text: learning curves from a run's `metrics.jsonl` (inline SVG: reward per update with the
+//! designer stages and their decisions marked; policy loss, value loss, KL and entropy), and
+//! the Markdown of `skills.md` as HTML tables.
+
+use std::fmt::Write as _;
+
+use crate::metrics::MetricsLine;
+
+/// One line of a chart.
+pub struct Line<'a> {
+    pub name: &'a str,
+    pub points: Vec<(f64, f64)>,
+    pub color: &'a str,
+}
+
+/// A vertical marker (a designer stage) at `x` with a short label.
+pub struct Mark {
+    pub x: f64,
+    pub label: String,
+    /// Drawn dashed red (a rollback) instead of grey.
+    pub alert: bool,
+}
+
+const W: f64 = 440.0;
+const H: f64 = 200.0;
+const PAD_L: f64 = 48.0;
+const PAD_R: f64 = 12.0;
+const PAD_T: f64 = 24.0;
+const PAD_B: f64 = 28.0;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A small line chart as an inline `<svg>` (finite points only; empty when there are none).
+pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
+    let pts = lines.iter().flat_map(|l| l.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if !x0.is_finite() {
+        return String::new();
+    }
+    if x1 - x0 < 1e-12 {
+        x1 = x0 + 1.0;
+    }
+    if y1 - y0 < 1e-12 {
+        (y0, y1) = (y0 - 0.5, y1 + 0.5);
+    }
+    let sx = |x: f64| PAD_L + (x - x0) / (x1 - x0) * (W - PAD_L - PAD_R);
+    let sy = |y: f64| H - PAD_B - (y - y0) / (y1 - y0) * (H - PAD_T - PAD_B);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\">\
+<text x=\"{PAD_L}\" y=\"15\" font-size=\"13\" font-weight=\"bold\">{t}</text>\
+<rect x=\"{PAD_L}\" y=\"{PAD_T}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
+        W - PAD_L - PAD_R,
+        H - PAD_T - PAD_B,
+        t = esc(title)
+    );
+    for (v, y) in [(y1, sy(y1)), (y0, sy(y0))] {
+        let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>", PAD_L - 4.0, y + 3.0, fmt_num(v));
+    }
+    for (v, anchor) in [(x0, "start"), (x1, "end")] {
+        let _ = write!(s, "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>", sx(v), H - PAD_B + 14.0, fmt_num(v));
+    }
+    for m in marks {
+        let (color, dash) = if m.alert { ("#c0392b", " stroke-dasharray=\"4 3\"") } else { ("#888", "") };
+        let x = sx(m.x);
+        let _ = write!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{PAD_T}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"{color}\"{dash}><title>{}</title></line>\
+<text x=\"{:.1}\" y=\"{}\" font-size=\"9\" fill=\"{color}\">{}</text>",
+            H - PAD_B,
+            esc(&m.label),
+            x + 2.0,
+            PAD_T + 10.0,
+            esc(&m.label)
+        );
+    }
+    for (i, l) in lines.iter().enumerate() {
+        let path: Vec<String> = l
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        let _ = write!(s, "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>", l.color, path.join(" "));
+        if lines.len() > 1 {
+            let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>", W - PAD_R - 90.0, PAD_T + 12.0 + 12.0 * i as f64, l.color, esc(l.name));
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The learning curves of a run from its `metrics.jsonl` text: reward per update (mean, min,
+/// max) with each designer stage marked (its decision; rollbacks in red), then policy loss,
+/// value loss, approximate KL and entropy. Unreadable lines are skipped; empty when there is
+/// no update line.
+pub fn learning_curves(metrics_jsonl: &str) -> String {
+    let lines: Vec<MetricsLine> = metrics_jsonl.lines().filter_map(|l| MetricsLine::parse(l).ok()).collect();
+    let updates: Vec<_> = lines
+        .iter()
+        .filter_map(|l| match l {
+            MetricsLine::Update(u) => Some(u),
+            _ => None,
+        })
+        .collect();
+    if updates.is_empty() {
+        return String::new();
+    }
+    let marks: Vec<Mark> = lines
+        .iter()
+        .filter_map(|l| match l {
+            MetricsLine::Stage(s) => Some(Mark {
+                x: s.step as f64,
+                label: format!("stage {}: {}", s.stage + 1, s.decision),
+                alert: s.decision.contains("rollback") || s.decision.contains("rolled"),
+            }),
+            _ => None,
+        })
+        .collect();
+    let series = |f: &dyn Fn(&crate::metrics::UpdateMetrics) -> f64| -> Vec<(f64, f64)> {
+        updates.iter().map(|u| (u.step as f64, f(u))).collect()
+    };
+    let mut out = String::from("<div class=\"curves\">");
+    out.push_str(&svg_chart(
+        "reward per update",
+        &[
+            Line { name: "mean", points: series(&|u| u.reward), color: "#1f77b4" },
+            Line { name: "min", points: series(&|u| u.reward_min), color: "#aec7e8" },
+            Line { name: "max", points: series(&|u| u.reward_max), color: "#7fb3d5" },
+        ],
+        &marks,
+    ));
+    let small: [(&str, &dyn Fn(&crate::metrics::UpdateMetrics) -> f64, &str); 4] = [
+        ("policy loss", &|u| u.policy_loss as f64, "#d62728"),
+        ("value loss", &|u| u.value_loss as f64, "#9467bd"),
+        ("approximate KL", &|u| u.approx_kl as f64, "#2ca02c"),
+        ("entropy", &|u| u.entropy as f64, "#ff7f0e"),
+    ];
+    for (title, f, color) in small {
+        out.push_str(&svg_chart(title, &[Line { name: title, points: series(f), color }], &marks));
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// Markdown as written by `skills.md` (headings, pipe tables with `\|` escapes and `<br>`
+/// line breaks in cells, paragraphs) as HTML; everything else is escaped text.
+pub fn markdown_html(md: &str) -> String {
+    let mut out = String::new();
+    let mut table: Vec<Vec<String>> = Vec::new();
+    let flush = |table: &mut Vec<Vec<String>>, out: &mut String| {
+        if table.is_empty() {
+            return;
+        }
+        out.push_str("<table>");
+        for (i, row) in table.iter().enumerate() {
+            out.push_str("<tr>");
+            for c in row {
+                let cell = esc(c).replace("&lt;br&gt;", "<br>");
+                if i == 0 {
+                    let _ = write!(out, "<th>{cell}</th>");
+                } else {
+                    let _ = write!(out, "<td>{cell}</td>");
+                }
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>\n");
+        table.clear();
+    };
+    for line in md.lines() {
+        let t = line.trim();
+        if t.starts_with('|') {
+            let cells = split_row(t);
+            if !cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':'))) {
+                table.push(cells);
+            }
+            continue;
+        }
+        flush(&mut table, &mut out);
+        if t.is_empty() {
+            continue;
+        }
+        let level = t.chars().take_while(|&c| c == '#').count();
+        if (1..=6).contains(&level) && t[level..].starts_with(' ') {
+            let l = (level + 2).min(6);
+            let _ = writeln!(out, "<h{l}>{}</h{l}>", esc(t[level..].trim()));
+        } else {
+            let _ = writeln!(out, "<p>{}</p>", esc(t));
+        }
+    }
+    flush(&mut table, &mut out);
+    out
+}
+
+/// The cells of a Markdown table row (`\|` is a literal bar).
+fn split_row(row: &str) -> Vec<String> {
+    let inner = row.trim().trim_start_matches('|');
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let mut cells = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().expect("non-empty").push('|');
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            c => cells.last_mut().expect("non-empty").push(c),
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_tables_become_html_tables_with_breaks_and_escapes() {
+        let md = "# Skill bank\n\n| a | b |\n|---|---|\n| x<br>y | p \\| q <script> |\n\ntext & more\n";
+        let h = markdown_html(md);
+        assert!(h.contains("<h3>Skill bank</h3>"), "{h}");
+        assert!(h.contains("<th>a</th><th>b</th>"), "{h}");
+        assert!(h.contains("<td>x<br>y</td><td>p | q &lt;script&gt;</td>"), "{h}");
+        assert!(h.contains("<p>text &amp; more</p>"), "{h}");
+        assert!(!h.contains("---"), "{h}");
+    }
+
+    #[test]
+    fn charts_scale_points_and_skip_non_finite_ones() {
+        let svg = svg_chart(
+            "r",
+            &[Line { name: "m", points: vec![(1.0, 0.0), (2.0, f64::NAN), (3.0, 1.0)], color: "#000" }],
+            &[Mark { x: 2.0, label: "stage 1: rollback".into(), alert: true }],
+        );
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        // x 1..3 -> 48..428, y 0..1 -> 172..24; the NaN point is left out.
+        assert!(svg.contains("points=\"48.0,172.0 428.0,24.0\""), "{svg}");
+        assert!(svg.contains("stroke-dasharray") && svg.contains("stage 1: rollback"));
+        assert_eq!(svg_chart("e", &[], &[]), "");
+    }
+}
