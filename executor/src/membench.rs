@@ -84,7 +84,11 @@ fn stream(threads: usize, a: &mut [f64], b: &mut [f64], c: &mut [f64]) -> (f64, 
         copy = copy.max(16.0 * a.len() as f64 / t.elapsed().as_secs_f64() / 1e9);
         let t = Instant::now();
         std::thread::scope(|s| {
-            for ((aa, bb), cc) in a.chunks_mut(chunk).zip(b.chunks(chunk)).zip(c.chunks(chunk)) {
+            for ((aa, bb), cc) in a
+                .chunks_mut(chunk)
+                .zip(b.chunks(chunk))
+                .zip(c.chunks(chunk))
+            {
                 s.spawn(move || {
                     for ((x, y), z) in aa.iter_mut().zip(bb).zip(cc) {
                         *x = *y + 3.0 * *z;

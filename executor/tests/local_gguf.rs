@@ -337,8 +337,8 @@ fn native_q4_1_steps_agree_with_candle_quantized_llama() {
     let dev = Device::Cpu;
     let mut w = prepare_weights(&p, None, &|ct| steps_natively(ct, DensePrefill::Auto)).unwrap();
     assert_eq!(w.target, None, "{}", w.describe());
-    let mut ours = FastLlama::from_gguf(&w.content, &mut w.reader, &dev, 64, DensePrefill::On)
-        .unwrap();
+    let mut ours =
+        FastLlama::from_gguf(&w.content, &mut w.reader, &dev, 64, DensePrefill::On).unwrap();
     assert!(format!("{ours:?}").contains("plain_steps: true"));
     let mut w = prepare_weights(&p, Some("off"), &|_| false).unwrap();
     let mut reference = ModelWeights::from_gguf(w.content, &mut w.reader, &dev).unwrap();
@@ -362,7 +362,11 @@ fn native_q4_1_steps_agree_with_candle_quantized_llama() {
         let rel = d.to_scalar::<f32>().unwrap() / m.to_scalar::<f32>().unwrap();
         assert!(rel < 5e-2, "step {i}: {rel}");
         let top = |t: &Tensor| t.argmax(0).unwrap().to_scalar::<u32>().unwrap();
-        eprintln!("step {i}: rel {rel:.2e}, argmax {} vs {}", top(&got), top(&want));
+        eprintln!(
+            "step {i}: rel {rel:.2e}, argmax {} vs {}",
+            top(&got),
+            top(&want)
+        );
     }
 }
 

@@ -480,9 +480,14 @@ fn settle(opts: &PerfOptions, rec: &mut Recorder) -> Result<()> {
     let mut told = false;
     while let Some(l) = Load::now().filter(|l| !l.quiet()) {
         if t0.elapsed().as_secs() >= SETTLE_MAX_SECS {
-            rec.line(json!({"event": "settle", "waited_s": t0.elapsed().as_secs(), "load1": l.load1}))?;
+            rec.line(
+                json!({"event": "settle", "waited_s": t0.elapsed().as_secs(), "load1": l.load1}),
+            )?;
             if opts.force {
-                eprintln!("load still {:.2} after {SETTLE_MAX_SECS} s; going on (--force)", l.load1);
+                eprintln!(
+                    "load still {:.2} after {SETTLE_MAX_SECS} s; going on (--force)",
+                    l.load1
+                );
                 return Ok(());
             }
             bail!(
@@ -493,7 +498,10 @@ fn settle(opts: &PerfOptions, rec: &mut Recorder) -> Result<()> {
             );
         }
         if !told {
-            eprintln!("waiting for the load ({:.2}) to settle before the next benchmark", l.load1);
+            eprintln!(
+                "waiting for the load ({:.2}) to settle before the next benchmark",
+                l.load1
+            );
             told = true;
         }
         std::thread::sleep(std::time::Duration::from_secs(5));

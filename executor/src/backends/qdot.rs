@@ -84,7 +84,11 @@ pub fn quantize_32(x: &[f32]) -> Act32 {
         s: vec![0.0; nb],
         dsum: vec![0.0; nb],
     };
-    for (b, (xb, qb)) in x.chunks_exact(QK).zip(a.qs.chunks_exact_mut(QK)).enumerate() {
+    for (b, (xb, qb)) in x
+        .chunks_exact(QK)
+        .zip(a.qs.chunks_exact_mut(QK))
+        .enumerate()
+    {
         let amax = xb.iter().fold(0f32, |m, v| m.max(v.abs()));
         let d = amax / 127.0;
         let inv = if d != 0.0 { 1.0 / d } else { 0.0 };
@@ -119,7 +123,11 @@ pub fn quantize_256(x: &[f32]) -> Act256 {
         d: vec![0.0; nb],
         bsums: vec![0; nb * QKK / 16],
     };
-    for (b, (xb, qb)) in x.chunks_exact(QKK).zip(a.qs.chunks_exact_mut(QKK)).enumerate() {
+    for (b, (xb, qb)) in x
+        .chunks_exact(QKK)
+        .zip(a.qs.chunks_exact_mut(QKK))
+        .enumerate()
+    {
         let (mut amax, mut max) = (0f32, 0f32);
         for &v in xb {
             if v.abs() > amax {
@@ -454,7 +462,11 @@ mod tests {
     /// `n x k` weights quantized by candle to `dtype`: the GGUF bytes.
     fn weights(dtype: GgmlDType, n: usize, k: usize, seed: u64) -> Vec<u8> {
         let t = Tensor::from_vec(noise(n * k, seed), (n, k), &Device::Cpu).unwrap();
-        QTensor::quantize(&t, dtype).unwrap().data().unwrap().to_vec()
+        QTensor::quantize(&t, dtype)
+            .unwrap()
+            .data()
+            .unwrap()
+            .to_vec()
     }
 
     /// Our 32-block activation as candle's Q8_0 (`s` false) or Q8_1 blocks, byte for byte.
@@ -561,7 +573,10 @@ mod tests {
             .collect();
         assert_eq!(as_candle_32(&ours, false), want_bytes);
         for b in 0..16 {
-            let sum: i32 = ours.qs[b * QK..(b + 1) * QK].iter().map(|&q| q as i32).sum();
+            let sum: i32 = ours.qs[b * QK..(b + 1) * QK]
+                .iter()
+                .map(|&q| q as i32)
+                .sum();
             let rel = (ours.s[b] - ours.d[b] * sum as f32).abs() / (ours.s[b].abs() + 1e-6);
             assert!(rel < 2e-3, "block {b}: s {} vs d*sum", ours.s[b]);
         }

@@ -24,7 +24,10 @@ use candle_core::Result;
 
 enum Blocks {
     /// The GGUF blocks as stored, rows one after another.
-    Q4 { dtype: Q4, bytes: Vec<u8> },
+    Q4 {
+        dtype: Q4,
+        bytes: Vec<u8>,
+    },
     /// Q8_0: `qs[row * k + i]`, scale `d[row * k / 32 + block]`.
     Q8 {
         qs: Vec<i8>,
@@ -71,8 +74,7 @@ fn q4_of(dtype: GgmlDType) -> Option<Q4> {
 impl QRows {
     /// Whether this module multiplies `dtype` rows (Q4_0, Q4_1, Q8_0, Q4K, Q5K, Q6K).
     pub fn runs(dtype: GgmlDType) -> bool {
-        q4_of(dtype).is_some()
-            || matches!(dtype, GgmlDType::Q8_0 | GgmlDType::Q5K | GgmlDType::Q6K)
+        q4_of(dtype).is_some() || matches!(dtype, GgmlDType::Q8_0 | GgmlDType::Q5K | GgmlDType::Q6K)
     }
 
     /// The matrices' rows stacked in order (`[sum n, k]`); `None` when they do not share one
