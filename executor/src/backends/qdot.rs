@@ -297,7 +297,7 @@ fn portable_q4k(w: &[u8], x: &Act256, y: &mut [f32]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(crate) mod avx2 {
     use super::*;
     use std::arch::x86_64::*;
 
@@ -312,8 +312,9 @@ mod avx2 {
         }
     }
 
+    /// The eight lanes of `v` added (the order [`super::hsum8`] copies).
     #[inline(always)]
-    unsafe fn hsum(v: __m256) -> f32 {
+    pub(crate) unsafe fn hsum(v: __m256) -> f32 {
         let s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
         let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
         let s = _mm_add_ss(s, _mm_movehdup_ps(s));

@@ -256,13 +256,7 @@ unsafe fn q8_rows_avx2(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32
     use std::arch::x86_64::*;
     let (k, nb, rows) = (xq.len(), xd.len(), y.len());
     assert!(qs.len() >= rows * k && d.len() >= rows * nb && k == nb * QK);
-    #[inline(always)]
-    unsafe fn hsum(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
-        _mm_cvtss_f32(s)
-    }
+    use super::qdot::avx2::hsum;
     // One block of row `r` against input block `b`, added to `acc`.
     #[inline(always)]
     unsafe fn block(qs: *const i8, d: f32, xv: __m256i, xd: f32, acc: __m256) -> __m256 {
