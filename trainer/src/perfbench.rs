@@ -10,8 +10,11 @@
 //! as median [min, max].
 //!
 //! The 1-minute load average is checked before the first round: above 0.5 per core the bench
-//! refuses to run (`--force` runs anyway and marks every line and the table as loaded). The
-//! load after the run is reported but not judged: it includes the bench's own work.
+//! refuses to run (`--force` runs anyway and marks every line and the table as loaded).
+//! Between the benches of `all`, it waits for the load (which then includes the previous
+//! bench's own work) to settle again. The load after the run is reported but not judged.
+//! `llm` measures the machine's memory bandwidth and f32 rate first
+//! ([`memskill_executor::membench`]) and shows them beside the decode figure.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -414,7 +417,11 @@ pub fn run(what: &str, opts: &PerfOptions) -> Result<Vec<Series>> {
                     "baseline_versions": versions}),
     )?;
     let mut all = Vec::new();
-    for b in benches {
+    for (i, b) in benches.into_iter().enumerate() {
+        if i > 0 {
+            // The previous pair's own work is in the load average: let it decay.
+            settle(opts, &mut rec)?;
+        }
         let series = match b {
             "encoder" => bench_encoder(opts, baseline.as_mut(), &mut rec)?,
             "ppo" => bench_ppo(opts, baseline.as_mut(), &mut rec)?,
@@ -461,6 +468,50 @@ fn check_load(opts: &PerfOptions) -> Result<(Option<Load>, bool)> {
         );
     }
     Ok((before, quiet))
+}
+
+/// Longest wait for the load to settle between the benches of `all`.
+const SETTLE_MAX_SECS: u64 = 600;
+
+/// Waits (polling every 5 s, at most [`SETTLE_MAX_SECS`]) until the 1-minute load is quiet
+/// again; a machine still loaded then is refused unless `--force`, as at the start.
+fn settle(opts: &PerfOptions, rec: &mut Recorder) -> Result<()> {
+    let t0 = Instant::now();
+    let mut told = false;
+    while let Some(l) = Load::now().filter(|l| !l.quiet()) {
+        if t0.elapsed().as_secs() >= SETTLE_MAX_SECS {
+            rec.line(
+                json!({"event": "settle", "waited_s": t0.elapsed().as_secs(), "load1": l.load1}),
+            )?;
+            if opts.force {
+                eprintln!(
+                    "load still {:.2} after {SETTLE_MAX_SECS} s; going on (--force)",
+                    l.load1
+                );
+                return Ok(());
+            }
+            bail!(
+                "refusing to go on: the 1-minute load is still {:.2} on {} cores after waiting {SETTLE_MAX_SECS} s \
+                 (above 0.5 per core); rerun on a quiet machine or pass --force",
+                l.load1,
+                l.cores
+            );
+        }
+        if !told {
+            eprintln!(
+                "waiting for the load ({:.2}) to settle before the next benchmark",
+                l.load1
+            );
+            told = true;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(5));
+    }
+    if told {
+        let l = Load::now().map(|l| l.load1);
+        eprintln!("load settled after {} s", t0.elapsed().as_secs());
+        rec.line(json!({"event": "settle", "waited_s": t0.elapsed().as_secs(), "load1": l}))?;
+    }
+    Ok(())
 }
 
 /// This run's id in the JSON lines: `<unix seconds>-<pid>`.
@@ -628,6 +679,13 @@ fn bench_llm(
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    // Decode reads every weight once per token: the machine's bandwidth bounds it.
+    let machine = memskill_executor::membench::measure(threads);
+    eprintln!("llm: {}", machine.describe());
+    rec.line(json!({"event": "machine", "threads": machine.threads,
+                    "copy_gbs": [machine.copy_1, machine.copy_all],
+                    "triad_gbs": [machine.triad_1, machine.triad_all],
+                    "gflops": [machine.gflops_1, machine.gflops_all]}))?;
     let req = json!({"op": "llm", "model": cfg.model_path, "prompt_ids": ids,
                      "decode": opts.decode_tokens, "threads": threads});
     if let Some(b) = base.as_deref_mut() {
@@ -639,7 +697,17 @@ fn bench_llm(
     let mut pre = Series::new("llm", "prefill", "tok/s", true);
     let mut dec = Series::new("llm", "decode", "tok/s", true);
     pre.metric = format!("prefill ({} tok)", ids.len());
-    dec.metric = format!("decode ({} tok)", opts.decode_tokens);
+    dec.metric = format!(
+        "decode ({} tok; copy {:.1}/{:.1} GB/s, triad {:.1}/{:.1} GB/s, {:.0}/{:.0} GFLOP/s at 1/{} threads)",
+        opts.decode_tokens,
+        machine.copy_1,
+        machine.copy_all,
+        machine.triad_1,
+        machine.triad_all,
+        machine.gflops_1,
+        machine.gflops_all,
+        threads
+    );
     for round in 0..opts.rounds {
         let t = m.bench_generate(&ids, opts.decode_tokens)?;
         pre.ours.push(t.prefill_tok_s());

@@ -7,8 +7,8 @@
 //!   candle's row-by-row quantized `vec_dot`; one-token decode steps keep the quantized kernels
 //!   (they are bound by memory traffic, which the small quantized weights minimise);
 //! * one-token decode steps (on the CPU, when the weights have a dense copy, i.e. small
-//!   models) run on plain buffers: quantized rows in `Vec`s ([`super::qrows`]: our Q8_0
-//!   product, candle's `k_quants::matmul` for other dtypes), the
+//!   models) run on plain buffers: quantized rows in `Vec`s ([`super::qrows`]: our Q4_0,
+//!   Q4_1, Q4_K and Q8_0 products, candle's `k_quants::matmul` for Q5_K / Q6_K), the
 //!   norms, rope, attention and SiLU as slice loops, query/key/value and gate/up each one
 //!   product: four parallel regions per layer and no tensor allocated per operation;
 //! * the KV cache is allocated once (`max_ctx` positions per layer) and written in place,
@@ -180,6 +180,29 @@ pub fn supports(ct: &gguf_file::Content) -> bool {
     experts <= 1
 }
 
+/// Whether prompts use dense weights under `dense` for the model in `ct`.
+fn resolve_dense(ct: &gguf_file::Content, dense: DensePrefill) -> bool {
+    let weights: usize = ct.tensor_infos.values().map(|t| t.shape.elem_count()).sum();
+    match dense {
+        DensePrefill::On => true,
+        DensePrefill::Off => false,
+        DensePrefill::Auto => weights <= AUTO_DENSE_MAX_WEIGHTS,
+    }
+}
+
+/// Whether [`FastLlama`] (on the CPU) runs the one-token steps of the file `ct` on plain
+/// buffers with every matrix in its stored dtype ([`QRows::runs`]): then requantizing the
+/// file at load would only make each step read more bytes.
+pub fn steps_natively(ct: &gguf_file::Content, dense: DensePrefill) -> bool {
+    supports(ct)
+        && resolve_dense(ct, dense)
+        && ct
+            .tensor_infos
+            .values()
+            .filter(|t| t.shape.rank() == 2)
+            .all(|t| QRows::runs(t.ggml_dtype))
+}
+
 impl FastLlama {
     pub fn from_gguf<R: Read + Seek>(
         ct: &gguf_file::Content,
@@ -207,12 +230,7 @@ impl FastLlama {
                 "unsupported llama shape (heads {n_head}, kv heads {n_kv}, rope dim {rope_dim}, head dim {head_dim})"
             );
         }
-        let weights: usize = ct.tensor_infos.values().map(|t| t.shape.elem_count()).sum();
-        let dense = match dense {
-            DensePrefill::On => true,
-            DensePrefill::Off => false,
-            DensePrefill::Auto => weights <= AUTO_DENSE_MAX_WEIGHTS,
-        };
+        let dense = resolve_dense(ct, dense);
         // llama.cpp's rope-type rule for this architecture: interleaved pairs.
         let neox = false;
         let theta: Vec<f32> = (0..head_dim)

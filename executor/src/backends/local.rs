@@ -12,7 +12,9 @@
 //!
 //! Weight dtypes that candle 0.11 runs through scalar `vec_dot` code on CPU (Q4_1, Q5_0, Q5_1,
 //! Q8_1) are requantized at load time to one with a SIMD path (Q8_0 by default) and the result is
-//! cached next to the source file as `<stem>.q8_0.gguf` (see [`LocalConfig::requantize`]).
+//! cached next to the source file as `<stem>.q8_0.gguf` (see [`LocalConfig::requantize`]),
+//! except, under `auto`, small llama files whose decode steps run the stored dtypes with our
+//! own kernels (`backends::qdot`; see [`super::llama::steps_natively`]).
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -48,7 +50,8 @@ pub struct LocalConfig {
     /// Sampling seed used when the request has none.
     pub seed: u64,
     /// Load-time requantization of weights whose dtype has no SIMD path in candle (Q4_1, Q5_0,
-    /// Q5_1, Q8_1): `None` / `"auto"` = to Q8_0 when the CPU has AVX2+FMA or NEON, `"off"` = keep
+    /// Q5_1, Q8_1): `None` / `"auto"` = to Q8_0 when the CPU has AVX2+FMA or NEON (not for
+    /// llama files whose decode runs their own dtypes, e.g. SmolLM2 Q4_1), `"off"` = keep
     /// the stored dtypes, `"q8_0"` / `"q4_0"` = always to that dtype.
     pub requantize: Option<String>,
     /// Llama files: run prompt tokens through a GEMM on weights dequantized to f32 once at load
@@ -249,13 +252,23 @@ fn write_atomic(dst: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Open `path` and, per `requantize` (see [`LocalConfig::requantize`]), swap its slow weight
-/// dtypes for a SIMD-friendly one, reusing or writing the cached copy next to it.
-pub fn prepare_weights(path: &Path, requantize: Option<&str>) -> Result<PreparedWeights, LlmError> {
+/// dtypes for a SIMD-friendly one, reusing or writing the cached copy next to it. Under
+/// `auto`, a file for which `native` holds (its decode steps run its stored dtypes with SIMD
+/// kernels of ours: [`super::llama::steps_natively`]) is used as stored.
+pub fn prepare_weights(
+    path: &Path,
+    requantize: Option<&str>,
+    native: &dyn Fn(&gguf_file::Content) -> bool,
+) -> Result<PreparedWeights, LlmError> {
     let mut file =
         std::fs::File::open(path).map_err(|e| local_err(path, "cannot open model", e))?;
     let ct = gguf_file::Content::read(&mut file)
         .map_err(|e| local_err(path, "reading GGUF header", e))?;
-    let target = parse_requantize(requantize)?;
+    let auto = matches!(
+        requantize.map(|s| s.trim().to_ascii_lowercase()).as_deref(),
+        None | Some("") | Some("auto")
+    );
+    let target = parse_requantize(requantize)?.filter(|_| !(auto && native(&ct)));
     let needed = target.filter(|t| {
         ct.tensor_infos.values().any(|ti| {
             lacks_simd(ti.ggml_dtype)
@@ -756,28 +769,44 @@ pub fn chatml(messages: &[Message], default_system: Option<&str>) -> String {
     s
 }
 
+/// The architecture: `cfg.arch`, else the file's `general.architecture` (default llama).
+fn arch_of(cfg: &LocalConfig, ct: &gguf_file::Content) -> String {
+    match &cfg.arch {
+        Some(a) => a.to_ascii_lowercase(),
+        None => ct
+            .metadata
+            .get("general.architecture")
+            .and_then(|v| v.to_string().ok().cloned())
+            .unwrap_or_else(|| "llama".into()),
+    }
+}
+
 impl LocalGguf {
     /// Load the GGUF weights and tokenizer.
     pub fn load(cfg: &LocalConfig) -> Result<Self, LlmError> {
         let load_info;
         let path = cfg.model_path.clone();
+        let device = device()?;
+        let dense = match cfg.dense_prefill {
+            None => super::llama::DensePrefill::Auto,
+            Some(true) => super::llama::DensePrefill::On,
+            Some(false) => super::llama::DensePrefill::Off,
+        };
+        let native = |ct: &gguf_file::Content| {
+            device.is_cpu()
+                && arch_of(cfg, ct) == "llama"
+                && super::llama::steps_natively(ct, dense)
+        };
         let PreparedWeights {
             content: ct,
             mut reader,
             ..
         } = {
-            let p = prepare_weights(&path, cfg.requantize.as_deref())?;
+            let p = prepare_weights(&path, cfg.requantize.as_deref(), &native)?;
             load_info = p.describe();
             p
         };
-        let arch = match &cfg.arch {
-            Some(a) => a.to_ascii_lowercase(),
-            None => ct
-                .metadata
-                .get("general.architecture")
-                .and_then(|v| v.to_string().ok().cloned())
-                .unwrap_or_else(|| "llama".into()),
-        };
+        let arch = arch_of(cfg, &ct);
         let name = ct
             .metadata
             .get("general.name")
@@ -809,13 +838,7 @@ impl LocalGguf {
                 }
             }
         }
-        let device = device()?;
         let max_ctx = cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
-        let dense = match cfg.dense_prefill {
-            None => super::llama::DensePrefill::Auto,
-            Some(true) => super::llama::DensePrefill::On,
-            Some(false) => super::llama::DensePrefill::Off,
-        };
         let weights = match arch.as_str() {
             "llama" if super::llama::supports(&ct) => {
                 let mut m =

@@ -6,6 +6,7 @@ pub mod guided;
 pub mod llama;
 pub mod local;
 pub mod openai;
+pub mod qdot;
 pub mod qrows;
 
 use std::sync::atomic::{AtomicU64, Ordering};

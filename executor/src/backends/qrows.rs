@@ -7,26 +7,32 @@
 //! product writes into a caller's buffer, and matrices that read the same input (query, key and
 //! value; gate and up) are stored as one, so a layer is four parallel regions.
 //!
-//! Q8_0 rows (what the local backend requantizes small models to) have their own product:
+//! Q4_0, Q4_1 and Q4_K rows stay the GGUF's bytes and are multiplied by our kernels
+//! ([`super::qdot`]) against a quantized input, so a step reads the file's own 4-bit blocks.
+//! Q8_0 rows (the tied embeddings of small models) have their own product:
 //! the block scales widened to f32 once at load (candle converts two f16 per block per
 //! product), four rows per pass over the quantized input, AVX2 when the CPU has it; the same
 //! arithmetic as ggml's Q8_0 x Q8_0 dot (integer block sums scaled by `d_w * d_x`), rows
 //! split over the rayon pool. The portable build (CPUs without AVX2) adds the scaled block
 //! sums in another order, so its logits can differ from the AVX2 build's in the last bits.
-//! Other dtypes use candle's kernel (`k_quants::matmul`).
+//! Q5_K and Q6_K use candle's kernel (`k_quants::matmul`).
 
-use candle_core::quantized::k_quants::{self, BlockQ4K, BlockQ4_0, BlockQ5K, BlockQ6K, GgmlType};
+use super::qdot::{self, Act, Q4};
+use candle_core::quantized::k_quants::{self, BlockQ5K, BlockQ6K, GgmlType};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
 
 enum Blocks {
-    Q4_0(Vec<BlockQ4_0>),
+    /// The GGUF blocks as stored, rows one after another.
+    Q4 {
+        dtype: Q4,
+        bytes: Vec<u8>,
+    },
     /// Q8_0: `qs[row * k + i]`, scale `d[row * k / 32 + block]`.
     Q8 {
         qs: Vec<i8>,
         d: Vec<f32>,
     },
-    Q4K(Vec<BlockQ4K>),
     Q5K(Vec<BlockQ5K>),
     Q6K(Vec<BlockQ6K>),
 }
@@ -39,7 +45,7 @@ pub struct QRows {
 }
 
 /// The block-typed copy of `bytes` (whole blocks of `T`).
-fn typed<T: GgmlType>(bytes: &[u8]) -> Result<Vec<T>> {
+pub(crate) fn typed<T: GgmlType>(bytes: &[u8]) -> Result<Vec<T>> {
     let size = std::mem::size_of::<T>();
     if !bytes.len().is_multiple_of(size) {
         candle_core::bail!("{} bytes are not whole {:?} blocks", bytes.len(), T::DTYPE);
@@ -55,9 +61,24 @@ fn typed<T: GgmlType>(bytes: &[u8]) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// The 4-bit dtype of [`qdot`] for `dtype`, if any.
+fn q4_of(dtype: GgmlDType) -> Option<Q4> {
+    match dtype {
+        GgmlDType::Q4_0 => Some(Q4::Q4_0),
+        GgmlDType::Q4_1 => Some(Q4::Q4_1),
+        GgmlDType::Q4K => Some(Q4::Q4K),
+        _ => None,
+    }
+}
+
 impl QRows {
+    /// Whether this module multiplies `dtype` rows (Q4_0, Q4_1, Q8_0, Q4K, Q5K, Q6K).
+    pub fn runs(dtype: GgmlDType) -> bool {
+        q4_of(dtype).is_some() || matches!(dtype, GgmlDType::Q8_0 | GgmlDType::Q5K | GgmlDType::Q6K)
+    }
+
     /// The matrices' rows stacked in order (`[sum n, k]`); `None` when they do not share one
-    /// dtype this module runs (Q4_0, Q8_0, Q4K, Q5K, Q6K) and one row length.
+    /// dtype this module [`runs`](Self::runs) and one row length.
     pub fn stack(ts: &[&QTensor]) -> Result<Option<Self>> {
         let Some(first) = ts.first() else {
             return Ok(None);
@@ -75,7 +96,13 @@ impl QRows {
             bytes.extend_from_slice(&t.data()?);
         }
         let blocks = match dtype {
-            GgmlDType::Q4_0 => Blocks::Q4_0(typed(&bytes)?),
+            _ if q4_of(dtype).is_some() => {
+                let dtype = q4_of(dtype).expect("checked");
+                if bytes.len() != n * dtype.row_bytes(k) {
+                    candle_core::bail!("{dtype:?} data of {n} x {k} has the wrong size");
+                }
+                Blocks::Q4 { dtype, bytes }
+            }
             GgmlDType::Q8_0 => {
                 if !bytes.len().is_multiple_of(Q8_0_BYTES) {
                     candle_core::bail!("{} bytes are not whole Q8_0 blocks", bytes.len());
@@ -83,7 +110,6 @@ impl QRows {
                 let (qs, d) = widen_q8_0(&bytes, bytes.len() / Q8_0_BYTES)?;
                 Blocks::Q8 { qs, d }
             }
-            GgmlDType::Q4K => Blocks::Q4K(typed(&bytes)?),
             GgmlDType::Q5K => Blocks::Q5K(typed(&bytes)?),
             GgmlDType::Q6K => Blocks::Q6K(typed(&bytes)?),
             _ => return Ok(None),
@@ -97,9 +123,8 @@ impl QRows {
 
     fn len_blocks(&self) -> usize {
         match &self.blocks {
-            Blocks::Q4_0(b) => b.len(),
+            Blocks::Q4 { dtype, bytes } => bytes.len() / dtype.row_bytes(dtype.block()),
             Blocks::Q8 { d, .. } => d.len(),
-            Blocks::Q4K(b) => b.len(),
             Blocks::Q5K(b) => b.len(),
             Blocks::Q6K(b) => b.len(),
         }
@@ -123,12 +148,18 @@ impl QRows {
         }
         let mkn = (1, self.k, self.n);
         match &self.blocks {
-            Blocks::Q4_0(b) => k_quants::matmul(mkn, x, b, y),
+            Blocks::Q4 { dtype, bytes } => {
+                let act = Act::for_dtype(*dtype, x);
+                let row = dtype.row_bytes(self.k);
+                par_rows(y, |r0, yc| {
+                    qdot::rows(*dtype, &bytes[r0 * row..(r0 + yc.len()) * row], &act, yc)
+                });
+                Ok(())
+            }
             Blocks::Q8 { qs, d } => {
                 q8_matvec(qs, d, self.k, x, y);
                 Ok(())
             }
-            Blocks::Q4K(b) => k_quants::matmul(mkn, x, b, y),
             Blocks::Q5K(b) => k_quants::matmul(mkn, x, b, y),
             Blocks::Q6K(b) => k_quants::matmul(mkn, x, b, y),
         }
@@ -159,48 +190,33 @@ fn f16_to_f32(h: u16) -> f32 {
     half::f16::from_bits(h).to_f32()
 }
 
-/// `x` rounded to the nearest IEEE half (ties to even), as a single: what storing a scale in a
-/// Q8_0 block's f16 keeps.
-fn round_to_f16(x: f32) -> f32 {
-    half::f16::from_f32(x).to_f32()
-}
-
-/// `x` quantized as ggml's Q8_0 activations: per block of 32, `d = max|x| / 127` (kept at
-/// half precision, as the block stores it) and `q = round(x / d)`.
-fn quantize_q8(x: &[f32]) -> (Vec<i8>, Vec<f32>) {
-    let mut qs = vec![0i8; x.len()];
-    let mut ds = vec![0f32; x.len() / QK];
-    for ((xb, qb), d) in x.chunks_exact(QK).zip(qs.chunks_exact_mut(QK)).zip(&mut ds) {
-        let amax = xb.iter().fold(0f32, |m, v| m.max(v.abs()));
-        let scale = amax / 127.0;
-        let inv = if scale != 0.0 { 1.0 / scale } else { 0.0 };
-        for (q, v) in qb.iter_mut().zip(xb) {
-            *q = (v * inv).round() as i8;
-        }
-        *d = round_to_f16(scale);
-    }
-    (qs, ds)
-}
-
-/// `y = W x` for Q8_0 rows `W` (`qs`, `d`; row length `k`), rows split over the rayon pool.
-fn q8_matvec(qs: &[i8], d: &[f32], k: usize, x: &[f32], y: &mut [f32]) {
-    let (xq, xd) = quantize_q8(x);
-    let nb = k / QK;
+/// `f(first row, outputs)` on chunks of `y` (multiples of 4 rows) over the rayon pool: one
+/// per thread, four per thread for large matrices (the output rows of the vocabulary).
+fn par_rows(y: &mut [f32], f: impl Fn(usize, &mut [f32]) + Sync) {
     let n = y.len();
     let threads = rayon::current_num_threads().max(1);
     let tasks = if n >= 4096 { threads * 4 } else { threads };
     let chunk = n.div_ceil(tasks).next_multiple_of(4).max(4);
     use rayon::prelude::*;
-    y.par_chunks_mut(chunk).enumerate().for_each(|(i, yc)| {
-        let r0 = i * chunk;
+    y.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(i, yc)| f(i * chunk, yc));
+}
+
+/// `y = W x` for Q8_0 rows `W` (`qs`, `d`; row length `k`), rows split over the rayon pool.
+fn q8_matvec(qs: &[i8], d: &[f32], k: usize, x: &[f32], y: &mut [f32]) {
+    // ggml's Q8_0 activation: per block of 32, `d = max|x| / 127` at half precision.
+    let act = qdot::quantize_32(x);
+    let nb = k / QK;
+    par_rows(y, |r0, yc| {
         let rows = yc.len();
         q8_rows(
             &qs[r0 * k..(r0 + rows) * k],
             &d[r0 * nb..(r0 + rows) * nb],
-            &xq,
-            &xd,
+            &act.qs,
+            &act.d,
             yc,
-        );
+        )
     });
 }
 
@@ -240,13 +256,7 @@ unsafe fn q8_rows_avx2(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32
     use std::arch::x86_64::*;
     let (k, nb, rows) = (xq.len(), xd.len(), y.len());
     assert!(qs.len() >= rows * k && d.len() >= rows * nb && k == nb * QK);
-    #[inline(always)]
-    unsafe fn hsum(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
-        _mm_cvtss_f32(s)
-    }
+    use super::qdot::avx2::hsum;
     // One block of row `r` against input block `b`, added to `acc`.
     #[inline(always)]
     unsafe fn block(qs: *const i8, d: f32, xv: __m256i, xd: f32, acc: __m256) -> __m256 {
@@ -295,16 +305,6 @@ mod tests {
             assert_eq!(f16_to_f32(h), f, "{h:#06x}");
         }
         assert!(f16_to_f32(0x7c00).is_infinite());
-        let ulp = 2f32.powi(-10);
-        assert_eq!(round_to_f16(1.0 + ulp / 2.0), 1.0, "tie to even (down)");
-        assert_eq!(
-            round_to_f16(1.0 + 1.5 * ulp),
-            1.0 + 2.0 * ulp,
-            "tie to even (up)"
-        );
-        assert_eq!(round_to_f16(1.0 + 0.6 * ulp), 1.0 + ulp);
-        assert_eq!(round_to_f16(0.333_333_34), 0.333_251_95);
-        assert_eq!(round_to_f16(1e-6), 17.0 * 5.960_464_5e-8);
         assert!(f16_to_f32(0x7e00).is_nan());
     }
 
@@ -341,10 +341,10 @@ mod tests {
             "bad shape is an error"
         );
         // The portable and the AVX2 product agree (integer block sums, one scale each).
-        let (xq, xd) = quantize_q8(&x);
+        let act = qdot::quantize_32(&x);
         if let Blocks::Q8 { qs, d } = &stacked.blocks {
             let mut p = vec![0f32; 12];
-            q8_rows_portable(qs, d, &xq, &xd, &mut p);
+            q8_rows_portable(qs, d, &act.qs, &act.d, &mut p);
             for (a, b) in p.iter().zip(&y) {
                 assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
             }
