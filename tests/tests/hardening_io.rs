@@ -300,7 +300,7 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     assert!(out.contains("errors: 0 of "), "{out}");
     // ... one whose every LLM call fails (nothing listens on the endpoint) reports the
     // failures and exits non-zero instead of printing a table of zeros as a result.
-    let dead_out = d.path().join("dead-eval");
+    let dead_out = run.join("eval").join("dead-eval");
     let dead = [
         "eval",
         "--checkpoint",
@@ -333,6 +333,13 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     assert!(!o.status.success(), "{out}");
     assert!(stderr(&o).contains("eval.max_error_rate"), "{}", stderr(&o));
     assert!(out.contains("errors: "), "{out}");
+    // issue 27: a failed evaluation writes no results file for compare / report to show
+    assert!(out.contains("no results file written"), "{out}");
+    assert!(!dead_out.join("results.json").exists() && !dead_out.join("results.md").exists());
+    let o = memskill(&["compare", run.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&o.stdout).to_string();
+    let rows = table.lines().filter(|l| l.contains(run.to_str().unwrap())).count();
+    assert!(o.status.success() && rows == 1, "only the real evaluation is a row: {table}");
 }
 
 #[test]
