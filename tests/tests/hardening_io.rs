@@ -2,21 +2,12 @@
 //! (`score`, `skills import`, `train` run directories, stale temp files, `eval --limit`).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use memskill_trainer::config::Config;
 use memskill_trainer::train::{train, TrainOptions};
 
-fn memskill(args: &[&str]) -> Output {
-    Command::new(memskill_e2e::memskill_bin())
-        .args(args)
-        .output()
-        .expect("memskill runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use memskill_e2e::{memskill, stderr};
 
 const PRED: &str =
     r#"{"question": "q", "prediction": "hiking", "answer": "hiking, camping", "category": 1}"#;
@@ -191,24 +182,7 @@ fn skills_import_needs_force_and_rejects_non_finite_numbers() {
 }
 
 fn synthetic(name: &str, extra: &[&str]) -> Result<Config, anyhow::Error> {
-    let mut sets: Vec<String> = [
-        format!("run.name=\"{name}\""),
-        "run.batch_size=2".into(),
-        "run.outer_epochs=1".into(),
-        "run.inner_epochs=1".into(),
-        "data.dataset=\"synthetic\"".into(),
-        "data.synthetic_samples=2".into(),
-        "data.synthetic_spans=2".into(),
-        "encoder.kind=\"hashing\"".into(),
-        "encoder.dim=16".into(),
-        "controller.top_k=1".into(),
-        "controller.retrieve=3".into(),
-        "answer.retrieve=3".into(),
-        "policy.hidden=8".into(),
-        "executor.backend=\"scripted-synthetic\"".into(),
-        "designer.enabled=false".into(),
-    ]
-    .to_vec();
+    let mut sets = memskill_e2e::tiny_synthetic_sets(name);
     sets.extend(extra.iter().map(|s| s.to_string()));
     Config::from_toml_str("", &sets, "test")
 }

@@ -3,23 +3,14 @@
 //! template that runs away; zero budgets refused before anything is written.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use memskill_trainer::config::Config;
 use memskill_trainer::train::{train, TrainOptions};
 
-fn memskill(args: &[&str]) -> Output {
-    Command::new(memskill_e2e::memskill_bin())
-        .args(args)
-        .output()
-        .expect("memskill runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use memskill_e2e::{memskill, stderr};
 
 fn mkfifo(p: &Path) -> bool {
     Command::new("mkfifo")
@@ -40,8 +31,16 @@ fn temps_in(dir: &Path) -> Vec<String> {
 fn skills_export_and_import_never_destroy_files() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
+    let export = |force: bool| {
+        let (bank, out) = (s("bank.json"), s("skills"));
+        let mut args = vec!["skills", "export", bank.as_str(), "--out", out.as_str()];
+        if force {
+            args.push("--force");
+        }
+        memskill(&args)
+    };
     assert!(memskill(&["skills", "init", &s("bank.json")]).status.success());
-    let o = memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")]);
+    let o = export(false);
     assert!(o.status.success(), "{}", stderr(&o));
     let md = d.path().join("skills/insert/SKILL.md");
     let original = std::fs::read_to_string(&md).unwrap();
@@ -63,18 +62,11 @@ fn skills_export_and_import_never_destroy_files() {
     // export over an existing export: only with --force
     std::fs::write(&md, original.replace("Skip greetings", "Hand-edited")).unwrap();
     let edited = std::fs::read_to_string(&md).unwrap();
-    let o = memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")]);
+    let o = export(false);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&md).unwrap(), edited);
-    let o = memskill(&[
-        "skills",
-        "export",
-        &s("bank.json"),
-        "--out",
-        &s("skills"),
-        "--force",
-    ]);
+    let o = export(true);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&md).unwrap(), original);
 
@@ -86,14 +78,7 @@ fn skills_export_and_import_never_destroy_files() {
         std::fs::write(elsewhere.join("SKILL.md"), "precious").unwrap();
         std::fs::remove_dir_all(d.path().join("skills/noop")).unwrap();
         std::os::unix::fs::symlink(&elsewhere, d.path().join("skills/noop")).unwrap();
-        let o = memskill(&[
-            "skills",
-            "export",
-            &s("bank.json"),
-            "--out",
-            &s("skills"),
-            "--force",
-        ]);
+        let o = export(true);
         assert!(!o.status.success());
         assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
         assert_eq!(
@@ -141,23 +126,7 @@ fn a_full_disk_leaves_no_temporary_file() {
 }
 
 fn synthetic(name: &str, extra: &[String]) -> Config {
-    let mut sets: Vec<String> = vec![
-        format!("run.name=\"{name}\""),
-        "run.batch_size=2".into(),
-        "run.outer_epochs=1".into(),
-        "run.inner_epochs=1".into(),
-        "data.dataset=\"synthetic\"".into(),
-        "data.synthetic_samples=2".into(),
-        "data.synthetic_spans=2".into(),
-        "encoder.kind=\"hashing\"".into(),
-        "encoder.dim=16".into(),
-        "controller.top_k=1".into(),
-        "controller.retrieve=3".into(),
-        "answer.retrieve=3".into(),
-        "policy.hidden=8".into(),
-        "executor.backend=\"scripted-synthetic\"".into(),
-        "designer.enabled=false".into(),
-    ];
+    let mut sets = memskill_e2e::tiny_synthetic_sets(name);
     sets.extend(extra.iter().cloned());
     Config::from_toml_str("", &sets, "test").expect("test config resolves")
 }
