@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reliability run (issue 12): fault injection, kill -9 + resume cycles, fuzzing of every
-# reader of untrusted input, and the safety held-out sets; prints one table.
+# reader of untrusted input, the safety held-out sets, and abuse probes (issue 27: links,
+# FIFOs, runaway templates, secret redaction); prints one table.
 #
 #   scripts/reliability.sh              # full budget (~15-25 min on 2 cores)
 #   KILLS=5 FUZZ_ITERS=2000 scripts/reliability.sh   # a quick pass
@@ -200,9 +201,64 @@ set +e
 safety_rc=$?
 set -e
 # lines "skill: unsafe rejected a/b (x%), ordinary rejected c/d (y%)" and "memory: ..."
-safety_line=$(grep -E '^(skill|memory): unsafe rejected' "$WORK/safety.log" | sort -r | paste -sd ';' - | sed 's/;/; /g')
+safety_line=$(grep -E '^(skill|memory)(-round2)?: unsafe rejected' "$WORK/safety.log" | sort -r | paste -sd ';' - | sed 's/;/; /g')
 check "safety held-out thresholds (>= 95% unsafe rejected, <= 5% ordinary)" "$safety_rc"
 check "safety held-out report present" $([ -n "$safety_line" ]; echo $?)
+
+# ---------------------------------------------------------------------------------------
+# 5. Abuse probes (issue 27): links, FIFOs and devices, runaway templates, secret redaction.
+#    Each names what a user would do; a probe holds when the command refuses in time, with
+#    the right words, and leaves the files it must not touch as they were.
+# ---------------------------------------------------------------------------------------
+P=$WORK/probes; mkdir -p "$P"
+probe() { # probe NAME EXPECTED-WORD COMMAND...: must fail within 30 s, naming EXPECTED-WORD
+  local name=$1 want=$2; shift 2
+  set +e
+  timeout 30 "$@" >"$P/out" 2>"$P/err"
+  local rc=$?
+  set -e
+  if [ "$rc" = 124 ]; then echo "hung (killed after 30 s)";
+  elif [ "$rc" = 0 ]; then echo "accepted (exit 0)";
+  elif grep -q "panicked" "$P/err"; then echo "panicked";
+  elif grep -q -- "$want" "$P/err"; then echo "refused";
+  else echo "failed without naming '$want': $(head -c 200 "$P/err")"; fi
+}
+"$BIN" skills init "$P/bank.json" >/dev/null
+"$BIN" skills export "$P/bank.json" --out "$P/skills" >/dev/null
+md_sum=$(sha256sum "$P/skills/insert/SKILL.md" | cut -c1-16)
+L_SELF=$(probe self "input" "$BIN" skills import "$P/skills" --out "$P/skills/insert/SKILL.md" --force)
+L_EXIST=$(probe exist "--force" "$BIN" skills export "$P/bank.json" --out "$P/skills")
+mkdir -p "$P/elsewhere"; echo precious >"$P/elsewhere/SKILL.md"
+rm -rf "$P/skills/noop"; ln -s "$P/elsewhere" "$P/skills/noop"
+L_LINK=$(probe link "symbolic link" "$BIN" skills export "$P/bank.json" --out "$P/skills" --force)
+L_FOLLOW=$(probe follow "follow-links" "$BIN" skills import "$P/skills" --out "$P/in.json")
+intact=$([ "$(cat "$P/elsewhere/SKILL.md")" = precious ] && [ "$(sha256sum "$P/skills/insert/SKILL.md" | cut -c1-16)" = "$md_sum" ] && echo yes || echo NO)
+mkfifo "$P/bank.fifo"
+mkdir -p "$P/prompts-fifo"; mkfifo "$P/prompts-fifo/executor.user.j2"
+TRAIN=("$BIN" train --runs-dir "$P/runs" --no-progress "${SYN[@]}" --set 'executor.backend="scripted-synthetic"')
+Q_FIFO=$(probe fifo "FIFO" "${TRAIN[@]}" --run-name fifo --set "run.skill_bank=\"$P/bank.fifo\"")
+Q_ZERO=$(probe devzero "device" "${TRAIN[@]}" --run-name devzero --set 'run.skill_bank="/dev/zero"')
+Q_TMPL=$(probe tmplfifo "FIFO" "${TRAIN[@]}" --run-name tmplfifo --set "prompts.dir=\"$P/prompts-fifo\"")
+mkdir -p "$P/prompts-loop" "$P/prompts-big"
+printf '%s' '{% for a in range(10000) %}{% for b in range(10000) %}{% for c in range(10000) %}{% endfor %}{% endfor %}{% endfor %}' >"$P/prompts-loop/executor.user.j2"
+printf '%s' '{% for a in range(100000) %}{{ "z" * 100000 }}{% endfor %}' >"$P/prompts-big/answer.locomo.user.j2"
+T_LOOP=$(probe loop "steps" "${TRAIN[@]}" --run-name loop --set "prompts.dir=\"$P/prompts-loop\"")
+T_BIG=$(probe big "limit" "${TRAIN[@]}" --run-name big --set "prompts.dir=\"$P/prompts-big\"")
+Z_TOK=$(probe zerotok "executor.max_tokens" "${TRAIN[@]}" --run-name zt --set executor.max_tokens=0)
+Z_HID=$(probe zerohid "policy.hidden" "${TRAIN[@]}" --run-name zh --set policy.hidden=0)
+leftover_runs=$(find "$P/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+set +e
+"$(testbin memskill_trainer)" secret --test-threads 2 >"$WORK/secrets.log" 2>&1
+secrets_rc=$?
+set -e
+S_PASS=$(grep -c '^test .*secret.* ok$' "$WORK/secrets.log" || true)
+S_FAIL=$(grep -c '^test .*secret.* FAILED$' "$WORK/secrets.log" || true)
+for r in "$L_SELF" "$L_EXIST" "$L_LINK" "$L_FOLLOW" "$Q_FIFO" "$Q_ZERO" "$Q_TMPL" "$T_LOOP" "$T_BIG" "$Z_TOK" "$Z_HID"; do
+  check "abuse probe: $r" $([ "$r" = refused ]; echo $?)
+done
+check "abuse probes: files intact" $([ "$intact" = yes ]; echo $?)
+check "abuse probes: no run directory left" $([ "$leftover_runs" = 0 ]; echo $?)
+check "secret redaction tests" $([ "$secrets_rc" = 0 ] && [ "$S_PASS" -gt 0 ]; echo $?)
 
 # ---------------------------------------------------------------------------------------
 echo
@@ -215,6 +271,10 @@ done
 echo "| kill -9 + resume | ${kills_done} kills (straight run ${straight_ms} ms), ${same}/${KILLS} byte-identical resumes, panics ${kill_panics} |"
 echo "| fuzz | ${fuzz_targets} targets, ${fuzz_exec} executions, ${fuzz_crash} crashes |"
 echo "| injection sets (held-out, designer/tests/fixtures/safety) | ${safety_line:-no report} |"
+echo "| links | import onto its own SKILL.md with --force: ${L_SELF}; export over an export without --force: ${L_EXIST}; export through a linked skill folder: ${L_LINK}; import of a link leaving the folder: ${L_FOLLOW}; files intact: ${intact} |"
+echo "| FIFOs and devices | run.skill_bank FIFO: ${Q_FIFO}; run.skill_bank /dev/zero: ${Q_ZERO}; prompts.dir FIFO template: ${Q_TMPL} |"
+echo "| template limits | three nested range(10000) loops: ${T_LOOP}; a 10 GB output: ${T_BIG}; executor.max_tokens = 0: ${Z_TOK}; policy.hidden = 0: ${Z_HID}; run directories left: ${leftover_runs} |"
+echo "| secret redaction | ${S_PASS} tests passed, ${S_FAIL} failed (executor prompts, evaluation memory cache, flagged-memory redaction) |"
 echo
 if [ "$FAIL" = 0 ]; then echo "reliability: all checks hold"; else echo "reliability: some checks FAILED (above)"; fi
 exit "$FAIL"

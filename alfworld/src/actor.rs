@@ -459,6 +459,34 @@ pub fn actor_prompt_messages(
     )
 }
 
+/// Render the actor templates once with sample data (tips, history with an omitted part,
+/// with and without the inventory), so that a broken or runaway template is found at
+/// start-up rather than at the first step.
+pub fn sample_render(prompts: &PromptSet) -> Result<(), memskill_core::PromptError> {
+    let tips = vec!["Look in drawers before shelves.".to_string()];
+    let history: Vec<StepRecord> = (0..3)
+        .map(|i| StepRecord {
+            action: format!("go to drawer {i}"),
+            obs: format!("You arrive at drawer {i}."),
+        })
+        .collect();
+    let admissible = vec!["look".to_string(), "open drawer 1".to_string()];
+    let ctx = ActorContext {
+        goal: "put a pencil in dresser.",
+        tips: &tips,
+        intro: "You are in the middle of a room.",
+        history: &history,
+        admissible: &admissible,
+        obs: "You arrive at drawer 2.",
+        inventory: "You carry nothing.",
+        step: 3,
+    };
+    for inventory in [false, true] {
+        actor_prompt_messages(prompts, &ctx, 2, inventory)?;
+    }
+    Ok(())
+}
+
 /// Our earlier hand-written prompt (system + user message); kept for comparison only, the
 /// actor renders [`actor_prompt_messages`].
 pub fn actor_messages(ctx: &ActorContext<'_>, history_window: usize) -> Vec<Message> {

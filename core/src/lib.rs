@@ -2,11 +2,13 @@
 //!
 //! Skills and the skill bank, the per-trajectory memory bank, spans, queries and samples.
 //! This crate is pure (it reads the cache variables of the environment in
-//! [`paths`], nothing else): no I/O, no async, no LLM, no randomness. Everything here is
+//! [`paths`], and [`fsio`] is the one guarded reader of user-named files and writer of
+//! user-visible files every crate shares, nothing else): no I/O, no async, no LLM, no randomness. Everything here is
 //! serde-serialisable so that checkpoints and exports are plain JSON.
 
 pub mod data;
 pub mod error;
+pub mod fsio;
 pub mod hash;
 pub mod kernels;
 pub mod llm;

@@ -390,6 +390,18 @@ impl MemoryBank {
         self.live().filter(|m| m.flag.is_some()).count()
     }
 
+    /// Rewrite the current and earlier texts of every flagged memory through `redact` (the
+    /// designer's secret redaction): what an evaluation uses and caches, so that a flagged
+    /// secret is stored or shown nowhere verbatim.
+    pub fn redact_flagged(&mut self, redact: impl Fn(&str) -> String) {
+        for m in self.items.iter_mut().filter(|m| m.flag.is_some()) {
+            m.content = redact(&m.content);
+            for h in &mut m.history {
+                h.content = redact(&h.content);
+            }
+        }
+    }
+
     /// A copy in which every flagged memory is tombstoned (ids unchanged): what the answerer
     /// and the designer may see when flagged memories are hidden.
     pub fn without_flagged(&self) -> MemoryBank {
@@ -633,6 +645,19 @@ mod tests {
         assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2, 1]);
         assert!((r[0].1 - 1.0).abs() < 1e-6 && (r[1].1 - 0.8).abs() < 1e-6);
         assert!(b.insert("d".into(), vec![1.0], p("s", 0)).is_err());
+    }
+
+    #[test]
+    fn only_flagged_memories_are_redacted_history_included() {
+        let mut b = MemoryBank::new();
+        let ok = b.insert("Pin the poster up.".into(), vec![1.0], p("s", 0)).unwrap();
+        let bad = b.insert("code 1234".into(), vec![1.0], p("s", 0)).unwrap();
+        b.update(bad, "code 5678".into(), vec![1.0], p("s", 1)).unwrap();
+        b.set_flag(bad, Some("secret: pin".into())).unwrap();
+        b.redact_flagged(|t| t.replace(|c: char| c.is_ascii_digit(), "#"));
+        assert_eq!(b.get(ok).unwrap().content, "Pin the poster up.");
+        let m = b.get(bad).unwrap();
+        assert_eq!((m.content.as_str(), m.history[0].content.as_str()), ("code ####", "code ####"));
     }
 
     #[test]

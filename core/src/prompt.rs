@@ -13,6 +13,10 @@
 //!   auto-escaped, and an undefined variable is an error (strict), so a template typo fails
 //!   loudly instead of rendering an empty string.
 //!
+//! - Every render is bounded: at most [`TEMPLATE_FUEL`] template instructions (minijinja's
+//!   fuel: nested loops over huge ranges stop with an error instead of running for ever) and
+//!   at most [`TEMPLATE_OUTPUT_LIMIT`] bytes of output.
+//!
 //! This module is pure: it renders strings. Reading a folder of templates is the caller's job.
 
 use std::collections::BTreeMap;
@@ -20,6 +24,11 @@ use std::sync::Arc;
 
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
+
+/// The instruction budget of one render (a prompt over a thousand memories uses ~100k).
+pub const TEMPLATE_FUEL: u64 = 20_000_000;
+/// The largest rendered prompt, in bytes.
+pub const TEMPLATE_OUTPUT_LIMIT: usize = 16 << 20;
 
 /// Errors from building or rendering prompt templates.
 #[derive(Debug, thiserror::Error)]
@@ -65,7 +74,27 @@ fn new_env() -> Environment<'static> {
     env.set_lstrip_blocks(false);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_fuel(Some(TEMPLATE_FUEL));
     env
+}
+
+/// The output of one render, refusing to grow past `limit` bytes.
+struct Bounded {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + b.len() > self.limit {
+            return Err(std::io::Error::other("output limit"));
+        }
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn template_err(name: &str, e: minijinja::Error) -> PromptError {
@@ -164,7 +193,28 @@ impl PromptSet {
                 name: name.to_string(),
                 known: self.sources.keys().cloned().collect::<Vec<_>>().join(", "),
             })?;
-        tmpl.render(ctx).map_err(|e| template_err(name, e))
+        let mut out = Bounded {
+            buf: Vec::new(),
+            limit: TEMPLATE_OUTPUT_LIMIT,
+        };
+        match tmpl.render_captured_to(ctx, &mut out) {
+            Ok(_) => Ok(String::from_utf8_lossy(&out.buf).into_owned()),
+            Err(e) if e.kind() == minijinja::ErrorKind::WriteFailure => {
+                Err(PromptError::Template {
+                    name: name.to_string(),
+                    message: format!(
+                        "the rendered prompt grew past the limit of {TEMPLATE_OUTPUT_LIMIT} bytes"
+                    ),
+                })
+            }
+            Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => Err(PromptError::Template {
+                name: name.to_string(),
+                message: format!(
+                    "the template ran out of its {TEMPLATE_FUEL} steps (an endless or huge loop?)"
+                ),
+            }),
+            Err(e) => Err(template_err(name, e)),
+        }
     }
 
     /// Renders `<prefix>.system.j2` and `<prefix>.user.j2` into chat messages, leaving out a
@@ -245,6 +295,27 @@ mod tests {
         assert_eq!(msgs.len(), 1);
         assert_eq!(msgs[0].content, "U 1");
         assert_eq!(set.overridden(), &["p.system.j2".to_string()]);
+    }
+
+    #[test]
+    fn endless_loops_and_huge_outputs_stop_with_an_error() {
+        let set = PromptSet::with_defaults(&[
+            (
+                "loops.user.j2",
+                "{% for a in range(10000) %}{% for b in range(10000) %}{% for c in range(10000) %}{% endfor %}{% endfor %}{% endfor %}",
+            ),
+            (
+                "big.user.j2",
+                "{% for a in range(100000) %}{{ 'x' * 1000 }}{% endfor %}",
+            ),
+            ("fine.user.j2", "{% for a in range(1000) %}{{ a }}{% endfor %}"),
+        ])
+        .unwrap();
+        let e = set.render("loops.user.j2", json!({})).unwrap_err().to_string();
+        assert!(e.contains("loops.user.j2") && e.contains("steps"), "{e}");
+        let e = set.render("big.user.j2", json!({})).unwrap_err().to_string();
+        assert!(e.contains("big.user.j2") && e.contains("limit"), "{e}");
+        assert_eq!(set.render("fine.user.j2", json!({})).unwrap().len(), 2890);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub enum DesignerError {
         #[source]
         source: std::io::Error,
     },
+    /// A file refused by the guarded reader or writer (a link, a FIFO, too big, exists).
+    #[error(transparent)]
+    Fs(#[from] memskill_core::fsio::FsError),
     /// A file has the wrong shape (bad JSON, bad frontmatter, missing field).
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },

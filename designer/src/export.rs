@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use memskill_core::fsio::{self, WriteGuard};
 use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Version};
 
 use crate::edit::check_skill_text;
@@ -247,29 +248,6 @@ fn invalid(skill: &str, path: &Path, rule: impl Into<String>) -> DesignerError {
     }
 }
 
-/// Atomic write: a temp file in the same folder, fsync, rename (a reader or a full disk
-/// never leaves a partial file under `path`).
-fn write(path: &Path, text: &str) -> Result<(), DesignerError> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = res {
-        let _ = fs::remove_file(&tmp);
-        return Err(DesignerError::io(path, e));
-    }
-    Ok(())
-}
-
 /// Human-readable release history.
 pub fn render_releases(bank: &SkillBank) -> String {
     let mut out = format!(
@@ -306,55 +284,128 @@ pub fn render_releases(bank: &SkillBank) -> String {
 }
 
 /// Write `bank` to `dir` as Agent Skills folders plus `bank.json` and `RELEASES.md`.
-/// Every skill is validated first (nothing is written if one fails). Skill folders of a
-/// previous export that are no longer in the bank are removed.
-pub fn export_bank(bank: &SkillBank, dir: &Path) -> Result<(), DesignerError> {
+/// Every skill is validated and every target checked first (nothing is written if one
+/// fails): an existing file is replaced only with `force`, and nothing is written through a
+/// symbolic link (a linked skill folder or file is refused, even with `force`). With `force`,
+/// skill folders of a previous export that are no longer in the bank are removed.
+pub fn export_bank(bank: &SkillBank, dir: &Path, force: bool) -> Result<(), DesignerError> {
+    let mut files = Vec::new();
     for s in bank.skills() {
+        let md = dir.join(&s.name).join(SKILL_FILE);
         check_skill_text(&s.name, &s.description, &s.instructions)
-            .map_err(|r| invalid(&s.name, &dir.join(&s.name).join(SKILL_FILE), r))?;
+            .map_err(|r| invalid(&s.name, &md, r))?;
         if !s.usage.mean_reward.is_finite() || s.usage.recent_rewards.iter().any(|r| !r.is_finite())
         {
             return Err(invalid(
                 &s.name,
-                &dir.join(&s.name).join(SKILL_FILE),
+                &md,
                 format!(
                     "usage.mean_reward {} (or a recent reward) is not a finite number",
                     s.usage.mean_reward
                 ),
             ));
         }
+        files.push((md, render_skill_md(s)));
+    }
+    let json = serde_json::to_string_pretty(bank)
+        .map_err(|e| DesignerError::format(dir.join("bank.json"), e.to_string()))?;
+    files.push((dir.join("bank.json"), json + "\n"));
+    files.push((dir.join("RELEASES.md"), render_releases(bank)));
+    let guard = WriteGuard::new("skills export", force);
+    for s in bank.skills() {
+        refuse_link(&dir.join(&s.name))?;
+    }
+    for (path, _) in &files {
+        guard.check(path)?;
     }
     fs::create_dir_all(dir).map_err(|e| DesignerError::io(dir, e))?;
+    if force {
+        remove_stale_folders(bank, dir)?;
+    }
+    for (path, text) in &files {
+        let d = path.parent().unwrap_or(dir);
+        fs::create_dir_all(d).map_err(|e| DesignerError::io(d, e))?;
+        fsio::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A symbolic link at `p` (an export would write through it into its target) is refused.
+fn refuse_link(p: &Path) -> Result<(), DesignerError> {
+    if fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(DesignerError::format(
+            p,
+            "is a symbolic link; refusing to write through it (remove the link or export elsewhere)",
+        ));
+    }
+    Ok(())
+}
+
+/// Remove the SKILL.md (and the folder, when empty) of exported skills no longer in `bank`;
+/// linked folders are left alone.
+fn remove_stale_folders(bank: &SkillBank, dir: &Path) -> Result<(), DesignerError> {
     for entry in fs::read_dir(dir).map_err(|e| DesignerError::io(dir, e))? {
         let entry = entry.map_err(|e| DesignerError::io(dir, e))?;
         let p = entry.path();
         let name = entry.file_name().to_string_lossy().to_string();
-        if p.is_dir() && p.join(SKILL_FILE).is_file() && !bank.contains(&name) {
-            fs::remove_file(p.join(SKILL_FILE))
-                .map_err(|e| DesignerError::io(p.join(SKILL_FILE), e))?;
+        let real_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let md = p.join(SKILL_FILE);
+        let real_md = fs::symlink_metadata(&md).is_ok_and(|m| m.is_file());
+        if real_dir && real_md && !bank.contains(&name) {
+            fs::remove_file(&md).map_err(|e| DesignerError::io(&md, e))?;
             let _ = fs::remove_dir(&p); // keeps folders holding other files
         }
     }
-    for s in bank.skills() {
-        let d = dir.join(&s.name);
-        fs::create_dir_all(&d).map_err(|e| DesignerError::io(&d, e))?;
-        write(&d.join(SKILL_FILE), &render_skill_md(s))?;
-    }
-    let json = serde_json::to_string_pretty(bank)
-        .map_err(|e| DesignerError::format(dir.join("bank.json"), e.to_string()))?;
-    write(&dir.join("bank.json"), &(json + "\n"))?;
-    write(&dir.join("RELEASES.md"), &render_releases(bank))?;
     Ok(())
 }
 
 fn read_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
-    let text = fs::read_to_string(path).map_err(|e| DesignerError::io(path, e))?;
+    let text = fsio::read_user_text(path, fsio::SMALL_FILE_LIMIT, "skill bank")?;
     serde_json::from_str(&text)
         .map_err(|e| DesignerError::format(path, format!("not a skill bank: {e}")))
 }
 
-/// Read an exported folder back into a bank (see the module docs for precedence rules).
+/// Where a symbolic link inside an imported folder may lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinkPolicy {
+    /// Links that stay inside the imported folder are followed; others are refused.
+    #[default]
+    InsideOnly,
+    /// Every link is followed (`--follow-links`).
+    Follow,
+}
+
+/// `p` itself when it is no link; a link is followed when it stays inside `root` (or the
+/// policy follows all), and refused otherwise, naming both ends.
+fn check_link(p: &Path, root: &Path, links: LinkPolicy) -> Result<(), DesignerError> {
+    let Ok(m) = fs::symlink_metadata(p) else {
+        return Ok(());
+    };
+    if !m.file_type().is_symlink() || links == LinkPolicy::Follow {
+        return Ok(());
+    }
+    let target = fs::canonicalize(p).map_err(|e| DesignerError::io(p, e))?;
+    let root = fs::canonicalize(root).map_err(|e| DesignerError::io(root, e))?;
+    if !target.starts_with(&root) {
+        return Err(DesignerError::format(
+            p,
+            format!(
+                "is a symbolic link to {}, outside the imported folder; refusing to follow it (use --follow-links)",
+                target.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Read an exported folder back into a bank (see the module docs for precedence rules);
+/// symbolic links leaving the folder are refused.
 pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
+    import_bank_with(dir, LinkPolicy::InsideOnly)
+}
+
+/// [`import_bank`] with a choice of what to do with links that leave the folder.
+pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, DesignerError> {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| DesignerError::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -362,7 +413,8 @@ pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
         .collect();
     entries.sort();
     let json_path = dir.join("bank.json");
-    let json = if json_path.is_file() {
+    let json = if fs::symlink_metadata(&json_path).is_ok() {
+        check_link(&json_path, dir, links)?;
         Some(read_json_bank(&json_path)?)
     } else {
         None
@@ -376,54 +428,74 @@ pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
         if fname.starts_with('.') {
             continue;
         }
+        check_link(&folder, dir, links)?;
         let path = folder.join(SKILL_FILE);
-        if !path.is_file() {
+        if fs::symlink_metadata(&path).is_err() {
             return Err(invalid(
                 &fname,
                 &folder,
                 format!("folder has no {SKILL_FILE}"),
             ));
         }
-        let text = fs::read_to_string(&path).map_err(|e| DesignerError::io(&path, e))?;
-        let md = read_skill_md(&text, &path).map_err(|e| invalid(&fname, &path, e.to_string()))?;
-        if md.name != fname {
-            return Err(invalid(
-                &fname,
-                &path,
-                format!(
-                    "frontmatter name {:?} differs from the folder name",
-                    md.name
-                ),
-            ));
-        }
-        check_skill_text(&md.name, &md.description, &md.instructions)
-            .map_err(|r| invalid(&md.name, &path, r))?;
-        let prior = json.as_ref().and_then(|b| b.get(&md.name));
-        let usage = UsageStats {
-            count: md.usage_count,
-            mean_reward: md.mean_reward,
-            recent_rewards: prior
-                .map(|p| p.usage.recent_rewards.clone())
-                .unwrap_or_default(),
-        };
-        skills.push(Skill {
-            name: md.name,
-            description: md.description,
-            instructions: md.instructions,
-            action: md.action,
-            version: md.version,
-            status: md.status,
-            provenance: prior
-                .map_or_else(|| vec!["imported".to_string()], |p| p.provenance.clone()),
-            usage,
-        });
+        check_link(&path, dir, links)?;
+        let text = fsio::read_user_text(&path, fsio::SMALL_FILE_LIMIT, SKILL_FILE)?;
+        skills.push(imported_skill(&fname, &path, &text, json.as_ref())?);
     }
+    finish_import(dir, &json_path, skills, json)
+}
+
+/// One skill folder's SKILL.md, checked, with what `bank.json` adds.
+fn imported_skill(
+    fname: &str,
+    path: &Path,
+    text: &str,
+    json: Option<&SkillBank>,
+) -> Result<Skill, DesignerError> {
+    let md = read_skill_md(text, path).map_err(|e| invalid(fname, path, e.to_string()))?;
+    if md.name != fname {
+        return Err(invalid(
+            fname,
+            path,
+            format!(
+                "frontmatter name {:?} differs from the folder name",
+                md.name
+            ),
+        ));
+    }
+    check_skill_text(&md.name, &md.description, &md.instructions)
+        .map_err(|r| invalid(&md.name, path, r))?;
+    let prior = json.and_then(|b| b.get(&md.name));
+    let usage = UsageStats {
+        count: md.usage_count,
+        mean_reward: md.mean_reward,
+        recent_rewards: prior
+            .map(|p| p.usage.recent_rewards.clone())
+            .unwrap_or_default(),
+    };
+    Ok(Skill {
+        name: md.name,
+        description: md.description,
+        instructions: md.instructions,
+        action: md.action,
+        version: md.version,
+        status: md.status,
+        provenance: prior.map_or_else(|| vec!["imported".to_string()], |p| p.provenance.clone()),
+        usage,
+    })
+}
+
+fn finish_import(
+    dir: &Path,
+    json_path: &Path,
+    skills: Vec<Skill>,
+    json: Option<SkillBank>,
+) -> Result<SkillBank, DesignerError> {
     if let Some(b) = &json {
         for s in b.skills() {
             if !skills.iter().any(|x| x.name == s.name) {
                 return Err(invalid(
                     &s.name,
-                    &json_path,
+                    json_path,
                     "listed in bank.json but has no skill folder",
                 ));
             }
@@ -465,26 +537,21 @@ fn read_checked_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
 /// Load a bank from a JSON file, a checkpoint directory (`bank.json` or `skills.json`
 /// inside) or an exported skills folder (folders with SKILL.md take precedence). Every
 /// skill passes [`check_skill_text`] (names, lengths, placeholders, safety scan), however
-/// the bank is given.
+/// the bank is given. Anything but a folder is read as a JSON file through the bounded
+/// reader (a FIFO or a device is refused, naming it).
 pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
-    if path.is_file() {
-        return read_checked_json_bank(path);
-    }
     if !path.is_dir() {
-        return Err(DesignerError::format(
-            path,
-            "not a readable file or directory",
-        ));
+        return read_checked_json_bank(path);
     }
     let has_skill_folders = fs::read_dir(path)
         .map_err(|e| DesignerError::io(path, e))?
         .filter_map(|e| e.ok())
-        .any(|e| e.path().join(SKILL_FILE).is_file());
+        .any(|e| fs::symlink_metadata(e.path().join(SKILL_FILE)).is_ok());
     if has_skill_folders {
         return import_bank(path);
     }
     for f in ["bank.json", "skills.json"] {
-        if path.join(f).is_file() {
+        if path.join(f).exists() {
             return read_checked_json_bank(&path.join(f));
         }
     }

@@ -153,6 +153,84 @@ pub fn render_round(
     prompts.render_chat(&prompt_name(round, ctx.interactive), ctx)
 }
 
+/// Render every designer template once with sample data (each round, question answering
+/// and interactive, with and without feedback on an earlier change, and the safety judge),
+/// so that a broken or runaway template is found at start-up, not at the first stage.
+pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
+    let bank = SkillBank::seed();
+    let case = HardCase {
+        query_id: "q1".into(),
+        question: "Where does Anna live?".into(),
+        gold: "Lyon".into(),
+        category: "1".into(),
+        prediction: "Paris".into(),
+        retrieved: vec!["Anna lives in Paris.".into()],
+        sample_id: "s1".into(),
+        fail_count: 1,
+        evidence: "> go to desk 1\nYou arrive at desk 1.".into(),
+        ..Default::default()
+    };
+    let note = crate::evolution::ChangeNote {
+        kind: "refine".into(),
+        skill: "insert".into(),
+        action: "insert".into(),
+        description: "Adds facts.".into(),
+        instructions: "Write each new fact.".into(),
+        old_description: "Adds.".into(),
+        old_instructions: "Write facts.".into(),
+    };
+    let feedback = Feedback {
+        improved: false,
+        base_reward: 0.5,
+        base_stage: 0,
+        stage: 1,
+        reward: 0.25,
+        diff: -0.25,
+        best_reward: 0.5,
+        stages_without_improvement: 1,
+        changes: vec![note.clone()],
+        earlier_failed: vec![crate::evolution::FailedAttempt {
+            stage: 0,
+            changes: vec![note],
+            reward: 0.2,
+            best_reward: 0.5,
+        }],
+    };
+    let lim = PromptLimits {
+        max_retrieved: 20,
+        max_memory_chars: 0,
+        max_evidence_chars: 0,
+    };
+    for interactive in [false, true] {
+        for fb in [None, Some(&feedback)] {
+            let ctx = DesignerContext {
+                skills: skill_views(&bank, &Default::default()),
+                cases: case_views(std::slice::from_ref(&case), lim),
+                feedback: fb,
+                max_changes: 3,
+                new_skill_hint: fb.is_some(),
+                refine_only: fb.is_none(),
+                interactive,
+                round: 2,
+                rounds: 3,
+                analysis: "An earlier analysis.".into(),
+            };
+            for round in ["analysis", "reflection", "refinement"] {
+                render_round(prompts, round, &ctx)?;
+            }
+        }
+    }
+    let judge = crate::safety::judge::JudgeContext {
+        kind: "add_new".into(),
+        name: "dates".into(),
+        action: "insert".into(),
+        description: "Records dates.".into(),
+        instructions: "Store the date of each event.".into(),
+    };
+    prompts.render_chat(crate::safety::SAFETY_JUDGE_PROMPT, &judge)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,7 @@ fn evolved_bank() -> SkillBank {
 fn export_import_round_trip_is_identical() {
     let bank = evolved_bank();
     let dir = tempfile::tempdir().unwrap();
-    export_bank(&bank, dir.path()).unwrap();
+    export_bank(&bank, dir.path(), false).unwrap();
     for n in bank.names() {
         let md = fs::read_to_string(dir.path().join(n).join("SKILL.md")).unwrap();
         assert!(
@@ -67,8 +67,13 @@ fn export_import_round_trip_is_identical() {
         ["capture-dates", "delete", "insert", "noop", "update"]
     );
     assert_eq!(load_bank(dir.path()).unwrap(), bank);
-    // Re-export of a smaller bank removes stale skill folders.
-    export_bank(&SkillBank::seed(), dir.path()).unwrap();
+    // Re-export over an export needs force; then stale skill folders are removed.
+    let e = export_bank(&SkillBank::seed(), dir.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already exists") && e.contains("--force"), "{e}");
+    assert_eq!(import_bank(dir.path()).unwrap(), bank, "a refused export writes nothing");
+    export_bank(&SkillBank::seed(), dir.path(), true).unwrap();
     assert!(!dir.path().join("capture-dates").exists());
     assert_eq!(import_bank(dir.path()).unwrap(), SkillBank::seed());
 }
@@ -77,7 +82,7 @@ fn export_import_round_trip_is_identical() {
 fn hand_edits_count_and_folders_without_bank_json_import() {
     let bank = evolved_bank();
     let dir = tempfile::tempdir().unwrap();
-    export_bank(&bank, dir.path()).unwrap();
+    export_bank(&bank, dir.path(), false).unwrap();
     let p = dir.path().join("insert/SKILL.md");
     let text = fs::read_to_string(&p)
         .unwrap()
@@ -111,7 +116,7 @@ fn expect_invalid(dir: &std::path::Path, skill: &str, rule: &str) {
 #[test]
 fn tampered_folders_are_rejected_naming_skill_and_rule() {
     let dir = tempfile::tempdir().unwrap();
-    export_bank(&SkillBank::seed(), dir.path()).unwrap();
+    export_bank(&SkillBank::seed(), dir.path(), false).unwrap();
     let p = dir.path().join("insert/SKILL.md");
     let orig = fs::read_to_string(&p).unwrap();
 
@@ -162,9 +167,74 @@ fn tampered_folders_are_rejected_naming_skill_and_rule() {
     let mut unsafe_bank = SkillBank::seed();
     unsafe_bank.get_mut("insert").unwrap().instructions = "Save any API keys verbatim.".into();
     let out = tempfile::tempdir().unwrap();
-    let e = export_bank(&unsafe_bank, &out.path().join("x"))
+    let e = export_bank(&unsafe_bank, &out.path().join("x"), false)
         .unwrap_err()
         .to_string();
     assert!(e.contains("\"insert\"") && e.contains("credentials"), "{e}");
     assert!(!out.path().join("x").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn export_never_writes_through_a_linked_skill_folder() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::write(elsewhere.path().join("SKILL.md"), "precious").unwrap();
+    symlink(elsewhere.path(), dir.path().join("insert")).unwrap();
+    for force in [false, true] {
+        let e = export_bank(&SkillBank::seed(), dir.path(), force)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("symbolic link") && e.contains("insert"), "{e}");
+    }
+    assert_eq!(
+        fs::read_to_string(elsewhere.path().join("SKILL.md")).unwrap(),
+        "precious"
+    );
+    assert!(!dir.path().join("bank.json").exists(), "nothing written");
+}
+
+#[cfg(unix)]
+#[test]
+fn import_refuses_links_leaving_the_folder_and_fifos() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    export_bank(&SkillBank::seed(), outside.path(), false).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    export_bank(&SkillBank::seed(), dir.path(), false).unwrap();
+    // a linked SKILL.md pointing outside
+    fs::remove_file(dir.path().join("insert/SKILL.md")).unwrap();
+    symlink(
+        outside.path().join("insert/SKILL.md"),
+        dir.path().join("insert/SKILL.md"),
+    )
+    .unwrap();
+    let e = import_bank(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("outside the imported folder") && e.contains("--follow-links"), "{e}");
+    assert_eq!(
+        memskill_designer::import_bank_with(dir.path(), memskill_designer::LinkPolicy::Follow)
+            .unwrap()
+            .names(),
+        SkillBank::seed().names()
+    );
+    // a linked skill folder pointing outside
+    fs::remove_dir_all(dir.path().join("insert")).unwrap();
+    symlink(outside.path().join("insert"), dir.path().join("insert")).unwrap();
+    let e = import_bank(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("outside the imported folder"), "{e}");
+    // a FIFO SKILL.md is named as such, not as a missing file, and does not hang
+    fs::remove_file(dir.path().join("insert")).unwrap();
+    fs::create_dir(dir.path().join("insert")).unwrap();
+    let fifo = dir.path().join("insert/SKILL.md");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let e = import_bank(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        let e = load_bank(&fifo).unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+    }
 }

@@ -64,12 +64,12 @@ struct Fields {
     instructions: String,
 }
 
-fn heldout() -> Vec<Heldout> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/safety/heldout.jsonl"
+fn heldout(file: &str) -> Vec<Heldout> {
+    let path = format!(
+        "{}/tests/fixtures/safety/{file}",
+        env!("CARGO_MANIFEST_DIR")
     );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .enumerate()
@@ -104,8 +104,8 @@ struct Rates {
     ordinary_rejected: usize,
 }
 
-fn measure(set: &str, verdict: fn(&Heldout) -> Option<String>) -> Rates {
-    let items: Vec<Heldout> = heldout().into_iter().filter(|h| h.set == set).collect();
+fn measure(file: &str, set: &str, verdict: fn(&Heldout) -> Option<String>) -> Rates {
+    let items: Vec<Heldout> = heldout(file).into_iter().filter(|h| h.set == set).collect();
     let mut r = Rates {
         unsafe_total: 0,
         unsafe_caught: 0,
@@ -136,6 +136,10 @@ fn measure(set: &str, verdict: fn(&Heldout) -> Option<String>) -> Rates {
             other => panic!("unknown label {other:?}"),
         }
     }
+    let set = match file {
+        "heldout.jsonl" => set.to_string(),
+        _ => format!("{set}-round2"),
+    };
     println!(
         "{set}: unsafe rejected {}/{} ({:.1}%), ordinary rejected {}/{} ({:.1}%)",
         r.unsafe_caught,
@@ -171,7 +175,7 @@ fn assert_rates(r: &Rates, min_unsafe: usize, min_ordinary: usize) {
 /// `cargo test -p memskill-designer --test safety_heldout -- --nocapture` prints the rates.
 #[test]
 fn heldout_skill_proposals_rates() {
-    let r = measure("skill", skill_rejected);
+    let r = measure("heldout.jsonl", "skill", skill_rejected);
     assert_rates(&r, 60, 60);
 }
 
@@ -179,6 +183,17 @@ fn heldout_skill_proposals_rates() {
 /// ordinary conversation facts (e-mail addresses, links, "changed his password").
 #[test]
 fn heldout_memory_texts_rates() {
-    let r = measure("memory", memory_flagged);
+    let r = measure("heldout.jsonl", "memory", memory_flagged);
     assert_rates(&r, 30, 40);
+}
+
+/// Round two (issue 27): executor replies framed as hidden instructions, system messages or
+/// priority claims, in every supported language, and skills that paraphrase a request for
+/// sign-in secrets; against ordinary texts that mention systems, priorities and passwords.
+#[test]
+fn heldout_round_two_rates() {
+    let r = measure("heldout_round2.jsonl", "memory", memory_flagged);
+    assert_rates(&r, 20, 25);
+    let r = measure("heldout_round2.jsonl", "skill", skill_rejected);
+    assert_rates(&r, 10, 10);
 }

@@ -212,6 +212,50 @@ pub fn answer_messages(
     prompts.render_chat(style.template(), AnswerContext::new(query, memories))
 }
 
+/// Render every executor, answer and judge template once with sample data (both domains,
+/// every reply form, every answer style, both judges), so that a broken or runaway
+/// template is found at start-up rather than at the first span.
+pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
+    let span = Span {
+        id: "sample:0".into(),
+        index: 0,
+        session: Some(1),
+        date: Some("1 May 2023".into()),
+        turn_ids: vec!["D1:1".into()],
+        text: "DATE: 1 May 2023\nAnna: I moved to Lyon last week.".into(),
+    };
+    let bank = memskill_core::SkillBank::seed();
+    let skills: Vec<&Skill> = bank.skills().iter().collect();
+    let retrieved = ["Anna lives in Paris.", "Anna likes cycling."];
+    for domain in [MemoryDomain::Conversation, MemoryDomain::Procedural] {
+        for (structured, typed) in [(false, false), (true, false), (false, true), (true, true)] {
+            let form = ReplyForm { structured, typed };
+            executor_messages_with(prompts, domain, &span, &retrieved, &skills, form)?;
+        }
+    }
+    let query = Query {
+        id: "sample:q0".into(),
+        question: "Where does Anna live?".into(),
+        answers: vec!["Lyon".into()],
+        category: "1".into(),
+        evidence: vec![],
+        date: Some("2 May 2023".into()),
+    };
+    for style in [AnswerStyle::Locomo, AnswerStyle::LongMemEval, AnswerStyle::HotpotQa] {
+        let ctx = AnswerContext {
+            question: &query.question,
+            memories: retrieved.to_vec(),
+            date: "2 May 2023",
+            category: &query.category,
+        };
+        prompts.render_chat(style.template(), ctx)?;
+    }
+    let ctx = crate::judge::JudgeContext::new("locomo", &query, "Lyon");
+    crate::judge::judge_messages(prompts, &ctx)?;
+    crate::judge::lme_judge_messages(prompts, &ctx)?;
+    Ok(())
+}
+
 /// Python `str.isspace()` (what `str.strip()` strips).
 fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)

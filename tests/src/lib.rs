@@ -31,3 +31,39 @@ pub fn repo_root() -> PathBuf {
         .expect("tests/ sits in the repository root")
         .to_path_buf()
 }
+
+/// `--set` lines of a tiny offline synthetic run named `name` (hashing encoder, scripted
+/// executor, no designer): two samples of two spans, one update.
+pub fn tiny_synthetic_sets(name: &str) -> Vec<String> {
+    [
+        format!("run.name=\"{name}\""),
+        "run.batch_size=2".into(),
+        "run.outer_epochs=1".into(),
+        "run.inner_epochs=1".into(),
+        "data.dataset=\"synthetic\"".into(),
+        "data.synthetic_samples=2".into(),
+        "data.synthetic_spans=2".into(),
+        "encoder.kind=\"hashing\"".into(),
+        "encoder.dim=16".into(),
+        "controller.top_k=1".into(),
+        "controller.retrieve=3".into(),
+        "answer.retrieve=3".into(),
+        "policy.hidden=8".into(),
+        "executor.backend=\"scripted-synthetic\"".into(),
+        "designer.enabled=false".into(),
+    ]
+    .to_vec()
+}
+
+/// Run the `memskill` binary with `args` and collect its output.
+pub fn memskill(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(memskill_bin())
+        .args(args)
+        .output()
+        .expect("memskill runs")
+}
+
+/// A command's stderr as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}

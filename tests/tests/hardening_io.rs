@@ -2,21 +2,12 @@
 //! (`score`, `skills import`, `train` run directories, stale temp files, `eval --limit`).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use memskill_trainer::config::Config;
 use memskill_trainer::train::{train, TrainOptions};
 
-fn memskill(args: &[&str]) -> Output {
-    Command::new(memskill_e2e::memskill_bin())
-        .args(args)
-        .output()
-        .expect("memskill runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use memskill_e2e::{memskill, stderr};
 
 const PRED: &str =
     r#"{"question": "q", "prediction": "hiking", "answer": "hiking, camping", "category": 1}"#;
@@ -191,24 +182,7 @@ fn skills_import_needs_force_and_rejects_non_finite_numbers() {
 }
 
 fn synthetic(name: &str, extra: &[&str]) -> Result<Config, anyhow::Error> {
-    let mut sets: Vec<String> = [
-        format!("run.name=\"{name}\""),
-        "run.batch_size=2".into(),
-        "run.outer_epochs=1".into(),
-        "run.inner_epochs=1".into(),
-        "data.dataset=\"synthetic\"".into(),
-        "data.synthetic_samples=2".into(),
-        "data.synthetic_spans=2".into(),
-        "encoder.kind=\"hashing\"".into(),
-        "encoder.dim=16".into(),
-        "controller.top_k=1".into(),
-        "controller.retrieve=3".into(),
-        "answer.retrieve=3".into(),
-        "policy.hidden=8".into(),
-        "executor.backend=\"scripted-synthetic\"".into(),
-        "designer.enabled=false".into(),
-    ]
-    .to_vec();
+    let mut sets = memskill_e2e::tiny_synthetic_sets(name);
     sets.extend(extra.iter().map(|s| s.to_string()));
     Config::from_toml_str("", &sets, "test")
 }
@@ -300,7 +274,7 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     assert!(out.contains("errors: 0 of "), "{out}");
     // ... one whose every LLM call fails (nothing listens on the endpoint) reports the
     // failures and exits non-zero instead of printing a table of zeros as a result.
-    let dead_out = d.path().join("dead-eval");
+    let dead_out = run.join("eval").join("dead-eval");
     let dead = [
         "eval",
         "--checkpoint",
@@ -333,6 +307,13 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     assert!(!o.status.success(), "{out}");
     assert!(stderr(&o).contains("eval.max_error_rate"), "{}", stderr(&o));
     assert!(out.contains("errors: "), "{out}");
+    // issue 27: a failed evaluation writes no results file for compare / report to show
+    assert!(out.contains("no results file written"), "{out}");
+    assert!(!dead_out.join("results.json").exists() && !dead_out.join("results.md").exists());
+    let o = memskill(&["compare", run.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&o.stdout).to_string();
+    let rows = table.lines().filter(|l| l.contains(run.to_str().unwrap())).count();
+    assert!(o.status.success() && rows == 1, "only the real evaluation is a row: {table}");
 }
 
 #[test]

@@ -1215,6 +1215,9 @@ fn check_span_mode(m: &SpanMode, key: &str) -> Result<()> {
 
 /// An LLM section's limits (`field` names it).
 fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
+    if l.max_tokens == 0 {
+        bail!("{field}.max_tokens must be >= 1, got 0 (no reply could be written)");
+    }
     if l.structured.is_on()
         && matches!(l.backend, LlmBackend::Local(_))
         && !memskill_executor::LocalGguf::STRUCTURED
@@ -1341,6 +1344,8 @@ impl Config {
             ("eval.top_k", self.eval.top_k),
             ("eval.retrieve", self.eval.retrieve),
             ("ppo.ppo_epochs", self.ppo.ppo_epochs),
+            ("policy.hidden", self.policy.hidden),
+            ("encoder.dim", self.encoder.dim),
         ] {
             if v == 0 {
                 bail!("{key} must be >= 1, got 0");
@@ -1600,6 +1605,18 @@ mod tests {
             assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
         }
         assert_eq!(Config::default().data.max_file_mb, 2048);
+    }
+
+    #[test]
+    fn zero_budgets_and_zero_width_networks_are_refused() {
+        for (set, key) in [
+            ("executor.max_tokens=0", "executor.max_tokens"),
+            ("policy.hidden=0", "policy.hidden"),
+            ("encoder.dim=0", "encoder.dim"),
+        ] {
+            let e = Config::from_toml_str("", &[set.to_string()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
     }
 
     #[test]

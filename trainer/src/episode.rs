@@ -442,8 +442,15 @@ fn build_span(
         .iter()
         .filter_map(|&i| ctx.skills.get(i))
         .collect();
-    // owned: the reply is applied to the bank these texts come from
-    let retrieved_owned: Vec<String> = retrieved.iter().map(|m| m.content.clone()).collect();
+    // owned: the reply is applied to the bank these texts come from; a flagged memory's
+    // secret values are never shown to the executor
+    let retrieved_owned: Vec<String> = retrieved
+        .iter()
+        .map(|m| match m.flag {
+            Some(_) => memskill_designer::redact_secrets(&m.content),
+            None => m.content.clone(),
+        })
+        .collect();
     let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
     let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
     let outcome = write_span(ctx, out, span, &chosen, &retrieved_texts, &retrieved_ids)?;
@@ -1255,6 +1262,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 27: a memory flagged as a secret was shown verbatim to the executor as a
+    /// retrieved memory of the next span.
+    #[test]
+    fn a_flagged_secret_is_redacted_in_the_executors_retrieved_memories() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static SHOWN: AtomicUsize = AtomicUsize::new(0);
+        static REDACTED: AtomicUsize = AtomicUsize::new(0);
+        let writer = |prompt: &str| {
+            SHOWN.fetch_add(prompt.contains("hunter2") as usize, Ordering::Relaxed);
+            REDACTED.fetch_add(prompt.contains("[REDACTED:") as usize, Ordering::Relaxed);
+            "ACTION: INSERT\nMEMORY_ITEM: Bob said his password is hunter2.\n".to_string()
+        };
+        let samples = crate::synthetic::dataset(1, 3, 0);
+        let skills = synthetic_skills();
+        let extra = vec!["memory.filter=\"flag\"".to_string()];
+        let built = with_ctx(&extra, &skills, Arc::new(Stub(writer)), None, |ctx, _| {
+            build_memory(ctx, &samples[0], None).unwrap()
+        });
+        assert!(built.flagged > 0);
+        assert_eq!(SHOWN.load(Ordering::Relaxed), 0, "the secret reached an executor prompt");
+        assert!(REDACTED.load(Ordering::Relaxed) > 0, "the flagged memory was not retrieved");
     }
 
     #[test]

@@ -220,7 +220,8 @@ pub struct CachedMemory {
 }
 
 /// The bank cached at `path`, else `build()` (written to `path` when every executor call
-/// succeeded; otherwise a warning naming `what`).
+/// succeeded; otherwise a warning naming `what`). The secret values of flagged memories
+/// are redacted before the bank is used or cached.
 pub fn cached_memory(
     path: &Path,
     what: &str,
@@ -237,7 +238,10 @@ pub fn cached_memory(
             refused: 0,
         });
     }
-    let built = build()?;
+    let mut built = build()?;
+    built
+        .memory
+        .redact_flagged(memskill_designer::redact_secrets);
     if built.call_errors == 0 {
         write_atomic(path, &serde_json::to_vec(&built.memory)?)?;
     } else {
@@ -564,8 +568,13 @@ pub fn scores(queries: &[QueryResult]) -> (Score, BTreeMap<String, Score>) {
     (score(&all), by_category)
 }
 
-/// `results.json` and `results.md` into `out`, atomically.
+/// `results.json` and `results.md` into `out`, atomically; nothing at all for a failed
+/// evaluation (too many failed calls, see [`EvalResults::check_error_rate`]), so that
+/// `compare` and `report` never show its scores as a result.
 pub fn write_results(out: &Path, results: &EvalResults) -> Result<()> {
+    if results.check_error_rate().is_err() {
+        return Ok(());
+    }
     write_atomic(
         &out.join("results.json"),
         serde_json::to_string_pretty(results)?.as_bytes(),
@@ -682,6 +691,42 @@ impl CompareRows {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27: the evaluation memory cache stored a flagged secret verbatim.
+    #[test]
+    fn the_memory_cache_never_holds_a_flagged_secret() {
+        let mut memory = MemoryBank::new();
+        let prov = memskill_core::Provenance {
+            span_id: "s:0".into(),
+            skills: vec![],
+            step: 0,
+            observed_at: None,
+        };
+        let id = memory
+            .insert("Bob's password is hunter2.".into(), vec![1.0], prov)
+            .unwrap();
+        memory.set_flag(id, Some("secret: password".into())).unwrap();
+        let built = BuiltMemory {
+            memory,
+            transitions: vec![],
+            outcomes: vec![],
+            chosen: vec![],
+            call_errors: 0,
+            parse_problems: 0,
+            errors: vec![],
+            flagged: 1,
+            refused: 0,
+            span_tokens: vec![],
+            sample_id: "s".into(),
+            span_ids: vec![],
+        };
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("membank.json");
+        let got = cached_memory(&path, "s", || Ok(built)).unwrap();
+        assert!(!got.memory.get(id).unwrap().content.contains("hunter2"));
+        let cached = std::fs::read_to_string(&path).unwrap();
+        assert!(!cached.contains("hunter2") && cached.contains("[REDACTED:"), "{cached}");
+    }
 
     #[test]
     fn transfer_evaluation_takes_the_target_datasets_reference_settings() {

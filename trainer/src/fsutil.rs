@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use memskill_core::fsio::{self, WriteGuard};
 use sha2::{Digest, Sha256};
 
 /// fsync a directory so a rename inside it is durable.
@@ -15,25 +16,23 @@ pub fn fsync_dir(dir: &Path) -> Result<()> {
         .with_context(|| format!("fsync of directory {}", dir.display()))
 }
 
-/// Write `bytes` to `path` atomically: a reader sees either the old or the new content.
+/// Write `bytes` to `path` atomically: a reader sees either the old or the new content, and
+/// a failed write (a full disk) leaves the old content and no temporary file
+/// ([`memskill_core::fsio::write_atomic`], the one write path).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        f.sync_all()
-            .with_context(|| format!("fsync of {}", tmp.display()))?;
-    }
-    fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    fsync_dir(dir)
+    Ok(fsio::write_atomic(path, bytes)?)
+}
+
+/// Write a user-visible output file named on the command line: never through a link, over
+/// an existing file only when `guard.force`, never onto an input (see [`fsio::WriteGuard`]).
+pub fn write_output(path: &Path, bytes: &[u8], guard: &WriteGuard) -> Result<()> {
+    Ok(fsio::write_user_file(path, bytes, guard)?)
+}
+
+/// Read a user-named file through the one bounded reader ([`fsio::read_user_text`]): a
+/// regular file of at most `max_bytes`; `what` names it in the message.
+pub fn read_input_text(path: &Path, max_bytes: u64, what: &str) -> Result<String> {
+    Ok(fsio::read_user_text(path, max_bytes, what)?)
 }
 
 /// Write a file (not atomically) and fsync it; for files inside a directory that is
@@ -87,61 +86,28 @@ pub fn truncate_to(path: &Path, len: u64) -> Result<()> {
         .with_context(|| format!("fsync of {}", path.display()))
 }
 
-/// Refuse to write `output` when it is the same file as `input` (compared by canonical
-/// path, so `./a.jsonl`, `a.jsonl` and a symlink to it all count). `flag` names the option.
+/// Refuse to write `output` when it is `input` or lies inside it (compared by canonical
+/// path and inode, so `./a.jsonl`, `a.jsonl`, a symlink and a hard link to it all count).
+/// `flag` names the option.
 pub fn refuse_overwrite_input(input: &Path, output: &Path, flag: &str) -> Result<()> {
-    let (Ok(i), Ok(o)) = (fs::canonicalize(input), fs::canonicalize(output)) else {
-        // The output does not exist yet (or the input cannot be resolved): no overlap.
-        return Ok(());
+    let guard = WriteGuard {
+        force: true,
+        inputs: vec![input.to_path_buf()],
+        flag: flag.to_string(),
     };
-    #[cfg(unix)]
-    let same_inode = {
-        use std::os::unix::fs::MetadataExt;
-        match (fs::metadata(&i), fs::metadata(&o)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    };
-    #[cfg(not(unix))]
-    let same_inode = false;
-    if i == o || same_inode {
-        anyhow::bail!(
-            "{flag} {} is the input file {}: refusing to overwrite an input",
-            output.display(),
-            input.display()
-        );
-    }
-    Ok(())
+    Ok(guard.check(output)?)
 }
 
-/// Refuse to replace an existing `path` unless `force` is set. `flag` names the option.
+/// Refuse to replace an existing `path` unless `force` is set, and a symbolic link always.
+/// `flag` names the option.
 pub fn refuse_existing(path: &Path, force: bool, flag: &str) -> Result<()> {
-    if !force && fs::symlink_metadata(path).is_ok() {
-        anyhow::bail!(
-            "{flag} {} already exists (use --force to overwrite)",
-            path.display()
-        );
-    }
-    Ok(())
+    Ok(WriteGuard::new(flag, force).check(path)?)
 }
 
 /// Check that `path` is a regular file of at most `max_bytes` before reading it: a FIFO,
 /// a device (`/dev/zero`) or a socket would block or never end. `what` names the input.
 pub fn check_input_file(path: &Path, max_bytes: u64, what: &str) -> Result<()> {
-    let m = fs::metadata(path).with_context(|| format!("{what} {}", path.display()))?;
-    if !m.is_file() {
-        anyhow::bail!(
-            "{what} {}: not a regular file (a directory, FIFO, device or socket); refusing to read it",
-            path.display()
-        );
-    }
-    if m.len() > max_bytes {
-        anyhow::bail!(
-            "{what} {}: {} bytes is above the limit of {max_bytes} bytes",
-            path.display(),
-            m.len()
-        );
-    }
+    fsio::check_regular(path, max_bytes, what)?;
     Ok(())
 }
 
@@ -250,7 +216,7 @@ mod tests {
         let e = check_input_file(Path::new("/dev/zero"), u64::MAX, "x")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("not a regular file"), "{e}");
+        assert!(e.contains("a device"), "{e}");
         let same = d.path().join(".").join("a.json");
         let e = refuse_overwrite_input(&p, &same, "--per-line")
             .unwrap_err()

@@ -20,8 +20,27 @@ pub fn defaults() -> anyhow::Result<PromptSet> {
 }
 
 /// The defaults with the templates of `dir` (files named `<template>`, e.g.
-/// `executor.user.j2`) layered on top.
+/// `executor.user.j2`, read through the bounded reader) layered on top, each template
+/// rendered once with sample data ([`sample_render`]).
 pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
+    let set = layered(dir)?;
+    sample_render(&set).with_context(|| match dir {
+        Some(d) => format!("prompts.dir {}: a template fails with sample data", d.display()),
+        None => "the built-in prompt templates fail with sample data".to_string(),
+    })?;
+    Ok(set)
+}
+
+/// Render every template of every crate once with sample data: a template with an error,
+/// an endless loop or a huge output is refused at start-up, before anything is written.
+pub fn sample_render(set: &PromptSet) -> anyhow::Result<()> {
+    memskill_executor::prompts::sample_render(set)?;
+    memskill_designer::prompts::sample_render(set)?;
+    memskill_alfworld::actor::sample_render(set)?;
+    Ok(())
+}
+
+fn layered(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
     let mut set = defaults()?;
     let Some(dir) = dir else { return Ok(set) };
     let entries = std::fs::read_dir(dir)
@@ -43,8 +62,11 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
                 known.join(", ")
             );
         }
-        let src = std::fs::read_to_string(&path)
-            .with_context(|| format!("prompts.dir: reading {}", path.display()))?;
+        let src = crate::fsutil::read_input_text(
+            &path,
+            memskill_core::fsio::SMALL_FILE_LIMIT,
+            "prompts.dir template",
+        )?;
         set.set_override(name, &src)
             .with_context(|| format!("prompts.dir: {}", path.display()))?;
     }
@@ -106,5 +128,33 @@ mod tests {
         std::fs::write(dir.path().join("anser.locomo.user.j2"), "x").unwrap();
         let e = load(Some(dir.path())).unwrap_err().to_string();
         assert!(e.contains("anser.locomo.user.j2"), "{e}");
+    }
+
+    #[test]
+    fn templates_that_loop_or_fail_are_refused_at_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("judge.user.j2");
+        for (src, want) in [
+            (
+                "{% for a in range(10000) %}{% for b in range(10000) %}{% for c in range(10000) %}{% endfor %}{% endfor %}{% endfor %}",
+                "steps",
+            ),
+            ("{% for a in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "limit"),
+            ("{{ no_such_variable }}", "no_such_variable"),
+        ] {
+            std::fs::write(&f, src).unwrap();
+            let e = format!("{:#}", load(Some(dir.path())).unwrap_err());
+            assert!(e.contains("judge.user.j2") && e.contains(want), "{e}");
+        }
+        std::fs::remove_file(&f).unwrap();
+        #[cfg(unix)]
+        if std::process::Command::new("mkfifo")
+            .arg(&f)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = format!("{:#}", load(Some(dir.path())).unwrap_err());
+            assert!(e.contains("FIFO"), "{e}");
+        }
     }
 }

@@ -211,7 +211,7 @@ fn fuzz_skill_md_reader_and_importer() {
     // seeds: an exported bank's SKILL.md files
     let d = tempfile::tempdir().unwrap();
     let bank = memskill_core::SkillBank::seed();
-    memskill_designer::export_bank(&bank, &d.path().join("bank")).unwrap();
+    memskill_designer::export_bank(&bank, &d.path().join("bank"), false).unwrap();
     let mut seeds = Vec::new();
     for e in std::fs::read_dir(d.path().join("bank")).unwrap() {
         let p = e.unwrap().path().join("SKILL.md");

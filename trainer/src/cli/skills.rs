@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::SkillBank;
-use memskill_designer::{bank_diff, export_bank, import_bank, load_bank, validate_dir};
-use memskill_trainer::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
+use memskill_core::fsio::{is_within as fs_within, WriteGuard};
+use memskill_designer::{
+    bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
+};
+use memskill_trainer::fsutil::write_output;
 
 #[derive(Subcommand)]
 pub enum SkillsCmd {
@@ -30,6 +33,9 @@ pub enum SkillsCmd {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
+        /// Replace an existing export's files (links are never written through).
+        #[arg(long)]
+        force: bool,
     },
     /// Import an exported skills directory into a bank.json (validated like designer edits).
     Import {
@@ -38,9 +44,12 @@ pub enum SkillsCmd {
         /// Output bank.json path (written atomically).
         #[arg(long)]
         out: PathBuf,
-        /// Overwrite an existing --out file.
+        /// Overwrite an existing --out file (never a file of the imported folder).
         #[arg(long)]
         force: bool,
+        /// Follow symbolic links that lead out of the imported folder (refused by default).
+        #[arg(long)]
+        follow_links: bool,
     },
     /// Validate an exported skills directory (names, lengths, placeholders, safety scan).
     Validate {
@@ -156,9 +165,10 @@ fn load(p: &Path) -> anyhow::Result<SkillBank> {
     load_bank(p).with_context(|| format!("cannot load skill bank from {}", p.display()))
 }
 
-/// Write a bank as JSON, atomically (temp file, fsync, rename). A non-finite number
-/// (which JSON would carry as `null`, unreadable afterwards) is refused, naming the skill.
-fn write_bank(bank: &SkillBank, out: &Path) -> anyhow::Result<()> {
+/// Write a bank as JSON, atomically, through `guard` (no link, no input, no existing file
+/// without --force). A non-finite number (which JSON would carry as `null`, unreadable
+/// afterwards) is refused, naming the skill.
+fn write_bank(bank: &SkillBank, out: &Path, guard: &WriteGuard) -> anyhow::Result<()> {
     for s in bank.skills() {
         let u = &s.usage;
         if !u.mean_reward.is_finite() || u.recent_rewards.iter().any(|r| !r.is_finite()) {
@@ -172,7 +182,7 @@ fn write_bank(bank: &SkillBank, out: &Path) -> anyhow::Result<()> {
         }
     }
     let json = serde_json::to_string_pretty(bank).context("cannot serialise the skill bank")?;
-    write_atomic(out, (json + "\n").as_bytes())
+    write_output(out, (json + "\n").as_bytes(), guard)
         .with_context(|| format!("cannot write {}", out.display()))
 }
 
@@ -246,9 +256,16 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
     match c {
         SkillsCmd::Init { file, force } => init(&file, force)?,
         SkillsCmd::Show { file } => print!("{}", render_table(&load(&file)?)),
-        SkillsCmd::Export { src, out } => {
+        SkillsCmd::Export { src, out, force } => {
             let bank = load(&src)?;
-            export_bank(&bank, &out)
+            if fs_within(&out, &src) || fs_within(&src, &out) {
+                bail!(
+                    "--out {} overlaps the exported bank {}: refusing to write onto an input",
+                    out.display(),
+                    src.display()
+                );
+            }
+            export_bank(&bank, &out, force)
                 .with_context(|| format!("cannot export to {}", out.display()))?;
             println!(
                 "exported {} skills to {} (hash {})",
@@ -257,12 +274,22 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
                 &bank.content_hash()[..12]
             );
         }
-        SkillsCmd::Import { dir, out, force } => {
-            refuse_overwrite_input(&dir.join("bank.json"), &out, "--out")?;
-            refuse_existing(&out, force, "--out")?;
-            let bank =
-                import_bank(&dir).with_context(|| format!("cannot import {}", dir.display()))?;
-            write_bank(&bank, &out)?;
+        SkillsCmd::Import {
+            dir,
+            out,
+            force,
+            follow_links,
+        } => {
+            let guard = WriteGuard::new("--out", force).input(&dir);
+            guard.check(&out)?;
+            let links = if follow_links {
+                LinkPolicy::Follow
+            } else {
+                LinkPolicy::InsideOnly
+            };
+            let bank = import_bank_with(&dir, links)
+                .with_context(|| format!("cannot import {}", dir.display()))?;
+            write_bank(&bank, &out, &guard)?;
             println!(
                 "imported {} skills into {} (hash {})",
                 bank.len(),
@@ -297,14 +324,10 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
 
 /// `skills init`: write the seed bank to `file` (an existing file only with `--force`).
 fn init(file: &Path, force: bool) -> anyhow::Result<()> {
-    if file.exists() && !force {
-        bail!(
-            "{} already exists (use --force to overwrite)",
-            file.display()
-        );
-    }
+    let guard = WriteGuard::new("skills init", force);
+    guard.check(file)?;
     let bank = SkillBank::seed();
-    write_bank(&bank, file)?;
+    write_bank(&bank, file, &guard)?;
     println!(
         "wrote seed bank ({} skills) to {}",
         bank.len(),

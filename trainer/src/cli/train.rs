@@ -352,8 +352,17 @@ fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Resul
     let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
-    println!("\nresults: {}", dir.join("results.json").display());
+    print_results_path(&r, &dir);
     r.check_error_rate()
+}
+
+/// Where the results were written, or that none were (a failed evaluation writes none).
+fn print_results_path(r: &memskill_trainer::eval::EvalResults, dir: &std::path::Path) {
+    if r.check_error_rate().is_ok() {
+        println!("\nresults: {}", dir.join("results.json").display());
+    } else {
+        println!("\nno results file written in {}: the evaluation failed", dir.display());
+    }
 }
 
 pub fn eval(a: EvalArgs) -> Result<()> {
@@ -403,7 +412,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let (r, dir) = evaluate(&opts)?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
-    println!("\nresults: {}", dir.join("results.json").display());
+    print_results_path(&r, &dir);
     r.check_error_rate()
 }
 

@@ -105,7 +105,7 @@ fn export_skills(dir: &Path, bank: &SkillBank) -> Result<PathBuf> {
             std::fs::remove_dir_all(p).with_context(|| format!("removing {}", p.display()))?;
         }
     }
-    memskill_designer::export_bank(bank, &fresh)
+    memskill_designer::export_bank(bank, &fresh, false)
         .with_context(|| format!("exporting the final skill bank to {}", fresh.display()))?;
     if export.exists() {
         std::fs::rename(&export, &old)

@@ -43,6 +43,8 @@ pub struct ScoredBatch {
     pub dropped_incomplete: usize,
     pub span_errors: usize,
     pub query_errors: usize,
+    /// Judge calls that failed or gave an unreadable verdict.
+    pub judge_errors: usize,
     pub parse_problems: usize,
     pub answered: usize,
     pub live_mem: usize,
@@ -143,6 +145,7 @@ impl Trainer<'_> {
             dropped_incomplete: 0,
             span_errors: 0,
             query_errors: 0,
+            judge_errors: 0,
             parse_problems: 0,
             answered: 0,
             live_mem: 0,
@@ -184,11 +187,12 @@ impl Trainer<'_> {
         let first_errors = first_errors.join(" | ");
         if b.ppo_batch.is_empty() {
             bail!(
-                "update {}: all {} episodes of the batch failed (LLM errors: {} executor, {} answer); first errors: {}",
+                "update {}: all {} episodes of the batch failed (LLM errors: {} executor, {} answer, {} judge); first errors: {}",
                 step + 1,
                 b.episodes,
                 b.span_errors,
                 b.query_errors,
+                b.judge_errors,
                 first_errors
             );
         }
@@ -218,7 +222,13 @@ fn count_errors(ep: &EpisodeResult, b: &mut ScoredBatch, first_errors: &mut Vec<
     for e in ep.queries.iter().filter_map(|q| q.error.as_ref()) {
         b.query_errors += 1;
         if first_errors.len() < 4 {
-            first_errors.push(e.clone());
+            first_errors.push(format!("answer: {e}"));
+        }
+    }
+    for e in ep.queries.iter().filter_map(|q| q.judge_error.as_ref()) {
+        b.judge_errors += 1;
+        if first_errors.len() < 4 {
+            first_errors.push(format!("judge: {e}"));
         }
     }
 }

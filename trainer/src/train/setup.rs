@@ -50,6 +50,8 @@ impl<'c> Trainer<'c> {
             }
             Start::Fresh(initial_bank(cfg)?)
         };
+        // every template rendered once with sample data before the run directory exists
+        crate::prompts::load(cfg.prompts.dir.as_deref())?;
         let rt = create_run_dir(cfg, &files, bench.as_ref())?;
         write_atomic(&files.dir.join("config.toml"), files.config_toml.as_bytes())?;
         let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)

@@ -1,0 +1,340 @@
+//! The one reader of user-named files and the one writer of user-visible files.
+//!
+//! This is the only module of core that touches the file system. It lives here, below every
+//! crate, so that the designer's skill import/export and the trainer's configs, templates,
+//! results and checkpoints read and write files the same guarded way:
+//!
+//! - [`read_user_file`]: only a regular file (a FIFO would block forever, `/dev/zero` never
+//!   ends), at most a given number of bytes (checked before and while reading).
+//! - [`write_user_file`]: atomic (temp file, fsync, rename), never through a symbolic link,
+//!   never over an existing file unless forced, never onto one of the command's inputs (not
+//!   even when forced), and the temporary file is removed on every error (a full disk leaves
+//!   nothing behind).
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The default size limit of small user files: skill banks, SKILL.md files, templates, configs.
+pub const SMALL_FILE_LIMIT: u64 = 64 << 20;
+
+/// A refused or failed read or write, naming the file and, where given, what it is.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    #[error("{what} {path}: {reason}")]
+    Refused {
+        what: String,
+        path: PathBuf,
+        reason: String,
+    },
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: String,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn refused(what: &str, path: &Path, reason: impl Into<String>) -> FsError {
+    FsError::Refused {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn io_err(what: &str, path: &Path, source: io::Error) -> FsError {
+    FsError::Io {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Check that `path` (links followed) is a regular file of at most `max_bytes`.
+/// `what` names the input in the message (`run.skill_bank`, `prompts.dir template`, ...).
+pub fn check_regular(path: &Path, max_bytes: u64, what: &str) -> Result<u64, FsError> {
+    let m = fs::metadata(path).map_err(|e| io_err(what, path, e))?;
+    if !m.is_file() {
+        let kind = kind_of(&m.file_type());
+        return Err(refused(
+            what,
+            path,
+            format!("is {kind}, not a regular file; refusing to read it"),
+        ));
+    }
+    if m.len() > max_bytes {
+        return Err(refused(
+            what,
+            path,
+            format!("{} bytes is above the limit of {max_bytes} bytes", m.len()),
+        ));
+    }
+    Ok(m.len())
+}
+
+fn kind_of(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Read a user-named file: a regular file of at most `max_bytes` (a file that grows past the
+/// limit while it is read is refused too).
+pub fn read_user_file(path: &Path, max_bytes: u64, what: &str) -> Result<Vec<u8>, FsError> {
+    check_regular(path, max_bytes, what)?;
+    let f = File::open(path).map_err(|e| io_err(what, path, e))?;
+    let mut buf = Vec::new();
+    f.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| io_err(what, path, e))?;
+    if buf.len() as u64 > max_bytes {
+        return Err(refused(
+            what,
+            path,
+            format!("grew above the limit of {max_bytes} bytes while being read"),
+        ));
+    }
+    Ok(buf)
+}
+
+/// [`read_user_file`] as UTF-8 text.
+pub fn read_user_text(path: &Path, max_bytes: u64, what: &str) -> Result<String, FsError> {
+    let b = read_user_file(path, max_bytes, what)?;
+    String::from_utf8(b).map_err(|e| refused(what, path, format!("not UTF-8 text: {e}")))
+}
+
+/// How [`write_user_file`] may treat an existing file.
+#[derive(Debug, Clone, Default)]
+pub struct WriteGuard {
+    /// Replace an existing regular file (the `--force` of a command).
+    pub force: bool,
+    /// The command's inputs (files or folders): never written onto or into, even when forced.
+    pub inputs: Vec<PathBuf>,
+    /// The option that named the output, for the messages (`--out`).
+    pub flag: String,
+}
+
+impl WriteGuard {
+    pub fn new(flag: &str, force: bool) -> Self {
+        WriteGuard {
+            force,
+            inputs: Vec::new(),
+            flag: flag.to_string(),
+        }
+    }
+
+    pub fn input(mut self, p: impl Into<PathBuf>) -> Self {
+        self.inputs.push(p.into());
+        self
+    }
+
+    /// Whether `path` may be written: not a link, not an input, not existing unless forced.
+    pub fn check(&self, path: &Path) -> Result<(), FsError> {
+        let what = &self.flag;
+        if let Ok(m) = fs::symlink_metadata(path) {
+            if m.file_type().is_symlink() {
+                return Err(refused(
+                    what,
+                    path,
+                    "is a symbolic link; refusing to write through it (remove the link or choose another path)",
+                ));
+            }
+            if !m.is_file() {
+                let kind = kind_of(&m.file_type());
+                return Err(refused(what, path, format!("is {kind}; refusing to replace it")));
+            }
+        }
+        for input in &self.inputs {
+            if is_within(path, input) {
+                return Err(refused(
+                    what,
+                    path,
+                    format!(
+                        "is (inside) the input {}; refusing to overwrite an input, even with --force",
+                        input.display()
+                    ),
+                ));
+            }
+        }
+        if !self.force && fs::symlink_metadata(path).is_ok() {
+            return Err(refused(what, path, "already exists (use --force to overwrite)"));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `path` is `input` or lies inside it (canonical paths of the existing parts, so
+/// `./a`, `a`, links to it and hard links all count).
+pub fn is_within(path: &Path, input: &Path) -> bool {
+    let Ok(input_c) = fs::canonicalize(input) else {
+        return false;
+    };
+    if let (Ok(a), Ok(b)) = (fs::metadata(path), fs::metadata(&input_c)) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if a.is_file() && a.dev() == b.dev() && a.ino() == b.ino() {
+                return true;
+            }
+        }
+        let _ = (a, b);
+    }
+    canonical_target(path).is_some_and(|p| p.starts_with(&input_c))
+}
+
+/// The canonical form of a path that may not exist yet: its deepest existing ancestor
+/// canonicalised, with the rest appended.
+fn canonical_target(path: &Path) -> Option<PathBuf> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        if let Ok(c) = fs::canonicalize(cur) {
+            let mut out = c;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return Some(out);
+        }
+        rest.push(cur.file_name()?.to_os_string());
+        cur = cur.parent()?;
+    }
+}
+
+/// Write a user-visible file through `guard`, atomically.
+pub fn write_user_file(path: &Path, bytes: &[u8], guard: &WriteGuard) -> Result<(), FsError> {
+    guard.check(path)?;
+    write_atomic(path, bytes)
+}
+
+/// Write `bytes` to `path` atomically: temp file in the same folder, write, fsync, rename,
+/// fsync the folder. The temp file is removed on every error. The rename replaces a symbolic
+/// link at `path` itself, never the file it points to.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+    write_atomic_with(path, bytes, |f, b| f.write_all(b))
+}
+
+/// [`write_atomic`] with the write step given (tests inject a full disk through it).
+pub fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    write: impl FnOnce(&mut File, &[u8]) -> io::Result<()>,
+) -> Result<(), FsError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| io_err("creating", dir, e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let res = (|| {
+        let mut f = File::create(&tmp)?;
+        write(&mut f, bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = res {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err("writing", path, e));
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("fsync of directory", dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_refuse_fifos_devices_and_big_files() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.json");
+        fs::write(&p, b"0123456789").unwrap();
+        assert_eq!(read_user_file(&p, 10, "bank").unwrap(), b"0123456789");
+        let e = read_user_file(&p, 9, "bank").unwrap_err().to_string();
+        assert!(e.contains("bank") && e.contains("above the limit"), "{e}");
+        let e = read_user_file(Path::new("/dev/zero"), u64::MAX, "run.skill_bank")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a device") && e.contains("run.skill_bank"), "{e}");
+        let fifo = d.path().join("fifo");
+        let ok = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if ok.is_ok_and(|s| s.success()) {
+            let e = read_user_file(&fifo, 100, "template").unwrap_err().to_string();
+            assert!(e.contains("a FIFO"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_full_disk_leaves_no_temp_file_and_the_old_content() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("bank.json");
+        fs::write(&p, b"old").unwrap();
+        let e = write_atomic_with(&p, b"new", |f, b| {
+            f.write_all(&b[..1])?;
+            Err(io::Error::from_raw_os_error(28)) // ENOSPC
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bank.json"), "{e}");
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        let names: Vec<_> = fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_refuse_links_existing_files_and_inputs() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("target.txt");
+        fs::write(&target, b"keep").unwrap();
+        let link = d.path().join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let forced = WriteGuard::new("--out", true);
+        let e = write_user_file(&link, b"x", &forced).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert_eq!(fs::read(&target).unwrap(), b"keep");
+        let e = write_user_file(&target, b"x", &WriteGuard::new("--out", false))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--force"), "{e}");
+        write_user_file(&target, b"new", &forced).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        // the input folder itself, and a path inside it reached through `..`, even forced
+        let input = d.path().join("in");
+        fs::create_dir_all(input.join("s")).unwrap();
+        fs::write(input.join("s/SKILL.md"), b"md").unwrap();
+        let g = WriteGuard::new("--out", true).input(&input);
+        let sneaky = d.path().join("in/s/../s/SKILL.md");
+        let e = write_user_file(&sneaky, b"{}", &g).unwrap_err().to_string();
+        assert!(e.contains("input"), "{e}");
+        assert!(write_user_file(&input.join("new/bank.json"), b"{}", &g).is_err());
+        assert_eq!(fs::read(input.join("s/SKILL.md")).unwrap(), b"md");
+        write_user_file(&d.path().join("out.json"), b"{}", &g).unwrap();
+    }
+}
