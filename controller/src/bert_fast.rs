@@ -72,11 +72,6 @@ impl Dense {
         if rows == 0 {
             return;
         }
-        let parallelism = if par {
-            gemm::Parallelism::Rayon(0)
-        } else {
-            gemm::Parallelism::None
-        };
         // SAFETY: dst is [rows, out], x is [rows, in], w is [in, out], all row-major and
         // contiguous with the strides given; dst does not alias the inputs.
         unsafe {
@@ -99,7 +94,7 @@ impl Dense {
                 false,
                 false,
                 false,
-                parallelism,
+                parallelism(par),
             );
         }
     }
@@ -334,8 +329,17 @@ impl FastBert {
     }
 }
 
-/// `f` on each `width`-long row of `x` (rows in parallel when `par`, in chunks).
-fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
+/// The gemm crate's threading: the rayon pool when `par`, else the calling thread.
+pub(crate) fn parallelism(par: bool) -> gemm::Parallelism {
+    if par {
+        gemm::Parallelism::Rayon(0)
+    } else {
+        gemm::Parallelism::None
+    }
+}
+
+/// `f` on chunks of whole `width`-long rows of `x` (chunks in parallel when `par`).
+pub(crate) fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
     const ROWS_PER_TASK: usize = 16;
     if par {
         x.par_chunks_mut(width * ROWS_PER_TASK).for_each(&f);
