@@ -15,7 +15,7 @@
 //! * threads: a batch either runs on one thread (when the caller runs several batches side by
 //!   side) or spreads its products and its (text, head) attention tasks over the rayon pool.
 
-use crate::bert_fast::{parallelism, rows_mut};
+use crate::bert_fast::{matmul, rows_mut, Mat};
 use crate::qwen3_shape::Qwen3Shape;
 use memskill_core::{kernels, EncoderError};
 use rayon::prelude::*;
@@ -62,36 +62,18 @@ impl Linear {
         accumulate: bool,
         par: bool,
     ) {
-        if rows == 0 {
-            return;
-        }
-        assert!(x.len() >= (rows - 1) * x_stride + self.inp && dst.len() >= rows * self.out);
-        // SAFETY: dst is [rows, out] row-major and x holds `rows` rows of `inp` values at
-        // stride x_stride (both checked above); w is [out, in] row-major, read as [in, out] with
-        // row stride 1 and column stride `inp`; dst does not alias the inputs.
-        unsafe {
-            gemm::gemm(
-                rows,
-                self.out,
-                self.inp,
-                dst.as_mut_ptr(),
-                1,
-                self.out as isize,
-                accumulate,
-                x.as_ptr(),
-                1,
-                x_stride as isize,
-                self.w.as_ptr(),
-                self.inp as isize,
-                1,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
-                parallelism(par),
-            );
-        }
+        let x = Mat {
+            data: x,
+            row: x_stride,
+            col: 1,
+        };
+        // w is [out, in] row-major, read as its transpose [in, out].
+        let w = Mat {
+            data: &self.w,
+            row: 1,
+            col: self.inp,
+        };
+        matmul(dst, x, w, (rows, self.out, self.inp), accumulate, par);
     }
 }
 
