@@ -69,39 +69,74 @@ impl Dense {
                 }
             }
         }
-        if rows == 0 {
-            return;
-        }
-        let parallelism = if par {
-            gemm::Parallelism::Rayon(0)
-        } else {
-            gemm::Parallelism::None
+        let x = Mat {
+            data: x,
+            row: self.inp,
+            col: 1,
         };
-        // SAFETY: dst is [rows, out], x is [rows, in], w is [in, out], all row-major and
-        // contiguous with the strides given; dst does not alias the inputs.
-        unsafe {
-            gemm::gemm(
-                rows,
-                self.out,
-                self.inp,
-                dst.as_mut_ptr(),
-                1,
-                self.out as isize,
-                true,
-                x.as_ptr(),
-                1,
-                self.inp as isize,
-                self.w.as_ptr(),
-                1,
-                self.out as isize,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
-                parallelism,
-            );
-        }
+        let w = Mat {
+            data: &self.w,
+            row: self.out,
+            col: 1,
+        };
+        matmul(dst, x, w, (rows, self.out, self.inp), true, par);
+    }
+}
+
+/// A matrix inside a slice: element `(r, c)` at `data[r * row + c * col]`.
+#[derive(Clone, Copy)]
+pub(crate) struct Mat<'a> {
+    pub data: &'a [f32],
+    pub row: usize,
+    pub col: usize,
+}
+
+impl Mat<'_> {
+    /// Whether all `rows x cols` elements lie inside `data`.
+    fn holds(&self, rows: usize, cols: usize) -> bool {
+        rows == 0 || cols == 0 || (rows - 1) * self.row + (cols - 1) * self.col < self.data.len()
+    }
+}
+
+/// `dst[m, n] (+)= lhs[m, k] @ rhs[k, n]` (`dims = (m, n, k)`), `dst` row-major with `n` values
+/// per row: added to what `dst` holds when `accumulate`, else written over it. One `gemm` call
+/// (the rayon pool when `par`).
+pub(crate) fn matmul(
+    dst: &mut [f32],
+    lhs: Mat,
+    rhs: Mat,
+    (m, n, k): (usize, usize, usize),
+    accumulate: bool,
+    par: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.len() >= m * n && lhs.holds(m, k) && rhs.holds(k, n));
+    // SAFETY: every element gemm reads or writes lies inside its slice (checked above); dst is
+    // a unique borrow, so it aliases neither input.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.data.as_ptr(),
+            lhs.col as isize,
+            lhs.row as isize,
+            rhs.data.as_ptr(),
+            rhs.col as isize,
+            rhs.row as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism(par),
+        );
     }
 }
 
@@ -334,8 +369,17 @@ impl FastBert {
     }
 }
 
-/// `f` on each `width`-long row of `x` (rows in parallel when `par`, in chunks).
-fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
+/// The gemm crate's threading: the rayon pool when `par`, else the calling thread.
+pub(crate) fn parallelism(par: bool) -> gemm::Parallelism {
+    if par {
+        gemm::Parallelism::Rayon(0)
+    } else {
+        gemm::Parallelism::None
+    }
+}
+
+/// `f` on chunks of whole `width`-long rows of `x` (chunks in parallel when `par`).
+pub(crate) fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
     const ROWS_PER_TASK: usize = 16;
     if par {
         x.par_chunks_mut(width * ROWS_PER_TASK).for_each(&f);

@@ -14,9 +14,10 @@
 //! * [`HashingEncoder`]: a deterministic feature-hashed bag of words, for tests and offline demos
 //!   (not a semantic encoder).
 
+pub use crate::qwen3_shape::Qwen3Shape;
 use candle_core::{DType, Device as CDevice, Tensor as CTensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::{bert, qwen3};
+use candle_transformers::models::bert;
 use memskill_core::{sha256_hex, EncoderError, TextEncoder};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -63,16 +64,39 @@ fn l2_normalize(v: &mut [f32]) {
     }
 }
 
-/// Reads and parses `dir/config.json`; returns the config, its path and its raw text.
-fn read_config<T: serde::de::DeserializeOwned>(
-    dir: &Path,
-) -> Result<(T, PathBuf, String), EncoderError> {
+/// Reads `dir/config.json`: its path and text.
+fn read_config(dir: &Path) -> Result<(PathBuf, String), EncoderError> {
     let path = need(dir, "config.json")?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| EncoderError(format!("{}: {e}", path.display())))?;
-    let config = serde_json::from_str(&text)
-        .map_err(|e| EncoderError(format!("{}: {e}", path.display())))?;
-    Ok((config, path, text))
+    Ok((path, text))
+}
+
+/// A BERT `config.json` (`what` names it in errors) as transformers 4 or 5 writes it: fields
+/// the forward does not use (dropout, initialiser range, padding id) may be absent, and
+/// position embeddings must be absolute (the only kind the forward computes).
+fn bert_config(text: &str, what: &str) -> Result<bert::Config, EncoderError> {
+    let mut v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| EncoderError(format!("{what}: {e}")))?;
+    if let Some(o) = v.as_object_mut() {
+        for (key, unused) in [
+            ("hidden_dropout_prob", 0.1.into()),
+            ("initializer_range", 0.02.into()),
+            ("pad_token_id", 0.into()),
+        ] {
+            if o.get(key).is_none_or(|x| x.is_null()) {
+                o.insert(key.into(), unused);
+            }
+        }
+        if let Some(p) = o.get("position_embedding_type").filter(|p| !p.is_null()) {
+            if p.as_str() != Some("absolute") {
+                return Err(EncoderError(format!(
+                    "{what}: position_embedding_type {p} is not supported (only \"absolute\")"
+                )));
+            }
+        }
+    }
+    serde_json::from_value(v).map_err(|e| EncoderError(format!("{what}: {e}")))
 }
 
 fn need(dir: &Path, name: &str) -> Result<PathBuf, EncoderError> {
@@ -301,6 +325,12 @@ fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>, EncoderError> {
     Ok(files)
 }
 
+/// The size of a model folder's safetensors weights once converted to f32 (what the encoders
+/// hold in memory), in bytes.
+pub fn safetensors_f32_bytes(dir: &Path) -> Result<u64, EncoderError> {
+    Ok(crate::st_read::SafeTensors::open(&safetensors_files(dir)?)?.f32_bytes())
+}
+
 /// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
 /// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
 pub struct BertEncoder {
@@ -326,13 +356,9 @@ impl BertEncoder {
     /// maximum length is the directory's own ([`model_max_tokens`]: 256 for MiniLM, 512 for
     /// contriever); long texts are truncated ([`LongText::Truncate`]).
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
-        let (config, cfg_path, cfg_text): (bert::Config, _, _) = read_config(dir)?;
-        let dim: usize = serde_json::from_str::<serde_json::Value>(&cfg_text)
-            .ok()
-            .and_then(|v| v.get("hidden_size").and_then(|h| h.as_u64()))
-            .ok_or_else(|| {
-                EncoderError(format!("{}: missing field hidden_size", cfg_path.display()))
-            })? as usize;
+        let (cfg_path, cfg_text) = read_config(dir)?;
+        let config = bert_config(&cfg_text, &cfg_path.display().to_string())?;
+        let dim = config.hidden_size;
         let max_tokens = model_max_tokens(dir, 512)?;
         let weights = need(dir, "model.safetensors")?;
         let device = CDevice::Cpu;
@@ -359,8 +385,7 @@ impl BertEncoder {
         max_tokens: usize,
         id: String,
     ) -> Result<Self, EncoderError> {
-        let config: bert::Config = serde_json::from_str(config_json)
-            .map_err(|e| EncoderError(format!("{id}: config: {e}")))?;
+        let config = bert_config(config_json, &format!("{id}: config"))?;
         let (h, i) = (config.hidden_size, config.intermediate_size);
         let mut shapes: Vec<(String, Vec<usize>)> = vec![
             (
@@ -569,12 +594,13 @@ impl TextEncoder for BertEncoder {
 /// the folder's `modules.json` ends in `Normalize`, as Qwen3-Embedding's does), no
 /// instruction prompt: what the reference's sentence-transformers call computes for its state
 /// and skill texts (`SentenceTransformer(..., tokenizer_kwargs={"padding_side": "left"})`,
-/// `encode(texts)`). Texts are right-padded here; attention is causal, so the last real token
-/// never sees padding and the result equals left padding. The maximum length is the model
-/// directory's own (`sentence_bert_config.json`'s `max_seq_length`, else the model's positions),
-/// so a full-session span is embedded whole, as in the reference.
+/// `encode(texts)`). Texts are packed without padding here (`qwen3_fast`); attention is
+/// causal, so the last real token never sees padding and the result equals left padding. The
+/// maximum length is the model directory's own (`sentence_bert_config.json`'s
+/// `max_seq_length`, else the model's positions), so a full-session span is embedded whole, as
+/// in the reference.
 pub struct Qwen3Encoder {
-    model: qwen3::Model,
+    model: crate::qwen3_fast::FastQwen3,
     tokenizer: Option<Tokenizer>,
     dim: usize,
     id: String,
@@ -589,31 +615,38 @@ impl Qwen3Encoder {
     /// Maximum tokens per text when the directory says nothing (Qwen3-Embedding's context).
     pub const MAX_TOKENS: usize = 32768;
 
-    /// Loads a Qwen3-Embedding directory (`config.json`, `tokenizer.json`, `*.safetensors`;
-    /// tensor names with or without the `model.` prefix).
+    /// Loads a Qwen3-Embedding directory (`config.json` as transformers 4 or 5 writes it,
+    /// `tokenizer.json`, `*.safetensors` in f32, bf16 or f16; tensor names with or without
+    /// the `model.` prefix). The weights are read once, converted to f32 as they are read.
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
-        let (config, _, _): (qwen3::Config, _, _) = read_config(dir)?;
+        let cfg = need(dir, "config.json")?;
+        let text = std::fs::read_to_string(&cfg)
+            .map_err(|e| EncoderError(format!("{}: {e}", cfg.display())))?;
+        let shape = Qwen3Shape::from_config_json(&text, &cfg.display().to_string())?;
         let max_tokens = model_max_tokens(dir, Self::MAX_TOKENS)?;
         let tokenizer = load_tokenizer(dir, max_tokens)?;
-        let files = safetensors_files(dir)?;
-        let device = CDevice::Cpu;
-        // SAFETY: read-only memory map of the weight files.
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&files, DType::F32, &device) }
-            .map_err(|e| EncoderError(format!("{}: {e}", dir.display())))?;
-        let vb = if vb.contains_tensor("model.embed_tokens.weight") {
-            vb
+        let st = crate::st_read::SafeTensors::open(&safetensors_files(dir)?)?;
+        let prefix = if st.contains("model.embed_tokens.weight") {
+            "model."
         } else {
-            vb.rename_f(|name: &str| name.strip_prefix("model.").unwrap_or(name).to_string())
+            ""
         };
+        let model = crate::qwen3_fast::FastQwen3::load(&shape, &mut |name, dims, dst| {
+            st.read_into(&format!("{prefix}{name}"), dims, dst)
+        })?;
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "qwen3".into());
-        let mut enc = Self::from_parts(&config, vb, None, format!("qwen3:{name}"))?;
-        enc.tokenizer = Some(tokenizer);
-        enc.max_tokens = max_tokens;
-        enc.normalize = declares_normalize(dir)?;
-        Ok(enc)
+        Ok(Self {
+            model,
+            tokenizer: Some(tokenizer),
+            dim: shape.hidden_size,
+            id: format!("qwen3:{name}"),
+            max_tokens,
+            normalize: declares_normalize(dir)?,
+            batch_size: 16,
+        })
     }
 
     /// Maximum tokens per text (special tokens included); longer texts are truncated.
@@ -621,48 +654,36 @@ impl Qwen3Encoder {
         self.max_tokens
     }
 
-    /// Builds the encoder from a config and a var builder (e.g. a `VarMap` in tests); without a
-    /// tokenizer only [`embed_ids`](Self::embed_ids) works.
-    pub fn from_parts(
-        config: &qwen3::Config,
-        vb: VarBuilder,
-        tokenizer: Option<Tokenizer>,
-        id: String,
-    ) -> Result<Self, EncoderError> {
-        let model =
-            qwen3::Model::new(config, vb).map_err(|e| EncoderError(format!("{id}: {e}")))?;
-        Ok(Self {
-            model,
-            tokenizer,
-            dim: config.hidden_size,
-            id,
-            max_tokens: config.max_position_embeddings,
-            normalize: true,
-            batch_size: 16,
-        })
-    }
-
     /// Builds a Qwen3 encoder of the given shape whose tensors come from `weight(name, shape)`
     /// (row-major values; names as in a Qwen3-Embedding checkpoint without the `model.`
-    /// prefix). For tests and differential checks with formula-defined tiny models.
+    /// prefix), normalising, without a tokenizer (only [`embed_ids`](Self::embed_ids) works
+    /// until [`with_tokenizer`](Self::with_tokenizer)). For tests and differential checks with
+    /// formula-defined tiny models.
     pub fn from_weight_fn(
         shape: &Qwen3Shape,
         weight: impl Fn(&str, &[usize]) -> Vec<f32>,
         id: String,
     ) -> Result<Self, EncoderError> {
-        let config = shape.config();
-        let dev = CDevice::Cpu;
-        let mut tensors = HashMap::new();
-        for (name, dims) in shape.tensors() {
-            let values = weight(&name, &dims);
-            let t = CTensor::from_vec(values, dims.as_slice(), &dev)
-                .map_err(|e| EncoderError(format!("{id}: tensor {name}: {e}")))?;
-            tensors.insert(format!("model.{name}"), t);
-        }
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
-        let mut enc = Self::from_parts(&config, vb, None, id)?;
-        enc.max_tokens = config.max_position_embeddings;
-        Ok(enc)
+        let model = crate::qwen3_fast::FastQwen3::load(shape, &mut |name, dims, dst| {
+            let v = weight(name, dims);
+            if v.len() != dims.iter().product::<usize>() {
+                return Err(EncoderError(format!(
+                    "{id}: tensor {name}: {} values for shape {dims:?}",
+                    v.len()
+                )));
+            }
+            dst.extend_from_slice(&v);
+            Ok(())
+        })?;
+        Ok(Self {
+            model,
+            tokenizer: None,
+            dim: shape.hidden_size,
+            id,
+            max_tokens: shape.max_position_embeddings,
+            normalize: true,
+            batch_size: 16,
+        })
     }
 
     /// Uses `dir/tokenizer.json`, truncating texts at `max_tokens` (special tokens included).
@@ -681,37 +702,33 @@ impl Qwen3Encoder {
         tokenize(tok, texts, &self.id)
     }
 
-    /// Embeds pre-tokenised inputs (one id list per text; empty lists give zero vectors).
+    /// Embeds pre-tokenised inputs (one id list per text; empty lists give zero vectors), in
+    /// length-sorted batches of [`batch_size`](Self::batch_size) packed without padding. With
+    /// at least as many batches as threads, each batch runs on one thread and the batches run
+    /// side by side; with fewer, each batch spreads its own work over the pool.
     pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EncoderError> {
-        let err = |e: candle_core::Error| EncoderError(format!("{}: forward: {e}", self.id));
-        let lens: Vec<usize> = ids.iter().map(|t| t.len()).collect();
+        let real: Vec<usize> = (0..ids.len()).filter(|&i| !ids[i].is_empty()).collect();
+        let lens: Vec<usize> = real.iter().map(|&i| ids[i].len()).collect();
+        let batches = length_sorted_batches(&lens, self.batch_size);
+        let side_by_side = batches.len() >= rayon::current_num_threads();
+        let run = |batch: &Vec<usize>| {
+            let seqs: Vec<&[u32]> = batch.iter().map(|&b| ids[real[b]].as_slice()).collect();
+            self.model
+                .last_token(&seqs, !side_by_side)
+                .map_err(|e| EncoderError(format!("{}: forward: {}", self.id, e.0)))
+        };
+        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = if side_by_side {
+            batches.par_iter().map(run).collect()
+        } else {
+            batches.iter().map(run).collect()
+        };
         let mut out = vec![vec![0.0f32; self.dim]; ids.len()];
-        for batch in length_sorted_batches(&lens, self.batch_size) {
-            let real: Vec<usize> = batch.into_iter().filter(|&i| lens[i] > 0).collect();
-            if real.is_empty() {
-                continue;
-            }
-            let b = real.len();
-            let l = real.iter().map(|&i| lens[i]).max().unwrap_or(1);
-            let mut flat = vec![0u32; b * l];
-            for (r, &i) in real.iter().enumerate() {
-                flat[r * l..r * l + lens[i]].copy_from_slice(&ids[i]);
-            }
-            let input = CTensor::from_vec(flat, (b, l), &CDevice::Cpu).map_err(err)?;
-            // A fresh clone per batch: the model keeps a KV cache, and clones share weights.
-            let mut model = self.model.clone();
-            let hidden = model.forward(&input, 0).map_err(err)?; // [b, l, h]
-            for (r, &i) in real.iter().enumerate() {
-                let mut v = hidden
-                    .get(r)
-                    .and_then(|t| t.get(lens[i] - 1))
-                    .and_then(|t| t.to_dtype(DType::F32))
-                    .and_then(|t| t.to_vec1::<f32>())
-                    .map_err(err)?;
+        for (batch, res) in batches.iter().zip(done) {
+            for (&b, mut v) in batch.iter().zip(res?) {
                 if self.normalize {
                     l2_normalize(&mut v);
                 }
-                out[i] = v;
+                out[real[b]] = v;
             }
         }
         Ok(out)
@@ -735,71 +752,6 @@ impl TextEncoder for Qwen3Encoder {
             .ok_or_else(|| EncoderError(format!("{}: no tokenizer loaded", self.id)))?;
         let ids = tokenize(tok, texts, &self.id)?;
         self.embed_ids(&ids)
-    }
-}
-
-/// The shape of a Qwen3(-Embedding) model: the `config.json` fields an embedding needs.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
-pub struct Qwen3Shape {
-    pub vocab_size: usize,
-    pub hidden_size: usize,
-    pub intermediate_size: usize,
-    pub num_hidden_layers: usize,
-    pub num_attention_heads: usize,
-    pub num_key_value_heads: usize,
-    pub head_dim: usize,
-    pub max_position_embeddings: usize,
-    pub rope_theta: f64,
-    pub rms_norm_eps: f64,
-}
-
-impl Qwen3Shape {
-    fn config(&self) -> qwen3::Config {
-        qwen3::Config {
-            vocab_size: self.vocab_size,
-            hidden_size: self.hidden_size,
-            intermediate_size: self.intermediate_size,
-            num_hidden_layers: self.num_hidden_layers,
-            num_attention_heads: self.num_attention_heads,
-            head_dim: self.head_dim,
-            attention_bias: false,
-            num_key_value_heads: self.num_key_value_heads,
-            max_position_embeddings: self.max_position_embeddings,
-            sliding_window: None,
-            max_window_layers: self.num_hidden_layers,
-            tie_word_embeddings: true,
-            rope_theta: self.rope_theta,
-            rms_norm_eps: self.rms_norm_eps,
-            use_sliding_window: false,
-            hidden_act: candle_nn::Activation::Silu,
-        }
-    }
-
-    /// Every tensor of the model with its shape, in checkpoint naming (no `model.` prefix).
-    pub fn tensors(&self) -> Vec<(String, Vec<usize>)> {
-        let (h, q, kv, i) = (
-            self.hidden_size,
-            self.num_attention_heads * self.head_dim,
-            self.num_key_value_heads * self.head_dim,
-            self.intermediate_size,
-        );
-        let mut v = vec![("embed_tokens.weight".to_string(), vec![self.vocab_size, h])];
-        for l in 0..self.num_hidden_layers {
-            let p = format!("layers.{l}");
-            v.push((format!("{p}.input_layernorm.weight"), vec![h]));
-            v.push((format!("{p}.mlp.down_proj.weight"), vec![h, i]));
-            v.push((format!("{p}.mlp.gate_proj.weight"), vec![i, h]));
-            v.push((format!("{p}.mlp.up_proj.weight"), vec![i, h]));
-            v.push((format!("{p}.post_attention_layernorm.weight"), vec![h]));
-            v.push((format!("{p}.self_attn.k_norm.weight"), vec![self.head_dim]));
-            v.push((format!("{p}.self_attn.k_proj.weight"), vec![kv, h]));
-            v.push((format!("{p}.self_attn.o_proj.weight"), vec![h, q]));
-            v.push((format!("{p}.self_attn.q_norm.weight"), vec![self.head_dim]));
-            v.push((format!("{p}.self_attn.q_proj.weight"), vec![q, h]));
-            v.push((format!("{p}.self_attn.v_proj.weight"), vec![kv, h]));
-        }
-        v.push(("norm.weight".to_string(), vec![h]));
-        v
     }
 }
 
@@ -961,6 +913,51 @@ mod tests {
     }
 
     #[test]
+    fn bert_configs_of_transformers_4_and_5_read_alike() {
+        let v4 = serde_json::json!({
+            "architectures": ["BertModel"], "attention_probs_dropout_prob": 0.1,
+            "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 384,
+            "initializer_range": 0.02, "intermediate_size": 1536, "layer_norm_eps": 1e-12,
+            "max_position_embeddings": 512, "model_type": "bert", "num_attention_heads": 12,
+            "num_hidden_layers": 6, "pad_token_id": 0, "position_embedding_type": "absolute",
+            "transformers_version": "4.8.2", "type_vocab_size": 2, "use_cache": true,
+            "vocab_size": 30522
+        });
+        // transformers 5 drops position_embedding_type / use_cache and writes `dtype`.
+        let mut v5 = v4.clone();
+        let o = v5.as_object_mut().unwrap();
+        for k in [
+            "position_embedding_type",
+            "use_cache",
+            "pad_token_id",
+            "hidden_dropout_prob",
+        ] {
+            o.remove(k);
+        }
+        o.insert("dtype".into(), "float32".into());
+        o.insert("transformers_version".into(), "5.0.0".into());
+        let a = bert_config(&v4.to_string(), "a").unwrap();
+        let b = bert_config(&v5.to_string(), "b").unwrap();
+        assert_eq!(
+            (a.hidden_size, a.num_hidden_layers, a.layer_norm_eps),
+            (b.hidden_size, b.num_hidden_layers, b.layer_norm_eps)
+        );
+        let mut rel = v4.clone();
+        rel["position_embedding_type"] = "relative_key".into();
+        let e = bert_config(&rel.to_string(), "c/config.json")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.contains("c/config.json") && e.contains("relative_key"),
+            "{e}"
+        );
+        let mut bad = v4;
+        bad.as_object_mut().unwrap().remove("hidden_size");
+        let e = bert_config(&bad.to_string(), "d").unwrap_err().0;
+        assert!(e.contains("hidden_size"), "{e}");
+    }
+
+    #[test]
     fn hashing_encoder_is_normalised_and_deterministic() {
         let e = HashingEncoder::new(64);
         let v = e
@@ -1099,28 +1096,26 @@ mod tests {
 
     #[test]
     fn qwen3_last_token_pooling_shapes() {
-        use candle_nn::VarMap;
-        let cfg = qwen3::Config {
+        let shape = Qwen3Shape {
             vocab_size: 50,
             hidden_size: 16,
             intermediate_size: 32,
             num_hidden_layers: 2,
             num_attention_heads: 2,
-            head_dim: 8,
-            attention_bias: false,
             num_key_value_heads: 1,
+            head_dim: 8,
             max_position_embeddings: 64,
-            sliding_window: None,
-            max_window_layers: 2,
-            tie_word_embeddings: true,
             rope_theta: 10000.0,
             rms_norm_eps: 1e-6,
-            use_sliding_window: false,
-            hidden_act: candle_nn::Activation::Silu,
         };
-        let vm = VarMap::new();
-        let vb = VarBuilder::from_varmap(&vm, DType::F32, &CDevice::Cpu);
-        let enc = Qwen3Encoder::from_parts(&cfg, vb, None, "qwen3:test".into()).unwrap();
+        let w = |name: &str, dims: &[usize]| -> Vec<f32> {
+            let n: usize = dims.iter().product();
+            let salt = name.len() as f32;
+            (0..n)
+                .map(|i| ((i as f32 * 0.37 + salt).sin()) * 0.2)
+                .collect()
+        };
+        let enc = Qwen3Encoder::from_weight_fn(&shape, w, "qwen3:test".into()).unwrap();
         let ids = vec![
             vec![1u32, 2, 3, 4, 5],
             vec![1, 2, 3],

@@ -18,14 +18,17 @@ pub mod error;
 pub mod plackett_luce;
 pub mod policy;
 pub mod ppo;
+mod qwen3_fast;
+mod qwen3_shape;
 pub mod shaping;
+mod st_read;
 
 pub use bias::{BiasConfig, BiasReeval, BiasSpec, NewSkillBias};
 pub use controller::{Controller, SelectMode, Selection};
 pub use encoder::{
-    build_state, default_assets_dir, default_minilm_dir, model_max_tokens, token_windows,
-    weighted_mean_normalized, BertEncoder, CachedEncoder, HashingEncoder, LongText, Qwen3Encoder,
-    Qwen3Shape,
+    build_state, default_assets_dir, default_minilm_dir, model_max_tokens, safetensors_f32_bytes,
+    token_windows, weighted_mean_normalized, BertEncoder, CachedEncoder, HashingEncoder, LongText,
+    Qwen3Encoder, Qwen3Shape,
 };
 pub use error::ControllerError;
 pub use plackett_luce::{

@@ -3,6 +3,8 @@
 //! that appends an end-of-text token, sentence-transformers modules.json and
 //! sentence_bert_config.json): the loaded encoder equals the same weights built in memory, the
 //! folder's max_seq_length truncates, and Normalize is applied only when modules.json has it.
+//! Also: our forward (`qwen3_fast`) against candle-transformers' `qwen3::Model` on random
+//! weights of several small shapes, and a transformers 5 `config.json` with bf16 weights.
 
 use candle_core::{Device, Tensor};
 use memskill_controller::{Qwen3Encoder, Qwen3Shape};
@@ -168,5 +170,179 @@ fn qwen3_folder_loads_like_the_in_memory_model_and_honours_its_config() {
     assert!((n - 1.0).abs() > 1e-3, "not normalised: norm {n}");
     let scaled: Vec<f32> = raw[0].iter().map(|x| x / n).collect();
     assert!((cos(&scaled, &loaded[0]) - 1.0).abs() < 1e-5);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// candle-transformers' Qwen3 on the same weights, one text at a time: last token's final
+/// hidden state, L2-normalised.
+fn candle_reference(
+    s: &Qwen3Shape,
+    w: &dyn Fn(&str, &[usize]) -> Vec<f32>,
+    ids: &[Vec<u32>],
+) -> Vec<Vec<f32>> {
+    use candle_transformers::models::qwen3;
+    let cfg = qwen3::Config {
+        vocab_size: s.vocab_size,
+        hidden_size: s.hidden_size,
+        intermediate_size: s.intermediate_size,
+        num_hidden_layers: s.num_hidden_layers,
+        num_attention_heads: s.num_attention_heads,
+        head_dim: s.head_dim,
+        attention_bias: false,
+        num_key_value_heads: s.num_key_value_heads,
+        max_position_embeddings: s.max_position_embeddings,
+        sliding_window: None,
+        max_window_layers: s.num_hidden_layers,
+        tie_word_embeddings: true,
+        rope_theta: s.rope_theta,
+        rms_norm_eps: s.rms_norm_eps,
+        use_sliding_window: false,
+        hidden_act: candle_nn::Activation::Silu,
+    };
+    let mut tensors = HashMap::new();
+    for (name, dims) in s.tensors() {
+        let t = Tensor::from_vec(w(&name, &dims), dims.as_slice(), &Device::Cpu).unwrap();
+        tensors.insert(format!("model.{name}"), t);
+    }
+    let vb = candle_nn::VarBuilder::from_tensors(tensors, candle_core::DType::F32, &Device::Cpu);
+    let model = qwen3::Model::new(&cfg, vb).unwrap();
+    ids.iter()
+        .map(|t| {
+            let input = Tensor::from_vec(t.clone(), (1, t.len()), &Device::Cpu).unwrap();
+            let h = model.clone().forward(&input, 0).unwrap();
+            let mut v = h
+                .get(0)
+                .unwrap()
+                .get(t.len() - 1)
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            let n = cos(&v, &v).sqrt();
+            v.iter_mut().for_each(|x| *x /= n);
+            v
+        })
+        .collect()
+}
+
+fn random_weight(seed: u64) -> impl Fn(&str, &[usize]) -> Vec<f32> {
+    move |name: &str, dims: &[usize]| {
+        let mut v = weight(&format!("{seed}:{name}"), dims);
+        if name.ends_with("norm.weight") {
+            // norms around 1 (weight() gives 1 + 0.1 u); projections 0.1 u scaled up a little
+            // so that attention is far from uniform.
+            return v;
+        }
+        v.iter_mut().for_each(|x| *x *= 2.0);
+        v
+    }
+}
+
+#[test]
+fn fast_forward_equals_candle_qwen3_on_random_weights() {
+    let shapes = [
+        shape(),
+        Qwen3Shape {
+            vocab_size: 50,
+            hidden_size: 64,
+            intermediate_size: 96,
+            num_hidden_layers: 3,
+            num_attention_heads: 4,
+            num_key_value_heads: 2,
+            head_dim: 16,
+            max_position_embeddings: 512,
+            rope_theta: 1_000_000.0,
+            rms_norm_eps: 1e-6,
+        },
+        // Multi-head (as many key/value heads as query heads), head_dim not hidden / heads.
+        Qwen3Shape {
+            num_attention_heads: 4,
+            num_key_value_heads: 4,
+            head_dim: 24,
+            ..shape()
+        },
+    ];
+    for (k, s) in shapes.iter().enumerate() {
+        let w = random_weight(k as u64);
+        // Lengths around the 128-row attention block, and a single token.
+        let lens = [1usize, 5, 60, 127, 128, 129, 300];
+        let ids: Vec<Vec<u32>> = lens
+            .iter()
+            .filter(|&&l| l <= s.max_position_embeddings)
+            .enumerate()
+            .map(|(j, &l)| {
+                (0..l)
+                    .map(|i| ((i * 7 + j * 3) % s.vocab_size) as u32)
+                    .collect()
+            })
+            .collect();
+        let want = candle_reference(s, &w, &ids);
+        for batch in [1, 3, 16] {
+            let mut enc = Qwen3Encoder::from_weight_fn(s, &w, "t".into()).unwrap();
+            enc.batch_size = batch;
+            let got = enc.embed_ids(&ids).unwrap();
+            for (j, (a, b)) in got.iter().zip(&want).enumerate() {
+                let d = a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0f32, f32::max);
+                let c = cos(a, b);
+                assert!(
+                    c >= 0.99999 && d < 1e-4,
+                    "shape {k}, batch {batch}, text {j} ({} tokens): cosine {c}, max diff {d}",
+                    ids[j].len()
+                );
+            }
+        }
+    }
+    // Empty inputs give zero vectors; ids outside the vocabulary are an error.
+    let enc = Qwen3Encoder::from_weight_fn(&shape(), weight, "t".into()).unwrap();
+    let v = enc.embed_ids(&[vec![], vec![1, 2]]).unwrap();
+    assert!(v[0].iter().all(|&x| x == 0.0));
+    let e = enc.embed_ids(&[vec![1, 99]]).unwrap_err().0;
+    assert!(e.contains("token id 99"), "{e}");
+}
+
+#[test]
+fn transformers_5_config_and_bf16_weights_load() {
+    let root = std::env::temp_dir().join(format!("memskill-qwen3-v5-{}", std::process::id()));
+    let dir = root.join("tiny-qwen3-embedding");
+    write_folder(&dir, 64, true);
+    let f32_vecs = Qwen3Encoder::load(&dir)
+        .unwrap()
+        .embed(&["the cat sat on the mat"])
+        .unwrap();
+    // What transformers 5 writes: rope_parameters and layer_types, and bf16 weights with the
+    // `model.` prefix (as a Qwen3ForCausalLM-style checkpoint names them).
+    let path = dir.join("config.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let theta = v.as_object_mut().unwrap().remove("rope_theta").unwrap();
+    v["rope_parameters"] = serde_json::json!({"rope_theta": theta, "rope_type": "default"});
+    v["layer_types"] = serde_json::json!(["full_attention", "full_attention"]);
+    std::fs::write(&path, v.to_string()).unwrap();
+    let mut tensors = HashMap::new();
+    for (name, dims) in shape().tensors() {
+        let t = Tensor::from_vec(weight(&name, &dims), dims.as_slice(), &Device::Cpu).unwrap();
+        tensors.insert(
+            format!("model.{name}"),
+            t.to_dtype(candle_core::DType::BF16).unwrap(),
+        );
+    }
+    candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).unwrap();
+    let v5 = Qwen3Encoder::load(&dir)
+        .unwrap()
+        .embed(&["the cat sat on the mat"])
+        .unwrap();
+    let c = cos(&f32_vecs[0], &v5[0]);
+    assert!(c > 0.999 && c < 1.0 + 1e-5, "bf16 weights: cosine {c}");
+    // A sliding-window layer is refused, naming the file and the field.
+    v["layer_types"][1] = "sliding_attention".into();
+    std::fs::write(&path, v.to_string()).unwrap();
+    let e = Qwen3Encoder::load(&dir).err().unwrap().0;
+    assert!(
+        e.contains("config.json") && e.contains("layer_types[1]"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -1,6 +1,6 @@
 //! Row kernels on plain `f32` slices, shared by the BERT encoder (controller) and the local
-//! LLM's one-token steps (executor): layer norm, softmax, GELU (erf form), `exp`, dot product,
-//! axpy. Pure functions, no allocation.
+//! LLM's one-token steps (executor): layer norm, RMS norm, softmax, GELU (erf form), the SiLU
+//! gate, `exp`, dot product, axpy. Pure functions, no allocation.
 //!
 //! Each kernel is written once as an `#[inline(always)]` body and compiled twice: as is (the
 //! baseline x86-64 / any target) and inside an `avx2,fma` function chosen at run time, where
@@ -147,6 +147,25 @@ fn layer_norm_body(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
 }
 
 #[inline(always)]
+fn rms_norm_body(x: &mut [f32], w: &[f32], eps: f32) {
+    let h = w.len();
+    for row in x.chunks_exact_mut(h) {
+        let inv = 1.0 / (dot_body(row, row) / h as f32 + eps).sqrt();
+        for (v, g) in row.iter_mut().zip(w) {
+            *v = *v * inv * g;
+        }
+    }
+}
+
+#[inline(always)]
+fn silu_mul_body(gate: &mut [f32], up: &[f32]) {
+    for (g, u) in gate.iter_mut().zip(up) {
+        let x = *g;
+        *g = x / (1.0 + exp(-x)) * u;
+    }
+}
+
+#[inline(always)]
 fn softmax_body(x: &mut [f32]) {
     let m = max_body(x);
     for v in x.iter_mut() {
@@ -209,6 +228,14 @@ kernel!(
     /// In place layer norm of each row (row length `w.len()`): `(x - mean) / sqrt(var + eps)
     /// * w + b`, with the biased variance.
     layer_norm, layer_norm_avx2, layer_norm_body, (x: &mut [f32], w: &[f32], b: &[f32], eps: f32) -> ()
+);
+kernel!(
+    /// In place RMS norm of each row (row length `w.len()`): `x / sqrt(mean(x^2) + eps) * w`.
+    rms_norm, rms_norm_avx2, rms_norm_body, (x: &mut [f32], w: &[f32], eps: f32) -> ()
+);
+kernel!(
+    /// In place `gate = silu(gate) * up` (SiLU-gated linear unit), over the shorter length.
+    silu_mul, silu_mul_avx2, silu_mul_body, (gate: &mut [f32], up: &[f32]) -> ()
 );
 kernel!(
     /// In place softmax of one row.
@@ -321,6 +348,30 @@ mod tests {
                 let want = (*x as f64 - mean) / (var + 1e-12).sqrt() * 1.5 + 0.25;
                 assert!((*y as f64 - want).abs() < 1e-5, "{y} vs {want}");
             }
+        }
+        let mut r1 = a[..66].to_vec();
+        rms_norm(&mut r1, &w, 1e-6);
+        let mut r2 = a[..66].to_vec();
+        rms_norm_body(&mut r2, &w, 1e-6);
+        assert_eq!(r1, r2);
+        for (row, src) in r1.chunks(11).zip(a[..66].chunks(11)) {
+            let ms = src.iter().map(|x| (*x as f64).powi(2)).sum::<f64>() / 11.0;
+            for (y, x) in row.iter().zip(src) {
+                let want = *x as f64 / (ms + 1e-6).sqrt() * 1.5;
+                assert!((*y as f64 - want).abs() < 1e-5, "rms {y} vs {want}");
+            }
+        }
+        let mut s1 = a.clone();
+        silu_mul(&mut s1, &b);
+        let mut s2 = a.clone();
+        silu_mul_body(&mut s2, &b);
+        assert_eq!(s1, s2);
+        for ((y, x), u) in s1.iter().zip(&a).zip(&b) {
+            let want = (*x as f64) / (1.0 + (-(*x as f64)).exp()) * *u as f64;
+            assert!(
+                (*y as f64 - want).abs() < 1e-5 * (1.0 + want.abs()),
+                "silu {y} vs {want}"
+            );
         }
         let mut g1 = a.clone();
         gelu_erf(&mut g1);

@@ -7,6 +7,9 @@ Protocol: one JSON object per line on stdin, one JSON object per line on stdout 
 output goes to stderr).
   {"op": "info"}                               -> {"versions": {...}, "threads": n}
   {"op": "encoder", "batch": 32 | 1}           -> {"value": texts/s}   (512 or 128 LoCoMo turns)
+  {"op": "encoder_dir", "model": dir, "texts": [..], "batch": b, "vectors": bool}
+                                               -> {"seconds": s, "tokens": n[, "vectors": [..]]}
+                                                  (sentence-transformers on that folder, f32)
   {"op": "ppo"}                                -> {"value": ms}        (one PPO update)
   {"op": "llm", "model": path, "prompt_ids": [..], "decode": n, "threads": t}
                                                -> {"prefill_tok_s": x, "decode_tok_s": y}
@@ -25,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 class Baselines:
     def __init__(self):
         self.encoder = None
+        self.st = {}
         self.ppo = None
         self.llama = {}
 
@@ -50,6 +54,32 @@ class Baselines:
         if self.encoder is None:
             self.encoder, _ = twin.make_encoder()
         return {"value": self.encoder(int(req.get("batch", 32)))}
+
+    def run_encoder_dir(self, req):
+        import torch
+        import transformers
+        from sentence_transformers import SentenceTransformer
+
+        path = req["model"]
+        if path not in self.st:
+            # f32 on the CPU, whatever dtype the weights are stored in (transformers 5 would
+            # otherwise keep a bf16 checkpoint in bf16).
+            key = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"
+            model = SentenceTransformer(path, device="cpu", model_kwargs={key: torch.float32})
+            dtypes = {p.dtype for p in model.parameters()}
+            if dtypes != {torch.float32}:
+                raise ValueError(f"{path}: parameters loaded as {dtypes}, not float32")
+            self.st[path] = model
+        model = self.st[path]
+        texts = req["texts"]
+        t = time.perf_counter()
+        vecs = model.encode(texts, batch_size=int(req.get("batch", 1)))
+        secs = time.perf_counter() - t
+        tokens = int(sum(int(m.sum()) for m in model.tokenize(texts)["attention_mask"]))
+        out = {"seconds": secs, "tokens": tokens}
+        if req.get("vectors"):
+            out["vectors"] = [[float(x) for x in v] for v in vecs]
+        return out
 
     def run_ppo(self, _req):
         import encoder_ppo_torch as twin
@@ -97,7 +127,8 @@ class Baselines:
 
 def main():
     b = Baselines()
-    ops = {"info": b.info, "encoder": b.run_encoder, "ppo": b.run_ppo, "llm": b.run_llm}
+    ops = {"info": b.info, "encoder": b.run_encoder, "encoder_dir": b.run_encoder_dir,
+           "ppo": b.run_ppo, "llm": b.run_llm}
     out = sys.stdout
     for line in sys.stdin:
         line = line.strip()

@@ -20,10 +20,28 @@ trap 'rm -rf "$out"' EXIT
 if [ "$UPDATE" != "--update" ]; then
   export FIDELITY_PPO_CASES="${FIDELITY_PPO_CASES:-300}"
 fi
+# encoder_qwen3 needs the Qwen tokenizer asset (npm); fetched here when missing. A generator
+# that writes no fixture (a missing asset) is listed after the table as skipped, with its reason:
+# a row never drops out silently.
+CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
+if [ -z "${MEMSKILL_QWEN3_TOKENIZER:-}" ] && [ ! -f "$CACHE/assets/qwen3-tokenizer/tokenizer.json" ]; then
+  "$root/scripts/fetch-assets.sh" qwen3-tokenizer >&2 \
+    || echo "warning: could not fetch the Qwen tokenizer (encoder_qwen3 will be skipped)" >&2
+fi
+skipped=()
 for gen in "$root"/scripts/fidelity/gen_*.py; do
-  echo "generating: $(basename "$gen")" >&2
-  "$PY" "$gen" --reference "$REF" --out "$out"
+  name="$(basename "$gen" .py)"; name="${name#gen_}"
+  echo "generating: $name" >&2
+  st=0
+  "$PY" "$gen" --reference "$REF" --out "$out" 2>"$out/.stderr" || st=$?
+  cat "$out/.stderr" >&2
+  [ "$st" = 0 ] || { echo "error: $name's generator failed (exit $st)" >&2; exit "$st"; }
+  if ! ls "$out/$name"*.json >/dev/null 2>&1; then
+    why="$(grep -h 'skipped' "$out/.stderr" | tail -1)"
+    skipped+=("$name: skipped: ${why:-its generator wrote no fixture}")
+  fi
 done
+rm -f "$out/.stderr"
 cd "$root"
 # The binary of the test build (`cargo test --workspace --no-run` builds it with the same
 # features as the tests, so nothing is compiled twice); MEMSKILL_BIN overrides.
@@ -31,8 +49,13 @@ BIN="${MEMSKILL_BIN:-${CARGO_TARGET_DIR:-$root/target}/debug/memskill}"
 if [ -z "${MEMSKILL_BIN:-}" ]; then
   cargo test --workspace --no-run --quiet >&2
 fi
-"$BIN" fidelity check "$out"
+rc=0
+"$BIN" fidelity check "$out" || rc=$?
+for row in "${skipped[@]}"; do
+  echo "$row"
+done
 if [ "$UPDATE" = "--update" ]; then
   cp "$out"/*.json "$root/trainer/tests/fixtures/fidelity/"
   echo "fixtures updated in trainer/tests/fixtures/fidelity" >&2
 fi
+exit "$rc"

@@ -32,7 +32,9 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 from _encoder_common import formula_tensor, load_reference_module, sample_texts, seeded  # noqa: E402
+import qwen3_random  # noqa: E402  (the Qwen3-Embedding folder layout, shared with the bench)
 
 TINY = {
     "vocab_size": 151669,
@@ -49,67 +51,19 @@ TINY = {
 MAX_TOKENS = 96
 
 
-def default_tokenizer_dir():
-    env = os.environ.get("MEMSKILL_QWEN3_TOKENIZER")
-    if env:
-        return env
-    cache = os.environ.get("MEMSKILL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "memskill")
-    return os.path.join(cache, "assets", "qwen3-tokenizer")
-
-
 def make_model_dir(root, tok_dir):
     import torch
-    from safetensors.torch import save_file
-    from transformers import Qwen3Config, Qwen3Model
+    from transformers import Qwen3Model
 
     d = os.path.join(root, "tiny-qwen3-embedding")
-    os.makedirs(os.path.join(d, "1_Pooling"), exist_ok=True)
-    cfg = Qwen3Config(
-        vocab_size=TINY["vocab_size"], hidden_size=TINY["hidden_size"],
-        intermediate_size=TINY["intermediate_size"], num_hidden_layers=TINY["num_hidden_layers"],
-        num_attention_heads=TINY["num_attention_heads"], num_key_value_heads=TINY["num_key_value_heads"],
-        head_dim=TINY["head_dim"], max_position_embeddings=TINY["max_position_embeddings"],
-        rope_theta=TINY["rope_theta"], rms_norm_eps=TINY["rms_norm_eps"], tie_word_embeddings=True,
-        attention_bias=False, hidden_act="silu", use_sliding_window=False,
-    )
-    model = Qwen3Model(cfg)
+    os.makedirs(d, exist_ok=True)
+    model = Qwen3Model(qwen3_random.qwen3_config(TINY))
     sd = {k: torch.from_numpy(formula_tensor(k, tuple(v.shape))) for k, v in model.state_dict().items()}
     model.load_state_dict(sd)
     model.save_pretrained(d, safe_serialization=True)
-    tj = json.load(open(os.path.join(tok_dir, "tokenizer.json")))
-    eot = next(t for t in tj["added_tokens"] if t["content"] == "<|endoftext|>")
-    tj["post_processor"] = {
-        "type": "Sequence",
-        "processors": [
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-            {"type": "TemplateProcessing",
-             "single": [{"Sequence": {"id": "A", "type_id": 0}},
-                        {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}],
-             "pair": [{"Sequence": {"id": "A", "type_id": 0}},
-                      {"Sequence": {"id": "B", "type_id": 0}},
-                      {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}],
-             "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [eot["id"]],
-                                                  "tokens": ["<|endoftext|>"]}}},
-        ],
-    }
-    json.dump(tj, open(os.path.join(d, "tokenizer.json"), "w"))
-    shutil.copy(os.path.join(tok_dir, "tokenizer_config.json"), os.path.join(d, "tokenizer_config.json"))
-    json.dump([
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
-    ], open(os.path.join(d, "modules.json"), "w"))
-    json.dump({"word_embedding_dimension": TINY["hidden_size"], "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
-               "pooling_mode_lasttoken": True, "include_prompt": True},
-              open(os.path.join(d, "1_Pooling", "config.json"), "w"))
-    json.dump({"max_seq_length": MAX_TOKENS, "do_lower_case": False},
-              open(os.path.join(d, "sentence_bert_config.json"), "w"))
-    json.dump({"prompts": {"query": "Instruct: find the memory that answers this\nQuery:", "document": ""},
-               "default_prompt_name": None, "similarity_fn_name": "cosine"},
-              open(os.path.join(d, "config_sentence_transformers.json"), "w"))
+    qwen3_random.write_embedding_files(
+        d, tok_dir, TINY["hidden_size"], MAX_TOKENS,
+        {"query": "Instruct: find the memory that answers this\nQuery:", "document": ""})
     return d
 
 
@@ -117,7 +71,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reference", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--tokenizer", default=default_tokenizer_dir())
+    ap.add_argument("--tokenizer", default=qwen3_random.default_tokenizer_dir())
     ap.add_argument("--cases", type=int, default=250)
     ap.add_argument("--seed", type=int, default=11)
     a = ap.parse_args()

@@ -16,6 +16,8 @@
 //! `llm` measures the machine's memory bandwidth and f32 rate first
 //! ([`memskill_executor::membench`]) and shows them beside the decode figure.
 
+mod encoder_dir;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -42,6 +44,12 @@ pub struct PerfOptions {
     pub no_baseline: bool,
     /// GGUF file for `llm` (default: the SmolLM2-135M Q4_1 asset).
     pub model: Option<PathBuf>,
+    /// Model folder for `encoder` (MiniLM / BERT or Qwen3-Embedding): LoCoMo sessions at
+    /// batch 1 and 8 against sentence-transformers on the same folder (`perfbench/encoder_dir.rs`).
+    /// None: MiniLM on LoCoMo turns.
+    pub encoder_model: Option<PathBuf>,
+    /// LoCoMo sessions per round for `encoder --model` (8).
+    pub sessions: usize,
     /// Prompt tokens for `llm` (680).
     pub prompt_tokens: usize,
     /// Decoded tokens for `llm` (128).
@@ -57,6 +65,8 @@ impl Default for PerfOptions {
             python: None,
             no_baseline: false,
             model: None,
+            encoder_model: None,
+            sessions: 8,
             prompt_tokens: 680,
             decode_tokens: 128,
         }
@@ -569,6 +579,9 @@ fn bench_encoder(
     rec: &mut Recorder,
 ) -> Result<Vec<Series>> {
     use memskill_core::TextEncoder;
+    if let Some(dir) = &opts.encoder_model {
+        return encoder_dir::bench(dir, opts, base, rec);
+    }
     let dir = memskill_controller::default_minilm_dir();
     let mut enc = memskill_controller::BertEncoder::load(&dir)
         .with_context(|| format!("loading MiniLM from {}", dir.display()))?;

@@ -143,9 +143,14 @@ pub struct BenchArgs {
     /// encoder / ppo / llm: measure ours only.
     #[arg(long)]
     pub no_baseline: bool,
-    /// llm: GGUF file (default: the SmolLM2-135M Q4_1 asset).
+    /// llm: GGUF file (default: the SmolLM2-135M Q4_1 asset). encoder: a MiniLM / BERT or
+    /// Qwen3-Embedding folder, embedding LoCoMo sessions at batch 1 and 8 against
+    /// sentence-transformers on the same folder (default: MiniLM on LoCoMo turns).
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// encoder --model: LoCoMo sessions embedded per round.
+    #[arg(long, default_value_t = 8)]
+    pub sessions: usize,
     /// llm: prompt tokens (at least).
     #[arg(long, default_value_t = 680)]
     pub prompt_tokens: usize,
@@ -584,7 +589,9 @@ pub fn bench(a: BenchArgs) -> Result<()> {
                 json: a.json.clone(),
                 python: a.python.clone(),
                 no_baseline: a.no_baseline,
-                model: a.model.clone(),
+                model: a.model.clone().filter(|_| a.what != "encoder"),
+                encoder_model: a.model.clone().filter(|_| a.what == "encoder"),
+                sessions: a.sessions,
                 prompt_tokens: a.prompt_tokens,
                 decode_tokens: a.decode_tokens,
             };
