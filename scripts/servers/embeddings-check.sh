@@ -130,15 +130,12 @@ if [ "$TRAIN" = 1 ]; then
     --set designer.enabled=false 2>&1 | tee "$WORK/train.log" | tail -5
   "$PY" - "$WORK/runs/locomo-openai-encoder/metrics.jsonl" <<'EOF'
 import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
-ups = [l for l in lines if "llm" in l or "step" in l]
-errors = 0
-for l in lines:
-    for role in (l.get("llm") or {}).values():
-        if isinstance(role, dict):
-            errors += role.get("errors", 0)
-print(f"training: {len(lines)} metrics lines, {errors} LLM errors")
-sys.exit(0 if lines and errors == 0 else 1)
+ups = [json.loads(l) for l in open(sys.argv[1])]
+ups = [u for u in ups if "llm_errors" in u]
+errs = {k: sum(u.get(k, 0) for u in ups) for k in ("llm_errors", "span_errors", "query_errors")}
+calls = sum(u.get("llm_calls", 0) for u in ups)
+print(f"training: {len(ups)} updates, {calls} LLM calls, errors {errs}")
+sys.exit(0 if ups and not any(errs.values()) else 1)
 EOF
 fi
 echo "embeddings check: ok"

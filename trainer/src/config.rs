@@ -1810,6 +1810,35 @@ mod tests {
     }
 
     #[test]
+    fn embedding_servers_take_the_llm_keys_and_are_checked() {
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_toml_str(
+            "[encoder]\nkind = \"openai\"\n[encoder.openai]\nmodel = \"m\"\nbase_urls = [\"http://h:1\"]\ntexts_per_request = 4\n",
+            &sets(&["memory.retriever=\"openai\"", "memory.retriever_openai.max_retries=1"]),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.encoder.kind, c.encoder.openai.http.model.as_str(), c.encoder.openai.texts_per_request),
+            (EncoderKind::Openai, "m", 4)
+        );
+        assert_eq!(c.memory.retriever_openai.http.max_retries, 1);
+        assert_eq!(c.memory.retriever_openai.http.model, "facebook/contriever");
+        for (set, want) in [
+            ("encoder.openai.texts_per_request=0", "encoder.openai.texts_per_request"),
+            ("encoder.openai.unhealthy_after=0", "encoder.openai.unhealthy_after"),
+            ("encoder.openai.base_urls=[]", "encoder.openai.base_urls"),
+            ("encoder.openai.colour=1", "unknown key `encoder.openai.colour`"),
+        ] {
+            let e = Config::from_toml_str("", &sets(&["encoder.kind=\"openai\"", set]), "t");
+            let e = format!("{:#}", e.unwrap_err());
+            assert!(e.contains(want), "{set}: {e}");
+        }
+        // not in use: not checked
+        Config::from_toml_str("", &sets(&["encoder.openai.texts_per_request=0"]), "t").unwrap();
+    }
+
+    #[test]
     fn encoder_long_text_and_memory_retriever_are_checked() {
         let c = Config::from_toml_str("", &[], "t").unwrap();
         assert_eq!(

@@ -160,7 +160,7 @@ impl OpenAiEmbedder {
                     .map_err(|e| LlmError::Other(format!("embedding request task failed: {e}")))??;
                 out.extend(part);
             }
-            Ok(out)
+            Ok::<_, LlmError>(out)
         })
     }
 }
