@@ -1,14 +1,14 @@
 //! The OpenAI-compatible backend against misbehaving local servers started by the test:
 //! 429s, 500s, slow responses beyond the timeout, truncated and invalid bodies, `Retry-After`,
 //! `content: null`, empty `choices`, `finish_reason: "length"`, reasoning blocks, and two
-//! endpoints of which one fails.
+//! endpoints of which one fails; and the embeddings client over the same transport.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use memskill_core::{ChatRequest, Llm, LlmError, Message};
-use memskill_executor::{OpenAiBackend, OpenAiConfig};
+use memskill_core::{ChatRequest, Llm, LlmError, Message, TextEncoder};
+use memskill_executor::{OpenAiBackend, OpenAiConfig, OpenAiEmbedder};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[derive(Clone, Debug)]
@@ -22,20 +22,26 @@ enum Behave {
     Json(&'static str),
     /// This status with a `Retry-After` header of this value.
     Pause(u16, &'static str),
+    /// An embeddings reply to the request's `input`, in reverse order with `index` set: text
+    /// `t` at position `i` gets `[len(t), i + 1]`.
+    Embed,
 }
 
 struct Server {
     url: String,
     hits: Arc<AtomicUsize>,
     auth: Arc<Mutex<Vec<String>>>,
+    /// Request line and body of every request, in arrival order.
+    requests: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 /// Serve `script` in order, then `default` forever, on 127.0.0.1:0 (own thread + runtime).
 fn start(script: Vec<Behave>, default: Behave) -> Server {
     let hits = Arc::new(AtomicUsize::new(0));
     let auth = Arc::new(Mutex::new(Vec::new()));
+    let requests = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = std::sync::mpsc::channel();
-    let (h2, a2) = (hits.clone(), auth.clone());
+    let (h2, a2, r2) = (hits.clone(), auth.clone(), requests.clone());
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -48,7 +54,7 @@ fn start(script: Vec<Behave>, default: Behave) -> Server {
             let script = Arc::new(script);
             loop {
                 let Ok((mut sock, _)) = listener.accept().await else { continue };
-                let (script, default, hits, auth) = (script.clone(), default.clone(), h2.clone(), a2.clone());
+                let (script, default, hits, auth, reqs) = (script.clone(), default.clone(), h2.clone(), a2.clone(), r2.clone());
                 tokio::spawn(async move {
                     // read headers + body
                     let mut buf = Vec::new();
@@ -77,6 +83,9 @@ fn start(script: Vec<Behave>, default: Behave) -> Server {
                     if let Some(a) = head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("authorization:").map(|v| v.trim().to_string())) {
                         auth.lock().unwrap().push(a);
                     }
+                    let body = String::from_utf8_lossy(&buf[header_end..]).to_string();
+                    let line = head.lines().next().unwrap_or("").to_string();
+                    reqs.lock().unwrap().push((line, body.clone()));
                     let i = hits.fetch_add(1, Ordering::SeqCst);
                     let b = script.get(i).cloned().unwrap_or(default);
                     let ok_body = |text: &str| {
@@ -105,6 +114,7 @@ fn start(script: Vec<Behave>, default: Behave) -> Server {
                         }
                         Behave::InvalidJson => http(200, "{\"choices\": [ {\"message\": "),
                         Behave::Json(body) => http(200, body),
+                        Behave::Embed => http(200, &embed_reply(&body)),
                         Behave::Pause(status, after) => {
                             let body = "{\"error\":\"slow down\"}";
                             format!(
@@ -126,7 +136,24 @@ fn start(script: Vec<Behave>, default: Behave) -> Server {
         url: format!("http://{addr}/v1"),
         hits,
         auth,
+        requests,
     }
+}
+
+/// See [`Behave::Embed`].
+fn embed_reply(request: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
+    let input = v["input"].as_array().cloned().unwrap_or_default();
+    let data: Vec<serde_json::Value> = input
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, t)| {
+            let len = t.as_str().map_or(0, |s| s.len()) as f64;
+            serde_json::json!({"object": "embedding", "index": i, "embedding": [len, i as f64 + 1.0]})
+        })
+        .collect();
+    serde_json::json!({"object": "list", "data": data, "model": v["model"]}).to_string()
 }
 
 fn http(status: u16, body: &str) -> String {
@@ -443,4 +470,94 @@ fn dropping_inside_an_async_context_does_not_panic() {
             .unwrap();
         });
     });
+}
+
+fn embedder(url: &str, retries: u32, per_request: usize) -> Result<OpenAiEmbedder, LlmError> {
+    let be = Arc::new(OpenAiBackend::new(cfg(vec![url.to_string()], retries)).unwrap());
+    OpenAiEmbedder::connect(be, per_request)
+}
+
+fn unit(v: [f32; 2]) -> Vec<f32> {
+    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    vec![v[0] / n, v[1] / n]
+}
+
+#[test]
+fn embeddings_are_batched_posted_as_lists_and_put_back_in_input_order() {
+    let s = start(vec![], Behave::Embed);
+    let url = s.url.clone();
+    let (e, v) = bounded(30, move || {
+        let e = embedder(&url, 0, 2).unwrap();
+        let v = e.embed(&["a", "bb", "ccc", "dddd", "eeeee"]).unwrap();
+        (e, v)
+    });
+    assert_eq!((e.dim(), e.id().as_str()), (2, "openai:test-model"));
+    // text t at position i of its request: [len(t), i + 1], normalised; the server
+    // answered in reverse order
+    let want = [[1., 1.], [2., 2.], [3., 1.], [4., 2.], [5., 1.]];
+    assert_eq!(v.len(), 5);
+    for (got, w) in v.iter().zip(want) {
+        let w = unit(w);
+        assert!(got.iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-6), "{got:?} vs {w:?}");
+    }
+    let reqs = s.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 4, "the dimension check, then 5 texts 2 to a request");
+    let mut inputs = Vec::new();
+    for (line, body) in &reqs {
+        assert!(line.starts_with("POST /v1/embeddings "), "{line}");
+        let b: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(b["model"], "test-model");
+        let input: Vec<String> = serde_json::from_value(b["input"].clone()).expect("input is a list");
+        assert!(!input.is_empty() && input.len() <= 2, "{input:?}");
+        inputs.extend(input);
+    }
+    inputs.sort();
+    assert_eq!(inputs, ["a", "bb", "ccc", "dddd", "dimension check", "eeeee"]);
+}
+
+#[test]
+fn embeddings_retry_a_500_and_count_it() {
+    let s = start(vec![Behave::Embed, Behave::Status(500)], Behave::Embed);
+    let url = s.url.clone();
+    let (v, retries) = bounded(30, move || {
+        let e = embedder(&url, 3, 8).unwrap();
+        let v = e.embed(&["x", "yy"]);
+        (v, e.backend().stats().retries)
+    });
+    assert_eq!(v.unwrap().len(), 2);
+    assert_eq!((s.hits.load(Ordering::SeqCst), retries), (3, 1));
+}
+
+#[test]
+fn malformed_and_miscounted_embeddings_are_errors_naming_the_endpoint() {
+    let s = start(
+        vec![Behave::Embed, Behave::InvalidJson, Behave::InvalidJson],
+        Behave::Json(r#"{"data":[{"index":0,"embedding":[1,2]}]}"#),
+    );
+    let url = s.url.clone();
+    let (bad_json, miscounted) = bounded(30, move || {
+        let e = embedder(&url, 1, 8).unwrap();
+        (e.embed(&["x", "y"]), e.embed(&["x", "y"]))
+    });
+    let endpoint = format!("{}/embeddings", s.url);
+    let m = bad_json.unwrap_err().0;
+    assert!(m.contains(&endpoint) && m.contains("not an embeddings reply"), "{m}");
+    let m = miscounted.unwrap_err().0;
+    assert!(m.contains(&endpoint) && m.contains("1 vectors for 2 texts"), "{m}");
+    // the wrong count is not retried: 1 + 2 + 1 requests
+    assert_eq!(s.hits.load(Ordering::SeqCst), 4);
+}
+
+#[test]
+fn a_down_embeddings_server_fails_fast_naming_the_endpoint() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let u = url.clone();
+    let e = bounded(20, move || embedder(&u, 2, 8).err().expect("no server"));
+    let m = e.to_string();
+    assert!(m.contains(&format!("{url}/embeddings")), "{m}");
 }

@@ -10,7 +10,7 @@ use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, TextEncode
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    CacheMode, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings, OpenAiSettings,
+    CacheMode, EmbeddingServer, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings, OpenAiSettings,
     RetrieverKind,
 };
 
@@ -226,6 +226,69 @@ fn openai_backend(
     ))
 }
 
+/// An embeddings server as a text encoder, after the start-up probe (every endpoint asked
+/// once whether it answers, unless `probe_timeout_secs` is 0) and one request that learns
+/// the vectors' dimension; its backend joins `http` (retry counts). `field` names the
+/// config section in errors.
+pub fn embedding_server(
+    e: &EmbeddingServer,
+    field: &str,
+    http: &mut Vec<HttpBackend>,
+) -> Result<Arc<dyn TextEncoder>> {
+    let backend = openai_backend(&e.http, field)?;
+    let h = HttpBackend {
+        backend: backend.clone(),
+        field: field.to_string(),
+        probe_timeout_secs: e.http.probe_timeout_secs,
+    };
+    probe_backends(std::slice::from_ref(&h))?;
+    let enc = memskill_executor::OpenAiEmbedder::connect(backend, e.texts_per_request)
+        .with_context(|| format!("{field}: asking the embeddings server for one vector"))?;
+    http.push(h);
+    Ok(Arc::new(enc))
+}
+
+/// Ask every endpoint of every backend whether it answers (see `OpenAiBackend::probe`). A
+/// backend none of whose endpoints answers is an error naming each endpoint and its cause;
+/// an endpoint that does not answer while another does is a warning (the backend routes
+/// around it). Backends with `probe_timeout_secs = 0` are skipped.
+pub fn probe_backends(http: &[HttpBackend]) -> Result<()> {
+    let mut failures = Vec::new();
+    for h in http {
+        if h.probe_timeout_secs == 0 {
+            continue;
+        }
+        let res = h
+            .backend
+            .probe(std::time::Duration::from_secs(h.probe_timeout_secs));
+        let bad: Vec<&String> = res.iter().filter_map(|(_, r)| r.as_ref().err()).collect();
+        if bad.is_empty() {
+            continue;
+        }
+        if bad.len() == res.len() {
+            failures.push(format!(
+                "{}: {}",
+                h.field,
+                bad.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        } else {
+            for b in bad {
+                eprintln!("warning: {}: {b} (the other endpoints answer)", h.field);
+            }
+        }
+    }
+    if !failures.is_empty() {
+        bail!(
+            "LLM / embeddings server check failed (set <section>.probe_timeout_secs = 0 to skip it): {}",
+            failures.join(" | ")
+        );
+    }
+    Ok(())
+}
+
 /// A local GGUF backend (default model: the SmolLM2 asset).
 fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
     let lc = memskill_executor::LocalConfig {
@@ -242,32 +305,45 @@ fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
     Ok(Arc::new(load_local(&lc, &format!("{field}.model_path"))?))
 }
 
-/// The local GGUF model of `cfg`. A missing file is an error naming `what` (the setting or
-/// option that gave the path), the path and how to fetch the default model.
+/// The local GGUF model of `cfg` (`model_path` may be a Hub name, see [`crate::hub`]). A
+/// missing file is an error naming `what` (the setting or option that gave the path), the
+/// path and how to fetch the default model.
 pub fn load_local(
     cfg: &memskill_executor::LocalConfig,
     what: &str,
 ) -> Result<memskill_executor::LocalGguf> {
-    let path = &cfg.model_path;
+    let path = crate::hub::resolve_model(&cfg.model_path, crate::hub::ModelFile::Gguf, what)?;
     if !path.exists() {
         bail!(
             "{what} {} does not exist (run scripts/fetch-assets.sh or `memskill assets fetch`)",
             path.display()
         );
     }
-    memskill_executor::LocalGguf::load(cfg)
+    let cfg = memskill_executor::LocalConfig {
+        model_path: path.clone(),
+        ..cfg.clone()
+    };
+    memskill_executor::LocalGguf::load(&cfg)
         .with_context(|| format!("{what}: loading local model {}", path.display()))
 }
 
-/// Build the (cached) text encoder.
-pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
+/// A model folder setting (`what`), resolved through the Hugging Face cache when it is a
+/// Hub name; `default` when unset.
+fn model_dir(path: &Option<PathBuf>, default: impl FnOnce() -> PathBuf, what: &str) -> Result<PathBuf> {
+    let p = path.clone().unwrap_or_else(default);
+    crate::hub::resolve_model(&p, crate::hub::ModelFile::Folder, what)
+}
+
+/// Build the (cached) text encoder; an embeddings server's backend joins `http`.
+pub fn build_encoder(
+    cfg: &EncoderConfig,
+    http: &mut Vec<HttpBackend>,
+) -> Result<Arc<dyn TextEncoder>> {
     let inner: Arc<dyn TextEncoder> = match cfg.kind {
         EncoderKind::Hashing => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
+        EncoderKind::Openai => embedding_server(&cfg.openai, "encoder.openai", http)?,
         EncoderKind::Minilm => {
-            let dir = cfg
-                .path
-                .clone()
-                .unwrap_or_else(memskill_controller::default_minilm_dir);
+            let dir = model_dir(&cfg.path, memskill_controller::default_minilm_dir, "encoder.path")?;
             Arc::new(
                 memskill_controller::BertEncoder::load(&dir)
                     .with_context(|| {
@@ -280,9 +356,11 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
             )
         }
         EncoderKind::Qwen3 => {
-            let dir = cfg.path.clone().unwrap_or_else(|| {
-                memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B")
-            });
+            let dir = model_dir(
+                &cfg.path,
+                || memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B"),
+                "encoder.path",
+            )?;
             Arc::new(
                 memskill_controller::Qwen3Encoder::load(&dir).with_context(|| {
                     format!(
@@ -298,26 +376,31 @@ pub fn build_encoder(cfg: &EncoderConfig) -> Result<Arc<dyn TextEncoder>> {
 
 /// The question-side memory retriever of `memory.retriever`: None for "encoder" (the state
 /// encoder serves), a cached facebook/contriever (BERT mean pooling, normalised) for
-/// "contriever".
-pub fn build_retriever(cfg: &crate::config::MemoryConfig) -> Result<Option<Arc<dyn TextEncoder>>> {
-    match cfg.retriever {
-        RetrieverKind::Encoder => Ok(None),
+/// "contriever", a cached embeddings server for "openai" (its backend joins `http`).
+pub fn build_retriever(
+    cfg: &crate::config::MemoryConfig,
+    http: &mut Vec<HttpBackend>,
+) -> Result<Option<Arc<dyn TextEncoder>>> {
+    let enc: Arc<dyn TextEncoder> = match cfg.retriever {
+        RetrieverKind::Encoder => return Ok(None),
+        RetrieverKind::Openai => {
+            embedding_server(&cfg.retriever_openai, "memory.retriever_openai", http)?
+        }
         RetrieverKind::Contriever => {
-            let dir = cfg
-                .retriever_path
-                .clone()
-                .unwrap_or_else(|| memskill_controller::default_assets_dir().join("contriever"));
-            let enc = memskill_controller::BertEncoder::load(&dir).with_context(|| {
+            let dir = model_dir(
+                &cfg.retriever_path,
+                || memskill_controller::default_assets_dir().join("contriever"),
+                "memory.retriever_path",
+            )?;
+            Arc::new(memskill_controller::BertEncoder::load(&dir).with_context(|| {
                 format!(
                     "memory.retriever: loading contriever from {} (scripts/fetch-assets.sh contriever says how to get it)",
                     dir.display()
                 )
-            })?;
-            Ok(Some(Arc::new(memskill_controller::CachedEncoder::new(
-                Arc::new(enc),
-            ))))
+            })?)
         }
-    }
+    };
+    Ok(Some(Arc::new(memskill_controller::CachedEncoder::new(enc))))
 }
 
 /// Embed texts, failing with context.

@@ -136,6 +136,8 @@ pub enum EncoderKind {
     Qwen3,
     /// A hashing encoder (offline tests only).
     Hashing,
+    /// An OpenAI-compatible embeddings server (`[encoder.openai]`).
+    Openai,
 }
 
 /// `memory.retriever`.
@@ -146,6 +148,8 @@ pub enum RetrieverKind {
     Encoder,
     /// facebook/contriever (BERT, mean pooling, normalised, cosine).
     Contriever,
+    /// An OpenAI-compatible embeddings server (`[memory.retriever_openai]`).
+    Openai,
 }
 
 /// `reward.kind`.
@@ -447,10 +451,12 @@ impl Default for SpanConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EncoderConfig {
-    /// "minilm" | "qwen3" | "hashing" (offline tests only). The reference's state and skill
-    /// encoder is Qwen3-Embedding-0.6B (`--state-encoder` / `--op-encoder` defaults).
+    /// "minilm" | "qwen3" | "openai" (an embeddings server, `[encoder.openai]`) | "hashing"
+    /// (offline tests only). The reference's state and skill encoder is Qwen3-Embedding-0.6B
+    /// (`--state-encoder` / `--op-encoder` defaults).
     pub kind: EncoderKind,
-    /// Model directory; absent = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
+    /// Model directory or Hub name (`owner/name`, looked up in the Hugging Face cache); absent
+    /// = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
     #[serde(
         deserialize_with = "opt_path::deserialize",
         skip_serializing_if = "Option::is_none"
@@ -463,6 +469,8 @@ pub struct EncoderConfig {
     /// only: token-weighted mean of the embeddings of consecutive 256-token windows,
     /// normalised, so a whole full-session span counts).
     pub long_text: LongText,
+    /// The server of `kind = "openai"`.
+    pub openai: EmbeddingServer,
 }
 
 impl Default for EncoderConfig {
@@ -472,6 +480,33 @@ impl Default for EncoderConfig {
             path: None,
             dim: 384,
             long_text: LongText::Truncate,
+            openai: EmbeddingServer::default(),
+        }
+    }
+}
+
+/// An OpenAI-compatible embeddings server (`POST <base_url>/embeddings`): the chat
+/// backend's keys (`model` is the served model, e.g. `Qwen/Qwen3-Embedding-0.6B`; endpoints,
+/// keys, concurrency, timeouts, retries, health, start-up probe) plus the texts per request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct EmbeddingServer {
+    #[serde(flatten)]
+    pub http: OpenAiSettings,
+    /// Texts sent in one request (`input` is a list); >= 1.
+    pub texts_per_request: usize,
+}
+
+impl Default for EmbeddingServer {
+    fn default() -> Self {
+        Self {
+            http: OpenAiSettings {
+                model: "Qwen/Qwen3-Embedding-0.6B".into(),
+                base_urls: vec!["http://127.0.0.1:8010/v1".into()],
+                max_concurrency: 8,
+                ..OpenAiSettings::default()
+            },
+            texts_per_request: 32,
         }
     }
 }
@@ -483,10 +518,12 @@ impl Default for EncoderConfig {
 #[serde(default)]
 pub struct MemoryConfig {
     /// "encoder": the `[encoder]` model | "contriever": facebook/contriever (BERT, mean pooling,
-    /// normalised, cosine), the reference's `--retriever contriever`.
+    /// normalised, cosine), the reference's `--retriever contriever` | "openai": an embeddings
+    /// server (`[memory.retriever_openai]`).
     pub retriever: RetrieverKind,
-    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`); absent =
-    /// the asset cache (`scripts/fetch-assets.sh contriever` says how to get it).
+    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`) or Hub name
+    /// (`facebook/contriever`, looked up in the Hugging Face cache); absent = the asset cache
+    /// (`scripts/fetch-assets.sh contriever` says how to get it).
     #[serde(
         deserialize_with = "opt_path::deserialize",
         skip_serializing_if = "Option::is_none"
@@ -499,6 +536,8 @@ pub struct MemoryConfig {
     pub filter: MemoryFilter,
     /// Show flagged memories to the answerer and the designer anyway.
     pub show_flagged: bool,
+    /// The server of `retriever = "openai"`.
+    pub retriever_openai: EmbeddingServer,
 }
 
 impl Default for MemoryConfig {
@@ -508,6 +547,14 @@ impl Default for MemoryConfig {
             retriever_path: None,
             filter: MemoryFilter::Flag,
             show_flagged: false,
+            retriever_openai: EmbeddingServer {
+                http: OpenAiSettings {
+                    model: "facebook/contriever".into(),
+                    base_urls: vec!["http://127.0.0.1:8011/v1".into()],
+                    ..EmbeddingServer::default().http
+                },
+                ..EmbeddingServer::default()
+            },
         }
     }
 }
@@ -1228,9 +1275,14 @@ fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
              memskill-trainer/structured-local)"
         );
     }
-    let LlmBackend::Openai(o) = &l.backend else {
-        return Ok(());
-    };
+    match &l.backend {
+        LlmBackend::Openai(o) => validate_openai(field, o),
+        _ => Ok(()),
+    }
+}
+
+/// The limits of an OpenAI-compatible section (`field` names it in errors).
+fn validate_openai(field: &str, o: &OpenAiSettings) -> Result<()> {
     if o.unhealthy_after == 0 {
         bail!("{field}.unhealthy_after must be >= 1");
     }
@@ -1352,6 +1404,7 @@ impl Config {
             }
         }
         self.validate_data()?;
+        self.validate_embedding_servers()?;
         self.validate_designer()?;
         self.validate_eval()?;
         for (field, l) in self.llm_configs() {
@@ -1364,6 +1417,28 @@ impl Config {
             bail!("concurrency.episodes and concurrency.queries must be >= 1");
         }
         self.alfworld.validate()
+    }
+
+    /// The embeddings servers in use (`encoder.kind` / `memory.retriever` = "openai").
+    fn validate_embedding_servers(&self) -> Result<()> {
+        let used = [
+            (self.encoder.kind == EncoderKind::Openai, "encoder.openai", &self.encoder.openai),
+            (
+                self.memory.retriever == RetrieverKind::Openai,
+                "memory.retriever_openai",
+                &self.memory.retriever_openai,
+            ),
+        ];
+        for (_, field, e) in used.into_iter().filter(|u| u.0) {
+            if e.http.base_urls.is_empty() || e.http.model.trim().is_empty() {
+                bail!("{field}.base_urls and {field}.model must be set");
+            }
+            if e.texts_per_request == 0 || e.http.max_concurrency == 0 {
+                bail!("{field}.texts_per_request and {field}.max_concurrency must be >= 1");
+            }
+            validate_openai(field, &e.http)?;
+        }
+        Ok(())
     }
 
     fn validate_data(&self) -> Result<()> {
@@ -1757,6 +1832,35 @@ mod tests {
         .unwrap();
         assert_eq!(ok.designer.cfg.rollback, Rollback::BankAndController);
         assert_eq!(ok.evolution.final_state, FinalState::Best);
+    }
+
+    #[test]
+    fn embedding_servers_take_the_llm_keys_and_are_checked() {
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_toml_str(
+            "[encoder]\nkind = \"openai\"\n[encoder.openai]\nmodel = \"m\"\nbase_urls = [\"http://h:1\"]\ntexts_per_request = 4\n",
+            &sets(&["memory.retriever=\"openai\"", "memory.retriever_openai.max_retries=1"]),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.encoder.kind, c.encoder.openai.http.model.as_str(), c.encoder.openai.texts_per_request),
+            (EncoderKind::Openai, "m", 4)
+        );
+        assert_eq!(c.memory.retriever_openai.http.max_retries, 1);
+        assert_eq!(c.memory.retriever_openai.http.model, "facebook/contriever");
+        for (set, want) in [
+            ("encoder.openai.texts_per_request=0", "encoder.openai.texts_per_request"),
+            ("encoder.openai.unhealthy_after=0", "encoder.openai.unhealthy_after"),
+            ("encoder.openai.base_urls=[]", "encoder.openai.base_urls"),
+            ("encoder.openai.colour=1", "unknown key `encoder.openai.colour`"),
+        ] {
+            let e = Config::from_toml_str("", &sets(&["encoder.kind=\"openai\"", set]), "t");
+            let e = format!("{:#}", e.unwrap_err());
+            assert!(e.contains(want), "{set}: {e}");
+        }
+        // not in use: not checked
+        Config::from_toml_str("", &sets(&["encoder.openai.texts_per_request=0"]), "t").unwrap();
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod data;
 pub mod episode;
 pub mod fidelity;
 pub mod fsutil;
+pub mod hub;
 pub mod gate;
 pub mod invocations;
 pub mod metrics;

@@ -178,7 +178,7 @@ mod tests {
             retriever_path: Some("/nonexistent/contriever".into()),
             ..Default::default()
         };
-        let e = crate::backends::build_retriever(&cfg)
+        let e = crate::backends::build_retriever(&cfg, &mut Vec::new())
             .err()
             .expect("missing folder");
         let msg = format!("{e:#}");
@@ -187,7 +187,7 @@ mod tests {
             "{msg}"
         );
         assert!(
-            crate::backends::build_retriever(&crate::config::MemoryConfig::default())
+            crate::backends::build_retriever(&crate::config::MemoryConfig::default(), &mut Vec::new())
                 .unwrap()
                 .is_none()
         );
@@ -198,7 +198,7 @@ mod tests {
         };
         let msg = format!(
             "{:#}",
-            crate::backends::build_encoder(&enc).err().expect("missing")
+            crate::backends::build_encoder(&enc, &mut Vec::new()).err().expect("missing")
         );
         assert!(
             msg.contains("Qwen3-Embedding") && msg.contains("config.json"),

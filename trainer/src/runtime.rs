@@ -89,8 +89,9 @@ impl Runtime {
         want_judge: bool,
     ) -> Result<Self> {
         let prompts = crate::prompts::load(cfg.prompts.dir.as_deref())?;
-        let encoder = build_encoder(&cfg.encoder)?;
-        let retriever = crate::backends::build_retriever(&cfg.memory)?;
+        let mut embedders = Vec::new();
+        let encoder = build_encoder(&cfg.encoder, &mut embedders)?;
+        let retriever = crate::backends::build_retriever(&cfg.memory, &mut embedders)?;
         let mut f = BackendFactory::new(run_dir, oracle_samples);
         let counters = RoleCounters::default();
         let exec_raw = f.get(&cfg.executor, "executor")?;
@@ -128,7 +129,7 @@ impl Runtime {
             counters,
             executor_id,
             prompts,
-            http: f.http_backends(),
+            http: f.http_backends().into_iter().chain(embedders).collect(),
         })
     }
 
@@ -144,40 +145,7 @@ impl Runtime {
     /// answers is an error naming each endpoint and its cause; an endpoint that does not
     /// answer while another does is a warning (the backend routes around it).
     pub fn probe_endpoints(&self) -> Result<()> {
-        let mut failures = Vec::new();
-        for h in &self.http {
-            if h.probe_timeout_secs == 0 {
-                continue;
-            }
-            let res = h
-                .backend
-                .probe(std::time::Duration::from_secs(h.probe_timeout_secs));
-            let bad: Vec<&String> = res.iter().filter_map(|(_, r)| r.as_ref().err()).collect();
-            if bad.is_empty() {
-                continue;
-            }
-            if bad.len() == res.len() {
-                failures.push(format!(
-                    "{}: {}",
-                    h.field,
-                    bad.iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ));
-            } else {
-                for b in bad {
-                    eprintln!("warning: {}: {b} (the other endpoints answer)", h.field);
-                }
-            }
-        }
-        if !failures.is_empty() {
-            anyhow::bail!(
-                "LLM server check failed (set <section>.probe_timeout_secs = 0 to skip it): {}",
-                failures.join(" | ")
-            );
-        }
-        Ok(())
+        crate::backends::probe_backends(&self.http)
     }
 }
 

@@ -627,11 +627,12 @@ impl OpenAiBackend {
     }
 
     /// Book the end of an attempt on its endpoint's health.
-    fn settle(
+    fn settle<T>(
         &self,
         index: usize,
+        url: &str,
         probe: bool,
-        res: &Result<Reply, LlmError>,
+        res: &Result<T, LlmError>,
         retry_after: Option<Duration>,
     ) {
         let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
@@ -641,7 +642,6 @@ impl OpenAiBackend {
         if probe {
             h.probing = false;
         }
-        let url = &self.urls[index];
         match res {
             Err(e) if retryable(e) => {
                 if let Some(ra) = retry_after {
@@ -707,12 +707,13 @@ impl OpenAiBackend {
     }
 
     /// One request to endpoint `index`; also returns the capped `Retry-After` of a 429 / 503.
-    async fn attempt(
+    /// `read` turns a 2xx body into the reply (chat completion or embeddings).
+    async fn attempt<T>(
         &self,
-        index: usize,
+        endpoint: &String,
         body: &serde_json::Value,
-    ) -> (Result<Reply, LlmError>, Option<Duration>) {
-        let endpoint = &self.urls[index];
+        read: &(dyn Fn(&str, &[u8]) -> Result<T, LlmError> + Sync),
+    ) -> (Result<T, LlmError>, Option<Duration>) {
         let timeout_ms = self.cfg.timeout_secs.saturating_mul(1000);
         let cap = Duration::from_secs(self.cfg.max_retry_after_secs);
         let mut retry_after = None;
@@ -745,7 +746,7 @@ impl OpenAiBackend {
                     body,
                 });
             }
-            read_reply(endpoint, &bytes)
+            read(endpoint, &bytes)
         };
         let res = match tokio::time::timeout(Duration::from_millis(timeout_ms), fut).await {
             Ok(r) => r,
@@ -755,19 +756,38 @@ impl OpenAiBackend {
     }
 
     async fn chat_async(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let body = self.body(req);
+        let started = Instant::now();
+        let r = self.post(&self.urls, &body, &read_reply).await?;
+        Ok(ChatResponse {
+            text: r.text,
+            usage: r.usage,
+            latency_ms: started.elapsed().as_millis() as u64,
+            cached: false,
+            truncated: r.truncated,
+        })
+    }
+
+    /// POST `body` to one of `urls` (one per base URL, in `base_urls` order) with the
+    /// backend's concurrency bound, endpoint choice, health, retries and backoff; `read`
+    /// turns a 2xx body into the reply.
+    pub(crate) async fn post<T>(
+        &self,
+        urls: &[String],
+        body: &serde_json::Value,
+        read: &(dyn Fn(&str, &[u8]) -> Result<T, LlmError> + Sync),
+    ) -> Result<T, LlmError> {
         let _permit = self
             .sem
             .acquire()
             .await
             .map_err(|e| LlmError::Other(format!("semaphore closed: {e}")))?;
-        let body = self.body(req);
-        let started = Instant::now();
         let attempts = self.cfg.max_retries.saturating_add(1);
         let mut last: Option<(usize, LlmError)> = None;
         for attempt in 0..attempts {
             if let Some((index, e)) = last.as_ref().filter(|_| attempt > 0) {
                 self.stats.retry(e);
-                self.notice_retry(&self.urls[*index], e);
+                self.notice_retry(&urls[*index], e);
                 let base = self
                     .cfg
                     .backoff_base_ms
@@ -789,18 +809,10 @@ impl OpenAiBackend {
                 }
             };
             self.stats.attempt();
-            let (res, retry_after) = self.attempt(index, &body).await;
-            self.settle(index, probe, &res, retry_after);
+            let (res, retry_after) = self.attempt(&urls[index], body, read).await;
+            self.settle(index, &urls[index], probe, &res, retry_after);
             match res {
-                Ok(r) => {
-                    return Ok(ChatResponse {
-                        text: r.text,
-                        usage: r.usage,
-                        latency_ms: started.elapsed().as_millis() as u64,
-                        cached: false,
-                        truncated: r.truncated,
-                    })
-                }
+                Ok(r) => return Ok(r),
                 Err(e) if retryable(&e) => last = Some((index, e)),
                 Err(e) => return Err(e),
             }
@@ -812,6 +824,28 @@ impl OpenAiBackend {
                     .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
             ),
         })
+    }
+
+    /// Run `fut` to completion on the backend's runtime, from a plain thread or from inside
+    /// an async context (then through a helper thread).
+    pub(crate) fn block_on<T: Send>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, LlmError>> + Send,
+    ) -> Result<T, LlmError> {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Err(LlmError::Other("openai backend: runtime shut down".into()));
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| {
+                s.spawn(|| runtime.block_on(fut))
+                    .join()
+                    .unwrap_or_else(|_| {
+                        Err(LlmError::Other("openai worker thread panicked".into()))
+                    })
+            })
+        } else {
+            runtime.block_on(fut)
+        }
     }
 }
 
@@ -831,21 +865,7 @@ impl Llm for OpenAiBackend {
     }
 
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let Some(runtime) = self.runtime.as_ref() else {
-            return Err(LlmError::Other("openai backend: runtime shut down".into()));
-        };
-        let res = if tokio::runtime::Handle::try_current().is_ok() {
-            // Called from inside an async context: block on our runtime from a helper thread.
-            std::thread::scope(|s| {
-                s.spawn(|| runtime.block_on(self.chat_async(req)))
-                    .join()
-                    .unwrap_or_else(|_| {
-                        Err(LlmError::Other("openai worker thread panicked".into()))
-                    })
-            })
-        } else {
-            runtime.block_on(self.chat_async(req))
-        };
+        let res = self.block_on(self.chat_async(req));
         self.stats.record(&res);
         res
     }
