@@ -20,6 +20,7 @@ pub use backends::local::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
     LocalGguf, Overflow,
 };
+pub use backends::dialect::StructuredDialect;
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{

@@ -1,6 +1,7 @@
 //! LLM backends implementing [`memskill_core::Llm`], plus call statistics.
 
 pub mod cache;
+pub mod dialect;
 #[cfg(feature = "llguidance")]
 pub mod guided;
 pub mod llama;
