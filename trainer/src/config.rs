@@ -1805,6 +1805,36 @@ mod tests {
         }
     }
 
+    /// Issue 28: `structured_dialect` per LLM section, "auto" by default, a bad value named.
+    #[test]
+    fn structured_dialect_per_section_with_the_key_named() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        assert_eq!(
+            c.executor.openai().unwrap().structured_dialect,
+            StructuredDialect::Auto
+        );
+        let c = Config::from_toml_str(
+            "",
+            &[
+                "executor.structured_dialect=\"json_object_schema\"".into(),
+                "designer.llm.structured_dialect=\"guided_json\"".into(),
+            ],
+            "t",
+        )
+        .unwrap();
+        let d = |l: &LlmConfig| l.openai().unwrap().structured_dialect;
+        assert_eq!(d(&c.executor), StructuredDialect::JsonObjectSchema);
+        assert_eq!(d(c.answer_llm()), StructuredDialect::JsonObjectSchema);
+        assert_eq!(d(c.designer_llm()), StructuredDialect::GuidedJson);
+        let e = Config::from_toml_str(
+            "",
+            &["answer.llm.structured_dialect=\"xml\"".into()],
+            "t",
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("structured_dialect"), "{e:#}");
+    }
+
     #[test]
     fn resolved_config_round_trips() {
         let c = Config::from_toml_str("", &["answer.llm.backend=\"local\"".into()], "t").unwrap();
