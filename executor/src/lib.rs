@@ -22,6 +22,7 @@ pub use backends::local::{
     LocalGguf, Overflow,
 };
 pub use backends::embeddings::{embeddings_url, read_embeddings, OpenAiEmbedder};
+pub use backends::dialect::StructuredDialect;
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{

@@ -179,6 +179,7 @@ fn cfg(urls: Vec<String>, retries: u32) -> OpenAiConfig {
         unhealthy_after: 3,
         cooldown_ms: 60_000,
         max_retry_after_secs: 60,
+        structured_dialect: Default::default(),
     }
 }
 

@@ -219,6 +219,7 @@ fn openai_backend(
         unhealthy_after: o.unhealthy_after,
         cooldown_ms: o.cooldown_ms,
         max_retry_after_secs: o.max_retry_after_secs,
+        structured_dialect: o.structured_dialect,
     };
     Ok(Arc::new(
         memskill_executor::OpenAiBackend::new(oc)

@@ -13,7 +13,9 @@ pub use memskill_datasets::{DatasetKind, SpanMode};
 pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
-pub use memskill_executor::{CacheMode, HotpotF1, JudgeStyle, Overflow, Structured};
+pub use memskill_executor::{
+    CacheMode, HotpotF1, JudgeStyle, Overflow, Structured, StructuredDialect,
+};
 
 /// Reads an optional path; an empty string (what configs written before these keys became
 /// optional say for "not set") counts as absent.
@@ -688,6 +690,13 @@ pub struct OpenAiSettings {
     /// endpoints answers stops the run with a clear message in seconds. 0 skips the probe;
     /// at most 600.
     pub probe_timeout_secs: u64,
+    /// How a structured request (`structured = "json_schema"`) carries its schema: "auto"
+    /// (`json_schema` first, the next dialect when the server rejects the format, the one
+    /// that worked remembered per endpoint and recorded in metrics.jsonl) |
+    /// "json_schema" (OpenAI, vLLM, SGLang, llama-server, Ollama) | "json_object_schema"
+    /// (llama-cpp-python's server) | "guided_json" (vLLM) | "ollama_format" (a top-level
+    /// `format`, Ollama's native field).
+    pub structured_dialect: StructuredDialect,
 }
 
 impl Default for OpenAiSettings {
@@ -704,6 +713,7 @@ impl Default for OpenAiSettings {
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
             probe_timeout_secs: 5,
+            structured_dialect: StructuredDialect::Auto,
         }
     }
 }
@@ -1922,6 +1932,36 @@ mod tests {
             let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
             assert!(format!("{e:#}").contains(key), "{e:#}");
         }
+    }
+
+    /// Issue 28: `structured_dialect` per LLM section, "auto" by default, a bad value named.
+    #[test]
+    fn structured_dialect_per_section_with_the_key_named() {
+        let c = Config::from_toml_str("", &[], "t").unwrap();
+        assert_eq!(
+            c.executor.openai().unwrap().structured_dialect,
+            StructuredDialect::Auto
+        );
+        let c = Config::from_toml_str(
+            "",
+            &[
+                "executor.structured_dialect=\"json_object_schema\"".into(),
+                "designer.llm.structured_dialect=\"guided_json\"".into(),
+            ],
+            "t",
+        )
+        .unwrap();
+        let d = |l: &LlmConfig| l.openai().unwrap().structured_dialect;
+        assert_eq!(d(&c.executor), StructuredDialect::JsonObjectSchema);
+        assert_eq!(d(c.answer_llm()), StructuredDialect::JsonObjectSchema);
+        assert_eq!(d(c.designer_llm()), StructuredDialect::GuidedJson);
+        let e = Config::from_toml_str(
+            "",
+            &["answer.llm.structured_dialect=\"xml\"".into()],
+            "t",
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("structured_dialect"), "{e:#}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use memskill_executor::RetryCounts;
+use memskill_executor::{RetryCounts, StructuredDialect};
 
 use crate::runtime::RoleTotals;
 
@@ -71,6 +71,9 @@ pub struct UpdateMetrics {
     /// Retried HTTP attempts by cause (only when there were some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<RetryCounts>,
+    /// The structured-output dialect each endpoint took (only once one did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_dialects: Option<Dialects>,
     /// Interactive benchmarks: how actor replies matched admissible commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<memskill_alfworld::ActorStats>,
@@ -107,6 +110,9 @@ pub struct StageMetrics {
     /// Retried HTTP attempts by cause (only when there were some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<RetryCounts>,
+    /// The structured-output dialect each endpoint took (only once one did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_dialects: Option<Dialects>,
     /// The offline gate's verdict per changed skill (`designer.gate = "offline"`):
     /// `name@version: canary` or `name@version: held (reasons)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,6 +128,9 @@ pub struct SafetyJudgeCounts {
     pub calls: usize,
     pub rejected: usize,
 }
+
+/// Chat-completions URL -> the structured-output dialect that endpoint took.
+pub type Dialects = BTreeMap<String, StructuredDialect>;
 
 /// A line of `metrics.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +192,7 @@ mod tests {
             llm: RoleTotals::default(),
             dropped_incomplete: None,
             retries: None,
+            structured_dialects: None,
             actor: None,
         });
         let line = m.to_line().unwrap();

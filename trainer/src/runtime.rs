@@ -140,6 +140,17 @@ impl Runtime {
         })
     }
 
+    /// The structured-output dialect each endpoint of the run's OpenAI-compatible backends
+    /// took so far; None before any did (the metrics line then keeps its bytes).
+    pub fn structured_dialects(&self) -> Option<crate::metrics::Dialects> {
+        let all: crate::metrics::Dialects = self
+            .http
+            .iter()
+            .flat_map(|h| h.backend.structured_dialects())
+            .collect();
+        (!all.is_empty()).then_some(all)
+    }
+
     /// Ask every endpoint of every OpenAI-compatible backend whether it answers (see
     /// `OpenAiBackend::probe`), in parallel per backend. A backend none of whose endpoints
     /// answers is an error naming each endpoint and its cause; an endpoint that does not

@@ -6,8 +6,11 @@
 //! Routes: `GET .../models` answers `{"data": []}`; `POST .../chat/completions` answers
 //! with the wrapped model's reply. Everything else is a 404. Faults are drawn per request
 //! from a seeded generator (`fault_rate`, mixed over [`Fault`] kinds), or forced for
-//! requests whose body contains `fail_matching` (always HTTP 500). The counts of requests
-//! and of each injected fault are kept in [`ServerStats`].
+//! requests whose body contains `fail_matching` (always HTTP 500). A structured request's
+//! schema is read in any dialect ([`StructuredDialect::read`]); with `format_rejection` the
+//! server takes only one dialect and rejects the others as a real server does (llama-cpp-
+//! python's answers `json_schema` with HTTP 500 naming `response_format`). The counts of
+//! requests, of each injected fault and of each dialect seen are kept in [`ServerStats`].
 //!
 //! One thread per connection, HTTP/1.1 keep-alive, `Content-Length` bodies only, bound to
 //! 127.0.0.1 by the callers.
@@ -20,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use memskill_core::{ChatRequest, Llm, Message};
+use memskill_executor::StructuredDialect;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -63,6 +67,16 @@ pub struct FaultPlan {
     pub seed: u64,
     /// Chat requests whose body contains this text always get HTTP 500.
     pub fail_matching: Option<String>,
+    /// Take structured requests in one dialect only.
+    pub format_rejection: Option<FormatRejection>,
+}
+
+/// A server that takes one structured-output dialect: a structured request in another is
+/// answered `status` with a body naming `response_format`.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatRejection {
+    pub accept: StructuredDialect,
+    pub status: u16,
 }
 
 /// Counts of what the server did.
@@ -72,6 +86,10 @@ pub struct ServerStats {
     pub replies: u64,
     pub faults: BTreeMap<Fault, u64>,
     pub other_requests: u64,
+    /// Structured chat requests by the dialect they came in (rejected ones included).
+    pub dialects: BTreeMap<StructuredDialect, u64>,
+    /// Structured requests rejected for their dialect (`format_rejection`).
+    pub format_rejections: u64,
 }
 
 impl ServerStats {
@@ -239,6 +257,7 @@ fn respond(
 ) -> std::io::Result<()> {
     let reason = match status {
         200 => "OK",
+        400 => "Bad Request",
         404 => "Not Found",
         429 => "Too Many Requests",
         _ => "Internal Server Error",
@@ -306,13 +325,16 @@ fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> 
             respond(out, 200, &[], &completion(None, "length")).map(|_| true)
         }
         Some(Fault::Truncated) | None => {
-            let req = match parse_request(body) {
+            let (req, dialect) = match parse_request(body) {
                 Ok(r) => r,
                 Err(e) => {
                     let msg = serde_json::json!({ "error": e }).to_string();
                     return respond(out, 400, &[], &msg).map(|_| true);
                 }
             };
+            if let Some((status, msg)) = reject_dialect(sh, dialect) {
+                return respond(out, status, &[], &msg).map(|_| true);
+            }
             match sh.llm.chat(&req) {
                 Ok(r) => {
                     if fault.is_some() {
@@ -333,7 +355,23 @@ fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> 
     }
 }
 
-fn parse_request(body: &[u8]) -> Result<ChatRequest, String> {
+/// Count a structured request's dialect; the rejection (status, body) when the server does
+/// not take it.
+fn reject_dialect(sh: &Shared, dialect: Option<StructuredDialect>) -> Option<(u16, String)> {
+    let d = dialect?;
+    let mut st = sh.stats.lock().unwrap_or_else(|p| p.into_inner());
+    *st.dialects.entry(d).or_default() += 1;
+    let fr = sh.plan.format_rejection.filter(|fr| fr.accept != d)?;
+    st.format_rejections += 1;
+    let msg = format!(
+        "response_format: this server takes structured outputs as {} only, not {d}",
+        fr.accept
+    );
+    Some((fr.status, serde_json::json!({ "error": msg }).to_string()))
+}
+
+/// The chat request of a body, and the dialect its schema came in.
+fn parse_request(body: &[u8]) -> Result<(ChatRequest, Option<StructuredDialect>), String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("request body is not JSON: {e}"))?;
     let messages: Vec<Message> =
@@ -342,22 +380,19 @@ fn parse_request(body: &[u8]) -> Result<ChatRequest, String> {
     if let Some(n) = v["max_tokens"].as_u64() {
         req.max_tokens = n.min(u32::MAX as u64) as u32;
     }
-    // structured outputs: `response_format: {"type": "json_schema", "json_schema": {...}}`
-    let rf = &v["response_format"];
-    if rf["type"] == "json_schema" {
-        let js = &rf["json_schema"];
-        let name = js["name"]
-            .as_str()
-            .ok_or("response_format.json_schema.name is missing")?;
-        if !js["schema"].is_object() {
-            return Err("response_format.json_schema.schema is not an object".into());
+    // structured outputs in any dialect; a dialect without the schema's name gets the
+    // executor's when the schema asks for actions, else the judge's
+    let found = StructuredDialect::read(&v, "")?;
+    let dialect = found.as_ref().map(|(d, _)| *d);
+    req.response_schema = found.map(|(_, mut rs)| {
+        if rs.name.is_empty() {
+            use memskill_executor::structured::{EXECUTOR_SCHEMA_NAME, JUDGE_SCHEMA_NAME};
+            let actions = !rs.schema["properties"]["actions"].is_null();
+            rs.name = if actions { EXECUTOR_SCHEMA_NAME } else { JUDGE_SCHEMA_NAME }.into();
         }
-        req.response_schema = Some(memskill_core::ResponseSchema {
-            name: name.to_string(),
-            schema: js["schema"].clone(),
-        });
-    }
-    Ok(req)
+        rs
+    });
+    Ok((req, dialect))
 }
 
 #[cfg(test)]
@@ -382,8 +417,16 @@ mod tests {
     }
 
     fn client(url: &str, retries: u32) -> memskill_executor::OpenAiBackend {
+        client_with(&[url], retries, StructuredDialect::Auto)
+    }
+
+    fn client_with(
+        urls: &[&str],
+        retries: u32,
+        dialect: StructuredDialect,
+    ) -> memskill_executor::OpenAiBackend {
         memskill_executor::OpenAiBackend::new(memskill_executor::OpenAiConfig {
-            base_urls: vec![url.into()],
+            base_urls: urls.iter().map(|u| u.to_string()).collect(),
             model: "m".into(),
             api_key_envs: vec![],
             max_concurrency: 2,
@@ -393,6 +436,7 @@ mod tests {
             unhealthy_after: 1000,
             cooldown_ms: 0,
             max_retry_after_secs: 1,
+            structured_dialect: dialect,
         })
         .unwrap()
     }
@@ -439,6 +483,147 @@ mod tests {
         let seen = rec.0.lock().unwrap().clone();
         assert_eq!(seen, vec![None, Some(schema)]);
         srv.stop();
+    }
+
+    fn executor_schema() -> memskill_core::ResponseSchema {
+        memskill_executor::executor_schema(&[memskill_core::ActionKind::Insert], 2, 64)
+    }
+
+    fn structured(text: &str) -> ChatRequest {
+        ChatRequest::new(vec![Message::user(text)]).with_response_schema(Some(executor_schema()))
+    }
+
+    /// A recording server that takes `accept` only (None: every dialect).
+    fn server_taking(accept: Option<(StructuredDialect, u16)>) -> (ScriptedServer, Arc<Recorder>) {
+        let rec = Arc::new(Recorder::default());
+        let plan = FaultPlan {
+            format_rejection: accept.map(|(accept, status)| FormatRejection { accept, status }),
+            ..Default::default()
+        };
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        (ScriptedServer::start(l, rec.clone(), plan).unwrap(), rec)
+    }
+
+    /// Issue 28: every dialect's request shape reaches the server with the schema, and a
+    /// configured dialect is what is sent (and recorded).
+    #[test]
+    fn every_dialect_carries_the_schema_in_its_own_shape() {
+        let (srv, rec) = server_taking(None);
+        for d in StructuredDialect::CONCRETE {
+            let c = client_with(&[&srv.base_url()], 0, d);
+            c.chat(&structured("hi")).unwrap();
+            assert_eq!(c.structured_dialects(), vec![(completions(&srv), d)]);
+        }
+        let s = srv.stats();
+        let want: BTreeMap<StructuredDialect, u64> =
+            StructuredDialect::CONCRETE.iter().map(|d| (*d, 1)).collect();
+        assert_eq!(s.dialects, want);
+        // the schema arrives intact in every dialect
+        let seen = rec.0.lock().unwrap().clone();
+        assert_eq!(seen, vec![Some(executor_schema()); 4]);
+    }
+
+    fn completions(srv: &ScriptedServer) -> String {
+        format!("{}/chat/completions", srv.base_url())
+    }
+
+    /// Issue 28: a server that rejects `json_schema` (HTTP 400, or 500 naming
+    /// `response_format` as llama-cpp-python's does) gets the next dialect at once, without
+    /// a retry; the dialect that worked is remembered for the next requests.
+    #[test]
+    fn auto_falls_back_on_a_format_rejection_and_remembers_without_retries() {
+        for (accept, status) in [
+            (StructuredDialect::JsonObjectSchema, 500),
+            (StructuredDialect::GuidedJson, 400),
+            (StructuredDialect::OllamaFormat, 422),
+        ] {
+            let (srv, _rec) = server_taking(Some((accept, status)));
+            // one retry allowed: a rejection must not use it
+            let c = client_with(&[&srv.base_url()], 1, StructuredDialect::Auto);
+            for i in 0..3 {
+                let r = c.chat(&structured(&format!("q{i}"))).unwrap();
+                assert_eq!(r.text, r#"{"actions": [{"action": "NOOP"}]}"#);
+            }
+            // free requests are untouched
+            c.chat(&ChatRequest::new(vec![Message::user("free")]))
+                .unwrap();
+            let s = srv.stats();
+            let rank = StructuredDialect::CONCRETE
+                .iter()
+                .position(|d| *d == accept)
+                .unwrap() as u64;
+            assert_eq!(s.format_rejections, rank, "{accept}: each earlier dialect once");
+            assert_eq!(s.dialects.get(&accept), Some(&3), "{accept}: remembered");
+            assert_eq!(s.chat_requests, rank + 4);
+            let st = c.stats();
+            assert_eq!((st.retries, st.errors), (0, 0), "{accept}");
+            assert_eq!(c.structured_dialects(), vec![(completions(&srv), accept)]);
+            assert!(c.endpoint_health()[0].consecutive_failures == 0);
+        }
+    }
+
+    /// A configured dialect the server rejects fails at once (no retries), naming the
+    /// dialect; a plain server error under `auto` is retried as before, not taken for a
+    /// format rejection.
+    #[test]
+    fn a_rejected_configured_dialect_fails_at_once_and_plain_errors_are_retried() {
+        let (srv, _rec) = server_taking(Some((StructuredDialect::JsonObjectSchema, 500)));
+        let c = client_with(&[&srv.base_url()], 3, StructuredDialect::JsonSchema);
+        let e = c.chat(&structured("q")).unwrap_err().to_string();
+        assert!(
+            e.contains("HTTP 500") && e.contains("structured_dialect = \"json_schema\""),
+            "{e}"
+        );
+        assert_eq!((srv.stats().chat_requests, c.stats().retries), (1, 0));
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = FaultPlan {
+            fail_matching: Some("response_format".into()),
+            ..Default::default()
+        };
+        let srv2 = ScriptedServer::start(l, Arc::new(Echo), plan).unwrap();
+        let c = client_with(&[&srv2.base_url()], 2, StructuredDialect::Auto);
+        // `fail_matching` answers "injected fault" (no format word): retried, not a rejection
+        let e = c.chat(&structured("q")).unwrap_err();
+        assert!(matches!(e, LlmError::RetriesExhausted { attempts: 3, .. }), "{e}");
+        assert_eq!(c.stats().retries, 2);
+        assert!(c.structured_dialects().is_empty());
+    }
+
+    /// Two endpoints with different dialects, called from several threads: each endpoint's
+    /// dialect is found and kept apart.
+    #[test]
+    fn dialects_are_remembered_per_endpoint_under_concurrency() {
+        let (a, _ra) = server_taking(Some((StructuredDialect::GuidedJson, 400)));
+        let (b, _rb) = server_taking(None);
+        let c = Arc::new(client_with(
+            &[&a.base_url(), &b.base_url()],
+            0,
+            StructuredDialect::Auto,
+        ));
+        let threads: Vec<_> = (0..4)
+            .map(|t| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    for i in 0..4 {
+                        c.chat(&structured(&format!("t{t} q{i}"))).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(
+            c.structured_dialects(),
+            vec![
+                (completions(&a), StructuredDialect::GuidedJson),
+                (completions(&b), StructuredDialect::JsonSchema)
+            ]
+        );
+        assert_eq!(c.stats().retries, 0);
+        let sa = a.stats();
+        assert_eq!(sa.format_rejections, sa.chat_requests - sa.dialects[&StructuredDialect::GuidedJson]);
+        assert_eq!(b.stats().format_rejections, 0);
     }
 
     #[test]

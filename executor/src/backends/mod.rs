@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod embeddings;
+pub mod dialect;
 #[cfg(feature = "llguidance")]
 pub mod guided;
 pub mod llama;

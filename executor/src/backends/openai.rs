@@ -18,6 +18,11 @@
 //! never read); `finish_reason: "length"` sets [`ChatResponse::truncated`]; `content: null`,
 //! empty `choices` or a reply that is only reasoning is [`LlmError::NoContent`], not retried
 //! (the same request fails the same way).
+//!
+//! Structured outputs: a request's JSON schema goes out in the endpoint's dialect
+//! ([`super::dialect`]); with `structured_dialect = "auto"` an answer that rejects the format
+//! moves the request to the next dialect without spending a retry or counting against the
+//! endpoint's health, and the dialect that worked is remembered per endpoint.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +33,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
+use super::dialect::{rejects_format, AfterRejection, StructuredDialect, Trial};
 use super::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts};
 
 /// Configuration of [`OpenAiBackend`].
@@ -54,6 +60,8 @@ pub struct OpenAiConfig {
     pub cooldown_ms: u64,
     /// Upper bound on a server's `Retry-After` (429 / 503), in seconds; 0 ignores the header.
     pub max_retry_after_secs: u64,
+    /// How a structured request's schema is sent (see [`super::dialect`]).
+    pub structured_dialect: StructuredDialect,
 }
 
 impl Default for OpenAiConfig {
@@ -69,6 +77,7 @@ impl Default for OpenAiConfig {
             unhealthy_after: 3,
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
+            structured_dialect: StructuredDialect::Auto,
         }
     }
 }
@@ -313,6 +322,8 @@ pub struct OpenAiBackend {
     ep_rr: AtomicUsize,
     stats: LlmStats,
     notice: Mutex<RetryNotice>,
+    /// The structured-output dialect each endpoint took (`base_urls` order).
+    dialects: Mutex<Vec<Option<StructuredDialect>>>,
 }
 
 /// How often the retry progress line may be printed.
@@ -510,6 +521,7 @@ impl OpenAiBackend {
         Ok(Self {
             sem: Arc::new(Semaphore::new(cfg.max_concurrency)),
             health: Mutex::new(vec![Health::default(); urls.len()]),
+            dialects: Mutex::new(vec![None; urls.len()]),
             urls,
             cfg,
             runtime: Some(runtime),
@@ -626,13 +638,14 @@ impl OpenAiBackend {
         p
     }
 
-    /// Book the end of an attempt on its endpoint's health.
-    fn settle<T>(
+    /// Book the end of an attempt on its endpoint's health: `failure` is the endpoint's
+    /// fault (a retryable error that is not a format rejection), None otherwise.
+    fn settle(
         &self,
         index: usize,
         url: &str,
         probe: bool,
-        res: &Result<T, LlmError>,
+        failure: Option<&LlmError>,
         retry_after: Option<Duration>,
     ) {
         let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
@@ -642,8 +655,8 @@ impl OpenAiBackend {
         if probe {
             h.probing = false;
         }
-        match res {
-            Err(e) if retryable(e) => {
+        match failure {
+            Some(e) => {
                 if let Some(ra) = retry_after {
                     self.stats.retry_after(ra);
                 }
@@ -695,18 +708,56 @@ impl OpenAiBackend {
         if let Some(s) = req.seed {
             b["seed"] = serde_json::json!(s);
         }
-        // structured outputs: vLLM, SGLang, llama.cpp server and Ollama constrain decoding
-        // to the schema; `strict` asks OpenAI itself to do the same
-        if let Some(rs) = &req.response_schema {
-            b["response_format"] = serde_json::json!({
-                "type": "json_schema",
-                "json_schema": {"name": rs.name, "schema": rs.schema, "strict": true},
-            });
-        }
+        // a structured request's schema is added per attempt, in the endpoint's dialect
         b
     }
 
-    /// One request to endpoint `index`; also returns the capped `Retry-After` of a 429 / 503.
+    /// The structured-output dialect each endpoint has taken so far (endpoints without a
+    /// structured reply yet are left out), in `base_urls` order.
+    pub fn structured_dialects(&self) -> Vec<(String, StructuredDialect)> {
+        let known = self.dialects.lock().unwrap_or_else(|p| p.into_inner());
+        self.urls
+            .iter()
+            .zip(known.iter())
+            .filter_map(|(u, d)| d.map(|d| (u.clone(), d)))
+            .collect()
+    }
+
+    fn known_dialect(&self, index: usize) -> Option<StructuredDialect> {
+        self.dialects.lock().unwrap_or_else(|p| p.into_inner())[index]
+    }
+
+    /// Endpoint `index` answered a request sent in `dialect`: remember it (said once, when
+    /// `auto` found it).
+    fn learn_dialect(&self, index: usize, dialect: StructuredDialect) {
+        let mut known = self.dialects.lock().unwrap_or_else(|p| p.into_inner());
+        if known[index].replace(dialect) != Some(dialect)
+            && self.cfg.structured_dialect == StructuredDialect::Auto
+        {
+            eprintln!(
+                "LLM endpoint {}: structured outputs in dialect {dialect} (found by structured_dialect = \"auto\")",
+                self.urls[index]
+            );
+        }
+    }
+
+    /// Whether a failed attempt sent in `dialect` rejected the format: not for a dialect
+    /// the endpoint already took (then the request itself is at fault).
+    fn format_rejected(
+        &self,
+        index: usize,
+        dialect: Option<StructuredDialect>,
+        res: &Result<Reply, LlmError>,
+    ) -> bool {
+        match (dialect, res) {
+            (Some(d), Err(LlmError::Http { status, body, .. })) => {
+                self.known_dialect(index) != Some(d) && rejects_format(*status, body)
+            }
+            _ => false,
+        }
+    }
+
+    /// One request to `endpoint`; also returns the capped `Retry-After` of a 429 / 503.
     /// `read` turns a 2xx body into the reply (chat completion or embeddings).
     async fn attempt<T>(
         &self,
@@ -756,21 +807,82 @@ impl OpenAiBackend {
     }
 
     async fn chat_async(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let body = self.body(req);
+        let _permit = self
+            .sem
+            .acquire()
+            .await
+            .map_err(|e| LlmError::Other(format!("semaphore closed: {e}")))?;
+        let base = self.body(req);
         let started = Instant::now();
-        let r = self.post(&self.urls, &body, &read_reply).await?;
-        Ok(ChatResponse {
-            text: r.text,
-            usage: r.usage,
-            latency_ms: started.elapsed().as_millis() as u64,
-            cached: false,
-            truncated: r.truncated,
+        let attempts = self.cfg.max_retries.saturating_add(1);
+        let mut trial = Trial::new(self.cfg.structured_dialect);
+        let mut last: Option<(usize, LlmError)> = None;
+        // attempts made (format rejections are not counted) and whether a backoff is due
+        let (mut attempt, mut backoff) = (0u32, false);
+        while attempt < attempts {
+            if let Some((index, e)) = last.as_ref().filter(|_| backoff) {
+                self.stats.retry(e);
+                self.notice_retry(&self.urls[*index], e);
+                self.back_off(attempt).await;
+                backoff = false;
+            }
+            let (index, probe) = self.claim_when_free().await;
+            let dialect = req
+                .response_schema
+                .as_ref()
+                .map(|_| trial.choose(index, self.known_dialect(index)));
+            let body = match (dialect, &req.response_schema) {
+                (Some(d), Some(rs)) => {
+                    let mut b = base.clone();
+                    d.apply(&mut b, rs);
+                    b
+                }
+                _ => base.clone(),
+            };
+            self.stats.attempt();
+            let url = &self.urls[index];
+            let (res, retry_after) = self.attempt(url, &body, &read_reply).await;
+            let rejected = self.format_rejected(index, dialect, &res);
+            let failure = res.as_ref().err().filter(|e| retryable(e) && !rejected);
+            self.settle(index, url, probe, failure, retry_after);
+            match res {
+                Ok(r) => {
+                    if let Some(d) = dialect {
+                        self.learn_dialect(index, d);
+                    }
+                    return Ok(ChatResponse {
+                        text: r.text,
+                        usage: r.usage,
+                        latency_ms: started.elapsed().as_millis() as u64,
+                        cached: false,
+                        truncated: r.truncated,
+                    });
+                }
+                Err(e) if rejected => match trial.reject(index, dialect.unwrap_or_default(), e) {
+                    AfterRejection::Next(_) => {}
+                    AfterRejection::Fail(e) => return Err(e),
+                },
+                Err(e) if retryable(&e) => {
+                    last = Some((index, e));
+                    attempt += 1;
+                    backoff = true;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(LlmError::RetriesExhausted {
+            attempts,
+            last: Box::new(
+                last.map(|(_, e)| e)
+                    .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
+            ),
         })
     }
 
     /// POST `body` to one of `urls` (one per base URL, in `base_urls` order) with the
     /// backend's concurrency bound, endpoint choice, health, retries and backoff; `read`
-    /// turns a 2xx body into the reply.
+    /// turns a 2xx body into the reply. (Chat requests go through `chat_async`, which adds
+    /// the structured-output dialects on top of the same steps.)
     pub(crate) async fn post<T>(
         &self,
         urls: &[String],
@@ -788,29 +900,13 @@ impl OpenAiBackend {
             if let Some((index, e)) = last.as_ref().filter(|_| attempt > 0) {
                 self.stats.retry(e);
                 self.notice_retry(&urls[*index], e);
-                let base = self
-                    .cfg
-                    .backoff_base_ms
-                    .saturating_mul(1u64 << (attempt - 1).min(20))
-                    .min(30_000);
-                let jitter = if base > 0 {
-                    rand::rng().random_range(0..=base / 2)
-                } else {
-                    0
-                };
-                tokio::time::sleep(Duration::from_millis(base + jitter)).await;
+                self.back_off(attempt).await;
             }
-            let (index, probe) = loop {
-                match self.claim(Instant::now()) {
-                    Pick::Send { index, probe } => break (index, probe),
-                    Pick::WaitUntil(t) => {
-                        tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await
-                    }
-                }
-            };
+            let (index, probe) = self.claim_when_free().await;
             self.stats.attempt();
             let (res, retry_after) = self.attempt(&urls[index], body, read).await;
-            self.settle(index, &urls[index], probe, &res, retry_after);
+            let failure = res.as_ref().err().filter(|e| retryable(e));
+            self.settle(index, &urls[index], probe, failure, retry_after);
             match res {
                 Ok(r) => return Ok(r),
                 Err(e) if retryable(&e) => last = Some((index, e)),
@@ -845,6 +941,34 @@ impl OpenAiBackend {
             })
         } else {
             runtime.block_on(fut)
+        }
+    }
+
+    /// The wait before retry number `attempt` (>= 1): `backoff_base_ms` doubled per retry,
+    /// capped at 30 s, plus up to 50 % jitter.
+    async fn back_off(&self, attempt: u32) {
+        let base = self
+            .cfg
+            .backoff_base_ms
+            .saturating_mul(1u64 << (attempt.saturating_sub(1)).min(20))
+            .min(30_000);
+        let jitter = if base > 0 {
+            rand::rng().random_range(0..=base / 2)
+        } else {
+            0
+        };
+        tokio::time::sleep(Duration::from_millis(base + jitter)).await;
+    }
+
+    /// The endpoint of the next attempt, waiting while every endpoint asked for a pause.
+    async fn claim_when_free(&self) -> (usize, bool) {
+        loop {
+            match self.claim(Instant::now()) {
+                Pick::Send { index, probe } => return (index, probe),
+                Pick::WaitUntil(t) => {
+                    tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await
+                }
+            }
         }
     }
 }

@@ -350,6 +350,7 @@ impl Trainer<'_> {
             // Written only when something happened, so fault-free runs keep their bytes.
             dropped_incomplete: (b.dropped_incomplete > 0).then_some(b.dropped_incomplete),
             retries: Some(self.rt.retries().minus(&b.retries_before)).filter(|r| !r.is_empty()),
+            structured_dialects: self.rt.structured_dialects(),
             // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
             actor: b.actor,
         }

@@ -103,6 +103,7 @@ impl Trainer<'_> {
             designer_error: None,
             safety_judge: None,
             retries: None,
+            structured_dialects: None,
             gate: None,
             bank_version: 0,
             bank_size: 0,
@@ -122,6 +123,7 @@ impl Trainer<'_> {
         line.llm = self.rt.counters.totals().minus(&before);
         let retries = self.rt.retries().minus(&retries_before);
         line.retries = Some(retries).filter(|r| !r.is_empty());
+        line.structured_dialects = self.rt.structured_dialects();
         let mline = MetricsLine::Stage(line);
         append_line(&self.files.metrics, &mline.to_line()?)?;
         self.tracker.log(&mline);
