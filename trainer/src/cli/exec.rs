@@ -336,6 +336,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         fault_rate: a.fault_rate,
         seed: a.fault_seed,
         fail_matching: a.fail_matching.clone(),
+        ..Default::default()
     };
     let srv = ScriptedServer::start(listener, std::sync::Arc::new(oracle), plan)
         .context("starting the scripted server")?;
