@@ -471,7 +471,9 @@ pub struct EncoderConfig {
     /// only: token-weighted mean of the embeddings of consecutive 256-token windows,
     /// normalised, so a whole full-session span counts).
     pub long_text: LongText,
-    /// The server of `kind = "openai"`.
+    /// The server of `kind = "openai"` (left out of the saved config while it has its
+    /// defaults, so the configs of earlier runs read back unchanged).
+    #[serde(skip_serializing_if = "EmbeddingServer::is_state_default")]
     pub openai: EmbeddingServer,
 }
 
@@ -497,6 +499,28 @@ pub struct EmbeddingServer {
     pub http: OpenAiSettings,
     /// Texts sent in one request (`input` is a list); >= 1.
     pub texts_per_request: usize,
+}
+
+impl EmbeddingServer {
+    /// The retriever side's defaults (contriever, the next port).
+    pub fn retriever_default() -> Self {
+        Self {
+            http: OpenAiSettings {
+                model: "facebook/contriever".into(),
+                base_urls: vec!["http://127.0.0.1:8011/v1".into()],
+                ..EmbeddingServer::default().http
+            },
+            ..EmbeddingServer::default()
+        }
+    }
+
+    fn is_state_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    fn is_retriever_default(&self) -> bool {
+        *self == Self::retriever_default()
+    }
 }
 
 impl Default for EmbeddingServer {
@@ -538,7 +562,9 @@ pub struct MemoryConfig {
     pub filter: MemoryFilter,
     /// Show flagged memories to the answerer and the designer anyway.
     pub show_flagged: bool,
-    /// The server of `retriever = "openai"`.
+    /// The server of `retriever = "openai"` (left out of the saved config while it has its
+    /// defaults).
+    #[serde(skip_serializing_if = "EmbeddingServer::is_retriever_default")]
     pub retriever_openai: EmbeddingServer,
 }
 
@@ -549,14 +575,7 @@ impl Default for MemoryConfig {
             retriever_path: None,
             filter: MemoryFilter::Flag,
             show_flagged: false,
-            retriever_openai: EmbeddingServer {
-                http: OpenAiSettings {
-                    model: "facebook/contriever".into(),
-                    base_urls: vec!["http://127.0.0.1:8011/v1".into()],
-                    ..EmbeddingServer::default().http
-                },
-                ..EmbeddingServer::default()
-            },
+            retriever_openai: EmbeddingServer::retriever_default(),
         }
     }
 }
@@ -1215,9 +1234,25 @@ fn check_llm_sections(user: &toml::Table) -> Result<()> {
 
 /// `user` merged over the defaults and deserialised. An optional LLM section
 /// (`answer.llm`, ...) is merged over the default [`LlmConfig`], as `[executor]` is.
+/// The embeddings-server tables, which the saved config leaves out while they hold their
+/// defaults, put back (where absent) so that a partial table merges over its own defaults.
+fn with_server_defaults(t: &mut toml::Table) -> Result<()> {
+    for (section, key, server) in [
+        ("encoder", "openai", EmbeddingServer::default()),
+        ("memory", "retriever_openai", EmbeddingServer::retriever_default()),
+    ] {
+        if let Some(t) = table_at(t, section) {
+            let v = toml::Value::try_from(server).context("serialising an embeddings server")?;
+            t.entry(key.to_string()).or_insert(v);
+        }
+    }
+    Ok(())
+}
+
 fn resolve(user: &toml::Table) -> Result<Config> {
     let mut base =
         toml::Table::try_from(Config::default()).context("serialising default config")?;
+    with_server_defaults(&mut base)?;
     merge(&mut base, user);
     let llm_default = toml::Table::try_from(LlmConfig::default()).context("default LLM config")?;
     for section in &LLM_SECTIONS[1..] {
@@ -1234,6 +1269,7 @@ fn resolve(user: &toml::Table) -> Result<Config> {
 /// every backend.
 fn known_keys(resolved: &Config) -> Result<toml::Table> {
     let mut known = toml::Table::try_from(resolved).context("serialising resolved config")?;
+    with_server_defaults(&mut known)?;
     known.insert(
         "tracking".into(),
         toml::Value::Table(crate::tracking::TrackingConfig::all_keys()),

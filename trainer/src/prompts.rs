@@ -140,7 +140,7 @@ mod tests {
                 "steps",
             ),
             ("{% for a in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "limit"),
-            ("{{ no_such_variable }}", "no_such_variable"),
+            ("{{ no_such_variable }}", "undefined value"),
         ] {
             std::fs::write(&f, src).unwrap();
             let e = format!("{:#}", load(Some(dir.path())).unwrap_err());
