@@ -6,7 +6,8 @@
 #  3. reads the event files back with TensorBoard's EventAccumulator (scalar tags and point
 #     counts; no step twice) and the MLflow run back through its REST API (metric history,
 #     params, artifacts),
-#  4. syncs the event files into an offline W&B run (`wandb sync --sync-tensorboard`).
+#  4. logs the run into an offline W&B run (scripts/tracking/wandb_log.py; wandb >= 0.30 has
+#     no `wandb sync --sync-tensorboard` any more).
 # Exit status non-zero on any failed check. Usage: scripts/tracking/check.sh [memskill-binary]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -102,6 +103,7 @@ assert {"skills", "skills.md"} <= {a["path"] for a in arts}
 print("mlflow: OK")
 PY
 
-echo "== W&B, offline: wandb sync --sync-tensorboard"
-(cd "$tmp" && WANDB_MODE=offline WANDB_SILENT=true "$VENV/bin/wandb" sync --sync-tensorboard "$runs/trk/tb" 2>&1 | tail -5)
+echo "== W&B, offline: scripts/tracking/wandb_log.py"
+WANDB_MODE=offline WANDB_SILENT=true "$PYBIN" scripts/tracking/wandb_log.py "$runs/trk"
+ls -d "$runs/trk/wandb/offline-run-"* >/dev/null || { echo "no offline W&B run written"; exit 1; }
 echo "== all tracking checks passed"
