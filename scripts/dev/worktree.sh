@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Make a git worktree with its own target dir whose dependency artifacts are hard links to the
 # main checkout's (never the workspace crates': those are rebuilt in place and a hard link
-# would let one tree's build overwrite the other's).
+# would let one tree's build overwrite the other's). Build with the same package selection as
+# main's build (`cargo test --workspace ...`): `cargo test -p X` resolves other features for
+# the dependencies and so rebuilds them.
 #   scripts/dev/worktree.sh NAME [BASE]   -> ../wt-NAME on a new branch NAME (from BASE, default HEAD)
 #   scripts/dev/worktree.sh --link NAME   -> (again) links main's dependency artifacts into ../wt-NAME/target
 #   scripts/dev/worktree.sh --remove NAME -> removes the worktree and its target dir
@@ -43,7 +45,12 @@ for profile in debug release; do
       [ -e "$f" ] || continue
       b=$(basename "$f")
       is_ours "$b" && continue
-      [ -e "$dst/$sub/$b" ] || cp -al "$f" "$dst/$sub/"
+      [ -e "$dst/$sub/$b" ] && continue
+      # Only compiled artifacts are hard links (rustc and the linker replace them, never
+      # write into them). Fingerprints and build-script records are rewritten in place by
+      # cargo: a hard link there would let one tree's rebuild touch the other's mtimes and
+      # cascade rebuilds through every tree, so they are copied.
+      if [ "$sub" = deps ]; then cp -al "$f" "$dst/$sub/"; else cp -a "$f" "$dst/$sub/"; fi
     done
   done
 done
