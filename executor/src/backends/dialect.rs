@@ -66,6 +66,12 @@ impl StructuredDialect {
                 })
             }
             StructuredDialect::JsonObjectSchema => {
+                // llama-cpp-python writes a string's `maxLength` as that many nested optional
+                // groups; past a few hundred its own grammar parser fails ("failed to parse
+                // grammar") and the server process dies. Long bounds are left out (the reply's
+                // lengths are still checked when it is read); short ones are kept.
+                let mut schema = schema;
+                drop_long_max_lengths(&mut schema, GRAMMAR_MAX_LENGTH);
                 body["response_format"] = json!({"type": "json_object", "schema": schema})
             }
             StructuredDialect::GuidedJson => body["guided_json"] = schema,
@@ -73,7 +79,8 @@ impl StructuredDialect {
         }
     }
 
-    /// The dialect and schema of a request body, the inverse of [`Self::apply`] (a dialect
+    /// The dialect and schema of a request body, the inverse of [`Self::apply`] (but for the
+    /// long `maxLength` bounds that `json_object_schema` leaves out) (a dialect
     /// without a schema name gets `name`). `Ok(None)`: a free request; an error names the
     /// field that is malformed.
     pub fn read(body: &Value, name: &str) -> Result<Option<(Self, ResponseSchema)>, String> {
@@ -248,8 +255,46 @@ fn status_of(e: &LlmError) -> String {
     }
 }
 
+/// The longest `maxLength` sent in the `json_object_schema` dialect (llama-cpp-python).
+pub const GRAMMAR_MAX_LENGTH: u64 = 256;
+
+/// Remove every `maxLength` above `limit` from a JSON schema (recursively).
+pub fn drop_long_max_lengths(v: &mut Value, limit: u64) {
+    match v {
+        Value::Object(m) => {
+            if m.get("maxLength").and_then(Value::as_u64).is_some_and(|n| n > limit) {
+                m.remove("maxLength");
+            }
+            m.values_mut().for_each(|x| drop_long_max_lengths(x, limit));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| drop_long_max_lengths(x, limit)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_object_schema_leaves_out_long_max_lengths_only() {
+        let rs = ResponseSchema {
+            name: "x".into(),
+            schema: json!({"type": "object", "properties": {
+                "long": {"type": "string", "maxLength": 4000},
+                "short": {"type": "string", "maxLength": 64},
+                "items": {"type": "array", "items": [{"type": "string", "maxLength": 2000}]}}}),
+        };
+        let mut b = json!({});
+        StructuredDialect::JsonObjectSchema.apply(&mut b, &rs);
+        let s = &b["response_format"]["schema"]["properties"];
+        assert!(s["long"].get("maxLength").is_none());
+        assert_eq!(s["short"]["maxLength"], 64);
+        assert!(s["items"]["items"][0].get("maxLength").is_none());
+        // the other dialects send the schema as it is
+        let mut b = json!({});
+        StructuredDialect::JsonSchema.apply(&mut b, &rs);
+        assert_eq!(b["response_format"]["json_schema"]["schema"], rs.schema);
+    }
     use super::*;
 
     fn schema() -> ResponseSchema {
