@@ -870,13 +870,7 @@ impl OpenAiBackend {
                 Err(e) => return Err(e),
             }
         }
-        Err(LlmError::RetriesExhausted {
-            attempts,
-            last: Box::new(
-                last.map(|(_, e)| e)
-                    .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
-            ),
-        })
+        Err(exhausted(attempts, last))
     }
 
     /// POST `body` to one of `urls` (one per base URL, in `base_urls` order) with the
@@ -913,13 +907,7 @@ impl OpenAiBackend {
                 Err(e) => return Err(e),
             }
         }
-        Err(LlmError::RetriesExhausted {
-            attempts,
-            last: Box::new(
-                last.map(|(_, e)| e)
-                    .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
-            ),
-        })
+        Err(exhausted(attempts, last))
     }
 
     /// Run `fut` to completion on the backend's runtime, from a plain thread or from inside
@@ -970,6 +958,17 @@ impl OpenAiBackend {
                 }
             }
         }
+    }
+}
+
+/// The error after the last of `attempts` failed with `last` (at its endpoint).
+fn exhausted(attempts: u32, last: Option<(usize, LlmError)>) -> LlmError {
+    LlmError::RetriesExhausted {
+        attempts,
+        last: Box::new(
+            last.map(|(_, e)| e)
+                .unwrap_or_else(|| LlmError::Other("no attempt made".into())),
+        ),
     }
 }
 
