@@ -246,7 +246,7 @@ T_LOOP=$(probe loop "steps" "${TRAIN[@]}" --run-name loop --set "prompts.dir=\"$
 T_BIG=$(probe big "limit" "${TRAIN[@]}" --run-name big --set "prompts.dir=\"$P/prompts-big\"")
 Z_TOK=$(probe zerotok "executor.max_tokens" "${TRAIN[@]}" --run-name zt --set executor.max_tokens=0)
 Z_HID=$(probe zerohid "policy.hidden" "${TRAIN[@]}" --run-name zh --set policy.hidden=0)
-leftover_runs=$(find "$P/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+leftover_runs=$( (find "$P/runs" -mindepth 1 -maxdepth 1 2>/dev/null || true) | wc -l)
 set +e
 "$(testbin memskill_trainer)" secret --test-threads 2 >"$WORK/secrets.log" 2>&1
 secrets_rc=$?

@@ -160,7 +160,11 @@ impl WriteGuard {
             }
             if !m.is_file() {
                 let kind = kind_of(&m.file_type());
-                return Err(refused(what, path, format!("is {kind}; refusing to replace it")));
+                return Err(refused(
+                    what,
+                    path,
+                    format!("is {kind}; refusing to replace it"),
+                ));
             }
         }
         for input in &self.inputs {
@@ -176,7 +180,11 @@ impl WriteGuard {
             }
         }
         if !self.force && fs::symlink_metadata(path).is_ok() {
-            return Err(refused(what, path, "already exists (use --force to overwrite)"));
+            return Err(refused(
+                what,
+                path,
+                "already exists (use --force to overwrite)",
+            ));
         }
         Ok(())
     }
@@ -281,11 +289,16 @@ mod tests {
         let e = read_user_file(Path::new("/dev/zero"), u64::MAX, "run.skill_bank")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("a device") && e.contains("run.skill_bank"), "{e}");
+        assert!(
+            e.contains("a device") && e.contains("run.skill_bank"),
+            "{e}"
+        );
         let fifo = d.path().join("fifo");
         let ok = std::process::Command::new("mkfifo").arg(&fifo).status();
         if ok.is_ok_and(|s| s.success()) {
-            let e = read_user_file(&fifo, 100, "template").unwrap_err().to_string();
+            let e = read_user_file(&fifo, 100, "template")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("a FIFO"), "{e}");
         }
     }
@@ -303,7 +316,10 @@ mod tests {
         .to_string();
         assert!(e.contains("bank.json"), "{e}");
         assert_eq!(fs::read(&p).unwrap(), b"old");
-        let names: Vec<_> = fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
     }
 
@@ -316,7 +332,9 @@ mod tests {
         let link = d.path().join("link.txt");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         let forced = WriteGuard::new("--out", true);
-        let e = write_user_file(&link, b"x", &forced).unwrap_err().to_string();
+        let e = write_user_file(&link, b"x", &forced)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("symbolic link"), "{e}");
         assert_eq!(fs::read(&target).unwrap(), b"keep");
         let e = write_user_file(&target, b"x", &WriteGuard::new("--out", false))

@@ -650,14 +650,20 @@ mod tests {
     #[test]
     fn only_flagged_memories_are_redacted_history_included() {
         let mut b = MemoryBank::new();
-        let ok = b.insert("Pin the poster up.".into(), vec![1.0], p("s", 0)).unwrap();
+        let ok = b
+            .insert("Pin the poster up.".into(), vec![1.0], p("s", 0))
+            .unwrap();
         let bad = b.insert("code 1234".into(), vec![1.0], p("s", 0)).unwrap();
-        b.update(bad, "code 5678".into(), vec![1.0], p("s", 1)).unwrap();
+        b.update(bad, "code 5678".into(), vec![1.0], p("s", 1))
+            .unwrap();
         b.set_flag(bad, Some("secret: pin".into())).unwrap();
         b.redact_flagged(|t| t.replace(|c: char| c.is_ascii_digit(), "#"));
         assert_eq!(b.get(ok).unwrap().content, "Pin the poster up.");
         let m = b.get(bad).unwrap();
-        assert_eq!((m.content.as_str(), m.history[0].content.as_str()), ("code ####", "code ####"));
+        assert_eq!(
+            (m.content.as_str(), m.history[0].content.as_str()),
+            ("code ####", "code ####")
+        );
     }
 
     #[test]

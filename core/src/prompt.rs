@@ -311,9 +311,15 @@ mod tests {
             ("fine.user.j2", "{% for a in range(1000) %}{{ a }}{% endfor %}"),
         ])
         .unwrap();
-        let e = set.render("loops.user.j2", json!({})).unwrap_err().to_string();
+        let e = set
+            .render("loops.user.j2", json!({}))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("loops.user.j2") && e.contains("steps"), "{e}");
-        let e = set.render("big.user.j2", json!({})).unwrap_err().to_string();
+        let e = set
+            .render("big.user.j2", json!({}))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("big.user.j2") && e.contains("limit"), "{e}");
         assert_eq!(set.render("fine.user.j2", json!({})).unwrap().len(), 2890);
     }

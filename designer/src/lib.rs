@@ -40,7 +40,8 @@ pub use evolution::{
     Feedback, FinalState, Rollback, Snapshot, StageDecision,
 };
 pub use export::{
-    bank_diff, export_bank, import_bank, import_bank_with, load_bank, LinkPolicy, read_skill_md, render_skill_md, validate_dir,
+    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_skill_md,
+    render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
     admit_all, eval_runs_md, failed_run, settle, skill_score, summarise, verdict, GateMode,

@@ -72,7 +72,11 @@ fn export_import_round_trip_is_identical() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("already exists") && e.contains("--force"), "{e}");
-    assert_eq!(import_bank(dir.path()).unwrap(), bank, "a refused export writes nothing");
+    assert_eq!(
+        import_bank(dir.path()).unwrap(),
+        bank,
+        "a refused export writes nothing"
+    );
     export_bank(&SkillBank::seed(), dir.path(), true).unwrap();
     assert!(!dir.path().join("capture-dates").exists());
     assert_eq!(import_bank(dir.path()).unwrap(), SkillBank::seed());
@@ -211,7 +215,10 @@ fn import_refuses_links_leaving_the_folder_and_fifos() {
     )
     .unwrap();
     let e = import_bank(dir.path()).unwrap_err().to_string();
-    assert!(e.contains("outside the imported folder") && e.contains("--follow-links"), "{e}");
+    assert!(
+        e.contains("outside the imported folder") && e.contains("--follow-links"),
+        "{e}"
+    );
     assert_eq!(
         memskill_designer::import_bank_with(dir.path(), memskill_designer::LinkPolicy::Follow)
             .unwrap()

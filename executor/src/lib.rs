@@ -17,12 +17,12 @@ use thiserror::Error;
 
 pub use apply::{apply_actions, ApplyOptions, ApplyReport};
 pub use backends::cache::{cache_key, CacheMode, CachedLlm};
+pub use backends::dialect::StructuredDialect;
+pub use backends::embeddings::{embeddings_url, read_embeddings, OpenAiEmbedder};
 pub use backends::local::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
     LocalGguf, Overflow,
 };
-pub use backends::embeddings::{embeddings_url, read_embeddings, OpenAiEmbedder};
-pub use backends::dialect::StructuredDialect;
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{

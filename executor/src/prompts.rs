@@ -241,7 +241,11 @@ pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
         evidence: vec![],
         date: Some("2 May 2023".into()),
     };
-    for style in [AnswerStyle::Locomo, AnswerStyle::LongMemEval, AnswerStyle::HotpotQa] {
+    for style in [
+        AnswerStyle::Locomo,
+        AnswerStyle::LongMemEval,
+        AnswerStyle::HotpotQa,
+    ] {
         let ctx = AnswerContext {
             question: &query.question,
             memories: retrieved.to_vec(),

@@ -499,21 +499,32 @@ fn embeddings_are_batched_posted_as_lists_and_put_back_in_input_order() {
     assert_eq!(v.len(), 5);
     for (got, w) in v.iter().zip(want) {
         let w = unit(w);
-        assert!(got.iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-6), "{got:?} vs {w:?}");
+        assert!(
+            got.iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{got:?} vs {w:?}"
+        );
     }
     let reqs = s.requests.lock().unwrap().clone();
-    assert_eq!(reqs.len(), 4, "the dimension check, then 5 texts 2 to a request");
+    assert_eq!(
+        reqs.len(),
+        4,
+        "the dimension check, then 5 texts 2 to a request"
+    );
     let mut inputs = Vec::new();
     for (line, body) in &reqs {
         assert!(line.starts_with("POST /v1/embeddings "), "{line}");
         let b: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(b["model"], "test-model");
-        let input: Vec<String> = serde_json::from_value(b["input"].clone()).expect("input is a list");
+        let input: Vec<String> =
+            serde_json::from_value(b["input"].clone()).expect("input is a list");
         assert!(!input.is_empty() && input.len() <= 2, "{input:?}");
         inputs.extend(input);
     }
     inputs.sort();
-    assert_eq!(inputs, ["a", "bb", "ccc", "dddd", "dimension check", "eeeee"]);
+    assert_eq!(
+        inputs,
+        ["a", "bb", "ccc", "dddd", "dimension check", "eeeee"]
+    );
 }
 
 #[test]
@@ -542,9 +553,15 @@ fn malformed_and_miscounted_embeddings_are_errors_naming_the_endpoint() {
     });
     let endpoint = format!("{}/embeddings", s.url);
     let m = bad_json.unwrap_err().0;
-    assert!(m.contains(&endpoint) && m.contains("not an embeddings reply"), "{m}");
+    assert!(
+        m.contains(&endpoint) && m.contains("not an embeddings reply"),
+        "{m}"
+    );
     let m = miscounted.unwrap_err().0;
-    assert!(m.contains(&endpoint) && m.contains("1 vectors for 2 texts"), "{m}");
+    assert!(
+        m.contains(&endpoint) && m.contains("1 vectors for 2 texts"),
+        "{m}"
+    );
     // the wrong count is not retried: 1 + 2 + 1 requests
     assert_eq!(s.hits.load(Ordering::SeqCst), 4);
 }

@@ -312,8 +312,14 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     assert!(!dead_out.join("results.json").exists() && !dead_out.join("results.md").exists());
     let o = memskill(&["compare", run.to_str().unwrap()]);
     let table = String::from_utf8_lossy(&o.stdout).to_string();
-    let rows = table.lines().filter(|l| l.contains(run.to_str().unwrap())).count();
-    assert!(o.status.success() && rows == 1, "only the real evaluation is a row: {table}");
+    let rows = table
+        .lines()
+        .filter(|l| l.contains(run.to_str().unwrap()))
+        .count();
+    assert!(
+        o.status.success() && rows == 1,
+        "only the real evaluation is a row: {table}"
+    );
 }
 
 #[test]

@@ -39,7 +39,9 @@ fn skills_export_and_import_never_destroy_files() {
         }
         memskill(&args)
     };
-    assert!(memskill(&["skills", "init", &s("bank.json")]).status.success());
+    assert!(memskill(&["skills", "init", &s("bank.json")])
+        .status
+        .success());
     let o = export(false);
     assert!(o.status.success(), "{}", stderr(&o));
     let md = d.path().join("skills/insert/SKILL.md");
@@ -57,7 +59,9 @@ fn skills_export_and_import_never_destroy_files() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("input"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&md).unwrap(), original);
-    assert!(memskill(&["skills", "validate", &s("skills")]).status.success());
+    assert!(memskill(&["skills", "validate", &s("skills")])
+        .status
+        .success());
 
     // export over an existing export: only with --force
     std::fs::write(&md, original.replace("Skip greetings", "Hand-edited")).unwrap();
@@ -98,7 +102,9 @@ fn skills_export_and_import_never_destroy_files() {
 fn a_full_disk_leaves_no_temporary_file() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
-    assert!(memskill(&["skills", "init", &s("bank.json")]).status.success());
+    assert!(memskill(&["skills", "init", &s("bank.json")])
+        .status
+        .success());
     assert!(
         memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")])
             .status
@@ -117,7 +123,13 @@ fn a_full_disk_leaves_no_temporary_file() {
     }
     // fill it up to the last few hundred bytes
     let _ = std::fs::write(small.join("filler"), vec![b'x'; 64 * 1024 - 512]);
-    let o = memskill(&["skills", "import", &s("skills"), "--out", &s("small/bank.json")]);
+    let o = memskill(&[
+        "skills",
+        "import",
+        &s("skills"),
+        "--out",
+        &s("small/bank.json"),
+    ]);
     let leftovers = temps_in(&small);
     let _ = Command::new("umount").arg(&small).status();
     assert!(!o.status.success(), "the bank does not fit in 512 bytes");

@@ -63,8 +63,20 @@ fn a_run_logs_scalars_text_and_hparams_and_a_resume_logs_no_step_twice() {
     assert!(out.finished);
     let tags = tags_steps(&out.run_dir);
     let updates: Vec<u64> = (1..=6).collect();
-    for t in ["train/reward", "train/policy_loss", "train/entropy", "train/approx_kl", "train/bank_size", "train/llm_calls"] {
-        assert_eq!(tags.get(t), Some(&updates), "{t}: {:?}", tags.keys().collect::<Vec<_>>());
+    for t in [
+        "train/reward",
+        "train/policy_loss",
+        "train/entropy",
+        "train/approx_kl",
+        "train/bank_size",
+        "train/llm_calls",
+    ] {
+        assert_eq!(
+            tags.get(t),
+            Some(&updates),
+            "{t}: {:?}",
+            tags.keys().collect::<Vec<_>>()
+        );
     }
     assert_eq!(tags.get("stage/reward"), Some(&vec![3, 6]));
     assert_eq!(tags.get("bank/skills").map(Vec::len), Some(2));

@@ -10,8 +10,8 @@ use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, TextEncode
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    CacheMode, EmbeddingServer, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings, OpenAiSettings,
-    RetrieverKind,
+    CacheMode, EmbeddingServer, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings,
+    OpenAiSettings, RetrieverKind,
 };
 
 /// Counters of one LLM role (calls, errors, tokens) plus the calls in flight.
@@ -330,7 +330,11 @@ pub fn load_local(
 
 /// A model folder setting (`what`), resolved through the Hugging Face cache when it is a
 /// Hub name; `default` when unset.
-fn model_dir(path: &Option<PathBuf>, default: impl FnOnce() -> PathBuf, what: &str) -> Result<PathBuf> {
+fn model_dir(
+    path: &Option<PathBuf>,
+    default: impl FnOnce() -> PathBuf,
+    what: &str,
+) -> Result<PathBuf> {
     let p = path.clone().unwrap_or_else(default);
     crate::hub::resolve_model(&p, crate::hub::ModelFile::Folder, what)
 }
@@ -344,7 +348,11 @@ pub fn build_encoder(
         EncoderKind::Hashing => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
         EncoderKind::Openai => embedding_server(&cfg.openai, "encoder.openai", http)?,
         EncoderKind::Minilm => {
-            let dir = model_dir(&cfg.path, memskill_controller::default_minilm_dir, "encoder.path")?;
+            let dir = model_dir(
+                &cfg.path,
+                memskill_controller::default_minilm_dir,
+                "encoder.path",
+            )?;
             Arc::new(
                 memskill_controller::BertEncoder::load(&dir)
                     .with_context(|| {

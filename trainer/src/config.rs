@@ -1239,7 +1239,11 @@ fn check_llm_sections(user: &toml::Table) -> Result<()> {
 fn with_server_defaults(t: &mut toml::Table) -> Result<()> {
     for (section, key, server) in [
         ("encoder", "openai", EmbeddingServer::default()),
-        ("memory", "retriever_openai", EmbeddingServer::retriever_default()),
+        (
+            "memory",
+            "retriever_openai",
+            EmbeddingServer::retriever_default(),
+        ),
     ] {
         if let Some(t) = table_at(t, section) {
             let v = toml::Value::try_from(server).context("serialising an embeddings server")?;
@@ -1468,7 +1472,11 @@ impl Config {
     /// The embeddings servers in use (`encoder.kind` / `memory.retriever` = "openai").
     fn validate_embedding_servers(&self) -> Result<()> {
         let used = [
-            (self.encoder.kind == EncoderKind::Openai, "encoder.openai", &self.encoder.openai),
+            (
+                self.encoder.kind == EncoderKind::Openai,
+                "encoder.openai",
+                &self.encoder.openai,
+            ),
             (
                 self.memory.retriever == RetrieverKind::Openai,
                 "memory.retriever_openai",
@@ -1890,16 +1898,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (c.encoder.kind, c.encoder.openai.http.model.as_str(), c.encoder.openai.texts_per_request),
+            (
+                c.encoder.kind,
+                c.encoder.openai.http.model.as_str(),
+                c.encoder.openai.texts_per_request
+            ),
             (EncoderKind::Openai, "m", 4)
         );
         assert_eq!(c.memory.retriever_openai.http.max_retries, 1);
         assert_eq!(c.memory.retriever_openai.http.model, "facebook/contriever");
         for (set, want) in [
-            ("encoder.openai.texts_per_request=0", "encoder.openai.texts_per_request"),
-            ("encoder.openai.unhealthy_after=0", "encoder.openai.unhealthy_after"),
+            (
+                "encoder.openai.texts_per_request=0",
+                "encoder.openai.texts_per_request",
+            ),
+            (
+                "encoder.openai.unhealthy_after=0",
+                "encoder.openai.unhealthy_after",
+            ),
             ("encoder.openai.base_urls=[]", "encoder.openai.base_urls"),
-            ("encoder.openai.colour=1", "unknown key `encoder.openai.colour`"),
+            (
+                "encoder.openai.colour=1",
+                "unknown key `encoder.openai.colour`",
+            ),
         ] {
             let e = Config::from_toml_str("", &sets(&["encoder.kind=\"openai\"", set]), "t");
             let e = format!("{:#}", e.unwrap_err());
@@ -1991,12 +2012,8 @@ mod tests {
         assert_eq!(d(&c.executor), StructuredDialect::JsonObjectSchema);
         assert_eq!(d(c.answer_llm()), StructuredDialect::JsonObjectSchema);
         assert_eq!(d(c.designer_llm()), StructuredDialect::GuidedJson);
-        let e = Config::from_toml_str(
-            "",
-            &["answer.llm.structured_dialect=\"xml\"".into()],
-            "t",
-        )
-        .unwrap_err();
+        let e = Config::from_toml_str("", &["answer.llm.structured_dialect=\"xml\"".into()], "t")
+            .unwrap_err();
         assert!(format!("{e:#}").contains("structured_dialect"), "{e:#}");
     }
 

@@ -1283,8 +1283,15 @@ mod tests {
             build_memory(ctx, &samples[0], None).unwrap()
         });
         assert!(built.flagged > 0);
-        assert_eq!(SHOWN.load(Ordering::Relaxed), 0, "the secret reached an executor prompt");
-        assert!(REDACTED.load(Ordering::Relaxed) > 0, "the flagged memory was not retrieved");
+        assert_eq!(
+            SHOWN.load(Ordering::Relaxed),
+            0,
+            "the secret reached an executor prompt"
+        );
+        assert!(
+            REDACTED.load(Ordering::Relaxed) > 0,
+            "the flagged memory was not retrieved"
+        );
     }
 
     #[test]

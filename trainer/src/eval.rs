@@ -705,7 +705,9 @@ mod tests {
         let id = memory
             .insert("Bob's password is hunter2.".into(), vec![1.0], prov)
             .unwrap();
-        memory.set_flag(id, Some("secret: password".into())).unwrap();
+        memory
+            .set_flag(id, Some("secret: password".into()))
+            .unwrap();
         let built = BuiltMemory {
             memory,
             transitions: vec![],
@@ -725,7 +727,10 @@ mod tests {
         let got = cached_memory(&path, "s", || Ok(built)).unwrap();
         assert!(!got.memory.get(id).unwrap().content.contains("hunter2"));
         let cached = std::fs::read_to_string(&path).unwrap();
-        assert!(!cached.contains("hunter2") && cached.contains("[REDACTED:"), "{cached}");
+        assert!(
+            !cached.contains("hunter2") && cached.contains("[REDACTED:"),
+            "{cached}"
+        );
     }
 
     #[test]

@@ -141,7 +141,10 @@ pub fn resolve_in_cache(cache: &Path, name: &HubName, want: ModelFile) -> Result
         (_, Some(f)) => {
             let p = snap.join(f);
             if !p.exists() {
-                bail!("{} does not exist in the cached snapshot; {fetch}", p.display());
+                bail!(
+                    "{} does not exist in the cached snapshot; {fetch}",
+                    p.display()
+                );
             }
             Ok(p)
         }
@@ -154,7 +157,10 @@ fn only_gguf(snap: &Path) -> Result<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(snap)
         .with_context(|| format!("listing {}", snap.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
+        })
         .collect();
     found.sort();
     match found.len() {
@@ -180,20 +186,37 @@ mod tests {
     #[test]
     fn cache_folder_from_the_environment_in_order() {
         let d = |a, b, c, h| hub_cache_dir(a, b, c, h).map(|p| p.display().to_string());
-        assert_eq!(d(Some("/c"), Some("/h"), Some("/x"), Some("/u")).as_deref(), Some("/c"));
-        assert_eq!(d(None, Some("/h"), Some("/x"), Some("/u")).as_deref(), Some("/h/hub"));
-        assert_eq!(d(Some(""), None, Some("/x"), Some("/u")).as_deref(), Some("/x/huggingface/hub"));
-        assert_eq!(d(None, None, None, Some("/u")).as_deref(), Some("/u/.cache/huggingface/hub"));
+        assert_eq!(
+            d(Some("/c"), Some("/h"), Some("/x"), Some("/u")).as_deref(),
+            Some("/c")
+        );
+        assert_eq!(
+            d(None, Some("/h"), Some("/x"), Some("/u")).as_deref(),
+            Some("/h/hub")
+        );
+        assert_eq!(
+            d(Some(""), None, Some("/x"), Some("/u")).as_deref(),
+            Some("/x/huggingface/hub")
+        );
+        assert_eq!(
+            d(None, None, None, Some("/u")).as_deref(),
+            Some("/u/.cache/huggingface/hub")
+        );
         assert_eq!(d(None, None, None, None), None);
     }
 
     #[test]
     fn hub_names_and_what_is_not_one() {
         let n = parse_hub_name("Qwen/Qwen3-Embedding-0.6B").unwrap();
-        assert_eq!((n.repo().as_str(), n.file), ("Qwen/Qwen3-Embedding-0.6B", None));
+        assert_eq!(
+            (n.repo().as_str(), n.file),
+            ("Qwen/Qwen3-Embedding-0.6B", None)
+        );
         let g = parse_hub_name("bartowski/SmolLM2-135M-GGUF/model.Q4_1.gguf").unwrap();
         assert_eq!(g.file.as_deref(), Some("model.Q4_1.gguf"));
-        for not in ["minilm", "/abs/dir", "./a/b", "../a/b", "~/a/b", "a//b", "a/b/c/d", "a b/c", ""] {
+        for not in [
+            "minilm", "/abs/dir", "./a/b", "../a/b", "~/a/b", "a//b", "a/b/c/d", "a b/c", "",
+        ] {
             assert_eq!(parse_hub_name(not), None, "{not:?}");
         }
     }
@@ -218,10 +241,22 @@ mod tests {
         let name = |s| parse_hub_name(s).unwrap();
         let r = |s, w| resolve_in_cache(d.path(), &name(s), w);
         assert_eq!(r("owner/model", ModelFile::Folder).unwrap(), snap);
-        assert_eq!(r("owner/model", ModelFile::Gguf).unwrap(), snap.join("m.gguf"));
-        assert_eq!(r("owner/model/m.gguf", ModelFile::Gguf).unwrap(), snap.join("m.gguf"));
-        let e = format!("{:#}", r("owner/model/other.gguf", ModelFile::Gguf).unwrap_err());
-        assert!(e.contains("other.gguf") && e.contains("huggingface-cli download owner/model"), "{e}");
+        assert_eq!(
+            r("owner/model", ModelFile::Gguf).unwrap(),
+            snap.join("m.gguf")
+        );
+        assert_eq!(
+            r("owner/model/m.gguf", ModelFile::Gguf).unwrap(),
+            snap.join("m.gguf")
+        );
+        let e = format!(
+            "{:#}",
+            r("owner/model/other.gguf", ModelFile::Gguf).unwrap_err()
+        );
+        assert!(
+            e.contains("other.gguf") && e.contains("huggingface-cli download owner/model"),
+            "{e}"
+        );
         // not cached: the folder searched and the command that fetches it
         let e = format!("{:#}", r("someone/else", ModelFile::Folder).unwrap_err());
         assert!(
@@ -233,7 +268,10 @@ mod tests {
         // two GGUFs: name one
         std::fs::write(snap.join("n.gguf"), "x").unwrap();
         let e = format!("{:#}", r("owner/model", ModelFile::Gguf).unwrap_err());
-        assert!(e.contains("m.gguf, n.gguf") && e.contains("owner/name/FILE.gguf"), "{e}");
+        assert!(
+            e.contains("m.gguf, n.gguf") && e.contains("owner/name/FILE.gguf"),
+            "{e}"
+        );
         // refs/main naming a missing snapshot
         std::fs::write(d.path().join("models--owner--model/refs/main"), "zzz").unwrap();
         let e = format!("{:#}", r("owner/model", ModelFile::Folder).unwrap_err());

@@ -25,7 +25,10 @@ pub fn defaults() -> anyhow::Result<PromptSet> {
 pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
     let set = layered(dir)?;
     sample_render(&set).with_context(|| match dir {
-        Some(d) => format!("prompts.dir {}: a template fails with sample data", d.display()),
+        Some(d) => format!(
+            "prompts.dir {}: a template fails with sample data",
+            d.display()
+        ),
         None => "the built-in prompt templates fail with sample data".to_string(),
     })?;
     Ok(set)

@@ -488,7 +488,10 @@ impl Report {
             }
         }
         let in_sweep = |e: &Entry| {
-            e.context_docs.is_some() && lengths.get(e.dataset.as_str()).is_some_and(|l| l.len() >= 2)
+            e.context_docs.is_some()
+                && lengths
+                    .get(e.dataset.as_str())
+                    .is_some_and(|l| l.len() >= 2)
         };
         let main: Vec<Entry> = entries.iter().filter(|e| !in_sweep(e)).cloned().collect();
         let mut tables: Vec<Table> = table1(&main, &datasets).into_iter().collect();

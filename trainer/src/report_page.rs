@@ -38,8 +38,16 @@ fn esc(s: &str) -> String {
 
 /// A small line chart as an inline `<svg>` (finite points only; empty when there are none).
 pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
-    let pts = lines.iter().flat_map(|l| l.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let pts = lines
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .filter(|p| p.0.is_finite() && p.1.is_finite());
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
     for &(x, y) in pts {
         x0 = x0.min(x);
         x1 = x1.max(x);
@@ -66,13 +74,29 @@ pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
         t = esc(title)
     );
     for (v, y) in [(y1, sy(y1)), (y0, sy(y0))] {
-        let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>", PAD_L - 4.0, y + 3.0, fmt_num(v));
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>",
+            PAD_L - 4.0,
+            y + 3.0,
+            fmt_num(v)
+        );
     }
     for (v, anchor) in [(x0, "start"), (x1, "end")] {
-        let _ = write!(s, "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>", sx(v), H - PAD_B + 14.0, fmt_num(v));
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>",
+            sx(v),
+            H - PAD_B + 14.0,
+            fmt_num(v)
+        );
     }
     for m in marks {
-        let (color, dash) = if m.alert { ("#c0392b", " stroke-dasharray=\"4 3\"") } else { ("#888", "") };
+        let (color, dash) = if m.alert {
+            ("#c0392b", " stroke-dasharray=\"4 3\"")
+        } else {
+            ("#888", "")
+        };
         let x = sx(m.x);
         let _ = write!(
             s,
@@ -92,9 +116,21 @@ pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
             .filter(|p| p.0.is_finite() && p.1.is_finite())
             .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
             .collect();
-        let _ = write!(s, "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>", l.color, path.join(" "));
+        let _ = write!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>",
+            l.color,
+            path.join(" ")
+        );
         if lines.len() > 1 {
-            let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>", W - PAD_R - 90.0, PAD_T + 12.0 + 12.0 * i as f64, l.color, esc(l.name));
+            let _ = write!(
+                s,
+                "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>",
+                W - PAD_R - 90.0,
+                PAD_T + 12.0 + 12.0 * i as f64,
+                l.color,
+                esc(l.name)
+            );
         }
     }
     s.push_str("</svg>");
@@ -114,7 +150,10 @@ fn fmt_num(v: f64) -> String {
 /// value loss, approximate KL and entropy. Unreadable lines are skipped; empty when there is
 /// no update line.
 pub fn learning_curves(metrics_jsonl: &str) -> String {
-    let lines: Vec<MetricsLine> = metrics_jsonl.lines().filter_map(|l| MetricsLine::parse(l).ok()).collect();
+    let lines: Vec<MetricsLine> = metrics_jsonl
+        .lines()
+        .filter_map(|l| MetricsLine::parse(l).ok())
+        .collect();
     let updates: Vec<_> = lines
         .iter()
         .filter_map(|l| match l {
@@ -143,9 +182,21 @@ pub fn learning_curves(metrics_jsonl: &str) -> String {
     out.push_str(&svg_chart(
         "reward per update",
         &[
-            Line { name: "mean", points: series(&|u| u.reward), color: "#1f77b4" },
-            Line { name: "min", points: series(&|u| u.reward_min), color: "#aec7e8" },
-            Line { name: "max", points: series(&|u| u.reward_max), color: "#7fb3d5" },
+            Line {
+                name: "mean",
+                points: series(&|u| u.reward),
+                color: "#1f77b4",
+            },
+            Line {
+                name: "min",
+                points: series(&|u| u.reward_min),
+                color: "#aec7e8",
+            },
+            Line {
+                name: "max",
+                points: series(&|u| u.reward_max),
+                color: "#7fb3d5",
+            },
         ],
         &marks,
     ));
@@ -156,7 +207,15 @@ pub fn learning_curves(metrics_jsonl: &str) -> String {
         ("entropy", &|u| u.entropy as f64, "#ff7f0e"),
     ];
     for (title, f, color) in small {
-        out.push_str(&svg_chart(title, &[Line { name: title, points: series(f), color }], &marks));
+        out.push_str(&svg_chart(
+            title,
+            &[Line {
+                name: title,
+                points: series(f),
+                color,
+            }],
+            &marks,
+        ));
     }
     out.push_str("</div>");
     out
@@ -191,7 +250,10 @@ pub fn markdown_html(md: &str) -> String {
         let t = line.trim();
         if t.starts_with('|') {
             let cells = split_row(t);
-            if !cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':'))) {
+            if !cells
+                .iter()
+                .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':')))
+            {
                 table.push(cells);
             }
             continue;
@@ -237,11 +299,15 @@ mod tests {
 
     #[test]
     fn markdown_tables_become_html_tables_with_breaks_and_escapes() {
-        let md = "# Skill bank\n\n| a | b |\n|---|---|\n| x<br>y | p \\| q <script> |\n\ntext & more\n";
+        let md =
+            "# Skill bank\n\n| a | b |\n|---|---|\n| x<br>y | p \\| q <script> |\n\ntext & more\n";
         let h = markdown_html(md);
         assert!(h.contains("<h3>Skill bank</h3>"), "{h}");
         assert!(h.contains("<th>a</th><th>b</th>"), "{h}");
-        assert!(h.contains("<td>x<br>y</td><td>p | q &lt;script&gt;</td>"), "{h}");
+        assert!(
+            h.contains("<td>x<br>y</td><td>p | q &lt;script&gt;</td>"),
+            "{h}"
+        );
         assert!(h.contains("<p>text &amp; more</p>"), "{h}");
         assert!(!h.contains("---"), "{h}");
     }
@@ -250,8 +316,16 @@ mod tests {
     fn charts_scale_points_and_skip_non_finite_ones() {
         let svg = svg_chart(
             "r",
-            &[Line { name: "m", points: vec![(1.0, 0.0), (2.0, f64::NAN), (3.0, 1.0)], color: "#000" }],
-            &[Mark { x: 2.0, label: "stage 1: rollback".into(), alert: true }],
+            &[Line {
+                name: "m",
+                points: vec![(1.0, 0.0), (2.0, f64::NAN), (3.0, 1.0)],
+                color: "#000",
+            }],
+            &[Mark {
+                x: 2.0,
+                label: "stage 1: rollback".into(),
+                alert: true,
+            }],
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         // x 1..3 -> 48..428, y 0..1 -> 172..24; the NaN point is left out.

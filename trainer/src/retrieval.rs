@@ -186,11 +186,12 @@ mod tests {
             msg.contains("memory.retriever") && msg.contains("/nonexistent/contriever"),
             "{msg}"
         );
-        assert!(
-            crate::backends::build_retriever(&crate::config::MemoryConfig::default(), &mut Vec::new())
-                .unwrap()
-                .is_none()
-        );
+        assert!(crate::backends::build_retriever(
+            &crate::config::MemoryConfig::default(),
+            &mut Vec::new()
+        )
+        .unwrap()
+        .is_none());
         let enc = crate::config::EncoderConfig {
             kind: crate::config::EncoderKind::Qwen3,
             path: Some("/nonexistent/Qwen3-Embedding-0.6B".into()),
@@ -198,7 +199,9 @@ mod tests {
         };
         let msg = format!(
             "{:#}",
-            crate::backends::build_encoder(&enc, &mut Vec::new()).err().expect("missing")
+            crate::backends::build_encoder(&enc, &mut Vec::new())
+                .err()
+                .expect("missing")
         );
         assert!(
             msg.contains("Qwen3-Embedding") && msg.contains("config.json"),

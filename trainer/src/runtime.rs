@@ -183,7 +183,8 @@ pub fn load_bank(p: &Path) -> Result<SkillBank> {
             .with_context(|| format!("importing skills from {}", p.display()));
     }
     // bounded: a FIFO, a device or a huge file is refused before anything is read
-    let text = crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
+    let text =
+        crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
     let bank: SkillBank = serde_json::from_str(&text)
         .with_context(|| format!("parsing skill bank {}", p.display()))?;
     // the checks of imports and designer edits, safety scan included

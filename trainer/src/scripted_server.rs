@@ -388,7 +388,12 @@ fn parse_request(body: &[u8]) -> Result<(ChatRequest, Option<StructuredDialect>)
         if rs.name.is_empty() {
             use memskill_executor::structured::{EXECUTOR_SCHEMA_NAME, JUDGE_SCHEMA_NAME};
             let actions = !rs.schema["properties"]["actions"].is_null();
-            rs.name = if actions { EXECUTOR_SCHEMA_NAME } else { JUDGE_SCHEMA_NAME }.into();
+            rs.name = if actions {
+                EXECUTOR_SCHEMA_NAME
+            } else {
+                JUDGE_SCHEMA_NAME
+            }
+            .into();
         }
         rs
     });
@@ -515,8 +520,10 @@ mod tests {
             assert_eq!(c.structured_dialects(), vec![(completions(&srv), d)]);
         }
         let s = srv.stats();
-        let want: BTreeMap<StructuredDialect, u64> =
-            StructuredDialect::CONCRETE.iter().map(|d| (*d, 1)).collect();
+        let want: BTreeMap<StructuredDialect, u64> = StructuredDialect::CONCRETE
+            .iter()
+            .map(|d| (*d, 1))
+            .collect();
         assert_eq!(s.dialects, want);
         // the schema arrives intact in every dialect
         let seen = rec.0.lock().unwrap().clone();
@@ -552,7 +559,10 @@ mod tests {
                 .iter()
                 .position(|d| *d == accept)
                 .unwrap() as u64;
-            assert_eq!(s.format_rejections, rank, "{accept}: each earlier dialect once");
+            assert_eq!(
+                s.format_rejections, rank,
+                "{accept}: each earlier dialect once"
+            );
             assert_eq!(s.dialects.get(&accept), Some(&3), "{accept}: remembered");
             assert_eq!(s.chat_requests, rank + 4);
             let st = c.stats();
@@ -584,7 +594,10 @@ mod tests {
         let c = client_with(&[&srv2.base_url()], 2, StructuredDialect::Auto);
         // `fail_matching` answers "injected fault" (no format word): retried, not a rejection
         let e = c.chat(&structured("q")).unwrap_err();
-        assert!(matches!(e, LlmError::RetriesExhausted { attempts: 3, .. }), "{e}");
+        assert!(
+            matches!(e, LlmError::RetriesExhausted { attempts: 3, .. }),
+            "{e}"
+        );
         assert_eq!(c.stats().retries, 2);
         assert!(c.structured_dialects().is_empty());
     }
@@ -622,7 +635,10 @@ mod tests {
         );
         assert_eq!(c.stats().retries, 0);
         let sa = a.stats();
-        assert_eq!(sa.format_rejections, sa.chat_requests - sa.dialects[&StructuredDialect::GuidedJson]);
+        assert_eq!(
+            sa.format_rejections,
+            sa.chat_requests - sa.dialects[&StructuredDialect::GuidedJson]
+        );
         assert_eq!(b.stats().format_rejections, 0);
     }
 

@@ -215,8 +215,11 @@ impl Trial {
     /// `auto`, the `json_schema` one, usually the telling one), its body extended with what
     /// each dialect got.
     fn failure(&self, index: usize) -> LlmError {
-        let here: Vec<&(usize, StructuredDialect, LlmError)> =
-            self.rejected.iter().filter(|(i, _, _)| *i == index).collect();
+        let here: Vec<&(usize, StructuredDialect, LlmError)> = self
+            .rejected
+            .iter()
+            .filter(|(i, _, _)| *i == index)
+            .collect();
         let note = if self.mode == StructuredDialect::Auto {
             let each: Vec<String> = here
                 .iter()
@@ -262,7 +265,10 @@ pub const GRAMMAR_MAX_LENGTH: u64 = 256;
 pub fn drop_long_max_lengths(v: &mut Value, limit: u64) {
     match v {
         Value::Object(m) => {
-            if m.get("maxLength").and_then(Value::as_u64).is_some_and(|n| n > limit) {
+            if m.get("maxLength")
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > limit)
+            {
                 m.remove("maxLength");
             }
             m.values_mut().for_each(|x| drop_long_max_lengths(x, limit));
@@ -347,11 +353,11 @@ mod tests {
         assert!(r(json!({"guided_json": "x"}))
             .unwrap_err()
             .contains("guided_json"));
-        assert!(
-            r(json!({"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}}))
-                .unwrap_err()
-                .contains("json_schema.name")
-        );
+        assert!(r(
+            json!({"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}})
+        )
+        .unwrap_err()
+        .contains("json_schema.name"));
     }
 
     #[test]

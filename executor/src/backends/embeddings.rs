@@ -56,10 +56,7 @@ pub fn read_embeddings(endpoint: &str, bytes: &[u8], n: usize) -> Result<Vec<Vec
     })?;
     let bad = |m: String| LlmError::Other(format!("embedding server {endpoint}: {m}"));
     if wire.data.len() != n {
-        return Err(bad(format!(
-            "{} vectors for {n} texts",
-            wire.data.len()
-        )));
+        return Err(bad(format!("{} vectors for {n} texts", wire.data.len())));
     }
     let mut out: Vec<Option<Vec<f32>>> = vec![None; n];
     let mut dim = None;
@@ -104,7 +101,10 @@ impl OpenAiEmbedder {
     /// Connect through `backend` (its `model` is the served model): learn the vectors'
     /// dimension from one short text. `texts_per_request` must be >= 1. The error of a server
     /// that does not answer names its endpoints.
-    pub fn connect(backend: Arc<OpenAiBackend>, texts_per_request: usize) -> Result<Self, LlmError> {
+    pub fn connect(
+        backend: Arc<OpenAiBackend>,
+        texts_per_request: usize,
+    ) -> Result<Self, LlmError> {
         if texts_per_request == 0 {
             return Err(LlmError::Other(
                 "embedding server: texts_per_request must be >= 1".into(),
@@ -155,9 +155,9 @@ impl OpenAiEmbedder {
                 .collect();
             let mut out = Vec::with_capacity(texts.len());
             for t in tasks {
-                let part = t
-                    .await
-                    .map_err(|e| LlmError::Other(format!("embedding request task failed: {e}")))??;
+                let part = t.await.map_err(|e| {
+                    LlmError::Other(format!("embedding request task failed: {e}"))
+                })??;
                 out.extend(part);
             }
             Ok::<_, LlmError>(out)
@@ -179,9 +179,9 @@ impl TextEncoder for OpenAiEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let v = self
-            .request(texts)
-            .map_err(|e| EncoderError(format!("embedding server ({}): {e}", self.urls.join(", "))))?;
+        let v = self.request(texts).map_err(|e| {
+            EncoderError(format!("embedding server ({}): {e}", self.urls.join(", ")))
+        })?;
         if let Some(bad) = v.iter().find(|x| x.len() != self.dim) {
             return Err(EncoderError(format!(
                 "embedding server ({}) returned dimension {}, {} before",
@@ -213,15 +213,23 @@ mod tests {
     #[test]
     fn replies_are_ordered_by_index_normalised_and_checked() {
         let ep = "http://x/v1/embeddings";
-        let body = r#"{"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,4]}],"model":"m"}"#;
+        let body =
+            r#"{"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,4]}],"model":"m"}"#;
         let v = read_embeddings(ep, body.as_bytes(), 2).unwrap();
         assert_eq!(v, vec![vec![0.6, 0.8], vec![0.0, 1.0]]);
         // no `index`: the order of `data`
-        let v = read_embeddings(ep, br#"{"data":[{"embedding":[1,0]},{"embedding":[0,5]}]}"#, 2)
-            .unwrap();
+        let v = read_embeddings(
+            ep,
+            br#"{"data":[{"embedding":[1,0]},{"embedding":[0,5]}]}"#,
+            2,
+        )
+        .unwrap();
         assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
         for (body, want) in [
-            (r#"{"data":[{"index":0,"embedding":[1]}]}"#, "1 vectors for 2 texts"),
+            (
+                r#"{"data":[{"index":0,"embedding":[1]}]}"#,
+                "1 vectors for 2 texts",
+            ),
             (
                 r#"{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}"#,
                 "`index` 0 (entry 1)",
@@ -250,9 +258,17 @@ mod tests {
                 other => panic!("{body}: {other:?}"),
             }
         }
-        for body in ["{\"data\": [", "{\"error\":\"busy\"}", "[]", "{\"data\":[{\"embedding\":\"AAAA\"}]}"] {
+        for body in [
+            "{\"data\": [",
+            "{\"error\":\"busy\"}",
+            "[]",
+            "{\"data\":[{\"embedding\":\"AAAA\"}]}",
+        ] {
             assert!(
-                matches!(read_embeddings(ep, body.as_bytes(), 1), Err(LlmError::BadResponse { .. })),
+                matches!(
+                    read_embeddings(ep, body.as_bytes(), 1),
+                    Err(LlmError::BadResponse { .. })
+                ),
                 "{body}"
             );
         }

@@ -1,8 +1,8 @@
 //! LLM backends implementing [`memskill_core::Llm`], plus call statistics.
 
 pub mod cache;
-pub mod embeddings;
 pub mod dialect;
+pub mod embeddings;
 #[cfg(feature = "llguidance")]
 pub mod guided;
 pub mod llama;

@@ -79,7 +79,11 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         .as_deref()
         .map(PathBuf::from)
         .unwrap_or_else(default_minilm_dir);
-    let dir = memskill_trainer::hub::resolve_model(&spec, memskill_trainer::hub::ModelFile::Folder, "--model")?;
+    let dir = memskill_trainer::hub::resolve_model(
+        &spec,
+        memskill_trainer::hub::ModelFile::Folder,
+        "--model",
+    )?;
     Ok((load_encoder(&dir)?.into(), dir.display().to_string()))
 }
 
@@ -87,7 +91,8 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
 fn read_texts(a: &EmbedArgs) -> anyhow::Result<Vec<String>> {
     let mut texts = a.texts.clone();
     if let Some(p) = &a.input {
-        let body = std::fs::read_to_string(p).with_context(|| format!("--input: reading {}", p.display()))?;
+        let body = std::fs::read_to_string(p)
+            .with_context(|| format!("--input: reading {}", p.display()))?;
         texts.extend(body.lines().map(str::to_string));
     }
     if texts.is_empty() {

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
-use memskill_core::SkillBank;
 use memskill_core::fsio::{is_within as fs_within, WriteGuard};
+use memskill_core::SkillBank;
 use memskill_designer::{
     bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
 };

@@ -366,7 +366,10 @@ fn print_results_path(r: &memskill_trainer::eval::EvalResults, dir: &std::path::
     if r.check_error_rate().is_ok() {
         println!("\nresults: {}", dir.join("results.json").display());
     } else {
-        println!("\nno results file written in {}: the evaluation failed", dir.display());
+        println!(
+            "\nno results file written in {}: the evaluation failed",
+            dir.display()
+        );
     }
 }
 

@@ -45,7 +45,10 @@ fn param_text(v: &HValue) -> String {
         HValue::Bool(b) => b.to_string(),
     };
     if s.chars().count() > PARAM_VALUE_MAX {
-        s.chars().take(PARAM_VALUE_MAX - 3).chain("...".chars()).collect()
+        s.chars()
+            .take(PARAM_VALUE_MAX - 3)
+            .chain("...".chars())
+            .collect()
     } else {
         s
     }
@@ -69,14 +72,18 @@ fn files_below(root: &Path) -> Result<Vec<(PathBuf, String)>> {
     let mut out = Vec::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(p) = todo.pop() {
-        let meta = std::fs::symlink_metadata(&p).with_context(|| format!("reading {}", p.display()))?;
+        let meta =
+            std::fs::symlink_metadata(&p).with_context(|| format!("reading {}", p.display()))?;
         if meta.is_dir() {
             for e in std::fs::read_dir(&p).with_context(|| format!("listing {}", p.display()))? {
                 todo.push(e?.path());
             }
         } else if meta.is_file() {
             let rel = p.strip_prefix(base).unwrap_or(&p);
-            let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
             out.push((p.clone(), rel.join("/")));
         }
     }
@@ -123,7 +130,11 @@ impl MlflowSink {
             base,
             rt,
             client,
-            run: RunRef { uri: String::new(), experiment_id: String::new(), run_id: String::new() },
+            run: RunRef {
+                uri: String::new(),
+                experiment_id: String::new(),
+                run_id: String::new(),
+            },
             artifact_uri: String::new(),
             done: BTreeMap::new(),
         };
@@ -145,12 +156,14 @@ impl MlflowSink {
         if let Some(b) = body {
             req = req.json(&b);
         }
-        let (status, text) = self.rt.block_on(async {
-            let resp = req.send().await?;
-            let status = resp.status();
-            Ok::<_, reqwest::Error>((status, resp.text().await?))
-        })
-        .with_context(|| format!("MLflow {method} {url}"))?;
+        let (status, text) = self
+            .rt
+            .block_on(async {
+                let resp = req.send().await?;
+                let status = resp.status();
+                Ok::<_, reqwest::Error>((status, resp.text().await?))
+            })
+            .with_context(|| format!("MLflow {method} {url}"))?;
         if !status.is_success() {
             let snippet: String = text.chars().take(300).collect();
             bail!("MLflow {method} {url}: HTTP {status}: {snippet}");
@@ -158,7 +171,8 @@ impl MlflowSink {
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }
-        serde_json::from_str(&text).with_context(|| format!("MLflow {method} {url}: the reply is not JSON"))
+        serde_json::from_str(&text)
+            .with_context(|| format!("MLflow {method} {url}: the reply is not JSON"))
     }
 
     fn post(&self, path: &str, body: Value) -> Result<Value> {
@@ -170,7 +184,10 @@ impl MlflowSink {
     }
 
     fn experiment_id(&self, name: &str) -> Result<String> {
-        let q = format!("/api/2.0/mlflow/experiments/get-by-name?experiment_name={}", encode(name));
+        let q = format!(
+            "/api/2.0/mlflow/experiments/get-by-name?experiment_name={}",
+            encode(name)
+        );
         if let Ok(v) = self.get(&q) {
             if let Some(id) = v["experiment"]["experiment_id"].as_str() {
                 return Ok(id.to_string());
@@ -192,16 +209,31 @@ impl MlflowSink {
                             {"key": "mlflow.source.name", "value": "memskill"}]}),
         )?;
         let info = &v["run"]["info"];
-        let run_id = info["run_id"].as_str().context("MLflow runs/create: no run_id in the reply")?;
-        self.artifact_uri = info["artifact_uri"].as_str().unwrap_or_default().to_string();
-        self.run = RunRef { uri: self.base.clone(), experiment_id: exp, run_id: run_id.to_string() };
+        let run_id = info["run_id"]
+            .as_str()
+            .context("MLflow runs/create: no run_id in the reply")?;
+        self.artifact_uri = info["artifact_uri"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        self.run = RunRef {
+            uri: self.base.clone(),
+            experiment_id: exp,
+            run_id: run_id.to_string(),
+        };
         Ok(())
     }
 
     /// The recorded run: its artifact location, the steps it holds, status back to RUNNING.
     fn reopen(&mut self, r: RunRef) -> Result<()> {
-        let v = self.get(&format!("/api/2.0/mlflow/runs/get?run_id={}", encode(&r.run_id)))?;
-        self.artifact_uri = v["run"]["info"]["artifact_uri"].as_str().unwrap_or_default().to_string();
+        let v = self.get(&format!(
+            "/api/2.0/mlflow/runs/get?run_id={}",
+            encode(&r.run_id)
+        ))?;
+        self.artifact_uri = v["run"]["info"]["artifact_uri"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         self.run = r;
         for (group, probe) in [("train", "train/reward"), ("stage", "stage/reward")] {
             let q = format!(
@@ -210,11 +242,17 @@ impl MlflowSink {
                 encode(probe)
             );
             let h = self.get(&q)?;
-            if let Some(max) = h["metrics"].as_array().and_then(|a| a.iter().filter_map(|m| m["step"].as_u64()).max()) {
+            if let Some(max) = h["metrics"]
+                .as_array()
+                .and_then(|a| a.iter().filter_map(|m| m["step"].as_u64()).max())
+            {
                 self.done.insert(group.to_string(), max);
             }
         }
-        self.post("/api/2.0/mlflow/runs/update", json!({"run_id": self.run.run_id, "status": "RUNNING"}))?;
+        self.post(
+            "/api/2.0/mlflow/runs/update",
+            json!({"run_id": self.run.run_id, "status": "RUNNING"}),
+        )?;
         Ok(())
     }
 
@@ -224,7 +262,10 @@ impl MlflowSink {
             .map(|(k, v)| json!({"key": k, "value": param_text(v)}))
             .collect();
         for chunk in all.chunks(PARAMS_PER_BATCH) {
-            self.post("/api/2.0/mlflow/runs/log-batch", json!({"run_id": self.run.run_id, "params": chunk}))?;
+            self.post(
+                "/api/2.0/mlflow/runs/log-batch",
+                json!({"run_id": self.run.run_id, "params": chunk}),
+            )?;
         }
         Ok(())
     }
@@ -240,7 +281,10 @@ impl MlflowSink {
             .map(|(k, v)| json!({"key": k, "value": v, "timestamp": ts, "step": step}))
             .collect();
         for chunk in all.chunks(METRICS_PER_BATCH) {
-            self.post("/api/2.0/mlflow/runs/log-batch", json!({"run_id": self.run.run_id, "metrics": chunk}))?;
+            self.post(
+                "/api/2.0/mlflow/runs/log-batch",
+                json!({"run_id": self.run.run_id, "metrics": chunk}),
+            )?;
         }
         self.done.insert(group.to_string(), step);
         Ok(())
@@ -255,8 +299,13 @@ impl MlflowSink {
             );
         };
         for (file, rel) in files_below(path)? {
-            let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-            let url = format!("{}/api/2.0/mlflow-artifacts/artifacts/{root}/{}", self.base, encode_path(&rel));
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            let url = format!(
+                "{}/api/2.0/mlflow-artifacts/artifacts/{root}/{}",
+                self.base,
+                encode_path(&rel)
+            );
             let req = self.client.put(&url).body(bytes);
             let status = self
                 .rt
@@ -303,7 +352,10 @@ mod tests {
 
     #[test]
     fn artifact_paths_below_the_proxy() {
-        assert_eq!(proxied_artifact_path("mlflow-artifacts:/1/abc/artifacts").as_deref(), Some("1/abc/artifacts"));
+        assert_eq!(
+            proxied_artifact_path("mlflow-artifacts:/1/abc/artifacts").as_deref(),
+            Some("1/abc/artifacts")
+        );
         assert_eq!(
             proxied_artifact_path("mlflow-artifacts://127.0.0.1:5000/2/x/artifacts/").as_deref(),
             Some("2/x/artifacts")
@@ -324,12 +376,20 @@ mod tests {
     fn a_down_server_is_an_error_naming_the_url() {
         let dir = tempfile::tempdir().unwrap();
         // A port nothing listens on (bound, then released).
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let uri = format!("http://127.0.0.1:{port}");
-        let err = MlflowSink::open(&uri, "e", dir.path(), "r", &BTreeMap::new()).err().unwrap();
+        let err = MlflowSink::open(&uri, "e", dir.path(), "r", &BTreeMap::new())
+            .err()
+            .unwrap();
         assert!(format!("{err:#}").contains(&uri), "{err:#}");
         assert!(!dir.path().join("mlflow.json").exists());
-        let err = MlflowSink::open("ftp://x", "e", dir.path(), "r", &BTreeMap::new()).err().unwrap();
+        let err = MlflowSink::open("ftp://x", "e", dir.path(), "r", &BTreeMap::new())
+            .err()
+            .unwrap();
         assert!(format!("{err:#}").contains("http://"), "{err:#}");
     }
 }

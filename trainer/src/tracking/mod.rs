@@ -103,7 +103,11 @@ pub fn params(config_toml: &str) -> BTreeMap<String, HValue> {
         let hv = match v {
             toml::Value::Table(t) => {
                 for (k, v) in t {
-                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
                     walk(&key, v, out);
                 }
                 return;
@@ -151,14 +155,23 @@ impl TbSink {
     fn open(run_dir: &Path) -> anyhow::Result<Self> {
         let dir = run_dir.join("tb");
         let done = tfevents::max_steps(&dir)?;
-        Ok(Self { writer: None, dir, done })
+        Ok(Self {
+            writer: None,
+            dir,
+            done,
+        })
     }
 
     fn fresh(&self, group: &str, step: u64) -> bool {
         self.done.get(group).is_none_or(|&d| step > d)
     }
 
-    fn write(&mut self, group: &str, step: u64, values: &[(String, Payload)]) -> anyhow::Result<()> {
+    fn write(
+        &mut self,
+        group: &str,
+        step: u64,
+        values: &[(String, Payload)],
+    ) -> anyhow::Result<()> {
         if !self.fresh(group, step) {
             return Ok(());
         }
@@ -185,7 +198,10 @@ pub struct Tracker {
 impl Tracker {
     /// No sink at all.
     pub fn off() -> Self {
-        Self { tb: None, mlflow: None }
+        Self {
+            tb: None,
+            mlflow: None,
+        }
     }
 
     /// Open the configured sinks for the run in `run_dir` (named `run_name`), logging the
@@ -208,12 +224,21 @@ impl Tracker {
         }
         let p = params(config_toml);
         if cfg.tensorboard {
-            let mut f = Failures { what: "TensorBoard", count: 0 };
+            let mut f = Failures {
+                what: "TensorBoard",
+                count: 0,
+            };
             match TbSink::open(run_dir) {
                 Ok(mut sink) => {
                     let values = vec![
-                        ("_hparams_/session_start_info".to_string(), Payload::Hparams(p.clone())),
-                        ("config/resolved".to_string(), Payload::Text(fenced(config_toml))),
+                        (
+                            "_hparams_/session_start_info".to_string(),
+                            Payload::Hparams(p.clone()),
+                        ),
+                        (
+                            "config/resolved".to_string(),
+                            Payload::Text(fenced(config_toml)),
+                        ),
                     ];
                     if let Err(e) = sink.write("config", 0, &values) {
                         f.record(e);
@@ -224,8 +249,14 @@ impl Tracker {
             }
         }
         if let Some(uri) = &cfg.mlflow {
-            let mut f = Failures { what: "MLflow", count: 0 };
-            let exp = cfg.mlflow_experiment.as_deref().unwrap_or(default_experiment);
+            let mut f = Failures {
+                what: "MLflow",
+                count: 0,
+            };
+            let exp = cfg
+                .mlflow_experiment
+                .as_deref()
+                .unwrap_or(default_experiment);
             match MlflowSink::open(uri, exp, run_dir, run_name, &p) {
                 Ok(sink) => t.mlflow = Some((sink, f)),
                 Err(e) => f.record(e),
@@ -259,7 +290,10 @@ impl Tracker {
     /// Log the skill-bank table after a designer stage (`stage` counts stages from 1).
     pub fn log_bank(&mut self, step: u64, skills_md: &str) {
         if let Some((sink, f)) = &mut self.tb {
-            let vals = [("bank/skills".to_string(), Payload::Text(skills_md.to_string()))];
+            let vals = [(
+                "bank/skills".to_string(),
+                Payload::Text(skills_md.to_string()),
+            )];
             if let Err(e) = sink.write("bank", step, &vals) {
                 f.record(e);
             }
@@ -299,8 +333,14 @@ fn forget_previous(run_dir: &Path) -> anyhow::Result<()> {
     let tb = run_dir.join("tb");
     if let Ok(rd) = std::fs::read_dir(&tb) {
         for e in rd {
-            let p = e.with_context(|| format!("listing {}", tb.display()))?.path();
-            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let p = e
+                .with_context(|| format!("listing {}", tb.display()))?
+                .path();
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             if name.starts_with("events.out.tfevents.") {
                 std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
             }
@@ -326,7 +366,9 @@ mod tests {
 
     #[test]
     fn params_flatten_the_config() {
-        let p = params("[run]\nname = \"x\"\nbatch_size = 4\n[ppo]\nlr = 0.001\nnorm = true\nl = [1, 2]\n");
+        let p = params(
+            "[run]\nname = \"x\"\nbatch_size = 4\n[ppo]\nlr = 0.001\nnorm = true\nl = [1, 2]\n",
+        );
         assert_eq!(p.get("run.name"), Some(&HValue::Text("x".into())));
         assert_eq!(p.get("run.batch_size"), Some(&HValue::Number(4.0)));
         assert_eq!(p.get("ppo.norm"), Some(&HValue::Bool(true)));
@@ -350,7 +392,12 @@ mod tests {
         let mut steps: Vec<u64> = Vec::new();
         for e in std::fs::read_dir(dir.path().join("tb")).unwrap() {
             let bytes = std::fs::read(e.unwrap().path()).unwrap();
-            steps.extend(tfevents::read_events(&bytes).into_iter().filter(|(_, t)| !t.is_empty()).map(|(s, _)| s));
+            steps.extend(
+                tfevents::read_events(&bytes)
+                    .into_iter()
+                    .filter(|(_, t)| !t.is_empty())
+                    .map(|(s, _)| s),
+            );
         }
         steps.sort();
         assert_eq!(steps, vec![1, 2, 3, 4]);

@@ -21,7 +21,11 @@ const fn crc32c_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0x82F6_3B78 } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0x82F6_3B78
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         t[i] = c;
@@ -259,7 +263,11 @@ pub fn read_events(bytes: &[u8]) -> Vec<(u64, Vec<String>)> {
         let step = fs.iter().find(|f| f.0 == 2 && f.1 == 0).map_or(0, |f| f.2);
         let mut tags = Vec::new();
         for (_, _, _, summary) in fs.iter().filter(|f| f.0 == 5 && f.1 == 2) {
-            for (_, _, _, value) in fields(summary).unwrap_or_default().iter().filter(|f| f.0 == 1) {
+            for (_, _, _, value) in fields(summary)
+                .unwrap_or_default()
+                .iter()
+                .filter(|f| f.0 == 1)
+            {
                 if let Some(t) = fields(value).unwrap_or_default().iter().find(|f| f.0 == 1) {
                     tags.push(String::from_utf8_lossy(t.3).into_owned());
                 }
@@ -370,10 +378,20 @@ mod tests {
         ];
         bytes.extend(record(&summary_event(2.0, 7, &vals)));
         let h = BTreeMap::from([("ppo.lr".to_string(), HValue::Number(1e-3))]);
-        bytes.extend(record(&summary_event(2.0, 0, &[("_hparams_/session_start_info".into(), Payload::Hparams(h))])));
+        bytes.extend(record(&summary_event(
+            2.0,
+            0,
+            &[("_hparams_/session_start_info".into(), Payload::Hparams(h))],
+        )));
         let full = read_events(&bytes);
         assert_eq!(full.len(), 3);
-        assert_eq!(full[1], (7, vec!["train/reward".to_string(), "bank/skills".to_string()]));
+        assert_eq!(
+            full[1],
+            (
+                7,
+                vec!["train/reward".to_string(), "bank/skills".to_string()]
+            )
+        );
         // A crash in the middle of the last record: the complete ones still read.
         let torn = read_events(&bytes[..bytes.len() - 3]);
         assert_eq!(torn.len(), 2);
@@ -388,14 +406,26 @@ mod tests {
     fn max_steps_per_group_over_files() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = EventWriter::create(dir.path()).unwrap();
-        w.write_event(&summary_event(1.0, 3, &[("train/reward".into(), Payload::Scalar(1.0))]))
-            .unwrap();
+        w.write_event(&summary_event(
+            1.0,
+            3,
+            &[("train/reward".into(), Payload::Scalar(1.0))],
+        ))
+        .unwrap();
         let mut w2 = EventWriter::create(dir.path()).unwrap();
         assert_ne!(w.path(), w2.path());
-        w2.write_event(&summary_event(1.0, 5, &[("train/kl".into(), Payload::Scalar(1.0))]))
-            .unwrap();
-        w2.write_event(&summary_event(1.0, 2, &[("stage/reward".into(), Payload::Scalar(1.0))]))
-            .unwrap();
+        w2.write_event(&summary_event(
+            1.0,
+            5,
+            &[("train/kl".into(), Payload::Scalar(1.0))],
+        ))
+        .unwrap();
+        w2.write_event(&summary_event(
+            1.0,
+            2,
+            &[("stage/reward".into(), Payload::Scalar(1.0))],
+        ))
+        .unwrap();
         let m = max_steps(dir.path()).unwrap();
         assert_eq!(m.get("train"), Some(&5));
         assert_eq!(m.get("stage"), Some(&2));

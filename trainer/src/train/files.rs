@@ -179,7 +179,8 @@ impl Trainer<'_> {
         self.out.finished = true;
         let export = export_skills(&self.files.dir, &self.bank)?;
         self.write_skills_md()?;
-        self.tracker.finish(&[export.clone(), self.files.dir.join("skills.md")]);
+        self.tracker
+            .finish(&[export.clone(), self.files.dir.join("skills.md")]);
         for (sink, n) in self.tracker.failures() {
             if n > 0 {
                 eprintln!("warning: {n} {sink} tracking writes failed in this run");

@@ -56,28 +56,7 @@ impl<'c> Trainer<'c> {
         write_atomic(&files.dir.join("config.toml"), files.config_toml.as_bytes())?;
         let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)
             .context("building the controller")?;
-        let (state, bank, evolution, pool) = match start {
-            Start::Resume(ck) => {
-                controller
-                    .load_bytes(&ck.controller)
-                    .context("restoring the controller from the checkpoint")?;
-                truncate_to(&files.metrics, ck.state.metrics_len)?;
-                truncate_to(&files.invocations, ck.state.invocations_len)?;
-                filter_timings(&files.timings, ck.state.update_step)?;
-                (ck.state, ck.bank, ck.evolution, ck.pool)
-            }
-            Start::Fresh(bank) => {
-                for p in [&files.metrics, &files.timings, &files.invocations] {
-                    write_atomic(p, b"")?;
-                }
-                (
-                    fresh_state(cfg, &bank),
-                    bank,
-                    Evolution::new(cfg.evolution.clone()),
-                    HardCasePool::new(cfg.pool.clone()),
-                )
-            }
-        };
+        let (state, bank, evolution, pool) = restore(start, cfg, &files, &mut controller)?;
         let total_updates = cfg.run.outer_epochs as u64 * cfg.run.inner_epochs as u64;
         let progress = Progress::new(opts.progress, total_updates, state.update_step);
         let log_lines = opts.log_lines || (progress.hidden && opts.progress);
@@ -123,6 +102,38 @@ impl<'c> Trainer<'c> {
             out,
         })
     }
+}
+
+/// The loop state, bank, evolution and hard-case pool to start from: a resume's checkpoint
+/// (its controller restored, the run's logs cut back to it) or a fresh start (empty logs).
+fn restore(
+    start: Start,
+    cfg: &Config,
+    files: &RunFiles,
+    controller: &mut Controller,
+) -> Result<(TrainState, SkillBank, Evolution, HardCasePool)> {
+    Ok(match start {
+        Start::Resume(ck) => {
+            controller
+                .load_bytes(&ck.controller)
+                .context("restoring the controller from the checkpoint")?;
+            truncate_to(&files.metrics, ck.state.metrics_len)?;
+            truncate_to(&files.invocations, ck.state.invocations_len)?;
+            filter_timings(&files.timings, ck.state.update_step)?;
+            (ck.state, ck.bank, ck.evolution, ck.pool)
+        }
+        Start::Fresh(bank) => {
+            for p in [&files.metrics, &files.timings, &files.invocations] {
+                write_atomic(p, b"")?;
+            }
+            (
+                fresh_state(cfg, &bank),
+                bank,
+                Evolution::new(cfg.evolution.clone()),
+                HardCasePool::new(cfg.pool.clone()),
+            )
+        }
+    })
 }
 
 /// The latest checkpoint of the run, refused when the config differs from the run's.
