@@ -1,6 +1,6 @@
 //! `memskill embed --json` through a real embeddings server (infinity-emb from PyPI, started
-//! on 127.0.0.1 by `scripts/servers/embeddings-check.sh`), by Hub name and locally: cosine
-//! >= 0.99999 on 200 LoCoMo texts. Slow (the server loads torch): runs with
+//! on 127.0.0.1 by `scripts/servers/embeddings-check.sh`), by Hub name and locally: a cosine
+//! of at least 0.99999 on 200 LoCoMo texts. Slow (the server loads torch): runs with
 //! `MEMSKILL_SERVER_TESTS=1` and the venv of `scripts/servers/infinity-setup.sh`; the test
 //! never installs anything (the script skips when the venv is missing).
 

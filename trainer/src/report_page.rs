@@ -200,7 +200,8 @@ pub fn learning_curves(metrics_jsonl: &str) -> String {
         ],
         &marks,
     ));
-    let small: [(&str, &dyn Fn(&crate::metrics::UpdateMetrics) -> f64, &str); 4] = [
+    type Pick = dyn Fn(&crate::metrics::UpdateMetrics) -> f64;
+    let small: [(&str, &Pick, &str); 4] = [
         ("policy loss", &|u| u.policy_loss as f64, "#d62728"),
         ("value loss", &|u| u.value_loss as f64, "#9467bd"),
         ("approximate KL", &|u| u.approx_kl as f64, "#2ca02c"),

@@ -763,7 +763,7 @@ impl OpenAiBackend {
         &self,
         endpoint: &String,
         body: &serde_json::Value,
-        read: &(dyn Fn(&str, &[u8]) -> Result<T, LlmError> + Sync),
+        read: &ReadReply<T>,
     ) -> (Result<T, LlmError>, Option<Duration>) {
         let timeout_ms = self.cfg.timeout_secs.saturating_mul(1000);
         let cap = Duration::from_secs(self.cfg.max_retry_after_secs);
@@ -881,7 +881,7 @@ impl OpenAiBackend {
         &self,
         urls: &[String],
         body: &serde_json::Value,
-        read: &(dyn Fn(&str, &[u8]) -> Result<T, LlmError> + Sync),
+        read: &ReadReply<T>,
     ) -> Result<T, LlmError> {
         let _permit = self
             .sem
@@ -960,6 +960,9 @@ impl OpenAiBackend {
         }
     }
 }
+
+/// Turns a 2xx body from an endpoint into the reply (a chat completion, embeddings).
+pub(crate) type ReadReply<T> = dyn Fn(&str, &[u8]) -> Result<T, LlmError> + Sync;
 
 /// The error after the last of `attempts` failed with `last` (at its endpoint).
 fn exhausted(attempts: u32, last: Option<(usize, LlmError)>) -> LlmError {

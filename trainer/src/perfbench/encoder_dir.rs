@@ -16,8 +16,8 @@ use std::time::Instant;
 
 /// The two encoder families a model folder can hold.
 enum DirEncoder {
-    Bert(BertEncoder),
-    Qwen3(Qwen3Encoder),
+    Bert(Box<BertEncoder>),
+    Qwen3(Box<Qwen3Encoder>),
 }
 
 impl DirEncoder {
@@ -34,20 +34,20 @@ impl DirEncoder {
             .unwrap_or("bert");
         let what = || format!("loading {}", dir.display());
         Ok(if kind.starts_with("qwen3") {
-            DirEncoder::Qwen3(Qwen3Encoder::load(dir).with_context(what)?)
+            DirEncoder::Qwen3(Box::new(Qwen3Encoder::load(dir).with_context(what)?))
         } else {
-            DirEncoder::Bert(BertEncoder::load(dir).with_context(what)?)
+            DirEncoder::Bert(Box::new(BertEncoder::load(dir).with_context(what)?))
         })
     }
     fn encoder(&mut self, batch: usize) -> &dyn TextEncoder {
         match self {
             DirEncoder::Bert(e) => {
                 e.batch_size = batch;
-                &*e as &dyn TextEncoder
+                &**e as &dyn TextEncoder
             }
             DirEncoder::Qwen3(e) => {
                 e.batch_size = batch;
-                &*e as &dyn TextEncoder
+                &**e as &dyn TextEncoder
             }
         }
     }

@@ -202,8 +202,11 @@ pub fn version_event(wall_time: f64) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------
 // Reading our own files back.
 
+/// One protobuf field: (field number, wire type, varint value, bytes).
+type Field<'a> = (u32, u8, u64, &'a [u8]);
+
 /// Protobuf fields of one message: (field number, wire type, varint value or bytes).
-fn fields(mut b: &[u8]) -> Option<Vec<(u32, u8, u64, &[u8])>> {
+fn fields(mut b: &[u8]) -> Option<Vec<Field<'_>>> {
     fn read_varint(b: &mut &[u8]) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
