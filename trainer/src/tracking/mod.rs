@@ -287,7 +287,7 @@ impl Tracker {
         }
     }
 
-    /// Log the skill-bank table after a designer stage (`stage` counts stages from 1).
+    /// Log the skill-bank table after a designer stage, at the update step it ended.
     pub fn log_bank(&mut self, step: u64, skills_md: &str) {
         if let Some((sink, f)) = &mut self.tb {
             let vals = [(
