@@ -619,9 +619,7 @@ impl Qwen3Encoder {
     /// `tokenizer.json`, `*.safetensors` in f32, bf16 or f16; tensor names with or without
     /// the `model.` prefix). The weights are read once, converted to f32 as they are read.
     pub fn load(dir: &Path) -> Result<Self, EncoderError> {
-        let cfg = need(dir, "config.json")?;
-        let text = std::fs::read_to_string(&cfg)
-            .map_err(|e| EncoderError(format!("{}: {e}", cfg.display())))?;
+        let (cfg, text) = read_config(dir)?;
         let shape = Qwen3Shape::from_config_json(&text, &cfg.display().to_string())?;
         let max_tokens = model_max_tokens(dir, Self::MAX_TOKENS)?;
         let tokenizer = load_tokenizer(dir, max_tokens)?;

@@ -97,14 +97,19 @@ fn read_header(path: &Path, f: &mut File) -> Result<Vec<(String, Entry)>, Encode
         let [a, b] = off[..] else {
             return Err(bad("data_offsets is not [start, end]"));
         };
-        let (start, end) = (base + a, base + b);
+        let (Some(start), Some(end)) = (base.checked_add(a), base.checked_add(b)) else {
+            return Err(bad("data_offsets overflow"));
+        };
         // Tensors of other dtypes (e.g. integer buffers) are listed but unreadable as f32.
         let dtype = match Dtype::parse(dtype) {
             Some(d) => d,
             None => continue,
         };
-        let count: usize = shape.iter().product();
-        if a > b || end > len || (b - a) as usize != count * dtype.size() {
+        let bytes = shape
+            .iter()
+            .try_fold(1usize, |p, &d| p.checked_mul(d))
+            .and_then(|c| c.checked_mul(dtype.size()));
+        if a > b || end > len || Some((b - a) as usize) != bytes {
             return Err(bad(
                 "data_offsets do not match its shape, dtype and the file size",
             ));

@@ -70,7 +70,7 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         let mut e = memskill_trainer::config::EmbeddingServer::default();
         e.http.base_urls = vec![url.clone()];
         e.http.model = model;
-        e.texts_per_request = a.texts_per_request.max(1);
+        e.texts_per_request = a.texts_per_request;
         let enc = memskill_trainer::backends::embedding_server(&e, "--base-url", &mut Vec::new())?;
         return Ok((enc, url.clone()));
     }
@@ -91,8 +91,11 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
 fn read_texts(a: &EmbedArgs) -> anyhow::Result<Vec<String>> {
     let mut texts = a.texts.clone();
     if let Some(p) = &a.input {
-        let body = std::fs::read_to_string(p)
-            .with_context(|| format!("--input: reading {}", p.display()))?;
+        let body = memskill_trainer::fsutil::read_input_text(
+            p,
+            memskill_core::fsio::SMALL_FILE_LIMIT,
+            "--input",
+        )?;
         texts.extend(body.lines().map(str::to_string));
     }
     if texts.is_empty() {

@@ -150,9 +150,15 @@ impl MlflowSink {
         Ok(sink)
     }
 
-    fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
+    fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Result<Value> {
         let url = format!("{}{path}", self.base);
-        let mut req = self.client.request(method.clone(), &url);
+        let mut req = self.client.request(method.clone(), &url).query(query);
         if let Some(b) = body {
             req = req.json(&b);
         }
@@ -176,19 +182,16 @@ impl MlflowSink {
     }
 
     fn post(&self, path: &str, body: Value) -> Result<Value> {
-        self.call(reqwest::Method::POST, path, Some(body))
+        self.call(reqwest::Method::POST, path, &[], Some(body))
     }
 
-    fn get(&self, path: &str) -> Result<Value> {
-        self.call(reqwest::Method::GET, path, None)
+    fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Value> {
+        self.call(reqwest::Method::GET, path, query, None)
     }
 
     fn experiment_id(&self, name: &str) -> Result<String> {
-        let q = format!(
-            "/api/2.0/mlflow/experiments/get-by-name?experiment_name={}",
-            encode(name)
-        );
-        if let Ok(v) = self.get(&q) {
+        let q = [("experiment_name", name)];
+        if let Ok(v) = self.get("/api/2.0/mlflow/experiments/get-by-name", &q) {
             if let Some(id) = v["experiment"]["experiment_id"].as_str() {
                 return Ok(id.to_string());
             }
@@ -226,22 +229,15 @@ impl MlflowSink {
 
     /// The recorded run: its artifact location, the steps it holds, status back to RUNNING.
     fn reopen(&mut self, r: RunRef) -> Result<()> {
-        let v = self.get(&format!(
-            "/api/2.0/mlflow/runs/get?run_id={}",
-            encode(&r.run_id)
-        ))?;
+        let v = self.get("/api/2.0/mlflow/runs/get", &[("run_id", &r.run_id)])?;
         self.artifact_uri = v["run"]["info"]["artifact_uri"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         self.run = r;
         for (group, probe) in [("train", "train/reward"), ("stage", "stage/reward")] {
-            let q = format!(
-                "/api/2.0/mlflow/metrics/get-history?run_id={}&metric_key={}",
-                encode(&self.run.run_id),
-                encode(probe)
-            );
-            let h = self.get(&q)?;
+            let q = [("run_id", self.run.run_id.as_str()), ("metric_key", probe)];
+            let h = self.get("/api/2.0/mlflow/metrics/get-history", &q)?;
             if let Some(max) = h["metrics"]
                 .as_array()
                 .and_then(|a| a.iter().filter_map(|m| m["step"].as_u64()).max())
@@ -301,12 +297,8 @@ impl MlflowSink {
         for (file, rel) in files_below(path)? {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-            let url = format!(
-                "{}/api/2.0/mlflow-artifacts/artifacts/{root}/{}",
-                self.base,
-                encode_path(&rel)
-            );
-            let req = self.client.put(&url).body(bytes);
+            let url = artifact_url(&self.base, &root, &rel)?;
+            let req = self.client.put(url.clone()).body(bytes);
             let status = self
                 .rt
                 .block_on(async { req.send().await.map(|r| r.status()) })
@@ -328,22 +320,15 @@ impl MlflowSink {
     }
 }
 
-/// Percent-encoding of a query value.
-fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Percent-encoding of a `/`-separated path (the separators kept).
-fn encode_path(p: &str) -> String {
-    p.split('/').map(encode).collect::<Vec<_>>().join("/")
+/// The proxy URL of artifact `rel` (`/`-separated) below `root`, each segment
+/// percent-encoded by the URL type.
+fn artifact_url(base: &str, root: &str, rel: &str) -> Result<reqwest::Url> {
+    let mut url = reqwest::Url::parse(&format!("{base}/api/2.0/mlflow-artifacts/artifacts/{root}"))
+        .with_context(|| format!("tracking.mlflow = {base:?}: not a URL"))?;
+    url.path_segments_mut()
+        .map_err(|_| anyhow::anyhow!("tracking.mlflow = {base:?}: not a URL with a path"))?
+        .extend(rel.split('/'));
+    Ok(url)
 }
 
 #[cfg(test)]
@@ -361,7 +346,12 @@ mod tests {
             Some("2/x/artifacts")
         );
         assert_eq!(proxied_artifact_path("/tmp/mlruns/1/abc/artifacts"), None);
-        assert_eq!(encode_path("skills/a b/SKILL.md"), "skills/a%20b/SKILL.md");
+        assert_eq!(
+            artifact_url("http://h:5000", "1/abc/artifacts", "skills/a b/SKILL.md")
+                .unwrap()
+                .as_str(),
+            "http://h:5000/api/2.0/mlflow-artifacts/artifacts/1/abc/artifacts/skills/a%20b/SKILL.md"
+        );
     }
 
     #[test]
