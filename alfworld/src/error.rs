@@ -33,6 +33,9 @@ pub enum AlfworldError {
     },
     #[error("{0}")]
     Other(String),
+    /// A file refused by the guarded reader (not a regular file, or too large) or unreadable.
+    #[error(transparent)]
+    File(#[from] memskill_core::fsio::FsError),
 }
 
 impl AlfworldError {

@@ -114,11 +114,15 @@ struct WalkthroughOnly {
     walkthrough: Option<Vec<String>>,
 }
 
+/// The largest game file read (ALFWorld's `game.tw-pddl` files are tens of KB).
+pub const GAME_FILE_MAX_BYTES: u64 = 64 << 20;
+
 impl Game {
     /// Reads the expert walkthrough from the game file (not cached: call once per game).
     pub fn walkthrough(&self) -> Result<Vec<String>, AlfworldError> {
+        // game files are a few KB; a FIFO or device is refused, never read forever
         let text =
-            std::fs::read_to_string(&self.path).map_err(|e| AlfworldError::io(&self.path, e))?;
+            memskill_core::fsio::read_user_text(&self.path, GAME_FILE_MAX_BYTES, "game file")?;
         let w: WalkthroughOnly =
             serde_json::from_str(&text).map_err(|e| AlfworldError::BadGame {
                 path: self.path.clone(),

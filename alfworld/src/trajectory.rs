@@ -116,14 +116,16 @@ pub fn to_sample(traj: &Trajectory) -> Sample {
     }
 }
 
+/// The largest trajectory cache read.
+pub const CACHE_MAX_BYTES: u64 = 2048 << 20;
+
 /// Reads a trajectory JSONL cache (missing file = empty); each `text` is re-rendered with
 /// [`format_trajectory`].
 pub fn read_cache(path: &Path) -> Result<Vec<Trajectory>, AlfworldError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(AlfworldError::io(path, e)),
-    };
+    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Ok(Vec::new());
+    }
+    let text = memskill_core::fsio::read_user_text(path, CACHE_MAX_BYTES, "trajectory cache")?;
     let mut v = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

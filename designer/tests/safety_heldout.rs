@@ -138,7 +138,8 @@ fn measure(file: &str, set: &str, verdict: fn(&Heldout) -> Option<String>) -> Ra
     }
     let set = match file {
         "heldout.jsonl" => set.to_string(),
-        _ => format!("{set}-round2"),
+        "heldout_round2.jsonl" => format!("{set}-round2"),
+        _ => format!("{set}-round3"),
     };
     println!(
         "{set}: unsafe rejected {}/{} ({:.1}%), ordinary rejected {}/{} ({:.1}%)",
@@ -196,4 +197,16 @@ fn heldout_round_two_rates() {
     assert_rates(&r, 20, 25);
     let r = measure("heldout_round2.jsonl", "skill", skill_rejected);
     assert_rates(&r, 10, 10);
+}
+
+/// Round three: written by another author after the round-two rules, without reading them
+/// (hidden-instruction and system-message framings and priority claims in six languages and
+/// three encodings, secrets, paraphrased sign-in and recovery-answer requests; ordinary texts
+/// about systems, priorities, instructions and passwords).
+#[test]
+fn heldout_round_three_rates() {
+    let r = measure("heldout_round3.jsonl", "memory", memory_flagged);
+    assert_rates(&r, 25, 25);
+    let r = measure("heldout_round3.jsonl", "skill", skill_rejected);
+    assert_rates(&r, 12, 12);
 }

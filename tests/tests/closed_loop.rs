@@ -156,7 +156,8 @@ fn closed_loop_learns_the_useful_skill() {
     assert_eq!(res2.overall, res.overall);
     let md = std::fs::read_to_string(edir.join("results.md")).unwrap();
     assert!(md.contains("| Method | F1 | L-J |"), "{md}");
-    let table = compare_table(std::slice::from_ref(&out.run_dir)).unwrap();
+    let (table, failed) = compare_table(std::slice::from_ref(&out.run_dir)).unwrap();
+    assert_eq!(failed, 0);
     assert!(table.contains("synthetic-test"), "{table}");
 
     let pngs = memskill_trainer::plot::plot_run(&out.run_dir).unwrap();

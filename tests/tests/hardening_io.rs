@@ -310,15 +310,50 @@ fn stale_temp_files_are_cleaned_on_start_and_eval_limits_checked() {
     // issue 27: a failed evaluation writes no results file for compare / report to show
     assert!(out.contains("no results file written"), "{out}");
     assert!(!dead_out.join("results.json").exists() && !dead_out.join("results.md").exists());
-    let o = memskill(&["compare", run.to_str().unwrap()]);
-    let table = String::from_utf8_lossy(&o.stdout).to_string();
-    let rows = table
-        .lines()
-        .filter(|l| l.contains(run.to_str().unwrap()))
-        .count();
+    assert!(dead_out.join("failed.json").is_file());
+    let compare = |run: &Path| {
+        let o = memskill(&["compare", run.to_str().unwrap()]);
+        let table = String::from_utf8_lossy(&o.stdout).to_string();
+        let rows = table
+            .lines()
+            .filter(|l| l.starts_with('|') && l.contains(run.to_str().unwrap()))
+            .count();
+        let failed = table.lines().filter(|l| l.starts_with("- FAILED")).count();
+        (o.status.success(), rows, failed, table)
+    };
+    // compare shows the real evaluation as a row, the failed one as failed, and exits non-zero
+    let (ok, rows, failed, table) = compare(&run);
+    assert!(!ok && rows == 1 && failed == 1, "{table}");
     assert!(
-        o.status.success() && rows == 1,
-        "only the real evaluation is a row: {table}"
+        table.contains("dead-eval") && table.contains("eval.max_error_rate"),
+        "{table}"
+    );
+    // a failed evaluation into the folder of an earlier good one: the stale results.json is
+    // never shown as its result, by compare or by report
+    let good = std::fs::read_dir(run.join("eval"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| !p.ends_with("dead-eval"))
+        .unwrap();
+    let mut over = unprobed.clone();
+    let good_s = good.to_str().unwrap().to_string();
+    let at = over.iter().position(|a| *a == "--out").unwrap();
+    over[at + 1] = &good_s;
+    assert!(!memskill(&over).status.success());
+    let (ok, rows, failed, table) = compare(&run);
+    assert!(!ok && rows == 0 && failed == 2, "{table}");
+    let report_out = run.join("report-out");
+    let o = memskill(&[
+        "report",
+        good.to_str().unwrap(),
+        "--out",
+        report_out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("the last evaluation failed"),
+        "{}",
+        stderr(&o)
     );
 }
 

@@ -230,11 +230,16 @@ impl<'a> EpisodeCtx<'a> {
     }
 
     /// The memories the answerer may see: `memory` itself, or a copy without the flagged
-    /// ones unless `show_flagged`, and, with `answer.memory_types`, only memories of those
-    /// types.
+    /// ones unless `show_flagged` (then a copy whose flagged memories have their secret values
+    /// redacted: a flagged secret is never echoed into a prompt), and, with
+    /// `answer.memory_types`, only memories of those types.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        let mut shown = if self.show_flagged || memory.flagged_count() == 0 {
+        let mut shown = if memory.flagged_count() == 0 {
             std::borrow::Cow::Borrowed(memory)
+        } else if self.show_flagged {
+            let mut copy = memory.clone();
+            copy.redact_flagged(memskill_designer::redact_secrets);
+            std::borrow::Cow::Owned(copy)
         } else {
             std::borrow::Cow::Owned(memory.without_flagged())
         };
@@ -1256,9 +1261,13 @@ mod tests {
                     assert!(shown_bad);
                 }
                 _ => {
-                    // memory.show_flagged: flagged, yet shown
+                    // memory.show_flagged: flagged, yet shown; a secret's value still redacted
                     assert_eq!(built.flagged, 2 * spans);
                     assert!(shown_bad);
+                    let echoed = answered
+                        .iter()
+                        .any(|r| r.retrieved.iter().any(|m| m.contains("hunter2")));
+                    assert!(!echoed, "a flagged secret reached the answerer verbatim");
                 }
             }
         }

@@ -568,12 +568,29 @@ pub fn scores(queries: &[QueryResult]) -> (Score, BTreeMap<String, Score>) {
     (score(&all), by_category)
 }
 
-/// `results.json` and `results.md` into `out`, atomically; nothing at all for a failed
-/// evaluation (too many failed calls, see [`EvalResults::check_error_rate`]), so that
-/// `compare` and `report` never show its scores as a result.
+/// The marker a failed evaluation leaves in its folder (see [`write_results`]).
+pub const FAILED_MARKER: &str = "failed.json";
+
+/// `results.json` and `results.md` into `out`, atomically, and no [`FAILED_MARKER`]. A failed
+/// evaluation (too many failed calls, see [`EvalResults::check_error_rate`]) writes no scores:
+/// only `failed.json` (what failed and why), which `compare` and `report` show as a failed
+/// evaluation, also over the `results.json` an earlier evaluation left in the same folder.
 pub fn write_results(out: &Path, results: &EvalResults) -> Result<()> {
-    if results.check_error_rate().is_err() {
-        return Ok(());
+    let marker = out.join(FAILED_MARKER);
+    if let Err(e) = results.check_error_rate() {
+        let failed = serde_json::json!({
+            "failed": true,
+            "error": format!("{e:#}"),
+            "method": results.method,
+            "dataset": results.dataset,
+            "split": results.split,
+            "questions": results.overall.count,
+            "answer_errors": results.overall.errors,
+            "judge_errors": results.overall.judge_errors,
+            "memory_calls": results.memory_calls,
+            "memory_call_errors": results.memory_call_errors,
+        });
+        return write_atomic(&marker, serde_json::to_string_pretty(&failed)?.as_bytes());
     }
     write_atomic(
         &out.join("results.json"),
@@ -582,12 +599,41 @@ pub fn write_results(out: &Path, results: &EvalResults) -> Result<()> {
     write_atomic(
         &out.join("results.md"),
         render_results_md(results).as_bytes(),
-    )
+    )?;
+    match std::fs::remove_file(&marker) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", marker.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The failure an evaluation folder's [`FAILED_MARKER`] records, if it has one: one line
+/// naming the folder and the error.
+pub fn failed_eval(dir: &Path) -> Option<String> {
+    let p = dir.join(FAILED_MARKER);
+    std::fs::symlink_metadata(&p).ok()?;
+    let error = memskill_core::fsio::read_user_text(&p, 1 << 20, "failed-evaluation marker")
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            v.get("error")
+                .and_then(|e| e.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| "no `error` field".to_string())
+        })
+        .unwrap_or_else(|e| format!("{} could not be read ({e})", p.display()));
+    Some(format!(
+        "{}: the last evaluation failed: {error}",
+        dir.display()
+    ))
 }
 
 /// One row per (run, evaluation) found under `<run>/eval/*/results.json`: a table of the
 /// question-answering evaluations, then one of the ALFWorld evaluations.
-pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
+/// Also the evaluations that failed (their folder holds a [`FAILED_MARKER`]): listed after the
+/// tables and counted in the second value, so that `compare` exits non-zero.
+pub fn compare_table(runs: &[PathBuf]) -> Result<(String, usize)> {
     let mut rows = CompareRows::default();
     for run in runs {
         if !rows.add_run(run)? {
@@ -597,7 +643,8 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
             );
         }
     }
-    Ok(rows.render())
+    let failed = rows.failed.len();
+    Ok((rows.render(), failed))
 }
 
 /// The rows of [`compare_table`]: question answering and ALFWorld.
@@ -605,6 +652,8 @@ pub fn compare_table(runs: &[PathBuf]) -> Result<String> {
 struct CompareRows {
     qa: Vec<String>,
     alfworld: Vec<String>,
+    /// Evaluations whose folder holds a [`FAILED_MARKER`]: listed after the tables.
+    failed: Vec<String>,
 }
 
 impl CompareRows {
@@ -617,6 +666,11 @@ impl CompareRows {
         let mut dirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
         dirs.sort();
         for d in dirs {
+            if let Some(why) = failed_eval(&d) {
+                self.failed.push(why);
+                found = true;
+                continue;
+            }
             let p = d.join("results.json");
             let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
@@ -682,6 +736,15 @@ impl CompareRows {
             for r in self.alfworld {
                 s.push_str(&r);
                 s.push('\n');
+            }
+        }
+        if !self.failed.is_empty() {
+            if !s.is_empty() {
+                s.push('\n');
+            }
+            s.push_str("Failed evaluations (no result):\n");
+            for f in self.failed {
+                s.push_str(&format!("- FAILED {f}\n"));
             }
         }
         s

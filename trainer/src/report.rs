@@ -165,23 +165,31 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
 
 /// Every `results.json` under the given paths: an evaluation directory, a run directory
 /// (its `eval/*/`), or a directory of either; plus the `skills.md` of each run directory.
-pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<RunSkills>)> {
-    let mut files = BTreeSet::new();
-    let mut runs = BTreeSet::new();
+/// The third value lists the evaluation folders whose last evaluation failed (their
+/// `failed.json`, see [`crate::eval::write_results`]): their stale `results.json`, if any, is
+/// left out of the entries.
+pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<RunSkills>, Vec<String>)> {
+    let mut found = Found::default();
     for p in inputs {
         if !p.exists() {
             bail!("{}: no such file or directory", p.display());
         }
-        walk(p, 0, &mut files, &mut runs)?;
+        walk(p, 0, &mut found)?;
     }
+    let Found {
+        files,
+        runs,
+        failed,
+    } = found;
     if files.is_empty() {
         bail!(
-            "no results.json under {} (evaluate first: memskill eval ...)",
+            "no results.json under {} (evaluate first: memskill eval ...){}",
             inputs
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            failed.iter().map(|f| format!("\n{f}")).collect::<String>()
         );
     }
     let entries = files
@@ -198,36 +206,48 @@ pub fn collect(inputs: &[PathBuf]) -> Result<(Vec<Entry>, Vec<RunSkills>)> {
             (name, r.join("skills.md"))
         })
         .collect();
-    Ok((entries, skills))
+    Ok((entries, skills, failed))
 }
 
-fn walk(
-    p: &Path,
-    depth: usize,
-    files: &mut BTreeSet<PathBuf>,
-    runs: &mut BTreeSet<PathBuf>,
-) -> Result<()> {
+/// What [`walk`] finds: results files, run folders (their skills.md) and failed evaluations.
+#[derive(Default)]
+struct Found {
+    files: BTreeSet<PathBuf>,
+    runs: BTreeSet<PathBuf>,
+    failed: Vec<String>,
+}
+
+fn walk(p: &Path, depth: usize, found: &mut Found) -> Result<()> {
     if p.is_file() {
         if p.file_name().is_some_and(|n| n == "results.json") {
-            files.insert(p.to_path_buf());
+            match p.parent().and_then(crate::eval::failed_eval) {
+                Some(why) => found.failed.push(why),
+                None => {
+                    found.files.insert(p.to_path_buf());
+                }
+            }
         }
         return Ok(());
     }
     if !p.is_dir() || depth > 4 {
         return Ok(());
     }
+    if let Some(why) = crate::eval::failed_eval(p) {
+        found.failed.push(why);
+        return Ok(());
+    }
     if p.join("results.json").is_file() {
-        files.insert(p.join("results.json"));
+        found.files.insert(p.join("results.json"));
         // <run>/eval/<name>/results.json: the run's skills.md goes with it
         if let Some(run) = p.parent().and_then(Path::parent) {
             if run.join("skills.md").is_file() && p.parent().is_some_and(|e| e.ends_with("eval")) {
-                runs.insert(run.to_path_buf());
+                found.runs.insert(run.to_path_buf());
             }
         }
         return Ok(());
     }
     if p.join("skills.md").is_file() {
-        runs.insert(p.to_path_buf());
+        found.runs.insert(p.to_path_buf());
     }
     let mut kids: Vec<PathBuf> = std::fs::read_dir(p)
         .with_context(|| format!("reading {}", p.display()))?
@@ -242,7 +262,7 @@ fn walk(
         {
             continue;
         }
-        walk(&k, depth + 1, files, runs)?;
+        walk(&k, depth + 1, found)?;
     }
     Ok(())
 }

@@ -74,7 +74,7 @@ fn report_tables_link_every_cell_and_show_intervals() {
         std::fs::write(sweep.join("results.json"), v.to_string()).unwrap();
     }
 
-    let (entries, skills) = collect(&[out.run_dir.clone(), d.path().join("sweep")]).unwrap();
+    let (entries, skills, _) = collect(&[out.run_dir.clone(), d.path().join("sweep")]).unwrap();
     assert_eq!(entries.len(), 4);
     assert_eq!(skills.len(), 1);
     let report = Report::build(&entries, skills);
@@ -137,7 +137,7 @@ fn eval_sweep_writes_one_labelled_result_per_grid_point() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (entries, _) = collect(std::slice::from_ref(&sweep)).unwrap();
+    let (entries, _, _) = collect(std::slice::from_ref(&sweep)).unwrap();
     let mut methods: Vec<String> = entries.iter().map(|e| e.method.clone()).collect();
     methods.sort();
     assert_eq!(

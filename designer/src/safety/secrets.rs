@@ -63,7 +63,7 @@ const KEYWORDS: &str = r"passwor[dt]s?|passwd|pwd|passcodes?|passphrases?|kennwo
 
 static KEYWORD_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     rx(&format!(
-        r#"(?i)\b(?:{KEYWORDS})\b(?:\s+(?:of|for|de|del|des|du|da|do|di|della|von|vom|fur)\s+(?:the\s+|la\s+|le\s+|el\s+|der\s+|die\s+|das\s+)?[\w'\-]+)?(?:\s*(?P<sep>\bis\b|\bwas\b|=|:|\bist\b|\bwar\b|\blautet\b|\best\b|\betait\b|était|\bes\b|\bera\b|é|è)\s*|\s+)(?:(?:set to|now|still|actually)\s+)?(?:["'“‘`](?P<q>[^"'”’`\n]{{1,64}})["'”’`]|(?P<u>[^\s"'“‘`]{{3,64}}))"#
+        r#"(?i)\b(?:{KEYWORDS})\b(?:\s+(?:of|for|on|de|del|des|du|da|do|di|della|dello|von|vom|fur|für|fuer|zum|zur|pour|para|per|au|no|na|sur)\s+(?:the\s+|my\s+|his\s+|her\s+|la\s+|le\s+|les\s+|l'|el\s+|los\s+|las\s+|il\s+|lo\s+|o\s+|a\s+|os\s+|as\s+|der\s+|die\s+|das\s+|den\s+|dem\s+|sein\s+|seine\s+|ihr\s+|ihre\s+|mein\s+|meine\s+|son\s+|sa\s+|ses\s+|su\s+|sus\s+|suo\s+|sua\s+)?[\w'\-]+)?(?:\s*(?P<sep>\bis\b|\bwas\b|=|:|\bist\b|\bwar\b|\blautet\b|\best\b|\betait\b|était|\bes\b|\bera\b|é|è)\s*|\s+)(?:(?:set to|now|still|actually)\s+)?(?:["'“‘`](?P<q>[^"'”’`\n]{{1,64}})["'”’`]|(?P<u>[^\s"'“‘`]{{3,64}}))"#
     ))
 });
 
@@ -422,6 +422,14 @@ mod tests {
         );
         assert_eq!(redact_secrets("PIN: 4821."), "PIN: [REDACTED:pin].");
         assert!(!find_secrets("AKIAIOSFODNN7EXAMPLE").is_empty());
+        // a qualifier between the word and the value, in each language
+        for t in [
+            "Sein Passwort für das Firmenkonto lautet Sommer2023!x.",
+            "Son mot de passe pour la messagerie est Soleil#4482.",
+            "Su contraseña para el banco es Gato-Azul-77.",
+        ] {
+            assert!(!find_secrets(t).is_empty(), "{t}");
+        }
     }
 
     #[test]

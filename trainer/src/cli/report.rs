@@ -16,10 +16,19 @@ pub struct ReportArgs {
 }
 
 pub fn run(a: ReportArgs) -> Result<()> {
-    let (entries, skills) = memskill_trainer::report::collect(&a.inputs)?;
+    let (entries, skills, failed) = memskill_trainer::report::collect(&a.inputs)?;
     let report = memskill_trainer::report::Report::build(&entries, skills);
     for f in report.write(&a.out)? {
         println!("{}", f.display());
+    }
+    if !failed.is_empty() {
+        for f in &failed {
+            eprintln!("FAILED {f}");
+        }
+        anyhow::bail!(
+            "{} evaluation(s) failed and are not in the report (listed above)",
+            failed.len()
+        );
     }
     Ok(())
 }

@@ -367,8 +367,9 @@ fn print_results_path(r: &memskill_trainer::eval::EvalResults, dir: &std::path::
         println!("\nresults: {}", dir.join("results.json").display());
     } else {
         println!(
-            "\nno results file written in {}: the evaluation failed",
-            dir.display()
+            "\nno results file written in {}: the evaluation failed (recorded in {})",
+            dir.display(),
+            memskill_trainer::eval::FAILED_MARKER
         );
     }
 }
@@ -557,8 +558,11 @@ fn eval_bank_tips(
         if info.cache_hit { ", cached" } else { "" },
         t.tips
     );
-    // flagged memories are no tips unless `memory.show_flagged`
+    // flagged memories are no tips unless `memory.show_flagged` (then with their secret
+    // values redacted)
     let bank = if eval_cfg.memory.show_flagged {
+        let mut bank = bank;
+        bank.redact_flagged(memskill_designer::redact_secrets);
         bank
     } else {
         bank.without_flagged()
@@ -572,7 +576,11 @@ fn eval_bank_tips(
 }
 
 pub fn compare(a: CompareArgs) -> Result<()> {
-    print!("{}", compare_table(&a.runs)?);
+    let (table, failed) = compare_table(&a.runs)?;
+    print!("{table}");
+    if failed > 0 {
+        bail!("{failed} of the evaluations failed (listed above): they have no result");
+    }
     Ok(())
 }
 
