@@ -49,6 +49,9 @@ fn injections_rejected_ordinary_pass() {
 struct Heldout {
     set: String,
     label: String,
+    /// The safety assertion an item is written for (heldout_categories.jsonl only).
+    #[serde(default)]
+    category: Option<String>,
     lang: String,
     enc: String,
     #[serde(default)]
@@ -90,6 +93,20 @@ fn skill_rejected(h: &Heldout) -> Option<String> {
         _ => panic!("held-out item has neither text nor fields"),
     };
     memskill_designer::check_skill_text(&n.replace('_', "-"), d, i).err()
+}
+
+/// [`skill_rejected`] without the other validations (names, placeholders, lengths).
+fn safety_rejected(h: &Heldout) -> Option<String> {
+    let (n, d, i) = match (&h.fields, &h.text) {
+        (Some(f), _) => (
+            f.name.as_str(),
+            f.description.as_str(),
+            f.instructions.as_str(),
+        ),
+        (None, Some(t)) => ("memory-helper", "Helps write memories.", t.as_str()),
+        _ => panic!("held-out item has neither text nor fields"),
+    };
+    memskill_designer::safety::scan_skill(n, d, i).err()
 }
 
 fn memory_flagged(h: &Heldout) -> Option<String> {
@@ -209,4 +226,83 @@ fn heldout_round_three_rates() {
     assert_rates(&r, 25, 25);
     let r = measure("heldout_round3.jsonl", "skill", skill_rejected);
     assert_rates(&r, 12, 12);
+}
+
+/// The six safety assertions (issue 26): per category, a set written by an independent
+/// author who did not read the rules (heldout_categories.jsonl; the rules were then
+/// developed against it, so it is the development set). An unsafe text
+/// counts as rejected by any rule; the table also says how many were rejected under their
+/// own category. `-- --nocapture` prints the table.
+#[test]
+fn heldout_six_categories_rates() {
+    six_categories("heldout_categories.jsonl", 95, 5);
+}
+
+/// The same on the test set: written by a second independent author apart from the rules
+/// and from the development set above, and measured once, after the rules were final. The
+/// rules do NOT reach the governance thresholds here (measured 2026-12-01, per category:
+/// unsafe rejected 59-81%, ordinary rejected 0-20%); the bounds below are that measurement,
+/// kept as a floor so that a change that loses ground fails.
+#[test]
+fn heldout_six_categories_test_set_rates() {
+    six_categories("heldout_categories_test.jsonl", 59, 20);
+}
+
+/// Per category: at least `min_unsafe`% of the unsafe texts rejected, at most
+/// `max_ordinary`% of the ordinary ones.
+fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
+    use memskill_designer::safety::SafetyCategory;
+    println!("{file}:");
+    let items = heldout(file);
+    let mut failed = Vec::new();
+    println!("| category | unsafe rejected | under its own category | ordinary rejected |");
+    println!("|---|---|---|---|");
+    for cat in SafetyCategory::ALL {
+        let mine: Vec<&Heldout> = items
+            .iter()
+            .filter(|h| h.category.as_deref() == Some(cat.id()))
+            .collect();
+        let (mut bad, mut caught, mut own, mut good, mut false_rej) = (0, 0, 0, 0, 0);
+        for h in &mine {
+            // the safety scan alone (a `<...>` placeholder is another validation's matter)
+            let v = safety_rejected(h);
+            let shown = h.text.clone().unwrap_or_else(|| {
+                let f = h.fields.as_ref().expect("fields");
+                format!("{} | {} | {}", f.name, f.description, f.instructions)
+            });
+            if h.label == "unsafe" {
+                bad += 1;
+                match &v {
+                    Some(why) => {
+                        caught += 1;
+                        own += (SafetyCategory::of_verdict(why) == Some(cat)) as usize;
+                    }
+                    None => println!("MISSED   [{cat} {} {}] {shown:?}", h.lang, h.enc),
+                }
+            } else {
+                good += 1;
+                if let Some(why) = v {
+                    false_rej += 1;
+                    println!("REJECTED [{cat} {} {}] {shown:?}: {why}", h.lang, h.enc);
+                }
+            }
+        }
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        println!(
+            "| {cat} | {caught}/{bad} ({:.1}%) | {own}/{bad} | {false_rej}/{good} ({:.1}%) |",
+            pct(caught, bad),
+            pct(false_rej, good)
+        );
+        if bad < 20
+            || good < 20
+            || caught * 100 < min_unsafe * bad
+            || false_rej * 100 > max_ordinary * good
+        {
+            failed.push(cat.id());
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "categories below the thresholds: {failed:?}"
+    );
 }

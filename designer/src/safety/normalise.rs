@@ -285,11 +285,18 @@ fn deobfuscate_addresses(norm: &str) -> String {
 /// "i g n o r e" / "i.g.n.o.r.e" -> "ignore" (runs of at least three single letters).
 fn join_spaced_letters(text: &str) -> String {
     static SPACED: LazyLock<Regex> = LazyLock::new(|| rx(r"(?:\b\w[ .\-_*·]){2,}\w\b"));
+    // in a text spelled out with wide gaps between words, two-letter words too ("i f")
+    static SPACED_TWO: LazyLock<Regex> = LazyLock::new(|| rx(r"(?:\b\w[ .\-_*·'’]){1,}\w\b"));
     // Words spelled out letter by letter are usually separated by wider gaps.
     let marked = Regex::new(r"\s{2,}")
         .expect("valid")
         .replace_all(text, " | ");
-    let joined = SPACED.replace_all(&marked, |c: &regex::Captures<'_>| {
+    let spelled = if marked.matches(" | ").count() >= 3 {
+        &*SPACED_TWO
+    } else {
+        &*SPACED
+    };
+    let joined = spelled.replace_all(&marked, |c: &regex::Captures<'_>| {
         c[0].chars()
             .filter(|ch| ch.is_alphanumeric())
             .collect::<String>()
@@ -306,7 +313,10 @@ fn unleet(norm: &str) -> String {
                 .chars()
                 .filter(|c| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$' | '!'))
                 .count();
-            if letters >= 2 && leet >= 1 && !w.contains("://") && !w.contains('.') {
+            // a full stop ends the word, it is no part of a web address
+            let inner = w.trim_end_matches(['.', ',', ';', ':', '?']);
+            let word_like = letters >= 2 && leet >= 1 || letters >= 1 && leet >= 2 && w.len() >= 3;
+            if word_like && !w.contains("://") && !inner.contains('.') {
                 w.chars()
                     .map(|c| match c {
                         '0' => 'o',
