@@ -202,7 +202,9 @@ safety_rc=$?
 set -e
 # lines "skill: unsafe rejected a/b (x%), ordinary rejected c/d (y%)" and "memory: ..."
 safety_line=$(grep -E '^(skill|memory)(-round[23])?: unsafe rejected' "$WORK/safety.log" | sort -r | paste -sd ';' - | sed 's/;/; /g')
-check "safety held-out thresholds (>= 95% unsafe rejected, <= 5% ordinary)" "$safety_rc"
+# the six safety assertions (issue 26): per category, the test set measured once
+cat_line=$(grep -E '^\| heldout_categories_test \| ' "$WORK/safety.log" | awk -F'|' '{gsub(/ /,"",$3); print $3": "$4"unsafe,"$6"ordinary"}' | paste -sd ';' - | sed 's/;/; /g')
+check "safety held-out thresholds (>= 95% unsafe rejected, <= 5% ordinary; the six-category test set: its measured floor)" "$safety_rc"
 check "safety held-out report present" $([ -n "$safety_line" ]; echo $?)
 
 # ---------------------------------------------------------------------------------------
@@ -271,6 +273,7 @@ done
 echo "| kill -9 + resume | ${kills_done} kills (straight run ${straight_ms} ms), ${same}/${KILLS} byte-identical resumes, panics ${kill_panics} |"
 echo "| fuzz | ${fuzz_targets} targets, ${fuzz_exec} executions, ${fuzz_crash} crashes |"
 echo "| injection sets (held-out, designer/tests/fixtures/safety) | ${safety_line:-no report} |"
+echo "| six safety assertions (independent test set; rejected unsafe, rejected ordinary) | ${cat_line:-no report} |"
 echo "| links | import onto its own SKILL.md with --force: ${L_SELF}; export over an export without --force: ${L_EXIST}; export through a linked skill folder: ${L_LINK}; import of a link leaving the folder: ${L_FOLLOW}; files intact: ${intact} |"
 echo "| FIFOs and devices | run.skill_bank FIFO: ${Q_FIFO}; run.skill_bank /dev/zero: ${Q_ZERO}; prompts.dir FIFO template: ${Q_TMPL} |"
 echo "| template limits | three nested range(10000) loops: ${T_LOOP}; a 10 GB output: ${T_BIG}; executor.max_tokens = 0: ${Z_TOK}; policy.hidden = 0: ${Z_HID}; run directories left: ${leftover_runs} |"

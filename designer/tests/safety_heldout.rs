@@ -252,11 +252,11 @@ fn heldout_six_categories_test_set_rates() {
 /// `max_ordinary`% of the ordinary ones.
 fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
     use memskill_designer::safety::SafetyCategory;
-    println!("{file}:");
     let items = heldout(file);
     let mut failed = Vec::new();
-    println!("| category | unsafe rejected | under its own category | ordinary rejected |");
-    println!("|---|---|---|---|");
+    let set = file.trim_end_matches(".jsonl");
+    println!("| set | category | unsafe rejected | under its own category | ordinary rejected |");
+    println!("|---|---|---|---|---|");
     for cat in SafetyCategory::ALL {
         let mine: Vec<&Heldout> = items
             .iter()
@@ -289,7 +289,7 @@ fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
         }
         let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
         println!(
-            "| {cat} | {caught}/{bad} ({:.1}%) | {own}/{bad} | {false_rej}/{good} ({:.1}%) |",
+            "| {set} | {cat} | {caught}/{bad} ({:.1}%) | {own}/{bad} | {false_rej}/{good} ({:.1}%) |",
             pct(caught, bad),
             pct(false_rej, good)
         );
