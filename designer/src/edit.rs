@@ -204,6 +204,41 @@ pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Re
     scan_skill(name, description, instructions)
 }
 
+/// Split `accepted` into the edits that carry no gold answer of `cases` and those that do
+/// (rejected under the `answer-leakage` rule, naming the case; see
+/// [`crate::safety::leaked_answer`]).
+pub fn reject_leaked_answers(
+    accepted: Vec<Edit>,
+    cases: &[crate::pool::HardCase],
+) -> (Vec<Edit>, Vec<(Edit, String)>) {
+    let golds: Vec<&str> = cases.iter().map(|c| c.gold.as_str()).collect();
+    let mut kept = Vec::with_capacity(accepted.len());
+    let mut leaked = Vec::new();
+    for e in accepted {
+        let hit = e
+            .texts()
+            .into_iter()
+            .find_map(|t| crate::safety::leaked_answer(t, &golds));
+        match hit {
+            None => kept.push(e),
+            Some(gold) => {
+                let case = cases
+                    .iter()
+                    .find(|c| c.gold == gold)
+                    .map(|c| c.id())
+                    .unwrap_or_default();
+                leaked.push((
+                    e,
+                    format!(
+                        "safety rule `answer-leakage` (carries the gold answer {gold:?} of hard case {case}): a skill must hold a procedure, not an answer it was shown"
+                    ),
+                ));
+            }
+        }
+    }
+    (kept, leaked)
+}
+
 /// Scan every skill of a bank (any status) with the checks of imports and designer edits
 /// ([`check_skill_text`]). `Err` names the first skill that fails and why.
 pub fn check_bank(bank: &SkillBank) -> Result<(), String> {
@@ -467,4 +502,35 @@ pub fn plan_evictions(bank: &SkillBank, accepted: &[Edit], max_bank_size: usize)
         .take(need)
         .map(String::from)
         .collect()
+}
+
+#[cfg(test)]
+mod leakage_tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_carrying_a_shown_gold_answer_is_rejected() {
+        let case = |gold: &str| crate::pool::HardCase {
+            query_id: "q7".into(),
+            sample_id: "conv-3".into(),
+            gold: gold.into(),
+            ..Default::default()
+        };
+        let add = |instr: &str| Edit::AddNew {
+            name: "origin-notes".into(),
+            description: "Notes where speakers come from.".into(),
+            instructions: instr.into(),
+            action: "insert".into(),
+        };
+        let (kept, leaked) = reject_leaked_answers(
+            vec![
+                add("Record the country a speaker moved from, with the year."),
+                add("Record that the speaker moved from Sweden."),
+            ],
+            &[case("Sweden"), case("yes")],
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(leaked.len(), 1);
+        assert!(leaked[0].1.contains("answer-leakage") && leaked[0].1.contains("conv-3/q7"));
+    }
 }

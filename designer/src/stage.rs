@@ -166,7 +166,11 @@ pub fn run_stage(
                 problem,
             }],
         };
-        let (mut accepted, mut rejected) = validate_edits(bank, &edits, cfg);
+        let (accepted, mut rejected) = validate_edits(bank, &edits, cfg);
+        // a proposal that carries a shown hard case's gold answer learned the answer, not
+        // a procedure
+        let (mut accepted, leaked) = crate::edit::reject_leaked_answers(accepted, cases);
+        rejected.extend(leaked);
         if cfg.safety_judge {
             let mut kept = Vec::with_capacity(accepted.len());
             for e in accepted {
