@@ -1104,38 +1104,3 @@ mod tests {
         assert!(safety_scan("Keep photo ids such as QmFrZXJ5IHJlY2VpcHQ= exactly.").is_ok());
     }
 }
-
-#[cfg(test)]
-mod debug_probe {
-    /// `SAFETY_PROBE=FILE cargo test --lib debug_probe -- --nocapture`: for each line, which
-    /// rule, pattern and view fire (a development aid; no-op without the variable).
-    #[test]
-    fn probe() {
-        let Ok(path) = std::env::var("SAFETY_PROBE") else {
-            return;
-        };
-        let text = std::fs::read_to_string(path).unwrap();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            println!("== {line}");
-            for v in super::scan_views(line) {
-                println!("   view [{}] {:?}", v.how, v.text);
-                for r in super::safety_rules() {
-                    for (i, p) in r.patterns.iter().enumerate() {
-                        if let Some(m) = p.find(&v.text) {
-                            println!("   {} #{i} [{}] {:?}", r.id, v.how, m.as_str());
-                        }
-                    }
-                }
-                if super::credential_window(&v.text) {
-                    println!("   credentials window [{}]", v.how);
-                }
-                for (i, p) in super::CREDENTIAL_REQUEST.iter().enumerate() {
-                    if let Some(m) = p.find(&v.text) {
-                        println!("   credential request #{i} [{}] {:?}", v.how, m.as_str());
-                    }
-                }
-            }
-            println!("   verdict: {:?}", super::safety_scan(line).err());
-        }
-    }
-}
