@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError};
 use serde::Deserialize;
 
 /// One rule of a reply script.
@@ -102,12 +102,7 @@ impl Llm for ReplyScript {
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let start = Instant::now();
-        let prompt: String = req
-            .messages
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let prompt = crate::scripted_server::joined_prompt(req);
         let text = self.reply(&prompt).ok_or_else(|| {
             LlmError::Other(format!(
                 "no rule of the reply script {} matches the prompt",
@@ -115,16 +110,7 @@ impl Llm for ReplyScript {
             ))
         })?;
         std::thread::sleep(self.latency);
-        Ok(ChatResponse {
-            usage: Usage {
-                prompt_tokens: (prompt.len() / 4) as u64,
-                completion_tokens: (text.len() / 4) as u64,
-            },
-            text,
-            latency_ms: start.elapsed().as_millis() as u64,
-            cached: false,
-            truncated: false,
-        })
+        Ok(crate::scripted_server::scripted_reply(&prompt, text, start))
     }
 }
 
@@ -183,7 +169,10 @@ mod tests {
             (r#"{"rules": []}"#, "empty"),
             (r#"{"rules": [{"reply": "a", "extra": 1}]}"#, "extra"),
             (r#"{"rules": [{"contains": "a"}]}"#, "reply"),
-            (r#"{"rules": [{"contains": "", "reply": "a"}]}"#, "rules[0].contains"),
+            (
+                r#"{"rules": [{"contains": "", "reply": "a"}]}"#,
+                "rules[0].contains",
+            ),
         ] {
             let e = format!(
                 "{:#}",

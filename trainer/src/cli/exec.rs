@@ -356,12 +356,16 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         fail_matching: a.fail_matching.clone(),
         ..Default::default()
     };
-    let srv = ScriptedServer::start(listener, llm, plan)
-        .context("starting the scripted server")?;
+    let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;
     if let Some(p) = &a.port_file {
         memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
     }
-    eprintln!("serving the scripted oracle at {}", srv.base_url());
+    let what = if a.replies.is_some() {
+        "the reply script"
+    } else {
+        "the scripted oracle"
+    };
+    eprintln!("serving {what} at {}", srv.base_url());
     loop {
         std::thread::sleep(std::time::Duration::from_millis(200));
         if let Some(p) = &a.stats_file {
