@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample, Usage};
+use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample};
 
 use crate::config::Config;
 use crate::scripted_server::{FaultPlan, ScriptedServer};
@@ -40,24 +40,11 @@ impl Llm for ResponderLlm {
         "responder".into()
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let prompt: String = req
-            .messages
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let start = std::time::Instant::now();
+        let prompt = crate::scripted_server::joined_prompt(req);
         let text = (self.respond)(&prompt);
         std::thread::sleep(self.latency);
-        Ok(ChatResponse {
-            usage: Usage {
-                prompt_tokens: (prompt.len() / 4) as u64,
-                completion_tokens: (text.len() / 4) as u64,
-            },
-            text,
-            latency_ms: self.latency.as_millis() as u64,
-            cached: false,
-            truncated: false,
-        })
+        Ok(crate::scripted_server::scripted_reply(&prompt, text, start))
     }
 }
 

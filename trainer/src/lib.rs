@@ -17,6 +17,7 @@ pub mod hub;
 pub mod invocations;
 pub mod metrics;
 pub mod prompts;
+pub mod reply_script;
 pub mod retrieval;
 pub mod runtime;
 pub mod scripted_server;

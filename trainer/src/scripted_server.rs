@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use memskill_core::{ChatRequest, Llm, Message};
+use memskill_core::{ChatRequest, ChatResponse, Llm, Message, Usage};
 use memskill_executor::StructuredDialect;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -95,6 +95,30 @@ pub struct ServerStats {
 impl ServerStats {
     pub fn faults_total(&self) -> u64 {
         self.faults.values().sum()
+    }
+}
+
+/// The messages of a request joined by newlines: what a scripted model reads.
+pub fn joined_prompt(req: &ChatRequest) -> String {
+    req.messages
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A scripted model's answer `text` to `prompt`, begun at `start`: tokens estimated at four
+/// bytes each, the latency measured.
+pub fn scripted_reply(prompt: &str, text: String, start: std::time::Instant) -> ChatResponse {
+    ChatResponse {
+        usage: Usage {
+            prompt_tokens: (prompt.len() / 4) as u64,
+            completion_tokens: (text.len() / 4) as u64,
+        },
+        text,
+        latency_ms: start.elapsed().as_millis() as u64,
+        cached: false,
+        truncated: false,
     }
 }
 

@@ -18,7 +18,7 @@ pub mod contextual;
 
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
-    Span, Turn, Usage,
+    Span, Turn,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -256,12 +256,7 @@ impl Llm for SyntheticOracle {
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let start = Instant::now();
-        let prompt: String = req
-            .messages
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let prompt = crate::scripted_server::joined_prompt(req);
         let mut text = self.reply(&prompt);
         // a structured executor request gets the same actions in the schema's JSON form
         if req
@@ -277,16 +272,7 @@ impl Llm for SyntheticOracle {
         if !self.latency.is_zero() {
             std::thread::sleep(self.latency);
         }
-        Ok(ChatResponse {
-            usage: Usage {
-                prompt_tokens: (prompt.len() / 4) as u64,
-                completion_tokens: (text.len() / 4) as u64,
-            },
-            text,
-            latency_ms: start.elapsed().as_millis() as u64,
-            cached: false,
-            truncated: false,
-        })
+        Ok(crate::scripted_server::scripted_reply(&prompt, text, start))
     }
 }
 

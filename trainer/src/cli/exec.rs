@@ -104,6 +104,12 @@ pub struct ServeScriptedArgs {
     /// "no change".
     #[arg(long)]
     pub designer_reply: Option<PathBuf>,
+    /// Answer from this reply script instead of the synthetic oracle: JSON rules, the first
+    /// whose `contains` is in the prompt gives the reply (format: the `reply_script` module,
+    /// example: `scripts/bench/e2e-replies.json`). Replaces --samples, --spans, --seed and
+    /// --designer-reply.
+    #[arg(long, conflicts_with = "designer_reply")]
+    pub replies: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -317,12 +323,8 @@ fn print_scores(scores: &[f64], by_cat: &BTreeMap<String, (f64, usize)>, json: b
     }
 }
 
-/// `memskill llm serve-scripted`: runs until killed.
-fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
-    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
-    if !(0.0..=1.0).contains(&a.fault_rate) {
-        bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
-    }
+/// The synthetic oracle `serve-scripted` answers from when no reply script is given.
+fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<memskill_trainer::synthetic::SyntheticOracle> {
     let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
     let mut oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
     if let Some(p) = &a.designer_reply {
@@ -330,6 +332,22 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
             .with_context(|| format!("reading --designer-reply {}", p.display()))?;
         oracle = oracle.with_designer_reply(text);
     }
+    Ok(oracle)
+}
+
+/// `memskill llm serve-scripted`: runs until killed.
+fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
+    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
+    if !(0.0..=1.0).contains(&a.fault_rate) {
+        bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
+    }
+    let llm: std::sync::Arc<dyn Llm> = match &a.replies {
+        Some(p) => std::sync::Arc::new(memskill_trainer::reply_script::ReplyScript::load(
+            p,
+            std::time::Duration::from_millis(a.latency_ms),
+        )?),
+        None => std::sync::Arc::new(oracle(&a)?),
+    };
     let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
         .with_context(|| format!("binding 127.0.0.1:{}", a.port))?;
     let plan = FaultPlan {
@@ -338,12 +356,16 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         fail_matching: a.fail_matching.clone(),
         ..Default::default()
     };
-    let srv = ScriptedServer::start(listener, std::sync::Arc::new(oracle), plan)
-        .context("starting the scripted server")?;
+    let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;
     if let Some(p) = &a.port_file {
         memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
     }
-    eprintln!("serving the scripted oracle at {}", srv.base_url());
+    let what = if a.replies.is_some() {
+        "the reply script"
+    } else {
+        "the scripted oracle"
+    };
+    eprintln!("serving {what} at {}", srv.base_url());
     loop {
         std::thread::sleep(std::time::Duration::from_millis(200));
         if let Some(p) = &a.stats_file {
