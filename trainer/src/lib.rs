@@ -2,6 +2,7 @@
 //! loop, checkpoints, evaluation, plots and benchmarks. The `memskill` binary's `train`,
 //! `eval`, `compare`, `plot` and `bench` commands are thin wrappers over this library.
 
+pub mod adapter;
 pub mod alfworld;
 pub mod backends;
 pub mod baselines;
@@ -19,6 +20,7 @@ pub mod metrics;
 pub mod prompts;
 pub mod retrieval;
 pub mod runtime;
+pub mod scripted_rules;
 pub mod scripted_server;
 pub mod skills_eval;
 pub mod synthetic;
