@@ -27,7 +27,14 @@ fn server() -> ScriptedServer {
 
 /// `memskill eval --adapter CMD --method NAME` on the quickstart config's LoCoMo test split
 /// (3 questions), the executor and answerer behind `url`; `extra` are more arguments.
-fn eval_adapter(url: &str, data: &Path, out: &Path, cmd: &str, name: &str, extra: &[&str]) -> Output {
+fn eval_adapter(
+    url: &str,
+    data: &Path,
+    out: &Path,
+    cmd: &str,
+    name: &str,
+    extra: &[&str],
+) -> Output {
     let sets = [
         "executor.backend=\"openai\"".to_string(),
         format!("executor.base_urls=[\"{url}\"]"),
@@ -39,8 +46,18 @@ fn eval_adapter(url: &str, data: &Path, out: &Path, cmd: &str, name: &str, extra
         format!("data.path=\"{}\"", data.display()),
     ];
     let mut args: Vec<String> = [
-        "eval", "--adapter", cmd, "--method", name, "--config", "configs/quickstart.toml",
-        "--split", "test", "--limit", "3", "--out",
+        "eval",
+        "--adapter",
+        cmd,
+        "--method",
+        name,
+        "--config",
+        "configs/quickstart.toml",
+        "--split",
+        "test",
+        "--limit",
+        "3",
+        "--out",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -70,7 +87,11 @@ fn text(o: &Output) -> String {
 
 /// A successful adapter evaluation's results.json, checked: n > 0, the method, no error.
 fn check_results(out: &Path, name: &str, o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "eval --adapter {name} failed:\n{}", text(o));
+    assert!(
+        o.status.success(),
+        "eval --adapter {name} failed:\n{}",
+        text(o)
+    );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(r["method"], name);
@@ -78,7 +99,10 @@ fn check_results(out: &Path, name: &str, o: &Output) -> serde_json::Value {
     assert_eq!(r["overall"]["errors"], 0, "{r}");
     assert_eq!(r["memory_call_errors"], 0, "{r}");
     assert_eq!(r["adapter"]["errors"], 0, "{r}");
-    assert!(r["memory_calls"].as_u64().unwrap() > 2, "reset, adds, build: {r}");
+    assert!(
+        r["memory_calls"].as_u64().unwrap() > 2,
+        "reset, adds, build: {r}"
+    );
     r
 }
 
@@ -110,7 +134,10 @@ fn the_example_adapter_is_evaluated_in_memskills_harness() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let md = std::fs::read_to_string(rep.join("report.md")).unwrap();
-    assert!(md.contains("word-overlap") && md.contains("errors 0"), "{md}");
+    assert!(
+        md.contains("word-overlap") && md.contains("errors 0"),
+        "{md}"
+    );
 }
 
 /// A failing adapter: the evaluation fails as other failed evaluations do (non-zero exit,
@@ -125,10 +152,19 @@ fn assert_fails(cmd: &str, extra: &[&str], expect: &[&str]) {
     let out = d.path().join("bad");
     let o = eval_adapter(&srv.base_url(), &data, &out, cmd, "bad", extra);
     let all = text(&o);
-    assert!(!o.status.success(), "a failing adapter's eval must fail:\n{all}");
-    assert!(!out.join("results.json").exists(), "no results for a failed eval");
+    assert!(
+        !o.status.success(),
+        "a failing adapter's eval must fail:\n{all}"
+    );
+    assert!(
+        !out.join("results.json").exists(),
+        "no results for a failed eval"
+    );
     assert!(all.contains("too many failed"), "{all}");
-    assert!(all.contains(&format!("adapter {cmd:?}")), "names the adapter:\n{all}");
+    assert!(
+        all.contains(&format!("adapter {cmd:?}")),
+        "names the adapter:\n{all}"
+    );
     for e in expect {
         assert!(all.contains(e), "expected {e:?} in:\n{all}");
     }
@@ -179,7 +215,11 @@ fn library_adapter(venv: &str, script: &str, name: &str, extra: &[&str]) {
     let srv = server();
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join(name);
-    let cmd = format!("{} scripts/baselines/{script} {}", py.display(), extra.join(" "));
+    let cmd = format!(
+        "{} scripts/baselines/{script} {}",
+        py.display(),
+        extra.join(" ")
+    );
     let o = eval_adapter(
         &srv.base_url(),
         &data,

@@ -65,18 +65,21 @@ pub fn rule_reply(body: &Value) -> Option<RuleReply> {
 /// The tool `tool_choice` names, else the one with the fewest required parameters that are
 /// all strings.
 fn pick_tool<'a>(tools: &'a [Value], choice: &Value) -> Option<&'a Value> {
-    let named = choice["function"]["name"]
-        .as_str()
-        .or_else(|| choice.as_str().filter(|c| !matches!(*c, "auto" | "any" | "required" | "none")));
+    let named = choice["function"]["name"].as_str().or_else(|| {
+        choice
+            .as_str()
+            .filter(|c| !matches!(*c, "auto" | "any" | "required" | "none"))
+    });
     if let Some(n) = named {
         return tools.iter().find(|t| t["function"]["name"] == n);
     }
     let required = |t: &Value| -> Option<usize> {
         let p = &t["function"]["parameters"];
         let req = p["required"].as_array().cloned().unwrap_or_default();
-        let all_strings = req
-            .iter()
-            .all(|r| r.as_str().is_some_and(|k| p["properties"][k]["type"] == "string"));
+        let all_strings = req.iter().all(|r| {
+            r.as_str()
+                .is_some_and(|k| p["properties"][k]["type"] == "string")
+        });
         all_strings.then_some(req.len())
     };
     tools
@@ -167,8 +170,10 @@ pub fn embeddings_reply(body: &Value) -> Result<Value, String> {
         .enumerate()
         .map(|(i, v)| json!({"object": "embedding", "index": i, "embedding": v}))
         .collect();
-    Ok(json!({"object": "list", "data": data, "model": body["model"],
-              "usage": {"prompt_tokens": 1, "total_tokens": 1}}))
+    Ok(
+        json!({"object": "list", "data": data, "model": body["model"],
+              "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
+    )
 }
 
 #[cfg(test)]
@@ -187,7 +192,10 @@ mod tests {
             panic!("a JSON reply")
         };
         let v: Value = serde_json::from_str(&t).unwrap();
-        assert_eq!(v["facts"], json!(["user: Ann: I moved to Oslo.", "user: Bob: Nice!"]));
+        assert_eq!(
+            v["facts"],
+            json!(["user: Ann: I moved to Oslo.", "user: Bob: Nice!"])
+        );
         assert_eq!(v["memory"][1]["event"], "ADD");
         assert_eq!(v["memory"][1]["text"], "user: Bob: Nice!");
         // a schema'd json_object request is the executor's, not a rule's
@@ -199,8 +207,14 @@ mod tests {
     #[test]
     fn a_tagged_session_is_the_source_text() {
         let text = "Instructions\n1. **Extract**\n\n<session_ab12>\nuser: Ann: hi\nuser: Bob: yo\n</session_ab12>\nmore";
-        assert_eq!(source_lines(&json!({"messages": user(text)})), vec!["user: Ann: hi", "user: Bob: yo"]);
-        assert_eq!(source_lines(&json!({"messages": user("a\n# h\nb")})), vec!["a", "b"]);
+        assert_eq!(
+            source_lines(&json!({"messages": user(text)})),
+            vec!["user: Ann: hi", "user: Bob: yo"]
+        );
+        assert_eq!(
+            source_lines(&json!({"messages": user("a\n# h\nb")})),
+            vec!["a", "b"]
+        );
     }
 
     #[test]
@@ -213,7 +227,8 @@ mod tests {
                 "properties": {"content": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
                 "required": ["content"]}}}
         ]);
-        let body = json!({"messages": user("a fact\nanother"), "tools": tools, "tool_choice": "required"});
+        let body =
+            json!({"messages": user("a fact\nanother"), "tools": tools, "tool_choice": "required"});
         let Some(RuleReply::ToolCalls(calls)) = rule_reply(&body) else {
             panic!("tool calls")
         };

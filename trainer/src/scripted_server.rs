@@ -315,7 +315,12 @@ fn embeddings(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<
         .and_then(|v| embeddings_reply(&v));
     match reply {
         Ok(v) => respond(out, 200, &[], &v.to_string()),
-        Err(e) => respond(out, 400, &[], &serde_json::json!({ "error": e }).to_string()),
+        Err(e) => respond(
+            out,
+            400,
+            &[],
+            &serde_json::json!({ "error": e }).to_string(),
+        ),
     }
 }
 
@@ -360,7 +365,11 @@ fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> 
             respond(out, 200, &[], &completion(None, "length")).map(|_| true)
         }
         Some(Fault::Truncated) | None => {
-            if let Some(rule) = serde_json::from_slice(body).ok().as_ref().and_then(rule_reply) {
+            if let Some(rule) = serde_json::from_slice(body)
+                .ok()
+                .as_ref()
+                .and_then(rule_reply)
+            {
                 sh.stats.lock().unwrap_or_else(|p| p.into_inner()).replies += 1;
                 return respond(out, 200, &[], &rule_completion(rule)).map(|_| true);
             }

@@ -116,10 +116,7 @@ pub fn adapter_env(cfg: &Config) -> Vec<(String, String)> {
         .join("assets")
         .join("all-MiniLM-L6-v2");
     if minilm.is_dir() {
-        env.push((
-            "MEMSKILL_MINILM_DIR".into(),
-            minilm.display().to_string(),
-        ));
+        env.push(("MEMSKILL_MINILM_DIR".into(), minilm.display().to_string()));
     }
     env
 }
@@ -166,11 +163,7 @@ impl Session {
         }));
         ops.push(Op::Build);
         let failed = ops.iter().filter(|op| self.send(op).is_err()).count();
-        let recalls = sample
-            .queries
-            .iter()
-            .map(|q| self.recall(q, k))
-            .collect();
+        let recalls = sample.queries.iter().map(|q| self.recall(q, k)).collect();
         (recalls, ops.len(), failed)
     }
 

@@ -12,7 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::protocol::{parse_reply, request_line, Op, Payload, Timeouts};
+use super::protocol::{parse_reply, reply_id, request_line, Op, Payload, Timeouts};
 
 /// How much of the adapter's stderr is kept for error messages.
 pub const STDERR_TAIL_BYTES: usize = 4096;
@@ -153,10 +153,10 @@ impl AdapterProcess {
                     if text.trim().is_empty() {
                         continue;
                     }
-                    let reply = parse_reply(&text, op.kind())?;
-                    if reply.id < id {
+                    if reply_id(&text).is_some_and(|r| r < id) {
                         continue; // a late reply to an earlier request
                     }
+                    let reply = parse_reply(&text, op.kind())?;
                     if reply.id > id {
                         return Err(format!("reply id {} to request {id}", reply.id));
                     }
@@ -275,7 +275,9 @@ fn read_tail(mut stderr: impl Read, tail: Arc<Mutex<Tail>>) {
         if n == 0 {
             return;
         }
-        tail.lock().unwrap_or_else(|p| p.into_inner()).push(&buf[..n]);
+        tail.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(&buf[..n]);
     }
 }
 
@@ -313,7 +315,9 @@ mod tests {
 
     #[test]
     fn a_silent_adapter_times_out_and_is_killed() {
-        let t = Timeouts::default().with_settings(&["all=0.3".into()]).unwrap();
+        let t = Timeouts::default()
+            .with_settings(&["all=0.3".into()])
+            .unwrap();
         let mut a = sh("sleep 30", t);
         let e = a.request(&Op::Build).unwrap_err().to_string();
         assert!(e.contains("no reply within 0.3 s"), "{e}");
@@ -327,7 +331,10 @@ read l; echo '{"id":1,"ok":true}'; echo '{"id":2,"ok":true,"memories":["m"]}'
 read l; echo 'garbage'"#;
         let mut a = sh(script, Timeouts::default());
         let e = a.request(&Op::Build).unwrap_err();
-        assert!(matches!(&e, RequestError::Refused(m) if m.contains("no")), "{e}");
+        assert!(
+            matches!(&e, RequestError::Refused(m) if m.contains("no")),
+            "{e}"
+        );
         let op = Op::Retrieve {
             query_id: "q".into(),
             question: "?".into(),

@@ -119,6 +119,12 @@ struct RawReply {
     answer: Option<String>,
 }
 
+/// The `id` of a reply line, if it has one (a late reply to an earlier request is skipped
+/// by its id before its shape is checked against the current request's kind).
+pub fn reply_id(line: &str) -> Option<u64> {
+    serde_json::from_str::<Value>(line.trim()).ok()?["id"].as_u64()
+}
+
 /// Read one reply line to a request of kind `kind`; `Err` says why it is malformed.
 pub fn parse_reply(line: &str, kind: OpKind) -> Result<Reply, String> {
     let head: String = line.chars().take(200).collect();
@@ -251,12 +257,15 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// The speakers named at the start of a span's lines (`Name: text`), in order of first
-/// appearance: the metadata an `add` carries besides the date.
+/// The speakers named at the start of a span's lines (`Name: text` or LoCoMo's `Name said,
+/// "text"`), in order of first appearance: the metadata an `add` carries besides the date.
 pub fn speakers(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
-        let Some((name, _)) = line.split_once(": ") else {
+        let Some((name, _)) = line
+            .split_once(" said, \"")
+            .or_else(|| line.split_once(": "))
+        else {
             continue;
         };
         let name = name.trim();
@@ -296,14 +305,28 @@ mod tests {
         let v: Value = serde_json::from_str(&request_line(1, &Op::Build)).unwrap();
         assert_eq!(v, serde_json::json!({"id": 1, "op": "build"}));
         assert!(!request_line(1, &Op::Close).contains('\n'));
+        assert_eq!(reply_id("{\"id\": 9, \"ok\": true}\n"), Some(9));
+        assert_eq!(reply_id("garbage"), None);
     }
 
     #[test]
     fn replies_are_read_strictly() {
         let r = parse_reply(r#"{"id": 3, "ok": true}"#, OpKind::Add).unwrap();
-        assert_eq!(r, Reply { id: 3, result: Ok(Payload::Done) });
-        let r = parse_reply(r#"{"id":4,"ok":true,"memories":["a","b"]}"#, OpKind::Retrieve);
-        assert_eq!(r.unwrap().result, Ok(Payload::Memories(vec!["a".into(), "b".into()])));
+        assert_eq!(
+            r,
+            Reply {
+                id: 3,
+                result: Ok(Payload::Done)
+            }
+        );
+        let r = parse_reply(
+            r#"{"id":4,"ok":true,"memories":["a","b"]}"#,
+            OpKind::Retrieve,
+        );
+        assert_eq!(
+            r.unwrap().result,
+            Ok(Payload::Memories(vec!["a".into(), "b".into()]))
+        );
         let r = parse_reply(r#"{"id":4,"ok":true,"answer":"Paris"}"#, OpKind::Retrieve);
         assert_eq!(r.unwrap().result, Ok(Payload::Answer("Paris".into())));
         let r = parse_reply(r#"{"id":5,"ok":false,"error":"boom"}"#, OpKind::Build).unwrap();
@@ -313,8 +336,14 @@ mod tests {
             ("{\"ok\": true}", OpKind::Add),
             ("{\"id\": 1, \"ok\": true, \"extra\": 1}", OpKind::Add),
             ("{\"id\": 1, \"ok\": true}", OpKind::Retrieve),
-            ("{\"id\": 1, \"ok\": true, \"memories\": [], \"answer\": \"x\"}", OpKind::Retrieve),
-            ("{\"id\": 1, \"ok\": true, \"memories\": [1]}", OpKind::Retrieve),
+            (
+                "{\"id\": 1, \"ok\": true, \"memories\": [], \"answer\": \"x\"}",
+                OpKind::Retrieve,
+            ),
+            (
+                "{\"id\": 1, \"ok\": true, \"memories\": [1]}",
+                OpKind::Retrieve,
+            ),
             ("{\"id\": 1, \"ok\": true, \"answer\": \"x\"}", OpKind::Add),
         ] {
             assert!(parse_reply(bad, kind).is_err(), "{bad}");
@@ -340,7 +369,10 @@ mod tests {
         assert_eq!(t.of(OpKind::Add), Duration::from_secs(5));
         assert_eq!(t.of(OpKind::Retrieve), Duration::from_millis(500));
         for bad in ["add", "add=0", "add=-1", "add=x", "nope=3", "add=inf"] {
-            assert!(Timeouts::default().with_settings(&[bad.into()]).is_err(), "{bad}");
+            assert!(
+                Timeouts::default().with_settings(&[bad.into()]).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -348,5 +380,7 @@ mod tests {
     fn speakers_are_read_from_dialogue_lines() {
         let text = "DATE: 1 May 2023\nAnn: hi: there\nBob Li: hello\nAnn: bye\nhttp://x";
         assert_eq!(speakers(text), vec!["Ann", "Bob Li"]);
+        let locomo = "DATE: 1:47 pm on 18 May, 2023\nCONVERSATION:\nSam said, \"Hey: Evan\"\nEvan said, \"Hi\"";
+        assert_eq!(speakers(locomo), vec!["Sam", "Evan"]);
     }
 }

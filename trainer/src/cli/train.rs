@@ -384,10 +384,9 @@ fn method_config(
 /// system through the adapter protocol (docs/adapter-protocol.md).
 fn adapter_eval(a: EvalArgs) -> Result<()> {
     use memskill_trainer::adapter::{evaluate_adapter, protocol::Timeouts, AdapterOptions};
-    let method = a
-        .method
-        .clone()
-        .context("--adapter: --method NAME is required (the method's name in results and reports)")?;
+    let method = a.method.clone().context(
+        "--adapter: --method NAME is required (the method's name in results and reports)",
+    )?;
     if a.checkpoint.is_some() {
         bail!("--adapter: an external memory system needs no --checkpoint");
     }
