@@ -56,17 +56,39 @@ def minilm_dir():
     )
 
 
-def add_common_args(parser):
-    parser.add_argument("--llm-base-url")
-    parser.add_argument("--llm-model")
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-model")
+def import_from_checkout(env_var, what, module, name):
+    """`name` from `module` of the user's checkout at $env_var, or a clear stop."""
+    import importlib
+
+    where = os.environ.get(env_var)
+    if not where or not os.path.isdir(where):
+        fail(f"{env_var} is not set to a checkout of {what}")
+    sys.path.insert(0, where)
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        fail(f"cannot import {module}.{name} from {env_var}={where}: {e} (install its requirements)")
+
+
+def main(doc, make_memory, add_args=None):
+    """Parse the common options (and `add_args(parser)`'s), then serve `make_memory(args)`."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--llm-base-url")
+    p.add_argument("--llm-model")
+    p.add_argument("--embed-base-url")
+    p.add_argument("--embed-model")
+    if add_args:
+        add_args(p)
+    args = p.parse_args()
+    serve(lambda: make_memory(args))
 
 
 def serve(make_memory):
     """Answer requests until `close` or EOF. `make_memory()` (called once stdout is guarded)
-    gives an object with reset(sample_id), add(request), build(), retrieve(request) ->
-    {"memories": [...]} or {"answer": "..."}, and close()."""
+    gives an object with reset(sample_id), add(request), retrieve(request) ->
+    {"memories": [...]} or {"answer": "..."}, and optionally build() and close()."""
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -82,11 +104,11 @@ def serve(make_memory):
             elif op == "add":
                 body = memory.add(req) or {}
             elif op == "build":
-                body = memory.build() or {}
+                body = getattr(memory, "build", lambda: None)() or {}
             elif op == "retrieve":
                 body = memory.retrieve(req)
             elif op == "close":
-                body = memory.close() or {}
+                body = getattr(memory, "close", lambda: None)() or {}
             else:
                 raise ValueError(f"unknown op {op!r}")
             reply = {"id": req["id"], "ok": True, **body}

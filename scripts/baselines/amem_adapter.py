@@ -15,7 +15,6 @@ Its LLM calls go to the run's OpenAI-compatible endpoint (OPENAI_BASE_URL is set
 MEMSKILL_LLM_BASE_URL); its embedder is the MiniLM asset folder when memskill has one.
 """
 
-import argparse
 import os
 import sys
 
@@ -25,17 +24,11 @@ import _adapter  # noqa: E402
 
 class AMemMemory:
     def __init__(self, args):
-        amem_dir = os.environ.get("AMEM_DIR")
-        if not amem_dir or not os.path.isdir(amem_dir):
-            _adapter.fail("AMEM_DIR is not set to a checkout of A-MEM (github.com/agiresearch/A-mem)")
-        sys.path.insert(0, amem_dir)
-        try:
-            from agentic_memory.memory_system import AgenticMemorySystem
-        except ImportError as e:
-            _adapter.fail(f"cannot import A-MEM from AMEM_DIR={amem_dir}: {e} (install its requirements)")
+        self.cls = _adapter.import_from_checkout(
+            "AMEM_DIR", "A-MEM (github.com/agiresearch/A-mem)",
+            "agentic_memory.memory_system", "AgenticMemorySystem")
         base, self.model, self.key = _adapter.llm_endpoint(args)
         os.environ["OPENAI_BASE_URL"] = base
-        self.cls = AgenticMemorySystem
         self.embedder = os.environ.get("MEMSKILL_MINILM_DIR", "all-MiniLM-L6-v2")
         self.system = None
 
@@ -46,23 +39,10 @@ class AMemMemory:
     def add(self, req):
         self.system.add_note(req["text"], time=req.get("date"))
 
-    def build(self):
-        pass
-
     def retrieve(self, req):
         hits = self.system.search_agentic(req["question"], k=int(req["k"]))
         return {"memories": [h["content"] for h in hits]}
 
-    def close(self):
-        pass
-
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    _adapter.add_common_args(p)
-    args = p.parse_args()
-    _adapter.serve(lambda: AMemMemory(args))
-
 
 if __name__ == "__main__":
-    main()
+    _adapter.main(__doc__, AMemMemory)

@@ -14,7 +14,6 @@ search, the first k results. The embedder is the run's /embeddings server or the
 through sentence-transformers.
 """
 
-import argparse
 import os
 import sys
 
@@ -72,24 +71,11 @@ class LangMemMemory:
             content = getattr(m.content, "content", None) or str(m.content)
             self.store.put(self.namespace, str(m.id), {"content": content})
 
-    def build(self):
-        pass
-
     def retrieve(self, req):
         hits = self.store.search(self.namespace, query=req["question"], limit=int(req["k"]))
         return {"memories": [h.value["content"] for h in hits]}
 
-    def close(self):
-        pass
-
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    _adapter.add_common_args(p)
-    p.add_argument("--max-tokens", type=int, default=2000, help="the extraction reply budget")
-    args = p.parse_args()
-    _adapter.serve(lambda: LangMemMemory(args))
-
 
 if __name__ == "__main__":
-    main()
+    _adapter.main(__doc__, LangMemMemory, lambda p: p.add_argument(
+        "--max-tokens", type=int, default=2000, help="the extraction reply budget"))

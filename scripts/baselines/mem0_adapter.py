@@ -12,7 +12,6 @@ in-memory Qdrant under a temporary folder, the history database beside it, and t
 the run (its /embeddings server) or the MiniLM asset through sentence-transformers.
 """
 
-import argparse
 import os
 import sys
 import tempfile
@@ -69,27 +68,17 @@ class Mem0Memory:
         self.memory.add([{"role": "user", "content": req["text"]}],
                         user_id=self.user, metadata=meta)
 
-    def build(self):
-        pass
-
     def retrieve(self, req):
         found = self.memory.search(req["question"], top_k=int(req["k"]),
                                    filters={"user_id": self.user}, threshold=self.threshold)
         return {"memories": [r["memory"] for r in found.get("results", [])]}
 
-    def close(self):
-        pass
 
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    _adapter.add_common_args(p)
+def options(p):
     p.add_argument("--max-tokens", type=int, default=2000, help="Mem0's LLM reply budget")
     p.add_argument("--threshold", type=float, default=0.1,
                    help="Mem0's search score threshold (its default 0.1)")
-    args = p.parse_args()
-    _adapter.serve(lambda: Mem0Memory(args))
 
 
 if __name__ == "__main__":
-    main()
+    _adapter.main(__doc__, Mem0Memory, options)

@@ -17,7 +17,6 @@ memskill's answer prompt; with --answer, MemoryOS answers itself (`get_response`
 `answered_by: adapter`). One fresh store per sample under a temporary folder.
 """
 
-import argparse
 import os
 import sys
 import tempfile
@@ -28,16 +27,10 @@ import _adapter  # noqa: E402
 
 class MemoryOSMemory:
     def __init__(self, args):
-        mdir = os.environ.get("MEMORYOS_DIR")
-        if not mdir or not os.path.isdir(mdir):
-            _adapter.fail("MEMORYOS_DIR is not set to MemoryOS's memoryos-pypi folder (github.com/BAI-LAB/MemoryOS)")
-        sys.path.insert(0, mdir)
-        try:
-            from memoryos import Memoryos
-        except ImportError as e:
-            _adapter.fail(f"cannot import MemoryOS from MEMORYOS_DIR={mdir}: {e} (install its requirements)")
+        self.cls = _adapter.import_from_checkout(
+            "MEMORYOS_DIR", "MemoryOS's memoryos-pypi folder (github.com/BAI-LAB/MemoryOS)",
+            "memoryos", "Memoryos")
         self.base, self.model, self.key = _adapter.llm_endpoint(args)
-        self.cls = Memoryos
         self.answer = args.answer
         self.embedder = os.environ.get("MEMSKILL_MINILM_DIR", "all-MiniLM-L6-v2")
         self.root = tempfile.mkdtemp(prefix="memskill-memoryos-")
@@ -55,9 +48,6 @@ class MemoryOSMemory:
         self.system.add_memory(user_input=req["text"], agent_response="",
                                timestamp=req.get("date"))
 
-    def build(self):
-        pass
-
     def retrieve(self, req):
         if self.answer:
             return {"answer": self.system.get_response(req["question"])}
@@ -66,17 +56,7 @@ class MemoryOSMemory:
         memories += [k.get("knowledge", "") for k in ctx.get("retrieved_user_knowledge", [])]
         return {"memories": [m for m in memories if m][: int(req["k"])]}
 
-    def close(self):
-        pass
-
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    _adapter.add_common_args(p)
-    p.add_argument("--answer", action="store_true", help="let MemoryOS answer itself")
-    args = p.parse_args()
-    _adapter.serve(lambda: MemoryOSMemory(args))
-
 
 if __name__ == "__main__":
-    main()
+    _adapter.main(__doc__, MemoryOSMemory, lambda p: p.add_argument(
+        "--answer", action="store_true", help="let MemoryOS answer itself"))

@@ -9,11 +9,16 @@ use std::sync::Arc;
 
 use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
 
-/// The LoCoMo file the quickstart config reads, if this machine has it.
+/// The LoCoMo file the quickstart config reads, if this machine has it (else the test is
+/// skipped, with the reason printed).
 fn locomo() -> Option<PathBuf> {
     let cached = memskill_core::cache_root().join("data/locomo/locomo10.json");
     let shared = memskill_e2e::repo_root().join("../shared/data/locomo/locomo10.json");
-    [cached, shared].into_iter().find(|p| p.is_file())
+    let found = [cached, shared].into_iter().find(|p| p.is_file());
+    if found.is_none() {
+        println!("skipped: no LoCoMo data (scripts/fetch-data.sh locomo)");
+    }
+    found
 }
 
 fn server() -> ScriptedServer {
@@ -109,7 +114,6 @@ fn check_results(out: &Path, name: &str, o: &Output) -> serde_json::Value {
 #[test]
 fn the_example_adapter_is_evaluated_in_memskills_harness() {
     let Some(data) = locomo() else {
-        println!("skipped: no LoCoMo data (scripts/fetch-data.sh locomo)");
         return;
     };
     let srv = server();
@@ -144,7 +148,6 @@ fn the_example_adapter_is_evaluated_in_memskills_harness() {
 /// no results file), quickly, naming the adapter and quoting its stderr.
 fn assert_fails(cmd: &str, extra: &[&str], expect: &[&str]) {
     let Some(data) = locomo() else {
-        println!("skipped: no LoCoMo data (scripts/fetch-data.sh locomo)");
         return;
     };
     let srv = server();
@@ -205,7 +208,6 @@ fn venv_python(name: &str) -> Option<PathBuf> {
 
 fn library_adapter(venv: &str, script: &str, name: &str, extra: &[&str]) {
     let Some(data) = locomo() else {
-        println!("skipped: no LoCoMo data (scripts/fetch-data.sh locomo)");
         return;
     };
     let Some(py) = venv_python(venv) else {
