@@ -284,13 +284,16 @@ impl EvalResults {
     /// failed executor calls while building memory.
     pub fn error_line(&self) -> String {
         let o = &self.overall;
-        let builder = if self.adapter.is_some() {
-            "adapter requests"
+        let (answers, builder) = if self.adapter.is_some() {
+            (
+                "questions (adapter retrieve or answer call)",
+                "adapter requests",
+            )
         } else {
-            "executor calls"
+            ("answer calls", "executor calls")
         };
         let mut line = format!(
-            "errors: {} of {} answer calls, {} judge verdicts, {} of {} {builder} (memory building)",
+            "errors: {} of {} {answers}, {} judge verdicts, {} of {} {builder} (memory building)",
             o.errors, o.count, o.judge_errors, self.memory_call_errors, self.memory_calls
         );
         if let Some(first) = self.adapter.as_ref().and_then(|a| a.first_error.as_ref()) {
