@@ -129,7 +129,16 @@ fn the_example_adapter_is_evaluated_in_memskills_harness() {
     assert_eq!(r["adapter"]["command"], cmd);
     assert!(out.join("results.md").is_file());
     // the report shows the row with n and errors
-    let rep = d.path().join("report");
+    let md = report_md(&out, d.path());
+    assert!(
+        md.contains("word-overlap (openai:scripted, adapter)") && md.contains("n=3, errors 0"),
+        "{md}"
+    );
+}
+
+/// `memskill report` over the evaluation in `out`, its report.md.
+fn report_md(out: &Path, tmp: &Path) -> String {
+    let rep = tmp.join("report");
     let o = memskill_e2e::memskill(&[
         "report",
         out.to_str().unwrap(),
@@ -137,11 +146,35 @@ fn the_example_adapter_is_evaluated_in_memskills_harness() {
         rep.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let md = std::fs::read_to_string(rep.join("report.md")).unwrap();
-    assert!(
-        md.contains("word-overlap") && md.contains("errors 0"),
-        "{md}"
-    );
+    std::fs::read_to_string(rep.join("report.md")).unwrap()
+}
+
+#[test]
+fn an_adapter_that_answers_itself_is_scored_and_marked() {
+    let Some(data) = locomo() else {
+        return;
+    };
+    let srv = server();
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("self-answer");
+    let cmd = r#"python3 -c 'import sys, json
+for line in sys.stdin:
+    r = json.loads(line)
+    out = {"id": r["id"], "ok": True}
+    if r["op"] == "retrieve":
+        out["answer"] = "Sam and Evan"
+    print(json.dumps(out), flush=True)'"#;
+    let o = eval_adapter(&srv.base_url(), &data, &out, cmd, "self-answer", &[]);
+    let r = check_results(&out, "self-answer", &o);
+    let qs = r["queries"].as_array().unwrap();
+    assert_eq!(r["adapter"]["answered_by_adapter"], qs.len(), "{r}");
+    for q in qs {
+        assert_eq!(q["answered_by"], "adapter", "{q}");
+        assert_eq!(q["prediction"], "Sam and Evan", "{q}");
+        assert!(q["f1"].is_number(), "scored by memskill's scorer: {q}");
+    }
+    let md = report_md(&out, d.path());
+    assert!(md.contains("adapter, answers itself"), "{md}");
 }
 
 /// A failing adapter: the evaluation fails as other failed evaluations do (non-zero exit,

@@ -841,16 +841,15 @@ pub fn answer_external(
             let mems: Vec<&MemoryItem> = bank.live().collect();
             answer_one(ctx, sample, q, &mems, with_judge)
         }
-        ExternalRecall::Answer(_) | ExternalRecall::Failed(_) => {
+        ExternalRecall::Answer(a) => {
             let mut r = unanswered(sample, q, &[]);
-            match recall {
-                ExternalRecall::Answer(a) => {
-                    r.answered_by = Some(AnsweredBy::Adapter);
-                    score_prediction(ctx, q, &mut r, a.clone(), with_judge)?;
-                }
-                ExternalRecall::Failed(e) => r.error = Some(e.clone()),
-                ExternalRecall::Memories(_) => {}
-            }
+            r.answered_by = Some(AnsweredBy::Adapter);
+            score_prediction(ctx, q, &mut r, a.clone(), with_judge)?;
+            Ok(r)
+        }
+        ExternalRecall::Failed(e) => {
+            let mut r = unanswered(sample, q, &[]);
+            r.error = Some(e.clone());
             Ok(r)
         }
     }
