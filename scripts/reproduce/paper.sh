@@ -3,7 +3,9 @@
 #   1. MemSkill on LoCoMo (Table 1 row), evaluated on the test split;
 #   2. the Table 2 ablations (no-controller: random skills; no-designer: the static initial
 #      skills; refine-only), trained and evaluated;
-#   3. the Table 1 baselines in the same harness (no-memory, raw-rag, static-skills);
+#   3. the Table 1 baselines in the same harness (no-memory, raw-rag, static-skills), and the
+#      external memory systems whose venvs exist (Mem0, LangMem: MEMSKILL_ADAPTERS, default
+#      "mem0 langmem"; empty for none) through the adapter protocol;
 #   4. cross-model transfer: the same checkpoint with another executor model (when given);
 #   5. the Figure 3 sweep: HotpotQA context length (eval_50 / 100 / 200) x K = 3, 5, 7 (when
 #      the files are in the cache);
@@ -77,6 +79,23 @@ for method in no-memory raw-rag static-skills; do
   step "baseline $method"
   "$BIN" eval --method "$method" --config configs/locomo.toml --split "$SPLIT" \
     --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"}
+done
+
+# 3b: external memory systems from their own packages, through the adapter protocol
+# (docs/adapter-protocol.md): same spans, answerer, scorer and judge. Each runs when its venv
+# exists (scripts/baselines/setup.sh NAME) and is skipped with a message otherwise; a failed
+# one is reported and left out of the report.
+CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
+for name in ${MEMSKILL_ADAPTERS-mem0 langmem}; do
+  py="$CACHE/$name-venv/bin/python"
+  if [ ! -x "$py" ]; then
+    step "adapter $name skipped: no $CACHE/$name-venv (scripts/baselines/setup.sh $name)"
+    continue
+  fi
+  step "adapter $name"
+  "$BIN" eval --adapter "$py scripts/baselines/${name}_adapter.py" --method "$name" \
+    --config configs/locomo.toml --split "$SPLIT" --out "$RUNS/eval/adapter-$name" \
+    ${sets[@]+"${sets[@]}"} || step "adapter $name failed (above); its row is left out"
 done
 
 # 4: cross-model transfer (Table 2's other executor column): the same checkpoint, another model.

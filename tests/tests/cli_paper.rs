@@ -35,6 +35,8 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         .env("MEMSKILL_OTHER_MODEL", "scripted-b")
         .env("MEMSKILL_OTHER_SETS", "executor.scripted_latency_ms=1")
         .env("MEMSKILL_SWEEP", "eval.top_k=1,2")
+        // the adapters need an OpenAI-compatible executor (tests/tests/adapters.rs runs them)
+        .env("MEMSKILL_ADAPTERS", "")
         .output()
         .expect("bash runs");
     let err = String::from_utf8_lossy(&out.stderr);

@@ -392,6 +392,7 @@ pub fn game_query(r: &GameResult) -> QueryResult {
         } else {
             format_trajectory(&r.initial_obs, &r.transcript, won)
         },
+        answered_by: None,
         source_spans: Vec::new(),
     }
 }

@@ -68,54 +68,83 @@ pub fn evaluate_baseline(
     cfg: &Config,
     opts: &BaselineOptions,
 ) -> Result<(EvalResults, PathBuf)> {
+    let (cfg, skills) = baseline_config(baseline, cfg)?;
+    let top_k = if baseline == Baseline::StaticSkills {
+        skills.len()
+    } else {
+        0
+    };
+    let (results, out) = run_method(
+        baseline.name(),
+        &cfg,
+        &skills,
+        opts,
+        top_k,
+        &|ctx, rt, sample, want_judge| {
+            let (memory, calls, errors) =
+                baseline_memory(baseline, ctx, rt.encoder.as_ref(), sample)?;
+            let qs: Vec<&Query> = sample.queries.iter().collect();
+            Ok((
+                answer_queries(ctx, sample, &memory, &qs, want_judge)?,
+                calls,
+                errors,
+            ))
+        },
+    )?;
+    write_results(&out, &results)?;
+    Ok((results, out))
+}
+
+/// One sample's answered questions, with the memory-building calls (or requests) made and
+/// how many of them failed.
+pub type SampleAnswers = (Vec<QueryResult>, usize, usize);
+
+/// How a checkpoint-free method treats one sample: builds its memory its own way, then
+/// answers its questions through the episode context (memskill's answer prompt, answerer,
+/// scorer and judge). Arguments: the context, the runtime, the sample, whether to judge.
+pub type PerSample<'f> =
+    dyn Fn(&EpisodeCtx<'_>, &Runtime, &Sample, bool) -> Result<SampleAnswers> + Sync + 'f;
+
+/// The harness of every checkpoint-free method (the baselines here, external memory
+/// systems in `adapter`): the config's samples, runtime, answerer and judge, `per_sample`
+/// on each sample, the scores. Returns the results (not yet written) and their directory,
+/// created: `opts.out`, else `<runs_dir>/baselines/<method>/<dataset>-<split>`.
+pub fn run_method(
+    method: &str,
+    cfg: &Config,
+    skills: &[Skill],
+    opts: &BaselineOptions,
+    top_k: usize,
+    per_sample: &PerSample<'_>,
+) -> Result<(EvalResults, PathBuf)> {
     if cfg.data.dataset == crate::config::Dataset::Alfworld {
-        bail!(
-            "--method {}: the QA baselines do not apply to ALFWorld",
-            baseline.name()
-        );
+        bail!("--method {method}: the QA baselines do not apply to ALFWorld");
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(cfg, &split, opts.limit)?;
-    let out = out_dir(baseline, cfg, opts, &split);
+    let out = out_dir(method, cfg, opts, &split);
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let want_judge = !opts.no_judge && cfg.eval.judge;
-    let (cfg, skills) = baseline_config(baseline, cfg)?;
-    let rt = Runtime::build(&cfg, &out, samples.clone(), want_judge)?;
+    let rt = Runtime::build(cfg, &out, samples.clone(), want_judge)?;
     rt.probe_endpoints()?;
     let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
     let embs = std::sync::Arc::new(embed(rt.encoder.as_ref(), &descs)?);
     let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
     let lock = Mutex::new(&mut controller);
-    let ctx = eval_ctx(&cfg, &rt, &lock, &skills, embs);
-    let per_sample = par_map(
-        &samples,
-        cfg.concurrency.episodes,
-        |_, sample| -> Result<(Vec<QueryResult>, usize, usize)> {
-            let (memory, calls, errors) =
-                baseline_memory(baseline, &ctx, rt.encoder.as_ref(), sample)?;
-            let qs: Vec<&Query> = sample.queries.iter().collect();
-            Ok((
-                answer_queries(&ctx, sample, &memory, &qs, want_judge)?,
-                calls,
-                errors,
-            ))
-        },
-    );
-    let (queries, memory_calls, memory_call_errors) = gather(per_sample)?;
+    let ctx = eval_ctx(cfg, &rt, &lock, skills, embs);
+    let answered = par_map(&samples, cfg.concurrency.episodes, |_, sample| {
+        per_sample(&ctx, &rt, sample, want_judge)
+    });
+    let (queries, memory_calls, memory_call_errors) = gather(answered)?;
     let (overall, by_category) = scores(&queries);
     let results = EvalResults {
-        method: baseline.name().into(),
+        method: method.into(),
         checkpoint: String::new(),
         checkpoint_hash: String::new(),
         dataset: cfg.data.dataset.name(),
         split,
-        span_mode: span_mode.to_string(),
-        top_k: if baseline == Baseline::StaticSkills {
-            skills.len()
-        } else {
-            0
-        },
+        span_mode: cfg.eval.span_mode.to_string(),
+        top_k,
         retrieve: cfg.answer.retrieve,
         executor: rt.executor_id.clone(),
         overall,
@@ -129,15 +158,15 @@ pub fn evaluate_baseline(
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
         context_docs: crate::eval::context_docs(&samples),
+        adapter: None,
         queries,
     };
-    write_results(&out, &results)?;
     Ok((results, out))
 }
 
 /// The config the baseline runs with (no designer; for `static-skills` the random policy
 /// with K = every selectable skill) and the initial bank's selectable skills.
-fn baseline_config(baseline: Baseline, cfg: &Config) -> Result<(Config, Vec<Skill>)> {
+pub fn baseline_config(baseline: Baseline, cfg: &Config) -> Result<(Config, Vec<Skill>)> {
     let mut cfg = cfg.clone();
     cfg.designer.enabled = false;
     let bank = initial_bank(&cfg)?;
@@ -153,9 +182,7 @@ fn baseline_config(baseline: Baseline, cfg: &Config) -> Result<(Config, Vec<Skil
 
 /// Every sample's answered questions in order, with the memory-building calls and their
 /// failures summed; the first failed sample's error.
-fn gather(
-    per_sample: Vec<Result<(Vec<QueryResult>, usize, usize)>>,
-) -> Result<(Vec<QueryResult>, usize, usize)> {
+fn gather(per_sample: Vec<Result<SampleAnswers>>) -> Result<SampleAnswers> {
     let mut queries = Vec::new();
     let (mut memory_calls, mut memory_call_errors) = (0, 0);
     for r in per_sample {
@@ -168,11 +195,11 @@ fn gather(
 }
 
 /// Where the results go: `opts.out`, else `<runs_dir>/baselines/<method>/<dataset>-<split>`.
-fn out_dir(baseline: Baseline, cfg: &Config, opts: &BaselineOptions, split: &str) -> PathBuf {
+fn out_dir(method: &str, cfg: &Config, opts: &BaselineOptions, split: &str) -> PathBuf {
     opts.out.clone().unwrap_or_else(|| {
         opts.runs_dir
             .join("baselines")
-            .join(baseline.name())
+            .join(method)
             .join(format!("{}-{split}", cfg.data.dataset.name()))
     })
 }

@@ -252,6 +252,14 @@ impl<'a> EpisodeCtx<'a> {
     }
 }
 
+/// Who answered a question instead of memskill's answerer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnsweredBy {
+    /// The external memory system behind `memskill eval --adapter`.
+    Adapter,
+}
+
 /// One answered query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryResult {
@@ -275,6 +283,10 @@ pub struct QueryResult {
     /// What the agent did (interactive tasks: the game transcript); empty for QA.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub evidence: String,
+    /// Who produced the prediction when it was not memskill's answerer (an external memory
+    /// system that answers itself); absent = memskill's answer prompt and answerer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<AnsweredBy>,
     /// The spans whose memories the answer was given from (the invocation log's link from a
     /// question's score back to the skill uses that wrote them); not written to results.
     #[serde(skip)]
@@ -758,7 +770,99 @@ fn answer_one(
     let req = ChatRequest::new(messages)
         .with_max_tokens(ctx.answer_max_tokens)
         .with_temperature(0.0);
-    let mut r = QueryResult {
+    let mut r = unanswered(sample, q, mems);
+    for s in mems.iter().flat_map(|m| &m.source_spans) {
+        if !r.source_spans.contains(s) {
+            r.source_spans.push(s.clone());
+        }
+    }
+    match ctx.answerer.chat(&req) {
+        Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
+        Ok(resp) => {
+            let prediction = memskill_executor::extract_answer(style, &resp.text);
+            score_prediction(ctx, q, &mut r, prediction, with_judge)?;
+        }
+    }
+    Ok(r)
+}
+
+/// Score `prediction` into `r`: F1, and the judge when asked or when it is the reward.
+fn score_prediction(
+    ctx: &EpisodeCtx<'_>,
+    q: &Query,
+    r: &mut QueryResult,
+    prediction: String,
+    with_judge: bool,
+) -> Result<()> {
+    let style = answer_style(ctx.dataset);
+    r.prediction = prediction;
+    let f1_text = memskill_executor::f1_text(style, &r.prediction);
+    r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
+    if with_judge || ctx.reward_is_judge {
+        if let Some(j) = ctx.judge {
+            match judge_score(ctx, j, q, &r.prediction)? {
+                Ok(s) => r.judge = Some(s),
+                Err(e) => r.judge_error = Some(e),
+            }
+        }
+    }
+    r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
+    Ok(())
+}
+
+/// What an external memory system gave for one question (`memskill eval --adapter`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExternalRecall {
+    /// Memories to answer from with memskill's answer prompt, best first.
+    Memories(Vec<String>),
+    /// The system's own answer (scored as it is; recorded as `answered_by: adapter`).
+    Answer(String),
+    /// The request failed: counted as the question's error, never scored.
+    Failed(String),
+}
+
+/// Answer and score one question from what an external memory system recalled for it:
+/// memories go through the same answer prompt, answerer, scorer and judge as every other
+/// method; the system's own answer through the same scorer and judge.
+pub fn answer_external(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    q: &Query,
+    recall: &ExternalRecall,
+    with_judge: bool,
+) -> Result<QueryResult> {
+    match recall {
+        ExternalRecall::Memories(texts) => {
+            let mut bank = MemoryBank::new();
+            for t in texts {
+                let prov = Provenance {
+                    span_id: String::new(),
+                    skills: Vec::new(),
+                    step: 0,
+                    observed_at: None,
+                };
+                bank.insert(t.clone(), vec![0.0], prov)?;
+            }
+            let mems: Vec<&MemoryItem> = bank.live().collect();
+            answer_one(ctx, sample, q, &mems, with_judge)
+        }
+        ExternalRecall::Answer(a) => {
+            let mut r = unanswered(sample, q, &[]);
+            r.answered_by = Some(AnsweredBy::Adapter);
+            score_prediction(ctx, q, &mut r, a.clone(), with_judge)?;
+            Ok(r)
+        }
+        ExternalRecall::Failed(e) => {
+            let mut r = unanswered(sample, q, &[]);
+            r.error = Some(e.clone());
+            Ok(r)
+        }
+    }
+}
+
+/// A question's result before it is answered: no prediction, no score.
+fn unanswered(sample: &Sample, q: &Query, mems: &[&MemoryItem]) -> QueryResult {
+    QueryResult {
         sample_id: sample.id.clone(),
         query_id: q.id.clone(),
         question: q.question.clone(),
@@ -772,31 +876,9 @@ fn answer_one(
         error: None,
         judge_error: None,
         evidence: String::new(),
+        answered_by: None,
         source_spans: Vec::new(),
-    };
-    for s in mems.iter().flat_map(|m| &m.source_spans) {
-        if !r.source_spans.contains(s) {
-            r.source_spans.push(s.clone());
-        }
     }
-    match ctx.answerer.chat(&req) {
-        Err(e) => r.error = Some(format!("answer call for {}: {e}", q.id)),
-        Ok(resp) => {
-            r.prediction = memskill_executor::extract_answer(style, &resp.text);
-            let f1_text = memskill_executor::f1_text(style, &r.prediction);
-            r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
-            if with_judge || ctx.reward_is_judge {
-                if let Some(j) = ctx.judge {
-                    match judge_score(ctx, j, q, &r.prediction)? {
-                        Ok(s) => r.judge = Some(s),
-                        Err(e) => r.judge_error = Some(e),
-                    }
-                }
-            }
-            r.score = if ctx.reward_is_judge { r.judge } else { r.f1 };
-        }
-    }
-    Ok(r)
 }
 
 /// The judge score of `prediction`: the general judge's score as the reference reads it, or

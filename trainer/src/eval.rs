@@ -96,7 +96,27 @@ pub struct EvalResults {
     /// Figure 3: 50, 100 or 200 in eval_50/100/200.json), the mean over samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_docs: Option<usize>,
+    /// `memskill eval --adapter`: the external memory system and how its requests went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<AdapterRecord>,
     pub queries: Vec<QueryResult>,
+}
+
+/// The external memory system of an adapter evaluation (docs/adapter-protocol.md) and how
+/// its requests went. Its failed `reset` / `add` / `build` requests are also counted in
+/// `memory_call_errors` (of `memory_calls`), its failed `retrieve`s as question errors.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AdapterRecord {
+    /// The `--adapter` command line as given.
+    pub command: String,
+    /// Requests sent (every kind) and how many failed (refused, timed out, malformed, exited).
+    pub requests: usize,
+    pub errors: usize,
+    /// Questions the system answered itself (`answered_by: adapter` on the query).
+    pub answered_by_adapter: usize,
+    /// The first failure, with the adapter's stderr tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
 }
 
 /// HotpotQA's context length: the mean number of `Passage N:` documents (or sessions, when
@@ -264,10 +284,22 @@ impl EvalResults {
     /// failed executor calls while building memory.
     pub fn error_line(&self) -> String {
         let o = &self.overall;
-        format!(
-            "errors: {} of {} answer calls, {} judge verdicts, {} of {} executor calls (memory building)",
+        let (answers, builder) = if self.adapter.is_some() {
+            (
+                "questions (adapter retrieve or answer call)",
+                "adapter requests",
+            )
+        } else {
+            ("answer calls", "executor calls")
+        };
+        let mut line = format!(
+            "errors: {} of {} {answers}, {} judge verdicts, {} of {} {builder} (memory building)",
             o.errors, o.count, o.judge_errors, self.memory_call_errors, self.memory_calls
-        )
+        );
+        if let Some(first) = self.adapter.as_ref().and_then(|a| a.first_error.as_ref()) {
+            line.push_str(&format!("\nfirst adapter error: {first}"));
+        }
+        line
     }
 
     /// An error when the failed share of answer calls or of memory-building executor calls
@@ -478,6 +510,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
         context_docs: context_docs(&samples),
+        adapter: None,
         queries: g.queries,
     };
     let out = opts.out.clone().unwrap_or_else(|| {
@@ -851,6 +884,7 @@ mod tests {
             error: error.then(|| "answer call failed".to_string()),
             judge_error: judge_error.then(|| "verdict unreadable".to_string()),
             evidence: String::new(),
+            answered_by: None,
             source_spans: Vec::new(),
         }
     }

@@ -2,6 +2,7 @@
 //! loop, checkpoints, evaluation, plots and benchmarks. The `memskill` binary's `train`,
 //! `eval`, `compare`, `plot` and `bench` commands are thin wrappers over this library.
 
+pub mod adapter;
 pub mod alfworld;
 pub mod backends;
 pub mod baselines;
@@ -20,6 +21,7 @@ pub mod prompts;
 pub mod reply_script;
 pub mod retrieval;
 pub mod runtime;
+pub mod scripted_rules;
 pub mod scripted_server;
 pub mod skills_eval;
 pub mod synthetic;

@@ -71,6 +71,9 @@ pub struct Entry {
     pub top_k: usize,
     /// HotpotQA: documents concatenated per sample (the Figure-3 sweep), when recorded.
     pub context_docs: Option<usize>,
+    /// An external memory system (`memskill eval --adapter`): "adapter", or "adapter,
+    /// answers itself" when it answered questions itself.
+    pub external: Option<String>,
     pub metric: Metrics,
 }
 
@@ -131,6 +134,7 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
             executor: v["executor"].as_str().unwrap_or("").to_string(),
             top_k: 0,
             context_docs: None,
+            external: None,
             metric: Metrics::Alfworld {
                 success: bootstrap(&won, BOOTSTRAP_RESAMPLES, seed),
                 steps: bootstrap(&steps, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -154,6 +158,13 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
         executor: r.executor.clone(),
         top_k: r.top_k,
         context_docs: r.context_docs,
+        external: r.adapter.as_ref().map(|a| {
+            if a.answered_by_adapter > 0 {
+                "adapter, answers itself".to_string()
+            } else {
+                "adapter".to_string()
+            }
+        }),
         metric: Metrics::Qa {
             f1: bootstrap(&f1, BOOTSTRAP_RESAMPLES, seed),
             judge: bootstrap(&judge, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -339,6 +350,9 @@ fn row_label(e: &Entry, with_executor: bool) -> String {
     if let Some(d) = e.context_docs {
         extra.push(format!("{d} docs"));
     }
+    if let Some(x) = &e.external {
+        extra.push(x.clone());
+    }
     if extra.is_empty() {
         e.method.clone()
     } else {
@@ -397,7 +411,7 @@ fn table1(entries: &[Entry], datasets: &[String]) -> Option<Table> {
     }
     (!t1.is_empty()).then(|| Table {
         title: "Table 1: methods x datasets".into(),
-        note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building), never scored 0.".into(),
+        note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building; for an adapter row also its failed requests), never scored 0. Rows marked adapter are external memory systems run through docs/adapter-protocol.md with memskill's spans, answerer, scorer and judge.".into(),
         header: datasets.to_vec(),
         rows: t1.into_iter().collect(),
     })

@@ -4,7 +4,9 @@
 //! start-up probe, error accounting) run offline against a model whose replies are known.
 //!
 //! Routes: `GET .../models` answers `{"data": []}`; `POST .../chat/completions` answers
-//! with the wrapped model's reply. Everything else is a 404. Faults are drawn per request
+//! with the wrapped model's reply, or for what memory libraries ask (tool calls, a JSON
+//! object without a schema) with `scripted_rules`' reply; `POST .../embeddings` with the
+//! hashing encoder's vectors. Everything else is a 404. Faults are drawn per request
 //! from a seeded generator (`fault_rate`, mixed over [`Fault`] kinds), or forced for
 //! requests whose body contains `fail_matching` (always HTTP 500). A structured request's
 //! schema is read in any dialect ([`StructuredDialect::read`]); with `format_rejection` the
@@ -24,6 +26,8 @@ use std::time::Duration;
 
 use memskill_core::{ChatRequest, ChatResponse, Llm, Message, Usage};
 use memskill_executor::StructuredDialect;
+
+use crate::scripted_rules::{embeddings_reply, rule_reply, RuleReply};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -255,6 +259,9 @@ fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
         let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         let keep = if method == "POST" && path.ends_with("/chat/completions") {
             chat(sh, &body, &mut out)?
+        } else if method == "POST" && path.ends_with("/embeddings") {
+            embeddings(sh, &body, &mut out)?;
+            true
         } else {
             sh.stats
                 .lock()
@@ -308,6 +315,39 @@ fn completion(content: Option<&str>, finish: &str) -> String {
     .to_string()
 }
 
+/// A completion carrying a [`RuleReply`].
+fn rule_completion(rule: RuleReply) -> String {
+    match rule {
+        RuleReply::Text(t) => completion(Some(&t), "stop"),
+        RuleReply::ToolCalls(calls) => serde_json::json!({
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+        })
+        .to_string(),
+    }
+}
+
+/// Answer an `/embeddings` request with the hashing encoder (see `scripted_rules`).
+fn embeddings(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<()> {
+    sh.stats
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .other_requests += 1;
+    let reply = serde_json::from_slice::<serde_json::Value>(body)
+        .map_err(|e| format!("request body is not JSON: {e}"))
+        .and_then(|v| embeddings_reply(&v));
+    match reply {
+        Ok(v) => respond(out, 200, &[], &v.to_string()),
+        Err(e) => respond(
+            out,
+            400,
+            &[],
+            &serde_json::json!({ "error": e }).to_string(),
+        ),
+    }
+}
+
 /// Answer one chat request; false when the connection must be dropped.
 fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> {
     let fault = {
@@ -349,6 +389,14 @@ fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> 
             respond(out, 200, &[], &completion(None, "length")).map(|_| true)
         }
         Some(Fault::Truncated) | None => {
+            if let Some(rule) = serde_json::from_slice(body)
+                .ok()
+                .as_ref()
+                .and_then(rule_reply)
+            {
+                sh.stats.lock().unwrap_or_else(|p| p.into_inner()).replies += 1;
+                return respond(out, 200, &[], &rule_completion(rule)).map(|_| true);
+            }
             let (req, dialect) = match parse_request(body) {
                 Ok(r) => r,
                 Err(e) => {

@@ -76,6 +76,16 @@ pub struct EvalArgs {
     /// unchanged.
     #[arg(long, value_name = "KEY=V1,V2,...")]
     pub sweep: Vec<String>,
+    /// Evaluate an external memory system: the command that starts its adapter (split like a
+    /// shell would, run without one), speaking the JSON-lines protocol of
+    /// docs/adapter-protocol.md. Needs --method NAME and --config.
+    #[arg(long, value_name = "CMD ARGS")]
+    pub adapter: Option<String>,
+    /// The adapter's time limit per request kind, `KIND=SECONDS` (reset, add, build,
+    /// retrieve, close, or all; repeatable). A request past it is a counted error and the
+    /// adapter is stopped.
+    #[arg(long = "adapter-timeout", value_name = "KIND=SECONDS")]
+    pub adapter_timeouts: Vec<String>,
 }
 
 /// The grid of `--sweep` arguments: every combination as a list of `key=value` sets.
@@ -288,6 +298,8 @@ fn sweep_eval(mut a: EvalArgs) -> Result<()> {
             limit: a.limit,
             no_judge: a.no_judge,
             sweep: Vec::new(),
+            adapter: a.adapter.clone(),
+            adapter_timeouts: a.adapter_timeouts.clone(),
         };
         // a baseline keeps its name (it selects the baseline); a checkpoint's label gains the point
         if one
@@ -331,11 +343,22 @@ fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Resul
             b.name()
         );
     }
+    let (cfg, opts) = method_config(&a, b.name())?;
+    let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
+    print!("{}", render_results_md(&r));
+    println!("{}", r.error_line());
+    print_results_path(&r, &dir);
+    r.check_error_rate()
+}
+
+/// The config (`--config` with `--set`, checked against `--dataset`) and the options of a
+/// method evaluated without a checkpoint.
+fn method_config(
+    a: &EvalArgs,
+    method: &str,
+) -> Result<(Config, memskill_trainer::baselines::BaselineOptions)> {
     let path = a.config.as_ref().with_context(|| {
-        format!(
-            "--method {}: --config is required (it names the dataset and the models)",
-            b.name()
-        )
+        format!("--method {method}: --config is required (it names the dataset and the models)")
     })?;
     let cfg = Config::load(path, &a.sets)?;
     if let Some(d) = &a.dataset {
@@ -348,13 +371,36 @@ fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Resul
         }
     }
     let opts = memskill_trainer::baselines::BaselineOptions {
-        split: a.split,
+        split: a.split.clone(),
         limit: a.limit,
-        out: a.out,
+        out: a.out.clone(),
         runs_dir: PathBuf::from("runs"),
         no_judge: a.no_judge,
     };
-    let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
+    Ok((cfg, opts))
+}
+
+/// `memskill eval --adapter 'CMD ARGS' --method NAME --config C`: an external memory
+/// system through the adapter protocol (docs/adapter-protocol.md).
+fn adapter_eval(a: EvalArgs) -> Result<()> {
+    use memskill_trainer::adapter::{evaluate_adapter, protocol::Timeouts, AdapterOptions};
+    let method = a.method.clone().context(
+        "--adapter: --method NAME is required (the method's name in results and reports)",
+    )?;
+    if a.checkpoint.is_some() {
+        bail!("--adapter: an external memory system needs no --checkpoint");
+    }
+    let timeouts = Timeouts::default()
+        .with_settings(&a.adapter_timeouts)
+        .map_err(anyhow::Error::msg)?;
+    let (cfg, base) = method_config(&a, &method)?;
+    let opts = AdapterOptions {
+        command: a.adapter.clone().unwrap_or_default(),
+        method,
+        timeouts,
+        base,
+    };
+    let (r, dir) = evaluate_adapter(&cfg, &opts)?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
     print_results_path(&r, &dir);
@@ -381,8 +427,17 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.dataset == Some(Dataset::Alfworld) {
         return alfworld_eval(a);
     }
+    if a.adapter.is_some() && !a.sweep.is_empty() {
+        bail!("--adapter with --sweep: run one adapter evaluation per setting instead");
+    }
+    if a.adapter.is_none() && !a.adapter_timeouts.is_empty() {
+        bail!("--adapter-timeout needs --adapter");
+    }
     if !a.sweep.is_empty() {
         return sweep_eval(a);
+    }
+    if a.adapter.is_some() {
+        return adapter_eval(a);
     }
     if let Some(b) = a
         .method
