@@ -17,6 +17,7 @@ pub mod hub;
 pub mod invocations;
 pub mod metrics;
 pub mod prompts;
+pub mod refimport;
 pub mod retrieval;
 pub mod runtime;
 pub mod scripted_server;
