@@ -393,3 +393,160 @@ pub fn import(ckpt: &Path, out: &Path, config_path: &Path, sets: &[String]) -> R
     crate::fsutil::write_atomic(&out.join("config.toml"), checkpoint.config_toml.as_bytes())?;
     checkpoint.save(out, 1, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{evaluate, EvalOptions};
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    }
+
+    /// The fixture's first checkpoint (saved by the reference's own classes, with a new
+    /// operation and the bias active) and its expected values.
+    fn fixture() -> (Vec<u8>, serde_json::Value) {
+        let p = root().join("trainer/tests/fixtures/fidelity/reference_checkpoint.json");
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(p).expect("fixture")).unwrap();
+        let case = v["cases"][0].clone();
+        let hex_text = case["input"]["checkpoint_hex"].as_str().unwrap();
+        (hex::decode(hex_text).unwrap(), case)
+    }
+
+    #[test]
+    fn an_imported_reference_checkpoint_is_evaluated_from_its_run_folder() {
+        let (bytes, case) = fixture();
+        let d = tempfile::tempdir().unwrap();
+        let pt = d.path().join("ref.pt");
+        std::fs::write(&pt, &bytes).unwrap();
+        let run = d.path().join("imported");
+        let cfg = root().join("configs/synthetic.toml");
+        let dir = import(&pt, &run, &cfg, &[]).unwrap();
+        let ck = Checkpoint::load(&dir).unwrap();
+        assert_eq!(ck.state.update_step, 40);
+        assert_eq!(
+            ck.bank.get("track-dates").unwrap().status,
+            SkillStatus::Canary
+        );
+        let bias = ck
+            .state
+            .bias
+            .as_ref()
+            .expect("bias active in the reference");
+        assert_eq!(
+            (bias.start_update, &bias.new_mask[..]),
+            (35, &[false, false, false, true, false][..])
+        );
+        // the controller written to disk gives the reference's logits
+        let cfg = Config::from_toml_str(&ck.config_toml, &[], "ck").unwrap();
+        let mut c = Controller::new(64, &cfg.policy, &cfg.ppo, 1).unwrap();
+        c.load_bytes(&ck.controller).unwrap();
+        let rc = ReferenceCheckpoint::parse(&bytes, "ref.pt").unwrap();
+        let names: Vec<&str> = case["expected"]["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["name"].as_str().unwrap())
+            .collect();
+        let embs: Vec<Vec<f32>> = names
+            .iter()
+            .map(|n| {
+                rc.operations
+                    .iter()
+                    .find(|o| o.name == *n)
+                    .unwrap()
+                    .embedding
+                    .clone()
+                    .unwrap()
+            })
+            .collect();
+        let state: Vec<f32> = case["input"]["states"][0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect();
+        let ours = c.logits(&state, &embs).unwrap();
+        for (o, t) in ours
+            .iter()
+            .zip(case["expected"]["logits"][0].as_array().unwrap())
+        {
+            assert!(
+                (*o as f64 - t.as_f64().unwrap()).abs() <= 1e-5,
+                "{o} vs {t}"
+            );
+        }
+        let (res, out) = evaluate(&EvalOptions {
+            checkpoint: run.clone(),
+            out: Some(d.path().join("eval")),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(res.overall.count > 0 && out.join("results.json").is_file());
+        // a second import into the same folder is refused, the first kept
+        let e = import(&pt, &run, &root().join("configs/synthetic.toml"), &[]).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("already holds checkpoints"),
+            "{e:#}"
+        );
+    }
+
+    #[test]
+    fn missing_keys_wrong_shapes_and_non_checkpoints_are_named() {
+        let (bytes, _) = fixture();
+        let e = ReferenceCheckpoint::parse(b"not a zip", "x.pt")
+            .err()
+            .unwrap();
+        assert!(format!("{e:#}").contains("x.pt: not a torch zip"), "{e:#}");
+        // rename the key `total_steps` in the parsed graph
+        let tf = TorchFile::open(&bytes, "ref.pt").unwrap();
+        let mut p = tf.pickle.clone();
+        for n in p.nodes.iter_mut() {
+            if *n == pickle::Node::Str("total_steps".into()) {
+                *n = pickle::Node::Str("steps".into());
+            }
+        }
+        let e = read_counters(&p, p.root).err().unwrap();
+        assert!(
+            format!("{e:#}").contains("missing key \"total_steps\""),
+            "{e:#}"
+        );
+        // a weight dropped / reshaped
+        let mut rc = ReferenceCheckpoint::parse(&bytes, "ref.pt").unwrap();
+        let cfg = Config::default();
+        rc.state_dict.retain(|t| t.0 != "actor_head.2.bias");
+        let e = to_controller(&rc, &cfg).err().unwrap();
+        assert!(
+            format!("{e:#}").contains("missing actor_head.2.bias"),
+            "{e:#}"
+        );
+        let mut rc = ReferenceCheckpoint::parse(&bytes, "ref.pt").unwrap();
+        rc.state_dict
+            .iter_mut()
+            .find(|t| t.0 == "op_net.0.weight")
+            .unwrap()
+            .1 = vec![64, 8];
+        let e = to_controller(&rc, &cfg).err().unwrap();
+        assert!(
+            format!("{e:#}").contains("op_net.0.weight has shape [64, 8]"),
+            "{e:#}"
+        );
+        // operation names become skill names, or are refused
+        assert_eq!(skill_name("Track_Dates now").unwrap(), "track-dates-now");
+        assert!(skill_name("__").is_err() && skill_name("dates/../x").is_err());
+        // a FIFO is refused by the shared reader
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("f.pt");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = import(
+            &fifo,
+            &d.path().join("r"),
+            &root().join("configs/synthetic.toml"),
+            &[],
+        );
+        assert!(format!("{:#}", e.unwrap_err()).contains("not a regular file"));
+    }
+}
