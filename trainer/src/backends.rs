@@ -205,11 +205,20 @@ fn openai_backend(
     o: &OpenAiSettings,
     field: &str,
 ) -> Result<Arc<memskill_executor::OpenAiBackend>> {
-    if o.base_urls.is_empty() {
+    let base_urls = match o.base_url_env.as_deref() {
+        Some(var) => match std::env::var(var) {
+            Ok(v) if !v.trim().is_empty() => vec![v.trim().to_string()],
+            _ => bail!(
+                "{field}.base_url_env: the environment variable {var} (the server's base URL) is not set"
+            ),
+        },
+        None => o.base_urls.clone(),
+    };
+    if base_urls.is_empty() {
         bail!("{field}.base_urls is empty");
     }
     let oc = memskill_executor::OpenAiConfig {
-        base_urls: o.base_urls.clone(),
+        base_urls,
         model: o.model.clone(),
         api_key_envs: o.api_key_envs.clone(),
         max_concurrency: o.max_concurrency,

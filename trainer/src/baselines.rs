@@ -118,6 +118,8 @@ pub fn evaluate_baseline(
         },
         retrieve: cfg.answer.retrieve,
         executor: rt.executor_id.clone(),
+        judge_model: crate::eval::judge_model(&cfg, want_judge),
+        judge_is_reference: crate::eval::judge_is_reference(&cfg, want_judge),
         overall,
         by_category,
         memory_cache_hits: 0,

@@ -480,10 +480,14 @@ mod tests {
         let (res, out) = evaluate(&EvalOptions {
             checkpoint: run.clone(),
             out: Some(d.path().join("eval")),
+            sets: vec!["eval.judge=true".into()],
             ..Default::default()
         })
         .unwrap();
         assert!(res.overall.count > 0 && out.join("results.json").is_file());
+        // the judge is recorded (synthetic.toml has no [reward.judge]: the executor judges)
+        assert_eq!(res.judge_model.as_deref(), Some("scripted-synthetic"));
+        assert!(!res.judge_is_reference, "{:?}", res.overall);
         // a second import into the same folder is refused, the first kept
         let e = import(&pt, &run, &root().join("configs/synthetic.toml"), &[]).unwrap_err();
         assert!(
