@@ -112,7 +112,7 @@ impl ReferenceCheckpoint {
         if p.entries(root).is_none() {
             bail!("{what}: the checkpoint is a {}, not a dict", p.kind(root));
         }
-        let state_dict = read_state_dict(&tf).with_context(|| format!("{what}"))?;
+        let state_dict = read_state_dict(&tf).with_context(|| what.to_string())?;
         let s1 = state_dict
             .iter()
             .find(|t| t.0 == "state_net.0.weight")
@@ -127,8 +127,8 @@ impl ReferenceCheckpoint {
         let bank = p
             .get(root, "operation_bank")
             .with_context(|| format!("{what}: missing key \"operation_bank\""))?;
-        let operations = read_operations(p, bank).with_context(|| format!("{what}"))?;
-        let counters = read_counters(p, root).with_context(|| format!("{what}"))?;
+        let operations = read_operations(p, bank).with_context(|| what.to_string())?;
+        let counters = read_counters(p, root).with_context(|| what.to_string())?;
         Ok(ReferenceCheckpoint {
             state_dict,
             emb_dim,

@@ -249,7 +249,7 @@ impl<'a> Parser<'a> {
     }
 
     fn set_items(&mut self, id: Id, kv: Vec<Id>) -> Result<(), PickleError> {
-        if kv.len() % 2 != 0 {
+        if !kv.len().is_multiple_of(2) {
             return self.err("SETITEMS with an odd number of values");
         }
         match &mut self.nodes[id] {
@@ -658,6 +658,24 @@ mod tests {
         assert_eq!(p.int(p.get(o, "k").unwrap()), Some(7));
         let z = p.get(p.root, "z").unwrap();
         assert_eq!(p.kind(z), "object os.system");
+    }
+
+    /// Corrupted pickles give errors or values, never a panic.
+    #[test]
+    fn mutated_pickles_never_panic() {
+        use rand::{Rng, SeedableRng};
+        let base = sample();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..3000 {
+            let mut b = base.clone();
+            for _ in 0..rng.random_range(1..4) {
+                let i = rng.random_range(0..b.len());
+                b[i] = rng.random();
+            }
+            let cut = rng.random_range(0..=b.len());
+            let _ = Pickle::parse(&b[..cut]);
+            let _ = Pickle::parse(&b);
+        }
     }
 
     #[test]
