@@ -363,8 +363,7 @@ impl Controller {
         state: &[f32],
         skill_embs: &[Vec<f32>],
     ) -> Result<Vec<f32>, ControllerError> {
-        self.validate_inputs(state, skill_embs)?;
-        Ok(softmax(&self.logits_value(state, skill_embs)?.0))
+        Ok(softmax(&self.logits(state, skill_embs)?))
     }
 
     fn validate_transition(

@@ -414,35 +414,12 @@ mod tests {
         (hex::decode(hex_text).unwrap(), case)
     }
 
-    #[test]
-    fn an_imported_reference_checkpoint_is_evaluated_from_its_run_folder() {
-        let (bytes, case) = fixture();
-        let d = tempfile::tempdir().unwrap();
-        let pt = d.path().join("ref.pt");
-        std::fs::write(&pt, &bytes).unwrap();
-        let run = d.path().join("imported");
-        let cfg = root().join("configs/synthetic.toml");
-        let dir = import(&pt, &run, &cfg, &[]).unwrap();
-        let ck = Checkpoint::load(&dir).unwrap();
-        assert_eq!(ck.state.update_step, 40);
-        assert_eq!(
-            ck.bank.get("track-dates").unwrap().status,
-            SkillStatus::Canary
-        );
-        let bias = ck
-            .state
-            .bias
-            .as_ref()
-            .expect("bias active in the reference");
-        assert_eq!(
-            (bias.start_update, &bias.new_mask[..]),
-            (35, &[false, false, false, true, false][..])
-        );
-        // the controller written to disk gives the reference's logits
+    /// The checkpoint's controller gives the fixture's logits on its first state.
+    fn assert_reference_logits(ck: &Checkpoint, bytes: &[u8], case: &serde_json::Value) {
         let cfg = Config::from_toml_str(&ck.config_toml, &[], "ck").unwrap();
         let mut c = Controller::new(64, &cfg.policy, &cfg.ppo, 1).unwrap();
         c.load_bytes(&ck.controller).unwrap();
-        let rc = ReferenceCheckpoint::parse(&bytes, "ref.pt").unwrap();
+        let rc = ReferenceCheckpoint::parse(bytes, "ref.pt").unwrap();
         let names: Vec<&str> = case["expected"]["operations"]
             .as_array()
             .unwrap()
@@ -477,6 +454,34 @@ mod tests {
                 "{o} vs {t}"
             );
         }
+    }
+
+    #[test]
+    fn an_imported_reference_checkpoint_is_evaluated_from_its_run_folder() {
+        let (bytes, case) = fixture();
+        let d = tempfile::tempdir().unwrap();
+        let pt = d.path().join("ref.pt");
+        std::fs::write(&pt, &bytes).unwrap();
+        let run = d.path().join("imported");
+        let cfg = root().join("configs/synthetic.toml");
+        let dir = import(&pt, &run, &cfg, &[]).unwrap();
+        let ck = Checkpoint::load(&dir).unwrap();
+        assert_eq!(ck.state.update_step, 40);
+        assert_eq!(
+            ck.bank.get("track-dates").unwrap().status,
+            SkillStatus::Canary
+        );
+        let bias = ck
+            .state
+            .bias
+            .as_ref()
+            .expect("bias active in the reference");
+        assert_eq!(
+            (bias.start_update, &bias.new_mask[..]),
+            (35, &[false, false, false, true, false][..])
+        );
+        // the controller written to disk gives the reference's logits
+        assert_reference_logits(&ck, &bytes, &case);
         let (res, out) = evaluate(&EvalOptions {
             checkpoint: run.clone(),
             out: Some(d.path().join("eval")),
