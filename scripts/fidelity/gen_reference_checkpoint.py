@@ -103,7 +103,8 @@ def build_case(ref, ob, seed, emb_dim, hidden, with_new, train_step):
         },
         "snapshot_manager": None,
         "designer_state": {},
-        "stage_rewards": [0.125, 0.5],
+        # numpy scalars, as np.mean gives them in a real run
+        "stage_rewards": [np.float64(0.125), 0.5],
         "training_logs": [{"epoch": 0, "reward": 0.25}],
     }
     buf = io.BytesIO()
@@ -126,6 +127,7 @@ def build_case(ref, ob, seed, emb_dim, hidden, with_new, train_step):
             "total_steps": checkpoint["total_steps"],
             "bias_active": with_new,
             "bias_step": checkpoint["new_action_bias_step"],
+            "stage_rewards": [float(x) for x in checkpoint["stage_rewards"]],
             "operations": [
                 {"name": o.name, "description": o.description,
                  "instructions": o.instruction_template, "update_type": o.update_type,

@@ -6,7 +6,7 @@
 //! the new-skill bias state.
 //!
 //! Input: `{"checkpoint_hex", "states"}`; expected: `{"emb_dim", "hidden", "total_steps",
-//! "bias_active", "bias_step", "operations": [{"name", "description", "instructions",
+//! "bias_active", "bias_step", "stage_rewards", "operations": [{"name", "description", "instructions",
 //! "update_type", "new"}], "logits"}` (logits per state, in the operations' order).
 
 use super::{f64s, Outcome};
@@ -69,10 +69,15 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         as_u64(expected, "hidden")?,
         total,
     );
+    let rewards = f64s(&expected["stage_rewards"], "expected.stage_rewards")?;
     let bias_start = ck.state.bias.as_ref().map(|b| b.start_update);
     let want_bias = bias_active.then(|| total - bias_step);
-    let mut out = Outcome::exact(counters == want && bias_start == want_bias, || {
-        format!("(emb_dim, hidden, updates) {counters:?} vs {want:?}; bias start {bias_start:?} vs {want_bias:?}")
+    let same = counters == want && bias_start == want_bias && ck.state.stage_rewards == rewards;
+    let mut out = Outcome::exact(same, || {
+        format!(
+            "(emb_dim, hidden, updates) {counters:?} vs {want:?}; bias start {bias_start:?} vs {want_bias:?}; stage rewards {:?} vs {rewards:?}",
+            ck.state.stage_rewards
+        )
     });
     let ops = expected
         .get("operations")

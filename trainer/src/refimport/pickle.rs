@@ -542,20 +542,66 @@ impl Pickle {
         }
     }
 
+    /// An integer (also a numpy `int64` / `int32` scalar).
     pub fn int(&self, id: Id) -> Option<i64> {
         match self.node(id) {
             Node::Int(v) => Some(*v),
             Node::Bool(b) => Some(*b as i64),
-            _ => None,
+            _ => match self.numpy_scalar(id)? {
+                (c, b) if c == "i8" && b.len() == 8 => Some(i64::from_le_bytes(b.try_into().ok()?)),
+                (c, b) if c == "i4" && b.len() == 4 => {
+                    Some(i32::from_le_bytes(b.try_into().ok()?) as i64)
+                }
+                _ => None,
+            },
         }
     }
 
+    /// A number (also a numpy `float64` / `float32` scalar or an integer).
     pub fn float(&self, id: Id) -> Option<f64> {
         match self.node(id) {
             Node::Float(v) => Some(*v),
             Node::Int(v) => Some(*v as f64),
+            _ => match self.numpy_scalar(id)? {
+                (c, b) if c == "f8" && b.len() == 8 => Some(f64::from_le_bytes(b.try_into().ok()?)),
+                (c, b) if c == "f4" && b.len() == 4 => {
+                    Some(f32::from_le_bytes(b.try_into().ok()?) as f64)
+                }
+                _ => self.int(id).map(|v| v as f64),
+            },
+        }
+    }
+
+    /// Raw bytes: a bytes value, or protocol 2's `_codecs.encode(text, "latin1")`.
+    pub fn bytes(&self, id: Id) -> Option<Vec<u8>> {
+        match self.node(id) {
+            Node::Bytes(b) => Some(b.clone()),
+            Node::Object { callable, args, .. }
+                if self.global(*callable).as_deref() == Some("_codecs.encode") =>
+            {
+                let text = self.str(*self.items(*args)?.first()?)?;
+                text.chars().map(|c| u8::try_from(c as u32).ok()).collect()
+            }
             _ => None,
         }
+    }
+
+    /// A numpy scalar, `numpy.core.multiarray.scalar(dtype(code), raw)`: its dtype code and
+    /// raw (little-endian, as numpy writes on the machines that run the reference) bytes.
+    fn numpy_scalar(&self, id: Id) -> Option<(String, Vec<u8>)> {
+        let Node::Object { callable, args, .. } = self.node(id) else {
+            return None;
+        };
+        let f = self.global(*callable)?;
+        if f != "numpy.core.multiarray.scalar" && f != "numpy._core.multiarray.scalar" {
+            return None;
+        }
+        let a = self.items(*args)?;
+        let Node::Object { args: dtype, .. } = self.node(*a.first()?) else {
+            return None;
+        };
+        let code = self.str(*self.items(*dtype)?.first()?)?.to_string();
+        Some((code, self.bytes(*a.get(1)?)?))
     }
 
     pub fn bool(&self, id: Id) -> Option<bool> {
@@ -676,6 +722,22 @@ mod tests {
             let _ = Pickle::parse(&b[..cut]);
             let _ = Pickle::parse(&b);
         }
+    }
+
+    /// numpy scalars as the reference's checkpoints hold them (rewards from `np.mean`):
+    /// `pickle.dumps([np.float64(0.25), np.float32(1.5), np.int64(-3)], protocol=2)`.
+    #[test]
+    fn numpy_scalars_read_as_numbers() {
+        let hex_text = "80025d710028636e756d70792e5f636f72652e6d756c746961727261790a7363616c61720a7101636e756d70790a64747970650a71025802000000663871038988877104527105284b0358010000003c71064e4e4e4affffffff4affffffff4b0074710762635f636f646563730a656e636f64650a71085809000000000000000000c3903f710958060000006c6174696e31710a86710b52710c86710d52710e6801680258020000006634710f8988877110527111284b0368064e4e4e4affffffff4affffffff4b0074711262680858050000000000c3803f7113680a86711452711586711652711768016802580200000069387118898887711952711a284b0368064e4e4e4affffffff4affffffff4b0074711b6268085810000000c3bdc3bfc3bfc3bfc3bfc3bfc3bfc3bf711c680a86711d52711e86711f527120652e";
+        let p = Pickle::parse(&hex::decode(hex_text).unwrap()).unwrap();
+        let v: Vec<Option<f64>> = p
+            .items(p.root)
+            .unwrap()
+            .iter()
+            .map(|&i| p.float(i))
+            .collect();
+        assert_eq!(v, vec![Some(0.25), Some(1.5), Some(-3.0)]);
+        assert_eq!(p.int(p.items(p.root).unwrap()[2]), Some(-3));
     }
 
     #[test]
