@@ -445,6 +445,28 @@ mod tests {
     use super::*;
     use memskill_core::{Message, Usage};
 
+    /// `base_url_env`: an unset variable is an error naming it; a set one replaces base_urls.
+    #[test]
+    fn base_url_env_names_an_unset_variable() {
+        let o = OpenAiSettings {
+            base_url_env: Some("MEMSKILL_TEST_UNSET_BASE_URL".into()),
+            ..Default::default()
+        };
+        let e = openai_backend(&o, "reward.judge")
+            .err()
+            .expect("unset variable");
+        assert!(
+            format!("{e:#}").contains("reward.judge.base_url_env")
+                && format!("{e:#}").contains("MEMSKILL_TEST_UNSET_BASE_URL"),
+            "{e:#}"
+        );
+        let none = OpenAiSettings {
+            base_urls: Vec::new(),
+            ..Default::default()
+        };
+        assert!(openai_backend(&none, "executor").is_err());
+    }
+
     struct Fixed(Result<bool, ()>);
     impl Llm for Fixed {
         fn id(&self) -> String {
