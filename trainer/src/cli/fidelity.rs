@@ -54,8 +54,20 @@ pub struct ImportArgs {
 }
 
 pub fn import_reference(a: ImportArgs) -> anyhow::Result<()> {
-    let dir = memskill_trainer::refimport::import(&a.checkpoint, &a.out, &a.config, &a.sets)?;
-    println!("wrote {}", dir.display());
+    let i = memskill_trainer::refimport::import(&a.checkpoint, &a.out, &a.config, &a.sets)?;
+    println!(
+        "wrote {}: controller for embeddings of size {} (hidden {}), {} skills ({} new)",
+        i.dir.display(),
+        i.emb_dim,
+        i.hidden,
+        i.skills,
+        i.new_skills
+    );
+    println!(
+        "the config's encoder must give embeddings of size {} ({})",
+        i.emb_dim,
+        a.config.display()
+    );
     println!(
         "evaluate it with: memskill eval --checkpoint {}",
         a.out.display()

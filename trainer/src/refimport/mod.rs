@@ -366,10 +366,22 @@ pub fn to_checkpoint(ck: &ReferenceCheckpoint, cfg: &Config, source: &str) -> Re
     })
 }
 
+/// What [`import`] wrote.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The checkpoint directory.
+    pub dir: PathBuf,
+    pub emb_dim: usize,
+    pub hidden: usize,
+    pub skills: usize,
+    /// Skills the reference marked new (canaries).
+    pub new_skills: usize,
+}
+
 /// `memskill import-reference`: reads `ckpt`, writes the run folder `out` (its config from
 /// `config_path` with `sets`, the run named after the folder). Refuses a folder that already
-/// holds checkpoints. Returns the checkpoint directory written.
-pub fn import(ckpt: &Path, out: &Path, config_path: &Path, sets: &[String]) -> Result<PathBuf> {
+/// holds checkpoints.
+pub fn import(ckpt: &Path, out: &Path, config_path: &Path, sets: &[String]) -> Result<Imported> {
     let what = ckpt.display().to_string();
     let bytes =
         memskill_core::fsio::read_user_file(ckpt, MAX_CHECKPOINT_BYTES, "reference checkpoint")?;
@@ -391,7 +403,19 @@ pub fn import(ckpt: &Path, out: &Path, config_path: &Path, sets: &[String]) -> R
     let checkpoint = to_checkpoint(&ck, &cfg, &source)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::fsutil::write_atomic(&out.join("config.toml"), checkpoint.config_toml.as_bytes())?;
-    checkpoint.save(out, 1, true)
+    let new_skills = checkpoint
+        .bank
+        .skills()
+        .iter()
+        .filter(|s| s.status == SkillStatus::Canary)
+        .count();
+    Ok(Imported {
+        dir: checkpoint.save(out, 1, true)?,
+        emb_dim: ck.emb_dim,
+        hidden: ck.hidden,
+        skills: checkpoint.bank.skills().len(),
+        new_skills,
+    })
 }
 
 #[cfg(test)]
@@ -464,8 +488,17 @@ mod tests {
         std::fs::write(&pt, &bytes).unwrap();
         let run = d.path().join("imported");
         let cfg = root().join("configs/synthetic.toml");
-        let dir = import(&pt, &run, &cfg, &[]).unwrap();
-        let ck = Checkpoint::load(&dir).unwrap();
+        let imported = import(&pt, &run, &cfg, &[]).unwrap();
+        assert_eq!(
+            (
+                imported.emb_dim,
+                imported.hidden,
+                imported.skills,
+                imported.new_skills
+            ),
+            (64, 8, 5, 1)
+        );
+        let ck = Checkpoint::load(&imported.dir).unwrap();
         assert_eq!(ck.state.update_step, 40);
         assert_eq!(
             ck.bank.get("track-dates").unwrap().status,
