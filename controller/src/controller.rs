@@ -342,14 +342,28 @@ impl Controller {
         })
     }
 
+    /// The unbiased logits over the skills for `state` (one per skill embedding).
+    pub fn logits(
+        &self,
+        state: &[f32],
+        skill_embs: &[Vec<f32>],
+    ) -> Result<Vec<f32>, ControllerError> {
+        self.validate_inputs(state, skill_embs)?;
+        Ok(self.logits_value(state, skill_embs)?.0)
+    }
+
+    /// Sets the PPO update counter (a checkpoint imported from elsewhere carries its own).
+    pub fn set_updates(&mut self, updates: u64) {
+        self.updates = updates;
+    }
+
     /// The unbiased single-step softmax over the skills for `state`.
     pub fn skill_probs(
         &self,
         state: &[f32],
         skill_embs: &[Vec<f32>],
     ) -> Result<Vec<f32>, ControllerError> {
-        self.validate_inputs(state, skill_embs)?;
-        Ok(softmax(&self.logits_value(state, skill_embs)?.0))
+        Ok(softmax(&self.logits(state, skill_embs)?))
     }
 
     fn validate_transition(

@@ -205,11 +205,20 @@ fn openai_backend(
     o: &OpenAiSettings,
     field: &str,
 ) -> Result<Arc<memskill_executor::OpenAiBackend>> {
-    if o.base_urls.is_empty() {
+    let base_urls = match o.base_url_env.as_deref() {
+        Some(var) => match std::env::var(var) {
+            Ok(v) if !v.trim().is_empty() => vec![v.trim().to_string()],
+            _ => bail!(
+                "{field}.base_url_env: the environment variable {var} (the server's base URL) is not set"
+            ),
+        },
+        None => o.base_urls.clone(),
+    };
+    if base_urls.is_empty() {
         bail!("{field}.base_urls is empty");
     }
     let oc = memskill_executor::OpenAiConfig {
-        base_urls: o.base_urls.clone(),
+        base_urls,
         model: o.model.clone(),
         api_key_envs: o.api_key_envs.clone(),
         max_concurrency: o.max_concurrency,
@@ -435,6 +444,28 @@ pub fn embed(enc: &dyn TextEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
 mod tests {
     use super::*;
     use memskill_core::{Message, Usage};
+
+    /// `base_url_env`: an unset variable is an error naming it; a set one replaces base_urls.
+    #[test]
+    fn base_url_env_names_an_unset_variable() {
+        let o = OpenAiSettings {
+            base_url_env: Some("MEMSKILL_TEST_UNSET_BASE_URL".into()),
+            ..Default::default()
+        };
+        let e = openai_backend(&o, "reward.judge")
+            .err()
+            .expect("unset variable");
+        assert!(
+            format!("{e:#}").contains("reward.judge.base_url_env")
+                && format!("{e:#}").contains("MEMSKILL_TEST_UNSET_BASE_URL"),
+            "{e:#}"
+        );
+        let none = OpenAiSettings {
+            base_urls: Vec::new(),
+            ..Default::default()
+        };
+        assert!(openai_backend(&none, "executor").is_err());
+    }
 
     struct Fixed(Result<bool, ()>);
     impl Llm for Fixed {

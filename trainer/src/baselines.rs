@@ -147,6 +147,8 @@ pub fn run_method(
         top_k,
         retrieve: cfg.answer.retrieve,
         executor: rt.executor_id.clone(),
+        judge_model: crate::eval::judge_model(&cfg, want_judge),
+        judge_is_reference: crate::eval::judge_is_reference(&cfg, want_judge),
         overall,
         by_category,
         memory_cache_hits: 0,

@@ -689,6 +689,12 @@ pub struct OpenAiSettings {
     /// Model name sent to the server.
     pub model: String,
     pub base_urls: Vec<String>,
+    /// An environment variable holding the base URL: when it is set, its value replaces
+    /// `base_urls`. A `[reward.judge]` whose variable is not set falls back to the executor
+    /// (said once at start-up, recorded in results.json); any other section stops with an
+    /// error naming the variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url_env: Option<String>,
     /// Environment variables holding API keys, used round-robin.
     pub api_key_envs: Vec<String>,
     pub max_concurrency: usize,
@@ -723,6 +729,7 @@ impl Default for OpenAiSettings {
         Self {
             model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
             base_urls: vec!["http://127.0.0.1:8000/v1".into()],
+            base_url_env: None,
             api_key_envs: vec!["OPENAI_API_KEY".into()],
             max_concurrency: 32,
             timeout_secs: 120,
@@ -829,6 +836,26 @@ impl LlmConfig {
         serde_json::to_string(&c).unwrap_or_default()
     }
 
+    /// The variable `base_url_env` names, when it is not set (or empty) in the environment.
+    pub fn unset_base_url_env(&self) -> Option<&str> {
+        let var = self.openai()?.base_url_env.as_deref()?;
+        let set = std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
+        (!set).then_some(var)
+    }
+
+    /// The model this backend runs: the name sent to the server, the local GGUF file (or
+    /// `local default`), or the scripted oracle.
+    pub fn model_name(&self) -> String {
+        match &self.backend {
+            LlmBackend::Openai(o) => o.model.clone(),
+            LlmBackend::Local(l) => l
+                .model_path
+                .as_ref()
+                .map_or("local default".into(), |p| p.display().to_string()),
+            LlmBackend::ScriptedSynthetic(_) => "scripted-synthetic".into(),
+        }
+    }
+
     /// The OpenAI settings, when this is an OpenAI-compatible backend.
     pub fn openai(&self) -> Option<&OpenAiSettings> {
         match &self.backend {
@@ -843,7 +870,10 @@ impl LlmConfig {
     fn all_keys() -> toml::Table {
         let mut all = toml::Table::new();
         for backend in [
-            LlmBackend::Openai(OpenAiSettings::default()),
+            LlmBackend::Openai(OpenAiSettings {
+                base_url_env: Some("E".into()),
+                ..Default::default()
+            }),
             LlmBackend::Local(LocalSettings {
                 model_path: Some(PathBuf::from("m")),
                 tokenizer_path: Some(PathBuf::from("t")),
@@ -1128,6 +1158,9 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
         }
     }
 }
+
+/// The reference's judge model (MemSkill cda41f3 src/config.py `llm_judge_model`).
+pub const REFERENCE_JUDGE_MODEL: &str = "openai/gpt-oss-120b";
 
 /// The LLM sections: `[executor]` always, the others when given.
 const LLM_SECTIONS: [&str; 4] = ["executor", "answer.llm", "reward.judge", "designer.llm"];
@@ -1600,8 +1633,28 @@ impl Config {
     pub fn answer_llm(&self) -> &LlmConfig {
         self.answer.llm.as_ref().unwrap_or(&self.executor)
     }
+    /// The judging backend: `[reward.judge]`, or the executor's when there is none or when
+    /// its `base_url_env` is not set (see [`judge_line`](Self::judge_line)).
     pub fn judge_llm(&self) -> &LlmConfig {
-        self.reward.judge.as_ref().unwrap_or(&self.executor)
+        match &self.reward.judge {
+            Some(j) if j.unset_base_url_env().is_none() => j,
+            _ => &self.executor,
+        }
+    }
+
+    /// Which model judges, and why, in one line.
+    pub fn judge_line(&self) -> String {
+        let m = self.judge_llm().model_name();
+        match &self.reward.judge {
+            None => format!("judge: {m} (the executor model; the config has no [reward.judge])"),
+            Some(j) => match j.unset_base_url_env() {
+                Some(var) => format!(
+                    "judge: {m} (the executor model: {var} is not set, so [reward.judge]'s {} does not judge)",
+                    j.model_name()
+                ),
+                None => format!("judge: {m} ([reward.judge])"),
+            },
+        }
     }
     pub fn designer_llm(&self) -> &LlmConfig {
         self.designer.llm.as_ref().unwrap_or(&self.executor)
@@ -2067,6 +2120,38 @@ mod tests {
         assert_eq!(parse_set("a=true").unwrap().1, toml::Value::Boolean(true));
         assert!(parse_set("novalue").is_err());
         assert!(parse_set("a..b=1").is_err());
+    }
+
+    /// Issue 24, item 4: the benchmark configs name the reference's judge on its own
+    /// endpoint; with its variable unset the executor judges, and the line says so.
+    #[test]
+    fn benchmark_configs_name_the_reference_judge_and_fall_back_without_its_url() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        for name in ["locomo", "longmemeval", "hotpotqa"] {
+            let unset = "reward.judge.base_url_env=\"MEMSKILL_TEST_UNSET_JUDGE_URL\"".to_string();
+            let c = Config::load(&dir.join(format!("{name}.toml")), &[unset]).unwrap();
+            let j = c.reward.judge.as_ref().expect(name);
+            assert_eq!(j.model_name(), REFERENCE_JUDGE_MODEL, "{name}");
+            assert_eq!(c.judge_llm(), &c.executor, "{name}");
+            let line = c.judge_line();
+            assert!(
+                line.contains(&c.executor.model_name())
+                    && line.contains("MEMSKILL_TEST_UNSET_JUDGE_URL is not set")
+                    && line.contains(REFERENCE_JUDGE_MODEL),
+                "{line}"
+            );
+            // a variable that is set (PATH, always) makes [reward.judge] the judge
+            let set = ["reward.judge.base_url_env=\"PATH\"".to_string()];
+            let c = Config::load(&dir.join(format!("{name}.toml")), &set).unwrap();
+            assert_eq!(c.judge_llm().model_name(), REFERENCE_JUDGE_MODEL);
+            assert_eq!(
+                c.judge_line(),
+                format!("judge: {REFERENCE_JUDGE_MODEL} ([reward.judge])")
+            );
+            // the key survives the config's own round trip (checkpoints store it)
+            let again = Config::from_toml_str(&c.to_toml().unwrap(), &[], "rt").unwrap();
+            assert_eq!(again.reward.judge, c.reward.judge);
+        }
     }
 
     #[test]

@@ -68,6 +68,12 @@ pub struct EvalResults {
     pub top_k: usize,
     pub retrieve: usize,
     pub executor: String,
+    /// The model that gave the L-J scores (None: no judge ran; absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_model: Option<String>,
+    /// Whether that is the reference's judge model (`config::REFERENCE_JUDGE_MODEL`).
+    #[serde(default)]
+    pub judge_is_reference: bool,
     pub overall: Score,
     pub by_category: BTreeMap<String, Score>,
     pub memory_cache_hits: usize,
@@ -326,6 +332,16 @@ impl EvalResults {
     }
 }
 
+/// The model that judges an evaluation (`results.json`'s `judge_model`); None without a judge.
+pub fn judge_model(cfg: &Config, want_judge: bool) -> Option<String> {
+    want_judge.then(|| cfg.judge_llm().model_name())
+}
+
+/// Whether an evaluation's judge is the reference's judge model.
+pub fn judge_is_reference(cfg: &Config, want_judge: bool) -> bool {
+    judge_model(cfg, want_judge).as_deref() == Some(crate::config::REFERENCE_JUDGE_MODEL)
+}
+
 /// Aggregate query results.
 pub fn score(results: &[&QueryResult]) -> Score {
     let f1s: Vec<f64> = results
@@ -377,8 +393,9 @@ fn pct(x: Option<f64>) -> String {
 /// `results.md`: Table-1 style row (method, F1, L-J) and the per-category table.
 pub fn render_results_md(r: &EvalResults) -> String {
     let mut s = format!(
-        "# {} on {} ({})\n\nspans {}, K = {}, R = {}, executor {}, checkpoint {}\n\n| Method | F1 | L-J | n | errors |\n|---|---|---|---|---|\n| {} | {} | {} | {} | {} |\n\n",
-        r.method, r.dataset, r.split, r.span_mode, r.top_k, r.retrieve, r.executor, r.checkpoint,
+        "# {} on {} ({})\n\nspans {}, K = {}, R = {}, executor {}, judge {}, checkpoint {}\n\n| Method | F1 | L-J | n | errors |\n|---|---|---|---|---|\n| {} | {} | {} | {} | {} |\n\n",
+        r.method, r.dataset, r.split, r.span_mode, r.top_k, r.retrieve, r.executor,
+        r.judge_model.as_deref().unwrap_or("none"), r.checkpoint,
         r.method, pct(r.overall.f1), pct(r.overall.judge), r.overall.count, r.overall.errors
     );
     s.push_str("| Category | n | F1 | L-J | errors |\n|---|---|---|---|---|\n");
@@ -499,6 +516,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
         executor: rt.executor_id.clone(),
+        judge_model: judge_model(&cfg, want_judge),
+        judge_is_reference: judge_is_reference(&cfg, want_judge),
         overall,
         by_category,
         memory_cache_hits: g.hits,

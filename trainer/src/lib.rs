@@ -19,6 +19,7 @@ pub mod invocations;
 pub mod metrics;
 pub mod prompts;
 pub mod reply_script;
+pub mod refimport;
 pub mod retrieval;
 pub mod runtime;
 pub mod scripted_rules;

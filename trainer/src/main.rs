@@ -51,6 +51,8 @@ enum Cmd {
     /// Differential checks against the reference implementation's fixtures.
     #[command(subcommand)]
     Fidelity(cli::fidelity::FidelityCmd),
+    /// Turn a checkpoint saved by the reference implementation into a memskill run folder.
+    ImportReference(cli::fidelity::ImportArgs),
     /// ALFWorld utilities (expert-trajectory cache).
     #[command(subcommand)]
     Alfworld(cli::alfworld::AlfworldCmd),
@@ -91,6 +93,7 @@ fn main() {
         Cmd::Bench(a) => cli::train::bench(a),
         Cmd::Alfworld(c) => cli::alfworld::run(c),
         Cmd::Fidelity(c) => cli::fidelity::run(c),
+        Cmd::ImportReference(a) => cli::fidelity::import_reference(a),
     };
     if let Err(e) = res {
         // One line, the full context chain, no panic, no backtrace.

@@ -74,6 +74,8 @@ pub struct Entry {
     /// An external memory system (`memskill eval --adapter`): "adapter", or "adapter,
     /// answers itself" when it answered questions itself.
     pub external: Option<String>,
+    /// The model that gave the L-J scores, when recorded.
+    pub judge_model: Option<String>,
     pub metric: Metrics,
 }
 
@@ -135,6 +137,7 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
             top_k: 0,
             context_docs: None,
             external: None,
+            judge_model: None,
             metric: Metrics::Alfworld {
                 success: bootstrap(&won, BOOTSTRAP_RESAMPLES, seed),
                 steps: bootstrap(&steps, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -165,6 +168,7 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
                 "adapter".to_string()
             }
         }),
+        judge_model: r.judge_model.clone(),
         metric: Metrics::Qa {
             f1: bootstrap(&f1, BOOTSTRAP_RESAMPLES, seed),
             judge: bootstrap(&judge, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -318,9 +322,10 @@ fn qa_cell(e: &Entry) -> Cell {
             // No judge ran: no L-J column to show a dash in.
             None => format!("F1 {} · n={questions}, errors {errors}", est(f1, 100.0, 2)),
             Some(_) => format!(
-                "F1 {} · L-J {} · n={questions}, errors {errors}",
+                "F1 {} · L-J {} ({}) · n={questions}, errors {errors}",
                 est(f1, 100.0, 2),
-                est(judge, 100.0, 2)
+                est(judge, 100.0, 2),
+                judged_by(e)
             ),
         },
         Metrics::Alfworld {
@@ -338,6 +343,14 @@ fn qa_cell(e: &Entry) -> Cell {
         text,
         link: Some(e.path.clone()),
     }
+}
+
+/// `judge MODEL` for an L-J score (`judge not recorded` for results from before the field).
+fn judged_by(e: &Entry) -> String {
+    format!(
+        "judge {}",
+        e.judge_model.as_deref().unwrap_or("not recorded")
+    )
 }
 
 /// A row's label: the method, with the executor (when asked) and the context length (when
@@ -391,7 +404,12 @@ fn empty_row(n: usize) -> Vec<Cell> {
 fn headline_cell(e: &Entry, h: Option<(&'static str, Estimate)>) -> Cell {
     Cell {
         text: h.map_or("-".into(), |(k, x)| {
-            format!("{k} {}", est(&Some(x), 100.0, 2))
+            let by = if k == "L-J" {
+                format!(" ({})", judged_by(e))
+            } else {
+                String::new()
+            };
+            format!("{k} {}{by}", est(&Some(x), 100.0, 2))
         }),
         link: Some(e.path.clone()),
     }
@@ -714,6 +732,46 @@ fn rel(from: &Path, target: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24, item 4: every L-J score names the model that judged it.
+    #[test]
+    fn every_lj_cell_names_its_judge_model() {
+        let x = bootstrap(&[1.0, 0.5, 0.0], 10, 1);
+        let entry = |judge_model: Option<&str>, judged: bool| Entry {
+            path: PathBuf::from("r/results.json"),
+            method: "m".into(),
+            dataset: "locomo".into(),
+            split: "test".into(),
+            executor: "exec".into(),
+            top_k: 7,
+            context_docs: None,
+            judge_model: judge_model.map(str::to_string),
+            metric: Metrics::Qa {
+                f1: x.clone(),
+                judge: if judged { x.clone() } else { None },
+                questions: 3,
+                errors: 0,
+            },
+        };
+        let e = entry(Some("openai/gpt-oss-120b"), true);
+        assert!(
+            qa_cell(&e).text.contains("L-J 50.00 [")
+                && qa_cell(&e).text.contains("(judge openai/gpt-oss-120b)")
+        );
+        let h = headline_cell(&e, headline(&e)).text;
+        assert!(
+            h.starts_with("L-J 50.00 [") && h.ends_with("(judge openai/gpt-oss-120b)"),
+            "{h}"
+        );
+        let old = entry(None, true);
+        assert!(qa_cell(&old).text.contains("(judge not recorded)"));
+        // no judge ran: no L-J, no judge named
+        let f1_only = entry(Some("exec"), false);
+        assert!(!qa_cell(&f1_only).text.contains("judge"));
+        assert!(!headline_cell(&f1_only, headline(&f1_only))
+            .text
+            .contains("judge"));
+    }
 
     #[test]
     fn bootstrap_interval_brackets_the_mean_and_narrows_with_n() {

@@ -103,6 +103,7 @@ impl Runtime {
             counters.answer.clone(),
         ));
         let judge = if want_judge || cfg.reward.kind == RewardKind::Judge {
+            eprintln!("{}", cfg.judge_line());
             Some(Arc::new(CountingLlm::new(
                 f.get(cfg.judge_llm(), "reward.judge")?,
                 counters.judge.clone(),

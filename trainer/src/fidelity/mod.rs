@@ -25,6 +25,7 @@ pub mod encoder_qwen3;
 pub mod hard_case_pool;
 pub mod parse_actions;
 pub mod query_quotas;
+pub mod reference_checkpoint;
 pub mod retriever_contriever;
 pub mod score_hotpotqa;
 pub mod score_locomo;
@@ -150,6 +151,7 @@ pub fn checker(component: &str) -> Option<Checker> {
         "segment_fixed_length" => segment_fixed_length::check,
         "split_longmemeval" => split_longmemeval::check,
         "query_quotas" => query_quotas::check,
+        "reference_checkpoint" => reference_checkpoint::check,
         _ => return None,
     })
 }
