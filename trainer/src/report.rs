@@ -745,6 +745,7 @@ mod tests {
             executor: "exec".into(),
             top_k: 7,
             context_docs: None,
+            external: None,
             judge_model: judge_model.map(str::to_string),
             metric: Metrics::Qa {
                 f1: x.clone(),
