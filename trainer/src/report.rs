@@ -435,6 +435,110 @@ fn table1(entries: &[Entry], datasets: &[String]) -> Option<Table> {
     })
 }
 
+/// Table 1 in the paper's layout: a column group per dataset (F1, L-J and n / errors for
+/// question answering; SR, #Steps and games / environment errors for ALFWorld), a row per
+/// method, every cell linked to its results.json. An L-J column is left out for a dataset
+/// no evaluation was judged on; its header names the judge model when one model judged all.
+#[derive(Debug, Clone)]
+pub struct PaperTable {
+    pub groups: Vec<(String, Vec<String>)>,
+    pub rows: Vec<(String, Vec<Cell>)>,
+}
+
+fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
+    let of =
+        |d: &String| -> Vec<&Entry> { entries.iter().filter(|e| dataset_label(e) == *d).collect() };
+    let mut groups = Vec::new();
+    for d in datasets {
+        let here = of(d);
+        let Some(first) = here.first() else {
+            continue;
+        };
+        let subs = match first.metric {
+            Metrics::Alfworld { .. } => {
+                vec!["SR".into(), "#Steps".into(), "games (env errors)".into()]
+            }
+            Metrics::Qa { .. } => {
+                let judged: BTreeSet<String> = here
+                    .iter()
+                    .filter(|e| matches!(&e.metric, Metrics::Qa { judge: Some(_), .. }))
+                    .map(|e| {
+                        e.judge_model
+                            .clone()
+                            .unwrap_or_else(|| "not recorded".into())
+                    })
+                    .collect();
+                let mut subs = vec!["F1".to_string()];
+                match judged.len() {
+                    0 => {}
+                    1 => subs.push(format!(
+                        "L-J (judge {})",
+                        judged.iter().next().expect("one")
+                    )),
+                    _ => subs.push("L-J (judge per cell)".into()),
+                }
+                subs.push("n (errors)".into());
+                subs
+            }
+        };
+        groups.push((d.clone(), subs));
+    }
+    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    let width: usize = groups.iter().map(|(_, s)| s.len()).sum();
+    for e in entries {
+        let Some(g) = groups.iter().position(|(d, _)| *d == dataset_label(e)) else {
+            continue;
+        };
+        let at: usize = groups[..g].iter().map(|(_, s)| s.len()).sum();
+        let subs = &groups[g].1;
+        let cells = rows
+            .entry(row_label(e, true))
+            .or_insert_with(|| empty_row(width));
+        let link = Some(e.path.clone());
+        let cell = |text: String| Cell {
+            text,
+            link: link.clone(),
+        };
+        let texts: Vec<String> = match &e.metric {
+            Metrics::Qa {
+                f1,
+                judge,
+                questions,
+                errors,
+            } => {
+                let mut t = vec![est(f1, 100.0, 2)];
+                if subs.len() == 3 {
+                    let per_cell = subs[1].ends_with("per cell)") && judge.is_some();
+                    t.push(if per_cell {
+                        format!("{} ({})", est(judge, 100.0, 2), judged_by(e))
+                    } else {
+                        est(judge, 100.0, 2)
+                    });
+                }
+                t.push(format!("{questions} ({errors})"));
+                t
+            }
+            Metrics::Alfworld {
+                success,
+                steps,
+                games,
+                env_errors,
+            } => vec![
+                est(success, 100.0, 1),
+                est(steps, 1.0, 1),
+                format!("{games} ({env_errors})"),
+            ],
+        };
+        for (i, t) in texts.into_iter().enumerate() {
+            cells[at + i] = cell(t);
+        }
+    }
+    (!rows.is_empty()).then(|| PaperTable {
+        groups,
+        rows: rows.into_iter().collect(),
+    })
+}
+
 /// Table 2 for dataset `d`: method x executor model (ablations; cross-model transfer). None
 /// when `d` has fewer than two executors and fewer than two methods.
 fn table2(entries: &[Entry], d: &str) -> Option<Table> {
@@ -515,6 +619,8 @@ fn figure3(sweep: &[&Entry], d: &str) -> Option<(Table, Vec<FigureSeries>)> {
 #[derive(Debug, Clone)]
 pub struct Report {
     pub tables: Vec<Table>,
+    /// Table 1 in the paper's layout (the HTML page shows it in place of `tables[0]`).
+    pub paper: Option<PaperTable>,
     /// Figure 3: (dataset, series name, points (context docs, score x 100)).
     pub figure: Vec<(String, Vec<FigureSeries>)>,
     pub skills: Vec<RunSkills>,
@@ -547,6 +653,7 @@ impl Report {
         };
         let main: Vec<Entry> = entries.iter().filter(|e| !in_sweep(e)).cloned().collect();
         let mut tables: Vec<Table> = table1(&main, &datasets).into_iter().collect();
+        let paper = paper_table1(&main, &datasets);
         tables.extend(datasets.iter().filter_map(|d| table2(entries, d)));
         let mut figure = Vec::new();
         let sweep: Vec<&Entry> = entries
@@ -562,6 +669,7 @@ impl Report {
         }
         Report {
             tables,
+            paper,
             figure,
             skills,
             entries: entries.len(),
@@ -649,7 +757,27 @@ impl Report {
             "<h1>memskill report</h1>\n<p>{} evaluations. Scores are &times; 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).</p>\n",
             self.entries
         ));
-        for t in &self.tables {
+        for (i, t) in self.tables.iter().enumerate() {
+            if let (0, Some(p)) = (i, &self.paper) {
+                s.push_str(&format!(
+                    "<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
+                    html_escape(&t.title),
+                    html_escape(&t.note)
+                ));
+                let rows: Vec<(String, Vec<(String, Option<String>)>)> = p
+                    .rows
+                    .iter()
+                    .map(|(r, cells)| {
+                        let cs = cells
+                            .iter()
+                            .map(|c| (c.text.clone(), c.link.as_ref().map(|l| rel(out, l))))
+                            .collect();
+                        (r.clone(), cs)
+                    })
+                    .collect();
+                s.push_str(&crate::report_page::grouped_table_html(&p.groups, &rows));
+                continue;
+            }
             s.push_str(&format!(
                 "<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
                 html_escape(&t.title),

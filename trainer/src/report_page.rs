@@ -294,6 +294,43 @@ fn split_row(row: &str) -> Vec<String> {
     cells.into_iter().map(|c| c.trim().to_string()).collect()
 }
 
+/// A table whose columns come in groups (a dataset's F1, L-J, ...): two header rows, the
+/// group names spanning their sub-columns; every cell `(text, link)`.
+pub fn grouped_table_html(
+    groups: &[(String, Vec<String>)],
+    rows: &[(String, Vec<(String, Option<String>)>)],
+) -> String {
+    let mut s = String::from("<table class=\"paper\"><tr><th rowspan=\"2\">Method</th>");
+    for (g, subs) in groups {
+        s.push_str(&format!(
+            "<th colspan=\"{}\" style=\"text-align:center\">{}</th>",
+            subs.len(),
+            esc(g)
+        ));
+    }
+    s.push_str("</tr>\n<tr>");
+    for sub in groups.iter().flat_map(|(_, subs)| subs) {
+        s.push_str(&format!("<th>{}</th>", esc(sub)));
+    }
+    s.push_str("</tr>\n");
+    for (row, cells) in rows {
+        s.push_str(&format!("<tr><th>{}</th>", esc(row)));
+        for (text, link) in cells {
+            match link {
+                Some(l) => s.push_str(&format!(
+                    "<td><a href=\"{}\">{}</a></td>",
+                    esc(l),
+                    esc(text)
+                )),
+                None => s.push_str(&format!("<td>{}</td>", esc(text))),
+            }
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +370,39 @@ mod tests {
         assert!(svg.contains("points=\"48.0,172.0 428.0,24.0\""), "{svg}");
         assert!(svg.contains("stroke-dasharray") && svg.contains("stage 1: rollback"));
         assert_eq!(svg_chart("e", &[], &[]), "");
+    }
+}
+
+#[cfg(test)]
+mod grouped_tests {
+    #[test]
+    fn column_groups_span_their_sub_columns_and_cells_link() {
+        let groups = vec![
+            (
+                "locomo (test)".to_string(),
+                vec!["F1".into(), "n (errors)".into()],
+            ),
+            (
+                "alfworld (seen)".to_string(),
+                vec!["SR".into(), "#Steps".into()],
+            ),
+        ];
+        let rows = vec![(
+            "memskill".to_string(),
+            vec![
+                (
+                    "41.20 [39.0, 43.1]".to_string(),
+                    Some("a/results.json".to_string()),
+                ),
+                ("50 (0)".to_string(), None),
+                ("-".to_string(), None),
+                ("-".to_string(), None),
+            ],
+        )];
+        let h = super::grouped_table_html(&groups, &rows);
+        assert!(h.contains("<th colspan=\"2\" style=\"text-align:center\">locomo (test)</th>"));
+        assert!(h.contains("<th>#Steps</th>"));
+        assert!(h.contains("<a href=\"a/results.json\">41.20 [39.0, 43.1]</a>"));
+        assert_eq!(h.matches("<td").count(), 4);
     }
 }

@@ -105,6 +105,14 @@ fn report_tables_link_every_cell_and_show_intervals() {
         "{html}"
     );
     assert!(html.contains("<img src=\"figure3.png\""));
+    // Table 1 in the paper's layout: the dataset as a column group over F1 and n (errors)
+    assert!(
+        html.contains("<table class=\"paper\">")
+            && html.contains("colspan=")
+            && html.contains("<th>F1</th>")
+            && html.contains("<th>n (errors)</th>"),
+        "{html}"
+    );
     assert!(
         std::fs::metadata(rep_dir.join("figure3.png"))
             .unwrap()
