@@ -65,4 +65,14 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
             "{k}"
         );
     }
+    // ... and its points are a table of their own, not Table 1 rows
+    let table1 = report.split("\n## ").nth(1).unwrap_or_default();
+    assert!(
+        table1.starts_with("Table 1") && !table1.contains("[eval.top_k="),
+        "{report}"
+    );
+    assert!(
+        report.contains("## Sweep — locomo (test)") || report.contains("## Sweep"),
+        "{report}"
+    );
 }

@@ -539,6 +539,43 @@ fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
     })
 }
 
+/// A sweep point's method and point (`full [eval.top_k=1]` -> `full`, `eval.top_k=1`).
+fn sweep_point(e: &Entry) -> Option<(&str, &str)> {
+    let (base, rest) = e.method.rsplit_once(" [")?;
+    let point = rest.strip_suffix(']')?;
+    point.contains('=').then_some((base, point))
+}
+
+/// The points of `--sweep` evaluations of dataset `d`: a row per method, a column per point.
+fn sweep_table(points: &[&Entry], d: &str) -> Option<Table> {
+    let here: Vec<&&Entry> = points.iter().filter(|e| dataset_label(e) == d).collect();
+    let cols: Vec<String> = here
+        .iter()
+        .filter_map(|e| sweep_point(e).map(|(_, p)| p.to_string()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    for e in &here {
+        let Some((base, point)) = sweep_point(e) else {
+            continue;
+        };
+        let col = cols.iter().position(|c| c == point).unwrap_or(0);
+        let label = match e.executor.is_empty() {
+            true => base.to_string(),
+            false => format!("{base} ({})", e.executor),
+        };
+        let cells = rows.entry(label).or_insert_with(|| empty_row(cols.len()));
+        cells[col] = headline_cell(e, headline(e));
+    }
+    (!rows.is_empty()).then(|| Table {
+        title: format!("Sweep — {d}"),
+        note: "`memskill eval --sweep` points: L-J when judged, else F1 (x 100, 95% bootstrap interval), a column per point. Not Table 1 rows.".into(),
+        header: cols,
+        rows: rows.into_iter().collect(),
+    })
+}
+
 /// Table 2 for dataset `d`: method x executor model (ablations; cross-model transfer). None
 /// when `d` has fewer than two executors and fewer than two methods.
 fn table2(entries: &[Entry], d: &str) -> Option<Table> {
@@ -651,10 +688,21 @@ impl Report {
                     .get(e.dataset.as_str())
                     .is_some_and(|l| l.len() >= 2)
         };
-        let main: Vec<Entry> = entries.iter().filter(|e| !in_sweep(e)).cloned().collect();
+        // So do the points of any other `--sweep` (methods labelled `name [key=value]`): a
+        // table of their own per dataset.
+        let main: Vec<Entry> = entries
+            .iter()
+            .filter(|e| !in_sweep(e) && sweep_point(e).is_none())
+            .cloned()
+            .collect();
         let mut tables: Vec<Table> = table1(&main, &datasets).into_iter().collect();
         let paper = paper_table1(&main, &datasets);
-        tables.extend(datasets.iter().filter_map(|d| table2(entries, d)));
+        tables.extend(datasets.iter().filter_map(|d| table2(&main, d)));
+        let points: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| !in_sweep(e) && sweep_point(e).is_some())
+            .collect();
+        tables.extend(datasets.iter().filter_map(|d| sweep_table(&points, d)));
         let mut figure = Vec::new();
         let sweep: Vec<&Entry> = entries
             .iter()

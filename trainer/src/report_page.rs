@@ -138,7 +138,10 @@ pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
 }
 
 fn fmt_num(v: f64) -> String {
-    if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
+    if v.fract() == 0.0 && v.abs() < 1e6 {
+        // update numbers and other whole values
+        format!("{v:.0}")
+    } else if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
         format!("{v:.2e}")
     } else {
         format!("{v:.3}")
