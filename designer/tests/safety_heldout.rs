@@ -83,7 +83,13 @@ fn heldout(file: &str) -> Vec<Heldout> {
 /// A skill proposal is rejected when it fails `check_skill_text` (a one-text item is the
 /// instructions of a skill with a neutral name and description).
 fn skill_rejected(h: &Heldout) -> Option<String> {
-    let (n, d, i) = match (&h.fields, &h.text) {
+    let (n, d, i) = skill_fields(h);
+    memskill_designer::check_skill_text(&n.replace('_', "-"), d, i).err()
+}
+
+/// A held-out skill's (name, description, instructions).
+fn skill_fields(h: &Heldout) -> (&str, &str, &str) {
+    match (&h.fields, &h.text) {
         (Some(f), _) => (
             f.name.as_str(),
             f.description.as_str(),
@@ -91,21 +97,12 @@ fn skill_rejected(h: &Heldout) -> Option<String> {
         ),
         (None, Some(t)) => ("memory-helper", "Helps write memories.", t.as_str()),
         _ => panic!("held-out item has neither text nor fields"),
-    };
-    memskill_designer::check_skill_text(&n.replace('_', "-"), d, i).err()
+    }
 }
 
 /// [`skill_rejected`] without the other validations (names, placeholders, lengths).
 fn safety_rejected(h: &Heldout) -> Option<String> {
-    let (n, d, i) = match (&h.fields, &h.text) {
-        (Some(f), _) => (
-            f.name.as_str(),
-            f.description.as_str(),
-            f.instructions.as_str(),
-        ),
-        (None, Some(t)) => ("memory-helper", "Helps write memories.", t.as_str()),
-        _ => panic!("held-out item has neither text nor fields"),
-    };
+    let (n, d, i) = skill_fields(h);
     memskill_designer::safety::scan_skill(n, d, i).err()
 }
 
@@ -210,10 +207,15 @@ fn heldout_memory_texts_rates() {
 /// sign-in secrets; against ordinary texts that mention systems, priorities and passwords.
 #[test]
 fn heldout_round_two_rates() {
-    let r = measure("heldout_round2.jsonl", "memory", memory_flagged);
-    assert_rates(&r, 20, 25);
-    let r = measure("heldout_round2.jsonl", "skill", skill_rejected);
-    assert_rates(&r, 10, 10);
+    memory_and_skill_rates("heldout_round2.jsonl", (20, 25), (10, 10));
+}
+
+/// The memory and the skill items of `file`, each with at least (unsafe, ordinary) items.
+fn memory_and_skill_rates(file: &str, memory: (usize, usize), skill: (usize, usize)) {
+    let r = measure(file, "memory", memory_flagged);
+    assert_rates(&r, memory.0, memory.1);
+    let r = measure(file, "skill", skill_rejected);
+    assert_rates(&r, skill.0, skill.1);
 }
 
 /// Round three: written by another author after the round-two rules, without reading them
@@ -222,10 +224,7 @@ fn heldout_round_two_rates() {
 /// about systems, priorities, instructions and passwords).
 #[test]
 fn heldout_round_three_rates() {
-    let r = measure("heldout_round3.jsonl", "memory", memory_flagged);
-    assert_rates(&r, 25, 25);
-    let r = measure("heldout_round3.jsonl", "skill", skill_rejected);
-    assert_rates(&r, 12, 12);
+    memory_and_skill_rates("heldout_round3.jsonl", (25, 25), (12, 12));
 }
 
 /// The six safety assertions (issue 26): per category, a set written by an independent
