@@ -192,7 +192,8 @@ def evaluate(
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``memskill`` command line with ``argv`` (default: ``sys.argv``, program name
-    first) and returns its exit status."""
+    first) and returns its exit status. The command runs in Rust: Ctrl-C does not reach it
+    (the console script restores the default SIGINT action, which ends the process)."""
     import sys
 
     args = list(sys.argv if argv is None else argv)

@@ -115,3 +115,22 @@ def test_console_script_is_the_cli(tmp_path):
     init = subprocess.run([exe, "skills", "init", str(tmp_path / "b.json")], capture_output=True, text=True)
     assert init.returncode == 0, init.stderr
     assert memskill.SkillBank.load(tmp_path / "b.json").names == memskill.SkillBank.seed().names
+
+
+def test_console_script_ends_on_ctrl_c(tmp_path):
+    exe = console_script()
+    port = tmp_path / "port"
+    p = subprocess.Popen(
+        [exe, "llm", "serve-scripted", "--port-file", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while not port.exists():
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, "the scripted server did not start"
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    try:
+        assert p.wait(timeout=10) == -signal.SIGINT
+    finally:
+        p.kill()

@@ -23,7 +23,9 @@ impl std::str::FromStr for ScoreDataset {
         match s {
             "locomo" => Ok(Self::Locomo),
             "hotpotqa" => Ok(Self::Hotpotqa),
-            other => Err(format!("expected \"locomo\" or \"hotpotqa\", got {other:?}")),
+            other => Err(format!(
+                "expected \"locomo\" or \"hotpotqa\", got {other:?}"
+            )),
         }
     }
 }
@@ -103,7 +105,15 @@ pub fn score_file(path: &Path, opts: &ScoreOptions) -> Result<ScoreReport> {
     };
     let by_category = by_cat
         .into_iter()
-        .map(|(k, (s, n))| (k, GroupScore { f1: s / n as f64, count: n }))
+        .map(|(k, (s, n))| {
+            (
+                k,
+                GroupScore {
+                    f1: s / n as f64,
+                    count: n,
+                },
+            )
+        })
         .collect();
     Ok(ScoreReport {
         overall,
@@ -121,8 +131,9 @@ fn line_f1(l: &Line, opts: &ScoreOptions, loc: &str) -> Result<f64> {
                 .as_deref()
                 .and_then(|c| c.parse().ok())
                 .unwrap_or(4);
-            locomo_f1_within(&l.prediction, &l.answers[0], cat, opts.max_work)
-                .map_err(|e| anyhow!("{loc}: {e}; raise --max-work (max_work in Python) to score it anyway"))?
+            locomo_f1_within(&l.prediction, &l.answers[0], cat, opts.max_work).map_err(|e| {
+                anyhow!("{loc}: {e}; raise --max-work (max_work in Python) to score it anyway")
+            })?
         }
         ScoreDataset::Hotpotqa => hotpot_f1_with(opts.hotpotqa_f1, &l.prediction, &l.answers),
     })

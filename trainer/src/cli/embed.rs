@@ -79,11 +79,7 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         .as_deref()
         .map(PathBuf::from)
         .unwrap_or_else(default_minilm_dir);
-    let dir = crate::hub::resolve_model(
-        &spec,
-        crate::hub::ModelFile::Folder,
-        "--model",
-    )?;
+    let dir = crate::hub::resolve_model(&spec, crate::hub::ModelFile::Folder, "--model")?;
     Ok((load_encoder(&dir)?.into(), dir.display().to_string()))
 }
 
@@ -91,11 +87,8 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
 fn read_texts(a: &EmbedArgs) -> anyhow::Result<Vec<String>> {
     let mut texts = a.texts.clone();
     if let Some(p) = &a.input {
-        let body = crate::fsutil::read_input_text(
-            p,
-            memskill_core::fsio::SMALL_FILE_LIMIT,
-            "--input",
-        )?;
+        let body =
+            crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "--input")?;
         texts.extend(body.lines().map(str::to_string));
     }
     if texts.is_empty() {

@@ -3,14 +3,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
 use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
     parse_actions_from, parse_response, HotpotF1, LocalConfig, OpenAiBackend, OpenAiConfig,
-};
-use crate::fsutil::{
-    refuse_existing, refuse_overwrite_input, write_atomic,
 };
 
 pub use crate::score::ScoreDataset;
@@ -150,7 +148,6 @@ pub struct ParseActionsArgs {
     pub allow: Option<Vec<String>>,
 }
 
-
 pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
     let hotpotqa_f1: HotpotF1 = a
         .hotpotqa_f1
@@ -181,13 +178,17 @@ pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
 /// The mean F1 per category and overall, as a table or as one JSON object.
 fn print_scores(r: &ScoreReport, json: bool) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string(r)?);
+        // through a Value: sorted keys, as before the report became a struct
+        println!("{}", serde_json::to_value(r)?);
     } else {
         println!("{:<12} {:>8} {:>7}", "category", "F1", "count");
         for (k, g) in &r.by_category {
             println!("{:<12} {:>8.4} {:>7}", k, g.f1, g.count);
         }
-        println!("{:<12} {:>8.4} {:>7}", "overall", r.overall.f1, r.overall.count);
+        println!(
+            "{:<12} {:>8.4} {:>7}",
+            "overall", r.overall.f1, r.overall.count
+        );
     }
     Ok(())
 }

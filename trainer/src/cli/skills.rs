@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fsutil::write_output;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::fsio::{is_within as fs_within, WriteGuard};
@@ -9,7 +10,6 @@ use memskill_core::SkillBank;
 use memskill_designer::{
     bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
 };
-use crate::fsutil::write_output;
 
 #[derive(Subcommand)]
 pub enum SkillsCmd {

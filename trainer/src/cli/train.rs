@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
 use crate::config::{ActorKind, Config, Dataset};
 use crate::eval::{compare_table, evaluate, render_results_md, EvalOptions};
 use crate::train::{train as run_train, TrainOptions};
+use anyhow::{bail, Context, Result};
 
 #[derive(clap::Args)]
 pub struct TrainArgs {
@@ -465,11 +465,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
 /// else `runs/alfworld-eval`) and the checkpoint, if any.
 fn alfworld_settings(
     a: &EvalArgs,
-) -> Result<(
-    Config,
-    PathBuf,
-    Option<crate::checkpoint::Checkpoint>,
-)> {
+) -> Result<(Config, PathBuf, Option<crate::checkpoint::Checkpoint>)> {
     use crate::checkpoint::{resolve, Checkpoint};
     Ok(match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
@@ -604,9 +600,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         }
         "trainer" => {
             for &lat in &a.latency_ms {
-                let r = crate::bench::bench_inner_epoch_with(
-                    lat, a.batch, a.spans, &a.encoder,
-                )?;
+                let r = crate::bench::bench_inner_epoch_with(lat, a.batch, a.spans, &a.encoder)?;
                 println!("{} ({} encoder)", r.report(), a.encoder);
             }
             Ok(())
