@@ -48,13 +48,13 @@ fn resolve_config(
 }
 
 /// Runs `work` on its own thread with the GIL released, polling for signals meanwhile. On
-/// a pending signal (KeyboardInterrupt) it sets `stop` and waits for `work` to return, then
-/// raises the signal's exception.
+/// a pending signal (KeyboardInterrupt) it sets `stop` and waits for `work` to return;
+/// returns `work`'s result and the signal's exception, if one came.
 fn run_interruptible<T: Send + 'static>(
     py: Python<'_>,
     stop: Arc<AtomicBool>,
     work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
-) -> PyResult<T> {
+) -> PyResult<(T, Option<PyErr>)> {
     let (tx, rx) = mpsc::channel::<()>();
     let handle = std::thread::spawn(move || {
         let r = work();
@@ -81,11 +81,7 @@ fn run_interruptible<T: Send + 'static>(
     let res = py
         .detach(|| handle.join())
         .map_err(|_| MemskillError::new_err("the training thread panicked"))?;
-    let out = res.map_err(err)?;
-    match interrupt {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    Ok((res.map_err(err)?, interrupt))
 }
 
 /// Trains (or resumes) a run; see `memskill.train`.
@@ -113,7 +109,18 @@ pub fn train<'py>(
         log_lines: log,
         stop: Some(stop.clone()),
     };
-    let out = run_interruptible(py, stop, move || memskill_trainer::train(&cfg, &opts))?;
+    let (out, interrupt) =
+        run_interruptible(py, stop, move || memskill_trainer::train(&cfg, &opts))?;
+    if let Some(e) = interrupt {
+        let ck = out.last_checkpoint.as_deref().unwrap_or(&out.run_dir);
+        eprintln!(
+            "stopped at update {}: checkpoint {}; continue with resume=True, run_dir={:?}",
+            out.update_step,
+            ck.display(),
+            out.run_dir
+        );
+        return Err(e);
+    }
     to_py(py, &out)
 }
 

@@ -85,8 +85,10 @@ def test_ctrl_c_stops_at_a_checkpoint_and_resumes(root, tmp_path):
     out, err = p.communicate(timeout=120)
     assert p.returncode == 3, (out, err)
     assert "KeyboardInterrupt raised" in out and "interrupted: stopping" in err
+    assert "continue with resume=True" in err
     done = len([x for x in metrics.read_text().splitlines() if '"type":"update"' in x])
     assert 2 <= done < total
+    assert f"stopped at update {done}: checkpoint " in err
     # with checkpoint_every far away, the checkpoint is the one the stop wrote
     latest = (run / "checkpoints" / "latest").read_text().strip()
     assert (run / "checkpoints" / latest).is_dir()
