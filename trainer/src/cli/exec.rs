@@ -1,26 +1,18 @@
 //! `memskill score`, `memskill llm chat` and `memskill parse-actions`.
 
-use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
 use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
-    hotpot_f1_with, locomo_f1_within, parse_actions_from, parse_response, HotpotF1, LocalConfig,
-    OpenAiBackend, OpenAiConfig,
-};
-use memskill_trainer::fsutil::{
-    check_input_file, refuse_existing, refuse_overwrite_input, write_atomic,
+    parse_actions_from, parse_response, HotpotF1, LocalConfig, OpenAiBackend, OpenAiConfig,
 };
 
-/// Which official scorer to apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScoreDataset {
-    Locomo,
-    Hotpotqa,
-}
+pub use crate::score::ScoreDataset;
+use crate::score::{score_file, ScoreOptions, ScoreReport};
 
 #[derive(clap::Args)]
 pub struct ScoreArgs {
@@ -162,171 +154,55 @@ pub struct ParseActionsArgs {
     pub allow: Option<Vec<String>>,
 }
 
-struct Line {
-    prediction: String,
-    answers: Vec<String>,
-    category: Option<String>,
-}
-
-/// Python `str()` of a JSON scalar answer (numbers as written by Python for ints).
-fn answer_text(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Number(n) => Some(n.to_string()),
-        serde_json::Value::Bool(b) => Some(if *b { "True".into() } else { "False".into() }),
-        _ => None,
-    }
-}
-
-fn parse_line(v: &serde_json::Value, dataset: ScoreDataset, loc: &str) -> anyhow::Result<Line> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| anyhow!("{loc}: expected a JSON object"))?;
-    if !obj.contains_key("question_id") && !obj.contains_key("question") {
-        bail!("{loc}: field \"question_id\" or \"question\" is missing");
-    }
-    let prediction = match obj.get("prediction") {
-        Some(p) => {
-            answer_text(p).ok_or_else(|| anyhow!("{loc}: field \"prediction\" must be a string"))?
-        }
-        None => bail!("{loc}: field \"prediction\" is missing"),
-    };
-    let category = match obj.get("category") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
-        Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
-        Some(_) => bail!("{loc}: field \"category\" must be a number or a string"),
-    };
-    let raw = obj
-        .get("answer")
-        .or_else(|| obj.get("answers"))
-        .or_else(|| obj.get("adversarial_answer"));
-    let answers = match raw {
-        Some(serde_json::Value::Array(a)) if dataset == ScoreDataset::Hotpotqa => a
-            .iter()
-            .map(|x| {
-                answer_text(x)
-                    .ok_or_else(|| anyhow!("{loc}: field \"answer\" items must be strings"))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?,
-        Some(x) => vec![answer_text(x)
-            .ok_or_else(|| anyhow!("{loc}: field \"answer\" must be a string or a number"))?],
-        None if dataset == ScoreDataset::Locomo && category.as_deref() == Some("5") => {
-            vec![String::new()]
-        }
-        None => bail!("{loc}: field \"answer\" is missing"),
-    };
-    if dataset == ScoreDataset::Locomo {
-        match category.as_deref().map(str::parse::<u8>) {
-            Some(Ok(1..=5)) => {}
-            Some(_) => bail!("{loc}: field \"category\" must be 1..5 for LoCoMo"),
-            None => bail!("{loc}: field \"category\" is missing"),
-        }
-    }
-    Ok(Line {
-        prediction,
-        answers,
-        category,
-    })
-}
-
 pub fn score(a: ScoreArgs) -> anyhow::Result<()> {
-    let hotpot: HotpotF1 = a
+    let hotpotqa_f1: HotpotF1 = a
         .hotpotqa_f1
         .parse()
         .map_err(|e| anyhow!("--hotpotqa-f1: {e}"))?;
-    let file = a.predictions.display().to_string();
     if let Some(out) = &a.per_line {
         refuse_overwrite_input(&a.predictions, out, "--per-line")?;
         refuse_existing(out, a.force, "--per-line")?;
     }
-    check_input_file(
-        &a.predictions,
-        a.max_file_mb.saturating_mul(1 << 20),
-        "--predictions",
-    )?;
-    let text =
-        std::fs::read_to_string(&a.predictions).with_context(|| format!("reading {file}"))?;
-    let mut scores: Vec<f64> = Vec::new();
-    let mut by_cat: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for (i, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let loc = format!("{file}:{}", i + 1);
-        let v: serde_json::Value =
-            serde_json::from_str(raw).map_err(|e| anyhow!("{loc}: invalid JSON: {e}"))?;
-        let l = parse_line(&v, a.dataset, &loc)?;
-        let f1 = line_f1(&l, &a, hotpot, &loc)?;
-        scores.push(f1);
-        if let Some(c) = l.category {
-            let e = by_cat.entry(c).or_default();
-            e.0 += f1;
-            e.1 += 1;
-        }
-    }
-    if scores.is_empty() {
-        bail!("{file}: no prediction lines");
-    }
+    let opts = ScoreOptions {
+        dataset: a.dataset,
+        hotpotqa_f1,
+        max_file_bytes: a.max_file_mb.saturating_mul(1 << 20),
+        max_work: a.max_work,
+    };
+    let report = score_file(&a.predictions, &opts).context("--predictions")?;
     if let Some(out) = &a.per_line {
-        let mut buf = String::with_capacity(scores.len() * 16);
-        for s in &scores {
+        let mut buf = String::with_capacity(report.per_line.len() * 16);
+        for s in &report.per_line {
             buf.push_str(&serde_json::json!({ "f1": s }).to_string());
             buf.push('\n');
         }
         write_atomic(out, buf.as_bytes())?;
     }
-    print_scores(&scores, &by_cat, a.json);
+    print_scores(&report, a.json)
+}
+
+/// The mean F1 per category and overall, as a table or as one JSON object.
+fn print_scores(r: &ScoreReport, json: bool) -> anyhow::Result<()> {
+    if json {
+        // through a Value: sorted keys, as before the report became a struct
+        println!("{}", serde_json::to_value(r)?);
+    } else {
+        println!("{:<12} {:>8} {:>7}", "category", "F1", "count");
+        for (k, g) in &r.by_category {
+            println!("{:<12} {:>8.4} {:>7}", k, g.f1, g.count);
+        }
+        println!(
+            "{:<12} {:>8.4} {:>7}",
+            "overall", r.overall.f1, r.overall.count
+        );
+    }
     Ok(())
 }
 
-/// One line's F1 with the dataset's scorer (LoCoMo: by category, within `--max-work`).
-fn line_f1(l: &Line, a: &ScoreArgs, hotpot: HotpotF1, loc: &str) -> anyhow::Result<f64> {
-    Ok(match a.dataset {
-        ScoreDataset::Locomo => {
-            let cat: u8 = l
-                .category
-                .as_deref()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(4);
-            locomo_f1_within(&l.prediction, &l.answers[0], cat, a.max_work)
-                .map_err(|e| anyhow!("{loc}: {e}; raise --max-work to score it anyway"))?
-        }
-        ScoreDataset::Hotpotqa => hotpot_f1_with(hotpot, &l.prediction, &l.answers),
-    })
-}
-
-/// The mean F1 per category and overall (`scores`: every line's F1; `by_cat`: sum and count
-/// per category), as a table or as one JSON object.
-fn print_scores(scores: &[f64], by_cat: &BTreeMap<String, (f64, usize)>, json: bool) {
-    let overall = scores.iter().sum::<f64>() / scores.len() as f64;
-    if json {
-        let cats: serde_json::Map<String, serde_json::Value> = by_cat
-            .iter()
-            .map(|(k, (s, n))| {
-                (
-                    k.clone(),
-                    serde_json::json!({ "f1": s / *n as f64, "count": n }),
-                )
-            })
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({ "overall": { "f1": overall, "count": scores.len() }, "by_category": cats })
-        );
-    } else {
-        println!("{:<12} {:>8} {:>7}", "category", "F1", "count");
-        for (k, (s, n)) in by_cat {
-            println!("{:<12} {:>8.4} {:>7}", k, s / *n as f64, n);
-        }
-        println!("{:<12} {:>8.4} {:>7}", "overall", overall, scores.len());
-    }
-}
-
 /// The synthetic oracle `serve-scripted` answers from when no reply script is given.
-fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<memskill_trainer::synthetic::SyntheticOracle> {
-    let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
-    let mut oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<crate::synthetic::SyntheticOracle> {
+    let samples = crate::synthetic::dataset(a.samples, a.spans, a.seed);
+    let mut oracle = crate::synthetic::SyntheticOracle::new(samples, a.latency_ms);
     if let Some(p) = &a.designer_reply {
         let text = std::fs::read_to_string(p)
             .with_context(|| format!("reading --designer-reply {}", p.display()))?;
@@ -337,12 +213,12 @@ fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<memskill_trainer::synthetic::
 
 /// `memskill llm serve-scripted`: runs until killed.
 fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
-    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
+    use crate::scripted_server::{FaultPlan, ScriptedServer};
     if !(0.0..=1.0).contains(&a.fault_rate) {
         bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
     }
     let llm: std::sync::Arc<dyn Llm> = match &a.replies {
-        Some(p) => std::sync::Arc::new(memskill_trainer::reply_script::ReplyScript::load(
+        Some(p) => std::sync::Arc::new(crate::reply_script::ReplyScript::load(
             p,
             std::time::Duration::from_millis(a.latency_ms),
         )?),
@@ -358,7 +234,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
     };
     let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;
     if let Some(p) = &a.port_file {
-        memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
+        crate::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
     }
     let what = if a.replies.is_some() {
         "the reply script"
@@ -370,7 +246,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(200));
         if let Some(p) = &a.stats_file {
             let st = serde_json::to_vec(&srv.stats())?;
-            memskill_trainer::fsutil::write_atomic(p, &st)?;
+            crate::fsutil::write_atomic(p, &st)?;
         }
     }
 }
@@ -425,7 +301,7 @@ fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
     if let Some(p) = &a.model_path {
         cfg.model_path = p.clone();
     }
-    let m = memskill_trainer::backends::load_local(&cfg, "--model-path")?;
+    let m = crate::backends::load_local(&cfg, "--model-path")?;
     let r = m.chat(req).context("local generation")?;
     println!("{}", r.text);
     let t = m.last_timing();

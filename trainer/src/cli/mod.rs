@@ -1,4 +1,8 @@
-//! One module per command group; each owns its clap arguments and its `run`.
+//! The `memskill` command line: one module per command group, each owning its clap
+//! arguments and its `run`. It lives in the library so that the binary (`main.rs`) and the
+//! Python package's console script (`python/`) run the same code through [`run_args`].
+use clap::{Parser, Subcommand};
+
 pub mod alfworld;
 pub mod assets;
 pub mod data;
@@ -8,3 +12,101 @@ pub mod fidelity;
 pub mod report;
 pub mod skills;
 pub mod train;
+
+#[derive(Parser)]
+#[command(
+    name = "memskill",
+    version,
+    about = "Learn, evolve and evaluate memory skills for LLM agents"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Inspect datasets (LoCoMo, LongMemEval, HotpotQA).
+    #[command(subcommand)]
+    Data(data::DataCmd),
+    /// Create, show, export, import, validate and diff skill banks.
+    #[command(subcommand)]
+    Skills(skills::SkillsCmd),
+    /// Embed texts with the encoder and print norms and pairwise cosines.
+    Embed(embed::EmbedArgs),
+    /// Fetch model assets into the cache directory.
+    #[command(subcommand)]
+    Assets(assets::AssetsCmd),
+    /// Score predictions (LoCoMo F1 / HotpotQA F1).
+    Score(exec::ScoreArgs),
+    /// Talk to an LLM backend.
+    #[command(subcommand)]
+    Llm(exec::LlmCmd),
+    /// Parse an executor response (stdin) into memory actions.
+    ParseActions(exec::ParseActionsArgs),
+    /// Train the controller and evolve the skill bank.
+    Train(train::TrainArgs),
+    /// Evaluate a checkpoint on a dataset split.
+    Eval(train::EvalArgs),
+    /// Compare the evaluation results of several runs.
+    Compare(train::CompareArgs),
+    /// Plot a run's metrics to PNG charts.
+    Plot(train::PlotArgs),
+    /// One report (Markdown + HTML) over many evaluations: paper-style tables with
+    /// bootstrap intervals, the context-length figure, skill-bank evolution.
+    Report(report::ReportArgs),
+    /// Run the built-in benchmarks.
+    Bench(train::BenchArgs),
+    /// Differential checks against the reference implementation's fixtures.
+    #[command(subcommand)]
+    Fidelity(fidelity::FidelityCmd),
+    /// Turn a checkpoint saved by the reference implementation into a memskill run folder.
+    ImportReference(fidelity::ImportArgs),
+    /// ALFWorld utilities (expert-trajectory cache).
+    #[command(subcommand)]
+    Alfworld(alfworld::AlfworldCmd),
+}
+
+/// Runs the command line `args` (the program name first, as `std::env::args_os` gives it)
+/// and returns the process exit status: 0 on success, 1 with one `error: ...` line on
+/// stderr (the full context chain, no backtrace), clap's own status for `--help`,
+/// `--version` and usage errors.
+pub fn run_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            // --help / --version print to stdout with status 0; usage errors to stderr.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let res = match cli.cmd {
+        Cmd::Data(c) => data::run(c),
+        Cmd::Skills(c) => skills::run(c),
+        Cmd::Embed(a) => embed::run(a),
+        Cmd::Assets(c) => assets::run(c),
+        Cmd::Score(a) => exec::score(a),
+        Cmd::Llm(c) => exec::llm(c),
+        Cmd::ParseActions(a) => exec::parse_actions(a),
+        Cmd::Train(a) => train::train(a),
+        Cmd::Eval(a) => train::eval(a),
+        Cmd::Compare(a) => train::compare(a),
+        Cmd::Plot(a) => train::plot(a),
+        Cmd::Report(a) => report::run(a),
+        Cmd::Bench(a) => train::bench(a),
+        Cmd::Alfworld(c) => alfworld::run(c),
+        Cmd::Fidelity(c) => fidelity::run(c),
+        Cmd::ImportReference(a) => fidelity::import_reference(a),
+    };
+    match res {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}

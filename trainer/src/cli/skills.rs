@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fsutil::write_output;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::fsio::{is_within as fs_within, WriteGuard};
@@ -9,7 +10,6 @@ use memskill_core::SkillBank;
 use memskill_designer::{
     bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
 };
-use memskill_trainer::fsutil::write_output;
 
 #[derive(Subcommand)]
 pub enum SkillsCmd {
@@ -93,8 +93,8 @@ pub struct EvalSkillsArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Evaluate on another dataset than the config's.
-    #[arg(long, value_parser = |s: &str| s.parse::<memskill_trainer::config::Dataset>())]
-    pub dataset: Option<memskill_trainer::config::Dataset>,
+    #[arg(long, value_parser = |s: &str| s.parse::<crate::config::Dataset>())]
+    pub dataset: Option<crate::config::Dataset>,
     /// Split (default: eval.split).
     #[arg(long)]
     pub split: Option<String>,
@@ -119,8 +119,8 @@ pub struct EvalSkillsArgs {
 }
 
 fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
-    use memskill_trainer::checkpoint::{resolve, Checkpoint};
-    use memskill_trainer::config::Config;
+    use crate::checkpoint::{resolve, Checkpoint};
+    use crate::config::Config;
     let bank = load(&a.bank)?;
     let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
@@ -137,7 +137,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
     };
     if let Some(d) = a.dataset {
-        memskill_trainer::eval::transfer_to(&mut cfg, d, &a.sets)?;
+        crate::eval::transfer_to(&mut cfg, d, &a.sets)?;
     }
     let old = a.old.as_deref().map(load).transpose()?;
     let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
@@ -146,7 +146,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
             .join("skills-eval")
             .join(format!("{}-{split}", cfg.data.dataset.name()))
     });
-    let opts = memskill_trainer::skills_eval::SkillsEvalOptions {
+    let opts = crate::skills_eval::SkillsEvalOptions {
         skills: a.skills,
         old,
         checkpoint: ck,
@@ -155,8 +155,8 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         out: out.clone(),
         resamples: a.resamples,
     };
-    let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
-    print!("{}", memskill_trainer::skills_eval::render(&rows));
+    let rows = crate::skills_eval::skills_eval(&cfg, &bank, &opts)?;
+    print!("{}", crate::skills_eval::render(&rows));
     println!("\nwritten: {}", out.join("skills-eval.md").display());
     Ok(())
 }
@@ -168,7 +168,8 @@ fn load(p: &Path) -> anyhow::Result<SkillBank> {
 /// Write a bank as JSON, atomically, through `guard` (no link, no input, no existing file
 /// without --force). A non-finite number (which JSON would carry as `null`, unreadable
 /// afterwards) is refused, naming the skill.
-fn write_bank(bank: &SkillBank, out: &Path, guard: &WriteGuard) -> anyhow::Result<()> {
+/// (`skills init` / `import`, `SkillBank.save` in Python.)
+pub fn write_bank(bank: &SkillBank, out: &Path, guard: &WriteGuard) -> anyhow::Result<()> {
     for s in bank.skills() {
         let u = &s.usage;
         if !u.mean_reward.is_finite() || u.recent_rewards.iter().any(|r| !r.is_finite()) {
@@ -339,7 +340,7 @@ fn init(file: &Path, force: bool) -> anyhow::Result<()> {
 /// `skills usage`: the run's invocation log summed per skill (a table, or JSON), or with
 /// `--skill` that skill's uses one per line.
 fn usage(run: &Path, skill: Option<&str>, json: bool) -> anyhow::Result<()> {
-    use memskill_trainer::invocations;
+    use crate::invocations;
     let log = invocations::read(run)?;
     match skill {
         Some(name) => {

@@ -13,6 +13,8 @@ mod setup;
 mod stage;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -45,6 +47,9 @@ pub struct TrainOptions {
     pub progress: bool,
     /// Print one line per update to stderr (when progress bars are hidden).
     pub log_lines: bool,
+    /// Set (by another thread: a Ctrl-C handler) to stop at the next safe point: after the
+    /// current update, with a checkpoint written, as `max_updates` stops.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for TrainOptions {
@@ -55,12 +60,13 @@ impl Default for TrainOptions {
             max_updates: None,
             progress: true,
             log_lines: false,
+            stop: None,
         }
     }
 }
 
-/// What a `train` invocation did.
-#[derive(Debug, Clone)]
+/// What a `train` invocation did (serialised as `memskill.train`'s dict in Python).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct TrainOutcome {
     pub run_dir: PathBuf,
     /// Total PPO updates of the run so far.
@@ -73,6 +79,8 @@ pub struct TrainOutcome {
     /// Where the final bank was exported (finished runs).
     pub export_dir: Option<PathBuf>,
     pub last_checkpoint: Option<PathBuf>,
+    /// Stopped by [`TrainOptions::stop`] (resume with `resume`).
+    pub interrupted: bool,
 }
 
 /// Train (or resume) a run. `cfg` is the resolved config; on resume it must be the run's.
@@ -124,6 +132,9 @@ impl Trainer<'_> {
                 if stop {
                     return Ok(self.out);
                 }
+                if self.stop_requested() && self.state.inner < self.cfg.run.inner_epochs {
+                    return self.stop_now();
+                }
             }
             if !outer_rewards.is_empty() {
                 let mean = outer_rewards.iter().sum::<f64>() / outer_rewards.len() as f64;
@@ -135,8 +146,32 @@ impl Trainer<'_> {
             if self.budget_spent() {
                 return Ok(self.out);
             }
+            if self.stop_requested() {
+                // end_outer_epoch wrote this epoch's checkpoint
+                self.out.interrupted = true;
+                return Ok(self.out);
+            }
         }
         self.finish()
+    }
+
+    /// Whether [`TrainOptions::stop`] is set.
+    fn stop_requested(&self) -> bool {
+        self.opts
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    }
+
+    /// Stops within an outer epoch: checkpoints the update just made (unless that update
+    /// already wrote one) so that `resume` continues from it.
+    fn stop_now(mut self) -> Result<TrainOutcome> {
+        let every = self.cfg.run.checkpoint_every.max(1);
+        if !self.state.inner.is_multiple_of(every) {
+            self.out.last_checkpoint = Some(self.checkpoint(false)?);
+        }
+        self.out.interrupted = true;
+        Ok(self.out)
     }
 
     /// One inner epoch: a rollout, a PPO update, its metrics line, and a checkpoint when

@@ -68,6 +68,7 @@ impl<'c> Trainer<'c> {
             outer_rewards: Vec::new(),
             export_dir: None,
             last_checkpoint: None,
+            interrupted: false,
         };
         // The bank's description embeddings land in the encoder's cache at set-up (each
         // rollout embeds them again, as cache hits), so the first rollout does not wait.
