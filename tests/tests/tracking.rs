@@ -97,4 +97,40 @@ fn a_run_logs_scalars_text_and_hparams_and_a_resume_logs_no_step_twice() {
     }
     let resumed = tags_steps(&split.path().join("tracked"));
     assert_eq!(resumed, tags, "every tag at the same steps, each once");
+
+    // An evaluation of the run's checkpoint logs its scores at the checkpoint's step, once.
+    let eval = |out: Option<std::path::PathBuf>| {
+        let o = memskill_trainer::eval::EvalOptions {
+            checkpoint: out_ck(&split.path().join("tracked")),
+            out,
+            ..Default::default()
+        };
+        memskill_trainer::eval::evaluate(&o).unwrap();
+    };
+    eval(None);
+    eval(Some(split.path().join("again")));
+    let after = tags_steps(&split.path().join("tracked"));
+    for t in [
+        "eval/synthetic-test/f1",
+        "eval/synthetic-test/questions",
+        "eval/synthetic-test/errors",
+    ] {
+        assert_eq!(
+            after.get(t),
+            Some(&vec![6]),
+            "{t}: {:?}",
+            after.keys().collect::<Vec<_>>()
+        );
+    }
+    assert!(
+        !after.contains_key("eval/synthetic-test/lj"),
+        "no judge ran"
+    );
+}
+
+/// The run's latest checkpoint folder.
+fn out_ck(run: &Path) -> std::path::PathBuf {
+    memskill_trainer::checkpoint::pointer(run, "latest")
+        .unwrap()
+        .expect("a latest checkpoint")
 }

@@ -539,7 +539,43 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     });
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     write_results(&out, &results)?;
+    if results.check_error_rate().is_ok() {
+        track_eval(&cfg, &run_dir, &ck, &results);
+    }
     Ok((results, out))
+}
+
+/// An evaluation's F1, L-J, questions and errors to the run's tracking sinks (`[tracking]`
+/// of the checkpoint's config), at the checkpoint's update step, under
+/// `eval/<dataset>-<split>`. A tracking failure warns and never fails the evaluation.
+fn track_eval(cfg: &Config, run_dir: &Path, ck: &Checkpoint, r: &EvalResults) {
+    if cfg.tracking.is_off() {
+        return;
+    }
+    let mut t = crate::tracking::Tracker::open(
+        &cfg.tracking,
+        true,
+        run_dir,
+        &cfg.run.name,
+        &format!("memskill-{}", cfg.data.dataset.name()),
+        &ck.config_toml,
+    );
+    let o = &r.overall;
+    let mut values = vec![
+        ("questions".to_string(), o.count as f64),
+        ("errors".to_string(), o.errors as f64),
+    ];
+    if let Some(f1) = o.f1 {
+        values.push(("f1".into(), f1));
+    }
+    if let Some(j) = o.judge {
+        values.push(("lj".into(), j));
+    }
+    t.log_eval(
+        &format!("{}-{}", r.dataset, r.split),
+        ck.state.update_step,
+        &values,
+    );
 }
 
 /// The checkpoint's config with `opts.sets` applied, moved to `opts.dataset` (see

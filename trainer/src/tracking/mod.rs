@@ -287,6 +287,31 @@ impl Tracker {
         }
     }
 
+    /// Log an evaluation's scores (`eval/<label>/<key>`) at the evaluated checkpoint's step;
+    /// a label is logged once per step.
+    pub fn log_eval(&mut self, label: &str, step: u64, values: &[(String, f64)]) {
+        let group = format!("eval/{label}");
+        let named: Vec<(String, f64)> = values
+            .iter()
+            .filter(|(_, v)| v.is_finite())
+            .map(|(k, v)| (format!("{group}/{k}"), *v))
+            .collect();
+        if let Some((sink, f)) = &mut self.tb {
+            let vals: Vec<_> = named
+                .iter()
+                .map(|(k, v)| (k.clone(), Payload::Scalar(*v as f32)))
+                .collect();
+            if let Err(e) = sink.write(&group, step, &vals) {
+                f.record(e);
+            }
+        }
+        if let Some((sink, f)) = &mut self.mlflow {
+            if let Err(e) = sink.log_metrics(&group, step, &named) {
+                f.record(e);
+            }
+        }
+    }
+
     /// Log the skill-bank table after a designer stage, at the update step it ended.
     pub fn log_bank(&mut self, step: u64, skills_md: &str) {
         if let Some((sink, f)) = &mut self.tb {
