@@ -41,6 +41,9 @@ runs="$tmp/runs"
   --set designer.enabled=true --set tracking.tensorboard=true --set "tracking.mlflow=\"$URI\"" \
   --max-updates 7
 "$BIN" train --resume --run-name trk --runs-dir "$runs" --no-progress
+# an evaluation of the run, twice: its scores land once, at the checkpoint's step
+"$BIN" eval --checkpoint "$runs/trk/checkpoints/step-20" >/dev/null
+"$BIN" eval --checkpoint "$runs/trk/checkpoints/step-20" --out "$tmp/eval-again" >/dev/null
 
 echo "== TensorBoard's EventAccumulator on $runs/trk/tb"
 "$PYBIN" - "$runs/trk/tb" <<'PY'
@@ -65,6 +68,9 @@ assert n == 20, f"expected 20 updates, got {n}"
 assert len(acc.Scalars("stage/reward")) == 2
 assert not bad, f"steps written twice: {bad}"
 assert "bank/skills" in tags["tensors"], tags["tensors"]
+ev = [t for t in scalars if t.startswith("eval/")]
+print("evaluation tags:", ev, "steps", [[e.step for e in acc.Scalars(t)] for t in ev][:1])
+assert [e.step for e in acc.Scalars("eval/synthetic-test/f1")] == [20]
 text = acc.Tensors("bank/skills")[-1].tensor_proto.string_val[0].decode()
 print("last bank/skills text, first line:", text.splitlines()[0] if text else "(empty)")
 from tensorboard.plugins.hparams import plugin_data_pb2
@@ -97,6 +103,9 @@ steps = [m["step"] for m in h]
 print(f"train/reward history: {len(steps)} points, steps {min(steps)}..{max(steps)}, values {[round(m['value'], 3) for m in h][:5]}...")
 assert sorted(steps) == list(range(1, 21)), steps
 assert info["status"] == "FINISHED", info["status"]
+ev = get(f"/api/2.0/mlflow/metrics/get-history?run_id={info['run_id']}&metric_key=eval/synthetic-test/f1")["metrics"]
+print("eval/synthetic-test/f1 history:", [(m["step"], round(m["value"], 3)) for m in ev])
+assert [m["step"] for m in ev] == [20], ev
 arts = get(f"/api/2.0/mlflow/artifacts/list?run_id={info['run_id']}").get("files", [])
 print("artifacts:", sorted(a["path"] for a in arts))
 assert {"skills", "skills.md"} <= {a["path"] for a in arts}

@@ -576,6 +576,8 @@ fn track_eval(cfg: &Config, run_dir: &Path, ck: &Checkpoint, r: &EvalResults) {
         ck.state.update_step,
         &values,
     );
+    // the MLflow run was reopened (RUNNING) to log into: mark it finished again
+    t.finish(&[]);
 }
 
 /// The checkpoint's config with `opts.sets` applied, moved to `opts.dataset` (see

@@ -236,19 +236,25 @@ impl MlflowSink {
             .to_string();
         self.run = r;
         for (group, probe) in [("train", "train/reward"), ("stage", "stage/reward")] {
-            let q = [("run_id", self.run.run_id.as_str()), ("metric_key", probe)];
-            let h = self.get("/api/2.0/mlflow/metrics/get-history", &q)?;
-            if let Some(max) = h["metrics"]
-                .as_array()
-                .and_then(|a| a.iter().filter_map(|m| m["step"].as_u64()).max())
-            {
-                self.done.insert(group.to_string(), max);
-            }
+            self.probe_done(group, probe)?;
         }
         self.post(
             "/api/2.0/mlflow/runs/update",
             json!({"run_id": self.run.run_id, "status": "RUNNING"}),
         )?;
+        Ok(())
+    }
+
+    /// The highest step the run holds for metric `probe`, as `group`'s last logged step.
+    fn probe_done(&mut self, group: &str, probe: &str) -> Result<()> {
+        let q = [("run_id", self.run.run_id.as_str()), ("metric_key", probe)];
+        let h = self.get("/api/2.0/mlflow/metrics/get-history", &q)?;
+        if let Some(max) = h["metrics"]
+            .as_array()
+            .and_then(|a| a.iter().filter_map(|m| m["step"].as_u64()).max())
+        {
+            self.done.insert(group.to_string(), max);
+        }
         Ok(())
     }
 
@@ -268,6 +274,10 @@ impl MlflowSink {
 
     /// Log a group's scalars at `step` (skipped when the run already holds that step).
     pub fn log_metrics(&mut self, group: &str, step: u64, values: &[(String, f64)]) -> Result<()> {
+        // an evaluation group: the steps an earlier evaluation of the run logged
+        if group.starts_with("eval/") && !self.done.contains_key(group) {
+            self.probe_done(group, &format!("{group}/questions"))?;
+        }
         if self.done.get(group).is_some_and(|&d| step <= d) {
             return Ok(());
         }

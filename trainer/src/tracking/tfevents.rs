@@ -281,9 +281,16 @@ pub fn read_events(bytes: &[u8]) -> Vec<(u64, Vec<String>)> {
     out
 }
 
-/// The group of a tag: the part before its first `/` (`train/reward` -> `train`).
+/// The group of a tag: the part before its first `/` (`train/reward` -> `train`); for an
+/// evaluation, the part before its second (`eval/locomo-test/f1` -> `eval/locomo-test`).
 pub fn tag_group(tag: &str) -> &str {
-    tag.split('/').next().unwrap_or(tag)
+    let first = tag.find('/').unwrap_or(tag.len());
+    if &tag[..first] == "eval" {
+        if let Some(second) = tag[first + 1..].find('/') {
+            return &tag[..first + 1 + second];
+        }
+    }
+    &tag[..first]
 }
 
 /// The highest step written per tag group over every event file in `dir`.
