@@ -851,9 +851,20 @@ impl Report {
             }
             s.push_str("</table>\n");
         }
+        // figures inline: the page is one self-contained file
         for f in figures {
+            let src = match std::fs::read(out.join(f)) {
+                Ok(png) => {
+                    use base64::Engine;
+                    format!(
+                        "data:image/png;base64,{}",
+                        base64::engine::general_purpose::STANDARD.encode(png)
+                    )
+                }
+                Err(_) => f.clone(),
+            };
             s.push_str(&format!(
-                "<p><img src=\"{f}\" alt=\"{f}\" width=\"900\"></p>\n"
+                "<p><img src=\"{src}\" alt=\"{f}\" width=\"900\"></p>\n"
             ));
         }
         if !self.skills.is_empty() {

@@ -104,7 +104,8 @@ fn report_tables_link_every_cell_and_show_intervals() {
         html.contains("<a href=\"../rep/eval/k2/results.json\">"),
         "{html}"
     );
-    assert!(html.contains("<img src=\"figure3.png\""));
+    // one self-contained page: the figure is inline
+    assert!(html.contains("<img src=\"data:image/png;base64,iVBORw0KGgo"));
     // Table 1 in the paper's layout: the dataset as a column group over F1 and n (errors)
     assert!(
         html.contains("<table class=\"paper\">")
