@@ -26,6 +26,9 @@
 #   MEMSKILL_SWEEP     the sweep's `--sweep` arguments, one per line (default: the HotpotQA
 #                      context lengths x eval.top_k=3,5,7)
 #   MEMSKILL_EVAL_SPLIT  evaluation split (default: test)
+#   MEMSKILL_REFERENCE_CHECKPOINT  a checkpoint saved by the reference trainer: imported
+#                      (`memskill import-reference`, with MEMSKILL_REFERENCE_CONFIG, default
+#                      configs/locomo.toml) and evaluated as the row reference-released
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -97,6 +100,20 @@ for name in ${MEMSKILL_ADAPTERS-mem0 langmem}; do
     --config configs/locomo.toml --split "$SPLIT" --out "$RUNS/eval/adapter-$name" \
     ${sets[@]+"${sets[@]}"} || step "adapter $name failed (above); its row is left out"
 done
+
+# 3b: the reference's released controller (MEMSKILL_REFERENCE_CHECKPOINT, a torch.save file
+# of the reference trainer): imported as a run folder once, then evaluated like every row.
+if [ -n "${MEMSKILL_REFERENCE_CHECKPOINT:-}" ]; then
+  ref_run="$RUNS/reference-released"
+  if [ ! -d "$ref_run" ]; then
+    step "import-reference $MEMSKILL_REFERENCE_CHECKPOINT"
+    "$BIN" import-reference "$MEMSKILL_REFERENCE_CHECKPOINT" --out "$ref_run" \
+      --config "${MEMSKILL_REFERENCE_CONFIG:-configs/locomo.toml}" ${sets[@]+"${sets[@]}"}
+  fi
+  step "eval reference-released"
+  "$BIN" eval --checkpoint "$ref_run" --split "$SPLIT" --method reference-released \
+    --out "$RUNS/eval/reference-released" ${sets[@]+"${sets[@]}"}
+fi
 
 # 4: cross-model transfer (Table 2's other executor column): the same checkpoint, another model.
 if [ -n "${MEMSKILL_OTHER_MODEL:-}" ]; then
