@@ -176,7 +176,9 @@ def evaluate(
     ``memskill eval`` does, and returns its ``results.json`` as a dict (``overall`` and
     ``by_category`` scores, the settings, one record per query) with ``out_dir``, the
     folder the results were written to. ``judge=False`` skips the LLM judge. A run whose
-    LLM error rate is above ``eval.max_error_rate`` raises ``MemskillError``.
+    LLM error rate is above ``eval.max_error_rate`` raises ``MemskillError``. Ctrl-C stops
+    the evaluation before its next sample, writes no results and raises
+    ``KeyboardInterrupt``.
     """
     return _native.evaluate(
         os.fspath(checkpoint),

@@ -73,15 +73,20 @@ fn run_interruptible<T: Send + 'static>(
         if interrupt.is_none() {
             if let Err(e) = py.check_signals() {
                 stop.store(true, Ordering::SeqCst);
-                eprintln!("interrupted: stopping after the current update (with a checkpoint)");
+                eprintln!("interrupted: stopping at the next safe point");
                 interrupt = Some(e);
             }
         }
     }
     let res = py
         .detach(|| handle.join())
-        .map_err(|_| MemskillError::new_err("the training thread panicked"))?;
-    Ok((res.map_err(err)?, interrupt))
+        .map_err(|_| MemskillError::new_err("the worker thread panicked"))?;
+    match (res, interrupt) {
+        (Ok(v), i) => Ok((v, i)),
+        // the work stopped because of the signal: the signal is the error
+        (Err(_), Some(i)) => Err(i),
+        (Err(e), None) => Err(err(e)),
+    }
 }
 
 /// Trains (or resumes) a run; see `memskill.train`.
@@ -148,6 +153,7 @@ pub fn evaluate<'py>(
         .map(|d| d.parse())
         .transpose()
         .map_err(|e: String| MemskillError::new_err(format!("dataset: {e}")))?;
+    let stop = Arc::new(AtomicBool::new(false));
     let opts = EvalOptions {
         checkpoint,
         dataset,
@@ -157,14 +163,14 @@ pub fn evaluate<'py>(
         out,
         method,
         no_judge: !judge,
+        stop: Some(stop.clone()),
     };
-    let (r, dir) = py
-        .detach(|| {
-            let (r, dir) = evaluate(&opts)?;
-            r.check_error_rate()?;
-            anyhow::Ok((r, dir))
-        })
-        .map_err(err)?;
+    // On Ctrl-C the evaluation stops before its next sample and writes no results.
+    let ((r, dir), _) = run_interruptible(py, stop, move || {
+        let (r, dir) = evaluate(&opts)?;
+        r.check_error_rate()?;
+        anyhow::Ok((r, dir))
+    })?;
     let d = to_py(py, &r)?;
     d.set_item("out_dir", to_py(py, &dir)?)?;
     Ok(d)

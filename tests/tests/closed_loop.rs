@@ -154,6 +154,18 @@ fn closed_loop_learns_the_useful_skill() {
     let (res2, _) = evaluate(&eo).unwrap();
     assert_eq!(res2.memory_cache_hits, 8);
     assert_eq!(res2.overall, res.overall);
+    // A stopped evaluation (Ctrl-C in Python) fails as interrupted and writes nothing.
+    let stopped_dir = cache.path().join("stopped");
+    let stopped = EvalOptions {
+        out: Some(stopped_dir.clone()),
+        stop: Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            true,
+        ))),
+        ..eo.clone()
+    };
+    let e = evaluate(&stopped).unwrap_err();
+    assert!(format!("{e:#}").contains("interrupted"), "{e:#}");
+    assert!(!stopped_dir.join("results.json").exists());
     let md = std::fs::read_to_string(edir.join("results.md")).unwrap();
     assert!(md.contains("| Method | F1 | L-J |"), "{md}");
     let (table, failed) = compare_table(std::slice::from_ref(&out.run_dir)).unwrap();

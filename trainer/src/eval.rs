@@ -38,6 +38,9 @@ pub struct EvalOptions {
     /// Do not score with the LLM judge (the reference always reports F1 and the judge
     /// score; `eval.judge = false` does the same from the config).
     pub no_judge: bool,
+    /// Set (e.g. on Ctrl-C in Python) to stop before the next sample: the evaluation then
+    /// fails as interrupted and writes no results.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Mean scores of a group of queries.
@@ -490,6 +493,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
+            if opts
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                anyhow::bail!(
+                    "evaluation interrupted before sample {}: no results written",
+                    sample.id
+                );
+            }
             let mut extra = json!({"span_mode": span_mode.to_string()});
             if cfg.controller.policy != crate::config::ControllerPolicy::Learned {
                 extra["policy"] = json!(cfg.controller.policy);

@@ -473,6 +473,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         out: a.out,
         method: a.method,
         no_judge: a.no_judge,
+        stop: None,
     };
     let (r, dir) = evaluate(&opts)?;
     print!("{}", render_results_md(&r));
