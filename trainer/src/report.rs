@@ -812,7 +812,7 @@ impl Report {
                     html_escape(&t.title),
                     html_escape(&t.note)
                 ));
-                let rows: Vec<(String, Vec<(String, Option<String>)>)> = p
+                let rows: Vec<crate::report_page::GroupedRow> = p
                     .rows
                     .iter()
                     .map(|(r, cells)| {

@@ -297,12 +297,12 @@ fn split_row(row: &str) -> Vec<String> {
     cells.into_iter().map(|c| c.trim().to_string()).collect()
 }
 
+/// A row of a [`grouped_table_html`]: its label and its cells, each (text, link).
+pub type GroupedRow = (String, Vec<(String, Option<String>)>);
+
 /// A table whose columns come in groups (a dataset's F1, L-J, ...): two header rows, the
 /// group names spanning their sub-columns; every cell `(text, link)`.
-pub fn grouped_table_html(
-    groups: &[(String, Vec<String>)],
-    rows: &[(String, Vec<(String, Option<String>)>)],
-) -> String {
+pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow]) -> String {
     let mut s = String::from("<table class=\"paper\"><tr><th rowspan=\"2\">Method</th>");
     for (g, subs) in groups {
         s.push_str(&format!(
