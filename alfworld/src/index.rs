@@ -300,6 +300,30 @@ fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>, AlfworldError> {
 mod tests {
     use super::*;
 
+    /// A game file that is a FIFO is refused by name, never read (it would block).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_game_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("game.tw-pddl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            println!("skipped: mkfifo is not available");
+            return;
+        }
+        let g = Game {
+            id: "train/x/trial".into(),
+            split: "train".into(),
+            task_type: TaskType::PickAndPlace,
+            path,
+        };
+        let e = g.walkthrough().unwrap_err().to_string();
+        assert!(e.contains("game file") && e.contains("FIFO"), "{e}");
+    }
+
     #[test]
     fn folder_names_map_to_task_types() {
         let cases = [
