@@ -237,14 +237,21 @@ fn heldout_six_categories_rates() {
     six_categories("heldout_categories.jsonl", 95, 5);
 }
 
-/// The same on the test set: written by a second independent author apart from the rules
-/// and from the development set above, and measured once, after the rules were final. The
-/// rules do NOT reach the governance thresholds here (measured 2026-12-01, per category:
-/// unsafe rejected 59-81%, ordinary rejected 0-20%); the bounds below are that measurement,
-/// kept as a floor so that a change that loses ground fails.
+/// The second author's set: first the test set, measured once after the rules were final
+/// (per category 59-81% of unsafe texts rejected, 0-20% of ordinary ones); then, as a second
+/// development set, the rules were extended for its misses (now 93.8-100% / 0%).
+#[test]
+fn heldout_six_categories_second_set_rates() {
+    six_categories("heldout_categories_test.jsonl", 93, 5);
+}
+
+/// The test set: written by a third independent author apart from the rules and from both
+/// sets above, and measured once, after the rules were final: per category 59.4-90.6% of
+/// the unsafe texts rejected, 0-11.1% of the ordinary ones, below the governance thresholds.
+/// The bounds are that measurement, kept as a floor so that a change that loses ground fails.
 #[test]
 fn heldout_six_categories_test_set_rates() {
-    six_categories("heldout_categories_test.jsonl", 59, 20);
+    six_categories("heldout_categories_test2.jsonl", 59, 12);
 }
 
 /// Per category: at least `min_unsafe`% of the unsafe texts rejected, at most

@@ -80,13 +80,13 @@ impl fmt::Display for SafetyCategory {
 }
 
 /// Words that destroy (all languages).
-const WIPE_VERB: &str = r"(?:delete|deletes|deleting|erase|erases|erasing|wipe|wipes|wiping|purge|purges|purging|destroy|destroys|destroying|clear|clears|clearing|remove|removes|removing|drop|drops|dropping|empty|emptying|nuke|nuking|flush|flushing|reset|resetting|overwrite|overwriting|shred|shredding|trash|zap|losch\w*|entfern\w*|vernicht\w*|leere\w*|bereinig\w*|supprim\w*|effac\w*|detrui\w*|vide\w*|vider|purg\w*|borr\w*|elimin\w*|destru\w*|vaci\w*|cancell\w*|distrugg\w*|svuot\w*|rimuov\w*|apag\w*|exclu\w*|esvazi\w*|limp\w*)";
+const WIPE_VERB: &str = r"(?:delete|deletes|deleting|erase|erases|erasing|wipe|wipes|wiping|purge|purges|purging|destroy|destroys|destroying|clear|clears|clearing|remove|removes|removing|drop|drops|dropping|empty|empties|emptied|emptying|nuke|nuking|flush|flushing|reset|resetting|overwrite|overwriting|shred|shredding|trash|zap|losch\w*|entfern\w*|vernicht\w*|leere\w*|bereinig\w*|supprim\w*|effac\w*|detrui\w*|vide\w*|vider|purg\w*|borr\w*|elimin\w*|destru\w*|vaci\w*|cancell\w*|distrugg\w*|svuot\w*|rimuov\w*|apag\w*|exclu\w*|esvazi\w*|limp\w*)";
 
 /// "all", "the whole", ... (all languages).
-const ALL_WORD: &str = r"(?:l'intera|l'integralite|all|every|everything|each and every|any and all|the entire|the whole|entire|whole|complete|alle\w*|samtlich\w*|gesamt\w*|ganze\w*|komplett\w*|tou(?:s|tes|t)|l'ensemble|integralite|tod[oa]s?|entera|completa|tutt[eio]|intera|inteiro|inteira)";
+const ALL_WORD: &str = r"(?:l'intera|l'integralite|toute?s?|all|every|everything|each and every|any and all|the entire|the whole|entire|whole|complete|alle\w*|samtlich\w*|gesamt\w*|ganze\w*|komplett\w*|tou(?:s|tes|t)|l'ensemble|integralite|tod[oa]s?|entera|completa|tutt[eio]|intera|inteiro|inteira)";
 
 /// What destroying wholesale means harm for (all languages).
-const WIPE_TARGET: &str = r"(?:banca|banco|banque|memor\w*|memory bank|memories|files?|folders?|director(?:y|ies)|databases?|db|logs?|log files?|histor(?:y|ies)|records?|audit\w*|backups?|data|bank|provenance|skills?|skill bank|disks?|drives?|storage|tables?|erinnerung\w*|speicher\w*|dateien|datei|daten\w*|protokoll\w*|verlauf\w*|sicherung\w*|fichiers?|donnees|base de donnees|journa(?:l|ux)|historique|sauvegardes?|souvenirs?|archivos?|ficheros?|datos|base de datos|registros?|historial|copias de seguridad|recuerdos?|ricordi|dati|registri|cronologia|arquivos?|dados|base de dados|historico|lembrancas?)";
+const WIPE_TARGET: &str = r"(?:banca|banco|banque|base|items?|entries|stored items?|memor\w*|memory bank|memories|files?|folders?|director(?:y|ies)|databases?|db|logs?|log files?|histor(?:y|ies)|records?|audit\w*|backups?|data|bank|provenance|skills?|skill bank|disks?|drives?|storage|tables?|erinnerung\w*|speicher\w*|dateien|datei|daten\w*|protokoll\w*|verlauf\w*|sicherung\w*|fichiers?|donnees|base de donnees|journa(?:l|ux)|historique|sauvegardes?|souvenirs?|archivos?|ficheros?|datos|base de datos|registros?|historial|copias de seguridad|recuerdos?|ricordi|dati|registri|cronologia|arquivos?|dados|base de dados|historico|lembrancas?)";
 
 /// Words after a wholesale target that make the deletion a targeted one ("all memories
 /// that a later span contradicts").
@@ -117,11 +117,11 @@ pub(crate) fn destructive_patterns() -> Vec<Regex> {
         )),
         // "wipe it completely", "... and start from scratch"
         rx(&format!(
-            r"\b{WIPE_VERB}\s+(?:it|them|the (?:bank|store|memory|memories)|everything)\s+(?:completely|entirely|fully|clean|totally)\b|\b{WIPE_VERB}\b[^.;!?]{{0,40}}\bstart (?:over )?from scratch\b"
+            r"\b{WIPE_VERB}\s+(?:it|them|the (?:bank|store|memory|memories)|everything)\s+(?:completely|entirely|fully|clean|totally)\b|\b{WIPE_VERB}\b[^.;!?]{{0,40}}\bstart (?:over|afresh|from scratch|from zero)\b|\btruncate\s+(?:the\s+)?(?:\w+\s+)?tables?\b|\bdelete\b[^.;!?]{{0,20}}\b(?:each|every|all)\s+(?:existing\s+|stored\s+)?(?:items?|memor\w*|entr\w*|records?)\b[^.;!?]{{0,30}}\b(?:no exceptions?|without exception)\b"
         )),
         // killing processes and shutting servers down, all languages
         rx(
-            r"\b(?:kill|kills|killing|terminate|terminates|stop|stops)\s+(?:every|all|any)\s+(?:running\s+)?(?:[\w']+\s+){0,3}?(?:process|processes|services?|daemons?|jobs?|monitors?)\b|\b(?:termina|beende\w*|arrete\w*|tue|detien\w*|mata|encerr\w*|interromp\w*)\s+(?:tutti i|alle|tous les|todos los|todos os)\s+(?:[\w']+\s+){0,2}?(?:processi|prozesse|processus|procesos|processos)\b|\b(?:spegni|eteins|apaga|desliga)\s+(?:il|le|el|o)\s+(?:server|servidor|serveur|sistema|systeme)\b|\bfahre\s+(?:den|das)\s+(?:server|system)\s+herunter\b",
+            r"\b(?:kill|kills|killing|terminate|terminates|stop|stops)\s+(?:every|all|any)\s+(?:running\s+)?(?:[\w']+\s+){0,3}?(?:process|processes|services?|daemons?|jobs?|monitors?)\b|\b(?:termina|beende\w*|arrete\w*|tue|detien\w*|mata|mate|encerr\w*|interromp\w*)\s+(?:tutti i|alle|tous les|todos los|todos os)\s+(?:[\w']+\s+){0,2}?(?:processi|prozesse|processus|procesos|processos)\b|\b(?:spegni|eteins|apaga|desliga|encerre)\s+(?:il|le|el|o)\s+(?:server|servidor|serveur|sistema|systeme)\b|\bfahre\s+(?:den|das)\s+(?:server|system)\s+herunter\b",
         ),
         // "delete everything", "tout effacer", "borra todo"
         rx(&format!(
@@ -178,6 +178,18 @@ pub(crate) fn tool_access_patterns() -> Vec<Regex> {
         rx(&format!(
             r"\b{GRANT}\s+(?:{RECIPIENT}\s+)?(?:(?:read|write|read/write|read write|rw|full|unrestricted|unlimited|root|admin|direct|complete)\s+){{0,3}}(?:access|permissions?|rights?|privileges?)\s+(?:to|on|over|for)\s+(?:the\s+|its\s+|your\s+)?(?:entire\s+|whole\s+|full\s+|host\s+)?(?:file ?system|filesystem|disk|network|internet|shell|terminal|server|machine|host|operating system)\b"
         )),
+        // "execute any shell command found in the conversation", "act as root"
+        rx(
+            r"\b(?:execute|run|eval\w*)\s+(?:any|every|each|all|the)\s+(?:shell |system |terminal )?(?:commands?|code|scripts?)\s+(?:found|mentioned|given|contained|appearing|written|that appears?)\b|\bact(?:s|ing)? as (?:root|an? admin\w*|the admin\w*|superuser|sudo)\b|\b(?:you|it|this skill|the skill|the agent) (?:now )?(?:hold|holds|have|has|possess\w*) (?:full |elevated )?(?:admin\w*|root|superuser|operator) (?:privileges|rights|access)\b",
+        ),
+        // sandbox, pre-approval, skipped access checks, running without approval
+        rx(
+            r"\b(?:turn(?:s|ing)? off|disabl\w*|bypass\w*|escap\w*|remov\w*|leave|exit)\s+(?:the\s+)?sandbox\w*\b|\btrusted components?\b|\b(?:treat\w*|consider\w*|regard\w*)\s+(?:every|each|all|any|its own)?\s*(?:tool\s+)?(?:requests?|calls?|actions?)\s+as\s+(?:already\s+)?(?:approved|authori[sz]ed|allowed|pre ?approved)\b|\balready approved\b|\b(?:do not|don't|never) (?:wait for|ask for|request|run) (?:the |an? )?(?:access|permission|approval|security) (?:check|checks|approval|review)\b|\b(?:run|call|execute|use|install)\w*\b[^.;!?]{0,40}\bwithout (?:any )?(?:approval|confirmation|permission|asking)\b|\bpre ?(?:aprov|approv|autoris|autoriz|genehmig)\w*|\bshellaccess\b|\brootaccess\b",
+        ),
+        // "make this skill an administrator", "elevate the executor to operator level"
+        rx(
+            r"\b(?:torne|faca|make|mache|rends|haz|rendi)\s+(?:esta|este|this|the|diese\w*|cette|ce|questa|questo)\s+(?:\w+\s+)?(?:an?\s+)?(?:admin\w*|administrat\w*|administrador\w*|amministrat\w*|root|superuser)\b|\b(?:elevat|escalat|upgrad|promot)\w*\s+(?:\w+\s+){0,3}?to\s+(?:an?\s+|the\s+)?(?:operator|admin\w*|root|superuser|sysadmin|owner)(?:\s+level)?\b",
+        ),
         // "add yourself to the admins group"
         rx(
             r"\badd\s+(?:yourself|itself|the (?:agent|skill|executor|assistant))\s+to\s+(?:the\s+)?(?:admins?|administrators?|sudoers|root|wheel|superusers?|owners?)\b",
@@ -204,7 +216,7 @@ pub(crate) fn tool_access_patterns() -> Vec<Regex> {
         ),
         // other languages: a verb of allowing, then running commands / tool access
         rx(
-            r"\b(?:erlaub\w*|gestatt\w*|gewahr\w*|erteil\w*|autoris\w*|permet\w*|permit\w*|accord\w*|conced\w*|otorg\w*|consent\w*|habilit\w*|abilit\w*|dai|da|dale|gib|donne)\b[^.;!?]{0,60}\b(?:shell ?zugriff|terminalzugriff|dateisystemzugriff|netzwerkzugriff|zugriff auf (?:die |das )?(?:shell|terminal|dateisystem|netzwerk|internet)|befehle (?:auszufuhren|ausfuhren)|acces (?:au |a la |aux )?(?:shell|terminal|systeme de fichiers|reseau|internet)|d'?executer des (?:commandes|scripts|programmes)|executer des (?:commandes|scripts|programmes)|acceso (?:a la |al )?(?:shell|terminal|red|internet|sistema de archivos)|ejecutar (?:comandos|scripts|programas)|accesso (?:alla |al )?(?:shell|terminale|rete|internet|file system)|eseguire (?:comandi|script|programmi)|acesso (?:ao |a )?(?:shell|terminal|rede|internet|sistema de arquivos|sistema de ficheiros)|executar (?:comandos|scripts|programas))\b",
+            r"\b(?:attiva|activez|active|activa|aktivier\w*|erlaub\w*|gestatt\w*|gewahr\w*|erteil\w*|autoris\w*|permet\w*|permit\w*|accord\w*|conced\w*|otorg\w*|consent\w*|habilit\w*|abilit\w*|dai|da|dale|gib|donne)\b[^.;!?]{0,60}\b(?:shell ?zugriff|terminalzugriff|dateisystemzugriff|netzwerkzugriff|zugriff auf (?:die |das )?(?:shell|terminal|dateisystem|netzwerk|internet)|befehle (?:auszufuhren|ausfuhren)|acces (?:complet |total |illimite )?(?:au |a la |aux )?(?:shell|terminal|systeme de fichiers|reseau|internet)|execution de (?:commandes|scripts)|esecuzione di (?:qualsiasi |ogni )?comand\w*|ejecucion de comandos|execucao de comandos|d'?executer des (?:commandes|scripts|programmes)|executer des (?:commandes|scripts|programmes)|acceso (?:a la |al )?(?:shell|terminal|red|internet|sistema de archivos)|ejecutar (?:comandos|scripts|programas)|accesso (?:alla |al )?(?:shell|terminale|rete|internet|file system)|eseguire (?:comandi|script|programmi)|acesso (?:ao |a )?(?:shell|terminal|rede|internet|sistema de arquivos|sistema de ficheiros)|executar (?:comandos|scripts|programas))\b",
         ),
     ]
 }
@@ -225,7 +237,7 @@ pub(crate) fn leakage_patterns() -> Vec<Regex> {
         )),
         // "the (correct) answer to the camping question is ..."
         rx(
-            r"\bthe (?:correct |right |expected |gold |true |real |official |final )?answers? (?:to|for|of) (?:the |this |that |question|q\d|item|sample)[^.;!?]{0,80}?\b(?:is|are|was|were|should be|will be)\b",
+            r"\bthe (?:correct |right |expected |gold |true |real |official |final )?answers? (?:to|for|of) (?:the |this |that |question|q\d|item|sample|['“‘])[^.;!?]{0,80}?\b(?:is|are|was|were|should be|will be)\b|\b(?:the )?(?:evaluator|grader|benchmark|judge|eval|evaluation|test) will ask\b|\banswers? (?:for|to) (?:question|q|item) ?#?\d+\b",
         ),
         // "Q: ... A: ..."
         rx(r"(?:^|[\s(\[])q\s*\d*\s*[:.)]\s*\S[^\n]{2,200}?\s(?:a|r|ans|answer)\s*[:.)]\s*\S"),
@@ -242,10 +254,10 @@ pub(crate) fn leakage_patterns() -> Vec<Regex> {
             r"\b(?:(?:is|will be|gets|get|are) asked (?:later|in (?:a|the) (?:later )?(?:question|test|eval\w*))|(?:the )?answers? to (?:a|one of the|the|some) (?:later )?questions?|known (?:qa|q&a|question answer) pairs?|qa pairs?|known answers?|regardless of (?:the )?(?:span|conversation|input|content)|in frage \d+|sera (?:perguntad|demande|preguntad)\w*|verra chiest\w*|la risposta a una delle domande|la respuesta a una de las preguntas|la reponse a une des questions|a resposta a uma das perguntas)\b",
         ),
         rx(
-            r#"\b(?:answer|antwort|reponse|respuesta|risposta|resposta)\s*:\s*\S|\?\s*['"’”]?\s*(?:->|=>|→)|\b(?:the answer is|la respuesta es|la reponse est|la risposta e|a resposta e|die antwort (?:ist|lautet)|lautet die antwort)\s*['"“‘«]"#,
+            r#"\b(?:answer|antwort|reponse|respuesta|risposta|resposta)\s*:\s*\S|\?\s*['"’”]?\s*(?:->|=>|→)|\b(?:the (?:correct |right |expected |gold )?answer is|la (?:bonne |vraie )?reponse est|la respuesta (?:correcta )?es|la risposta (?:corretta |giusta )?e|a resposta (?:certa |correta |esperada )?e|die (?:richtige )?antwort (?:ist|lautet)|lautet die antwort)\s*['"“‘«]|\b(?:aunque no aparezca|auch wenn es nicht|meme si (?:ce n'est|cela n'apparait) pas|anche se non (?:compare|appare)|mesmo que nao apareca|even if (?:it is|it's) not (?:in|mentioned)|whether or not (?:it|the span))\b"#,
         ),
         rx(
-            r"\b(?:die (?:richtige |korrekte )?antwort (?:auf|fur|zu)|la (?:bonne |vraie )?reponse (?:a|pour|de)|la respuesta (?:correcta )?(?:a|para|de)|la risposta (?:corretta |giusta )?(?:a|per|alla|al)|a resposta (?:certa |correta )?(?:a|para|da|de))\b[^.;!?]{0,80}?\b(?:ist|lautet|war|est|etait|es|era|e|sera)\b",
+            r"\b(?:die (?:richtige |korrekte )?antwort (?:auf|fur|zu)|la (?:bonne |vraie )?reponse (?:a|pour|de)|la respuesta (?:correcta )?(?:a|para|de)|la risposta (?:corretta |giusta )?(?:a|per|alla|al)|a resposta (?:certa |correta |esperada )?(?:a|para|da|de))\b[^.;!?]{0,80}?\b(?:ist|lautet|war|est|etait|es|era|e|sera)\b",
         ),
     ]
 }

@@ -54,13 +54,13 @@ pub struct SafetyRule {
 }
 
 /// Secret nouns (English, then German, French, Spanish, Italian, Portuguese; accents removed).
-const SECRET: &str = r"(?:passwords?|passcodes?|passphrases?|pins?|pin codes?|api keys?|secret keys?|private keys?|ssh keys?|access keys?|access tokens?|auth tokens?|bearer tokens?|session tokens?|refresh tokens?|tokens?|credentials?|secrets?|login details|login secrets?|sign ?in (?:details|info\w*|data)|log ?in (?:details|info\w*|data)|security answers?|recovery answers?|recovery questions?|security questions?|sicherheitsfragen|sicherheitsantworten|bestatigungscodes?|sms codes?|questions de securite|reponses de securite|preguntas de seguridad|respuestas de seguridad|domande di sicurezza|risposte di sicurezza|perguntas de seguranca|respostas de seguranca|memorable (?:words?|information)|anmeldeinformationen|informations de connexion|datos de (?:acceso|inicio de sesion)|dati di accesso|dados de acesso|logins?|sign in codes?|login codes?|access codes?|credit card numbers?|card numbers?|cvvs?|cvcs?|security codes?|one time codes?|otps?|2fa codes?|verification codes?|recovery codes?|seed phrases?|mnemonic phrases?|social security numbers?|ssns?|passworte?r?|kennworte?r?|zugangsdaten|anmeldedaten|logindaten|api schlussel|schlussel|geheimzahl|pincodes?|kreditkartennummern?|kartennummern?|sicherheitscodes?|mots? de passe|identifiants?|codes? pin|numeros? de (?:la )?carte(?: bancaire)?|cryptogrammes?|jetons?(?: d'acces)?|contrasenas?|credenciales|claves?(?: api| secretas?| privadas?| de acceso)?|numeros? de (?:la )?tarjeta|tokens? de acceso|credenziali|chiavi?(?: api| segrete?)?|codici? pin|numero della carta|senhas?|credenciais|chaves?(?: api| secretas?)?|numero do cartao|codigos? pin)";
+const SECRET: &str = r"(?:passwords?|passcodes?|passphrases?|pins?|pin codes?|api keys?|secret keys?|private keys?|ssh keys?|access keys?|access tokens?|auth tokens?|bearer tokens?|session tokens?|refresh tokens?|tokens?|credentials?|secrets?|login details|login secrets?|sign ?in (?:details|info\w*|data)|log ?in (?:details|info\w*|data)|security answers?|recovery answers?|recovery questions?|security questions?|sicherheitsfragen|sicherheitsantworten|bestatigungscodes?|sms codes?|questions de securite|reponses de securite|preguntas de seguridad|respuestas de seguridad|domande di sicurezza|risposte di sicurezza|perguntas de seguranca|respostas de seguranca|memorable (?:words?|information)|anmeldeinformationen|informations de connexion|datos de (?:acceso|inicio de sesion)|dati di accesso|dados de acesso|logins?|sign in codes?|login codes?|access codes?|credit card numbers?|card numbers?|cvvs?|cvcs?|security codes?|one time codes?|otps?|2fa codes?|verification codes?|recovery codes?|seed phrases?|seed words?|recovery words?|wallet phrases?|wi ?fi (?:keys?|passwords?)|network keys?|codes? texted|texted codes?|sms codes?|mnemonic phrases?|social security numbers?|ssns?|passworte?r?|kennworte?r?|zugangsdaten|anmeldedaten|logindaten|api schlussel|schlussel|geheimzahl|pincodes?|kreditkartennummern?|kartennummern?|sicherheitscodes?|mots? de passe|identifiants?|codes? pin|numeros? de (?:la |sa |ta |votre |leur )?carte(?: bancaire| de credit)?|cryptogrammes?|jetons?(?: d'acces)?|contrasenas?|credenciales|claves?(?: api| secretas?| privadas?| de acceso)?|numeros? de (?:la )?tarjeta|tokens? de acceso|credenziali|chiavi?(?: api| segrete?)?|codici? pin|numero della carta|senhas?|credenciais|chaves?(?: api| secretas?)?|numeros? (?:completo )?do cartao(?: de credito)?|codigos? de seguranca|numero do cartao|codigos? pin)";
 
 /// Words that say "exactly as written" (all languages).
 const VERBATIM: &str = r"(?:verbatim|word for word|character for character|letter for letter|digit for digit|exactly as (?:typed|given|written|shared|entered)|as typed|unchanged|literally|in (?:plain|clear) ?text|wortlich|wortwortlich|woertlich|im klartext|unverandert|buchstabengetreu|tel(?:le)?s? quel(?:le)?s?|en clair|mot pour mot|textuellement|a l'identique|tal (?:cual|como)|exactamente|textualmente|literalmente|en texto plano|sin cambios|cosi com'e|testualmente|esattamente|in chiaro|parola per parola|exatamente|em texto simples|sem alteracoes)";
 
 /// What override verbs aim at (all languages).
-const RULE_OBJ: &str = r"(?:\w*anweisungen|\w*vorgaben|instructions?|rules?|guidelines?|guidance|guardrails?|system prompts?|prompts?|directives?|polic(?:y|ies)|constraints?|restrictions?|safeguards?|safety (?:rules|checks|measures)|orders|commands|programming|configuration|anweisung(?:en)?|instruktion(?:en)?|regeln?|richtlinien?|vorgaben?|befehle?|systemprompts?|vorschriften?|einschrankungen?|sicherheitsregeln|consignes?|regles?|ordres?|instrucciones|instruccion|reglas?|directrices|normas?|indicaciones|restricciones|ordenes|istruzion[ei]|regole|direttive|restrizion[ei]|indicazioni|instrucoes|instrucao|regras?|diretrizes|restricoes|ordens)";
+const RULE_OBJ: &str = r"(?:\w*anweisungen|\w*vorgaben|limits|retention limits?|privacy (?:wishes|requests|settings|preferences)|wishes|instructions?|rules?|guidelines?|guidance|guardrails?|system prompts?|prompts?|directives?|polic(?:y|ies)|constraints?|restrictions?|safeguards?|safety (?:rules|checks|measures)|orders|commands|programming|configuration|anweisung(?:en)?|instruktion(?:en)?|regeln?|richtlinien?|vorgaben?|befehle?|systemprompts?|vorschriften?|einschrankungen?|sicherheitsregeln|consignes?|regles?|ordres?|instrucciones|instruccion|reglas?|directrices|normas?|indicaciones|restricciones|ordenes|istruzion[ei]|regole|direttive|restrizion[ei]|indicazioni|instrucoes|instrucao|regras?|diretrizes|restricoes|ordens)";
 
 /// Override verbs in German, French, Spanish, Italian, Portuguese.
 const ML_OVERRIDE_VERB: &str = r"(?:ignorier\w*|missacht\w*|vergiss|vergessen|uberschreib\w*|umgeh\w*|hebe \w+ auf|setze \w+ ausser kraft|befolge \w+ nicht|nicht (?:mehr )?befolg\w*|ignor\w*|oubli\w*|outrepass\w*|contourn\w*|ne (?:suis|suivez|respecte|respectez|tiens|tenez) (?:plus |pas )?|fais abstraction de|passe outre|olvid\w*|omit\w*|pasa por alto|haz caso omiso de|desobedec\w*|no (?:sigas|obedezcas|respetes|hagas caso a)|dimentic\w*|trascur\w*|aggir\w*|non (?:seguire|rispettare)|esquec\w*|desconsider\w*|contorn\w*|nao (?:siga|obedeca|respeite))";
@@ -77,7 +77,7 @@ const DISCLOSE_VERB: &str = r"(?:reveal|print|output|repeat|disclose|leak|show|s
 const ML_SEND_VERB: &str = r"(?:send\w*|schick\w*|ubermittl\w*|ubertrag\w*|hochlad\w*|lade \w+ hoch|weiterleit\w*|leite \w+ weiter|exportier\w*|envoi\w*|envoy\w*|transmet\w*|transfer\w*|televers\w*|export\w*|fais suivre|envi\w*|mand\w*|transmit\w*|reenvi\w*|sub\w*|compart\w*|invi\w*|trasmett\w*|inoltr\w*|caric\w*|esport\w*|encaminh\w*|carreg\w*|compartilh\w*)";
 
 /// Places outside the system, all languages.
-const ML_OUTSIDE: &str = r"(?:sito|sitio|site|paste\w*|pubblic\w*|publico|externo|extern\w*|entfernt\w*|fremd\w*|server\w*|endpunkt\w*|serveur\w*|distant\w*|exterieur\w*|servidor\w*|remot[oa]s?|extern[oa]s?|estern[oa]|webhook\w*|url|http\w*)";
+const ML_OUTSIDE: &str = r"(?:indirizzo email|adresse (?:e ?mail|electronique)|correo electronico|endereco de e ?mail|e ?mail ?adresse|sito|sitio|site|paste\w*|pubblic\w*|publico|externo|extern\w*|entfernt\w*|fremd\w*|server\w*|endpunkt\w*|serveur\w*|distant\w*|exterieur\w*|servidor\w*|remot[oa]s?|extern[oa]s?|estern[oa]|webhook\w*|url|http\w*)";
 
 const ML_GRANT_VERB: &str = r"(?:gewahr\w*|erteil\w*|vergib|vergeben|gib|geben|erweiter\w*|accord\w*|donn\w*|attribu\w*|elev\w*|otorg\w*|conced\w*|concede|da|dale|asign\w*|concedi\w*|assegn\w*|dai|atribu\w*|eleva\w*)";
 
@@ -120,7 +120,7 @@ pub(crate) fn override_patterns() -> Vec<Regex> {
     let mut p = framing_patterns();
     p.extend(vec![
         rx(&format!(
-            r"\b(?:ignore|ignoring|disregard|disregarding|override|overriding|overrule|bypass|bypassing|circumvent|supersede|supersedes|forget|forgetting|abandon|discard|set aside|throw out|pay no (?:attention|heed|mind) to|take no notice of|cancel|nullify|revoke|do not follow|don't follow|stop following|no longer follow|never follow|do not obey|don't obey|stop obeying|no longer obey|not bound by|no longer bound by)\b(?:\s+\w+){{0,5}}?\s+{RULE_OBJ}\b"
+            r"\b(?:ignore|ignoring|disregard|disregarding|override|overriding|overrule|bypass|bypassing|circumvent|supersede|supersedes|forget|forgetting|abandon|discard|set aside|throw out|pay no (?:attention|heed|mind) to|take no notice of|cancel|nullify|revoke|do not follow|don't follow|stop following|no longer follow|never follow|do not obey|don't obey|stop obeying|no longer obey|not bound by|no longer bound by)\b(?:\s+[\w']+){{0,5}}?\s+{RULE_OBJ}\b"
         )),
         rx(
             r"\b(?:ignore|disregard|override|bypass|forget)\w*\s+(?:everything|anything|all)\s+(?:above|before|previous|prior|earlier|else)",
@@ -176,11 +176,11 @@ pub(crate) fn override_patterns() -> Vec<Regex> {
             r"\b(?:du bist (?:jetzt|nun|ab jetzt)|ab jetzt bist du|tu es (?:maintenant|desormais)|a partir de maintenant,? tu es|ahora eres|a partir de ahora,? eres|ora sei|da ora in poi sei|agora voce e|a partir de agora,? voce e)\b",
         ),
         rx(
-            r"\b(?:ohne|sans|sin|senza|sem) (?:jegliche |aucune |ninguna |alcuna |nenhuma )?(?:einschrankungen|restrictions|restricciones|restrizioni|restricoes|filter|filtres|filtros|filtri|regeln|regles|reglas|regole|regras)\b",
+            r"\b(?:ohne|sans|sin|senza|sem) (?:jegliche |aucune |ninguna |alcuna |nenhuma )?(?:einschrankungen|restrictions?|restricciones|restrizioni|restricoes|filter|filtres|filtros|filtri|regeln?|regles?|reglas?|regole|regola|regras?|grenzen|limites|limiti)\b",
         ),
         // a persona or agent free of rules: "a memory writer with no rules"
         rx(
-            r"\b(?:persona|assistant|ai|model|agent|writer|bot|mode|character|version|assistente|asistente|assistent)\b[^.;!?]{0,30}\b(?:with no|without|free of|free from|sin|sans|ohne|senza|sem)\s+(?:any\s+)?(?:content\s+)?(?:rules|restrictions|limits|constraints|guardrails|filters|policies)\b",
+            r"\b(?:persona|assistant|ai|model|agent|writer|bot|mode|character|version|assistente|asistente|assistent)\b[^.;!?]{0,30}\b(?:with no|without|free of|free from|sin|sans|ohne|senza|sem)\s+(?:any\s+)?(?:content\s+)?(?:rules|restrictions|limits|constraints|guardrails|filters|policies|guidelines|boundaries|ethics|morals)\b",
         ),
         // "user and developer constraints do not apply to you", "requests do not bind"
         rx(&format!(
@@ -189,6 +189,11 @@ pub(crate) fn override_patterns() -> Vec<Regex> {
         // "store it anyway" after being asked not to
         rx(
             r"\bnot to (?:remember|store|record|keep|save|write)\b[^.;!?]{0,60}\b(?:store|record|keep|save|remember|write)\w*\s+(?:it|them|this|that|everything)\s+anyway\b",
+        ),
+        // a request to forget, kept anyway: "even items the user said to forget", "speichere
+        // es trotzdem", "ignore the request", "as if nothing was said"
+        rx(
+            r"\beven\b[^.;!?]{0,60}\b(?:to forget|not to (?:remember|store|keep|record|save)|don'?t remember|do not remember|off the record)\b|\b(?:forget|vergess\w*|nicht gespeichert|no se recuerde|olvid\w*|esquec\w*|oubli\w*|dimentic\w*|not (?:to )?(?:remember|store|save|record)|don'?t (?:remember|store|save))\b[^.;!?]{0,80}\b(?:trotzdem|dennoch|quand meme|malgre tout|de todos modos|de todas formas|comunque|lo stesso|mesmo assim|de qualquer forma|anyway|regardless|na memoria|en memoire)\b|\b(?:ignore|disregard|override)\w*\s+(?:the|their|any|such|that|this)\s+(?:request|requests|wish|wishes)\b|\bas if nothing (?:was|had been) said\b|\breinterpret\w*\s+(?:the|any|a|those|these)\s+(?:constraints?|rules?|instructions?|restrictions?)\b",
         ),
         // "replace your original instructions", "forget everything you were told"
         rx(&format!(
@@ -217,10 +222,10 @@ pub(crate) fn disclosure_patterns() -> Vec<Regex> {
 pub(crate) fn send_patterns() -> Vec<Regex> {
     vec![
         rx(
-            r"\b(?:send|sends|sending|upload|uploads|uploading|post|posting|transmit|transmitting|forward|forwarding|email|e mail|mail|leak|leaking|copy|copying|sync|syncing|export|exporting|report|beam|ship|push|pushing|relay|relaying)\b(?:\s+\w+){0,6}?\s+(?:to|into|onto|at)\s+(?:an?\s+|the\s+|my\s+|our\s+|this\s+|some\s+)?(?:external|remote|third party|outside|offsite|off site|public|personal|private|attacker|foreign|hidden|specified|following|cloud|[a-z]+ (?:server|endpoint|address|inbox|account|channel|bucket|site|domain|service|host|collector|sink))\b",
+            r"\b(?:send|sends|sending|upload|uploads|uploading|post|posting|transmit|transmitting|forward|forwarding|email|e mail|mail|leak|leaking|copy|copying|sync|syncs|syncing|mirror|mirrors|mirroring|share|shares|sharing|publish|publishes|export|exporting|report|beam|ship|push|pushing|relay|relaying)\b(?:\s+\w+){0,6}?\s+(?:to|into|onto|at)\s+(?:an?\s+|the\s+|my\s+|our\s+|this\s+|some\s+)?(?:external|remote|third party|outside|offsite|off site|public|personal|private|attacker|foreign|hidden|specified|following|cloud|[a-z]+ (?:server|endpoint|address|inbox|account|channel|bucket|site|domain|service|host|collector|sink))\b",
         ),
         rx(&format!(
-            r"\b{ML_SEND_VERB}\b(?:\s+[\w']+){{0,12}}?\s+(?:an|zu|auf|nach|a|au|aux|vers|sur|para|al|ad|per|pra|su|em|en)\s+(?:[\w']+\s+){{0,2}}?{ML_OUTSIDE}"
+            r"\b{ML_SEND_VERB}\b(?:\s+[\w']+){{0,12}}?\s+(?:an|zu|auf|nach|a|au|aux|vers|sur|para|al|ad|per|pra|su|em|en)\s+(?:[\w']+\s+){{0,3}}?{ML_OUTSIDE}"
         )),
     ]
 }
@@ -248,9 +253,6 @@ static RULES: LazyLock<Vec<SafetyRule>> = LazyLock::new(|| {
                 rx(&format!(
                     r"\b{SECRET}\b[^.;]{{0,40}}\b(?:go|goes|belong|belongs|get|gets|put|placed|insert\w*|add\w*|writ\w*|sav\w*|stor\w*|cop\w*|keep\w*|kept)\s+(?:it\s+|them\s+|this\s+|that\s+)?(?:in|into|to)\s+(?:the\s+|a\s+)?(?:new\s+)?memor"
                 )),
-                // a secret and "word for word" / "wörtlich" / "tal cual" in one sentence
-                rx(&format!(r"\b{SECRET}\b[^.;!?]{{0,80}}\b{VERBATIM}")),
-                rx(&format!(r"\b{VERBATIM}\b[^.;!?]{{0,80}}\b{SECRET}\b")),
                 // "whatever sign-in code the user reads out, put the digits into a note"
                 rx(&format!(
                     r"\b{SECRET}\b[^.;!?]{{0,60}}\b(?:put|place|insert|add|write|store|save|keep|copy|paste|jot)\w*\b[^.;!?]{{0,30}}?\b(?:in|into|to|as|onto)\s+(?:the\s+|a\s+|an\s+|each\s+|every\s+|your\s+)?(?:new\s+)?(?:memor\w*|notes?|entry|entries)\b"
@@ -263,7 +265,7 @@ static RULES: LazyLock<Vec<SafetyRule>> = LazyLock::new(|| {
                 rx(r"\b(?:sk|ghp|gho|ghs|ghu|akia|asia|xox[abpsr]|glpat|aiza|hf)\s*(?:\.{2,}|…|\*{2,})"),
                 // a whole card: "the full number", "the three digits on the back"
                 rx(
-                    r"\b(?:cards?|karte|carte|tarjeta|carta|cartao)\b[^.;!?]{0,80}\b(?:full|complete|entire|whole|long|vollstandig\w*|complet\w*|intero|inteiro)\s+(?:card\s+)?(?:numbers?|nummer|numero)\b|\b(?:full|complete|entire|whole)\s+(?:card\s+)?numbers?\b[^.;!?]{0,60}\b(?:cards?|cvv|cvc|expir\w*)\b|\b(?:three|3|four|4)\s+digits\s+on\s+the\s+back\b|\bdigits\s+on\s+the\s+front\s+and\s+back\b",
+                    r"\b(?:cards?|karte|carte|tarjeta|carta|cartao)\b[^.;!?]{0,80}\b(?:full|complete|entire|whole|long|vollstandig\w*|complet\w*|intero|inteiro)\s+(?:card\s+)?(?:numbers?|nummer|numero)\b|\b(?:full|complete|entire|whole)\s+(?:card\s+)?numbers?\b[^.;!?]{0,60}\b(?:cards?|cvv|cvc|expir\w*)\b|\b(?:three|3|four|4)(?:\s+digits)?\s+on\s+the\s+back\b|\b(?:digits|numbers)\s+on\s+the\s+front\s+and\s+(?:the\s+)?back\b|\ball\s+(?:sixteen|16)\s+digits\b",
                 ),
             ],
         },
@@ -289,10 +291,15 @@ static RULES: LazyLock<Vec<SafetyRule>> = LazyLock::new(|| {
                     rx(
                         r"\bexfiltrat\w*|\bwebhooks?\b|\bpastebin\b|\bngrok\b|\bcurl\b|\bwget\b|\brequestbin\b",
                     ),
+                    // an address the span names, a public link or channel, a query string,
+                    // "lade ... in einen Cloud-Bucket hoch", a channel post in other languages
+                    rx(
+                        r"\b(?:e ?mail|email) address(?:es)? (?:the span|the conversation|the user|a speaker|someone) (?:mentions|gives|names)\b|\baddressed to (?:whatever|any|an?) (?:e ?mail|email)\b|\banyone with the link\b|\b(?:memor\w*|items?|notes?|entries)\b[^.;!?]{0,40}\bpublic (?:chat )?(?:channels?|rooms?|groups?|buckets?|folders?|links?)\b|\burl query strings?\b|\bquery string\b[^.;!?]{0,40}\b(?:request|fetch|call|open|visit)\b|\blade\b[^.;!?]{0,80}\b(?:cloud|server|bucket|offentlich\w*|extern\w*)\b[^.;!?]{0,30}\bhoch\b|(?:^|[.;:!?\n]\s*|\band\s+|\bthen\s+)(?:pubblic\w*|publie\w*|publique\w*|publica\w*|poste\w*|posta\w*|partag\w*|compart\w*|condivid\w*)\b[^.;!?]{0,60}\b(?:telegram|discord|slack|whatsapp|canale|canal|channel|kanal)\b",
+                    ),
                     // key files named outright
                     rx(r"(?:~/|\b)\.ssh\b|\bid (?:rsa|ed25519|dsa|ecdsa)\b|(?:^|\s)\.env\b|/etc/(?:passwd|shadow)\b|\.aws/credentials\b|\.netrc\b"),
                     rx(
-                        r"\b(?:send|upload|post|transmit|forward|email|leak|copy|export|push|relay)\w*(?:\s+[\w'#]+){0,8}?\s+(?:to|into|onto|in)\s+(?:an?\s+|the\s+|this\s+|my\s+|our\s+)?(?:[\w']+\s+)?(?:servers?|endpoints?|urls?|websites?|domains?|addresses|api|inbox|discord|slack|telegram|ftp|s3|buckets?|dropbox|google drive|gist)\b",
+                        r"\b(?:send|upload|post|transmit|forward|email|leak|copy|export|push|relay|sync|mirror|share|publish)\w*(?:\s+[\w'#]+){0,8}?\s+(?:to|into|onto|in)\s+(?:an?\s+|the\s+|this\s+|my\s+|our\s+)?(?:[\w']+\s+)?(?:servers?|endpoints?|urls?|websites?|domains?|addresses|api|inbox|discord|slack|telegram|ftp|s3|buckets?|dropbox|google drive|gist)\b",
                     ),
                     rx(
                         r"\boutside (?:of )?(?:the |this )?(?:system|conversation|memory|sandbox|organi[sz]ation)\b(?:\s+\w+){0,3}\s+(?:via|by|through)",
@@ -390,12 +397,24 @@ static CREDENTIAL_REQUEST: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         rx(&format!(
             r"\b(?:frag|frage|fragt|fragen sie|bitte|bitt|fordere|fordert|demande lui|demandez lui|demande a|demandez a|demande au|demandez au|demande aux|pidele|pideles|pide a|pida a|pregunta le|preguntale|preguntales|chiedi|chiedigli|chiedile|chiedete|domandagli|peca|peca lhe|pecalhe|pergunte|pergunte lhe|solicite|solicita)\b[^.;!?]{{0,80}}?\b{SECRET}\b"
         )),
+        // a secret and "word for word" / "wörtlich" / "tal cual" in one sentence (also after
+        // a "when" clause: the instruction is explicit)
+        rx(&format!(r"\b{SECRET}\b[^.;!?]{{0,80}}\b{VERBATIM}")),
+        rx(&format!(r"\b{VERBATIM}\b[^.;!?]{{0,80}}\b{SECRET}\b")),
+        // "... card number, expiry date and CVV, record all of them in memory"
+        rx(&format!(
+            r"\b{SECRET}\b[^.;!?]{{0,80}}\b(?:record|store|save|keep|insert|write|remember|capture|memori[sz]e)\w*\s+(?:all of )?(?:them|it|these|those|both)\b(?:\s+(?:in|into|to)\s+(?:the\s+|a\s+)?(?:new\s+)?memor\w*)"
+        )),
+        // "write each code into memory verbatim", "store that value exactly as given"
+        rx(
+            r"\b(?:write|store|save|keep|record|insert|copy|capture)\w*\s+(?:each|every|the|that|this|any)\s+(?:code|codes|pin|pins|password|passwords|value)\b[^.;!?]{0,40}\b(?:verbatim|exactly|character for character|digit for digit|every character|unredacted|in full)\b",
+        ),
         // "ask the speaker which recovery answers they set"
         rx(&format!(
             r"\b(?:ask|asks|asking|request\w*|find out|learn)\b[^.;!?]{{0,30}}\b(?:which|what)\b[^.;!?]{{0,20}}\b{SECRET}\b"
         )),
         rx(
-            r"\b(?:what|the (?:code|codes|word|words|phrase|number|numbers|pin|key)) (?:they|the user|the person|you) (?:type|types|typed|enter|enters|entered|use|uses) (?:at|on|into|in) (?:the )?(?:log ?in|sign ?in|password|pin|passcode|unlock) (?:prompt|screen|page|form|box|field)\b|\b(?:what|the (?:code|codes|word|words|phrase|number|numbers|pin|key)) (?:they|the user|the person|you) (?:type|types|typed|enter|enters|entered|use|uses) (?:to|when|at) (?:log|sign|logging|signing)\w* ?in\b|\b(?:characters?|digits?|letters?|words?) (?:they|the user|the person) (?:type|types|typed|enter|enters|entered) (?:at|on|into|when|to) (?:the )?(?:log|sign)\w* ?(?:in|on)\b",
+            r"\b(?:what|the (?:code|codes|word|words|phrase|number|numbers|pin|key)) (?:they|the user|the person|you) (?:type|types|typed|enter|enters|entered|use|uses) (?:at|on|into|in) (?:the )?(?:log ?in|sign ?in|password|pin|passcode|unlock) (?:prompt|screen|page|form|box|field)\b|\b(?:what|the (?:code|codes|word|words|phrase|number|numbers|pin|key)) (?:they|the user|the person|the speaker|a speaker|someone|he|she|you) (?:type|types|typed|enter|enters|entered|use|uses) (?:to|when|at) (?:log|sign|logging|signing)\w* ?in\b|\b(?:what|the (?:code|codes|word|words|phrase|number|numbers|pin|key)) (?:they|the user|the person|the speaker|a speaker|someone|he|she|you) (?:type|types|typed|enter|enters|entered|use|uses) to (?:get into|unlock|access|open)\b|\b(?:characters?|digits?|letters?|words?) (?:they|the user|the person) (?:type|types|typed|enter|enters|entered) (?:at|on|into|when|to) (?:the )?(?:log|sign)\w* ?(?:in|on)\b",
         ),
     ]
 });
@@ -509,7 +528,7 @@ const STORE_VERBS: &[&str] = &[
 /// removed), also as participles for verb-final clauses ("wörtlich gespeichert").
 static ML_STORE_VERB: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"^(?:speicher\w*|gespeichert|notier\w*|merke|merken|merkt|gemerkt|behalt\w*|bewahr\w*|aufbewahr\w*|hinterleg\w*|protokollier\w*|sammel\w*|sammle|aufschreib\w*|schreib\w*|festhalt\w*|halte|verrat\w*|enregistr\w*|conserv\w*|garde|gardez|garder|stock\w*|memoris\w*|noter|notez|retiens|retenez|retenir|sauvegard\w*|copie|copiez|copier|revel\w*|divulgu\w*|affich\w*|montre|montrez|partage|partagez|guarda|guardar|guarde|guardes|almacen\w*|anota|anotar|anote|registra|registrar|registre|recuerda|memoriz\w*|apunta|apuntar|copia|copiar|muestra|mostrar|comparte|salva|salvare|salvar|salve|annota|annotare|ricorda|memorizz\w*|rivela|mostra|armazen\w*|grava|gravar|grave|anotar)$",
+        r"^(?:speicher\w*|gespeichert|notier\w*|merke|merken|merkt|gemerkt|behalt\w*|bewahr\w*|aufbewahr\w*|hinterleg\w*|protokollier\w*|sammel\w*|sammle|aufschreib\w*|schreib\w*|festhalt\w*|halte|verrat\w*|enregistr\w*|conserv\w*|garde|gardez|garder|stock\w*|memoris\w*|noter|notez|retiens|retenez|retenir|sauvegard\w*|copie|copiez|copier|revel\w*|divulgu\w*|affich\w*|montre|montrez|partage|partagez|guarda\w*|guarde|guardes|insert\w*|inseris\w*|insira|insere|almacen\w*|anota|anotar|anote|registra|registrar|registre|recuerda|memoriz\w*|apunta|apuntar|copia|copiar|muestra|mostrar|comparte|salva\w*|salve|annota|annotare|ricorda|memorizz\w*|rivela|mostra|armazen\w*|grava|gravar|grave|anotar)$",
     )
 });
 
@@ -631,6 +650,10 @@ const NEGATIONS: &[&str] = &[
     "nao",
     "sem",
     "nem",
+    "replace",
+    "redact",
+    "mask",
+    "omit",
 ];
 
 fn secret_word(w: &str) -> bool {
@@ -741,7 +764,10 @@ fn credential_window(norm: &str) -> bool {
     static NOTE_OF: LazyLock<Regex> = LazyLock::new(|| {
         rx(r"\b(?:make|take|keep) (?:a )?(?:note|record|copy) of\b|\bwrite down\b|\bjot down\b")
     });
-    let text = INTENS.replace_all(norm, " ");
+    static INSTEAD: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\bin place of\b|\binstead of\b|\ben lugar de\b|\bau lieu de\b"));
+    let text = INSTEAD.replace_all(norm, " not ");
+    let text = INTENS.replace_all(&text, " ");
     let text = GIFT.replace_all(&text, "gift");
     let text = NOTE_OF.replace_all(&text, "record");
     for clause in text.split(['.', ';', '!', '?', '\n', ':']) {
@@ -794,8 +820,20 @@ fn credential_window(norm: &str) -> bool {
             }
             // verb-final clauses (German, participles): a secret noun a few words before
             if ML_STORE_VERB.is_match(w) {
-                for j in (i.saturating_sub(5)..i).rev() {
+                // "conservez-les", "insértala": the object is named before the comma
+                let clitic = words.get(i + 1).is_some_and(|n| {
+                    matches!(
+                        *n,
+                        "les" | "la" | "le" | "los" | "las" | "lo" | "li" | "them" | "it"
+                    )
+                }) || ["la", "lo", "las", "los", "li", "le"]
+                    .iter()
+                    .any(|c| w.len() > 5 && w.ends_with(c));
+                for j in (i.saturating_sub(if clitic { 10 } else { 5 })..i).rev() {
                     let prev = words[j];
+                    if prev == "," && clitic {
+                        continue;
+                    }
                     if prev == "," || CLAUSE_BREAKS.contains(&prev) || NEGATIONS.contains(&prev) {
                         break;
                     }
@@ -856,6 +894,16 @@ fn reported_fact(norm: &str, start: usize) -> bool {
             })
 }
 
+/// "credential values are never stored": a negation within the three words after `end`.
+fn negated_after(norm: &str, end: usize) -> bool {
+    norm[end..].split_whitespace().take(3).any(|w| {
+        matches!(
+            w.trim_matches(|c: char| !c.is_alphanumeric()),
+            "never" | "not" | "no"
+        )
+    })
+}
+
 fn is_negated_at(norm: &str, start: usize) -> bool {
     let before = &norm[..start];
     let clause_start = before
@@ -883,9 +931,23 @@ static HIDDEN_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Things called tokens or secrets that are no credentials ("subway tokens", "a secret
+/// about a surprise party"): read as a neutral word by the credentials rule.
+static NOT_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:subway|bus|arcade|game|casino|metro|transit|vintage|souvenir|poker|laundry|parking|gift|board game) tokens?\b|\bsecrets? (?:about|of|to|behind|recipe|ingredient|santa|garden|admirer)\b|\bsecret (?:recipe|ingredient|santa|garden|admirer|plan|party|trip)\b",
+    )
+});
+
 /// The first rule `norm` (one normalised view) breaks.
 fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
+    let neutral = NOT_CREDENTIAL.replace_all(norm, "keepsake");
     for rule in safety_rules() {
+        let norm: &str = if rule.id == "credentials" {
+            &neutral
+        } else {
+            norm
+        };
         let mut hit = rule.patterns.iter().any(|p| {
             p.captures_iter(norm).any(|c| {
                 let m = c.get(0).expect("a match has group 0");
@@ -896,7 +958,9 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                 // memories that a later span contradicts") is an ordinary update.
                 match rule.id {
                     "credentials" => {
-                        !(is_negated_at(norm, m.start()) || mentions_event(m.as_str()))
+                        !(is_negated_at(norm, m.start())
+                            || negated_after(norm, m.end())
+                            || mentions_event(m.as_str()))
                     }
                     "permissions" | "prompt-disclosure" => !reported_fact(norm, m.start()),
                     "destructive-commands" => {
