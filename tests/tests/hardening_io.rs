@@ -120,14 +120,7 @@ fn score_refuses_fifos_devices_and_oversized_files() {
 fn skills_import_needs_force_and_rejects_non_finite_numbers() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
-    assert!(memskill(&["skills", "init", &s("bank.json")])
-        .status
-        .success());
-    assert!(
-        memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")])
-            .status
-            .success()
-    );
+    memskill_e2e::seed_bank_and_export(d.path());
     std::fs::write(d.path().join("out.json"), "precious").unwrap();
     let o = memskill(&["skills", "import", &s("skills"), "--out", &s("out.json")]);
     assert!(!o.status.success());

@@ -102,14 +102,7 @@ fn skills_export_and_import_never_destroy_files() {
 fn a_full_disk_leaves_no_temporary_file() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
-    assert!(memskill(&["skills", "init", &s("bank.json")])
-        .status
-        .success());
-    assert!(
-        memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")])
-            .status
-            .success()
-    );
+    memskill_e2e::seed_bank_and_export(d.path());
     let small = d.path().join("small");
     std::fs::create_dir(&small).unwrap();
     let mounted = Command::new("mount")
