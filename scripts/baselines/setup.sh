@@ -11,7 +11,6 @@
 set -euo pipefail
 WHICH="${1:-}"
 PY="${PYTHON:-python3}"
-CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
 case "$WHICH" in
   mem0)
     SPEC=("${MEM0_SPEC:-mem0ai==2.2.1}")
@@ -26,15 +25,9 @@ case "$WHICH" in
     exit 2
     ;;
 esac
-VENV="$CACHE/$WHICH-venv"
-mkdir -p "$CACHE"
-if [ ! -x "$VENV/bin/python" ]; then
-  "$PY" -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "$PROBE" 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-  "$VENV/bin/python" -m pip install --quiet "${SPEC[@]}" >&2
-fi
+. "$(dirname "$0")/../lib/venv.sh"
+memskill_venv "$WHICH" "$PY" "$PROBE" "${SPEC[@]}"
+VENV="${VENV_PY%/bin/python}"
 if [ "${WITH_SENTENCE_TRANSFORMERS:-0}" = 1 ] && \
    ! "$VENV/bin/python" -c 'import sentence_transformers' 2>/dev/null; then
   "$VENV/bin/python" -m pip install --quiet sentence-transformers >&2

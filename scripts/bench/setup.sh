@@ -11,14 +11,9 @@ PY="${1:-${PYTHON:-python3}}"
 CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
 VENV="$CACHE/bench-venv"
 LLAMA_CPP_PYTHON="${LLAMA_CPP_PYTHON:-llama-cpp-python==0.3.36}"
-mkdir -p "$CACHE"
-if [ ! -x "$VENV/bin/python" ]; then
-  "$PY" -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c 'import torch, sentence_transformers' 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-  "$VENV/bin/python" -m pip install --quiet numpy torch sentence-transformers safetensors >&2
-fi
+. "$(dirname "$0")/../lib/venv.sh"
+memskill_venv bench "$PY" 'import torch, sentence_transformers' \
+  numpy torch sentence-transformers safetensors
 if ! "$VENV/bin/python" -c 'import llama_cpp' 2>/dev/null; then
   if [ "$(uname -m)" = "x86_64" ]; then
     export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"

@@ -5,14 +5,7 @@
 # Usage: scripts/servers/infinity-setup.sh [python3]   prints the venv's python on its last line
 set -euo pipefail
 PY="${1:-${PYTHON:-python3}}"
-CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
-VENV="$CACHE/infinity-venv"
-INFINITY="${INFINITY_EMB:-infinity-emb[server,torch]==0.0.78}"
-mkdir -p "$CACHE"
-[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-if ! "$VENV/bin/python" -c 'import infinity_emb, torch, sentence_transformers, uvicorn' 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-  "$VENV/bin/python" -m pip install --quiet "$INFINITY" >&2
-fi
-"$VENV/bin/python" -c 'import infinity_emb, torch, sentence_transformers, uvicorn' >&2
-echo "$VENV/bin/python"
+. "$(dirname "$0")/../lib/venv.sh"
+memskill_venv infinity "$PY" 'import infinity_emb, torch, sentence_transformers, uvicorn' \
+  "${INFINITY_EMB:-infinity-emb[server,torch]==0.0.78}"
+echo "$VENV_PY"

@@ -6,13 +6,6 @@
 # Usage: scripts/tracking/setup.sh [python3]      prints the venv's python on its last line
 set -euo pipefail
 PY="${1:-${PYTHON:-python3}}"
-CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
-VENV="$CACHE/tracking-venv"
-mkdir -p "$CACHE"
-[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-if ! "$VENV/bin/python" -c 'import tensorboard, mlflow, wandb' 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-  "$VENV/bin/python" -m pip install --quiet tensorboard mlflow wandb >&2
-fi
-"$VENV/bin/python" -c 'import tensorboard, mlflow, wandb' >&2
-echo "$VENV/bin/python"
+. "$(dirname "$0")/../lib/venv.sh"
+memskill_venv tracking "$PY" 'import tensorboard, mlflow, wandb' tensorboard mlflow wandb
+echo "$VENV_PY"
