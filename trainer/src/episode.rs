@@ -234,15 +234,7 @@ impl<'a> EpisodeCtx<'a> {
     /// redacted: a flagged secret is never echoed into a prompt), and, with
     /// `answer.memory_types`, only memories of those types.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        let mut shown = if memory.flagged_count() == 0 {
-            std::borrow::Cow::Borrowed(memory)
-        } else if self.show_flagged {
-            let mut copy = memory.clone();
-            copy.redact_flagged(memskill_designer::redact_secrets);
-            std::borrow::Cow::Owned(copy)
-        } else {
-            std::borrow::Cow::Owned(memory.without_flagged())
-        };
+        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_secrets);
         if !self.answer_types.is_empty() {
             shown = std::borrow::Cow::Owned(
                 shown.only_types(self.answer_types, self.answer_keep_untyped),

@@ -613,13 +613,12 @@ fn eval_bank_tips(
     );
     // flagged memories are no tips unless `memory.show_flagged` (then with their secret
     // values redacted)
-    let bank = if eval_cfg.memory.show_flagged {
-        let mut bank = bank;
-        bank.redact_flagged(memskill_designer::redact_secrets);
-        bank
-    } else {
-        bank.without_flagged()
-    };
+    let bank = bank
+        .shown(
+            eval_cfg.memory.show_flagged,
+            memskill_designer::redact_secrets,
+        )
+        .into_owned();
     Ok(tip_source(
         std::sync::Arc::new(bank),
         rt.encoder.clone(),
