@@ -625,11 +625,20 @@ impl OpenAiBackend {
             .collect()
     }
 
-    /// Choose the endpoint of the next attempt and count it in flight.
-    fn claim(&self, now: Instant) -> Pick {
+    /// Choose the endpoint of the next attempt and count it in flight. `stay`: the endpoint
+    /// that just rejected a structured-output dialect; the next dialect goes to it while it
+    /// is in rotation and free, so that its own dialect is found and remembered (moving on
+    /// would leave an endpoint of another dialect unlearned, rejecting every request first).
+    fn claim(&self, now: Instant, stay: Option<usize>) -> Pick {
         let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
         let start = self.ep_rr.fetch_add(1, Ordering::Relaxed) % health.len();
-        let p = pick(&health, now, start);
+        let p = match stay.filter(|&i| i < health.len() && !health[i].down && health[i].free(now)) {
+            Some(index) => Pick::Send {
+                index,
+                probe: false,
+            },
+            None => pick(&health, now, start),
+        };
         if let Pick::Send { index, probe } = p {
             let h = &mut health[index];
             h.in_flight += 1;
@@ -817,6 +826,8 @@ impl OpenAiBackend {
         let attempts = self.cfg.max_retries.saturating_add(1);
         let mut trial = Trial::new(self.cfg.structured_dialect);
         let mut last: Option<(usize, LlmError)> = None;
+        // the endpoint whose format rejection the next attempt follows up
+        let mut stay: Option<usize> = None;
         // attempts made (format rejections are not counted) and whether a backoff is due
         let (mut attempt, mut backoff) = (0u32, false);
         while attempt < attempts {
@@ -826,7 +837,7 @@ impl OpenAiBackend {
                 self.back_off(attempt).await;
                 backoff = false;
             }
-            let (index, probe) = self.claim_when_free().await;
+            let (index, probe) = self.claim_when_free(stay.take()).await;
             let dialect = req
                 .response_schema
                 .as_ref()
@@ -859,7 +870,7 @@ impl OpenAiBackend {
                     });
                 }
                 Err(e) if rejected => match trial.reject(index, dialect.unwrap_or_default(), e) {
-                    AfterRejection::Next(_) => {}
+                    AfterRejection::Next(_) => stay = Some(index),
                     AfterRejection::Fail(e) => return Err(e),
                 },
                 Err(e) if retryable(&e) => {
@@ -896,7 +907,7 @@ impl OpenAiBackend {
                 self.notice_retry(&urls[*index], e);
                 self.back_off(attempt).await;
             }
-            let (index, probe) = self.claim_when_free().await;
+            let (index, probe) = self.claim_when_free(None).await;
             self.stats.attempt();
             let (res, retry_after) = self.attempt(&urls[index], body, read).await;
             let failure = res.as_ref().err().filter(|e| retryable(e));
@@ -949,9 +960,9 @@ impl OpenAiBackend {
     }
 
     /// The endpoint of the next attempt, waiting while every endpoint asked for a pause.
-    async fn claim_when_free(&self) -> (usize, bool) {
+    async fn claim_when_free(&self, stay: Option<usize>) -> (usize, bool) {
         loop {
-            match self.claim(Instant::now()) {
+            match self.claim(Instant::now(), stay) {
                 Pick::Send { index, probe } => return (index, probe),
                 Pick::WaitUntil(t) => {
                     tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await
