@@ -15,8 +15,9 @@ use std::time::Instant;
 
 const N_TEXTS: usize = 512;
 
-/// The first 512 turn texts of LoCoMo in file order (same rule as the Python script), or
-/// deterministic synthetic sentences when the data is absent.
+/// The first 512 turn texts of LoCoMo in file order (same rule as the Python script, read by
+/// `memskill_datasets::locomo_turn_texts`), or deterministic synthetic sentences when the data
+/// is absent.
 fn texts() -> (Vec<String>, &'static str) {
     // LOCOMO_JSON, else the cache's copy (scripts/fetch-data.sh), else ../shared/data.
     let cached = memskill_controller::default_assets_dir()
@@ -30,28 +31,9 @@ fn texts() -> (Vec<String>, &'static str) {
         Some(c) if c.is_file() => c.display().to_string(),
         _ => shared.to_string(),
     });
-    if let Ok(raw) = std::fs::read_to_string(&path) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&raw) {
-            let mut out = Vec::new();
-            for sample in v.as_array().into_iter().flatten() {
-                let Some(conv) = sample.get("conversation").and_then(|c| c.as_object()) else {
-                    continue;
-                };
-                let mut n = 1;
-                while let Some(turns) = conv.get(&format!("session_{n}")).and_then(|s| s.as_array())
-                {
-                    for t in turns {
-                        if let Some(text) = t.get("text").and_then(|x| x.as_str()) {
-                            out.push(text.to_string());
-                        }
-                    }
-                    n += 1;
-                }
-            }
-            if out.len() >= N_TEXTS {
-                out.truncate(N_TEXTS);
-                return (out, "locomo10.json");
-            }
+    if let Ok(out) = memskill_datasets::locomo_turn_texts(std::path::Path::new(&path), N_TEXTS) {
+        if out.len() == N_TEXTS {
+            return (out, "locomo10.json");
         }
     }
     let synth = (0..N_TEXTS)

@@ -71,8 +71,8 @@ pub enum DatasetError {
     #[error("invalid span mode `{0}`: expected full-session, turn-pair, turn, fixed-tokens or fixed-tokens:TOKENS:OVERLAP with OVERLAP < TOKENS")]
     SpanMode(String),
     /// An unknown dataset kind name.
-    #[error("unknown dataset `{0}`: expected locomo, longmemeval or hotpotqa")]
-    UnknownKind(String),
+    #[error("unknown dataset `{name}`: expected one of {known}")]
+    UnknownKind { name: String, known: String },
 }
 
 impl DatasetError {

@@ -4,6 +4,7 @@
 //! - [`load_locomo`] (LoCoMo `locomo10.json`), [`load_longmemeval`] (LongMemEval),
 //!   [`load_hotpotqa`] (HotpotQA, LongBench long-context or classic dev-distractor); each
 //!   module documents the exact schema it accepts. [`load`] dispatches on a [`DatasetKind`].
+//! - [`locomo_turn_texts`]: LoCoMo's raw turn texts in file order (what the benchmarks embed).
 //! - [`segment`] fills `Sample::spans` according to a [`SpanMode`].
 //! - [`split_locomo`] / [`load_lme_splits`] select train / val / test.
 //!
@@ -31,7 +32,8 @@ pub use hotpotqa::{
 };
 pub use json::{check_data_file, DEFAULT_MAX_FILE_BYTES};
 pub use locomo::{
-    load_locomo, locomo_from_json, render_locomo_turn, LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY,
+    load_locomo, locomo_from_json, locomo_turn_texts, render_locomo_turn, LocomoOptions,
+    LOCOMO_ADVERSARIAL_CATEGORY,
 };
 pub use longmemeval::{
     lme_splits_from_json, load_lme_splits, load_longmemeval, longmemeval_from_json,
@@ -44,7 +46,8 @@ pub use segment::{
 };
 pub use split::{split_locomo, LocomoSplits, SplitSpec};
 
-/// A supported benchmark.
+/// A supported file format (one loader each). What the trainer does with each benchmark is
+/// its descriptor in the trainer's registry, not here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DatasetKind {
@@ -64,23 +67,12 @@ impl fmt::Display for DatasetKind {
 }
 
 impl DatasetKind {
-    /// The benchmark's own spelling, for messages (`LoCoMo`, `LongMemEval`, `HotpotQA`).
-    pub fn title(self) -> &'static str {
-        match self {
-            DatasetKind::Locomo => "LoCoMo",
-            DatasetKind::LongMemEval => "LongMemEval",
-            DatasetKind::HotpotQa => "HotpotQA",
-        }
-    }
-
-    /// The benchmark's usual file under the data cache (`scripts/fetch-data.sh` puts it there).
-    pub fn default_path(self) -> &'static str {
-        match self {
-            DatasetKind::Locomo => "locomo/locomo10.json",
-            DatasetKind::LongMemEval => "longmemeval/longmemeval_s_cleaned.json",
-            DatasetKind::HotpotQa => "hotpotqa/eval_200.json",
-        }
-    }
+    /// Every format, in the order of the variants.
+    pub const ALL: &'static [DatasetKind] = &[
+        DatasetKind::Locomo,
+        DatasetKind::LongMemEval,
+        DatasetKind::HotpotQa,
+    ];
 }
 
 impl FromStr for DatasetKind {
@@ -90,7 +82,14 @@ impl FromStr for DatasetKind {
             "locomo" => Ok(DatasetKind::Locomo),
             "longmemeval" | "lme" => Ok(DatasetKind::LongMemEval),
             "hotpotqa" | "hotpot" => Ok(DatasetKind::HotpotQa),
-            _ => Err(DatasetError::UnknownKind(s.to_string())),
+            _ => Err(DatasetError::UnknownKind {
+                name: s.to_string(),
+                known: DatasetKind::ALL
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
         }
     }
 }
@@ -113,5 +112,20 @@ pub fn load(
         DatasetKind::Locomo => load_locomo(path, &opts.locomo),
         DatasetKind::LongMemEval => load_longmemeval(path, &opts.longmemeval),
         DatasetKind::HotpotQa => load_hotpotqa_with(path, &opts.hotpotqa),
+    }
+}
+
+/// [`load`] of an in-memory document (`file` names it in errors; HotpotQA takes the
+/// long-context layout).
+pub fn from_json(
+    kind: DatasetKind,
+    root: &serde_json::Value,
+    file: &str,
+    opts: &LoadOptions,
+) -> Result<Vec<Sample>, DatasetError> {
+    match kind {
+        DatasetKind::Locomo => locomo_from_json(root, file, &opts.locomo),
+        DatasetKind::LongMemEval => longmemeval_from_json(root, file, &opts.longmemeval),
+        DatasetKind::HotpotQa => hotpotqa_from_json(root, file, &opts.hotpotqa),
     }
 }

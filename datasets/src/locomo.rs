@@ -40,6 +40,38 @@ pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>)
     }
 }
 
+/// The raw `text` of the first `n` turns of `locomo10.json` in file order (conversation by
+/// conversation, `session_1`, `session_2`, ... up to the first number missing): the texts the
+/// encoder and controller benchmarks embed, and their PyTorch twins read the same way. Fewer
+/// than `n` when the file has fewer.
+pub fn locomo_turn_texts(path: &Path, n: usize) -> Result<Vec<String>, DatasetError> {
+    let root = crate::json::parse_document(path)?;
+    let file = path.display().to_string();
+    let mut out = Vec::new();
+    for (i, item) in Node::new(&root, &file, "").array()?.iter().enumerate() {
+        let p = index_path("", i);
+        let conv_path = child_path(&p, "conversation");
+        let conv = Node::new(
+            require(&Node::new(item, &file, &p), "conversation")?,
+            &file,
+            &conv_path,
+        );
+        let mut k = 1;
+        while let Some(v) = get(&conv, &format!("session_{k}"))? {
+            let sp = child_path(conv.path, &format!("session_{k}"));
+            for (j, t) in Node::new(v, &file, &sp).array()?.iter().enumerate() {
+                if out.len() == n {
+                    return Ok(out);
+                }
+                let tp = index_path(&sp, j);
+                out.push(req_str(&Node::new(t, &file, &tp), "text")?);
+            }
+            k += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Loads `locomo10.json` into one [`Sample`] per conversation (spans left empty).
 pub fn load_locomo(path: &Path, opts: &LocomoOptions) -> Result<Vec<Sample>, DatasetError> {
     let root = crate::json::parse_document(path)?;

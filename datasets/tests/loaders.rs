@@ -322,7 +322,11 @@ fn dispatch_and_kinds() {
         "LoCoMo".parse::<DatasetKind>().unwrap(),
         DatasetKind::Locomo
     );
-    assert!("squad".parse::<DatasetKind>().is_err());
+    let e = "squad".parse::<DatasetKind>().unwrap_err().to_string();
+    for kind in DatasetKind::ALL {
+        assert!(e.contains(&kind.to_string()), "{e}");
+        assert_eq!(kind.to_string().parse::<DatasetKind>().unwrap(), *kind);
+    }
     let s = load(
         DatasetKind::HotpotQa,
         &fx("hotpotqa_distractor_small.json"),
@@ -350,11 +354,7 @@ fn error_directory() {
 
 #[test]
 fn error_empty_file() {
-    for kind in [
-        DatasetKind::Locomo,
-        DatasetKind::LongMemEval,
-        DatasetKind::HotpotQa,
-    ] {
+    for &kind in DatasetKind::ALL {
         let e = err_text(load(kind, &fx("empty.json"), &LoadOptions::default()).unwrap_err());
         assert!(e.contains("empty.json: empty file"), "{e}");
     }
@@ -523,11 +523,7 @@ fn error_fifo_and_device_are_refused_before_reading() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
         // Reading a FIFO with no writer would block forever.
-        for kind in [
-            DatasetKind::Locomo,
-            DatasetKind::LongMemEval,
-            DatasetKind::HotpotQa,
-        ] {
+        for &kind in DatasetKind::ALL {
             let e = err_text(load(kind, &fifo, &LoadOptions::default()).unwrap_err());
             assert!(e.contains("not a regular file"), "{kind}: {e}");
         }
@@ -590,4 +586,36 @@ fn error_duplicate_sample_ids_name_both_places() {
     std::fs::write(&p, format!("{text}\n{line}\n")).unwrap();
     let e = err_text(load_hotpotqa(&p).unwrap_err());
     assert!(e.contains("duplicate sample id"), "{e}");
+}
+
+#[test]
+fn locomo_turn_texts_are_the_raw_texts_in_file_order() {
+    let all = locomo_turn_texts(&fx("locomo_small.json"), usize::MAX).unwrap();
+    let samples = load_locomo(&fx("locomo_small.json"), &LocomoOptions::default()).unwrap();
+    // the loader renders `{speaker} said, "{text}"`; the texts are what is inside the quotes
+    let rendered: Vec<&str> = samples
+        .iter()
+        .flat_map(|s| &s.sessions)
+        .flat_map(|x| &x.turns)
+        .map(|t| t.text.as_str())
+        .collect();
+    assert_eq!(all.len(), rendered.len());
+    for (raw, r) in all.iter().zip(&rendered) {
+        assert!(r.contains(&format!("\"{raw}\"")), "{raw:?} vs {r:?}");
+    }
+    assert_eq!(
+        locomo_turn_texts(&fx("locomo_small.json"), 3).unwrap(),
+        all[..3]
+    );
+    let e = err_text(locomo_turn_texts(&fx("locomo_truncated.json"), 10).unwrap_err());
+    assert!(e.contains("locomo_truncated.json"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad_turn.json");
+    let doc = serde_json::json!([{"conversation": {"session_1": [{"text": "a"}, {"text": 2}]}}]);
+    std::fs::write(&p, doc.to_string()).unwrap();
+    let e = err_text(locomo_turn_texts(&p, 10).unwrap_err());
+    assert!(
+        e.contains("[0].conversation.session_1[1].text: expected string"),
+        "{e}"
+    );
 }

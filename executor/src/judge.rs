@@ -42,6 +42,16 @@ impl std::str::FromStr for JudgeStyle {
     }
 }
 
+/// What the general judge is shown as the gold answer (a benchmark's descriptor picks it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgeGold {
+    /// Every gold answer, joined with ", " (the reference's `get_ground_truth`).
+    AllJoined,
+    /// As `AllJoined`, but category-3 questions show only the first answer's part before its
+    /// first ';' (LoCoMo's open-domain answers list the reasoning after it).
+    FirstClauseInCategory3,
+}
+
 /// The context of the judge templates.
 #[derive(Debug, Clone, Serialize)]
 pub struct JudgeContext<'a> {
@@ -58,8 +68,8 @@ pub struct JudgeContext<'a> {
 
 /// The gold text a judge sees for `q` (the reference's `get_ground_truth`, lists joined
 /// with ", ").
-pub fn judge_ground_truth(dataset: &str, q: &Query) -> String {
-    if dataset == "locomo" && q.category.trim() == "3" {
+pub fn judge_ground_truth(gold: JudgeGold, q: &Query) -> String {
+    if gold == JudgeGold::FirstClauseInCategory3 && q.category.trim() == "3" {
         let first = q.answers.first().map(String::as_str).unwrap_or("");
         return crate::prompts::py_strip(first.split(';').next().unwrap_or("")).to_string();
     }
@@ -67,10 +77,10 @@ pub fn judge_ground_truth(dataset: &str, q: &Query) -> String {
 }
 
 impl<'a> JudgeContext<'a> {
-    pub fn new(dataset: &str, q: &'a Query, prediction: &'a str) -> Self {
+    pub fn new(gold: JudgeGold, q: &'a Query, prediction: &'a str) -> Self {
         JudgeContext {
             question: &q.question,
-            ground_truth: judge_ground_truth(dataset, q),
+            ground_truth: judge_ground_truth(gold, q),
             answers: &q.answers,
             prediction,
             category: &q.category,
@@ -439,8 +449,12 @@ mod tests {
     fn judge_prompt_keeps_the_explanation_field_and_the_strict_rubric() {
         let set = PromptSet::with_defaults(crate::PROMPT_TEMPLATES).unwrap();
         let query = q("x", "3", &["London; Paris"]);
-        let ctx = JudgeContext::new("locomo", &query, "London");
+        let ctx = JudgeContext::new(JudgeGold::FirstClauseInCategory3, &query, "London");
         assert_eq!(ctx.ground_truth, "London");
+        assert_eq!(
+            judge_ground_truth(JudgeGold::AllJoined, &query),
+            "London; Paris"
+        );
         let m = judge_messages(&set, &ctx).unwrap();
         assert_eq!(m.len(), 1);
         let u = &m[0].content;
@@ -449,7 +463,7 @@ mod tests {
         assert!(u.contains("[Reference Answers]\nLondon\n"), "{u}");
         assert!(u.contains("[Answer to Grade]\nLondon\n"), "{u}");
         let hp = q("h", "bridge", &["a", "b"]);
-        assert_eq!(judge_ground_truth("hotpotqa", &hp), "a, b");
+        assert_eq!(judge_ground_truth(JudgeGold::AllJoined, &hp), "a, b");
         assert_eq!(JUDGE_MAX_TOKENS, 1024);
     }
 
@@ -457,12 +471,16 @@ mod tests {
     fn longmemeval_yes_no_judge_is_available() {
         let set = PromptSet::with_defaults(crate::PROMPT_TEMPLATES).unwrap();
         let query = q("q1", "temporal-reasoning", &["18 days"]);
-        let m =
-            lme_judge_messages(&set, &JudgeContext::new("longmemeval", &query, "19 days")).unwrap();
+        let m = lme_judge_messages(
+            &set,
+            &JudgeContext::new(JudgeGold::AllJoined, &query, "19 days"),
+        )
+        .unwrap();
         assert!(m[0].content.contains("off-by-one"));
         assert!(m[0].content.ends_with("Answer yes or no only."));
         let query = q("q1_abs", "multi-session", &["never said"]);
-        let m = lme_judge_messages(&set, &JudgeContext::new("longmemeval", &query, "x")).unwrap();
+        let m = lme_judge_messages(&set, &JudgeContext::new(JudgeGold::AllJoined, &query, "x"))
+            .unwrap();
         assert!(m[0].content.contains("unanswerable"));
         assert_eq!(parse_yes_no("Yes."), Some(true));
         assert_eq!(parse_yes_no("**No**, because"), Some(false));

@@ -27,12 +27,13 @@ pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{
     judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
-    JudgeContext, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
+    JudgeContext, JudgeGold, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
 };
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
     answer_messages, executor_messages, executor_messages_with, extract_answer, f1_text,
-    AnswerContext, AnswerStyle, ExecutorContext, MemoryDomain, ReplyForm, DEFAULT_ANSWER_TOP_R,
+    AnswerContext, AnswerStyle, ExecutorContext, Extraction, MemoryDomain, ReplyForm,
+    DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
     hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, locomo_f1_within,

@@ -19,17 +19,6 @@ pub enum MemoryDomain {
     Procedural,
 }
 
-impl MemoryDomain {
-    /// The domain of a dataset name (`alfworld` is procedural, everything else conversational).
-    pub fn of_dataset(dataset: &str) -> MemoryDomain {
-        if dataset == "alfworld" {
-            MemoryDomain::Procedural
-        } else {
-            MemoryDomain::Conversation
-        }
-    }
-}
-
 /// One selected skill as templates see it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillView<'a> {
@@ -135,46 +124,37 @@ pub fn executor_messages_with(
     prompts.render_chat("executor", ctx)
 }
 
-/// Which answering prompt / extraction rule to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AnswerStyle {
-    Locomo,
-    LongMemEval,
-    HotpotQa,
+/// How an answer reply becomes the kept prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extraction {
+    /// The stripped reply (LoCoMo's and LongMemEval's rule).
+    Stripped,
+    /// [`extract_hotpot`]: the `<answer>` tag, an `Answer:` line, `The answer is` (HotpotQA's
+    /// rule); F1 extracts once more.
+    Tagged,
 }
 
-impl std::str::FromStr for AnswerStyle {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "locomo" => Ok(Self::Locomo),
-            "longmemeval" | "lme" => Ok(Self::LongMemEval),
-            "hotpotqa" | "hotpot" => Ok(Self::HotpotQa),
-            other => Err(format!(
-                "unknown answer style {other:?}: expected locomo, longmemeval or hotpotqa"
-            )),
-        }
-    }
+/// A benchmark's answering prompt and extraction rule: the trainer's benchmark registry holds
+/// one per benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerStyle {
+    /// The template prefix of the answering prompt (`answer.<name>`, one file per message).
+    pub template: &'static str,
+    pub extraction: Extraction,
+    /// The reference's answer budget (`max_new_tokens` of its evaluators' `prepare_eval_args`:
+    /// 32 for LoCoMo, 512 for LongMemEval and HotpotQA); it answers at temperature 0.
+    pub reference_max_tokens: u32,
 }
 
 impl AnswerStyle {
-    /// The template prefix of this style's answering prompt (`answer.<style>`).
+    /// The template prefix of this style's answering prompt (`answer.<name>`).
     pub fn template(self) -> &'static str {
-        match self {
-            AnswerStyle::Locomo => "answer.locomo",
-            AnswerStyle::LongMemEval => "answer.longmemeval",
-            AnswerStyle::HotpotQa => "answer.hotpotqa",
-        }
+        self.template
     }
 
-    /// The reference's answer budget (`max_new_tokens` of its evaluators' `prepare_eval_args`):
-    /// 32 tokens for LoCoMo, 512 for LongMemEval and HotpotQA; it answers at temperature 0.
+    /// The answer budget when `answer.max_tokens` is absent.
     pub fn reference_max_tokens(self) -> u32 {
-        match self {
-            AnswerStyle::Locomo => 32,
-            AnswerStyle::LongMemEval | AnswerStyle::HotpotQa => 512,
-        }
+        self.reference_max_tokens
     }
 }
 
@@ -212,10 +192,11 @@ pub fn answer_messages(
     prompts.render_chat(style.template(), AnswerContext::new(query, memories))
 }
 
-/// Render every executor, answer and judge template once with sample data (both domains,
-/// every reply form, every answer style, both judges), so that a broken or runaway
-/// template is found at start-up rather than at the first span.
-pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
+/// Render every executor and judge template, and the answer templates `answer_templates`
+/// (prefixes, `answer.<name>`), once with sample data (both domains, every reply form, both
+/// judges), so that a broken or runaway template is found at start-up rather than at the
+/// first span.
+pub fn sample_render(prompts: &PromptSet, answer_templates: &[&str]) -> Result<(), PromptError> {
     let span = Span {
         id: "sample:0".into(),
         index: 0,
@@ -241,20 +222,16 @@ pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
         evidence: vec![],
         date: Some("2 May 2023".into()),
     };
-    for style in [
-        AnswerStyle::Locomo,
-        AnswerStyle::LongMemEval,
-        AnswerStyle::HotpotQa,
-    ] {
+    for template in answer_templates {
         let ctx = AnswerContext {
             question: &query.question,
             memories: retrieved.to_vec(),
             date: "2 May 2023",
             category: &query.category,
         };
-        prompts.render_chat(style.template(), ctx)?;
+        prompts.render_chat(template, ctx)?;
     }
-    let ctx = crate::judge::JudgeContext::new("locomo", &query, "Lyon");
+    let ctx = crate::judge::JudgeContext::new(crate::judge::JudgeGold::AllJoined, &query, "Lyon");
     crate::judge::judge_messages(prompts, &ctx)?;
     crate::judge::lme_judge_messages(prompts, &ctx)?;
     Ok(())
@@ -305,12 +282,12 @@ pub fn extract_hotpot(text: &str) -> String {
     t.to_string()
 }
 
-/// The prediction the reference keeps from a reply: the stripped reply for LoCoMo and
-/// LongMemEval, [`extract_hotpot`] for HotpotQA. This is what the judge sees.
+/// The prediction the reference keeps from a reply: the stripped reply, or [`extract_hotpot`]
+/// for [`Extraction::Tagged`]. This is what the judge sees.
 pub fn extract_answer(style: AnswerStyle, text: &str) -> String {
-    match style {
-        AnswerStyle::HotpotQa => extract_hotpot(text),
-        AnswerStyle::Locomo | AnswerStyle::LongMemEval => py_strip(text).to_string(),
+    match style.extraction {
+        Extraction::Tagged => extract_hotpot(text),
+        Extraction::Stripped => py_strip(text).to_string(),
     }
 }
 
@@ -318,14 +295,30 @@ pub fn extract_answer(style: AnswerStyle, text: &str) -> String {
 /// `compute_f1` extracts once more (so `<answer>Answer: x</answer>` scores "x"), the others
 /// use the prediction as it is.
 pub fn f1_text(style: AnswerStyle, prediction: &str) -> String {
-    match style {
-        AnswerStyle::HotpotQa => extract_hotpot(prediction),
-        AnswerStyle::Locomo | AnswerStyle::LongMemEval => prediction.to_string(),
+    match style.extraction {
+        Extraction::Tagged => extract_hotpot(prediction),
+        Extraction::Stripped => prediction.to_string(),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    // the trainer's registry holds the real styles; these are the same three
+    const LOCOMO: AnswerStyle = AnswerStyle {
+        template: "answer.locomo",
+        extraction: Extraction::Stripped,
+        reference_max_tokens: 32,
+    };
+    const LONGMEMEVAL: AnswerStyle = AnswerStyle {
+        template: "answer.longmemeval",
+        extraction: Extraction::Stripped,
+        reference_max_tokens: 512,
+    };
+    const HOTPOTQA: AnswerStyle = AnswerStyle {
+        template: "answer.hotpotqa",
+        extraction: Extraction::Tagged,
+        reference_max_tokens: 512,
+    };
     use super::*;
     use memskill_core::Role;
 
@@ -460,10 +453,6 @@ mod tests {
         let m = executor_messages(&s, MemoryDomain::Procedural, &span("x"), &[], &skills).unwrap();
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].content, "procedural");
-        assert_eq!(
-            MemoryDomain::of_dataset("alfworld"),
-            MemoryDomain::Procedural
-        );
     }
 
     fn query(date: Option<&str>) -> Query {
@@ -494,7 +483,7 @@ mod tests {
         let a = mem("Ann went to Paris on 7 May 2023.");
         let b = mem("Ann likes trains.");
         let q = query(Some("2023/05/30 (Tue) 10:00"));
-        let lo = &answer_messages(&s, AnswerStyle::Locomo, &q, &[&a, &b]).unwrap()[0].content;
+        let lo = &answer_messages(&s, LOCOMO, &q, &[&a, &b]).unwrap()[0].content;
         // the reference's LoCoMo prompt has no abstention instruction and no date-format hint
         assert!(!lo.to_lowercase().contains("not mentioned"), "{lo}");
         assert!(!lo.contains("7 May 2023\")"), "{lo}");
@@ -503,15 +492,12 @@ mod tests {
             lo.ends_with("Question: Where did Ann go? Short answer:\n"),
             "{lo}"
         );
-        let lme = &answer_messages(&s, AnswerStyle::LongMemEval, &q, &[&a]).unwrap()[0].content;
+        let lme = &answer_messages(&s, LONGMEMEVAL, &q, &[&a]).unwrap()[0].content;
         assert!(lme.contains("### Session 1:\n"), "{lme}");
         assert!(lme.contains("2023/05/30 (Tue) 10:00"));
-        let hp = &answer_messages(&s, AnswerStyle::HotpotQa, &q, &[]).unwrap()[0].content;
+        let hp = &answer_messages(&s, HOTPOTQA, &q, &[]).unwrap()[0].content;
         assert!(hp.contains("general knowledge"), "{hp}");
         assert!(hp.contains("<answer></answer>"));
-        assert_eq!(AnswerStyle::Locomo.reference_max_tokens(), 32);
-        assert_eq!(AnswerStyle::HotpotQa.reference_max_tokens(), 512);
-        assert_eq!(AnswerStyle::LongMemEval.reference_max_tokens(), 512);
     }
 
     #[test]
@@ -519,38 +505,26 @@ mod tests {
         // HotpotQA: the first tag pair, then Answer: lines, then the whole reply
         assert_eq!(
             extract_answer(
-                AnswerStyle::HotpotQa,
+                HOTPOTQA,
                 "thinking...\n<answer> Paris </answer> <answer>x</answer>"
             ),
             "Paris"
         );
-        assert_eq!(
-            extract_answer(AnswerStyle::HotpotQa, "<ANSWER>\nyes\n</Answer>"),
-            "yes"
-        );
-        assert_eq!(
-            extract_answer(AnswerStyle::HotpotQa, "So the Answer: yes\nok"),
-            "yes"
-        );
-        assert_eq!(
-            extract_answer(AnswerStyle::HotpotQa, "The answer is Rome"),
-            "Rome"
-        );
-        assert_eq!(extract_answer(AnswerStyle::HotpotQa, "  Rome \n"), "Rome");
-        assert_eq!(extract_answer(AnswerStyle::HotpotQa, ""), "");
+        assert_eq!(extract_answer(HOTPOTQA, "<ANSWER>\nyes\n</Answer>"), "yes");
+        assert_eq!(extract_answer(HOTPOTQA, "So the Answer: yes\nok"), "yes");
+        assert_eq!(extract_answer(HOTPOTQA, "The answer is Rome"), "Rome");
+        assert_eq!(extract_answer(HOTPOTQA, "  Rome \n"), "Rome");
+        assert_eq!(extract_answer(HOTPOTQA, ""), "");
         // a 64-token reply cut before the tag used to lose the answer; the reference's 512
         // token budget reaches it, and an open tag is not a match
-        assert_eq!(
-            extract_answer(AnswerStyle::HotpotQa, "<answer>Paris"),
-            "<answer>Paris"
-        );
+        assert_eq!(extract_answer(HOTPOTQA, "<answer>Paris"), "<answer>Paris");
         // F1 extracts once more
-        assert_eq!(f1_text(AnswerStyle::HotpotQa, "Answer: Paris"), "Paris");
+        assert_eq!(f1_text(HOTPOTQA, "Answer: Paris"), "Paris");
         // LoCoMo / LongMemEval: the stripped reply, nothing else
         assert_eq!(
-            extract_answer(AnswerStyle::Locomo, "\n**Answer:** 7 May 2023\nbecause "),
+            extract_answer(LOCOMO, "\n**Answer:** 7 May 2023\nbecause "),
             "**Answer:** 7 May 2023\nbecause"
         );
-        assert_eq!(extract_answer(AnswerStyle::LongMemEval, " x\u{1f}"), "x");
+        assert_eq!(extract_answer(LONGMEMEVAL, " x\u{1f}"), "x");
     }
 }

@@ -117,8 +117,12 @@ pub fn run_method(
     top_k: usize,
     per_sample: &PerSample<'_>,
 ) -> Result<(EvalResults, PathBuf)> {
-    if cfg.data.dataset == crate::config::Dataset::Alfworld {
-        bail!("--method {method}: the QA baselines do not apply to ALFWorld");
+    let bench = cfg.data.dataset.descriptor();
+    if bench.interactive {
+        bail!(
+            "--method {method}: the QA baselines do not apply to {}",
+            bench.title
+        );
     }
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let samples = load_eval_samples(cfg, &split, opts.limit)?;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+pub use crate::benchmark::registry::Dataset;
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
 pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
 pub use memskill_datasets::{DatasetKind, SpanMode};
@@ -25,85 +26,6 @@ mod opt_path {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
         Ok(Option::<PathBuf>::deserialize(d)?.filter(|p| !p.as_os_str().is_empty()))
-    }
-}
-
-/// `data.dataset`: a question-answering benchmark of `memskill-datasets`, the ALFWorld
-/// environment, or the synthetic task of the tests. Written as its name (`"locomo"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub enum Dataset {
-    /// A file-based QA benchmark (LoCoMo, LongMemEval, HotpotQA).
-    Qa(DatasetKind),
-    /// ALFWorld (see [`AlfworldConfig`]): episodes are pairs of games.
-    Alfworld,
-    /// The synthetic recall task (tests and demos only).
-    Synthetic,
-}
-
-impl Default for Dataset {
-    fn default() -> Self {
-        Dataset::Qa(DatasetKind::Locomo)
-    }
-}
-
-impl Dataset {
-    /// The config name (`"locomo"`, `"alfworld"`, ...).
-    pub fn name(self) -> String {
-        self.to_string()
-    }
-    /// The QA benchmark, if this is one.
-    pub fn qa(self) -> Option<DatasetKind> {
-        match self {
-            Dataset::Qa(k) => Some(k),
-            _ => None,
-        }
-    }
-    /// Episodes act in an environment (the designer sees failed tasks, not failed questions).
-    pub fn is_interactive(self) -> bool {
-        self == Dataset::Alfworld
-    }
-}
-
-impl std::fmt::Display for Dataset {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Dataset::Qa(k) => k.fmt(f),
-            Dataset::Alfworld => f.write_str("alfworld"),
-            Dataset::Synthetic => f.write_str("synthetic"),
-        }
-    }
-}
-
-impl std::str::FromStr for Dataset {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "alfworld" => Ok(Dataset::Alfworld),
-            "synthetic" => Ok(Dataset::Synthetic),
-            _ => s.parse::<DatasetKind>().map(Dataset::Qa).map_err(|_| {
-                format!("{s:?} is not locomo | longmemeval | hotpotqa | alfworld | synthetic")
-            }),
-        }
-    }
-}
-
-impl TryFrom<String> for Dataset {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        s.parse()
-    }
-}
-
-impl From<Dataset> for String {
-    fn from(d: Dataset) -> String {
-        d.to_string()
-    }
-}
-
-impl PartialEq<&str> for Dataset {
-    fn eq(&self, other: &&str) -> bool {
-        other.parse::<Dataset>().is_ok_and(|d| d == *self)
     }
 }
 
@@ -370,7 +292,8 @@ impl Default for RunConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DataConfig {
-    /// "locomo" | "longmemeval" | "hotpotqa" | "alfworld" (see [`AlfworldConfig`]) | "synthetic" (tests and demos only).
+    /// A benchmark of the registry (`memskill data list`): "locomo" | "longmemeval" |
+    /// "hotpotqa" | "alfworld" (see [`AlfworldConfig`]) | "synthetic" (tests and demos only).
     pub dataset: Dataset,
     pub path: String,
     /// "train" | "val" | "test" | "all".
@@ -1568,9 +1491,8 @@ impl Config {
         if d.max_tokens == 0 || d.refinement_max_tokens == 0 {
             bail!("designer.max_tokens and designer.refinement_max_tokens must be >= 1");
         }
-        if d.gate == memskill_designer::GateMode::Offline && self.data.dataset == Dataset::Alfworld
-        {
-            bail!("designer.gate = \"offline\" replays failed questions; it is not available for data.dataset = \"alfworld\" (use \"off\")");
+        if d.gate == memskill_designer::GateMode::Offline && self.data.dataset.is_interactive() {
+            bail!("designer.gate = \"offline\" replays failed questions; it is not available for data.dataset = \"{}\" (use \"off\")", self.data.dataset);
         }
         let r = &d.gate_rules;
         if !r.min_outcome_delta.is_finite()
@@ -1626,7 +1548,7 @@ impl Config {
     pub fn answer_max_tokens(&self, dataset: Dataset) -> u32 {
         self.answer
             .max_tokens
-            .unwrap_or_else(|| crate::episode::answer_style(dataset).reference_max_tokens())
+            .unwrap_or_else(|| dataset.descriptor().answer.reference_max_tokens)
     }
 
     /// The answering backend (falls back to the executor's).

@@ -7,6 +7,8 @@ use memskill_core::{Query, Sample};
 use memskill_datasets::{
     DatasetKind, HotpotOptions, LmeOptions, LoadOptions, LocomoOptions, LocomoSplits, SpanMode,
 };
+
+use crate::benchmark::registry::Splits;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -68,13 +70,14 @@ pub fn load_samples(
 }
 
 /// A QA benchmark's samples of `split` (spans not cut yet), through
-/// `memskill_datasets::load`.
+/// `memskill_datasets::load`, split the way its descriptor says.
 fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: &str) -> Result<Vec<Sample>> {
+    let bench = cfg.dataset.descriptor();
     let path = &crate::config::resolve_data_path(&cfg.path);
     check_size(cfg, path, "data.path")?;
-    let only = match kind {
-        DatasetKind::LongMemEval => lme_split_entries(cfg, split)?,
-        _ => None,
+    let only = match bench.splits {
+        Splits::File { .. } => split_entries(cfg, split)?,
+        Splits::ByIndex | Splits::Whole | Splits::NotFile => None,
     };
     let opts = LoadOptions {
         locomo: LocomoOptions {
@@ -88,49 +91,44 @@ fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: &str) -> Result<Vec<Sampl
             split_documents: cfg.hotpotqa_split_documents,
         },
     };
-    let all = memskill_datasets::load(kind, path, &opts).with_context(|| {
-        format!(
-            "data.path: loading {} from {}",
-            kind.title(),
-            path.display()
-        )
-    })?;
-    Ok(match kind {
-        DatasetKind::Locomo => {
-            memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
-                .with_context(|| format!("data.split {split:?}"))?
-        }
-        // LongMemEval is split by its splits file (above); HotpotQA has no split
-        _ => all,
+    let all = memskill_datasets::load(kind, path, &opts)
+        .with_context(|| format!("data.path: loading {} from {}", bench.title, path.display()))?;
+    Ok(match bench.splits {
+        Splits::ByIndex => memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
+            .with_context(|| format!("data.split {split:?}"))?,
+        // split by its splits file (above), or not split at all
+        Splits::File { .. } | Splits::Whole | Splits::NotFile => all,
     })
 }
 
-/// The LongMemEval splits file of `cfg`: `data.splits_path`, else the reference's
-/// `longmemeval/longmemeval_s_splits.json` (under the data cache).
-pub fn lme_splits_path(cfg: &DataConfig) -> std::path::PathBuf {
-    match &cfg.splits_path {
+/// The splits file of `cfg`'s benchmark: `data.splits_path`, else the descriptor's default
+/// under the data cache (LongMemEval: the reference's `longmemeval/longmemeval_s_splits.json`,
+/// train 297 / val 98 / test 105 question indices). None when the benchmark has no splits file.
+pub fn splits_path(cfg: &DataConfig) -> Option<std::path::PathBuf> {
+    let Splits::File { default } = cfg.dataset.descriptor().splits else {
+        return None;
+    };
+    Some(match &cfg.splits_path {
         Some(p) => crate::config::resolve_data_path(&p.to_string_lossy()),
-        None => crate::config::resolve_data_path(DEFAULT_LME_SPLITS),
-    }
+        None => crate::config::resolve_data_path(default),
+    })
 }
 
-/// The reference's LongMemEval split file (train 297 / val 98 / test 105 question indices).
-pub const DEFAULT_LME_SPLITS: &str = "longmemeval/longmemeval_s_splits.json";
-
-/// The entries of LongMemEval split `split` (`None` for `all`). As the reference, a split
-/// other than `all` is read from the splits file; a missing file or split is an error (never a
-/// silent fall-back to every question).
-pub fn lme_split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<String>>> {
-    if split == "all" {
+/// The entries of split `split` in the splits file (`None` for `all`, or when the benchmark
+/// has no splits file). As the reference, a split other than `all` is read from the splits
+/// file; a missing file or split is an error (never a silent fall-back to every question).
+pub fn split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<String>>> {
+    let Some(path) = splits_path(cfg).filter(|_| split != "all") else {
         return Ok(None);
-    }
-    let path = lme_splits_path(cfg);
+    };
     if !path.exists() {
+        let bench = cfg.dataset.descriptor();
         bail!(
-            "data.splits_path: LongMemEval split {split:?} needs the splits file, not found at {} \
-             (scripts/fetch-data.sh --from DIR longmemeval copies MemSkill's \
-             longmemeval_s_splits.json; or use split \"all\")",
-            path.display()
+            "data.splits_path: {} split {split:?} needs the splits file, not found at {} \
+             ({} gets it; or use split \"all\")",
+            bench.title,
+            path.display(),
+            bench.fetch
         );
     }
     check_size(cfg, &path, "data.splits_path")?;
@@ -333,7 +331,7 @@ mod tests {
         assert_eq!(ids, vec!["q-003_abs", "q-001"]);
         assert_eq!(load_samples(&cfg, "all", &mode, 0).unwrap().len(), 2);
         // A split the file lacks is an error naming the key and the splits present.
-        let e = format!("{:#}", lme_split_entries(&cfg, "dev").unwrap_err());
+        let e = format!("{:#}", split_entries(&cfg, "dev").unwrap_err());
         assert!(e.contains("data.splits_path") && e.contains("dev"), "{e}");
         // A missing splits file is an error, never a fall-back to every question.
         let missing = lme_cfg("no_such_splits.json");
@@ -346,8 +344,17 @@ mod tests {
             "{e}"
         );
         // Without data.splits_path the reference's file in the data cache is used.
-        assert!(lme_splits_path(&lme_cfg("")).ends_with("longmemeval/longmemeval_s_splits.json"));
-        assert!(!matches!(lme_split_entries(&lme_cfg(""), "test"), Ok(None)));
+        assert!(splits_path(&lme_cfg(""))
+            .unwrap()
+            .ends_with("longmemeval/longmemeval_s_splits.json"));
+        assert!(!matches!(split_entries(&lme_cfg(""), "test"), Ok(None)));
+        // a benchmark without a splits file reads none, whatever data.splits_path says
+        let locomo = DataConfig {
+            dataset: Dataset::Qa(DatasetKind::Locomo),
+            ..lme_cfg("no_such_splits.json")
+        };
+        assert_eq!(splits_path(&locomo), None);
+        assert!(matches!(split_entries(&locomo, "test"), Ok(None)));
     }
 
     #[test]

@@ -11,15 +11,13 @@ use memskill_core::{
     Sample, Skill, TextEncoder,
 };
 use memskill_designer::MemoryFilter;
-use memskill_executor::{AnswerStyle, JudgeContext, JudgeStyle, MemoryDomain};
+use memskill_executor::{JudgeContext, JudgeStyle, MemoryDomain};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backends::embed;
-use crate::config::{
-    ControllerPolicy, Dataset, DatasetKind, RewardKind, Structured, TruncatedReply,
-};
+use crate::config::{ControllerPolicy, Dataset, RewardKind, Structured, TruncatedReply};
 
 /// What the executor writes memories about: procedural tips for an acting agent,
 /// conversation facts otherwise.
@@ -77,38 +75,6 @@ pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
         z ^ (z >> 31)
     }
     parts.iter().fold(mix(seed), |acc, p| mix(acc ^ mix(*p)))
-}
-
-/// The answer style of a dataset (LoCoMo's for the synthetic task and ALFWorld).
-pub fn answer_style(dataset: Dataset) -> AnswerStyle {
-    match dataset.qa() {
-        Some(DatasetKind::LongMemEval) => AnswerStyle::LongMemEval,
-        Some(DatasetKind::HotpotQa) => AnswerStyle::HotpotQa,
-        _ => AnswerStyle::Locomo,
-    }
-}
-
-/// The F1 of a prediction under the dataset's rule (the reference's, with HotpotQA's chosen by
-/// `eval.hotpotqa_f1`).
-pub fn f1_score(
-    dataset: Dataset,
-    q: &Query,
-    prediction: &str,
-    hotpot: memskill_executor::HotpotF1,
-) -> f64 {
-    let gold = q.answers.first().map(String::as_str).unwrap_or("");
-    match dataset {
-        Dataset::Qa(DatasetKind::HotpotQa) => {
-            memskill_executor::hotpot_f1_with(hotpot, prediction, &q.answers)
-        }
-        Dataset::Qa(DatasetKind::Locomo) | Dataset::Synthetic => {
-            let cat: u8 = q.category.trim().parse().unwrap_or(4);
-            memskill_executor::locomo_f1(prediction, gold, cat)
-        }
-        Dataset::Qa(DatasetKind::LongMemEval) | Dataset::Alfworld => {
-            memskill_executor::memskill_f1(prediction, gold)
-        }
-    }
 }
 
 /// Everything an episode needs that does not change within a batch.
@@ -756,7 +722,7 @@ fn answer_one(
     mems: &[&MemoryItem],
     with_judge: bool,
 ) -> Result<QueryResult> {
-    let style = answer_style(ctx.dataset);
+    let style = ctx.dataset.descriptor().answer;
     let messages = memskill_executor::answer_messages(ctx.prompts, style, q, mems)
         .with_context(|| format!("answer prompt for {}", q.id))?;
     let req = ChatRequest::new(messages)
@@ -786,10 +752,10 @@ fn score_prediction(
     prediction: String,
     with_judge: bool,
 ) -> Result<()> {
-    let style = answer_style(ctx.dataset);
+    let bench = ctx.dataset.descriptor();
     r.prediction = prediction;
-    let f1_text = memskill_executor::f1_text(style, &r.prediction);
-    r.f1 = Some(f1_score(ctx.dataset, q, &f1_text, ctx.hotpotqa_f1));
+    let f1_text = memskill_executor::f1_text(bench.answer, &r.prediction);
+    r.f1 = Some(bench.scorer.f1(q, &f1_text, ctx.hotpotqa_f1));
     if with_judge || ctx.reward_is_judge {
         if let Some(j) = ctx.judge {
             match judge_score(ctx, j, q, &r.prediction)? {
@@ -883,9 +849,9 @@ pub fn judge_score(
     q: &Query,
     prediction: &str,
 ) -> Result<std::result::Result<f64, String>> {
-    let jc = JudgeContext::new(&ctx.dataset.name(), q, prediction);
-    let yes_no = ctx.judge_style == JudgeStyle::LongmemevalYesNo
-        && ctx.dataset == Dataset::Qa(DatasetKind::LongMemEval);
+    let bench = ctx.dataset.descriptor();
+    let jc = JudgeContext::new(bench.judge_gold, q, prediction);
+    let yes_no = ctx.judge_style == JudgeStyle::LongmemevalYesNo && bench.yes_no_judge;
     let messages = if yes_no {
         memskill_executor::lme_judge_messages(ctx.prompts, &jc)
     } else {

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
-use crate::config::{Config, Dataset, DatasetKind};
+use crate::config::{Config, Dataset};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
 use crate::fsutil::{sha256_bytes, write_atomic};
 use crate::runtime::Runtime;
@@ -128,10 +128,13 @@ pub struct AdapterRecord {
     pub first_error: Option<String>,
 }
 
-/// HotpotQA's context length: the mean number of `Passage N:` documents (or sessions, when
-/// documents were split into sessions) per sample; None for other datasets.
+/// The context length of a benchmark whose descriptor records it (HotpotQA): the mean
+/// number of `Passage N:` documents (or sessions, when documents were split into sessions)
+/// per sample; None for other datasets.
 pub fn context_docs(samples: &[Sample]) -> Option<usize> {
-    if samples.is_empty() || samples.iter().any(|s| s.dataset != "hotpotqa") {
+    let records =
+        |s: &Sample| crate::benchmark::registry::find(&s.dataset).is_some_and(|d| d.context_docs);
+    if samples.is_empty() || !samples.iter().all(records) {
         return None;
     }
     let per: Vec<usize> = samples
@@ -366,20 +369,12 @@ pub fn score(results: &[&QueryResult]) -> Score {
     }
 }
 
-/// LoCoMo category names.
+/// A category id with its name when the benchmark's descriptor has one (`1 (multi-hop)`).
 pub fn category_name(dataset: &str, c: &str) -> String {
-    if dataset == "locomo" {
-        let n = match c {
-            "1" => "multi-hop",
-            "2" => "temporal",
-            "3" => "open-domain",
-            "4" => "single-hop",
-            "5" => "adversarial",
-            _ => "",
-        };
-        if !n.is_empty() {
-            return format!("{c} ({n})");
-        }
+    let named = crate::benchmark::registry::find(dataset)
+        .and_then(|d| d.categories.iter().find(|(id, _)| *id == c));
+    if let Some((_, n)) = named {
+        return format!("{c} ({n})");
     }
     if c.is_empty() {
         "(none)".into()
@@ -422,20 +417,6 @@ pub fn render_results_md(r: &EvalResults) -> String {
     s
 }
 
-/// Default data file of a dataset, relative to `<cache>/data/` (see `config::resolve_data_path`).
-pub fn default_data_path(dataset: Dataset) -> Option<&'static str> {
-    dataset.qa().map(DatasetKind::default_path)
-}
-
-/// The reference's evaluation K per dataset (`eval_locomo.sh` 7, `eval_longmemeval.sh` 5,
-/// `eval_hp.sh` 7).
-pub fn reference_eval_top_k(dataset: Dataset) -> Option<usize> {
-    match dataset.qa()? {
-        DatasetKind::Locomo | DatasetKind::HotpotQa => Some(7),
-        DatasetKind::LongMemEval => Some(5),
-    }
-}
-
 /// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's
 /// transfer runs): its default data file, its reference evaluation K, its own answer budget
 /// (`answer.max_tokens` absent) and split file, unless `--set` gives them.
@@ -446,12 +427,15 @@ pub fn transfer_to(cfg: &mut Config, dataset: Dataset, sets: &[String]) -> Resul
     };
     cfg.data.dataset = dataset;
     if !given("data.path") {
-        cfg.data.path = default_data_path(dataset)
+        cfg.data.path = dataset
+            .descriptor()
+            .default_path
             .with_context(|| format!("--dataset {dataset}: pass --set data.path=FILE"))?
             .to_string();
     }
     if !given("eval.top_k") {
-        if let Some(k) = reference_eval_top_k(dataset) {
+        // the reference's evaluation K (`eval_locomo.sh` 7, `eval_longmemeval.sh` 5, `eval_hp.sh` 7)
+        if let Some(k) = dataset.descriptor().eval_top_k {
             cfg.eval.top_k = k;
         }
     }

@@ -312,7 +312,8 @@ impl Recorder {
     }
 }
 
-/// The first `n` turn texts of LoCoMo in file order (the PyTorch twin's rule), else synthetic.
+/// The first `n` turn texts of LoCoMo in file order (the PyTorch twin's rule, read by
+/// `memskill_datasets::locomo_turn_texts`), else synthetic.
 pub fn bench_texts(n: usize) -> (Vec<String>, &'static str) {
     let cache = memskill_controller::default_assets_dir()
         .parent()
@@ -321,29 +322,9 @@ pub fn bench_texts(n: usize) -> (Vec<String>, &'static str) {
         .map(PathBuf::from)
         .ok()
         .or(cache);
-    if let Some(raw) = path.and_then(|p| std::fs::read_to_string(p).ok()) {
-        if let Ok(v) = serde_json::from_str::<Value>(&raw) {
-            let mut out = Vec::new();
-            for sample in v.as_array().into_iter().flatten() {
-                let Some(conv) = sample.get("conversation").and_then(Value::as_object) else {
-                    continue;
-                };
-                let mut k = 1;
-                while let Some(turns) = conv.get(&format!("session_{k}")).and_then(Value::as_array)
-                {
-                    out.extend(
-                        turns
-                            .iter()
-                            .filter_map(|t| t.get("text").and_then(Value::as_str))
-                            .map(str::to_string),
-                    );
-                    k += 1;
-                }
-            }
-            if out.len() >= n {
-                out.truncate(n);
-                return (out, "locomo10.json");
-            }
+    if let Some(Ok(out)) = path.map(|p| memskill_datasets::locomo_turn_texts(&p, n)) {
+        if out.len() == n {
+            return (out, "locomo10.json");
         }
     }
     let synth = (0..n)

@@ -54,8 +54,12 @@ pub fn skills_eval(
     bank: &SkillBank,
     opts: &SkillsEvalOptions,
 ) -> Result<Vec<SkillEvalRow>> {
-    if cfg.data.dataset == crate::config::Dataset::Alfworld {
-        bail!("skills eval replays questions; ALFWorld is not supported");
+    let bench = cfg.data.dataset.descriptor();
+    if bench.interactive {
+        bail!(
+            "skills eval replays questions; {} is not supported",
+            bench.title
+        );
     }
     let names = skill_names(bank, &opts.skills)?;
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use memskill_core::{MemoryBank, MemoryItem, Provenance, Query, Role, Skill, SkillBank};
-use memskill_executor::{AnswerStyle, JudgeContext, MemoryDomain};
+use memskill_executor::{JudgeContext, MemoryDomain};
+use memskill_trainer::benchmark::registry::{HOTPOTQA, LOCOMO, LONGMEMEVAL};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -151,7 +152,7 @@ fn reference_prompt_folder_renders_the_reference_prompts_byte_for_byte() {
     let mem_items = items(&memories);
     let mem_item_refs: Vec<&MemoryItem> = mem_items.iter().collect();
     let prediction = "  Caroline went to a LGBTQ support group ";
-    let jc = JudgeContext::new("locomo", q, prediction);
+    let jc = JudgeContext::new(LOCOMO.judge_gold, q, prediction);
 
     let ours_exec = one_user(
         memskill_executor::executor_messages(
@@ -205,11 +206,8 @@ fn reference_prompt_folder_renders_the_reference_prompts_byte_for_byte() {
         );
     };
     cmp("executor.user.j2", &ours_exec);
-    cmp("answer.locomo.user.j2", &answer(AnswerStyle::Locomo));
-    cmp(
-        "answer.longmemeval.user.j2",
-        &answer(AnswerStyle::LongMemEval),
-    );
-    cmp("answer.hotpotqa.user.j2", &answer(AnswerStyle::HotpotQa));
+    cmp("answer.locomo.user.j2", &answer(LOCOMO.answer));
+    cmp("answer.longmemeval.user.j2", &answer(LONGMEMEVAL.answer));
+    cmp("answer.hotpotqa.user.j2", &answer(HOTPOTQA.answer));
     cmp("judge.user.j2", &ours_judge);
 }

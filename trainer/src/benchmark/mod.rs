@@ -4,11 +4,13 @@
 //! implementation: [`QaBenchmark`] (LoCoMo, LongMemEval, HotpotQA and the synthetic task)
 //! and [`AlfworldBenchmark`].
 //!
-//! Adding a QA dataset needs a loader in `memskill-datasets` (and its `DatasetKind` arm);
+//! [`registry`] describes every benchmark (one [`registry::Descriptor`] each). Adding a QA
+//! dataset needs a loader in `memskill-datasets`, its answer templates and a descriptor;
 //! adding an interactive benchmark is one more implementation of [`Benchmark`].
 
 pub mod alfworld;
 pub mod qa;
+pub mod registry;
 
 use anyhow::{Context, Result};
 use memskill_core::Sample;

@@ -1,16 +1,20 @@
-//! `memskill data stats`: load a dataset file and print what the loaders make of it.
+//! `memskill data stats`: load a dataset file and print what the loaders make of it;
+//! `memskill data list`: every benchmark of the registry and its descriptor.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
 use memskill_core::Sample;
 use memskill_datasets::{
     load_lme_splits, segment, split_locomo, DatasetKind, LmeOptions, LoadOptions, LocomoOptions,
     LocomoSplits, SpanMode, SplitSpec, LOCOMO_ADVERSARIAL_CATEGORY,
 };
+use memskill_executor::Extraction;
+
+use crate::benchmark::registry::{self, Descriptor, Optional, Splits};
 
 /// `memskill data ...`
 #[derive(Subcommand)]
@@ -18,12 +22,16 @@ pub enum DataCmd {
     /// Print dataset statistics: samples, sessions, turns, spans, questions per category,
     /// total questions and questions used.
     Stats(StatsArgs),
+    /// List every benchmark: default file, splits, span modes, answer template, F1 rule,
+    /// evaluation K, judge and fetch command.
+    List,
 }
 
 /// Arguments of `memskill data stats`.
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    /// Dataset kind: locomo, longmemeval or hotpotqa.
+    /// Dataset: a file-based benchmark of `memskill data list` (locomo, longmemeval,
+    /// hotpotqa).
     pub kind: String,
     /// Path of the dataset file (JSON or JSON Lines).
     pub path: PathBuf,
@@ -53,7 +61,72 @@ pub fn run(c: DataCmd) -> anyhow::Result<()> {
             print!("{stats}");
             Ok(())
         }
+        DataCmd::List => {
+            print!("{}", list_text());
+            Ok(())
+        }
     }
+}
+
+/// What `data list` prints: one block per benchmark of the registry.
+pub fn list_text() -> String {
+    let mut out = String::new();
+    for d in registry::ALL {
+        let splits = match d.splits {
+            Splits::ByIndex => "by sample index (train 0-5, val 6-7, test 8-9)".to_string(),
+            Splits::File { default } => format!("splits file (default {default})"),
+            Splits::Whole => "none (every split is the whole file)".to_string(),
+            Splits::NotFile => "the benchmark's own".to_string(),
+        };
+        let extraction = match d.answer.extraction {
+            Extraction::Stripped => "the stripped reply",
+            Extraction::Tagged => "the <answer> tag or Answer: line",
+        };
+        let or_none = |v: &[&str]| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        out.push_str(&format!(
+            "{}  {}
+",
+            d.name, d.title
+        ));
+        let rows = [
+            ("aliases", or_none(d.aliases)),
+            ("file", d.default_path.unwrap_or("-").to_string()),
+            ("splits", splits),
+            ("span modes", or_none(d.span_modes)),
+            (
+                "answer",
+                format!(
+                    "{} ({extraction}, {} tokens)",
+                    d.answer.template, d.answer.reference_max_tokens
+                ),
+            ),
+            ("F1", d.scorer.name().to_string()),
+            (
+                "eval K",
+                d.eval_top_k
+                    .map_or("the config's".to_string(), |k| k.to_string()),
+            ),
+            (
+                "judge",
+                if d.yes_no_judge {
+                    "general, or the yes/no judge".to_string()
+                } else {
+                    "general".to_string()
+                },
+            ),
+            ("fetch", d.fetch.to_string()),
+        ];
+        for (k, v) in rows {
+            out.push_str(&format!("  {:<11} {v}\n", format!("{k}:")));
+        }
+    }
+    out
 }
 
 /// What `data stats` prints.
@@ -138,14 +211,30 @@ type UsedFilter = Box<dyn Fn(&Sample, &str) -> bool>;
 
 /// Loads, splits and segments as `memskill data stats` does, and counts.
 pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
-    let kind: DatasetKind = a.kind.parse()?;
+    let (bench, kind) = registry::find(&a.kind)
+        .and_then(|d| Some((d, d.dataset.qa()?)))
+        .ok_or_else(|| {
+            let files: Vec<&str> = registry::ALL
+                .iter()
+                .filter(|d| d.dataset.qa().is_some())
+                .map(|d| d.name)
+                .collect();
+            anyhow!(
+                "unknown dataset {:?}: expected one of {}",
+                a.kind,
+                files.join(", ")
+            )
+        })?;
     let mode: SpanMode = a.spans.parse()?;
     let split: SplitSpec = a.split.parse()?;
-    if kind == DatasetKind::HotpotQa && split != SplitSpec::All {
-        bail!("hotpotqa has no train/val/test split: use --split all");
+    if bench.splits == Splits::Whole && split != SplitSpec::All {
+        bail!(
+            "{} has no train/val/test split: use --split all",
+            bench.name
+        );
     }
-    let samples = load_all(a, kind, split)?;
-    let (used_filter, note) = used_filter(a, kind);
+    let samples = load_all(a, bench, kind, split)?;
+    let (used_filter, note) = used_filter(a, bench.optional);
     let mut per_category = BTreeMap::new();
     let mut total = 0;
     let mut used = 0;
@@ -160,11 +249,11 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
             }
         }
     }
-    // LongMemEval samples are questions: an unused question drops its whole sample.
+    // Abstention benchmarks' samples are questions: an unused question drops its whole sample.
     let kept: Vec<Sample> = samples
         .into_iter()
         .filter(|s| {
-            kind != DatasetKind::LongMemEval
+            bench.optional != Optional::Abstention
                 || s.queries.iter().any(|q| used_filter(s, &q.category))
         })
         .collect();
@@ -178,7 +267,7 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
         spans += s.spans.len();
     }
     Ok(DataStats {
-        dataset: kind.to_string(),
+        dataset: bench.name.to_string(),
         file: a.path.display().to_string(),
         split: split.as_str().to_string(),
         span_mode: mode.to_string(),
@@ -195,10 +284,15 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<DataStats> {
 
 /// Every sample of the split, adversarial / abstention questions included (all questions are
 /// counted; [`used_filter`] then decides which are used).
-fn load_all(a: &StatsArgs, kind: DatasetKind, split: SplitSpec) -> anyhow::Result<Vec<Sample>> {
-    let only = match (kind, split) {
-        (DatasetKind::LongMemEval, s) if s != SplitSpec::All => {
-            let sf = lme_splits_file(&a.path, a.splits_file.as_deref())?;
+fn load_all(
+    a: &StatsArgs,
+    bench: &Descriptor,
+    kind: DatasetKind,
+    split: SplitSpec,
+) -> anyhow::Result<Vec<Sample>> {
+    let only = match bench.splits {
+        Splits::File { default } if split != SplitSpec::All => {
+            let sf = splits_file(&a.path, a.splits_file.as_deref(), default)?;
             let mut splits = load_lme_splits(&sf)?;
             let key = split.as_str();
             match splits.remove(key) {
@@ -219,16 +313,16 @@ fn load_all(a: &StatsArgs, kind: DatasetKind, split: SplitSpec) -> anyhow::Resul
         hotpotqa: Default::default(),
     };
     let mut samples = memskill_datasets::load(kind, &a.path, &opts)?;
-    if kind == DatasetKind::Locomo {
+    if bench.splits == Splits::ByIndex {
         samples = split_locomo(samples, split.as_str(), &LocomoSplits::default())?;
     }
     Ok(samples)
 }
 
 /// Which questions count as used (the `--include-*` flags), and a note that says so.
-fn used_filter(a: &StatsArgs, kind: DatasetKind) -> (UsedFilter, String) {
-    match kind {
-        DatasetKind::Locomo => {
+fn used_filter(a: &StatsArgs, optional: Optional) -> (UsedFilter, String) {
+    match optional {
+        Optional::Adversarial => {
             let inc = a.include_adversarial;
             let note = if inc {
                 "category 5 included"
@@ -240,7 +334,7 @@ fn used_filter(a: &StatsArgs, kind: DatasetKind) -> (UsedFilter, String) {
                 note.to_string(),
             )
         }
-        DatasetKind::LongMemEval => {
+        Optional::Abstention => {
             let inc = a.include_abstention;
             let note = if inc {
                 "_abs included"
@@ -252,18 +346,17 @@ fn used_filter(a: &StatsArgs, kind: DatasetKind) -> (UsedFilter, String) {
                 note.to_string(),
             )
         }
-        _ => (Box::new(|_, _| true), "all".to_string()),
+        Optional::Nothing => (Box::new(|_, _| true), "all".to_string()),
     }
 }
 
-fn lme_splits_file(data: &Path, given: Option<&Path>) -> anyhow::Result<PathBuf> {
+/// `--splits-file`, else the descriptor's splits file name next to the data file.
+fn splits_file(data: &Path, given: Option<&Path>, default: &str) -> anyhow::Result<PathBuf> {
     if let Some(p) = given {
         return Ok(p.to_path_buf());
     }
-    let sibling = data
-        .parent()
-        .unwrap_or_else(|| Path::new("."))
-        .join("longmemeval_s_splits.json");
+    let name = Path::new(default).file_name().unwrap_or_default();
+    let sibling = data.parent().unwrap_or_else(|| Path::new(".")).join(name);
     if sibling.is_file() {
         return Ok(sibling);
     }

@@ -425,7 +425,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.limit == Some(0) {
         bail!("--limit must be >= 1 (got 0: nothing would be evaluated)");
     }
-    if a.dataset == Some(Dataset::Alfworld) {
+    if a.dataset.is_some_and(Dataset::is_interactive) {
         return alfworld_eval(a);
     }
     if a.adapter.is_some() && !a.sweep.is_empty() {

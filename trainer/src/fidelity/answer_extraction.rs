@@ -4,15 +4,13 @@
 
 use super::Outcome;
 use anyhow::Context;
-use memskill_executor::AnswerStyle;
 use serde_json::Value;
 
 pub fn check(input: &Value, expected: &Value, _tol: f64) -> anyhow::Result<Outcome> {
-    let style: AnswerStyle = input["style"]
-        .as_str()
-        .context("input.style")?
-        .parse()
-        .map_err(anyhow::Error::msg)?;
+    let name = input["style"].as_str().context("input.style")?;
+    let style = crate::benchmark::registry::find(name)
+        .with_context(|| format!("input.style: unknown benchmark {name:?}"))?
+        .answer;
     let reply = input["reply"].as_str().context("input.reply")?;
     let pred = memskill_executor::extract_answer(style, reply);
     let f1 = memskill_executor::f1_text(style, &pred);

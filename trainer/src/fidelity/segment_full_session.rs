@@ -5,35 +5,25 @@
 use super::Outcome;
 use anyhow::{bail, Context};
 use memskill_core::Sample;
-use memskill_datasets::{
-    hotpotqa_from_json, locomo_from_json, longmemeval_from_json, segment, HotpotOptions,
-    LmeOptions, LocomoOptions, SpanMode,
-};
+use memskill_datasets::{segment, DatasetKind, LmeOptions, LoadOptions, LocomoOptions, SpanMode};
 use serde_json::Value;
 
 /// Loads one generated record of `dataset` as our loader does (nothing filtered out).
 pub(crate) fn load_record(dataset: &str, record: &Value) -> anyhow::Result<Sample> {
     let doc = Value::Array(vec![record.clone()]);
     let file = "fixture record";
-    let mut v = match dataset {
-        "locomo" => locomo_from_json(
-            &doc,
-            file,
-            &LocomoOptions {
-                include_adversarial: true,
-            },
-        )?,
-        "longmemeval" => longmemeval_from_json(
-            &doc,
-            file,
-            &LmeOptions {
-                include_abstention: true,
-                only: None,
-            },
-        )?,
-        "hotpotqa" => hotpotqa_from_json(&doc, file, &HotpotOptions::default())?,
-        other => bail!("input.dataset: unknown dataset {other:?}"),
+    let kind: DatasetKind = dataset.parse().context("input.dataset")?;
+    let opts = LoadOptions {
+        locomo: LocomoOptions {
+            include_adversarial: true,
+        },
+        longmemeval: LmeOptions {
+            include_abstention: true,
+            only: None,
+        },
+        hotpotqa: Default::default(),
     };
+    let mut v = memskill_datasets::from_json(kind, &doc, file, &opts)?;
     if v.len() != 1 {
         bail!("input.record: expected one sample, got {}", v.len());
     }
