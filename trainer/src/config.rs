@@ -292,8 +292,8 @@ impl Default for RunConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DataConfig {
-    /// A benchmark of the registry (`memskill data list`): "locomo" | "longmemeval" |
-    /// "hotpotqa" | "alfworld" (see [`AlfworldConfig`]) | "synthetic" (tests and demos only).
+    /// A benchmark's name (`memskill data list` shows them all; "alfworld" see
+    /// [`AlfworldConfig`]; "synthetic" for tests and demos only).
     pub dataset: Dataset,
     pub path: String,
     /// "train" | "val" | "test" | "all".

@@ -1,8 +1,8 @@
 //! What the training loop needs from a benchmark, and nothing more: draw a batch of episodes,
 //! run one of them to a scored transcript, the memory domain the executor writes about, and
 //! how the designer reads failures. [`open`] is the one place that maps `data.dataset` to an
-//! implementation: [`QaBenchmark`] (LoCoMo, LongMemEval, HotpotQA and the synthetic task)
-//! and [`AlfworldBenchmark`].
+//! implementation: [`QaBenchmark`] (every file-based benchmark of the registry and the
+//! synthetic task) and [`AlfworldBenchmark`].
 //!
 //! [`registry`] describes every benchmark (one [`registry::Descriptor`] each). Adding a QA
 //! dataset needs a loader in `memskill-datasets`, its answer templates and a descriptor;

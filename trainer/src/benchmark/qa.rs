@@ -1,4 +1,4 @@
-//! Question answering over conversations or documents (LoCoMo, LongMemEval, HotpotQA, the
+//! Question answering over conversations or documents (every file-based benchmark, the
 //! synthetic task): an episode is one sample; its spans build the memory, its questions
 //! are answered from it and scored.
 

@@ -30,8 +30,7 @@ pub enum DataCmd {
 /// Arguments of `memskill data stats`.
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    /// Dataset: a file-based benchmark of `memskill data list` (locomo, longmemeval,
-    /// hotpotqa).
+    /// Dataset: a file-based benchmark (`memskill data list` shows them).
     pub kind: String,
     /// Path of the dataset file (JSON or JSON Lines).
     pub path: PathBuf,

@@ -26,7 +26,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Inspect datasets (LoCoMo, LongMemEval, HotpotQA).
+    /// Inspect datasets, list the benchmarks.
     #[command(subcommand)]
     Data(data::DataCmd),
     /// Create, show, export, import, validate and diff skill banks.
