@@ -2,8 +2,9 @@
 //! spans.
 //!
 //! - [`load_locomo`] (LoCoMo `locomo10.json`), [`load_longmemeval`] (LongMemEval),
-//!   [`load_hotpotqa`] (HotpotQA, LongBench long-context or classic dev-distractor); each
-//!   module documents the exact schema it accepts. [`load`] dispatches on a [`DatasetKind`].
+//!   [`load_hotpotqa`] (HotpotQA, LongBench long-context or classic dev-distractor),
+//!   [`load_msc`] (MSC-Self-Instruct, MemGPT's Deep Memory Retrieval); each module documents
+//!   the exact schema it accepts. [`load`] dispatches on a [`DatasetKind`].
 //! - [`locomo_turn_texts`]: LoCoMo's raw turn texts in file order (what the benchmarks embed).
 //! - [`segment`] fills `Sample::spans` according to a [`SpanMode`].
 //! - [`split_locomo`] / [`load_lme_splits`] select train / val / test.
@@ -16,6 +17,7 @@ mod hotpotqa;
 mod json;
 mod locomo;
 mod longmemeval;
+mod msc;
 mod segment;
 mod split;
 
@@ -39,6 +41,7 @@ pub use longmemeval::{
     lme_splits_from_json, load_lme_splits, load_longmemeval, longmemeval_from_json,
     render_lme_turn, select_lme, LmeOptions,
 };
+pub use msc::{load_msc, msc_from_json, render_msc_turn, MSC_CATEGORY};
 pub use segment::{
     count_tokens, fixed_windows, pack_texts, pack_whole, py_strip, segment, segment_styled,
     token_windows, Packed, SpanMode, SpanStyle, Window, DEFAULT_WINDOW_OVERLAP,
@@ -54,6 +57,7 @@ pub enum DatasetKind {
     Locomo,
     LongMemEval,
     HotpotQa,
+    Msc,
 }
 
 impl fmt::Display for DatasetKind {
@@ -62,6 +66,7 @@ impl fmt::Display for DatasetKind {
             DatasetKind::Locomo => "locomo",
             DatasetKind::LongMemEval => "longmemeval",
             DatasetKind::HotpotQa => "hotpotqa",
+            DatasetKind::Msc => "msc",
         })
     }
 }
@@ -72,6 +77,7 @@ impl DatasetKind {
         DatasetKind::Locomo,
         DatasetKind::LongMemEval,
         DatasetKind::HotpotQa,
+        DatasetKind::Msc,
     ];
 }
 
@@ -82,6 +88,7 @@ impl FromStr for DatasetKind {
             "locomo" => Ok(DatasetKind::Locomo),
             "longmemeval" | "lme" => Ok(DatasetKind::LongMemEval),
             "hotpotqa" | "hotpot" => Ok(DatasetKind::HotpotQa),
+            "msc" => Ok(DatasetKind::Msc),
             _ => Err(DatasetError::UnknownKind {
                 name: s.to_string(),
                 known: DatasetKind::ALL
@@ -112,6 +119,7 @@ pub fn load(
         DatasetKind::Locomo => load_locomo(path, &opts.locomo),
         DatasetKind::LongMemEval => load_longmemeval(path, &opts.longmemeval),
         DatasetKind::HotpotQa => load_hotpotqa_with(path, &opts.hotpotqa),
+        DatasetKind::Msc => load_msc(path),
     }
 }
 
@@ -127,5 +135,6 @@ pub fn from_json(
         DatasetKind::Locomo => locomo_from_json(root, file, &opts.locomo),
         DatasetKind::LongMemEval => longmemeval_from_json(root, file, &opts.longmemeval),
         DatasetKind::HotpotQa => hotpotqa_from_json(root, file, &opts.hotpotqa),
+        DatasetKind::Msc => msc_from_json(root, file),
     }
 }

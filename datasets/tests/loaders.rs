@@ -589,6 +589,98 @@ fn error_duplicate_sample_ids_name_both_places() {
 }
 
 #[test]
+fn msc_fixture_loads() {
+    let s = load_msc(&fx("msc_self_instruct_small.jsonl")).unwrap();
+    assert_eq!(s.len(), 3);
+    assert_eq!(
+        s.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+        ["msc-0", "msc-1", "msc-2"]
+    );
+    let a = &s[0];
+    assert_eq!(a.dataset, "msc");
+    // two previous sessions, then the current dialog
+    assert_eq!(a.sessions.len(), 3);
+    assert_eq!(a.sessions[0].date.as_deref(), Some("14 days ago"));
+    assert_eq!(a.sessions[1].date.as_deref(), Some("6 days 3 hours ago"));
+    assert_eq!(a.sessions[2].date, None);
+    assert_eq!(a.sessions[2].index, 3);
+    let t = &a.sessions[1].turns[0];
+    assert_eq!(t.id, "S2:T1");
+    assert_eq!(t.speaker, "Speaker 2");
+    assert_eq!(
+        t.text,
+        "Speaker 2: I signed up for the Millbrook half marathon in October."
+    );
+    let q = &a.queries[0];
+    assert_eq!(q.id, "msc-0:q0");
+    assert_eq!(q.question, "Which race did you say you had signed up for?");
+    assert_eq!(q.answers, vec!["The Millbrook half marathon"]);
+    assert_eq!(q.category, MSC_CATEGORY);
+    // turns without an `id` alternate Speaker 1 / Speaker 2 from the session's first turn
+    let b = &s[1].sessions[0].turns;
+    assert_eq!(
+        b.iter().map(|t| t.speaker.as_str()).collect::<Vec<_>>(),
+        ["Speaker 1", "Speaker 2", "Speaker 1"]
+    );
+    assert!(b[2].text.starts_with("Speaker 1: Not yet"));
+    // the same through the dispatcher, and from an in-memory document
+    let via = load(
+        DatasetKind::Msc,
+        &fx("msc_self_instruct_small.jsonl"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(via, s);
+    let doc = serde_json::json!([{"previous_dialogs": [], "dialog": [{"text": "hi"}],
+        "self_instruct": {"A": 7, "B": "How many?"}}]);
+    let one = from_json(DatasetKind::Msc, &doc, "mem", &LoadOptions::default()).unwrap();
+    assert_eq!(one[0].queries[0].answers, vec!["7"]);
+    assert_eq!(one[0].sessions.len(), 1);
+}
+
+#[test]
+fn msc_errors_name_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let good: Vec<String> = std::fs::read_to_string(fx("msc_self_instruct_small.jsonl"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let case = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value = serde_json::from_str(&good[1]).unwrap();
+        edit(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("{}\n{}\n", good[0], v)).unwrap();
+        err_text(load_msc(&p).unwrap_err())
+    };
+    let e = case("no_question.jsonl", &|v| {
+        v["self_instruct"].as_object_mut().unwrap().remove("B");
+    });
+    assert!(
+        e.contains("no_question.jsonl") && e.contains("line 2.self_instruct.B: missing field"),
+        "{e}"
+    );
+    let e = case("bad_turn.jsonl", &|v| {
+        v["previous_dialogs"][1]["dialog"][0]["text"] = serde_json::json!(3);
+    });
+    assert!(
+        e.contains("line 2.previous_dialogs[1].dialog[0].text: expected string, found integer"),
+        "{e}"
+    );
+    let e = case("no_dialog.jsonl", &|v| {
+        v.as_object_mut().unwrap().remove("dialog");
+    });
+    assert!(e.contains("line 2.dialog: missing field"), "{e}");
+    let e = case("bad_date.jsonl", &|v| {
+        v["previous_dialogs"][0]["time_back"] = serde_json::json!(["3 days"]);
+    });
+    assert!(
+        e.contains("line 2.previous_dialogs[0].time_back: expected string, found array"),
+        "{e}"
+    );
+}
+
+#[test]
 fn locomo_turn_texts_are_the_raw_texts_in_file_order() {
     let all = locomo_turn_texts(&fx("locomo_small.json"), usize::MAX).unwrap();
     let samples = load_locomo(&fx("locomo_small.json"), &LocomoOptions::default()).unwrap();

@@ -92,6 +92,14 @@ pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../prompts/answer.hotpotqa.user.j2"),
     ),
     (
+        "answer.msc.system.j2",
+        include_str!("../prompts/answer.msc.system.j2"),
+    ),
+    (
+        "answer.msc.user.j2",
+        include_str!("../prompts/answer.msc.user.j2"),
+    ),
+    (
         "judge.system.j2",
         include_str!("../prompts/judge.system.j2"),
     ),

@@ -215,3 +215,98 @@ fn real_locomo_must_show_numbers() {
         String::from_utf8_lossy(&o.stdout).contains("questions used:  1986 (category 5 included)")
     );
 }
+
+/// MSC-Self-Instruct through `data stats` and `data list` (the registry's descriptor).
+#[test]
+fn msc_fixture_stats_and_list() {
+    let p = fixture("msc_self_instruct_small.jsonl");
+    let o = stats(&["msc", p.to_str().unwrap(), "--spans", "full-session"]);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for line in [
+        "dataset:         msc",
+        "samples:         3 (msc-0, msc-1, msc-2)",
+        "sessions:        8",
+        "turns:           23",
+        "spans:           8 (full-session)",
+        "  dmr: 3",
+        "questions used:  3 (all)",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in:\n{out}");
+    }
+    // the file has no split of its own
+    let o = stats(&["msc", p.to_str().unwrap(), "--split", "test"]);
+    assert_one_line_error(&o, "msc", &["no train/val/test split"]);
+    let o = bin().args(["data", "list"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        "msc  MSC-Self-Instruct",
+        "answer.msc (the stripped reply, 32 tokens)",
+        "scripts/fetch-msc.sh",
+        "locomo  LoCoMo",
+        "alfworld  ALFWorld",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+}
+
+/// The quickstart's shape on the MSC fixture with the scripted executor: train, evaluate,
+/// export; the same run twice gives the same metrics.jsonl bytes.
+#[test]
+fn msc_quickstart_style_run() {
+    let d = tempfile::tempdir().unwrap();
+    let config = memskill_e2e::repo_root().join("configs/synthetic.toml");
+    let data = fixture("msc_self_instruct_small.jsonl");
+    let data_set = format!(
+        "data.path={}",
+        toml::Value::String(data.display().to_string())
+    );
+    let runs = d.path().to_str().unwrap();
+    let train = |name: &str| {
+        let o = bin()
+            .args([
+                "train",
+                "--config",
+                config.to_str().unwrap(),
+                "--run-name",
+                name,
+            ])
+            .args(["--runs-dir", runs])
+            .args(["--set", "data.dataset=\"msc\"", "--set", &data_set])
+            .args(["--set", "data.split=\"all\"", "--set", "run.outer_epochs=1"])
+            .args(["--set", "run.inner_epochs=2", "--set", "run.batch_size=2"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "train: {}", stderr_of(&o));
+        std::fs::read(d.path().join(name).join("metrics.jsonl")).unwrap()
+    };
+    let a = train("msc-a");
+    assert_eq!(
+        String::from_utf8_lossy(&a).lines().count(),
+        2,
+        "two updates"
+    );
+    assert_eq!(a, train("msc-b"), "metrics.jsonl is reproducible");
+    assert!(d.path().join("msc-a/skills").is_dir(), "bank exported");
+    let run = d.path().join("msc-a");
+    let o = bin()
+        .args([
+            "eval",
+            "--checkpoint",
+            run.to_str().unwrap(),
+            "--split",
+            "all",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "eval: {}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("# msc-a on msc (all)"), "{out}");
+    assert!(out.contains("| dmr (deep memory retrieval) | 3 |"), "{out}");
+    let results = run.join("eval/msc-all/results.json");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    assert_eq!(r["dataset"], "msc");
+    assert_eq!(r["overall"]["count"], 3);
+    assert_eq!(r["overall"]["errors"], 0);
+}

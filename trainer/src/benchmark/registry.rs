@@ -208,6 +208,30 @@ pub const HOTPOTQA: Descriptor = Descriptor {
     fetch: "scripts/fetch-data.sh hotpotqa",
 };
 
+pub const MSC: Descriptor = Descriptor {
+    dataset: Dataset::Qa(DatasetKind::Msc),
+    name: "msc",
+    aliases: &["msc-self-instruct", "dmr"],
+    title: "MSC-Self-Instruct",
+    default_path: Some("msc/msc_self_instruct.jsonl"),
+    splits: Splits::Whole,
+    span_modes: &["full-session", "turn-pair", "turn", "fixed-tokens"],
+    answer: AnswerStyle {
+        template: "answer.msc",
+        extraction: Extraction::Stripped,
+        reference_max_tokens: 32,
+    },
+    scorer: Scorer::StemmedF1,
+    eval_top_k: None,
+    judge_gold: JudgeGold::AllJoined,
+    yes_no_judge: false,
+    categories: &[("dmr", "deep memory retrieval")],
+    optional: Optional::Nothing,
+    context_docs: false,
+    interactive: false,
+    fetch: "scripts/fetch-msc.sh",
+};
+
 pub const ALFWORLD: Descriptor = Descriptor {
     dataset: Dataset::Alfworld,
     name: "alfworld",
@@ -249,7 +273,14 @@ pub const SYNTHETIC: Descriptor = Descriptor {
 };
 
 /// Every benchmark, in the order `memskill data list` shows them.
-pub const ALL: &[&Descriptor] = &[&LOCOMO, &LONGMEMEVAL, &HOTPOTQA, &ALFWORLD, &SYNTHETIC];
+pub const ALL: &[&Descriptor] = &[
+    &LOCOMO,
+    &LONGMEMEVAL,
+    &HOTPOTQA,
+    &MSC,
+    &ALFWORLD,
+    &SYNTHETIC,
+];
 
 /// The benchmark named `name` (its config name or an alias, any case).
 pub fn find(name: &str) -> Option<&'static Descriptor> {
@@ -279,6 +310,7 @@ impl Dataset {
             Dataset::Qa(DatasetKind::Locomo) => &LOCOMO,
             Dataset::Qa(DatasetKind::LongMemEval) => &LONGMEMEVAL,
             Dataset::Qa(DatasetKind::HotpotQa) => &HOTPOTQA,
+            Dataset::Qa(DatasetKind::Msc) => &MSC,
             Dataset::Alfworld => &ALFWORLD,
             Dataset::Synthetic => &SYNTHETIC,
         }
