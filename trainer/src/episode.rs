@@ -127,6 +127,11 @@ pub struct EpisodeCtx<'a> {
     pub exec_structured: Structured,
     /// `executor.typed_memories`: replies state a type and confidence per memory text.
     pub exec_typed: bool,
+    /// `executor.scoped_memories`: replies state a scope per memory text (the span's
+    /// speakers are offered as user ids).
+    pub exec_scoped: bool,
+    /// `answer.scope` / `answer.scope_match`: the scope the answerer retrieves in.
+    pub answer_scope: Option<(memskill_core::Scope, memskill_core::ScopeMatch)>,
     /// `answer.memory_types` / `answer.keep_untyped`: the types the answerer retrieves from.
     pub answer_types: &'a [memskill_core::MemoryType],
     pub answer_keep_untyped: bool,
@@ -194,6 +199,12 @@ impl<'a> EpisodeCtx<'a> {
             exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
             exec_structured: cfg.executor.structured,
             exec_typed: cfg.executor.typed_memories,
+            exec_scoped: cfg.executor.scoped_memories,
+            answer_scope: cfg
+                .answer
+                .scope
+                .clone()
+                .map(|s| (s, cfg.answer.scope_match)),
             answer_types: &cfg.answer.memory_types,
             answer_keep_untyped: cfg.answer.keep_untyped,
             judge_structured: cfg.judge_llm().structured,
@@ -229,16 +240,19 @@ impl<'a> EpisodeCtx<'a> {
         }
     }
 
-    /// The memories the answerer may see: `memory` itself, or a copy without the flagged
-    /// ones unless `show_flagged` (then a copy whose flagged memories have their secret values
-    /// redacted: a flagged secret is never echoed into a prompt), and, with
-    /// `answer.memory_types`, only memories of those types.
+    /// The memories the answerer may see ([`MemoryBank::shown`]: secret memories never,
+    /// flagged ones only with `show_flagged`, flagged and sensitive ones with their secret
+    /// values and identifiers redacted), and, with `answer.memory_types`, only memories of
+    /// those types; with `answer.scope`, only those that scope sees.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_secrets);
+        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_private);
         if !self.answer_types.is_empty() {
             shown = std::borrow::Cow::Owned(
                 shown.only_types(self.answer_types, self.answer_keep_untyped),
             );
+        }
+        if let Some((scope, mode)) = &self.answer_scope {
+            shown = std::borrow::Cow::Owned(shown.only_scope(scope, *mode));
         }
         shown
     }
@@ -462,7 +476,19 @@ fn build_span(
         .collect();
     let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
     let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
-    let outcome = write_span(ctx, out, span, &chosen, &retrieved_texts, &retrieved_ids)?;
+    let users = if ctx.exec_scoped {
+        span_users(sample, span)
+    } else {
+        Vec::new()
+    };
+    let outcome = write_span(
+        ctx,
+        out,
+        span,
+        &chosen,
+        (&retrieved_texts, &retrieved_ids),
+        &users,
+    )?;
     out.chosen.push(selection.skills.clone());
     out.outcomes.push(outcome);
     out.transitions.push(Transition::from_selection(
@@ -498,29 +524,45 @@ fn select_skills(
         .with_context(|| format!("controller selection for span {}", span.id))
 }
 
-/// One executor call for `span` with the chosen skills, and its reply applied to the
-/// memory bank. Returns the span's outcome for the process reward.
+/// The user ids of a span for its memories' scopes: the speakers of its turns (LoCoMo's
+/// two speakers, each a user), in order of first turn, without empty names.
+pub fn span_users<'s>(sample: &'s Sample, span: &memskill_core::Span) -> Vec<&'s str> {
+    let mut users: Vec<&str> = Vec::new();
+    for t in sample.sessions.iter().flat_map(|s| &s.turns) {
+        let who = t.speaker.trim();
+        if !who.is_empty() && span.turn_ids.contains(&t.id) && !users.contains(&who) {
+            users.push(who);
+        }
+    }
+    users
+}
+
+/// One executor call for `span` with the chosen skills and the retrieved memories (texts
+/// and ids), and its reply applied to the memory bank. Returns the span's outcome for the
+/// process reward.
 fn write_span(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
     span: &memskill_core::Span,
     chosen: &[&Skill],
-    retrieved_texts: &[&str],
-    retrieved_ids: &[MemoryId],
+    (retrieved_texts, retrieved_ids): (&[&str], &[MemoryId]),
+    users: &[&str],
 ) -> Result<SpanOutcome> {
     let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
     let structured = ctx.exec_structured.is_on();
     let form = memskill_executor::ReplyForm {
         structured,
         typed: ctx.exec_typed,
+        scoped: ctx.exec_scoped,
     };
-    let messages = memskill_executor::executor_messages_with(
+    let messages = memskill_executor::executor_messages_for(
         ctx.prompts,
         ctx.domain,
         span,
         retrieved_texts,
         chosen,
         form,
+        users,
     )
     .with_context(|| format!("executor prompt for span {}", span.id))?;
     let req = ChatRequest::new(messages)
@@ -596,9 +638,10 @@ fn apply_reply(
         .with_context(|| format!("applying actions of span {}", span.id))
 }
 
-/// `executor.typed_memories`: take each text's `MEMORY_TYPE` / `CONFIDENCE` lines out of it
-/// (unreadable values count as parse problems). Procedural memories (ALFWorld) are of type
-/// `procedure` unless stated. Returns the stated type and confidence per text.
+/// `executor.typed_memories` / `scoped_memories`: take each text's `MEMORY_TYPE` /
+/// `CONFIDENCE` / `SCOPE` lines out of it (unreadable values count as parse problems).
+/// Procedural memories (ALFWorld) are of type `procedural` unless stated. Returns the stated
+/// type, confidence and scope per text.
 fn take_meta(
     ctx: &EpisodeCtx<'_>,
     actions: &mut [memskill_core::MemoryAction],
@@ -610,15 +653,19 @@ fn take_meta(
         let (MemoryAction::Insert { content } | MemoryAction::Update { content, .. }) = a else {
             continue;
         };
-        let mut meta = Default::default();
-        if ctx.exec_typed {
-            let (text, m, bad) = memskill_executor::typed::split_meta(content);
+        let mut meta = memskill_executor::typed::MemoryMeta::default();
+        let fields = memskill_executor::typed::MetaFields {
+            typed: ctx.exec_typed,
+            scoped: ctx.exec_scoped,
+        };
+        if fields.typed || fields.scoped {
+            let (text, m, bad) = memskill_executor::typed::split_meta_with(content, fields);
             *problems += bad.len();
             *content = text;
             meta = m;
         }
         if ctx.domain == MemoryDomain::Procedural && meta.kind.is_none() {
-            meta.kind = Some(MemoryType::Procedure);
+            meta.kind = Some(MemoryType::Procedural);
         }
         metas.push((content.clone(), meta));
     }
@@ -626,8 +673,10 @@ fn take_meta(
 }
 
 /// Apply parsed actions through the memory filter: "refuse" drops writes whose text reads
-/// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Stated
-/// types and confidences are set on what was written.
+/// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Unless
+/// the filter is off, every written text gets its sensitivity from the same layer's scan
+/// (`memskill_designer::memory_sensitivity`). Stated types, confidences and scopes are set
+/// on what was written.
 fn apply_filtered(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -669,6 +718,11 @@ fn apply_filtered(
                 // (a text updated and then deleted by the same reply is no longer live)
                 let _ = out.memory.set_meta(id, m.kind, m.confidence);
             }
+            let _ = out.memory.set_scope(id, m.scope.clone());
+        }
+        if ctx.memory_filter != MemoryFilter::Off {
+            let (level, _) = memskill_designer::memory_sensitivity(&text);
+            let _ = out.memory.set_sensitivity(id, level);
         }
         if ctx.memory_filter == MemoryFilter::Flag {
             let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
@@ -1156,7 +1210,7 @@ mod tests {
         assert_eq!(m[0].content, "Alice moved to Tokyo in July 2023.");
         assert_eq!(
             (m[0].kind, m[0].confidence),
-            (Some(MemoryType::Event), Some(0.9))
+            (Some(MemoryType::Episodic), Some(0.9))
         );
         assert_eq!(
             (m[1].kind, m[1].confidence),
