@@ -1235,6 +1235,155 @@ mod tests {
         assert!(m.iter().all(|x| x.kind.is_none() && x.confidence.is_none()));
     }
 
+    /// Issue 26, item 4: the typed, scoped memory bank of one LoCoMo sample, written by the
+    /// scripted executor (`synthetic::conversation`) from the prompt the executor template
+    /// renders. With `executor.scoped_memories` the prompt offers the span's speakers as user
+    /// ids and every memory is scoped to the speaker it came from; types are the seven.
+    /// Retrieval filtered to one user sees that user's and shared memories only, and so does
+    /// the answerer with `answer.scope`. Off, the same sample gives shared, untyped memories.
+    #[test]
+    fn a_locomo_sample_gives_typed_scoped_memories_and_scope_filtered_retrieval() {
+        use memskill_core::{MemoryType, Scope, ScopeMatch};
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../datasets/tests/fixtures/locomo_small.json"
+        );
+        let mut samples =
+            memskill_datasets::load_locomo(std::path::Path::new(path), &Default::default())
+                .unwrap();
+        for s in &mut samples {
+            memskill_datasets::segment(s, &memskill_datasets::SpanMode::TurnPair);
+        }
+        let sample = samples[0].clone();
+        let speakers = ["Caroline", "Melanie"];
+        let skills = synthetic_skills();
+        let prompts_seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let run = |extra: &[&str]| {
+            let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+            let oracle = crate::synthetic::SyntheticOracle::new(samples.clone(), 0);
+            let seen = prompts_seen.clone();
+            let executor: Arc<dyn Llm> = Arc::new(Stub(move |p: &str| {
+                seen.lock().unwrap().push(p.to_string());
+                oracle.reply(p)
+            }));
+            // the answerer says whose memories it was shown
+            let answerer: Arc<dyn Llm> = Arc::new(Stub(|p: &str| {
+                let names: Vec<&str> = ["Caroline:", "Melanie:"]
+                    .into_iter()
+                    .filter(|n| p.contains(n))
+                    .collect();
+                names.join(" ")
+            }));
+            with_ctx(&extra, &skills, executor, Some(answerer), |ctx, rt| {
+                let built = build_memory(ctx, &sample, None).unwrap();
+                let q = &sample.queries[0];
+                let ans = answer_queries(ctx, &sample, &built.memory, &[q], false).unwrap();
+                let e = embed(rt.encoder.as_ref(), &["painting"]).unwrap().remove(0);
+                (built, ans[0].prediction.clone(), e)
+            })
+        };
+        let on = [
+            "executor.typed_memories=true",
+            "executor.scoped_memories=true",
+        ];
+        let (built, answered, q) = run(&on);
+        // the prompt offered the span's speakers as user ids and asked for a scope
+        let first = prompts_seen.lock().unwrap()[0].clone();
+        assert!(
+            first.contains("- Users of this text chunk (the ids for SCOPE): Caroline, Melanie\n"),
+            "{first}"
+        );
+        let bank = &built.memory;
+        assert!(bank.live_count() >= 3, "{}", bank.live_count());
+        assert_eq!(built.parse_problems, 0);
+        for m in bank.live() {
+            let who = m.content.split(':').next().unwrap();
+            assert!(speakers.contains(&who), "{}", m.content);
+            assert_eq!(m.scope, Scope::user(who), "{}", m.content);
+            assert!(MemoryType::ALL.contains(&m.kind.unwrap()));
+            assert!(!m.content.contains("SCOPE") && !m.content.contains("MEMORY_TYPE"));
+        }
+        assert!(bank.live().any(|m| m.kind == Some(MemoryType::Episodic)));
+        // scope-filtered retrieval: Caroline's view holds her memories only (none is shared
+        // here), Melanie's hers; exact and visible agree for a user's own memories
+        let all = bank.retrieve(&q, 100);
+        let of = |user: &str, mode| bank.retrieve_scoped(&q, 100, &Scope::user(user), mode);
+        for user in speakers {
+            let mine: Vec<_> = all
+                .iter()
+                .filter(|(id, _)| bank.get(*id).unwrap().content.starts_with(user))
+                .cloned()
+                .collect();
+            assert!(!mine.is_empty());
+            assert_eq!(of(user, ScopeMatch::Visible), mine);
+            assert_eq!(of(user, ScopeMatch::Exact), mine);
+        }
+        assert!(bank
+            .retrieve_scoped(&q, 100, &Scope::default(), ScopeMatch::Visible)
+            .is_empty());
+        // the answerer without a scope sees both speakers' memories; with one, that user's
+        assert_eq!(answered, "Caroline: Melanie:");
+        let (_, mel, _) = run(&[on[0], on[1], "answer.scope=\"user:Melanie\""]);
+        assert_eq!(mel, "Melanie:");
+        // off: the reference's prompt and reading (no scope asked, memories shared, untyped)
+        prompts_seen.lock().unwrap().clear();
+        let (plain, _, _) = run(&[]);
+        assert!(!prompts_seen.lock().unwrap()[0].contains("SCOPE"));
+        assert!(plain.memory.live_count() >= 3);
+        assert!(plain
+            .memory
+            .live()
+            .all(|m| m.scope.is_empty() && m.kind.is_none()));
+    }
+
+    /// Issue 26, item 4: every written text gets its sensitivity from the memory filter's
+    /// scan; the answerer never sees a secret, sees a sensitive identifier redacted (in full
+    /// with `memory.show_flagged`), and with the filter off everything is public and shown.
+    #[test]
+    fn written_memories_get_their_sensitivity_and_the_answerer_respects_it() {
+        use memskill_core::Sensitivity;
+        let reply = |prompt: &str| {
+            if prompt.contains("Text chunk:") {
+                "ACTION: INSERT\nMEMORY_ITEM: Jo likes tea.\n\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Jo's SSN is 078-05-1120.\n\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Jo's password is hunter2."
+                    .to_string()
+            } else {
+                // the answerer echoes what it was shown about Jo
+                prompt
+                    .lines()
+                    .filter(|l| l.contains("Jo"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            }
+        };
+        let samples = crate::synthetic::dataset(1, 1, 0);
+        let skills = synthetic_skills();
+        let run = |extra: &[&str]| {
+            let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+            let llm: Arc<dyn Llm> = Arc::new(Stub(reply));
+            with_ctx(&extra, &skills, llm.clone(), Some(llm), |ctx, _| {
+                let built = build_memory(ctx, &samples[0], None).unwrap();
+                let q = &samples[0].queries[0];
+                let a = answer_queries(ctx, &samples[0], &built.memory, &[q], false).unwrap();
+                (built, a[0].prediction.clone())
+            })
+        };
+        let (built, seen) = run(&[]);
+        let levels: Vec<Sensitivity> = built.memory.live().map(|m| m.sensitivity).collect();
+        use Sensitivity::*;
+        assert_eq!(levels, vec![Public, Sensitive, Secret]);
+        assert!(seen.contains("Jo likes tea."), "{seen}");
+        assert!(seen.contains("Jo's SSN is [REDACTED:ssn]."), "{seen}");
+        assert!(!seen.contains("078-05-1120") && !seen.contains("password"), "{seen}");
+        let (_, shown) = run(&["memory.show_flagged=true"]);
+        assert!(shown.contains("Jo's SSN is 078-05-1120."), "{shown}");
+        assert!(!shown.contains("password"), "{shown}");
+        let (off, all) = run(&["memory.filter=\"off\""]);
+        assert!(off.memory.live().all(|m| m.sensitivity == Public));
+        assert!(all.contains("078-05-1120") && all.contains("hunter2"), "{all}");
+    }
+
     /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")
     /// closes the old text's validity (history kept), and answering "as of" a date before
     /// the move retrieves Paris.
