@@ -1375,13 +1375,19 @@ mod tests {
         assert_eq!(levels, vec![Public, Sensitive, Secret]);
         assert!(seen.contains("Jo likes tea."), "{seen}");
         assert!(seen.contains("Jo's SSN is [REDACTED:ssn]."), "{seen}");
-        assert!(!seen.contains("078-05-1120") && !seen.contains("password"), "{seen}");
+        assert!(
+            !seen.contains("078-05-1120") && !seen.contains("password"),
+            "{seen}"
+        );
         let (_, shown) = run(&["memory.show_flagged=true"]);
         assert!(shown.contains("Jo's SSN is 078-05-1120."), "{shown}");
         assert!(!shown.contains("password"), "{shown}");
         let (off, all) = run(&["memory.filter=\"off\""]);
         assert!(off.memory.live().all(|m| m.sensitivity == Public));
-        assert!(all.contains("078-05-1120") && all.contains("hunter2"), "{all}");
+        assert!(
+            all.contains("078-05-1120") && all.contains("hunter2"),
+            "{all}"
+        );
     }
 
     /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")
