@@ -917,7 +917,8 @@ pub struct AnswerConfig {
     /// was valid then, memories written later are hidden. Off = the reference (the latest
     /// texts); memskill-only option for temporal questions.
     pub as_of_question_date: bool,
-    /// Retrieve only memories of these types (`["fact", "event"]`; empty = every memory).
+    /// Retrieve only memories of these types (`["semantic", "episodic"]`; the seven types,
+    /// or the five earlier names; empty = every memory).
     pub memory_types: Vec<memskill_core::MemoryType>,
     /// With `memory_types`: also retrieve memories whose type was never stated.
     pub keep_untyped: bool,

@@ -218,8 +218,8 @@ fn show(a: ShowArgs) -> Result<()> {
         }
     };
     let filter = match &scope {
-        Some(s) if s.is_empty() => format!("shared memories only ({mode:?})").to_lowercase(),
-        Some(s) => format!("scope {s} ({})", if a.exact { "exact" } else { "visible" }),
+        Some(s) if s.is_empty() => "shared memories only".to_string(),
+        Some(s) => format!("scope {s}, {}", if a.exact { "exact" } else { "visible" }),
         None => "no scope filter".into(),
     };
     if a.json {
