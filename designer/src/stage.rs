@@ -266,16 +266,8 @@ fn draft_records(
             _ => (None, Version::INITIAL),
         };
         let record = |kind: ReleaseKind, note: String| ReleaseRecord {
-            skill: name.to_string(),
-            kind,
             from_version: from,
-            to_version: to,
-            diff: String::new(),
-            hard_cases: Vec::new(),
-            reward_before: None,
-            reward_after: None,
-            stage,
-            note,
+            ..ReleaseRecord::status_change(name, kind, to, stage, note)
         };
         out.push(record(
             ReleaseKind::Drafted,
