@@ -489,6 +489,9 @@ fn build_span(
         (&retrieved_texts, &retrieved_ids),
         &users,
     )?;
+    if !users.is_empty() {
+        canonical_users(&mut out.memory, &span.id, &users);
+    }
     out.chosen.push(selection.skills.clone());
     out.outcomes.push(outcome);
     out.transitions.push(Transition::from_selection(
@@ -535,6 +538,27 @@ pub fn span_users<'s>(sample: &'s Sample, span: &memskill_core::Span) -> Vec<&'s
         }
     }
     users
+}
+
+/// A user id stated in another case than one of the span's users ("caroline") becomes that
+/// user's id ("Caroline") on the memories the span wrote, so that scope filters match.
+fn canonical_users(memory: &mut MemoryBank, span_id: &str, users: &[&str]) {
+    let fixes: Vec<(MemoryId, memskill_core::Scope)> = memory
+        .live()
+        .filter(|m| m.provenance.span_id == span_id)
+        .filter_map(|m| {
+            let stated = m.scope.user.as_deref()?.trim();
+            let user = users
+                .iter()
+                .find(|u| u.eq_ignore_ascii_case(stated) && **u != stated)?;
+            let mut scope = m.scope.clone();
+            scope.user = Some(user.to_string());
+            Some((m.id, scope))
+        })
+        .collect();
+    for (id, scope) in fixes {
+        let _ = memory.set_scope(id, Some(scope));
+    }
 }
 
 /// One executor call for `span` with the chosen skills and the retrieved memories (texts
@@ -1325,6 +1349,23 @@ mod tests {
         assert_eq!(answered, "Caroline: Melanie:");
         let (_, mel, _) = run(&[on[0], on[1], "answer.scope=\"user:Melanie\""]);
         assert_eq!(mel, "Melanie:");
+        // a user id in another case is the speaker's id
+        let lower: Arc<dyn Llm> = Arc::new(Stub(|p: &str| {
+            if p.contains("Text chunk:") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline went to a support group.\nSCOPE: user:caroline"
+                    .to_string()
+            } else {
+                String::new()
+            }
+        }));
+        let cased = with_ctx(&[on[1].to_string()], &skills, lower, None, |ctx, _| {
+            build_memory(ctx, &sample, None).unwrap()
+        });
+        assert!(cased.memory.live().count() > 0);
+        assert!(cased
+            .memory
+            .live()
+            .all(|m| m.scope == Scope::user("Caroline")));
         // off: the reference's prompt and reading (no scope asked, memories shared, untyped)
         prompts_seen.lock().unwrap().clear();
         let (plain, _, _) = run(&[]);
