@@ -222,32 +222,33 @@ fn show(a: ShowArgs) -> Result<()> {
         Some(s) => format!("scope {s}, {}", if a.exact { "exact" } else { "visible" }),
         None => "no scope filter".into(),
     };
+    let mut out = String::new();
     if a.json {
         for (m, score) in &rows {
             let line = serde_json::json!({"id": m.id, "type": m.kind, "scope": m.scope,
                 "sensitivity": m.sensitivity, "confidence": m.confidence, "score": score,
                 "text": m.content});
-            println!("{line}");
+            out.push_str(&format!("{line}\n"));
         }
-        return Ok(());
+        return print_all(&out);
     }
-    println!(
-        "{}: {} of {} live memories shown ({filter})",
+    out.push_str(&format!(
+        "{}: {} of {} live memories shown ({filter})\n",
         a.file.display(),
         rows.len(),
         bank.live_count()
-    );
-    println!(
-        "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  text",
+    ));
+    out.push_str(&format!(
+        "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  text\n",
         "id", "type", "scope", "sensitivity", "conf", "score"
-    );
+    ));
     for (m, score) in rows {
         let kind = m.kind.map_or("-".to_string(), |k| k.to_string());
         let conf = m.confidence.map_or("-".to_string(), |c| format!("{c:.2}"));
         let score = score.map_or("-".to_string(), |s| format!("{s:.3}"));
         let text: String = m.content.chars().take(90).collect();
-        println!(
-            "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  {}",
+        out.push_str(&format!(
+            "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  {}\n",
             m.id,
             kind,
             scope_text(m),
@@ -255,7 +256,20 @@ fn show(a: ShowArgs) -> Result<()> {
             conf,
             score,
             text.replace('\n', " ")
-        );
+        ));
     }
-    Ok(())
+    print_all(&out)
+}
+
+/// Write `text` to stdout; a reader that stops early (`| head`) ends the output quietly.
+fn print_all(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
