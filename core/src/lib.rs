@@ -16,6 +16,7 @@ pub mod memory;
 pub mod nan_json;
 pub mod paths;
 pub mod prompt;
+pub mod scope;
 pub mod skill;
 
 pub use data::{Query, Sample, Session, Span, Turn};
@@ -31,6 +32,7 @@ pub use memory::{
 };
 pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
+pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
     validate_skill_name, ActionKind, EvalMode, EvalRun, ReleaseKind, ReleaseRecord, Skill,
     SkillBank, SkillStatus, UsageStats, Version,

@@ -305,6 +305,14 @@ pub fn validate_skill_name(name: &str) -> Result<(), CoreError> {
 #[serde(rename_all = "lowercase")]
 pub enum ReleaseKind {
     Seeded,
+    /// A designer proposal, recorded as a draft before validation (not in the bank yet).
+    Drafted,
+    /// Draft -> candidate: the proposal passed validation and the safety scan (the evidence
+    /// in the note); the `added` / `refined` record that follows enters it.
+    Validated,
+    /// The proposal failed validation or the safety scan: it stays a draft, never enters the
+    /// bank (the reason in the note).
+    Rejected,
     Added,
     Refined,
     /// Candidate -> canary: the offline gate passed (evidence in the bank's eval runs), or

@@ -50,8 +50,8 @@ pub use gate::{
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
-    find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan, scan_memory,
-    scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+    find_secrets, memory_sensitivity, normalise_for_scan, redact_private, redact_secrets,
+    safety_rules, safety_scan, scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};

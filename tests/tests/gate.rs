@@ -134,9 +134,14 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     assert_eq!(
         kinds(&final_bank, USEFUL_SKILL),
         [
+            ReleaseKind::Drafted,
+            ReleaseKind::Validated,
             ReleaseKind::Added,
             ReleaseKind::Canaried,
-            ReleaseKind::Promoted
+            ReleaseKind::Promoted,
+            // the second stage proposes it again: a name the bank holds stays a draft
+            ReleaseKind::Drafted,
+            ReleaseKind::Rejected
         ]
     );
     let bad = final_bank
@@ -149,7 +154,14 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
         .any(|s| s.name == HARMFUL_SKILL));
     assert_eq!(
         kinds(&final_bank, HARMFUL_SKILL),
-        [ReleaseKind::Added, ReleaseKind::GateFailed]
+        [
+            ReleaseKind::Drafted,
+            ReleaseKind::Validated,
+            ReleaseKind::Added,
+            ReleaseKind::GateFailed,
+            ReleaseKind::Drafted,
+            ReleaseKind::Rejected
+        ]
     );
     // The evidence: one eval run each, three modes over the same cases.
     let run_of = |s: &str| final_bank.eval_runs.iter().find(|r| r.skill == s).unwrap();
@@ -225,8 +237,13 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     for s in [USEFUL_SKILL, HARMFUL_SKILL] {
         let k = kinds(&final_bank, s);
         assert_eq!(
-            &k[..2],
-            [ReleaseKind::Added, ReleaseKind::Canaried],
+            &k[..4],
+            [
+                ReleaseKind::Drafted,
+                ReleaseKind::Validated,
+                ReleaseKind::Added,
+                ReleaseKind::Canaried
+            ],
             "{s}: {k:?}"
         );
     }

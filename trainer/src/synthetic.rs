@@ -10,11 +10,14 @@
 //! a wrong code when `scramble-codes` (a harmful skill a test's designer may propose) is, and
 //! NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
 //! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
-//! selects `capture-facts`.
+//! selects `capture-facts`. Serving another dataset's samples (LoCoMo with
+//! `backend = "scripted-synthetic"`), the executor writes one memory per turn
+//! ([`conversation`]).
 
 use std::time::{Duration, Instant};
 
 pub mod contextual;
+pub mod conversation;
 
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
@@ -216,6 +219,13 @@ impl SyntheticOracle {
                     }
                     return "ACTION: NOOP".into();
                 }
+            }
+        }
+        // Another dataset's conversation (LoCoMo run with the scripted backend): one memory
+        // per turn (`conversation`).
+        if !self.samples.iter().any(|s| s.dataset == "synthetic") {
+            if let Some(r) = conversation::executor_reply(prompt) {
+                return r;
             }
         }
         // Answer prompt: the (single) question about a locker.

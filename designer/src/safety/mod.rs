@@ -35,6 +35,7 @@ pub mod judge;
 pub mod memory;
 pub mod normalise;
 pub mod secrets;
+pub mod sensitivity;
 
 use std::sync::LazyLock;
 
@@ -45,6 +46,7 @@ pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
 pub use memory::{scan_memory, MemoryFilter, MemoryFinding};
 pub use normalise::{normalise_for_scan, scan_views, View};
 pub use secrets::{find_secrets, redact_secrets, redact_with, secret_values, SecretMatch};
+pub use sensitivity::{memory_sensitivity, redact_private};
 
 /// One safety rule: an id (reported on rejection), a description and its patterns.
 pub struct SafetyRule {
