@@ -9,14 +9,18 @@
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use memskill_core::{
     ChatRequest, ChatResponse, Llm, LlmError, ReleaseKind, SkillBank, SkillStatus, Usage,
 };
 use memskill_trainer::checkpoint::{pointer, Checkpoint};
 use memskill_trainer::config::Config;
+use memskill_trainer::scripted_server::joined_prompt;
 use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
-use memskill_trainer::synthetic::{skill_bank, HARMFUL_SKILL, USEFUL_SKILL};
+use memskill_trainer::synthetic::{
+    dataset, skill_bank, SyntheticOracle, HARMFUL_SKILL, USEFUL_SKILL,
+};
 use memskill_trainer::train::{train, TrainOptions};
 
 /// A designer that proposes the same two new skills at every round.
@@ -48,7 +52,11 @@ impl Llm for TwoProposals {
 }
 
 fn cfg(name: &str, bank: &Path, url: &str, gate: &str) -> Config {
-    let sets: Vec<String> = vec![
+    cfg_with(name, bank, url, gate, &[])
+}
+
+fn cfg_with(name: &str, bank: &Path, url: &str, gate: &str, extra: &[String]) -> Config {
+    let mut sets: Vec<String> = vec![
         format!("run.name=\"{name}\""),
         "run.seed=5".into(),
         "run.batch_size=8".into(),
@@ -73,7 +81,15 @@ fn cfg(name: &str, bank: &Path, url: &str, gate: &str) -> Config {
         "designer.llm.model=\"scripted\"".into(),
         "designer.llm.probe_timeout_secs=0".into(),
         format!("designer.gate=\"{gate}\""),
+        // The gate measures a candidate's activation as a canary is selected (sampled, with
+        // the new-skill bias), so a new skill's recall is what the bias gives it: about a
+        // fifth of its spans with the default p_min 0.30, 0.5-0.6 with 0.95 (the bias adds
+        // ln(p_min / p_new) to the logits, which does not reach p_min). The recall bar is
+        // lowered to match; precision and false positives keep their defaults.
+        "bias.p_min=0.95".into(),
+        "designer.gate_rules.min_recall=0.4".into(),
     ];
+    sets.extend(extra.iter().cloned());
     Config::from_toml_str("", &sets, "test").expect("test config resolves")
 }
 
@@ -95,6 +111,17 @@ fn kinds(bank: &SkillBank, skill: &str) -> Vec<ReleaseKind> {
         .filter(|r| r.skill == skill)
         .map(|r| r.kind)
         .collect()
+}
+
+/// A bank as JSON with the eval runs' measured executor wall times set to 0.
+fn unclocked(bank: &SkillBank) -> String {
+    let mut v = serde_json::to_value(bank).unwrap();
+    for run in v["eval_runs"].as_array_mut().into_iter().flatten() {
+        for m in run["modes"].as_array_mut().into_iter().flatten() {
+            m["executor_ms"] = 0.into();
+        }
+    }
+    v.to_string()
 }
 
 fn stage_lines(run: &Path) -> Vec<serde_json::Value> {
@@ -210,10 +237,11 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
         let b = std::fs::read(resumed.run_dir.join(f)).unwrap();
         assert!(a == b, "{f} differs after resume");
     }
-    // (as JSON: an eval run may hold NaN case scores, which never compare equal)
+    // (as JSON: an eval run may hold NaN case scores, which never compare equal; the
+    // executor wall times are measured, the one field two equal runs do not repeat)
     assert_eq!(
-        serde_json::to_string(&checkpoint(&resumed.run_dir, "latest").bank).unwrap(),
-        serde_json::to_string(&final_bank).unwrap()
+        unclocked(&checkpoint(&resumed.run_dir, "latest").bank),
+        unclocked(&final_bank)
     );
 
     // Gate off: both go live (canary) at the first stage, as today.
@@ -231,4 +259,162 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
         );
     }
     srv.stop();
+}
+
+/// A designer that proposes `capture-facts` (which the start bank lacks) declaring `action`.
+struct OneProposal(&'static str);
+
+impl Llm for OneProposal {
+    fn id(&self) -> String {
+        "one-proposal".into()
+    }
+    fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let text = format!(
+            r#"{{"changes": [
+  {{"type": "add_new", "name": "{USEFUL_SKILL}", "action": "{}",
+    "description": "Store every locker code stated in the span as one sentence.",
+    "instructions": "Write the locker and its code as one self-contained sentence."}}
+]}}"#,
+            self.0
+        );
+        Ok(ChatResponse {
+            text,
+            usage: Usage::default(),
+            latency_ms: 0,
+            cached: false,
+            truncated: false,
+        })
+    }
+}
+
+/// The synthetic oracle as an HTTP executor that waits `slow` before every executor reply
+/// whose prompt lists `capture-facts` (a skill that makes the executor slower).
+struct SlowExecutor {
+    oracle: SyntheticOracle,
+    slow: Duration,
+}
+
+impl Llm for SlowExecutor {
+    fn id(&self) -> String {
+        "slow-executor".into()
+    }
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let prompt = joined_prompt(req);
+        if prompt.contains("[syn-") && prompt.contains(USEFUL_SKILL) {
+            std::thread::sleep(self.slow);
+        }
+        self.oracle.chat(req)
+    }
+}
+
+/// Issue 26, item 2: the helpful skill of the test above, twice, each failing one gate of
+/// its own. Slow: the executor takes 100 ms longer for every span that selected it (its
+/// outcome, activation and process pass; latency overhead fails). Sloppy: it declares
+/// UPDATE, but the executor INSERTs for it (helpful, but the reply never performs the
+/// skill's declared action: process fails). The evidence is in skills.md, RELEASES.md and
+/// the stage's metrics line.
+#[test]
+fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
+    let d = tempfile::tempdir().unwrap();
+    let bank = start_bank(d.path());
+    let opts = TrainOptions {
+        runs_dir: d.path().to_path_buf(),
+        progress: false,
+        ..Default::default()
+    };
+    for (name, action, slow, reason) in [
+        ("slow", "insert", 100, "latency overhead"),
+        ("sloppy", "update", 0, "process 0.00 below 0.80"),
+    ] {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut designer =
+            ScriptedServer::start(l, Arc::new(OneProposal(action)), FaultPlan::default()).unwrap();
+        let executor = SlowExecutor {
+            oracle: SyntheticOracle::new(dataset(8, 2, 5), 0),
+            slow: Duration::from_millis(slow),
+        };
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut exec = ScriptedServer::start(l, Arc::new(executor), FaultPlan::default()).unwrap();
+        let http_executor = [
+            "executor.backend=\"openai\"".to_string(),
+            format!("executor.base_urls=[\"{}\"]", exec.base_url()),
+            "executor.model=\"scripted\"".into(),
+            "executor.max_retries=0".into(),
+            "executor.timeout_secs=30".into(),
+            "answer.llm.backend=\"scripted-synthetic\"".into(),
+        ];
+        let c = cfg_with(name, &bank, &designer.base_url(), "offline", &http_executor);
+        let out = train(&c, &opts).unwrap();
+        let b = checkpoint(&out.run_dir, "latest").bank;
+        let run = b
+            .eval_runs
+            .iter()
+            .find(|r| r.skill == USEFUL_SKILL)
+            .unwrap();
+        eprintln!("{name}: {:?}", run.reasons);
+        assert!(!run.passed, "{name}: {run:#?}");
+        assert_eq!(
+            run.reasons.len(),
+            1,
+            "{name}: one failing gate: {:?}",
+            run.reasons
+        );
+        assert!(
+            run.reasons[0].starts_with(reason),
+            "{name}: {:?}",
+            run.reasons
+        );
+        // it helped, and its activation against the expected triggers passed
+        assert!(run.outcome_delta >= 0.05, "{name}: {run:#?}");
+        let a = run
+            .activation
+            .as_ref()
+            .expect("synthetic cases have expected triggers");
+        assert_eq!(a.precision.unwrap().value, 1.0);
+        assert_eq!(b.get(USEFUL_SKILL).unwrap().status, SkillStatus::Candidate);
+        assert_eq!(
+            kinds(&b, USEFUL_SKILL),
+            [ReleaseKind::Added, ReleaseKind::GateFailed]
+        );
+        let cand = run.mode("candidate").unwrap();
+        let reference = run.mode("without").unwrap();
+        if name == "slow" {
+            // at least 100 ms per selection more than the mode without it
+            assert!(
+                cand.executor_ms - reference.executor_ms >= 100.0 * cand.selections as f64 * 0.99
+            );
+            assert!(run.latency_overhead > 0.5);
+            assert_eq!(cand.process(), Some(1.0));
+        } else {
+            assert!(cand.selections > 0);
+            assert_eq!(cand.process_ok, 0);
+            assert_eq!(
+                run.latency_overhead, 0.0,
+                "no wall-time difference beyond noise"
+            );
+        }
+        // the evidence: skills.md, RELEASES.md of the export, the stage's metrics line
+        let md = std::fs::read_to_string(out.run_dir.join("skills.md")).unwrap();
+        let rel = std::fs::read_to_string(out.run_dir.join("skills/RELEASES.md")).unwrap();
+        assert!(md.contains("# Release gate") && md.contains(reason), "{md}");
+        assert!(
+            rel.contains("## Release-gate evidence") && rel.contains(reason),
+            "{rel}"
+        );
+        let line = &stage_lines(&out.run_dir)[0];
+        let verdicts = line["gate"].as_array().unwrap();
+        assert!(verdicts[0].as_str().unwrap().contains(reason), "{line}");
+        for f in ["skills.md", "skills/RELEASES.md"] {
+            let text = std::fs::read_to_string(out.run_dir.join(f)).unwrap();
+            let row = text
+                .lines()
+                .find(|l| l.contains("stage-1:capture-facts"))
+                .or_else(|| text.lines().find(|l| l.contains(":capture-facts@")))
+                .unwrap()
+                .to_string();
+            eprintln!("{name} {f}:\n{row}");
+        }
+        designer.stop();
+        exec.stop();
+    }
 }
