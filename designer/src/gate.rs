@@ -472,7 +472,8 @@ pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Ve
                 name,
                 value,
                 weight,
-                contribution: value.map_or(0.0, |v| weight * v),
+                // (+ 0.0: a zero cost is 0, not -0)
+                contribution: value.map_or(0.0, |v| weight * v + 0.0),
             })
             .collect(),
     )

@@ -378,6 +378,44 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         );
         let cand = run.mode("candidate").unwrap();
         let reference = run.mode("without").unwrap();
+        // `skills show` prints every term of the score, with the configured weights
+        let table = memskill_trainer::cli::skills::render_table(&b);
+        for term in [
+            "outcome delta",
+            "activation precision",
+            "activation recall",
+            "false-positive rate",
+            "process",
+            "regressions",
+            "token overhead",
+            "latency overhead",
+            "call overhead",
+            "safety findings",
+            "reuse",
+        ] {
+            assert!(table.contains(&format!("    {term} ")), "{term}: {table}");
+        }
+        let heavier = Config::from_toml_str(
+            "",
+            &["designer.score.latency_overhead=2.0".to_string()],
+            "test",
+        )
+        .unwrap()
+        .designer
+        .cfg
+        .score;
+        let total = |t: &str| -> f64 {
+            let head = format!("  {USEFUL_SKILL} (candidate): ");
+            let l = t.lines().find(|l| l.starts_with(&head)).unwrap();
+            l[head.len()..].parse().unwrap()
+        };
+        let t2 = memskill_trainer::cli::skills::render_table_with(&b, &heavier);
+        // latency costs 0.25 per unit of overhead by default, 2.0 here
+        let moved = total(&table) - total(&t2);
+        assert!(
+            (moved - 1.75 * run.latency_overhead).abs() < 2e-3,
+            "{moved}: {t2}"
+        );
         if name == "slow" {
             // at least 100 ms per selection more than the mode without it
             assert!(

@@ -229,8 +229,11 @@ fn score_lines(bank: &SkillBank, w: &memskill_designer::ScoreWeights) -> String 
         for t in terms {
             match t.value {
                 Some(v) => out.push_str(&format!(
-                    "    {:<22} {v:>8.3} x {:+.2} = {:+.3}\n",
-                    t.name, t.weight, t.contribution
+                    "    {:<22} {:>8.3} x {:+.2} = {:+.3}\n",
+                    t.name,
+                    v + 0.0,
+                    t.weight,
+                    t.contribution
                 )),
                 None => out.push_str(&format!(
                     "    {:<22} {:>8} (no evidence: counts 0)\n",
