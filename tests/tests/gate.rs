@@ -417,10 +417,10 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
             "{moved}: {t2}"
         );
         if name == "slow" {
-            // at least 100 ms per selection more than the mode without it
-            assert!(
-                cand.executor_ms - reference.executor_ms >= 100.0 * cand.selections as f64 * 0.99
-            );
+            // its executor calls waited 100 ms for every span that selected it (a lower
+            // bound, whatever the machine's load)
+            assert!(cand.executor_ms >= 100.0 * cand.selections as f64);
+            assert!(reference.executor_ms < cand.executor_ms);
             assert!(run.latency_overhead > 0.5);
             assert_eq!(cand.process(), Some(1.0));
         } else {
