@@ -11,6 +11,12 @@
 //! with the failing record. Canary -> active happens when its stage beats the best
 //! snapshot ([`crate::Evolution::on_stage_end`]).
 //!
+//! Besides the outcome ([`verdict`]): regressions, token / latency / LLM-call overhead over
+//! the reference mode, the process of the skill's selections, its activation against
+//! expected triggers (precision, recall, false positives; only where the cases have them)
+//! and safety findings. [`score_terms`] names the skill score's terms, weighted by
+//! [`ScoreWeights`] (the one place the default weights live).
+//!
 //! Everything here is pure: the replay itself (executor, answerer) lives in the trainer.
 
 use memskill_core::{EvalRun, ReleaseKind, ReleaseRecord, SkillBank, SkillStatus};
@@ -828,5 +834,23 @@ mod tests {
         // undefined terms (no expected triggers) count 0 and say so
         assert_eq!(terms[1].value, None);
         assert_eq!(terms[1].contribution, 0.0);
+    }
+
+    #[test]
+    fn a_run_without_expected_triggers_says_so_and_is_not_failed_for_it() {
+        let mut r = run(vec![
+            mode("without", &[0.0; 5], 100),
+            mode("candidate", &[1.0; 5], 100),
+        ]);
+        r.notes = vec!["no cases with expected triggers (locomo): not gated".into()];
+        let (pass, reasons) = verdict(&r, &GateRules::default());
+        assert!(pass, "{reasons:?}");
+        r.passed = pass;
+        let md = eval_runs_md(&[r]);
+        assert!(
+            md.contains("| pass (note: no cases with expected triggers (locomo): not gated) |"),
+            "{md}"
+        );
+        assert!(md.contains("| - | - | - |"), "no activation numbers: {md}");
     }
 }

@@ -10,7 +10,11 @@
 //! canary trains with that bias, so this is how it would be used. `skills eval` with a
 //! checkpoint uses the evaluation selection (top-K, no bias), and without one applies every
 //! skill to every span. Activation is the fraction of the cases' spans where the skill
-//! under test was picked.
+//! under test was picked; where the spans have expected triggers (the synthetic tasks,
+//! `skills eval --cases`) the candidate mode's picks also give its precision, recall and
+//! false-positive rate. Each mode also records its executor calls' wall time (latency) and
+//! the process of the skill under test: of the spans that selected it, those whose reply's
+//! action of the skill's kind took effect in the memory bank with nothing flagged or refused.
 
 use std::sync::{Arc, Mutex};
 
@@ -430,6 +434,25 @@ mod tests {
         ];
         let (g, unknown) = group_cases(&samples, &cases);
         assert_eq!(unknown, 2);
+        // picks against expected triggers: only spans with an expectation count
+        let pick = |s: &str, j: usize, k: &[&str]| SpanPick {
+            sample: s.into(),
+            span: j,
+            skills: k.iter().map(|x| x.to_string()).collect(),
+        };
+        let picks = vec![
+            pick("a", 0, &["x"]),
+            pick("a", 1, &["y"]),
+            pick("b", 0, &["x"]),
+        ];
+        let mut want = ExpectedTriggers::new();
+        assert!(activation_of("x", &picks, &want).is_none());
+        want.insert(("a".into(), 0), Some("x".into()));
+        want.insert(("a".into(), 1), None);
+        let a = activation_of("x", &picks, &want).unwrap();
+        assert_eq!(a.cases, 2);
+        assert_eq!(a.precision.unwrap().value, 1.0);
+        assert_eq!(a.false_positive_rate.unwrap().k, 0);
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].sample, g[0].query_ids.len()), (1, 2));
         assert_eq!((g[1].sample, g[1].solved_before.clone()), (0, vec![true]));
