@@ -23,26 +23,43 @@ use memskill_trainer::synthetic::{
 };
 use memskill_trainer::train::{train, TrainOptions};
 
-/// A designer that proposes the same two new skills at every round.
-struct TwoProposals;
+/// A designer that proposes the same new skills at every round: (name, action, description,
+/// instructions).
+struct Proposals(Vec<[&'static str; 4]>);
 
-impl Llm for TwoProposals {
+/// The helpful skill (the start bank lacks it), declaring `action`.
+fn useful(action: &'static str) -> [&'static str; 4] {
+    [
+        USEFUL_SKILL,
+        action,
+        "Store every locker code stated in the span as one sentence.",
+        "Write the locker and its code as one self-contained sentence.",
+    ]
+}
+
+/// The harmful skill: the oracle stores every code wrong for it.
+const HARMFUL: [&str; 4] = [
+    HARMFUL_SKILL,
+    "insert",
+    "Store locker codes in a compact shorthand.",
+    "Write each locker with its code in shorthand.",
+];
+
+impl Llm for Proposals {
     fn id(&self) -> String {
-        "two-proposals".into()
+        "proposals".into()
     }
     fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let text = format!(
-            r#"{{"changes": [
-  {{"type": "add_new", "name": "{USEFUL_SKILL}", "action": "insert",
-    "description": "Store every locker code stated in the span as one sentence.",
-    "instructions": "Write the locker and its code as one self-contained sentence."}},
-  {{"type": "add_new", "name": "{HARMFUL_SKILL}", "action": "insert",
-    "description": "Store locker codes in a compact shorthand.",
-    "instructions": "Write each locker with its code in shorthand."}}
-]}}"#
-        );
+        let changes: Vec<serde_json::Value> = self
+            .0
+            .iter()
+            .map(|[name, action, description, instructions]| {
+                serde_json::json!({"type": "add_new", "name": name, "action": action,
+                    "description": description, "instructions": instructions})
+            })
+            .collect();
         Ok(ChatResponse {
-            text,
+            text: serde_json::json!({ "changes": changes }).to_string(),
             usage: Usage::default(),
             latency_ms: 0,
             cached: false,
@@ -138,7 +155,12 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     let d = tempfile::tempdir().unwrap();
     let bank = start_bank(d.path());
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let mut srv = ScriptedServer::start(l, Arc::new(TwoProposals), FaultPlan::default()).unwrap();
+    let mut srv = ScriptedServer::start(
+        l,
+        Arc::new(Proposals(vec![useful("insert"), HARMFUL])),
+        FaultPlan::default(),
+    )
+    .unwrap();
     let opts = TrainOptions {
         runs_dir: d.path().to_path_buf(),
         progress: false,
@@ -261,32 +283,6 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     srv.stop();
 }
 
-/// A designer that proposes `capture-facts` (which the start bank lacks) declaring `action`.
-struct OneProposal(&'static str);
-
-impl Llm for OneProposal {
-    fn id(&self) -> String {
-        "one-proposal".into()
-    }
-    fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let text = format!(
-            r#"{{"changes": [
-  {{"type": "add_new", "name": "{USEFUL_SKILL}", "action": "{}",
-    "description": "Store every locker code stated in the span as one sentence.",
-    "instructions": "Write the locker and its code as one self-contained sentence."}}
-]}}"#,
-            self.0
-        );
-        Ok(ChatResponse {
-            text,
-            usage: Usage::default(),
-            latency_ms: 0,
-            cached: false,
-            truncated: false,
-        })
-    }
-}
-
 /// The synthetic oracle as an HTTP executor that waits `slow` before every executor reply
 /// whose prompt lists `capture-facts` (a skill that makes the executor slower).
 struct SlowExecutor {
@@ -327,8 +323,12 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         ("sloppy", "update", 0, "process 0.00 below 0.80"),
     ] {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let mut designer =
-            ScriptedServer::start(l, Arc::new(OneProposal(action)), FaultPlan::default()).unwrap();
+        let mut designer = ScriptedServer::start(
+            l,
+            Arc::new(Proposals(vec![useful(action)])),
+            FaultPlan::default(),
+        )
+        .unwrap();
         let executor = SlowExecutor {
             oracle: SyntheticOracle::new(dataset(8, 2, 5), 0),
             slow: Duration::from_millis(slow),
@@ -380,20 +380,25 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         let reference = run.mode("without").unwrap();
         // `skills show` prints every term of the score, with the configured weights
         let table = memskill_trainer::cli::skills::render_table(&b);
-        for term in [
-            "outcome delta",
-            "activation precision",
+        // (the names and their order are the designer's unit test's)
+        let head = format!("  {USEFUL_SKILL} (candidate): ");
+        let terms: Vec<&str> = table
+            .lines()
+            .skip_while(|l| !l.starts_with(&head))
+            .skip(1)
+            .take_while(|l| l.starts_with("    "))
+            .collect();
+        assert_eq!(terms.len(), 11, "{table}");
+        for t in [
+            "latency overhead",
+            "process",
             "activation recall",
             "false-positive rate",
-            "process",
-            "regressions",
-            "token overhead",
-            "latency overhead",
-            "call overhead",
-            "safety findings",
-            "reuse",
         ] {
-            assert!(table.contains(&format!("    {term} ")), "{term}: {table}");
+            assert!(
+                terms.iter().any(|l| l.trim_start().starts_with(t)),
+                "{t}: {table}"
+            );
         }
         let heavier = Config::from_toml_str(
             "",
@@ -405,7 +410,6 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         .cfg
         .score;
         let total = |t: &str| -> f64 {
-            let head = format!("  {USEFUL_SKILL} (candidate): ");
             let l = t.lines().find(|l| l.starts_with(&head)).unwrap();
             l[head.len()..].parse().unwrap()
         };
