@@ -5,17 +5,18 @@
 //! **canary** at once, which selects and trains exactly as the reference's new skills do.
 //! With `designer.gate = "offline"` the trainer replays the change's hard cases plus a fixed
 //! set of previously solved cases in three modes (without the skill, its old version, the
-//! candidate; same spans and seeds) into an [`EvalRun`]; [`verdict`] decides from it, and
-//! [`settle`] applies the outcome: a pass makes the candidate a canary, a failure leaves an
-//! added skill a (non-selectable) candidate and keeps a refined skill at its old version,
-//! with the failing record. Canary -> active happens when its stage beats the best
+//! candidate; same spans and seeds) into an [`EvalRun`]; [`release_verdict`] decides from
+//! it, and [`settle`] applies the outcome: a pass makes the candidate a canary, a failure
+//! leaves an added skill a (non-selectable) candidate and keeps a refined skill at its old
+//! version, with the failing record. Canary -> active happens when its stage beats the best
 //! snapshot ([`crate::Evolution::on_stage_end`]).
 //!
 //! Besides the outcome ([`verdict`]): regressions, token / latency / LLM-call overhead over
 //! the reference mode, the process of the skill's selections, its activation against
-//! expected triggers (precision, recall, false positives; only where the cases have them)
-//! and safety findings. [`score_terms`] names the skill score's terms, weighted by
-//! [`ScoreWeights`] (the one place the default weights live).
+//! expected triggers (precision, recall, false positives; only where the cases have them,
+//! and at the release gate for a refine only: [`activation_not_gated`]) and safety
+//! findings. [`score_terms`] names the skill score's terms, weighted by [`ScoreWeights`]
+//! (the one place the default weights live).
 //!
 //! Everything here is pure: the replay itself (executor, answerer) lives in the trainer.
 
@@ -147,8 +148,42 @@ pub struct ScoreTerm {
     pub contribution: f64,
 }
 
-/// Whether a run passes the gate, and the reasons when it does not.
+/// The evidence's note on a new skill's activation at the release gate.
+pub const NEW_SKILL_ACTIVATION_NOTE: &str =
+    "activation not gated: new skill, selected by the canary bias, not by a trained policy";
+
+/// The release gate's one rule on activation evidence: why `run`'s precision, recall and
+/// false positives do not gate (`None`: they gate). The gate selects the skill under test as
+/// a canary would be selected (with the new-skill bias). A refine (`old_version` set: the
+/// controller has trained with that skill name) is picked by the trained policy, so its
+/// activation is judged; an added skill is picked only through the bias (the controller has
+/// not learned it yet), so its activation says nothing about the skill: measured and
+/// recorded, not gated.
+pub fn activation_not_gated(run: &EvalRun) -> Option<&'static str> {
+    (run.activation.is_some() && run.old_version.is_none()).then_some(NEW_SKILL_ACTIVATION_NOTE)
+}
+
+/// The release gate's verdict on `run` ([`verdict`] under [`activation_not_gated`]): sets
+/// `passed` and `reasons`, and notes why the activation was not gated where it was not.
+pub fn release_verdict(run: &mut EvalRun, rules: &GateRules) {
+    let exempt = activation_not_gated(run);
+    if let Some(n) = exempt {
+        if !run.notes.iter().any(|x| x == n) {
+            run.notes.push(n.to_string());
+        }
+    }
+    (run.passed, run.reasons) = judge(run, rules, exempt.is_none());
+}
+
+/// Whether a run passes every rule, activation included (`skills eval`, whose selection is a
+/// trained policy's or every skill on every span), and the reasons when it does not. The
+/// release gate uses [`release_verdict`].
 pub fn verdict(run: &EvalRun, rules: &GateRules) -> (bool, Vec<String>) {
+    judge(run, rules, true)
+}
+
+/// [`verdict`], with the activation rules applied only if `activation`.
+fn judge(run: &EvalRun, rules: &GateRules, activation: bool) -> (bool, Vec<String>) {
     let mut reasons = Vec::new();
     if run.cases.len() < rules.min_cases {
         reasons.push(format!(
@@ -179,7 +214,9 @@ pub fn verdict(run: &EvalRun, rules: &GateRules) -> (bool, Vec<String>) {
     if run.safety_findings > rules.max_safety_findings {
         reasons.push(format!("{} safety finding(s)", run.safety_findings));
     }
-    reasons.extend(activation_reasons(run, rules));
+    if activation {
+        reasons.extend(activation_reasons(run, rules));
+    }
     reasons.extend(cost_reasons(run, rules));
     if let Some(m) = run.mode("candidate") {
         if let Some(p) = m.process().filter(|p| *p < rules.min_process) {
@@ -834,6 +871,69 @@ mod tests {
         // undefined terms (no expected triggers) count 0 and say so
         assert_eq!(terms[1].value, None);
         assert_eq!(terms[1].contribution, 0.0);
+    }
+
+    #[test]
+    fn a_new_skills_activation_is_recorded_but_not_gated_and_a_refines_is() {
+        use memskill_core::{ActivationStats, Rate};
+        let rules = GateRules::default();
+        // selected on a fifth of its expected spans (the canary bias), never elsewhere
+        let low_recall = ActivationStats {
+            cases: 20,
+            precision: Rate::wilson(2, 2),
+            recall: Rate::wilson(2, 10),
+            false_positive_rate: Rate::wilson(0, 10),
+        };
+        // added: no old version
+        let mut added = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        added.activation = Some(low_recall.clone());
+        assert_eq!(
+            activation_not_gated(&added),
+            Some(NEW_SKILL_ACTIVATION_NOTE)
+        );
+        release_verdict(&mut added, &rules);
+        assert!(added.passed, "{:?}", added.reasons);
+        assert_eq!(added.notes, [NEW_SKILL_ACTIVATION_NOTE]);
+        // recorded as measured
+        assert_eq!(added.activation, Some(low_recall.clone()));
+        // (the plain verdict, `skills eval`'s, judges it)
+        assert!(verdict(&added, &rules).1[0].starts_with("activation recall 0.20 below 0.70"));
+        let md = eval_runs_md(std::slice::from_ref(&added));
+        assert!(
+            md.contains(&format!("| pass (note: {NEW_SKILL_ACTIVATION_NOTE}) |")),
+            "{md}"
+        );
+        assert!(md.contains("| 0.20 [0.06, 0.51] (2/10) |"), "{md}");
+        // a second verdict does not repeat the note
+        release_verdict(&mut added, &rules);
+        assert_eq!(added.notes.len(), 1);
+
+        // refine: the old version exists, the controller has trained with the name
+        let mut refine = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("old", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        refine.old_version = Some(Version::INITIAL);
+        refine.activation = Some(low_recall);
+        assert_eq!(activation_not_gated(&refine), None);
+        release_verdict(&mut refine, &rules);
+        assert!(!refine.passed);
+        assert_eq!(refine.reasons.len(), 1, "{:?}", refine.reasons);
+        assert!(refine.reasons[0].starts_with("activation recall 0.20 below 0.70"));
+        assert!(refine.notes.is_empty());
+
+        // a new skill without expected triggers keeps only the trainer's note on that
+        let mut none = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        assert_eq!(activation_not_gated(&none), None);
+        release_verdict(&mut none, &rules);
+        assert!(none.passed && none.notes.is_empty());
     }
 
     #[test]

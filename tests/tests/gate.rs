@@ -4,7 +4,9 @@
 //! `designer.gate = "offline"` the helpful one passes its three-mode replay, becomes a
 //! canary and then active when its stage beats the best snapshot; the harmful one stays a
 //! (non-selectable) candidate with its failing gate recorded. With the gate off both go
-//! live at once, as in the reference.
+//! live at once, as in the reference. The gate rules and the new-skill bias are the
+//! defaults: a new skill's activation is recorded but does not gate (the canary bias, not a
+//! trained policy, selects it).
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -98,13 +100,6 @@ fn cfg_with(name: &str, bank: &Path, url: &str, gate: &str, extra: &[String]) ->
         "designer.llm.model=\"scripted\"".into(),
         "designer.llm.probe_timeout_secs=0".into(),
         format!("designer.gate=\"{gate}\""),
-        // The gate measures a candidate's activation as a canary is selected (sampled, with
-        // the new-skill bias), so a new skill's recall is what the bias gives it: about a
-        // fifth of its spans with the default p_min 0.30, 0.5-0.6 with 0.95 (the bias adds
-        // ln(p_min / p_new) to the logits, which does not reach p_min). The recall bar is
-        // lowered to match; precision and false positives keep their defaults.
-        "bias.p_min=0.95".into(),
-        "designer.gate_rules.min_recall=0.4".into(),
     ];
     sets.extend(extra.iter().cloned());
     Config::from_toml_str("", &sets, "test").expect("test config resolves")
@@ -214,6 +209,16 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     );
     assert!(g.passed && g.reasons.is_empty());
     assert!(g.cases.len() >= 5 && g.outcome_delta >= 0.05);
+    // its activation is measured and recorded, and does not gate: the bias alone picks it
+    // on a fraction of its expected spans, below the default recall bar it passed anyway
+    let a = g
+        .activation
+        .as_ref()
+        .expect("synthetic cases have expected triggers");
+    let rules = memskill_designer::GateRules::default();
+    assert!(a.recall.unwrap().value < rules.min_recall, "{a:?}");
+    assert_eq!(a.precision.unwrap().value, 1.0);
+    assert_eq!(g.notes, [memskill_designer::NEW_SKILL_ACTIVATION_NOTE]);
     assert!(g.mode("candidate").unwrap().activation > 0.0);
     assert_eq!(g.mode("without").unwrap().activation, 0.0);
     assert!(g.mode("old").is_none(), "a new skill has no old version");
@@ -232,7 +237,15 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     assert_eq!(line["changed"].as_array().unwrap().len(), 2);
     // skills.md shows the gate's evidence
     let md = std::fs::read_to_string(out.run_dir.join("skills.md")).unwrap();
-    assert!(md.contains("Release gate"), "{md}");
+    assert!(md.contains("# Release gate"), "{md}");
+    assert!(
+        md.contains(memskill_designer::NEW_SKILL_ACTIVATION_NOTE),
+        "{md}"
+    );
+    eprintln!(
+        "gated skills.md:\n{}",
+        &md[md.find("# Release gate").unwrap()..]
+    );
 
     // Resume exactness with the gate on: stop after 4 updates (mid outer epoch 2, after the
     // gated stage), resume, and get the straight run's files byte for byte.
@@ -364,13 +377,16 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
             "{name}: {:?}",
             run.reasons
         );
-        // it helped, and its activation against the expected triggers passed
+        // it helped; its activation against the expected triggers is recorded, not gated
+        // (a new skill)
         assert!(run.outcome_delta >= 0.05, "{name}: {run:#?}");
         let a = run
             .activation
             .as_ref()
             .expect("synthetic cases have expected triggers");
         assert_eq!(a.precision.unwrap().value, 1.0);
+        assert!(a.recall.is_some(), "{name}: {a:?}");
+        assert_eq!(run.notes, [memskill_designer::NEW_SKILL_ACTIVATION_NOTE]);
         assert_eq!(b.get(USEFUL_SKILL).unwrap().status, SkillStatus::Candidate);
         assert_eq!(
             kinds(&b, USEFUL_SKILL),

@@ -7,9 +7,10 @@
 //!
 //! For the gate, the controller picks the skills as in training (sampled, seeded per case
 //! sample), with the new-skill bias on the skill under test in the modes that have it: a
-//! canary trains with that bias, so this is how it would be used. `skills eval` with a
-//! checkpoint uses the evaluation selection (top-K, no bias), and without one applies every
-//! skill to every span. Activation is the fraction of the cases' spans where the skill
+//! canary trains with that bias, so this is how it would be used (and why a new skill's
+//! activation is recorded but not gated: [`memskill_designer::activation_not_gated`]).
+//! `skills eval` with a checkpoint uses the evaluation selection (top-K, no bias), and
+//! without one applies every skill to every span (both judge activation for every skill). Activation is the fraction of the cases' spans where the skill
 //! under test was picked; where the spans have expected triggers (the synthetic tasks,
 //! `skills eval --cases`) the candidate mode's picks also give its precision, recall and
 //! false-positive rate. Each mode also records its executor calls' wall time (latency) and

@@ -375,7 +375,7 @@ impl Trainer<'_> {
         for name in changed {
             let run = match replay.compare(before, Some(before), &proposed, name, &groups, stage) {
                 Ok(mut run) => {
-                    (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
+                    memskill_designer::release_verdict(&mut run, &dcfg.gate_rules);
                     run
                 }
                 // e.g. the bank has no other selectable skill to compare with: the change is
