@@ -6,6 +6,7 @@
 //! user-visible files every crate shares, nothing else): no I/O, no async, no LLM, no randomness. Everything here is
 //! serde-serialisable so that checkpoints and exports are plain JSON.
 
+pub mod activation;
 pub mod data;
 pub mod error;
 pub mod fsio;
@@ -19,6 +20,7 @@ pub mod prompt;
 pub mod scope;
 pub mod skill;
 
+pub use activation::{activation_stats, ActivationStats, Rate};
 pub use data::{Query, Sample, Session, Span, Turn};
 pub use error::CoreError;
 pub use hash::sha256_hex;

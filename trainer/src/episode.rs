@@ -317,6 +317,20 @@ pub struct BuiltMemory {
     /// The sample and the ids of its spans, in order (the invocation log).
     pub sample_id: String,
     pub span_ids: Vec<String>,
+    /// Per span: what reached the memory bank and the executor call's wall time (the
+    /// release gate's process and latency evidence).
+    pub span_log: Vec<SpanLog>,
+}
+
+/// What one span's executor reply did to the memory bank.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpanLog {
+    /// Kinds of the actions that took effect (NOOP included); empty for a failed call.
+    pub applied: Vec<ActionKind>,
+    /// Writes the memory filter flagged or refused.
+    pub findings: usize,
+    /// Wall time of the executor call, in milliseconds.
+    pub executor_ms: f64,
 }
 
 impl BuiltMemory {
@@ -404,6 +418,7 @@ pub fn build_memory_with(
         span_tokens: Vec::new(),
         sample_id: sample.id.clone(),
         span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
+        span_log: Vec::with_capacity(sample.spans.len()),
     };
     // The first span is embedded now; the others (one batch), then `warm`, on a second
     // thread started after it, while the first span's executor call is in flight: they are
@@ -600,7 +615,12 @@ fn write_span(
         executed: Vec::new(),
         all_calls_failed: false,
     };
+    let started = std::time::Instant::now();
     let reply = ctx.executor.chat(&req);
+    let mut log = SpanLog {
+        executor_ms: started.elapsed().as_secs_f64() * 1000.0,
+        ..SpanLog::default()
+    };
     let tokens = reply
         .as_ref()
         .map_or(0, |r| r.usage.prompt_tokens + r.usage.completion_tokens);
@@ -614,13 +634,18 @@ fn write_span(
                     .push(format!("executor call for span {}: {e}", span.id));
             }
         }
-        Ok(resp) => apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?,
+        Ok(resp) => {
+            let findings = out.flagged + out.refused;
+            log.applied = apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?;
+            log.findings = out.flagged + out.refused - findings;
+        }
     }
+    out.span_log.push(log);
     Ok(outcome)
 }
 
 /// Read the executor's reply for `span` and apply its actions (the process reward reads
-/// the parse into `outcome`).
+/// the parse into `outcome`). Returns the kinds that took effect.
 fn apply_reply(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -629,7 +654,7 @@ fn apply_reply(
     resp: &memskill_core::ChatResponse,
     retrieved_ids: &[MemoryId],
     outcome: &mut SpanOutcome,
-) -> Result<()> {
+) -> Result<Vec<ActionKind>> {
     let allowed = &outcome.chosen;
     let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
     let mut results =
@@ -700,7 +725,7 @@ fn take_meta(
 /// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Unless
 /// the filter is off, every written text gets its sensitivity from the same layer's scan
 /// (`memskill_designer::memory_sensitivity`). Stated types, confidences and scopes are set
-/// on what was written.
+/// on what was written. Returns the kinds that took effect.
 fn apply_filtered(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -708,7 +733,7 @@ fn apply_filtered(
     metas: &[(String, memskill_executor::typed::MemoryMeta)],
     retrieved_ids: &[MemoryId],
     prov: &Provenance,
-) -> Result<()> {
+) -> Result<Vec<ActionKind>> {
     let refused = |a: &memskill_core::MemoryAction| match a {
         memskill_core::MemoryAction::Insert { content }
         | memskill_core::MemoryAction::Update { content, .. } => {
@@ -755,7 +780,7 @@ fn apply_filtered(
             let _ = out.memory.set_flag(id, flag);
         }
     }
-    Ok(())
+    Ok(report.executed)
 }
 
 /// Answer (and score) `queries` over `memory`, concurrently.
@@ -1069,6 +1094,7 @@ mod tests {
             span_tokens: Vec::new(),
             sample_id: String::new(),
             span_ids: Vec::new(),
+            span_log: Vec::new(),
         };
         // three replies that parsed to nothing: penalised in shaping, but the episode counts
         assert!(!b.every_call_failed() && !b.incomplete());

@@ -152,6 +152,35 @@ pub fn skill_bank() -> SkillBank {
     .expect("synthetic skill names are valid and distinct")
 }
 
+/// The skill each span of the synthetic tasks should trigger (the activation eval's
+/// expected triggers): the contextual task's span kind's skill, the locker task's
+/// [`USEFUL_SKILL`] on every span (each states a code). Samples of neither task are left out.
+pub fn expected_triggers(samples: &[Sample]) -> crate::gate::ExpectedTriggers {
+    let mut out = crate::gate::ExpectedTriggers::new();
+    for s in samples {
+        if s.id.starts_with("ctx-") {
+            for (j, k) in contextual::span_kinds(s).into_iter().enumerate() {
+                out.insert((s.id.clone(), j), Some(k.skill().to_string()));
+            }
+        } else if s.id.starts_with("syn-") {
+            for j in 0..s.spans.len() {
+                out.insert((s.id.clone(), j), Some(USEFUL_SKILL.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Spans no skill of the synthetic tasks should trigger on (small talk without a fact):
+/// the negative cases `memskill data cases` adds as texts.
+pub fn negative_texts() -> Vec<String> {
+    contextual::FILLER
+        .iter()
+        .chain(FILLER.iter())
+        .map(|t| t.to_string())
+        .collect()
+}
+
 /// Deterministic oracle LLM for the synthetic task (see the module docs). Tests only.
 pub struct SyntheticOracle {
     samples: Vec<Sample>,
