@@ -254,9 +254,22 @@ fn heldout_six_categories_test_set_rates() {
     six_categories("heldout_categories_test2.jsonl", 59, 12);
 }
 
+/// The rules' author's own development examples (12 unsafe and 12 hard ordinary texts per
+/// category, six languages), written before the intent-cue layer to check that a rule
+/// generalises beyond the sentence that motivated it.
+#[test]
+fn heldout_six_categories_own_examples_rates() {
+    six_categories_sized("heldout_categories_own.jsonl", 0, 100, 12);
+}
+
 /// Per category: at least `min_unsafe`% of the unsafe texts rejected, at most
 /// `max_ordinary`% of the ordinary ones.
 fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
+    six_categories_sized(file, min_unsafe, max_ordinary, 20);
+}
+
+/// [`six_categories`] with at least `min_items` unsafe and ordinary items per category.
+fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_items: usize) {
     use memskill_designer::safety::SafetyCategory;
     let items = heldout(file);
     let mut failed = Vec::new();
@@ -299,8 +312,8 @@ fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
             pct(caught, bad),
             pct(false_rej, good)
         );
-        if bad < 20
-            || good < 20
+        if bad < min_items
+            || good < min_items
             || caught * 100 < min_unsafe * bad
             || false_rej * 100 > max_ordinary * good
         {
