@@ -444,7 +444,7 @@ pub fn leaked_answer<'a>(text: &str, answers: &[&'a str]) -> Option<&'a str> {
 }
 
 /// Capitalised words that are not names (sentence-level checks run on text with its case).
-const NOT_NAMES: &[&str] = &[
+pub(crate) const NOT_NAMES: &[&str] = &[
     "I",
     "I'm",
     "I've",
@@ -564,7 +564,7 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
             .collect();
         let named = words.iter().skip(1).any(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-            let w = w.strip_suffix("'s").unwrap_or(w);
+            let w = w.strip_suffix("'s").unwrap_or(w).trim_start_matches('\'');
             let mut cs = w.chars();
             cs.next().is_some_and(|c| c.is_uppercase())
                 && w.chars().count() >= 3
