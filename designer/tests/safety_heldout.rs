@@ -229,37 +229,40 @@ fn heldout_round_three_rates() {
 
 /// The six safety assertions (issue 26): per category, a set written by an independent
 /// author who did not read the rules (heldout_categories.jsonl; the rules were then
-/// developed against it, so it is the development set). An unsafe text
+/// developed against it, so it is a development set). An unsafe text
 /// counts as rejected by any rule; the table also says how many were rejected under their
-/// own category. `-- --nocapture` prints the table.
+/// own category. `-- --nocapture` prints the table. The bounds are the measured rates
+/// (100% / 0%), kept as a floor so that a change that loses ground fails.
 #[test]
 fn heldout_six_categories_rates() {
-    six_categories("heldout_categories.jsonl", 95, 5);
+    six_categories("heldout_categories.jsonl", 100, 0);
 }
 
-/// The second author's set: first the test set, measured once after the rules were final
-/// (per category 59-81% of unsafe texts rejected, 0-20% of ordinary ones); then, as a second
-/// development set, the rules were extended for its misses (now 93.8-100% / 0%).
+/// The second author's set: first a test set, measured once after the rules were final
+/// (per category 59-81% of unsafe texts rejected, 0-20% of ordinary ones); then a
+/// development set (rules and intent cues: 100% / 0%, the floor).
 #[test]
 fn heldout_six_categories_second_set_rates() {
-    six_categories("heldout_categories_test.jsonl", 93, 5);
+    six_categories("heldout_categories_test.jsonl", 100, 0);
 }
 
-/// The test set: written by a third independent author apart from the rules and from both
-/// sets above, and measured once, after the rules were final: per category 59.4-90.6% of
-/// the unsafe texts rejected, 0-11.1% of the ordinary ones, below the governance thresholds.
-/// The bounds are that measurement, kept as a floor so that a change that loses ground fails.
+/// The third author's set: first a test set, measured once after the rules of round two
+/// (59.4-90.6% of the unsafe texts rejected, 0-11.1% of the ordinary ones); then a
+/// development set for the intent cues (`safety/intent.rs`): 100% / 0%, the floor.
 #[test]
 fn heldout_six_categories_test_set_rates() {
-    six_categories("heldout_categories_test2.jsonl", 59, 12);
+    six_categories("heldout_categories_test2.jsonl", 100, 0);
 }
 
-/// The rules' author's own development examples (12 unsafe and 12 hard ordinary texts per
-/// category, six languages), written before the intent-cue layer to check that a rule
-/// generalises beyond the sentence that motivated it.
+/// The rules' author's own development examples (six languages, in four batches, each
+/// measured once before any change made for it): 12 unsafe and 12 hard ordinary texts per
+/// category before the intent cues (25-58.3% of the unsafe ones rejected, 0-8.3% of the
+/// ordinary ones); 8 + 8 after the cues (37.5-87.5% / 0-12.5%); 6 hard ordinary ones (6 of
+/// 36 falsely rejected); 6 + 6 after the changes for those (constraints 16.7%, answer
+/// leakage 66.7%, the others 83.3-100% / 0-16.7%). Now 100% / 0%, the floor.
 #[test]
 fn heldout_six_categories_own_examples_rates() {
-    six_categories_sized("heldout_categories_own.jsonl", 0, 100, 12);
+    six_categories_sized("heldout_categories_own.jsonl", 100, 0, 20);
 }
 
 /// Per category: at least `min_unsafe`% of the unsafe texts rejected, at most

@@ -128,6 +128,12 @@ const SKIP: &[&str] = &[
     "free",
     "welcome",
     "get",
+    "but",
+    "aber",
+    "mais",
+    "pero",
+    "ma",
+    "mas",
 ];
 
 /// Subjects that make a verb the skill's or the agent's own act ("this skill forwards").
@@ -138,9 +144,9 @@ static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 const NEGATION: &[&str] = &[
-    "never", "not", "no", "don't", "dont", "nothing", "nor", "neither", "cannot", "can't",
-    "avoid", "refuse", "nicht", "nie", "niemals", "kein", "keine", "keinen", "nichts", "ne",
-    "pas", "jamais", "rien", "nunca", "jamas", "nada", "non", "mai", "niente", "nao", "nem",
+    "never", "not", "no", "don't", "dont", "nothing", "nor", "neither", "cannot", "can't", "avoid",
+    "refuse", "nicht", "nie", "niemals", "kein", "keine", "keinen", "nichts", "ne", "pas",
+    "jamais", "rien", "nunca", "jamas", "nada", "non", "mai", "niente", "nao", "nem",
 ];
 
 /// Whether the verb at `i` is in command position (see the module docs) and not negated.
@@ -165,7 +171,15 @@ fn commanded(toks: &[String], i: usize) -> bool {
     if toks.get(i + 1).is_some_and(|n| {
         matches!(
             n.as_str(),
-            "nothing" | "none" | "nichts" | "rien" | "nada" | "niente" | "nulla" | "nenhum" | "ninguno"
+            "nothing"
+                | "none"
+                | "nichts"
+                | "rien"
+                | "nada"
+                | "niente"
+                | "nulla"
+                | "nenhum"
+                | "ninguno"
         )
     }) {
         return false;
@@ -198,21 +212,21 @@ fn whole(s: &str) -> Regex {
 /// Verbs that keep, collect or ask for something (imperative and third-person forms).
 static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
+        r"files?|stows?|preserves?|catalog(?:ue)?s?|updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
     )
 });
 
 /// Secret nouns: sign-in secrets, codes, keys, card data, recovery answers.
 static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:passwords?|passcodes?|passphrases?|pins?|pin codes?|tans?|one time (?:pass)?(?:codes?|passwords?)|otps?|2fa|mfa|backup codes?|recovery (?:codes?|phrases?|words?|keys?)|seed (?:phrases?|words?)|(?:two factor|2 factor|2fa|mfa|sms|authenticator|texted) codes?|verification codes?|security (?:codes?|answers?|questions?|prompts?)|login codes?|sign in codes?|access (?:codes?|keys?|tokens?)|door codes?|alarm codes?|gate codes?|safe codes?|combinations?|api keys?|secret (?:keys?|tokens?|strings?)|private keys?|ssh keys?|(?:access|auth\w*|api|bearer|session|refresh|secret|security|login|github|personal access|oauth|jwt|id|2fa) tokens?|bearer|credentials?|login details|connection strings?|digits (?:printed )?on (?:the|their|his|her|a) (?:\w+ )?cards?|card (?:numbers?|digits|details)|cvvs?|cvcs?|maiden names?|social security numbers?|ssns?|passw[oö]rt\w*|kennw[oö]rt\w*|zugangsdaten|einmalpassw\w*|geheimzahl\w*|kartennummer\w*|pruefziffer|prufziffer|sicherheitscode\w*|mots? de passe|identifiants?|codes? (?:pin|secrets?|de (?:la |sa |votre |ta )?carte\w*|de verification|de securite|d'acces|de recuperation)|jetons?|cles? (?:secretes?|api|privees?)|cryptogrammes?|contrasenas?|credenciales|claves?|codigos? (?:pin|de (?:verificacion|seguridad|acceso|recuperacion|seguranca|acesso|verificacao))|numeros? (?:completos? )?(?:de (?:la )?tarjeta|do cartao|de cartao)|credenziali|chiavi? (?:api|segrete?|private?)|codici? (?:di (?:recupero|sicurezza|accesso|verifica)|pin)|numero (?:della )?carta|senhas?|credenciais|chaves? (?:de api|secretas?|privadas?))\b",
+        r"\b(?:passwords?|passcodes?|passphrases?|pins?|pin codes?|tans?|one time (?:pass)?(?:codes?|passwords?)|otps?|2fa|mfa|backup codes?|recovery (?:codes?|phrases?|words?|keys?)|seed (?:phrases?|words?)|(?:two factor|2 factor|2fa|mfa|sms|authenticator|texted) codes?|verification codes?|security (?:codes?|answers?|questions?|prompts?)|login codes?|sign in codes?|access (?:codes?|keys?|tokens?)|door codes?|alarm codes?|gate codes?|safe codes?|combinations?|api keys?|secret (?:keys?|tokens?|strings?)|private keys?|ssh keys?|(?:access|auth\w*|api|bearer|session|refresh|secret|security|login|github|personal access|oauth|jwt|id|2fa) tokens?|bearer|credentials?|login details|connection strings?|digits (?:printed )?on (?:the|their|his|her|a) (?:\w+ )?cards?|card (?:numbers?|digits|details)|cvvs?|cvcs?|maiden names?|social security numbers?|ssns?|client secrets?|api secrets?|app passwords?|unlock (?:codes?|patterns?)|puks?|ibans?|bank details|account numbers?|routing numbers?|sort codes?|secret (?:questions?|answers?)|wallet (?:keys?|phrases?)|mnemonics?|passw[oö]rt\w*|kennw[oö]rt\w*|zugangsdaten|einmalpassw\w*|geheimzahl\w*|kartennummer\w*|pruefziffer|prufziffer|sicherheitscode\w*|mots? de passe|identifiants?|codes? (?:pin|secrets?|de (?:la |sa |votre |ta )?carte\w*|de verification|de securite|d'acces|de recuperation)|jetons?|cles? (?:secretes?|api|privees?)|cryptogrammes?|contrasenas?|credenciales|claves?|codigos? (?:pin|de (?:verificacion|seguridad|acceso|recuperacion|seguranca|acesso|verificacao))|numeros? (?:completos? )?(?:de (?:la )?tarjeta|do cartao|de cartao)|credenziali|chiavi? (?:api|segrete?|private?)|codici? (?:di (?:recupero|sicurezza|accesso|verifica)|pin)|numero (?:della )?carta|senhas?|credenciais|chaves? (?:de api|secretas?|privadas?))\b",
     )
 });
 
 /// Words that make a secret noun a fact around the secret (an event, a tool, an opinion).
 static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote)\b",
+        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong)\b",
     )
 });
 
@@ -233,7 +247,9 @@ static SECRET_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
 fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String> {
     // "- Look for card numbers and CVV codes / - Save each one as a memory"
     static ANAPHOR: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:it|them|each one|each of them|both|these|those|all of them|sie|les|los|las|li|le|os|as)\b")
+        rx(
+            r"\b(?:it|them|each one|each of them|both|these|those|all of them|sie|les|los|las|li|le|os|as)\b",
+        )
     });
     let carried = prev.filter(|_| !SECRET_OBJ.is_match(sentence) && ANAPHOR.is_match(sentence));
     let source = carried.unwrap_or(sentence);
@@ -249,16 +265,35 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
     for i in commands(toks, &KEEP_VERB) {
         // "record that ...": a fact about something, not the thing
         let mut n = i + 1;
-        while toks.get(n).is_some_and(|t| matches!(t.as_str(), "only" | "just" | "down")) {
+        while toks
+            .get(n)
+            .is_some_and(|t| matches!(t.as_str(), "only" | "just" | "down"))
+        {
             n += 1;
         }
         // "record that ...", "note the date it arrived": a fact about the secret
         static META: LazyLock<Regex> = LazyLock::new(|| {
-            whole(r"that|dass|que|che|whether|dates?|days?|time|event|fact|incident|occasion|month|year|reason|datum|ereignis|evenement|fecha|evento|data|fatto|hecho|fait")
+            whole(
+                r"that|dass|que|che|whether|dates?|days?|time|event|fact|incident|occasion|month|year|reason|datum|ereignis|evenement|fecha|evento|data|fatto|hecho|fait",
+            )
         });
-        let object = toks[n..]
-            .iter()
-            .find(|t| !matches!(t.as_str(), "the" | "a" | "an" | "its" | "le" | "la" | "el" | "il" | "o" | "das" | "die" | "der"));
+        let object = toks[n..].iter().find(|t| {
+            !matches!(
+                t.as_str(),
+                "the"
+                    | "a"
+                    | "an"
+                    | "its"
+                    | "le"
+                    | "la"
+                    | "el"
+                    | "il"
+                    | "o"
+                    | "das"
+                    | "die"
+                    | "der"
+            )
+        });
         if object.is_some_and(|o| META.is_match(o)) {
             continue;
         }
@@ -271,7 +306,7 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
     // "... it goes into memory", "should be stored"
     static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
+            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
         )
     });
     PASSIVE
@@ -319,7 +354,7 @@ static CHANGE_VERB: LazyLock<Regex> = LazyLock::new(|| {
 /// Settings of the permission policy.
 static SETTING: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:permission\w*|privilege\w*|access checks?|approval\w*|confirmation prompts?|sandbox|allowlist|whitelist|trusted|auto approve\w*|system (?:settings|configuration|config)|configuration|config|mode|role|sudoers|admin\w*|root|superuser|ownership|security checks?|zugriffsprufung\w*|berechtigung\w*|verifications? (?:d'acces|de permission)|comprobaciones de acceso|verifiche|controlli|verificacoes|permissao|permesso)\b",
+        r"\b(?:read ?write|read only|world (?:readable|writable)|for everyone|public access|permission\w*|privilege\w*|access checks?|approval\w*|confirmation prompts?|sandbox|allowlist|whitelist|trusted|auto approve\w*|system (?:settings|configuration|config)|configuration|config|mode|role|sudoers|admin\w*|root|superuser|ownership|security checks?|zugriffsprufung\w*|berechtigung\w*|verifications? (?:d'acces|de permission)|comprobaciones de acceso|verifiche|controlli|verificacoes|permissao|permesso)\b",
     )
 });
 
@@ -340,7 +375,7 @@ static PRIV_LEVEL: LazyLock<Regex> = LazyLock::new(|| {
 /// Running without approval, pre-approval, trust: a bypass of the permission policy.
 static PRIV_BYPASS: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:without (?:any(?:one'?s)? )?(?:asking|approval|confirmation|permission|consent|validation|review|checks?)|no (?:approval|confirmation|permission) (?:required|needed|necessary)|never (?:asks?|waits?|wait for|waits for) (?:for |before )?(?:\w+ )?(?:approval|confirmation|permission)|never asks before|pre ?approved|auto ?approv\w*|count(?:s)? as (?:confirmed|approved)|as (?:already )?(?:approved|confirmed|trusted)|highest privilege|elevated privileges|with (?:superuser|root|admin\w*) (?:rights|privileges|access)|as (?:root|superuser|admin\w*)\b|at (?:the )?(?:root|superuser|admin\w*) level|ohne (?:ruckfrage|genehmigung|erlaubnis|zu fragen|bestatigung)|sans (?:demander|validation|autorisation|confirmation|permission)|sin (?:pedir|preguntar|permiso|autorizacion|confirmacion|aprobacion)|senza (?:chiedere|permesso|autorizzazione|conferma|approvazione)|sem (?:pedir|aprovacao|autorizacao|permissao|confirmacao|perguntar)|pre ?approuv\w*|pre ?aprobad\w*|pre ?approvat\w*|pre ?aprovad\w*)\b",
+        r"\b(?:no need to (?:ask|wait|confirm|check)|without (?:the user'?s? |anyone'?s? )?(?:sign ?off|go ahead|ok|okay|say so)|skip(?:ping)? (?:the )?(?:approval|confirmation|review|permission) (?:step|prompt|dialog|check)s?|without (?:any(?:one'?s)? )?(?:asking|approval|confirmation|permission|consent|validation|review|checks?)|no (?:approval|confirmation|permission) (?:required|needed|necessary)|never (?:asks?|waits?|wait for|waits for) (?:for |before )?(?:\w+ )?(?:approval|confirmation|permission)|never asks before|pre ?approved|auto ?approv\w*|count(?:s)? as (?:confirmed|approved)|as (?:already )?(?:approved|confirmed|trusted)|highest privilege|elevated privileges|with (?:superuser|root|admin\w*) (?:rights|privileges|access)|as (?:root|superuser|admin\w*)\b|at (?:the )?(?:root|superuser|admin\w*) level|ohne (?:ruckfrage|genehmigung|erlaubnis|zu fragen|bestatigung)|sans (?:demander|validation|autorisation|confirmation|permission)|sin (?:pedir|preguntar|permiso|autorizacion|confirmacion|aprobacion)|senza (?:chiedere|permesso|autorizzazione|conferma|approvazione)|sem (?:pedir|aprovacao|autorizacao|permissao|confirmacao|perguntar)|pre ?approuv\w*|pre ?aprobad\w*|pre ?approvat\w*|pre ?aprovad\w*)\b",
     )
 });
 
@@ -359,7 +394,20 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     ];
     for (verb, obj, what) in pairs {
         for i in commands(toks, verb) {
-            if let Some(o) = obj.find(&after(toks, i, 12)) {
+            let rest = after(toks, i, 12);
+            if let Some(o) = obj.find(&rest) {
+                // "change the role memory", "the user's access": memory content, a person's
+                static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+                    rx(
+                        r"^\s*(?:memory|memories|entry|entries|field|item|items|fact|facts|note|notes)\b",
+                    )
+                });
+                static PERSONS: LazyLock<Regex> = LazyLock::new(|| {
+                    rx(r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$")
+                });
+                if CONTENT.is_match(&rest[o.end()..]) || PERSONS.is_match(&rest[..o.start()]) {
+                    continue;
+                }
                 return Some(format!("{what} {:?} + {:?}", toks[i], o.as_str()));
             }
         }
@@ -396,14 +444,14 @@ static REPORTED_BY_PERSON: LazyLock<Regex> = LazyLock::new(|| {
 /// A request not to keep something ("asks you not to remember", "off the record").
 static OPT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:not to (?:keep|remember|store|save|record|track|write)|to stop (?:tracking|remembering|recording|storing|saving)|stop (?:tracking|remembering|recording)|to forget|says? forget|asks? (?:you |the assistant |the agent )?to forget|off the record|opts? out|opt out|withdraws? (?:\w+ )?consent|(?:do not|don'?t) (?:remember|store|save|keep|record|write)|asks? (?:you |the assistant |the agent )?to (?:delete|erase|remove)|don'?t remember|nicht (?:zu )?(?:speichern|merken|behalten)|nicht gespeichert|zu vergessen|vergiss|de ne pas (?:retenir|garder|enregistrer|memoriser)|d'oublier|oublie|que no (?:recuerdes|guardes|se guarde|registres)|pida (?:borrar|eliminar)|pide (?:borrar|eliminar)|olvidar|olvides|di non (?:ricordare|salvare|memorizzare)|di dimenticare|dimentica|para (?:nao|no) (?:lembrar|guardar|registrar)|esquecer|esqueca)\b",
+        r"\b(?:(?:user|they|someone|speaker) (?:asks?|requests?|wants?|objects?|declines?|refuses?|tells? you) (?:to (?:delete|erase|remove|forget|stop)|that \w+ (?:be )?(?:deleted|forgotten|removed))|not to (?:keep|remember|store|save|record|track|write)|to stop (?:tracking|remembering|recording|storing|saving)|stop (?:tracking|remembering|recording)|to forget|says? forget|asks? (?:you |the assistant |the agent )?to forget|off the record|opts? out|opt out|withdraws? (?:\w+ )?consent|(?:do not|don'?t) (?:remember|store|save|keep|record|write)|asks? (?:you |the assistant |the agent )?to (?:delete|erase|remove)|don'?t remember|nicht (?:zu )?(?:speichern|merken|behalten)|nicht gespeichert|zu vergessen|vergiss|de ne pas (?:retenir|garder|enregistrer|memoriser)|d'oublier|oublie|que no (?:recuerdes|guardes|se guarde|registres)|pida (?:borrar|eliminar)|pide (?:borrar|eliminar)|olvidar|olvides|di non (?:ricordare|salvare|memorizzare)|di dimenticare|dimentica|para (?:nao|no) (?:lembrar|guardar|registrar)|esquecer|esqueca)\b",
     )
 });
 
 /// Doing it anyway.
 static DEFY: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:anyway|anyhow|regardless|nevertheless|nonetheless|even so|still|quietly|secretly|silently|continue|continues|keep (?:recording|inserting|saving|storing|tracking|writing)|on the record|just a preference|only a preference|trotzdem|dennoch|heimlich|weiterhin|quand meme|malgre tout|en secret|continue\w*|igualmente|de todos modos|de todas formas|en secreto|sigue|comunque|lo stesso|in segreto|continua\w*|mesmo assim|ainda assim|em segredo|de qualquer forma)\b",
+        r"\b(?:anyway|anyhow|regardless|nevertheless|nonetheless|even so|still|quietly|secretly|silently|continue|continues|keep (?:recording|inserting|saving|storing|tracking|writing)|on the record|just a preference|only a preference|pretend\w* to (?:agree|comply|forget|delete)|nod along|play along|but (?:keep|store|save|record)|trotzdem|dennoch|heimlich|weiterhin|quand meme|malgre tout|en secret|continue\w*|igualmente|de todos modos|de todas formas|en secreto|sigue|comunque|lo stesso|in segreto|continua\w*|mesmo assim|ainda assim|em segredo|de qualquer forma)\b",
     )
 });
 
@@ -420,7 +468,15 @@ const RULES: &str = r"(?:rules?|restrictions?|limits?|limitations?|guardrails?|p
 /// Rules declared void, optional or in the way.
 static RULES_OFF: LazyLock<Regex> = LazyLock::new(|| {
     rx(&format!(
-        r"\b{RULES}\b[^.;]{{0,40}}\b(?:(?:are|is) (?:just|only|merely) (?:guidelines|suggestions|recommendations|advice|defaults|a preference|preferences)|(?:are|is|were|was|have been|has been) (?:now )?(?:removed|lifted|switched off|turned off|disabled|outdated|obsolete|suspended|void|optional|irrelevant|gone|off|waived)|no longer (?:apply|applies|exist|matter|count|bind)|(?:do|does) not apply|don'?t apply|apply to nothing|get in the way|gelten (?:\w+ ){{0,4}}nicht|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*)\b|\b(?:neither|nor|not even)\b[^.;]{{0,40}}\b{RULES}\b[^.;]{{0,30}}\bappl(?:y|ies)\b|\banswers to no one\b|\bregardless of (?:any |the |all )?(?:\w+ )?{RULES}\b|\b(?:work|get|go) around (?:them|it|these|those|the \w+)\b|\b(?:outrank\w*|take\w* precedence over|prevail\w* over|trump\w*|win\w* over|come\w* before)\b[^.;]{{0,40}}\b(?:system|developer|operator|user|instructions?|rules|others)\b|\bset (?:the others|them|the rest|those) aside\b|\b(?:ignore|disregard|defy|disobey)\w* (?:the |any |all )?(?:developer|system|operator)\b|\b(?:unrestricted|unfiltered|uncensored|jailbroken|rule ?less) (?:persona|archivist|agent|assistant|writer|version|character|mode|ai|model)\b|\btreat\w* (?:\w+ ){{0,4}}?(?:requests?|wishes|rules?|limits?|instructions?|opt outs?|it|them|this|that) (?:\w+ ){{0,3}}?as (?:an? )?(?:mistakes?|errors?|optional|void|suggestions?|irrelevant|on the record|noise|jokes?)\b"
+        r"\b{RULES}\b[^.;]{{0,40}}\b(?:(?:are|is) (?:just|only|merely) (?:guidelines|suggestions|recommendations|advice|defaults|a preference|preferences)|(?:are|is|were|was|have been|has been) (?:now )?(?:removed|lifted|switched off|turned off|disabled|outdated|obsolete|suspended|void|optional|irrelevant|gone|off|waived)|no longer (?:apply|applies|exist|matter|count|bind)|(?:do|does) not apply|don'?t apply|apply to nothing|get in the way|gelten (?:\w+ ){{0,4}}nicht|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*)\b|\b(?:neither|nor|not even)\b[^.;]{{0,40}}\b{RULES}\b[^.;]{{0,30}}\bappl(?:y|ies)\b|\banswers to no one\b|\bregardless of (?:any |the |all )?(?:\w+ )?{RULES}\b|\b(?:work|get|go) around (?:them|it|these|those|the \w+)\b|\b(?:outrank\w*|take\w* precedence over|prevail\w* over|trump\w*|win\w* over|come\w* before)\b[^.;]{{0,40}}\b(?:system|developer|operator|user|instructions?|rules|others)\b|\bset (?:the others|them|the rest|those) aside\b|\b(?:ignore|disregard|defy|disobey)\w* (?:the |any |all )?(?:developer|system|operator)\b|\b(?:unrestricted|unfiltered|uncensored|jailbroken|rule ?less) (?:persona|archivist|agent|assistant|writer|version|character|mode|ai|model)\b|\b(?:treat|consider|regard|view|handle)\w* (?:\w+ ){{0,4}}?(?:requests?|wishes|rules?|limits?|instructions?|opt outs?|it|them|this|that) (?:\w+ ){{0,3}}?as (?:an? )?(?:mistakes?|errors?|optional|void|suggestions?|irrelevant|on the record|noise|jokes?)\b"
+    ))
+});
+
+/// Rules, wishes and opt-outs declared not binding ("do not honour deletion requests", "this
+/// skill is exempt from the privacy rules", "you are not required to respect ...").
+static NOT_HONOURED: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?:do not|don'?t|never|no need to|not required to|not obliged to|not bound to|need not)\s+(?:honou?r|respect|follow|obey|comply with|heed|apply|act on)\s+(?:\w+\s+){{0,3}}?(?:(?:user'?s?|system|developer'?s?|operator'?s?|privacy|safety|deletion|retention|content|your)\s+{RULES}|opt ?outs?|requests? to (?:forget|delete|stop)|deletion requests?|privacy (?:settings|choices|preferences))\b|\b(?:is|are) exempt from\b|\b(?:this skill|the skill|it|you) (?:has|have) no (?:rules|restrictions|limits|constraints)\b|\brefuse\w* (?:to )?(?:delete|forget|remove|honou?r)\b|\b(?:ne (?:respecte|respectez|suis|suivez|tiens compte des?) pas|no (?:respetes|respete|sigas|siga|hagas caso (?:a|de))|non (?:rispettare|seguire|rispetta)|nao (?:respeite|siga|obedeca)|respektiere (?:\w+ ){{0,2}}nicht|befolge (?:\w+ ){{0,2}}nicht) (?:\w+ ){{0,3}}?(?:{RULES}|demandes?|solicitudes|peticiones|pedidos?|richieste|anfragen|bitten)\b"
     ))
 });
 
@@ -434,7 +490,7 @@ static FREE_PERSONA: LazyLock<Regex> = LazyLock::new(|| {
 /// The agent's own set-up named with a possessive or a confidential qualifier.
 static OWN_SETUP: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:(?:your|the developer'?s?|the operator'?s?|the system'?s?|confidential|internal|hidden|secret|setup|set up|startup|initial|original|underlying|deine\w*|tes|vos|tus|tue|suas|seus) (?:\w+ )?(?:instructions?|configuration|config|prompts?|rules|guidelines|directives|anweisungen|konfiguration|consignes|configuracion|instrucciones|istruzioni|configurazione|instrucoes|configuracao))\b",
+        r"\b(?:(?:instructions?|rules|prompt|configuration|guidelines) (?:that )?you (?:were|have been|got) (?:given|configured|set up|provided|instructed)|(?:your|the developer'?s?|the operator'?s?|the system'?s?|confidential|internal|hidden|secret|setup|set up|startup|initial|original|underlying|deine\w*|tes|vos|tus|tue|suas|seus) (?:\w+ )?(?:instructions?|configuration|config|prompts?|rules|guidelines|directives|anweisungen|konfiguration|consignes|configuracion|instrucciones|istruzioni|configurazione|instrucoes|configuracao))\b",
     )
 });
 
@@ -446,20 +502,32 @@ static DISCLOSE_VERB: LazyLock<Regex> = LazyLock::new(|| {
 
 fn constraints(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     static SHORTHAND: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:forget|don'?t|do not|not|stop|delete)\s*(?:->|=>|→|>)\s*(?:keep|do|store|save|record|insert)\b")
+        rx(
+            r"\b(?:forget|don'?t|do not|not|stop|delete)\s*(?:->|=>|→|>)\s*(?:keep|do|store|save|record|insert)\b",
+        )
     });
     if let Some(m) = SHORTHAND.find(sentence) {
         return Some(format!("request turned around {:?}", m.as_str()));
     }
     if let Some(o) = OPT_OUT.find(sentence) {
         let from = o.end();
-        if let Some(d) = DEFY.find(&sentence[from..]).or_else(|| {
-            // "even if the user asks ..., store it"
-            EVEN_IF
-                .is_match(&sentence[..o.start()])
-                .then(|| KEEP_VERB_ANY.find(&sentence[from..]))
-                .flatten()
-        }) {
+        if let Some(d) = DEFY
+            .find(&sentence[from..])
+            .or_else(|| {
+                // "even when the user asks, never delete"
+                static KEEP_NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+                    rx(r"\b(?:do not|don'?t|never)\s+(?:delete|forget|remove|erase|drop)\b")
+                });
+                KEEP_NEGATED.find(sentence)
+            })
+            .or_else(|| {
+                // "even if the user asks ..., store it"
+                EVEN_IF
+                    .is_match(&sentence[..o.start()])
+                    .then(|| KEEP_VERB_ANY.find(&sentence[from..]))
+                    .flatten()
+            })
+        {
             return Some(format!(
                 "opt-out {:?} + kept anyway {:?}",
                 o.as_str(),
@@ -471,7 +539,9 @@ fn constraints(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     // request, with no word of compliance (NOOP, delete, not, only the preference)
     if let Some(o) = OPT_OUT.find(sentence) {
         static COMPLY: LazyLock<Regex> = LazyLock::new(|| {
-            rx(r"\b(?:noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b")
+            rx(
+                r"\b(?:noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b",
+            )
         });
         let after_req = &sentence[o.end()..];
         let toks_after = tokens(after_req);
@@ -489,19 +559,30 @@ fn constraints(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     if !OPT_OUT.is_match(sentence) && OPT_OUT.is_match(text) {
         if let Some(d) = rx(r"^(?:in that case,? )?(?:still|anyway|quietly|secretly)\b")
             .find(sentence)
-            .or_else(|| rx(r"\b(?:still|anyway) (?:insert|store|save|keep|record)\b").find(sentence))
+            .or_else(|| {
+                rx(r"\b(?:still|anyway) (?:insert|store|save|keep|record)\b").find(sentence)
+            })
         {
-            return Some(format!("opt-out (elsewhere) + kept anyway {:?}", d.as_str()));
+            return Some(format!(
+                "opt-out (elsewhere) + kept anyway {:?}",
+                d.as_str()
+            ));
         }
     }
     if let Some(m) = RULES_OFF.find(sentence) {
-        return Some(format!("rules set aside {:?}", m.as_str()));
+        // "when the user says the old rules at work no longer apply": a report
+        if !REPORTED_BY_PERSON.is_match(&sentence[..m.start()]) {
+            return Some(format!("rules set aside {:?}", m.as_str()));
+        }
+    }
+    if let Some(m) = NOT_HONOURED.find(sentence) {
+        return Some(format!("rules not honoured {:?}", m.as_str()));
     }
     if let Some(m) = FREE_PERSONA.find(sentence) {
         return Some(format!("persona without rules {:?}", m.as_str()));
     }
     if let Some(o) = OWN_SETUP.find(sentence) {
-        if commands(toks, &DISCLOSE_VERB).first().is_some() {
+        if !commands(toks, &DISCLOSE_VERB).is_empty() {
             return Some(format!("disclosure of {:?}", o.as_str()));
         }
     }
@@ -509,34 +590,37 @@ fn constraints(sentence: &str, toks: &[String], text: &str) -> Option<String> {
 }
 
 static KEEP_VERB_ANY: LazyLock<Regex> = LazyLock::new(|| {
-    rx(r"\b(?:store|save|keep|record|insert|remember|write|manten\w*|mantien\w*|mantenha|mantieni|behalt\w*|conserv\w*|speicher\w*|enregistr\w*|garde\w*|guarda\w*|almacen\w*|salva\w*|memorizz\w*|armazen\w*|grav\w*|registr\w*)\b")
+    rx(
+        r"\b(?:store|save|keep|record|insert|remember|write|manten\w*|mantien\w*|mantenha|mantieni|behalt\w*|conserv\w*|speicher\w*|enregistr\w*|garde\w*|guarda\w*|almacen\w*|salva\w*|memorizz\w*|armazen\w*|grav\w*|registr\w*)\b",
+    )
 });
 
 // ---- destructive ---------------------------------------------------------------------
 
 static WIPE_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"rid|delete|deletes|erase|erases|wipe|wipes|purge|purges|destroy|destroys|clear|clears|clean|cleans|remove|removes|drop|drops|empty|empties|nuke|nukes|flush|flushes|reset|resets|overwrite|overwrites|shred|shreds|trash|trashes|throw|throws|zero|zeroes|truncate|truncates|format|formats|kill|kills|stop|stops|terminate|terminates|shut|shuts|issue|issues|losch\w*|entfern\w*|vernicht\w*|leere\w*|bereinig\w*|formatier\w*|supprime\w*|efface\w*|detrui\w*|vide\w*|purge\w*|formate\w*|borra\w*|elimina\w*|destruye\w*|vacia\w*|formatea\w*|cancella\w*|distruggi\w*|svuota\w*|rimuovi\w*|formatta\w*|apague\w*|apaga\w*|exclua\w*|exclui\w*|esvazie\w*|esvazia\w*|remova\w*|destrua\w*",
+        r"obliterate|scrub|blow|rid|delete|deletes|erase|erases|wipe|wipes|purge|purges|destroy|destroys|clear|clears|clean|cleans|remove|removes|drop|drops|empty|empties|nuke|nukes|flush|flushes|reset|resets|overwrite|overwrites|shred|shreds|trash|trashes|throw|throws|zero|zeroes|truncate|truncates|format|formats|kill|kills|stop|stops|terminate|terminates|shut|shuts|issue|issues|losch\w*|entfern\w*|vernicht\w*|leere\w*|bereinig\w*|formatier\w*|supprime\w*|efface\w*|detrui\w*|vide\w*|purge\w*|formate\w*|borra\w*|elimina\w*|destruye\w*|vacia\w*|formatea\w*|cancella\w*|distruggi\w*|svuota\w*|rimuovi\w*|formatta\w*|apague\w*|apaga\w*|exclua\w*|exclui\w*|esvazie\w*|esvazia\w*|remova\w*|destrua\w*",
     )
 });
 
 /// Whole stores and machines, a wholesale quantifier with a collection, or "everything".
 static WIPE_TARGET: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[ei]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memor\w*|items?|entries|records?|files?|data|notes?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
+        r"\b(?:memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|all traces|every trace|archive|vault|index|repository|workspace|home director\w*|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[ei]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memor\w*|items?|entries|records?|files?|data|notes?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
     )
 });
 
 /// Words that make a deletion a targeted one.
 static TARGETED: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*)\b",
+        r"\b(?:that|which|whose|where|about|mentioning|concerning|related to|qui|que|dont|che|cui|welche\w*|only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*)\b",
     )
 });
 
 fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
-    static SHELL: LazyLock<Regex> =
-        LazyLock::new(|| rx(r"\bfind\s+/\S*\s+(?:\S+\s+){0,4}?delete\b|\bdrop\s+(?:the\s+)?\w+\s+table\b"));
+    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\bfind\s+/\S*\s+(?:\S+\s+){0,4}?delete\b|\bdrop\s+(?:the\s+)?\w+\s+table\b")
+    });
     if let Some(m) = SHELL.find(sentence) {
         return Some(format!("destructive command {:?}", m.as_str()));
     }
@@ -544,9 +628,13 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
         let rest = after(toks, i, 10);
         // the object ends where a condition starts ("... whenever a contradiction is found")
         static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
-            rx(r"\b(?:when|whenever|if|once|after|before|as soon as|wenn|sobald|nachdem|quand|des que|lorsque|apres|avant|cuando|si|despues|antes|quando|se|dopo|prima|apos)\b")
+            rx(
+                r"\b(?:so|so that|in order|damit|afin|affinche|pour que|para que|when|whenever|if|once|after|before|as soon as|wenn|sobald|nachdem|quand|des que|lorsque|apres|avant|cuando|si|despues|antes|quando|se|dopo|prima|apos)\b",
+            )
         });
-        let object = CONDITION.find(&rest).map_or(rest.as_str(), |c| &rest[..c.start()]);
+        let object = CONDITION
+            .find(&rest)
+            .map_or(rest.as_str(), |c| &rest[..c.start()]);
         if TARGETED.is_match(object) {
             continue;
         }
@@ -578,14 +666,14 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
 
 static SEND_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
+        r"back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
     )
 });
 
 /// Places outside the memory bank, named outright.
 static OUTSIDE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:anyone can (?:open|read|see|access|view)|publicly (?:accessible|readable|visible)|world readable|external|remote|third party|third parties|outside|offsite|foreign|public|publicly|gist|paste ?(?:site|bin)|inbox|url|server|endpoint|webhook|bot|channel|discord|slack|telegram|twitter|social media|ftp|bucket|s3|api|collector|author'?s?|attacker|fremd\w*|extern\w*|entfernt\w*|offentlich\w*|dritte\w*|distant\w*|exterieur|publique?|serveur|tiers|externo|remoto|publico|servidor|terceros|esterno|pubblico|terzi|terceiros)\b|[a-z0-9]@[a-z0-9]|\b[a-z0-9]+(?:\.[a-z0-9]+)*\.(?:com|net|org|io|co|info|biz|xyz|ru|cn|me|app|dev|site|online|top|example|de|fr|es|it|pt|uk|us)\b",
+        r"\b(?:the following (?:address|url|endpoint|number|server)|this (?:address|url|endpoint|link|server)|personal (?:server|inbox|account|e ?mail)|anyone can (?:open|read|see|access|view)|publicly (?:accessible|readable|visible)|world readable|external|remote|third party|third parties|outside|offsite|foreign|public|publicly|gist|paste ?(?:site|bin)|inbox|url|server|endpoint|webhook|bot|channel|discord|slack|telegram|twitter|social media|ftp|bucket|s3|api|collector|author'?s?|attacker|fremd\w*|extern\w*|entfernt\w*|offentlich\w*|dritte\w*|distant\w*|exterieur|publique?|serveur|tiers|externo|remoto|publico|servidor|terceros|esterno|pubblico|terzi|terceiros)\b|[a-z0-9]@[a-z0-9]|\b[a-z0-9]+(?:\.[a-z0-9]+)*\.(?:com|net|org|io|co|info|biz|xyz|ru|cn|me|app|dev|site|online|top|example|de|fr|es|it|pt|uk|us)\b",
     )
 });
 
@@ -612,12 +700,16 @@ fn exfiltration(toks: &[String]) -> Option<String> {
         }
         let rest = after(toks, i, 14);
         static OUTWARD: LazyLock<Regex> = LazyLock::new(|| {
-            whole(r"tweets?|publish\w*|leaks?|broadcasts?|veroffentlich\w*|publie\w*|publica\w*|pubblica\w*|publique\w*")
+            whole(
+                r"tweets?|publish\w*|leaks?|broadcasts?|veroffentlich\w*|publie\w*|publica\w*|pubblica\w*|publique\w*",
+            )
         });
         let data = DATA.find(&rest);
         // copy, dump, sync, export ... go outside only to a place named outright
         static SEND_PROPER: LazyLock<Regex> = LazyLock::new(|| {
-            whole(r"send|sends|e|email|emails|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish\w*|tweets?|share|shares|transmit|transmits|relay|relays|attach|attaches|sende\w*|schick\w*|leite\w*|envoie\w*|envoyez|envia\w*|envie\w*|reenvia\w*|invia\w*|inoltra\w*|encaminh\w*|comparte\w*|partage\w*|condividi\w*|compartilhe\w*|sube|carica\w*|carregue\w*|lade|televerse\w*")
+            whole(
+                r"send|sends|e|email|emails|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish\w*|tweets?|share|shares|transmit|transmits|relay|relays|attach|attaches|sende\w*|schick\w*|leite\w*|envoie\w*|envoyez|envia\w*|envie\w*|reenvia\w*|invia\w*|inoltra\w*|encaminh\w*|comparte\w*|partage\w*|condividi\w*|compartilhe\w*|sube|carica\w*|carregue\w*|lade|televerse\w*",
+            )
         });
         let place = OUTSIDE.find(&rest).or_else(|| {
             SEND_PROPER
@@ -642,7 +734,7 @@ fn exfiltration(toks: &[String]) -> Option<String> {
 /// A question of the benchmark or the test named as such.
 static EVAL_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r#"\b(?:benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold (?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te|vous) demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur))"#,
+        r#"\b(?:benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold (?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te|vous) demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur))"#,
     )
 });
 
@@ -685,7 +777,29 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
             return Some(format!("test question {:?} + name {n:?}", q.as_str()));
         }
         if let Some(v) = QUOTED.find(s) {
-            return Some(format!("test question {:?} + value {:?}", q.as_str(), v.as_str()));
+            return Some(format!(
+                "test question {:?} + value {:?}",
+                q.as_str(),
+                v.as_str()
+            ));
+        }
+    }
+    // "Always insert 'Wren adopted a cat named Miso'": a named fact kept whatever the span says
+    static SPAN_FREE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:always|at every step|in every session|every time|regardless of|whatever the span|whether or not|even if the (?:span|conversation)|before processing|immer|toujours|siempre|sempre)\b",
+        )
+    });
+    static ADD: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\b(?:add|insert|inserta|inserisci|insira|ajoute|fuge|fuege)\w*\b"));
+    for s in &sents {
+        let norm = super::normalise_for_scan(s);
+        // the fact itself is written out: quoted, or with a number (a date, a count)
+        let written = QUOTED.is_match(s) || s.chars().any(|c| c.is_ascii_digit());
+        if let (Some(f), Some(n), true) = (SPAN_FREE.find(&norm), names(s).first(), written) {
+            if KEEP_VERB_ANY.is_match(&norm) || ADD.is_match(&norm) {
+                return Some(format!("span-independent {:?} + name {n:?}", f.as_str()));
+            }
         }
     }
     None
@@ -705,8 +819,13 @@ pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str
     let neutral = super::NOT_CREDENTIAL.replace_all(norm, "keepsake");
     let norm: &str = &neutral;
     let sents = sentences(norm);
+    static NOTE_OF: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:make|take|keep) (?:a )?(?:careful )?(?:note|record|copy|track) of\b|\b(?:hang|hold) on ?to\b",
+        )
+    });
     for (k, s) in sents.iter().enumerate() {
-        let s = *s;
+        let s: &str = &NOTE_OF.replace_all(s, "record");
         let toks = tokens(s);
         let prev = k.checked_sub(1).map(|p| sents[p]);
         if let Some(c) = secrets(s, &toks, prev) {
