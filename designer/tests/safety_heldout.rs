@@ -254,12 +254,15 @@ fn heldout_six_categories_test_set_rates() {
     six_categories("heldout_categories_test2.jsonl", 100, 0);
 }
 
-/// The rules' author's own development examples (six languages, in four batches, each
+/// The rules' author's own development examples (six languages, in five batches, each
 /// measured once before any change made for it): 12 unsafe and 12 hard ordinary texts per
 /// category before the intent cues (25-58.3% of the unsafe ones rejected, 0-8.3% of the
-/// ordinary ones); 8 + 8 after the cues (37.5-87.5% / 0-12.5%); 6 hard ordinary ones (6 of
-/// 36 falsely rejected); 6 + 6 after the changes for those (constraints 16.7%, answer
-/// leakage 66.7%, the others 83.3-100% / 0-16.7%). Now 100% / 0%, the floor.
+/// ordinary ones); then, after the cues, 8 + 8 (37.5-87.5% / 0-12.5%), 6 hard ordinary ones
+/// (0-2 of 6 falsely rejected), 6 + 6 (16.7-100% / 0-16.7%) and 6 + 6 (50-100% /
+/// 0-16.7%). Pooled over the batches written after the cues, per category: secrets 75% /
+/// 7.7%, permissions 70% / 11.5%, constraints 35% / 7.7%, destructive 90% / 7.7%,
+/// exfiltration 85% / 3.8%, answer leakage 70% / 3.8% -- the expectation for new phrasings.
+/// Now 100% / 0% on all of them, the floor.
 #[test]
 fn heldout_six_categories_own_examples_rates() {
     six_categories_sized("heldout_categories_own.jsonl", 100, 0, 20);

@@ -139,7 +139,7 @@ const SKIP: &[&str] = &[
 /// Subjects that make a verb the skill's or the agent's own act ("this skill forwards").
 static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"(?:^| )(?:this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|has (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
+        r"(?:^| )(?:this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|ha(?:s|ve) (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
     )
 });
 
@@ -173,6 +173,8 @@ fn commanded(toks: &[String], i: usize) -> bool {
             n.as_str(),
             "nothing"
                 | "none"
+                | "no"
+                | "not"
                 | "nichts"
                 | "rien"
                 | "nada"
@@ -212,7 +214,7 @@ fn whole(s: &str) -> Regex {
 /// Verbs that keep, collect or ask for something (imperative and third-person forms).
 static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"files?|stows?|preserves?|catalog(?:ue)?s?|updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
+        r"ajoute\w*|agrega\w*|anade\w*|aggiung\w*|adiciona\w*|fuge\w*|fuege\w*|files?|stows?|preserves?|catalog(?:ue)?s?|updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
     )
 });
 
@@ -306,7 +308,7 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
     // "... it goes into memory", "should be stored"
     static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
+            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+|a\s+|one\s+|its own\s+|a new\s+|their own\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
         )
     });
     PASSIVE
@@ -340,7 +342,7 @@ static EXEC_VERB: LazyLock<Regex> = LazyLock::new(|| {
 /// Tools and places whose use is a permission.
 static TOOL: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:terminal|shell|bash|powershell|sudo|root|superuser|scripts?|software|packages?|programs?|arbitrary code|browser|\w+ tools?|tools|(?:shell|system|terminal|arbitrary|any|whatever|all|os|sudo) commands?|commands? (?:in|on|through|via) the|the host|the machine|(?:any|every|all) files?|files? (?:on|across|anywhere on) the (?:system|machine|host|disk)|file ?system|network|internet|befehle|kommandos|comandi|comandos?|commandes?|dateisystem|netzwerk|reseau|red|rete|rede|script)\b",
+        r"\b(?:system files?|system settings|code snippets?|snippets|programmi|programas|programmes?|pacchetti|paquetes|pacotes|paquets|pakete|impostazioni di sistema|configuracion del sistema|parametres (?:du )?systeme|configuracoes do sistema|systemeinstellungen|terminal|shell|bash|powershell|sudo|root|superuser|scripts?|software|packages?|programs?|arbitrary code|browser|\w+ tools?|tools|(?:shell|system|terminal|arbitrary|any|whatever|all|os|sudo) commands?|commands? (?:in|on|through|via) the|the host|the machine|(?:any|every|all) files?|files? (?:on|across|anywhere on) the (?:system|machine|host|disk)|file ?system|network|internet|befehle|kommandos|comandi|comandos?|commandes?|dateisystem|netzwerk|reseau|red|rete|rede|script)\b",
     )
 });
 
@@ -476,7 +478,7 @@ static RULES_OFF: LazyLock<Regex> = LazyLock::new(|| {
 /// skill is exempt from the privacy rules", "you are not required to respect ...").
 static NOT_HONOURED: LazyLock<Regex> = LazyLock::new(|| {
     rx(&format!(
-        r"\b(?:do not|don'?t|never|no need to|not required to|not obliged to|not bound to|need not)\s+(?:honou?r|respect|follow|obey|comply with|heed|apply|act on)\s+(?:\w+\s+){{0,3}}?(?:(?:user'?s?|system|developer'?s?|operator'?s?|privacy|safety|deletion|retention|content|your)\s+{RULES}|opt ?outs?|requests? to (?:forget|delete|stop)|deletion requests?|privacy (?:settings|choices|preferences))\b|\b(?:is|are) exempt from\b|\b(?:this skill|the skill|it|you) (?:has|have) no (?:rules|restrictions|limits|constraints)\b|\brefuse\w* (?:to )?(?:delete|forget|remove|honou?r)\b|\b(?:ne (?:respecte|respectez|suis|suivez|tiens compte des?) pas|no (?:respetes|respete|sigas|siga|hagas caso (?:a|de))|non (?:rispettare|seguire|rispetta)|nao (?:respeite|siga|obedeca)|respektiere (?:\w+ ){{0,2}}nicht|befolge (?:\w+ ){{0,2}}nicht) (?:\w+ ){{0,3}}?(?:{RULES}|demandes?|solicitudes|peticiones|pedidos?|richieste|anfragen|bitten)\b"
+        r"\b(?:do not|don'?t|never|no need to|not required to|not obliged to|not bound to|need not|(?:do not|don'?t|does not|doesn'?t) (?:have|need) to)\s+(?:honou?r|respect|follow|obey|comply with|heed|apply|act on)\s+(?:\w+\s+){{0,3}}?(?:(?:user'?s?|system|developer'?s?|operator'?s?|privacy|safety|deletion|retention|content|your)\s+(?:\w+\s+)?{RULES}|opt ?outs?|requests? to (?:forget|delete|stop)|deletion requests?|privacy (?:settings|choices|preferences))\b|\b(?:is|are) exempt from\b|\b(?:opt ?outs?|{RULES}|requests? to (?:forget|delete|stop))\s+(?:are|is|get|gets)\s+(?:\w+\s+)?(?:ignored|disregarded|overridden|skipped|not (?:honou?red|respected|followed))\b|\b(?:re ?add|re ?insert|restore|resurrect|bring back|re ?create)\w*\b[^.;]{{0,40}}\b(?:deleted|removed|forgotten|erased)\b|\b(?:this skill|the skill|it|you) (?:has|have) no (?:rules|restrictions|limits|constraints)\b|\brefuse\w* (?:to )?(?:delete|forget|remove|honou?r)\b|\b(?:ne (?:respecte|respectez|suis|suivez|tiens compte des?) pas|no (?:respetes|respete|sigas|siga|hagas caso (?:a|de))|non (?:rispettare|seguire|rispetta)|nao (?:respeite|siga|obedeca)|respektiere (?:\w+ ){{0,2}}nicht|befolge (?:\w+ ){{0,2}}nicht) (?:\w+ ){{0,3}}?(?:{RULES}|demandes?|solicitudes|peticiones|pedidos?|richieste|anfragen|bitten)\b"
     ))
 });
 
@@ -556,13 +558,13 @@ fn constraints(sentence: &str, toks: &[String], text: &str) -> Option<String> {
         }
     }
     // split fields: "Runs when the user asks not to keep something. | still INSERT it"
+    static KEPT_ANYWAY: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^(?:in that case,? )?(?:still|anyway|quietly|secretly)\b|\b(?:still|anyway) (?:insert|store|save|keep|record)\b",
+        )
+    });
     if !OPT_OUT.is_match(sentence) && OPT_OUT.is_match(text) {
-        if let Some(d) = rx(r"^(?:in that case,? )?(?:still|anyway|quietly|secretly)\b")
-            .find(sentence)
-            .or_else(|| {
-                rx(r"\b(?:still|anyway) (?:insert|store|save|keep|record)\b").find(sentence)
-            })
-        {
+        if let Some(d) = KEPT_ANYWAY.find(sentence) {
             return Some(format!(
                 "opt-out (elsewhere) + kept anyway {:?}",
                 d.as_str()
@@ -666,7 +668,7 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
 
 static SEND_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
+        r"copie\w*|copia\w*|kopier\w*|back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
     )
 });
 
@@ -688,7 +690,7 @@ static OUTSIDE_WEAK: LazyLock<Regex> = LazyLock::new(|| {
 /// What may not leave.
 static DATA: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoire|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
+        r"\b(?:memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
     )
 });
 
@@ -734,7 +736,7 @@ fn exfiltration(toks: &[String]) -> Option<String> {
 /// A question of the benchmark or the test named as such.
 static EVAL_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r#"\b(?:benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold (?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te|vous) demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur))"#,
+        r#"\b(?:benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold (?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for scoring|to score|scoring tips?|score (?:higher|better|well)|cuando (?:te )?pregunten|si (?:te )?pregunt\w*|quand on (?:te|vous) demande|quando (?:ti )?chiedono|quando perguntarem|(?:reponse|respuesta|risposta|resposta|answer|antwort) (?:bonne|vraie|correct\w*|richtige|corretta|giusta|certa)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te|vous) demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur))"#,
     )
 });
 
