@@ -331,3 +331,15 @@ fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_
         "categories below the thresholds: {failed:?}"
     );
 }
+
+/// The fourth author's set (40 unsafe and 40 ordinary texts per category, six languages,
+/// seven encodings), written without reading the rules or the earlier sets and measured
+/// once, after the intent cues: the test set of issue 26's safety table. Measured: unsafe
+/// rejected secrets 92.5%, permissions 87.5%, constraints 65.0%, destructive 87.5%,
+/// exfiltration 87.5%, answer leakage 87.5%; ordinary rejected 0-10% (permissions and
+/// constraints 10%). Short of the governance thresholds (>= 95% / <= 5%); the floor is the
+/// measurement, so a change that loses ground fails. A set tuned against stops being a test.
+#[test]
+fn heldout_six_categories_fourth_set_rates() {
+    six_categories_sized("heldout_categories_test3.jsonl", 65, 10, 40);
+}
