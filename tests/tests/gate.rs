@@ -407,7 +407,12 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         assert_eq!(b.get(USEFUL_SKILL).unwrap().status, SkillStatus::Candidate);
         assert_eq!(
             kinds(&b, USEFUL_SKILL),
-            [ReleaseKind::Added, ReleaseKind::GateFailed]
+            [
+                ReleaseKind::Drafted,
+                ReleaseKind::Validated,
+                ReleaseKind::Added,
+                ReleaseKind::GateFailed
+            ]
         );
         let cand = run.mode("candidate").unwrap();
         let reference = run.mode("without").unwrap();
