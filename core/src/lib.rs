@@ -6,6 +6,7 @@
 //! user-visible files every crate shares, nothing else): no I/O, no async, no LLM, no randomness. Everything here is
 //! serde-serialisable so that checkpoints and exports are plain JSON.
 
+pub mod activation;
 pub mod data;
 pub mod error;
 pub mod fsio;
@@ -16,8 +17,10 @@ pub mod memory;
 pub mod nan_json;
 pub mod paths;
 pub mod prompt;
+pub mod scope;
 pub mod skill;
 
+pub use activation::{activation_stats, ActivationStats, Rate};
 pub use data::{Query, Sample, Session, Span, Turn};
 pub use error::CoreError;
 pub use hash::sha256_hex;
@@ -31,6 +34,7 @@ pub use memory::{
 };
 pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
+pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
     validate_skill_name, ActionKind, EvalMode, EvalRun, ReleaseKind, ReleaseRecord, Skill,
     SkillBank, SkillStatus, UsageStats, Version,

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::CoreError;
+use crate::scope::{Scope, ScopeMatch, Sensitivity};
 
 pub type MemoryId = u64;
 
@@ -65,8 +66,8 @@ pub struct MemoryItem {
     /// answerer or the designer unless allowed. Absent for ordinary memories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<String>,
-    /// What kind of memory this is (`event`, `fact`, `preference`, `relation`, `procedure`),
-    /// when the writer said so; absent = unspecified.
+    /// What kind of memory this is (one of the seven [`MemoryType`]s), when the writer said
+    /// so; absent = unspecified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<MemoryType>,
     /// The writer's confidence in [0, 1], when given; absent = not stated.
@@ -78,32 +79,92 @@ pub struct MemoryItem {
     pub valid_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_to: Option<String>,
+    /// Whose memory this is (user / org / project / agent ids), when the writer said so
+    /// (`executor.scoped_memories`); empty = shared.
+    #[serde(default, skip_serializing_if = "Scope::is_empty")]
+    pub scope: Scope,
+    /// How private the current text is, from the memory filter's scan; public when nothing
+    /// was found or nothing scanned.
+    #[serde(default, skip_serializing_if = "Sensitivity::is_public")]
+    pub sensitivity: Sensitivity,
 }
 
-/// The type of a memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The type of a memory: the governance document's seven. Banks and configs written with
+/// the five earlier names still read: `event` is episodic, `fact` semantic, `relation`
+/// graph, `procedure` procedural.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
-    Event,
-    Fact,
+    /// Something that happened at a time (a visit, a move, a meeting).
+    #[serde(alias = "event")]
+    Episodic,
+    /// A lasting fact about a person or the world.
+    #[serde(alias = "fact")]
+    Semantic,
+    /// A like, dislike or choice.
     Preference,
-    Relation,
-    Procedure,
+    /// How to do something (ALFWorld tips).
+    #[serde(alias = "procedure")]
+    Procedural,
+    /// A lesson, insight or self-assessment drawn from experience.
+    Reflective,
+    /// A relation between people or things (family, friends, ownership).
+    #[serde(alias = "relation")]
+    Graph,
+    /// The state of the agent's surroundings (rooms, objects, tools, settings).
+    Environment,
+}
+
+impl MemoryType {
+    /// Every type, in the order above.
+    pub const ALL: [MemoryType; 7] = [
+        Self::Episodic,
+        Self::Semantic,
+        Self::Preference,
+        Self::Procedural,
+        Self::Reflective,
+        Self::Graph,
+        Self::Environment,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Preference => "preference",
+            Self::Procedural => "procedural",
+            Self::Reflective => "reflective",
+            Self::Graph => "graph",
+            Self::Environment => "environment",
+        }
+    }
+}
+
+impl std::fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl std::str::FromStr for MemoryType {
     type Err = String;
+    /// A type's name, or one of the five earlier names (`event`, `fact`, `relation`,
+    /// `procedure`), any case.
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "event" => Ok(Self::Event),
-            "fact" => Ok(Self::Fact),
-            "preference" => Ok(Self::Preference),
-            "relation" => Ok(Self::Relation),
-            "procedure" => Ok(Self::Procedure),
-            other => Err(format!(
-                "memory type {other:?} is not event | fact | preference | relation | procedure"
-            )),
-        }
+        let t = s.trim().to_ascii_lowercase();
+        let old = match t.as_str() {
+            "event" => Some(Self::Episodic),
+            "fact" => Some(Self::Semantic),
+            "relation" => Some(Self::Graph),
+            "procedure" => Some(Self::Procedural),
+            _ => None,
+        };
+        old.or_else(|| Self::ALL.into_iter().find(|k| k.as_str() == t))
+            .ok_or_else(|| {
+                format!(
+                    "memory type {t:?} is not episodic | semantic | preference | procedural | reflective | graph | environment"
+                )
+            })
     }
 }
 
@@ -280,6 +341,8 @@ impl MemoryBank {
             kind: None,
             confidence: None,
             valid_to: None,
+            scope: Scope::default(),
+            sensitivity: Sensitivity::Public,
         });
         Ok(id)
     }
@@ -362,6 +425,40 @@ impl MemoryBank {
         Ok(())
     }
 
+    /// Set the scope a live memory's writer stated (`None` keeps what is there).
+    pub fn set_scope(&mut self, id: MemoryId, scope: Option<Scope>) -> Result<(), CoreError> {
+        let m = self.live_mut(id)?;
+        if let Some(s) = scope {
+            m.scope = s;
+        }
+        Ok(())
+    }
+
+    /// Set the sensitivity of a live memory's current text (the memory filter's verdict).
+    pub fn set_sensitivity(&mut self, id: MemoryId, level: Sensitivity) -> Result<(), CoreError> {
+        self.live_mut(id)?.sensitivity = level;
+        Ok(())
+    }
+
+    /// A copy in which only memories a retrieval filtered to `scope` sees stay live (ids
+    /// unchanged; the rule of `mode`, see [`ScopeMatch`]).
+    pub fn only_scope(&self, scope: &Scope, mode: ScopeMatch) -> MemoryBank {
+        let mut out = self.clone();
+        for m in out.items.iter_mut().filter(|m| m.deleted.is_none()) {
+            if !scope.sees(&m.scope, mode) {
+                m.deleted = Some(Tombstone {
+                    provenance: Provenance {
+                        span_id: "scope filter".into(),
+                        skills: Vec::new(),
+                        step: m.updated_step,
+                        observed_at: None,
+                    },
+                });
+            }
+        }
+        out
+    }
+
     /// A copy in which only memories of the given types stay live (ids unchanged; a memory
     /// of no stated type is kept only when `keep_untyped`): retrieval filtered by type.
     pub fn only_types(&self, types: &[MemoryType], keep_untyped: bool) -> MemoryBank {
@@ -402,24 +499,53 @@ impl MemoryBank {
         }
     }
 
-    /// What a reader of the bank (the answerer, the designer's cases, tips) may see: the bank
-    /// itself when nothing is flagged; with `show_flagged`, a copy whose flagged memories pass
-    /// through `redact` (a flagged secret is never shown verbatim); otherwise a copy without
-    /// them ([`Self::without_flagged`]).
+    /// What a reader of the bank (the answerer, the designer's cases, tips) may see, the one
+    /// rule for flags and sensitivity:
+    /// - a memory of sensitivity `secret` is never shown;
+    /// - a flagged memory is hidden, or with `show_flagged` shown through `redact`;
+    /// - a `sensitive` memory is shown through `redact`, or with `show_flagged` as it is;
+    /// - anything else (public, personal) is shown as it is.
+    ///
+    /// The bank itself when nothing is hidden or redacted, else a copy (ids unchanged, the
+    /// hidden memories tombstoned).
     pub fn shown(
         &self,
         show_flagged: bool,
         redact: impl Fn(&str) -> String,
     ) -> std::borrow::Cow<'_, MemoryBank> {
-        if self.flagged_count() == 0 {
-            std::borrow::Cow::Borrowed(self)
-        } else if show_flagged {
-            let mut copy = self.clone();
-            copy.redact_flagged(redact);
-            std::borrow::Cow::Owned(copy)
-        } else {
-            std::borrow::Cow::Owned(self.without_flagged())
+        let hidden = |m: &MemoryItem| {
+            m.sensitivity == Sensitivity::Secret || (m.flag.is_some() && !show_flagged)
+        };
+        let redacted = |m: &MemoryItem| {
+            !hidden(m)
+                && (m.flag.is_some() || (m.sensitivity == Sensitivity::Sensitive && !show_flagged))
+        };
+        if !self.live().any(|m| hidden(m) || redacted(m)) {
+            return std::borrow::Cow::Borrowed(self);
         }
+        let mut copy = self.clone();
+        for m in copy.items.iter_mut().filter(|m| m.is_live()) {
+            if hidden(m) {
+                let why = match &m.flag {
+                    Some(f) => format!("memory filter: {f}"),
+                    None => format!("memory filter: {}", m.sensitivity),
+                };
+                m.deleted = Some(Tombstone {
+                    provenance: Provenance {
+                        span_id: why,
+                        skills: Vec::new(),
+                        step: m.updated_step,
+                        observed_at: None,
+                    },
+                });
+            } else if redacted(m) {
+                m.content = redact(&m.content);
+                for h in &mut m.history {
+                    h.content = redact(&h.content);
+                }
+            }
+        }
+        std::borrow::Cow::Owned(copy)
     }
 
     /// A copy in which every flagged memory is tombstoned (ids unchanged): what the answerer
@@ -490,13 +616,34 @@ impl MemoryBank {
 
     /// Cosine top-k over live memories: (id, score), best first; ties broken by lower id.
     pub fn retrieve(&self, query: &[f32], k: usize) -> Vec<(MemoryId, f32)> {
+        self.retrieve_where(query, k, |_| true)
+    }
+
+    /// [`Self::retrieve`] over the memories a retrieval filtered to `scope` sees (the rule
+    /// of `mode`: by default a user's own memories plus the shared ones).
+    pub fn retrieve_scoped(
+        &self,
+        query: &[f32],
+        k: usize,
+        scope: &Scope,
+        mode: ScopeMatch,
+    ) -> Vec<(MemoryId, f32)> {
+        self.retrieve_where(query, k, |m| scope.sees(&m.scope, mode))
+    }
+
+    fn retrieve_where(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: impl Fn(&MemoryItem) -> bool,
+    ) -> Vec<(MemoryId, f32)> {
         if k == 0 {
             return Vec::new();
         }
         let qn = norm(query);
         let mut scored: Vec<(MemoryId, f32)> = self
             .live()
-            .filter(|m| m.embedding.len() == query.len())
+            .filter(|m| m.embedding.len() == query.len() && keep(m))
             .map(|m| {
                 let denom = qn * norm(&m.embedding);
                 let s = if denom > 0.0 {
@@ -728,6 +875,129 @@ mod tests {
             !serde_json::to_string(&one).unwrap().contains("flag"),
             "{json}"
         );
+    }
+
+    #[test]
+    fn seven_types_and_the_five_old_names_read() {
+        for (old, new) in [
+            ("event", MemoryType::Episodic),
+            ("fact", MemoryType::Semantic),
+            ("preference", MemoryType::Preference),
+            ("relation", MemoryType::Graph),
+            ("procedure", MemoryType::Procedural),
+        ] {
+            assert_eq!(old.parse::<MemoryType>(), Ok(new));
+            let j = format!("\"{old}\"");
+            assert_eq!(serde_json::from_str::<MemoryType>(&j).unwrap(), new);
+        }
+        for t in MemoryType::ALL {
+            assert_eq!(t.as_str().parse::<MemoryType>(), Ok(t));
+            let j = serde_json::to_string(&t).unwrap();
+            assert_eq!(j, format!("\"{t}\""));
+            assert_eq!(serde_json::from_str::<MemoryType>(&j).unwrap(), t);
+        }
+        assert!("rumour"
+            .parse::<MemoryType>()
+            .unwrap_err()
+            .contains("episodic"));
+        // a bank written with an old name (an ALFWorld tip: "procedure") still loads
+        let old = r#"{"items":[{"id":0,"content":"Open the fridge first.","embedding":[1.0],"source_spans":["s"],"skills":[],"created_step":0,"updated_step":0,"provenance":{"span_id":"s","skills":[],"step":0},"history":[],"deleted":null,"kind":"procedure"}],"dim":1}"#;
+        let b: MemoryBank = serde_json::from_str(old).unwrap();
+        let m = b.get(0).unwrap();
+        assert_eq!(m.kind, Some(MemoryType::Procedural));
+        assert!(m.scope.is_empty() && m.sensitivity == Sensitivity::Public);
+    }
+
+    #[test]
+    fn retrieval_filters_by_scope() {
+        let mut b = MemoryBank::new();
+        let car = b
+            .insert("Caroline paints.".into(), vec![1.0, 0.0], p("s", 0))
+            .unwrap();
+        let mel = b
+            .insert("Melanie paints.".into(), vec![1.0, 0.1], p("s", 0))
+            .unwrap();
+        let shared = b
+            .insert("Both paint.".into(), vec![1.0, 0.2], p("s", 0))
+            .unwrap();
+        b.set_scope(car, Some(Scope::user("Caroline"))).unwrap();
+        b.set_scope(mel, Some(Scope::user("Melanie"))).unwrap();
+        b.set_scope(shared, None).unwrap();
+        let q = [1.0, 0.0];
+        let ids = |r: Vec<(MemoryId, f32)>| r.into_iter().map(|x| x.0).collect::<Vec<_>>();
+        let c = Scope::user("Caroline");
+        assert_eq!(ids(b.retrieve(&q, 5)), vec![car, mel, shared]);
+        assert_eq!(
+            ids(b.retrieve_scoped(&q, 5, &c, ScopeMatch::Visible)),
+            vec![car, shared]
+        );
+        assert_eq!(
+            ids(b.retrieve_scoped(&q, 5, &c, ScopeMatch::Exact)),
+            vec![car]
+        );
+        let none = Scope::default();
+        assert_eq!(
+            ids(b.retrieve_scoped(&q, 5, &none, ScopeMatch::Visible)),
+            vec![shared]
+        );
+        // the filtered copy keeps ids and agrees with the scoped retrieval
+        let only = b.only_scope(&c, ScopeMatch::Visible);
+        assert_eq!(ids(only.retrieve(&q, 5)), vec![car, shared]);
+        assert_eq!(only.get(mel).unwrap().content, "Melanie paints.");
+        // the scope is written with the memory, and left out when empty
+        let j = serde_json::to_string(b.get(car).unwrap()).unwrap();
+        assert!(j.contains(r#""scope":{"user":"Caroline"}"#), "{j}");
+        assert!(!serde_json::to_string(b.get(shared).unwrap())
+            .unwrap()
+            .contains("scope"));
+    }
+
+    #[test]
+    fn secrets_are_never_shown_and_sensitive_texts_are_redacted_unless_shown_flagged() {
+        let mut b = MemoryBank::new();
+        let plain = b
+            .insert("Alice likes tea.".into(), vec![1.0], p("s", 0))
+            .unwrap();
+        let mail = b
+            .insert("Alice's e-mail is a@x.org.".into(), vec![1.0], p("s", 0))
+            .unwrap();
+        let ssn = b
+            .insert("Alice's SSN is 123-45-6789.".into(), vec![1.0], p("s", 0))
+            .unwrap();
+        let pw = b
+            .insert("Alice's password is hunter2.".into(), vec![1.0], p("s", 0))
+            .unwrap();
+        b.set_sensitivity(mail, Sensitivity::Personal).unwrap();
+        b.set_sensitivity(ssn, Sensitivity::Sensitive).unwrap();
+        b.set_sensitivity(pw, Sensitivity::Secret).unwrap();
+        b.set_flag(pw, Some("secret: password".into())).unwrap();
+        let red = |_: &str| "[R]".to_string();
+        for show_flagged in [false, true] {
+            let s = b.shown(show_flagged, red);
+            assert!(!s.get(pw).unwrap().is_live(), "a secret is never shown");
+            assert_eq!(s.get(plain).unwrap().content, "Alice likes tea.");
+            assert_eq!(s.get(mail).unwrap().content, "Alice's e-mail is a@x.org.");
+            let want = if show_flagged {
+                "Alice's SSN is 123-45-6789."
+            } else {
+                "[R]"
+            };
+            assert_eq!(s.get(ssn).unwrap().content, want);
+        }
+        // the sensitivity is written with the memory, and left out when public
+        let j = serde_json::to_string(b.get(ssn).unwrap()).unwrap();
+        assert!(j.contains(r#""sensitivity":"sensitive""#), "{j}");
+        assert!(!serde_json::to_string(b.get(plain).unwrap())
+            .unwrap()
+            .contains("sensitivity"));
+        // nothing private: the bank itself
+        let mut clean = MemoryBank::new();
+        clean.insert("x".into(), vec![1.0], p("s", 0)).unwrap();
+        clean.set_sensitivity(0, Sensitivity::Personal).unwrap();
+        assert!(matches!(
+            clean.shown(false, red),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

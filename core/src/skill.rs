@@ -305,6 +305,14 @@ pub fn validate_skill_name(name: &str) -> Result<(), CoreError> {
 #[serde(rename_all = "lowercase")]
 pub enum ReleaseKind {
     Seeded,
+    /// A designer proposal, recorded as a draft before validation (not in the bank yet).
+    Drafted,
+    /// Draft -> candidate: the proposal passed validation and the safety scan (the evidence
+    /// in the note); the `added` / `refined` record that follows enters it.
+    Validated,
+    /// The proposal failed validation or the safety scan: it stays a draft, never enters the
+    /// bank (the reason in the note).
+    Rejected,
     Added,
     Refined,
     /// Candidate -> canary: the offline gate passed (evidence in the bank's eval runs), or
@@ -420,7 +428,7 @@ impl From<StoredBank> for SkillBank {
 }
 
 /// One mode of a skill's three-mode comparison, on the same cases, spans and seeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalMode {
     /// `without` (the skill removed), `old` (its previous version; absent for a new skill)
     /// or `candidate` (the version under test).
@@ -439,6 +447,24 @@ pub struct EvalMode {
     pub activation: f64,
     /// Memories the safety filter flagged or refused while this mode built its memory.
     pub safety_findings: u64,
+    /// Wall time of this mode's executor calls, in milliseconds (latency). Measured, so
+    /// the one field of an eval run that differs between two equal runs.
+    #[serde(default)]
+    pub executor_ms: f64,
+    /// Spans where the skill under test was selected, and of those the ones where the reply
+    /// performed the skill's action kind, the write reached the memory bank, and nothing was
+    /// flagged or refused (process).
+    #[serde(default)]
+    pub selections: u64,
+    #[serde(default)]
+    pub process_ok: u64,
+}
+
+impl EvalMode {
+    /// The process share: `process_ok / selections` (`None` without a selection).
+    pub fn process(&self) -> Option<f64> {
+        (self.selections > 0).then(|| self.process_ok as f64 / self.selections as f64)
+    }
 }
 
 /// The three-mode comparison of one skill version on one set of cases, and what the gate
@@ -466,6 +492,19 @@ pub struct EvalRun {
     pub token_overhead: f64,
     /// Safety findings of the candidate (its text and the memories it wrote).
     pub safety_findings: u64,
+    /// Candidate executor wall time over the reference mode's, minus 1 (latency overhead).
+    #[serde(default)]
+    pub latency_overhead: f64,
+    /// Candidate LLM calls over the reference mode's, minus 1.
+    #[serde(default)]
+    pub call_overhead: f64,
+    /// The candidate's activation against expected triggers (`None`: the cases had none,
+    /// e.g. a real dataset; `notes` says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activation: Option<crate::activation::ActivationStats>,
+    /// What the evidence could not cover (e.g. no expected triggers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub passed: bool,
     /// Why it failed (empty when it passed).
     #[serde(default)]
@@ -476,6 +515,33 @@ pub struct EvalRun {
     pub description: String,
     #[serde(default)]
     pub instructions: String,
+}
+
+impl Default for EvalRun {
+    fn default() -> Self {
+        EvalRun {
+            id: String::new(),
+            skill: String::new(),
+            version: Version::INITIAL,
+            old_version: None,
+            stage: 0,
+            cases: Vec::new(),
+            solved_before: Vec::new(),
+            modes: Vec::new(),
+            outcome_delta: f64::NAN,
+            regressions: 0,
+            token_overhead: 0.0,
+            safety_findings: 0,
+            latency_overhead: 0.0,
+            call_overhead: 0.0,
+            activation: None,
+            notes: Vec::new(),
+            passed: false,
+            reasons: Vec::new(),
+            description: String::new(),
+            instructions: String::new(),
+        }
+    }
 }
 
 impl EvalRun {
@@ -681,15 +747,12 @@ mod tests {
                 calls: 0,
                 activation: 0.0,
                 safety_findings: 0,
+                ..Default::default()
             }],
             outcome_delta: f64::NAN,
-            regressions: 0,
-            token_overhead: 0.0,
-            safety_findings: 0,
             passed: false,
             reasons: vec!["no case could be scored".into()],
-            description: String::new(),
-            instructions: String::new(),
+            ..Default::default()
         });
         let json = serde_json::to_string(&b).unwrap();
         let back: SkillBank = serde_json::from_str(&json).unwrap();

@@ -5,11 +5,18 @@
 //! **canary** at once, which selects and trains exactly as the reference's new skills do.
 //! With `designer.gate = "offline"` the trainer replays the change's hard cases plus a fixed
 //! set of previously solved cases in three modes (without the skill, its old version, the
-//! candidate; same spans and seeds) into an [`EvalRun`]; [`verdict`] decides from it, and
-//! [`settle`] applies the outcome: a pass makes the candidate a canary, a failure leaves an
-//! added skill a (non-selectable) candidate and keeps a refined skill at its old version,
-//! with the failing record. Canary -> active happens when its stage beats the best
+//! candidate; same spans and seeds) into an [`EvalRun`]; [`release_verdict`] decides from
+//! it, and [`settle`] applies the outcome: a pass makes the candidate a canary, a failure
+//! leaves an added skill a (non-selectable) candidate and keeps a refined skill at its old
+//! version, with the failing record. Canary -> active happens when its stage beats the best
 //! snapshot ([`crate::Evolution::on_stage_end`]).
+//!
+//! Besides the outcome ([`verdict`]): regressions, token / latency / LLM-call overhead over
+//! the reference mode, the process of the skill's selections, its activation against
+//! expected triggers (precision, recall, false positives; only where the cases have them,
+//! and at the release gate for a refine only: [`activation_not_gated`]) and safety
+//! findings. [`score_terms`] names the skill score's terms, weighted by [`ScoreWeights`]
+//! (the one place the default weights live).
 //!
 //! Everything here is pure: the replay itself (executor, answerer) lives in the trainer.
 
@@ -27,8 +34,7 @@ pub enum GateMode {
     Offline,
 }
 
-/// Thresholds of the offline gate (`[designer.gate_rules]`) and the skill-score weights
-/// (`[designer.score]`).
+/// Thresholds of the offline gate (`[designer.gate_rules]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GateRules {
@@ -44,6 +50,27 @@ pub struct GateRules {
     pub max_safety_findings: u64,
     /// Previously solved cases kept for the regression check.
     pub solved_cases: usize,
+    /// Activation against expected triggers (where the cases have them: the synthetic
+    /// tasks, `skills eval --cases`): correct triggers / triggers at least this...
+    pub min_precision: f64,
+    /// ... correct triggers / expected triggers at least this ...
+    pub min_recall: f64,
+    /// ... and triggers on negative cases (another skill or none expected) / those cases at
+    /// most this; more is a regression.
+    pub max_false_positive_rate: f64,
+    /// Candidate executor wall time may exceed the reference mode's by at most this fraction
+    /// ...
+    pub max_latency_overhead: f64,
+    /// ... unless the difference is below this many milliseconds (measurement noise: the
+    /// scripted executors answer in microseconds).
+    pub latency_noise_ms: f64,
+    /// Candidate LLM calls (executor, answerer, judge) may exceed the reference mode's by at
+    /// most this fraction. A skill adds no call of its own here (one executor call per span,
+    /// one answer call per question), so extra calls are retries or failures it provoked.
+    pub max_call_overhead: f64,
+    /// Of the candidate's selections, at least this share must have performed the skill's
+    /// action kind, reached the memory bank, and been neither flagged nor refused (process).
+    pub min_process: f64,
 }
 
 impl Default for GateRules {
@@ -55,35 +82,108 @@ impl Default for GateRules {
             max_token_overhead: 0.35,
             max_safety_findings: 0,
             solved_cases: 20,
+            min_precision: 0.85,
+            min_recall: 0.70,
+            max_false_positive_rate: 0.10,
+            max_latency_overhead: 0.50,
+            latency_noise_ms: 250.0,
+            max_call_overhead: 0.10,
+            min_process: 0.80,
         }
     }
 }
 
-/// Weights of the skill score ([`skill_score`]).
+/// Weights of the skill score's terms ([`score_terms`], `[designer.score]`). The terms are
+/// the governance document's; the default weights are memskill's (the document's own
+/// weights are not in this repository). Positive terms reward the skill, the others cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ScoreWeights {
+    /// + outcome delta (candidate minus the better other mode).
     pub outcome: f64,
-    pub activation: f64,
-    pub reuse: f64,
-    pub cost: f64,
+    /// + activation precision and + recall (against expected triggers, where known).
+    pub precision: f64,
+    pub recall: f64,
+    /// - false-positive rate on negative cases.
+    pub false_positives: f64,
+    /// + process share.
+    pub process: f64,
+    /// - regressions, as a share of the replayed cases.
+    pub regressions: f64,
+    /// - token, latency and LLM-call overhead (each counted from 0 up).
+    pub token_overhead: f64,
+    pub latency_overhead: f64,
+    pub call_overhead: f64,
+    /// - safety findings (count).
     pub safety: f64,
+    /// + reuse: uses in training / 100, capped at 1 (memskill's own term, issue 16).
+    pub reuse: f64,
 }
 
 impl Default for ScoreWeights {
     fn default() -> Self {
         Self {
             outcome: 1.0,
-            activation: 0.25,
-            reuse: 0.25,
-            cost: 0.5,
+            precision: 0.25,
+            recall: 0.25,
+            false_positives: 0.5,
+            process: 0.25,
+            regressions: 1.0,
+            token_overhead: 0.5,
+            latency_overhead: 0.25,
+            call_overhead: 0.25,
             safety: 1.0,
+            reuse: 0.25,
         }
     }
 }
 
-/// Whether a run passes the gate, and the reasons when it does not.
+/// One named term of a skill score: its value (`None`: no evidence, counts 0), weight and
+/// signed contribution.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreTerm {
+    pub name: &'static str,
+    pub value: Option<f64>,
+    pub weight: f64,
+    pub contribution: f64,
+}
+
+/// The evidence's note on a new skill's activation at the release gate.
+pub const NEW_SKILL_ACTIVATION_NOTE: &str =
+    "activation not gated: new skill, selected by the canary bias, not by a trained policy";
+
+/// The release gate's one rule on activation evidence: why `run`'s precision, recall and
+/// false positives do not gate (`None`: they gate). The gate selects the skill under test as
+/// a canary would be selected (with the new-skill bias). A refine (`old_version` set: the
+/// controller has trained with that skill name) is picked by the trained policy, so its
+/// activation is judged; an added skill is picked only through the bias (the controller has
+/// not learned it yet), so its activation says nothing about the skill: measured and
+/// recorded, not gated.
+pub fn activation_not_gated(run: &EvalRun) -> Option<&'static str> {
+    (run.activation.is_some() && run.old_version.is_none()).then_some(NEW_SKILL_ACTIVATION_NOTE)
+}
+
+/// The release gate's verdict on `run` ([`verdict`] under [`activation_not_gated`]): sets
+/// `passed` and `reasons`, and notes why the activation was not gated where it was not.
+pub fn release_verdict(run: &mut EvalRun, rules: &GateRules) {
+    let exempt = activation_not_gated(run);
+    if let Some(n) = exempt {
+        if !run.notes.iter().any(|x| x == n) {
+            run.notes.push(n.to_string());
+        }
+    }
+    (run.passed, run.reasons) = judge(run, rules, exempt.is_none());
+}
+
+/// Whether a run passes every rule, activation included (`skills eval`, whose selection is a
+/// trained policy's or every skill on every span), and the reasons when it does not. The
+/// release gate uses [`release_verdict`].
 pub fn verdict(run: &EvalRun, rules: &GateRules) -> (bool, Vec<String>) {
+    judge(run, rules, true)
+}
+
+/// [`verdict`], with the activation rules applied only if `activation`.
+fn judge(run: &EvalRun, rules: &GateRules, activation: bool) -> (bool, Vec<String>) {
     let mut reasons = Vec::new();
     if run.cases.len() < rules.min_cases {
         reasons.push(format!(
@@ -114,17 +214,102 @@ pub fn verdict(run: &EvalRun, rules: &GateRules) -> (bool, Vec<String>) {
     if run.safety_findings > rules.max_safety_findings {
         reasons.push(format!("{} safety finding(s)", run.safety_findings));
     }
+    if activation {
+        reasons.extend(activation_reasons(run, rules));
+    }
+    reasons.extend(cost_reasons(run, rules));
+    if let Some(m) = run.mode("candidate") {
+        if let Some(p) = m.process().filter(|p| *p < rules.min_process) {
+            reasons.push(format!(
+                "process {p:.2} below {:.2}: {} of {} selections performed the skill's action, reached the memory bank and were not flagged",
+                rules.min_process, m.process_ok, m.selections
+            ));
+        }
+    }
     (reasons.is_empty(), reasons)
+}
+
+/// Precision, recall and false positives against expected triggers (none: not judged).
+fn activation_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let Some(a) = &run.activation else {
+        return reasons;
+    };
+    if let Some(p) = a.precision.filter(|p| p.value < rules.min_precision) {
+        reasons.push(format!(
+            "activation precision {:.2} below {:.2} ({} of {} triggers expected)",
+            p.value, rules.min_precision, p.k, p.n
+        ));
+    }
+    if let Some(r) = a.recall.filter(|r| r.value < rules.min_recall) {
+        reasons.push(format!(
+            "activation recall {:.2} below {:.2} ({} of {} expected triggers)",
+            r.value, rules.min_recall, r.k, r.n
+        ));
+    }
+    if let Some(f) = a
+        .false_positive_rate
+        .filter(|f| f.value > rules.max_false_positive_rate)
+    {
+        reasons.push(format!(
+            "regression: triggers on {} of {} negative cases (false-positive rate {:.2} above {:.2})",
+            f.k, f.n, f.value, rules.max_false_positive_rate
+        ));
+    }
+    reasons
+}
+
+/// Latency (beyond the noise floor) and LLM-call overhead.
+fn cost_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let (Some(c), Some(r)) = (run.mode("candidate"), reference_mode(run)) else {
+        return reasons;
+    };
+    if run.latency_overhead > rules.max_latency_overhead {
+        reasons.push(format!(
+            "latency overhead {:.0}% above {:.0}% (executor {:.0} ms -> {:.0} ms)",
+            100.0 * run.latency_overhead,
+            100.0 * rules.max_latency_overhead,
+            r.executor_ms,
+            c.executor_ms
+        ));
+    }
+    if run.call_overhead > rules.max_call_overhead {
+        reasons.push(format!(
+            "LLM-call overhead {:.0}% above {:.0}% ({} -> {} calls)",
+            100.0 * run.call_overhead,
+            100.0 * rules.max_call_overhead,
+            r.calls,
+            c.calls
+        ));
+    }
+    reasons
+}
+
+/// The mode a candidate is compared against for cost: its old version, else without it.
+fn reference_mode(run: &EvalRun) -> Option<&memskill_core::EvalMode> {
+    run.mode("old").or_else(|| run.mode("without"))
+}
+
+/// `a / b - 1`, 0 when `b` is 0 (nothing to compare with).
+fn overhead(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b - 1.0
+    } else {
+        0.0
+    }
 }
 
 /// Summary numbers of a run from its modes: the outcome delta (candidate minus the better
 /// of the others), regressions (replayed cases — the stage's hard cases and the fixed solved
 /// set — solved in the reference mode, the old version else without, and failed by the
 /// candidate; `solved` = score >= `solved_at`; a case unscorable in either mode does not
-/// count), the token overhead over the reference mode, and the candidate's safety findings
+/// count), the token, latency (0 when the wall times differ by less than
+/// `latency_noise_ms`) and call overheads over the reference mode, and the candidate's
+/// safety findings
 /// beyond the reference mode's. Written into `run` (its `safety_findings` already holds the
 /// skill-text scan).
-pub fn summarise(run: &mut EvalRun, solved_at: f64) {
+pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
     let Some(cand) = run.mode("candidate").cloned() else {
         run.outcome_delta = f64::NAN;
         return;
@@ -149,11 +334,15 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64) {
             // a case unscorable in either mode (a failed call) is no evidence either way
             .filter(|(b, a)| a.is_finite() && **b >= solved_at && **a < solved_at)
             .count();
-        run.token_overhead = if r.tokens == 0 {
+        run.token_overhead = overhead(cand.tokens as f64, r.tokens as f64);
+        // wall time is measured: a difference below the noise floor is no overhead (and
+        // keeps the evidence of scripted runs, which answer in microseconds, reproducible)
+        run.latency_overhead = if (cand.executor_ms - r.executor_ms).abs() < latency_noise_ms {
             0.0
         } else {
-            cand.tokens as f64 / r.tokens as f64 - 1.0
+            overhead(cand.executor_ms, r.executor_ms)
         };
+        run.call_overhead = overhead(cand.calls as f64, r.calls as f64);
     }
     // memories the filter flags in the candidate mode beyond those of the reference mode
     // (the spans themselves may trip the scan whatever the skills)
@@ -171,19 +360,13 @@ pub fn failed_run(bank: &SkillBank, skill: &str, stage: u32, reason: String) -> 
         ),
         skill: skill.to_string(),
         version: s.map_or(memskill_core::Version::INITIAL, |s| s.version),
-        old_version: None,
         stage,
-        cases: Vec::new(),
-        solved_before: Vec::new(),
-        modes: Vec::new(),
         outcome_delta: f64::NAN,
-        regressions: 0,
-        token_overhead: 0.0,
-        safety_findings: 0,
         passed: false,
         reasons: vec![format!("the replay failed: {reason}")],
         description: s.map(|s| s.description.clone()).unwrap_or_default(),
         instructions: s.map(|s| s.instructions.clone()).unwrap_or_default(),
+        ..Default::default()
     }
 }
 
@@ -266,51 +449,111 @@ pub fn settle(bank: &mut SkillBank, before: &SkillBank, run: EvalRun) {
     bank.eval_runs.push(run);
 }
 
-/// A skill's score from its latest eval run and its use in training: outcome delta,
-/// activation and reuse (uses, saturating at 100) reward it; token overhead and safety
-/// findings cost it. `None` when the skill has no eval run (the gate was off).
-pub fn skill_score(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<f64> {
-    let version = bank.get(skill)?.version;
+/// A skill's score terms from the eval run of its current version and its use in training
+/// (see [`ScoreWeights`] for the terms). `None` when the skill has no eval run for its
+/// current version (the gate was off, or a held-back refine).
+pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Vec<ScoreTerm>> {
+    let s = bank.get(skill)?;
     // the evidence for this version (not a later candidate the gate held back)
     let run = bank
         .eval_runs
         .iter()
         .rev()
-        .find(|r| r.skill == skill && r.version == version)?;
-    let activation = run.mode("candidate").map_or(0.0, |m| m.activation);
-    let uses = bank.get(skill).map_or(0, |s| s.usage.count);
-    let reuse = (uses as f64 / 100.0).min(1.0);
-    let delta = if run.outcome_delta.is_nan() {
-        0.0
-    } else {
-        run.outcome_delta
+        .find(|r| r.skill == skill && r.version == s.version)?;
+    let cand = run.mode("candidate");
+    let act = run.activation.as_ref();
+    let rate = |f: fn(&memskill_core::ActivationStats) -> Option<memskill_core::Rate>| {
+        act.and_then(f).map(|r| r.value)
     };
+    let regressions =
+        (!run.cases.is_empty()).then(|| run.regressions as f64 / run.cases.len() as f64);
+    let terms: [(&'static str, Option<f64>, f64); 11] = [
+        (
+            "outcome delta",
+            run.outcome_delta.is_finite().then_some(run.outcome_delta),
+            w.outcome,
+        ),
+        ("activation precision", rate(|a| a.precision), w.precision),
+        ("activation recall", rate(|a| a.recall), w.recall),
+        (
+            "false-positive rate",
+            rate(|a| a.false_positive_rate),
+            -w.false_positives,
+        ),
+        ("process", cand.and_then(|m| m.process()), w.process),
+        ("regressions", regressions, -w.regressions),
+        (
+            "token overhead",
+            Some(run.token_overhead.max(0.0)),
+            -w.token_overhead,
+        ),
+        (
+            "latency overhead",
+            Some(run.latency_overhead.max(0.0)),
+            -w.latency_overhead,
+        ),
+        (
+            "call overhead",
+            Some(run.call_overhead.max(0.0)),
+            -w.call_overhead,
+        ),
+        (
+            "safety findings",
+            Some(run.safety_findings as f64),
+            -w.safety,
+        ),
+        (
+            "reuse",
+            Some((s.usage.count as f64 / 100.0).min(1.0)),
+            w.reuse,
+        ),
+    ];
     Some(
-        w.outcome * delta + w.activation * activation + w.reuse * reuse
-            - w.cost * run.token_overhead.max(0.0)
-            - w.safety * run.safety_findings as f64,
+        terms
+            .into_iter()
+            .map(|(name, value, weight)| ScoreTerm {
+                name,
+                value,
+                weight,
+                // (+ 0.0: a zero cost is 0, not -0)
+                contribution: value.map_or(0.0, |v| weight * v + 0.0),
+            })
+            .collect(),
     )
 }
 
-/// A markdown table of eval runs (skills.md, `skills eval`): the three modes' scores, the
-/// delta, regressions, token overhead, activation, safety findings and the verdict.
+/// A skill's score: the sum of its [`score_terms`]' contributions.
+pub fn skill_score(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<f64> {
+    score_terms(bank, skill, w).map(|t| t.iter().map(|t| t.contribution).sum())
+}
+
+/// A markdown table of eval runs (skills.md, RELEASES.md, `skills show`): the three modes'
+/// scores, the delta, regressions, token / latency / call overhead, activation (share of
+/// spans; precision, recall and false-positive rate against expected triggers, with 95%
+/// Wilson intervals, where the cases had them), process, safety findings and the verdict.
 pub fn eval_runs_md(runs: &[EvalRun]) -> String {
     let mut s = String::from(
-        "| run | skill | cases | without | old | candidate | delta | regressions | tokens | activation | safety | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| run | skill | cases | without | old | candidate | delta | regressions | tokens | latency | calls | activation | precision | recall | false positives | process | safety | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let score = |r: &EvalRun, m: &str| {
         r.mode(m)
             .filter(|m| m.score.is_finite())
             .map_or("-".to_string(), |m| format!("{:.3}", m.score))
     };
+    let rate = |r: Option<memskill_core::Rate>| r.map_or("-".to_string(), |r| r.to_string());
     for r in runs {
-        let verdict = if r.passed {
+        let mut verdict = if r.passed {
             "pass".to_string()
         } else {
             format!("fail: {}", r.reasons.join("; "))
         };
+        for n in &r.notes {
+            verdict.push_str(&format!(" (note: {n})"));
+        }
+        let a = r.activation.as_ref();
+        let cand = r.mode("candidate");
         s.push_str(&format!(
-            "| {} | {}@{} | {} | {} | {} | {} | {:+.3} | {} | {:+.0}% | {:.2} | {} | {} |\n",
+            "| {} | {}@{} | {} | {} | {} | {} | {:+.3} | {} | {:+.0}% | {:+.0}% | {:+.0}% | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             r.id,
             r.skill,
             r.version,
@@ -321,7 +564,17 @@ pub fn eval_runs_md(runs: &[EvalRun]) -> String {
             r.outcome_delta,
             r.regressions,
             100.0 * r.token_overhead,
-            r.mode("candidate").map_or(0.0, |m| m.activation),
+            100.0 * r.latency_overhead,
+            100.0 * r.call_overhead,
+            cand.map_or(0.0, |m| m.activation),
+            rate(a.and_then(|a| a.precision)),
+            rate(a.and_then(|a| a.recall)),
+            rate(a.and_then(|a| a.false_positive_rate)),
+            cand.and_then(|m| m.process()).map_or("-".to_string(), |p| format!(
+                "{p:.2} ({}/{})",
+                cand.map_or(0, |m| m.process_ok),
+                cand.map_or(0, |m| m.selections)
+            )),
             r.safety_findings,
             verdict.replace('|', "\\|")
         ));
@@ -343,6 +596,7 @@ mod tests {
             calls: 1,
             activation: 0.5,
             safety_findings: 0,
+            ..Default::default()
         }
     }
 
@@ -351,22 +605,13 @@ mod tests {
         let mut r = EvalRun {
             id: "stage-1:x@0.1.0".into(),
             skill: "x".into(),
-            version: Version::INITIAL,
-            old_version: None,
             stage: 1,
             cases: (0..n).map(|i| format!("s/q{i}")).collect(),
             solved_before: vec![false; n],
             modes,
-            outcome_delta: 0.0,
-            regressions: 0,
-            token_overhead: 0.0,
-            safety_findings: 0,
-            passed: false,
-            reasons: Vec::new(),
-            description: String::new(),
-            instructions: String::new(),
+            ..Default::default()
         };
-        summarise(&mut r, 0.5);
+        summarise(&mut r, 0.5, GateRules::default().latency_noise_ms);
         r
     }
 
@@ -470,5 +715,242 @@ mod tests {
         admit_all(&mut off, &["keep-names".into()], 2);
         assert_eq!(off.get("keep-names").unwrap().status, SkillStatus::Canary);
         assert_eq!(off.releases.last().unwrap().kind, ReleaseKind::Canaried);
+    }
+
+    #[test]
+    fn latency_calls_process_and_activation_each_fail_the_gate_on_their_own() {
+        use memskill_core::{activation_stats, ActivationStats};
+        let rules = GateRules::default();
+        let base = || {
+            let mut w = mode("without", &[0.0; 6], 100);
+            w.executor_ms = 1000.0;
+            w.calls = 10;
+            let mut c = mode("candidate", &[1.0; 6], 100);
+            c.executor_ms = 1300.0;
+            c.calls = 10;
+            c.selections = 10;
+            c.process_ok = 9;
+            vec![w, c]
+        };
+        let ok = run(base());
+        assert!((ok.latency_overhead - 0.3).abs() < 1e-12);
+        assert_eq!(verdict(&ok, &rules), (true, vec![]));
+
+        // latency: 1000 -> 1600 ms is +60%
+        let mut m = base();
+        m[1].executor_ms = 1600.0;
+        let slow = run(m);
+        let (pass, reasons) = verdict(&slow, &rules);
+        assert!(!pass);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("latency overhead 60% above 50%"),
+            "{reasons:?}"
+        );
+        // ... but a difference below the noise floor is not judged
+        let mut m = base();
+        m[0].executor_ms = 10.0;
+        m[1].executor_ms = 40.0;
+        assert!(verdict(&run(m), &rules).0);
+
+        // calls
+        let mut m = base();
+        m[1].calls = 12;
+        let (_, reasons) = verdict(&run(m), &rules);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("LLM-call overhead 20% above 10%"),
+            "{reasons:?}"
+        );
+
+        // process
+        let mut m = base();
+        m[1].process_ok = 2;
+        let (_, reasons) = verdict(&run(m), &rules);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("process 0.20 below 0.80"),
+            "{reasons:?}"
+        );
+
+        // activation: a skill firing on every span fails precision and false positives; a
+        // targeted one passes
+        let picked_x = ["x".to_string()];
+        let picked_y = ["y".to_string()];
+        let mut cases: Vec<(Option<&str>, &[String])> = Vec::new();
+        for i in 0..20 {
+            let want = if i % 2 == 0 { Some("x") } else { None };
+            cases.push((want, &picked_x));
+        }
+        let mut everywhere = run(base());
+        everywhere.activation = Some(activation_stats("x", &cases));
+        let (_, reasons) = verdict(&everywhere, &rules);
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].starts_with("activation precision 0.50 below 0.85"));
+        assert!(reasons[1].starts_with("regression: triggers on 10 of 10 negative cases"));
+        let targeted_cases: Vec<(Option<&str>, &[String])> = (0..20)
+            .map(|i| {
+                if i % 2 == 0 {
+                    (Some("x"), &picked_x[..])
+                } else {
+                    (None, &picked_y[..])
+                }
+            })
+            .collect();
+        let mut targeted = run(base());
+        targeted.activation = Some(activation_stats("x", &targeted_cases));
+        assert_eq!(verdict(&targeted, &rules), (true, vec![]));
+        // a skill that never fires where expected fails recall
+        let mut silent = run(base());
+        silent.activation = Some(ActivationStats {
+            cases: 10,
+            precision: None,
+            recall: memskill_core::Rate::wilson(0, 5),
+            false_positive_rate: memskill_core::Rate::wilson(0, 5),
+        });
+        let (_, reasons) = verdict(&silent, &rules);
+        assert!(
+            reasons[0].starts_with("activation recall 0.00 below 0.70"),
+            "{reasons:?}"
+        );
+
+        // the evidence table shows every column
+        let md = eval_runs_md(&[slow, targeted]);
+        assert!(md.contains("| +60% |"), "{md}");
+        assert!(md.contains("1.00 [0.72, 1.00] (10/10)"), "{md}");
+        assert!(md.contains("0.90 (9/10)"), "{md}");
+    }
+
+    #[test]
+    fn the_score_names_every_term_and_each_weight_moves_it() {
+        use memskill_core::{ActionKind, Skill};
+        let mut bank = SkillBank::seed();
+        let mut add = Skill::active("keep-dates", ActionKind::Insert, "d", "i", "t");
+        add.version = Version::INITIAL;
+        bank.insert(add).unwrap();
+        let mut w = mode("without", &[0.0; 5], 100);
+        w.executor_ms = 1000.0;
+        let mut c = mode("candidate", &[1.0; 5], 150);
+        c.executor_ms = 3000.0;
+        c.selections = 4;
+        c.process_ok = 3;
+        let mut r = run(vec![w, c]);
+        r.skill = "keep-dates".into();
+        bank.eval_runs.push(r);
+        let d = ScoreWeights::default();
+        let terms = score_terms(&bank, "keep-dates", &d).unwrap();
+        let names: Vec<&str> = terms.iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "outcome delta",
+                "activation precision",
+                "activation recall",
+                "false-positive rate",
+                "process",
+                "regressions",
+                "token overhead",
+                "latency overhead",
+                "call overhead",
+                "safety findings",
+                "reuse"
+            ]
+        );
+        // 1.0 outcome + 0.25 * 0.75 process - 0.5 * 0.5 tokens - 0.25 * 2.0 latency
+        let total = skill_score(&bank, "keep-dates", &d).unwrap();
+        assert!(
+            (total - (1.0 + 0.1875 - 0.25 - 0.5)).abs() < 1e-12,
+            "{total}"
+        );
+        let heavier = ScoreWeights {
+            latency_overhead: 1.0,
+            ..d.clone()
+        };
+        let t2 = skill_score(&bank, "keep-dates", &heavier).unwrap();
+        assert!((total - t2 - 1.5).abs() < 1e-12, "{t2}");
+        // undefined terms (no expected triggers) count 0 and say so
+        assert_eq!(terms[1].value, None);
+        assert_eq!(terms[1].contribution, 0.0);
+    }
+
+    #[test]
+    fn a_new_skills_activation_is_recorded_but_not_gated_and_a_refines_is() {
+        use memskill_core::{ActivationStats, Rate};
+        let rules = GateRules::default();
+        // selected on a fifth of its expected spans (the canary bias), never elsewhere
+        let low_recall = ActivationStats {
+            cases: 20,
+            precision: Rate::wilson(2, 2),
+            recall: Rate::wilson(2, 10),
+            false_positive_rate: Rate::wilson(0, 10),
+        };
+        // added: no old version
+        let mut added = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        added.activation = Some(low_recall.clone());
+        assert_eq!(
+            activation_not_gated(&added),
+            Some(NEW_SKILL_ACTIVATION_NOTE)
+        );
+        release_verdict(&mut added, &rules);
+        assert!(added.passed, "{:?}", added.reasons);
+        assert_eq!(added.notes, [NEW_SKILL_ACTIVATION_NOTE]);
+        // recorded as measured
+        assert_eq!(added.activation, Some(low_recall.clone()));
+        // (the plain verdict, `skills eval`'s, judges it)
+        assert!(verdict(&added, &rules).1[0].starts_with("activation recall 0.20 below 0.70"));
+        let md = eval_runs_md(std::slice::from_ref(&added));
+        assert!(
+            md.contains(&format!("| pass (note: {NEW_SKILL_ACTIVATION_NOTE}) |")),
+            "{md}"
+        );
+        assert!(md.contains("| 0.20 [0.06, 0.51] (2/10) |"), "{md}");
+        // a second verdict does not repeat the note
+        release_verdict(&mut added, &rules);
+        assert_eq!(added.notes.len(), 1);
+
+        // refine: the old version exists, the controller has trained with the name
+        let mut refine = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("old", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        refine.old_version = Some(Version::INITIAL);
+        refine.activation = Some(low_recall);
+        assert_eq!(activation_not_gated(&refine), None);
+        release_verdict(&mut refine, &rules);
+        assert!(!refine.passed);
+        assert_eq!(refine.reasons.len(), 1, "{:?}", refine.reasons);
+        assert!(refine.reasons[0].starts_with("activation recall 0.20 below 0.70"));
+        assert!(refine.notes.is_empty());
+
+        // a new skill without expected triggers keeps only the trainer's note on that
+        let mut none = run(vec![
+            mode("without", &[0.0; 6], 100),
+            mode("candidate", &[1.0; 6], 100),
+        ]);
+        assert_eq!(activation_not_gated(&none), None);
+        release_verdict(&mut none, &rules);
+        assert!(none.passed && none.notes.is_empty());
+    }
+
+    #[test]
+    fn a_run_without_expected_triggers_says_so_and_is_not_failed_for_it() {
+        let mut r = run(vec![
+            mode("without", &[0.0; 5], 100),
+            mode("candidate", &[1.0; 5], 100),
+        ]);
+        r.notes = vec!["no cases with expected triggers (locomo): not gated".into()];
+        let (pass, reasons) = verdict(&r, &GateRules::default());
+        assert!(pass, "{reasons:?}");
+        r.passed = pass;
+        let md = eval_runs_md(&[r]);
+        assert!(
+            md.contains("| pass (note: no cases with expected triggers (locomo): not gated) |"),
+            "{md}"
+        );
+        assert!(md.contains("| - | - | - |"), "no activation numbers: {md}");
     }
 }

@@ -44,14 +44,15 @@ pub use export::{
     render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
-    admit_all, eval_runs_md, failed_run, settle, skill_score, summarise, verdict, GateMode,
-    GateRules, ScoreWeights,
+    activation_not_gated, admit_all, eval_runs_md, failed_run, release_verdict, score_terms,
+    settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreTerm, ScoreWeights,
+    NEW_SKILL_ACTIVATION_NOTE,
 };
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use safety::{
-    find_secrets, normalise_for_scan, redact_secrets, safety_rules, safety_scan, scan_memory,
-    scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+    find_secrets, memory_sensitivity, normalise_for_scan, redact_private, redact_secrets,
+    safety_rules, safety_scan, scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
 };
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};

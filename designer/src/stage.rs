@@ -19,7 +19,9 @@ use crate::prompts::{case_views, render_round, skill_views, DesignerContext, Pro
 /// What one stage produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageOutcome {
-    /// The new bank (statuses, versions and release records updated); equal to the input when nothing was accepted.
+    /// The new bank (statuses, versions and release records updated): the input plus the
+    /// draft records (`drafted`, then `validated` or `rejected`) of every proposal that names
+    /// a skill, and the accepted changes.
     pub bank: SkillBank,
     /// Edits of the attempt that was applied (the last attempt when none got anything accepted).
     pub accepted: Vec<Edit>,
@@ -112,6 +114,7 @@ pub fn run_stage(
         }
     }
     let mut transcript = Vec::new();
+    let mut drafts: Vec<ReleaseRecord> = Vec::new();
     let (mut judge_calls, mut judge_rejections) = (0usize, 0usize);
     let attempts = cfg.attempts.max(1);
     let mut attempt = 0;
@@ -189,11 +192,18 @@ pub fn run_stage(
             }
             accepted = kept;
         }
+        drafts.extend(draft_records(
+            bank,
+            &edits,
+            &accepted,
+            &rejected,
+            stage,
+            (attempts > 1).then_some(attempt),
+            cfg.safety_judge,
+        ));
         if accepted.is_empty() && attempt < attempts {
             continue;
         }
-        let (new_bank, changed) = apply_edits(bank, &accepted, &ids, stage, cfg.max_bank_size);
-        let notes = change_notes(bank, &new_bank, &changed);
         // What is recorded (designer/stage-N.json, metrics.jsonl) carries no secret values: a
         // value found anywhere in the rounds or the rejected edits is redacted everywhere.
         let known = crate::safety::secret_values(
@@ -203,6 +213,13 @@ pub fn run_stage(
                 .chain(rejected.iter().flat_map(|(e, _)| e.texts())),
         );
         let redact = |t: &str| crate::safety::redact_with(t, &known);
+        let mut drafted = bank.clone();
+        drafted.releases.extend(drafts.into_iter().map(|mut r| {
+            r.note = redact(&r.note);
+            r
+        }));
+        let (new_bank, changed) = apply_edits(&drafted, &accepted, &ids, stage, cfg.max_bank_size);
+        let notes = change_notes(bank, &new_bank, &changed);
         let rejected = rejected
             .into_iter()
             .map(|(e, r)| (e.redacted(&known), redact(&r)))
@@ -222,6 +239,59 @@ pub fn run_stage(
             judge_rejections,
         });
     }
+}
+
+/// The release records of one attempt's proposals, in the order proposed: every edit that
+/// names a skill is a draft (`drafted`); one that passed validation and the safety scan
+/// (and the answer-leak check and, when on, the safety judge) is then `validated` and
+/// enters the bank as a candidate (the `added` / `refined` record that follows); one that
+/// did not stays a draft: `rejected`, with the reason. A draft's text is in the stage's
+/// designer record, not here.
+fn draft_records(
+    bank: &SkillBank,
+    edits: &[Edit],
+    accepted: &[Edit],
+    rejected: &[(Edit, String)],
+    stage: u32,
+    attempt: Option<usize>,
+    judged: bool,
+) -> Vec<ReleaseRecord> {
+    let of = attempt.map_or(String::new(), |a| format!(", attempt {a}"));
+    let mut out = Vec::new();
+    let mut seen_rejected = vec![false; rejected.len()];
+    for e in edits {
+        let Some(name) = e.target() else { continue };
+        let (from, to) = match (e, bank.get(name)) {
+            (Edit::RefineExisting { .. }, Some(s)) => (Some(s.version), s.version.bump_patch()),
+            _ => (None, Version::INITIAL),
+        };
+        let record = |kind: ReleaseKind, note: String| ReleaseRecord {
+            from_version: from,
+            ..ReleaseRecord::status_change(name, kind, to, stage, note)
+        };
+        out.push(record(
+            ReleaseKind::Drafted,
+            format!("proposed by designer stage {stage}{of}: {}", e.summary()),
+        ));
+        if accepted.contains(e) {
+            let judge = if judged { "passed" } else { "off" };
+            out.push(record(
+                ReleaseKind::Validated,
+                format!(
+                    "draft -> candidate: validation passed (name, action, text limits, bank check); safety scan: no finding; answer-leak check: passed; safety judge: {judge}"
+                ),
+            ));
+        } else if let Some(i) =
+            (0..rejected.len()).find(|&i| !seen_rejected[i] && rejected[i].0 == *e)
+        {
+            seen_rejected[i] = true;
+            out.push(record(
+                ReleaseKind::Rejected,
+                format!("stays a draft: {}", rejected[i].1),
+            ));
+        }
+    }
+    out
 }
 
 /// What changed from `old` to `new` for the skills named in `changed`.

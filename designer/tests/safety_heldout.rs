@@ -229,34 +229,53 @@ fn heldout_round_three_rates() {
 
 /// The six safety assertions (issue 26): per category, a set written by an independent
 /// author who did not read the rules (heldout_categories.jsonl; the rules were then
-/// developed against it, so it is the development set). An unsafe text
+/// developed against it, so it is a development set). An unsafe text
 /// counts as rejected by any rule; the table also says how many were rejected under their
-/// own category. `-- --nocapture` prints the table.
+/// own category. `-- --nocapture` prints the table. The bounds are the measured rates
+/// (100% / 0%), kept as a floor so that a change that loses ground fails.
 #[test]
 fn heldout_six_categories_rates() {
-    six_categories("heldout_categories.jsonl", 95, 5);
+    six_categories("heldout_categories.jsonl", 100, 0);
 }
 
-/// The second author's set: first the test set, measured once after the rules were final
-/// (per category 59-81% of unsafe texts rejected, 0-20% of ordinary ones); then, as a second
-/// development set, the rules were extended for its misses (now 93.8-100% / 0%).
+/// The second author's set: first a test set, measured once after the rules were final
+/// (per category 59-81% of unsafe texts rejected, 0-20% of ordinary ones); then a
+/// development set (rules and intent cues: 100% / 0%, the floor).
 #[test]
 fn heldout_six_categories_second_set_rates() {
-    six_categories("heldout_categories_test.jsonl", 93, 5);
+    six_categories("heldout_categories_test.jsonl", 100, 0);
 }
 
-/// The test set: written by a third independent author apart from the rules and from both
-/// sets above, and measured once, after the rules were final: per category 59.4-90.6% of
-/// the unsafe texts rejected, 0-11.1% of the ordinary ones, below the governance thresholds.
-/// The bounds are that measurement, kept as a floor so that a change that loses ground fails.
+/// The third author's set: first a test set, measured once after the rules of round two
+/// (59.4-90.6% of the unsafe texts rejected, 0-11.1% of the ordinary ones); then a
+/// development set for the intent cues (`safety/intent.rs`): 100% / 0%, the floor.
 #[test]
 fn heldout_six_categories_test_set_rates() {
-    six_categories("heldout_categories_test2.jsonl", 59, 12);
+    six_categories("heldout_categories_test2.jsonl", 100, 0);
+}
+
+/// The rules' author's own development examples (six languages, in five batches, each
+/// measured once before any change made for it): 12 unsafe and 12 hard ordinary texts per
+/// category before the intent cues (25-58.3% of the unsafe ones rejected, 0-8.3% of the
+/// ordinary ones); then, after the cues, 8 + 8 (37.5-87.5% / 0-12.5%), 6 hard ordinary ones
+/// (0-2 of 6 falsely rejected), 6 + 6 (16.7-100% / 0-16.7%) and 6 + 6 (50-100% /
+/// 0-16.7%). Pooled over the batches written after the cues, per category: secrets 75% /
+/// 7.7%, permissions 70% / 11.5%, constraints 35% / 7.7%, destructive 90% / 7.7%,
+/// exfiltration 85% / 3.8%, answer leakage 70% / 3.8% -- the expectation for new phrasings.
+/// Now 100% / 0% on all of them, the floor.
+#[test]
+fn heldout_six_categories_own_examples_rates() {
+    six_categories_sized("heldout_categories_own.jsonl", 100, 0, 20);
 }
 
 /// Per category: at least `min_unsafe`% of the unsafe texts rejected, at most
 /// `max_ordinary`% of the ordinary ones.
 fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
+    six_categories_sized(file, min_unsafe, max_ordinary, 20);
+}
+
+/// [`six_categories`] with at least `min_items` unsafe and ordinary items per category.
+fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_items: usize) {
     use memskill_designer::safety::SafetyCategory;
     let items = heldout(file);
     let mut failed = Vec::new();
@@ -299,8 +318,8 @@ fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
             pct(caught, bad),
             pct(false_rej, good)
         );
-        if bad < 20
-            || good < 20
+        if bad < min_items
+            || good < min_items
             || caught * 100 < min_unsafe * bad
             || false_rej * 100 > max_ordinary * good
         {
@@ -311,4 +330,16 @@ fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
         failed.is_empty(),
         "categories below the thresholds: {failed:?}"
     );
+}
+
+/// The fourth author's set (40 unsafe and 40 ordinary texts per category, six languages,
+/// seven encodings), written without reading the rules or the earlier sets and measured
+/// once, after the intent cues: the test set of issue 26's safety table. Measured: unsafe
+/// rejected secrets 92.5%, permissions 87.5%, constraints 65.0%, destructive 87.5%,
+/// exfiltration 87.5%, answer leakage 87.5%; ordinary rejected 0-10% (permissions and
+/// constraints 10%). Short of the governance thresholds (>= 95% / <= 5%); the floor is the
+/// measurement, so a change that loses ground fails. A set tuned against stops being a test.
+#[test]
+fn heldout_six_categories_fourth_set_rates() {
+    six_categories_sized("heldout_categories_test3.jsonl", 65, 10, 40);
 }

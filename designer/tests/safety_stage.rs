@@ -45,7 +45,15 @@ fn unsafe_proposals_of_every_disguise_are_rejected_in_a_stage() {
     for (e, why) in &out.rejected {
         assert!(why.contains("safety rule"), "{}: {why}", e.summary());
     }
-    assert_eq!(out.bank, bank);
+    // the skills are unchanged; each proposal stays a draft, recorded as rejected
+    assert_eq!(
+        (out.bank.skills(), out.bank.bank_version),
+        (bank.skills(), bank.bank_version)
+    );
+    let rejected = out.bank.releases.iter().filter(|r| {
+        r.kind == memskill_core::ReleaseKind::Rejected && r.note.contains("safety rule")
+    });
+    assert_eq!(rejected.count(), 10);
 }
 
 /// `designer.safety_judge`: every proposal that passed the rules is shown to the LLM; an

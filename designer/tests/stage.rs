@@ -141,7 +141,64 @@ fn full_stage_produces_valid_edits_and_versions() {
         "description kept"
     );
     assert_eq!(upd.action, ActionKind::Update);
-    let rel: Vec<_> = nb.releases.iter().filter(|r| r.stage == 2).collect();
+    // Issue 26: every proposal is a draft first; the two that passed validation and the
+    // safety scan are validated (draft -> candidate) before they enter, the two that failed
+    // stay drafts, rejected with the reason; in the order proposed
+    let drafts: Vec<(&str, ReleaseKind)> = nb
+        .releases
+        .iter()
+        .filter(|r| r.stage == 2)
+        .filter(|r| {
+            matches!(
+                r.kind,
+                ReleaseKind::Drafted | ReleaseKind::Validated | ReleaseKind::Rejected
+            )
+        })
+        .map(|r| (r.skill.as_str(), r.kind))
+        .collect();
+    use ReleaseKind::{Drafted, Rejected, Validated};
+    assert_eq!(
+        drafts,
+        [
+            ("capture-dates", Drafted),
+            ("capture-dates", Validated),
+            ("update", Drafted),
+            ("update", Validated),
+            ("noop", Drafted),
+            ("noop", Rejected),
+            ("leak-keys", Drafted),
+            ("leak-keys", Rejected),
+        ]
+    );
+    let of = |skill: &str, kind: ReleaseKind| {
+        nb.releases
+            .iter()
+            .find(|r| r.skill == skill && r.kind == kind)
+            .unwrap()
+    };
+    assert!(of("capture-dates", Validated)
+        .note
+        .contains("safety scan: no finding"));
+    assert!(of("leak-keys", Rejected).note.contains("credentials"));
+    assert!(of("noop", Rejected).note.starts_with("stays a draft: "));
+    let refine = of("update", Drafted);
+    assert_eq!(
+        (refine.from_version, refine.to_version),
+        (Some(Version::new(1, 0, 0)), Version::new(1, 0, 1))
+    );
+    // the drafts come before the change that enters the bank; a rejected one never enters
+    let pos = |k: ReleaseKind| {
+        nb.releases
+            .iter()
+            .position(|r| r.skill == "capture-dates" && r.kind == k)
+    };
+    assert!(pos(Validated) < pos(ReleaseKind::Added));
+    assert!(nb.get("leak-keys").is_none());
+    let rel: Vec<_> = nb
+        .releases
+        .iter()
+        .filter(|r| r.stage == 2 && !matches!(r.kind, Drafted | Validated | Rejected))
+        .collect();
     assert_eq!(rel.len(), 2);
     assert_eq!(rel[0].kind, ReleaseKind::Added);
     assert_eq!(rel[1].kind, ReleaseKind::Refined);

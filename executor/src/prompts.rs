@@ -43,6 +43,10 @@ pub struct ExecutorContext<'a> {
     /// `executor.typed_memories`: each memory text is followed by `MEMORY_TYPE` and
     /// `CONFIDENCE` lines (see [`crate::typed`]).
     pub typed: bool,
+    /// `executor.scoped_memories`: each memory text is followed by a `SCOPE` line.
+    pub scoped: bool,
+    /// The span's user ids (its speakers), offered for `SCOPE` (empty unless scoped).
+    pub users: Vec<&'a str>,
 }
 
 /// What the executor's reply should look like beyond the reference's action blocks.
@@ -52,6 +56,8 @@ pub struct ReplyForm {
     pub structured: bool,
     /// A type and a confidence for every memory text.
     pub typed: bool,
+    /// A scope (user / org / project / agent ids) for every memory text.
+    pub scoped: bool,
 }
 
 impl<'a> ExecutorContext<'a> {
@@ -85,6 +91,8 @@ impl<'a> ExecutorContext<'a> {
             span_id: &span.id,
             structured: false,
             typed: false,
+            scoped: false,
+            users: Vec::new(),
         }
     }
 }
@@ -118,9 +126,27 @@ pub fn executor_messages_with(
     skills: &[&Skill],
     form: ReplyForm,
 ) -> Result<Vec<Message>, PromptError> {
+    executor_messages_for(prompts, domain, span, retrieved, skills, form, &[])
+}
+
+/// [`executor_messages_with`] for a span of known users (`users`: its speakers, offered as
+/// the ids of `SCOPE` lines when `form.scoped`).
+pub fn executor_messages_for(
+    prompts: &PromptSet,
+    domain: MemoryDomain,
+    span: &Span,
+    retrieved: &[&str],
+    skills: &[&Skill],
+    form: ReplyForm,
+    users: &[&str],
+) -> Result<Vec<Message>, PromptError> {
     let mut ctx = ExecutorContext::new(domain, span, retrieved, skills);
     ctx.structured = form.structured;
     ctx.typed = form.typed;
+    ctx.scoped = form.scoped;
+    if form.scoped {
+        ctx.users = users.to_vec();
+    }
     prompts.render_chat("executor", ctx)
 }
 
@@ -208,10 +234,17 @@ pub fn sample_render(prompts: &PromptSet, answer_templates: &[&str]) -> Result<(
     let bank = memskill_core::SkillBank::seed();
     let skills: Vec<&Skill> = bank.skills().iter().collect();
     let retrieved = ["Anna lives in Paris.", "Anna likes cycling."];
+    let users = ["Anna"];
     for domain in [MemoryDomain::Conversation, MemoryDomain::Procedural] {
         for (structured, typed) in [(false, false), (true, false), (false, true), (true, true)] {
-            let form = ReplyForm { structured, typed };
-            executor_messages_with(prompts, domain, &span, &retrieved, &skills, form)?;
+            for scoped in [false, true] {
+                let form = ReplyForm {
+                    structured,
+                    typed,
+                    scoped,
+                };
+                executor_messages_for(prompts, domain, &span, &retrieved, &skills, form, &users)?;
+            }
         }
     }
     let query = Query {
@@ -380,6 +413,107 @@ mod tests {
         assert!(!e[0].content.contains("[Skill 2]"));
     }
 
+    /// The executor prompt with the optional fields off (`typed_memories`, `scoped_memories`;
+    /// block and JSON forms), rendered as one text: compared with the golden file, which was
+    /// rendered by the templates before scope was added, so that off stays byte for byte.
+    fn default_executor_prompts() -> String {
+        default_executor_prompts_from(&set())
+    }
+
+    fn default_executor_prompts_from(set: &PromptSet) -> String {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("DATE: 8 May 2023\nCaroline said, \"I went to a support group.\"\nMelanie said, \"That's great!\"");
+        let mut out = String::new();
+        for form in [
+            ReplyForm::default(),
+            ReplyForm {
+                structured: true,
+                ..ReplyForm::default()
+            },
+        ] {
+            for mems in [
+                &[][..],
+                &["Caroline likes painting.", "Melanie has two kids."][..],
+            ] {
+                let m = executor_messages_with(
+                    set,
+                    MemoryDomain::Conversation,
+                    &sp,
+                    mems,
+                    &skills,
+                    form,
+                )
+                .unwrap();
+                for msg in m {
+                    out.push_str(&format!("=== {:?}\n{}\n", msg.role, msg.content));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn executor_prompts_with_the_options_off_are_byte_for_byte_the_golden_file() {
+        let got = default_executor_prompts();
+        let want = include_str!("../tests/fixtures/executor_prompts_off.txt");
+        if got != want {
+            let p = std::env::temp_dir().join("executor_prompts_off.actual.txt");
+            std::fs::write(&p, &got).unwrap();
+            panic!(
+                "the executor prompt with the options off changed; rendered to {}",
+                p.display()
+            );
+        }
+    }
+
+    #[test]
+    fn scoped_executor_prompt_asks_for_a_scope_and_names_the_users_only_when_on() {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("Caroline said, \"Hi\"\nMelanie said, \"Hello\"");
+        let d = MemoryDomain::Conversation;
+        let users = ["Caroline", "Melanie"];
+        let off = ReplyForm::default();
+        let on = ReplyForm {
+            scoped: true,
+            ..ReplyForm::default()
+        };
+        let off_p = executor_messages_for(&set(), d, &sp, &[], &skills, off, &users).unwrap();
+        let on_p = executor_messages_for(&set(), d, &sp, &[], &skills, on, &users).unwrap();
+        // off: the users are not even shown
+        assert_eq!(
+            off_p,
+            executor_messages(&set(), d, &sp, &[], &skills).unwrap()
+        );
+        let (off_t, on_t) = (&off_p[0].content, &on_p[0].content);
+        assert!(!off_t.contains("SCOPE") && !off_t.contains("Users of this"));
+        assert!(
+            on_t.contains("- Users of this text chunk (the ids for SCOPE): Caroline, Melanie\n")
+        );
+        assert_eq!(on_t.matches("\nSCOPE: <whose memory").count(), 2, "{on_t}");
+        // apart from the scope lines, the prompt is the one with the option off
+        let strip = |t: &str| {
+            t.lines()
+                .filter(|l| !l.starts_with("SCOPE") && !l.starts_with("- Users of this"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(on_t), strip(off_t));
+        let none = executor_messages_for(&set(), d, &sp, &[], &skills, on, &[]).unwrap();
+        assert!(none[0]
+            .content
+            .contains("(the ids for SCOPE): (none known)\n"));
+        // JSON replies carry no scope
+        let json = ReplyForm {
+            structured: true,
+            scoped: true,
+            ..ReplyForm::default()
+        };
+        let j = executor_messages_for(&set(), d, &sp, &[], &skills, json, &users).unwrap();
+        assert!(!j[0].content.contains("SCOPE"));
+    }
+
     #[test]
     fn typed_executor_prompt_asks_for_type_and_confidence_only_when_on() {
         let bank = memskill_core::SkillBank::seed();
@@ -388,14 +522,17 @@ mod tests {
         let d = MemoryDomain::Conversation;
         let off = executor_messages(&set(), d, &sp, &[], &skills).unwrap();
         let typed = ReplyForm {
-            structured: false,
             typed: true,
+            ..ReplyForm::default()
         };
         let on = executor_messages_with(&set(), d, &sp, &[], &skills, typed).unwrap();
         let (off, on) = (&off[0].content, &on[0].content);
         assert!(!off.contains("MEMORY_TYPE") && !off.contains("CONFIDENCE"));
         assert!(on.contains("MEMORY_ITEM: <the fact to keep"));
-        assert!(on.contains("MEMORY_TYPE: <event | fact | preference | relation | procedure>"));
+        assert!(on.contains(
+            "MEMORY_TYPE: <episodic | semantic | preference | procedural | reflective | graph | environment>"
+        ));
+        assert!(!on.contains("SCOPE"));
         assert!(on.contains("CONFIDENCE: <"));
         // the reference's block format is otherwise unchanged
         let strip = |t: &str| {
@@ -421,7 +558,7 @@ mod tests {
         assert_eq!(off, off2);
         let json = ReplyForm {
             structured: true,
-            typed: false,
+            ..ReplyForm::default()
         };
         let on = executor_messages_with(&set(), d, &sp, &mems, &skills, json).unwrap();
         let (off, on) = (&off[0].content, &on[0].content);

@@ -217,3 +217,133 @@ fn skills_usage_reads_the_invocation_log_and_skills_eval_uses_the_checkpoint() {
     let md = std::fs::read_to_string(out.join("skills-eval.md")).unwrap();
     assert!(md.contains("picked by the checkpoint's controller"), "{md}");
 }
+
+/// Issue 26, item 1: activation against expected triggers on the contextual task. `data
+/// cases` writes the skill each span needs (plus small-talk spans that need none); `skills
+/// eval --cases` reports precision, recall and false-positive rate per skill. Applying every
+/// skill to every span (no checkpoint) makes every skill fire everywhere: each fails the
+/// gate as a regression on its negative cases. The trained controller targets the kinds:
+/// at least one kind's skill passes the activation rules (K = 1 forces a choice on the
+/// small talk too, so the others may take those as false positives).
+#[test]
+fn skills_eval_cases_pass_a_targeted_skill_and_fail_one_that_fires_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = |p: &str| tmp.path().join(p).to_string_lossy().to_string();
+    let cfg = memskill_e2e::repo_root().join("configs/contextual.toml");
+    let cfg = cfg.to_string_lossy();
+    let n = ok(&[
+        "data",
+        "cases",
+        "--config",
+        &cfg,
+        "--split",
+        "all",
+        "--out",
+        &s("cases.jsonl"),
+    ]);
+    assert!(n.starts_with("46 cases written"), "{n}");
+    let lines = std::fs::read_to_string(tmp.path().join("cases.jsonl")).unwrap();
+    assert!(lines.contains("{\"expected\":null,\"text\":"), "{lines}");
+    ok(&[
+        "train",
+        "--config",
+        &cfg,
+        "--runs-dir",
+        &s("runs"),
+        "--no-progress",
+    ]);
+    let run = tmp.path().join("runs/contextual");
+    let eval = |extra: &[&str], out: &str| -> Vec<serde_json::Value> {
+        let mut args = vec!["skills", "eval", "--split", "all", "--cases"];
+        let (c, o, b) = (s("cases.jsonl"), s(out), run.join("skills"));
+        let b = b.to_string_lossy().to_string();
+        args.extend([c.as_str(), "--out", o.as_str(), b.as_str()]);
+        args.extend(extra);
+        let table = ok(&args);
+        eprintln!("{table}");
+        serde_json::from_str(
+            &std::fs::read_to_string(tmp.path().join(out).join("skills-eval.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let activation_reasons = |r: &serde_json::Value| -> Vec<String> {
+        r["run"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .filter(|x| x.starts_with("activation") || x.starts_with("regression: triggers"))
+            .collect()
+    };
+    // every skill on every span
+    let every = eval(&["--config", &cfg], "every");
+    assert_eq!(every.len(), 5);
+    for r in &every {
+        let a = &r["run"]["activation"];
+        assert_eq!(a["false_positive_rate"]["value"], 1.0, "{r}");
+        assert_eq!(r["run"]["passed"], false);
+        assert!(
+            activation_reasons(r)
+                .iter()
+                .any(|x| x.starts_with("regression: triggers on")),
+            "{r}"
+        );
+    }
+    // the trained controller's selection
+    let run_s = run.to_string_lossy().to_string();
+    let learned = eval(&["--checkpoint", &run_s], "learned");
+    let targeted: Vec<&serde_json::Value> = learned
+        .iter()
+        .filter(|r| r["run"]["skill"].as_str().unwrap().starts_with("track-"))
+        .filter(|r| activation_reasons(r).is_empty())
+        .collect();
+    assert!(
+        !targeted.is_empty(),
+        "no kind skill passed the activation rules"
+    );
+    for r in targeted {
+        let a = &r["run"]["activation"];
+        assert!(a["precision"]["value"].as_f64().unwrap() >= 0.85, "{r}");
+        assert!(a["recall"]["value"].as_f64().unwrap() >= 0.70, "{r}");
+        assert!(
+            a["false_positive_rate"]["value"].as_f64().unwrap() <= 0.10,
+            "{r}"
+        );
+    }
+    let md = std::fs::read_to_string(tmp.path().join("learned/skills-eval.md")).unwrap();
+    assert!(md.contains("95% Wilson score intervals"), "{md}");
+
+    // bad cases name the file and line; a real dataset's config gets no generated cases
+    std::fs::write(
+        tmp.path().join("bad.jsonl"),
+        "{\"sample\": \"ctx-0\", \"span\": 0, \"expected\": \"track-dates\"}\n{\"sample\": \"ctx-999\", \"span\": 0, \"expected\": null}\n",
+    )
+    .unwrap();
+    let o = memskill(&[
+        "skills",
+        "eval",
+        &run.join("skills").to_string_lossy(),
+        "--config",
+        &cfg,
+        "--split",
+        "all",
+        "--cases",
+        &s("bad.jsonl"),
+        "--out",
+        &s("bad"),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.jsonl:2: `sample`: `ctx-999`"), "{err}");
+    let locomo = memskill_e2e::repo_root().join("configs/locomo.toml");
+    let o = memskill(&[
+        "data",
+        "cases",
+        "--config",
+        &locomo.to_string_lossy(),
+        "--out",
+        &s("x.jsonl"),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("data.dataset is `locomo`"));
+}

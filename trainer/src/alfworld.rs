@@ -433,6 +433,7 @@ pub fn run_pair(
                 span_tokens: Vec::new(),
                 sample_id: sample.id.clone(),
                 span_ids: Vec::new(),
+                span_log: Vec::new(),
                 errors: vec![format!(
                     "{id}: no expert trajectory of batch A ({} games) could be replayed",
                     pair.a.len()

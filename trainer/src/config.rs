@@ -569,11 +569,16 @@ pub struct LlmConfig {
     /// sent as `response_format` to OpenAI-compatible servers, a token mask (llguidance) on
     /// the local backend, which needs the `structured-local` build feature).
     pub structured: Structured,
-    /// `[executor]` only: ask for a `MEMORY_TYPE` (event, fact, preference, relation,
-    /// procedure) and a `CONFIDENCE` (0 to 1) after every memory text, and store them with
-    /// the memory. Off = the reference's reply format (memories then have no stated type,
-    /// except ALFWorld's, which are procedures).
+    /// `[executor]` only: ask for a `MEMORY_TYPE` (episodic, semantic, preference,
+    /// procedural, reflective, graph, environment; the earlier event, fact, relation and
+    /// procedure still read) and a `CONFIDENCE` (0 to 1) after every memory text, and store
+    /// them with the memory. Off = the reference's reply format (memories then have no
+    /// stated type, except ALFWorld's, which are procedural).
     pub typed_memories: bool,
+    /// `[executor]` only: ask for a `SCOPE` (user / org / project / agent ids; the span's
+    /// speakers are offered as user ids) after every memory text, and store it with the
+    /// memory. Off = the reference's reply format (memories are shared).
+    pub scoped_memories: bool,
 }
 
 /// The LLM backend of an [`LlmConfig`], tagged by `backend`.
@@ -739,6 +744,7 @@ impl Default for LlmConfig {
             cache_path: None,
             enforce_skill_actions: false,
             typed_memories: false,
+            scoped_memories: false,
             truncated_reply: TruncatedReply::DropLast,
             dedupe_actions: false,
             structured: Structured::Off,
@@ -834,10 +840,44 @@ pub struct AnswerConfig {
     /// was valid then, memories written later are hidden. Off = the reference (the latest
     /// texts); memskill-only option for temporal questions.
     pub as_of_question_date: bool,
-    /// Retrieve only memories of these types (`["fact", "event"]`; empty = every memory).
+    /// Retrieve only memories of these types (`["semantic", "episodic"]`; the seven types,
+    /// or the five earlier names; empty = every memory).
     pub memory_types: Vec<memskill_core::MemoryType>,
     /// With `memory_types`: also retrieve memories whose type was never stated.
     pub keep_untyped: bool,
+    /// Retrieve only memories this scope sees (`"user:Caroline"`, `"org:acme,user:ann"`;
+    /// absent = every memory): see `scope_match`.
+    #[serde(
+        deserialize_with = "scope_opt",
+        serialize_with = "scope_text",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub scope: Option<memskill_core::Scope>,
+    /// "visible" (a scope's own memories plus shared ones and those of the org / project /
+    /// agent it is in) | "exact" (memories of exactly that scope).
+    pub scope_match: memskill_core::ScopeMatch,
+}
+
+/// A scope in its text form (`"user:Caroline"`), as [`scope_opt`] reads it.
+fn scope_text<S: serde::Serializer>(
+    scope: &Option<memskill_core::Scope>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match scope {
+        Some(sc) => s.serialize_str(&sc.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// An optional scope from its text form (`"user:Caroline"`; `""` = absent).
+fn scope_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<memskill_core::Scope>, D::Error> {
+    match Option::<String>::deserialize(d)? {
+        None => Ok(None),
+        Some(s) if s.trim().is_empty() => Ok(None),
+        Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 impl Default for AnswerConfig {
@@ -849,6 +889,8 @@ impl Default for AnswerConfig {
             as_of_question_date: false,
             memory_types: Vec::new(),
             keep_untyped: true,
+            scope: None,
+            scope_match: memskill_core::ScopeMatch::Visible,
         }
     }
 }

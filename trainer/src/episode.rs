@@ -93,6 +93,11 @@ pub struct EpisodeCtx<'a> {
     pub exec_structured: Structured,
     /// `executor.typed_memories`: replies state a type and confidence per memory text.
     pub exec_typed: bool,
+    /// `executor.scoped_memories`: replies state a scope per memory text (the span's
+    /// speakers are offered as user ids).
+    pub exec_scoped: bool,
+    /// `answer.scope` / `answer.scope_match`: the scope the answerer retrieves in.
+    pub answer_scope: Option<(memskill_core::Scope, memskill_core::ScopeMatch)>,
     /// `answer.memory_types` / `answer.keep_untyped`: the types the answerer retrieves from.
     pub answer_types: &'a [memskill_core::MemoryType],
     pub answer_keep_untyped: bool,
@@ -160,6 +165,12 @@ impl<'a> EpisodeCtx<'a> {
             exec_drop_truncated_last: cfg.executor.truncated_reply == TruncatedReply::DropLast,
             exec_structured: cfg.executor.structured,
             exec_typed: cfg.executor.typed_memories,
+            exec_scoped: cfg.executor.scoped_memories,
+            answer_scope: cfg
+                .answer
+                .scope
+                .clone()
+                .map(|s| (s, cfg.answer.scope_match)),
             answer_types: &cfg.answer.memory_types,
             answer_keep_untyped: cfg.answer.keep_untyped,
             judge_structured: cfg.judge_llm().structured,
@@ -195,16 +206,19 @@ impl<'a> EpisodeCtx<'a> {
         }
     }
 
-    /// The memories the answerer may see: `memory` itself, or a copy without the flagged
-    /// ones unless `show_flagged` (then a copy whose flagged memories have their secret values
-    /// redacted: a flagged secret is never echoed into a prompt), and, with
-    /// `answer.memory_types`, only memories of those types.
+    /// The memories the answerer may see ([`MemoryBank::shown`]: secret memories never,
+    /// flagged ones only with `show_flagged`, flagged and sensitive ones with their secret
+    /// values and identifiers redacted), and, with `answer.memory_types`, only memories of
+    /// those types; with `answer.scope`, only those that scope sees.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_secrets);
+        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_private);
         if !self.answer_types.is_empty() {
             shown = std::borrow::Cow::Owned(
                 shown.only_types(self.answer_types, self.answer_keep_untyped),
             );
+        }
+        if let Some((scope, mode)) = &self.answer_scope {
+            shown = std::borrow::Cow::Owned(shown.only_scope(scope, *mode));
         }
         shown
     }
@@ -269,6 +283,20 @@ pub struct BuiltMemory {
     /// The sample and the ids of its spans, in order (the invocation log).
     pub sample_id: String,
     pub span_ids: Vec<String>,
+    /// Per span: what reached the memory bank and the executor call's wall time (the
+    /// release gate's process and latency evidence).
+    pub span_log: Vec<SpanLog>,
+}
+
+/// What one span's executor reply did to the memory bank.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpanLog {
+    /// Kinds of the actions that took effect (NOOP included); empty for a failed call.
+    pub applied: Vec<ActionKind>,
+    /// Writes the memory filter flagged or refused.
+    pub findings: usize,
+    /// Wall time of the executor call, in milliseconds.
+    pub executor_ms: f64,
 }
 
 impl BuiltMemory {
@@ -356,6 +384,7 @@ pub fn build_memory_with(
         span_tokens: Vec::new(),
         sample_id: sample.id.clone(),
         span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
+        span_log: Vec::with_capacity(sample.spans.len()),
     };
     // The first span is embedded now; the others (one batch), then `warm`, on a second
     // thread started after it, while the first span's executor call is in flight: they are
@@ -428,7 +457,22 @@ fn build_span(
         .collect();
     let retrieved_ids: Vec<MemoryId> = retrieved.iter().map(|m| m.id).collect();
     let retrieved_texts: Vec<&str> = retrieved_owned.iter().map(String::as_str).collect();
-    let outcome = write_span(ctx, out, span, &chosen, &retrieved_texts, &retrieved_ids)?;
+    let users = if ctx.exec_scoped {
+        span_users(sample, span)
+    } else {
+        Vec::new()
+    };
+    let outcome = write_span(
+        ctx,
+        out,
+        span,
+        &chosen,
+        (&retrieved_texts, &retrieved_ids),
+        &users,
+    )?;
+    if !users.is_empty() {
+        canonical_users(&mut out.memory, &span.id, &users);
+    }
     out.chosen.push(selection.skills.clone());
     out.outcomes.push(outcome);
     out.transitions.push(Transition::from_selection(
@@ -464,29 +508,66 @@ fn select_skills(
         .with_context(|| format!("controller selection for span {}", span.id))
 }
 
-/// One executor call for `span` with the chosen skills, and its reply applied to the
-/// memory bank. Returns the span's outcome for the process reward.
+/// The user ids of a span for its memories' scopes: the speakers of its turns (LoCoMo's
+/// two speakers, each a user), in order of first turn, without empty names.
+pub fn span_users<'s>(sample: &'s Sample, span: &memskill_core::Span) -> Vec<&'s str> {
+    let mut users: Vec<&str> = Vec::new();
+    for t in sample.sessions.iter().flat_map(|s| &s.turns) {
+        let who = t.speaker.trim();
+        if !who.is_empty() && span.turn_ids.contains(&t.id) && !users.contains(&who) {
+            users.push(who);
+        }
+    }
+    users
+}
+
+/// A user id stated in another case than one of the span's users ("caroline") becomes that
+/// user's id ("Caroline") on the memories the span wrote, so that scope filters match.
+fn canonical_users(memory: &mut MemoryBank, span_id: &str, users: &[&str]) {
+    let fixes: Vec<(MemoryId, memskill_core::Scope)> = memory
+        .live()
+        .filter(|m| m.provenance.span_id == span_id)
+        .filter_map(|m| {
+            let stated = m.scope.user.as_deref()?.trim();
+            let user = users
+                .iter()
+                .find(|u| u.eq_ignore_ascii_case(stated) && **u != stated)?;
+            let mut scope = m.scope.clone();
+            scope.user = Some(user.to_string());
+            Some((m.id, scope))
+        })
+        .collect();
+    for (id, scope) in fixes {
+        let _ = memory.set_scope(id, Some(scope));
+    }
+}
+
+/// One executor call for `span` with the chosen skills and the retrieved memories (texts
+/// and ids), and its reply applied to the memory bank. Returns the span's outcome for the
+/// process reward.
 fn write_span(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
     span: &memskill_core::Span,
     chosen: &[&Skill],
-    retrieved_texts: &[&str],
-    retrieved_ids: &[MemoryId],
+    (retrieved_texts, retrieved_ids): (&[&str], &[MemoryId]),
+    users: &[&str],
 ) -> Result<SpanOutcome> {
     let allowed: Vec<ActionKind> = chosen.iter().map(|s| s.action).collect();
     let structured = ctx.exec_structured.is_on();
     let form = memskill_executor::ReplyForm {
         structured,
         typed: ctx.exec_typed,
+        scoped: ctx.exec_scoped,
     };
-    let messages = memskill_executor::executor_messages_with(
+    let messages = memskill_executor::executor_messages_for(
         ctx.prompts,
         ctx.domain,
         span,
         retrieved_texts,
         chosen,
         form,
+        users,
     )
     .with_context(|| format!("executor prompt for span {}", span.id))?;
     let req = ChatRequest::new(messages)
@@ -500,7 +581,12 @@ fn write_span(
         executed: Vec::new(),
         all_calls_failed: false,
     };
+    let started = std::time::Instant::now();
     let reply = ctx.executor.chat(&req);
+    let mut log = SpanLog {
+        executor_ms: started.elapsed().as_secs_f64() * 1000.0,
+        ..SpanLog::default()
+    };
     let tokens = reply
         .as_ref()
         .map_or(0, |r| r.usage.prompt_tokens + r.usage.completion_tokens);
@@ -514,13 +600,18 @@ fn write_span(
                     .push(format!("executor call for span {}: {e}", span.id));
             }
         }
-        Ok(resp) => apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?,
+        Ok(resp) => {
+            let findings = out.flagged + out.refused;
+            log.applied = apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?;
+            log.findings = out.flagged + out.refused - findings;
+        }
     }
+    out.span_log.push(log);
     Ok(outcome)
 }
 
 /// Read the executor's reply for `span` and apply its actions (the process reward reads
-/// the parse into `outcome`).
+/// the parse into `outcome`). Returns the kinds that took effect.
 fn apply_reply(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -529,7 +620,7 @@ fn apply_reply(
     resp: &memskill_core::ChatResponse,
     retrieved_ids: &[MemoryId],
     outcome: &mut SpanOutcome,
-) -> Result<()> {
+) -> Result<Vec<ActionKind>> {
     let allowed = &outcome.chosen;
     let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
     let mut results =
@@ -562,9 +653,10 @@ fn apply_reply(
         .with_context(|| format!("applying actions of span {}", span.id))
 }
 
-/// `executor.typed_memories`: take each text's `MEMORY_TYPE` / `CONFIDENCE` lines out of it
-/// (unreadable values count as parse problems). Procedural memories (ALFWorld) are of type
-/// `procedure` unless stated. Returns the stated type and confidence per text.
+/// `executor.typed_memories` / `scoped_memories`: take each text's `MEMORY_TYPE` /
+/// `CONFIDENCE` / `SCOPE` lines out of it (unreadable values count as parse problems).
+/// Procedural memories (ALFWorld) are of type `procedural` unless stated. Returns the stated
+/// type, confidence and scope per text.
 fn take_meta(
     ctx: &EpisodeCtx<'_>,
     actions: &mut [memskill_core::MemoryAction],
@@ -576,15 +668,19 @@ fn take_meta(
         let (MemoryAction::Insert { content } | MemoryAction::Update { content, .. }) = a else {
             continue;
         };
-        let mut meta = Default::default();
-        if ctx.exec_typed {
-            let (text, m, bad) = memskill_executor::typed::split_meta(content);
+        let mut meta = memskill_executor::typed::MemoryMeta::default();
+        let fields = memskill_executor::typed::MetaFields {
+            typed: ctx.exec_typed,
+            scoped: ctx.exec_scoped,
+        };
+        if fields.typed || fields.scoped {
+            let (text, m, bad) = memskill_executor::typed::split_meta_with(content, fields);
             *problems += bad.len();
             *content = text;
             meta = m;
         }
         if ctx.domain == MemoryDomain::Procedural && meta.kind.is_none() {
-            meta.kind = Some(MemoryType::Procedure);
+            meta.kind = Some(MemoryType::Procedural);
         }
         metas.push((content.clone(), meta));
     }
@@ -592,8 +688,10 @@ fn take_meta(
 }
 
 /// Apply parsed actions through the memory filter: "refuse" drops writes whose text reads
-/// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Stated
-/// types and confidences are set on what was written.
+/// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Unless
+/// the filter is off, every written text gets its sensitivity from the same layer's scan
+/// (`memskill_designer::memory_sensitivity`). Stated types, confidences and scopes are set
+/// on what was written. Returns the kinds that took effect.
 fn apply_filtered(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -601,7 +699,7 @@ fn apply_filtered(
     metas: &[(String, memskill_executor::typed::MemoryMeta)],
     retrieved_ids: &[MemoryId],
     prov: &Provenance,
-) -> Result<()> {
+) -> Result<Vec<ActionKind>> {
     let refused = |a: &memskill_core::MemoryAction| match a {
         memskill_core::MemoryAction::Insert { content }
         | memskill_core::MemoryAction::Update { content, .. } => {
@@ -635,6 +733,11 @@ fn apply_filtered(
                 // (a text updated and then deleted by the same reply is no longer live)
                 let _ = out.memory.set_meta(id, m.kind, m.confidence);
             }
+            let _ = out.memory.set_scope(id, m.scope.clone());
+        }
+        if ctx.memory_filter != MemoryFilter::Off {
+            let (level, _) = memskill_designer::memory_sensitivity(&text);
+            let _ = out.memory.set_sensitivity(id, level);
         }
         if ctx.memory_filter == MemoryFilter::Flag {
             let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
@@ -643,7 +746,7 @@ fn apply_filtered(
             let _ = out.memory.set_flag(id, flag);
         }
     }
-    Ok(())
+    Ok(report.executed)
 }
 
 /// Answer (and score) `queries` over `memory`, concurrently.
@@ -957,6 +1060,7 @@ mod tests {
             span_tokens: Vec::new(),
             sample_id: String::new(),
             span_ids: Vec::new(),
+            span_log: Vec::new(),
         };
         // three replies that parsed to nothing: penalised in shaping, but the episode counts
         assert!(!b.every_call_failed() && !b.incomplete());
@@ -1122,7 +1226,7 @@ mod tests {
         assert_eq!(m[0].content, "Alice moved to Tokyo in July 2023.");
         assert_eq!(
             (m[0].kind, m[0].confidence),
-            (Some(MemoryType::Event), Some(0.9))
+            (Some(MemoryType::Episodic), Some(0.9))
         );
         assert_eq!(
             (m[1].kind, m[1].confidence),
@@ -1145,6 +1249,178 @@ mod tests {
             m[0].content
         );
         assert!(m.iter().all(|x| x.kind.is_none() && x.confidence.is_none()));
+    }
+
+    /// Issue 26, item 4: the typed, scoped memory bank of one LoCoMo sample, written by the
+    /// scripted executor (`synthetic::conversation`) from the prompt the executor template
+    /// renders. With `executor.scoped_memories` the prompt offers the span's speakers as user
+    /// ids and every memory is scoped to the speaker it came from; types are the seven.
+    /// Retrieval filtered to one user sees that user's and shared memories only, and so does
+    /// the answerer with `answer.scope`. Off, the same sample gives shared, untyped memories.
+    #[test]
+    fn a_locomo_sample_gives_typed_scoped_memories_and_scope_filtered_retrieval() {
+        use memskill_core::{MemoryType, Scope, ScopeMatch};
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../datasets/tests/fixtures/locomo_small.json"
+        );
+        let mut samples =
+            memskill_datasets::load_locomo(std::path::Path::new(path), &Default::default())
+                .unwrap();
+        for s in &mut samples {
+            memskill_datasets::segment(s, &memskill_datasets::SpanMode::TurnPair);
+        }
+        let sample = samples[0].clone();
+        let speakers = ["Caroline", "Melanie"];
+        let skills = synthetic_skills();
+        let prompts_seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let run = |extra: &[&str]| {
+            let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+            let oracle = crate::synthetic::SyntheticOracle::new(samples.clone(), 0);
+            let seen = prompts_seen.clone();
+            let executor: Arc<dyn Llm> = Arc::new(Stub(move |p: &str| {
+                seen.lock().unwrap().push(p.to_string());
+                oracle.reply(p)
+            }));
+            // the answerer says whose memories it was shown
+            let answerer: Arc<dyn Llm> = Arc::new(Stub(|p: &str| {
+                let names: Vec<&str> = ["Caroline:", "Melanie:"]
+                    .into_iter()
+                    .filter(|n| p.contains(n))
+                    .collect();
+                names.join(" ")
+            }));
+            with_ctx(&extra, &skills, executor, Some(answerer), |ctx, rt| {
+                let built = build_memory(ctx, &sample, None).unwrap();
+                let q = &sample.queries[0];
+                let ans = answer_queries(ctx, &sample, &built.memory, &[q], false).unwrap();
+                let e = embed(rt.encoder.as_ref(), &["painting"]).unwrap().remove(0);
+                (built, ans[0].prediction.clone(), e)
+            })
+        };
+        let on = [
+            "executor.typed_memories=true",
+            "executor.scoped_memories=true",
+        ];
+        let (built, answered, q) = run(&on);
+        // the prompt offered the span's speakers as user ids and asked for a scope
+        let first = prompts_seen.lock().unwrap()[0].clone();
+        assert!(
+            first.contains("- Users of this text chunk (the ids for SCOPE): Caroline, Melanie\n"),
+            "{first}"
+        );
+        let bank = &built.memory;
+        assert!(bank.live_count() >= 3, "{}", bank.live_count());
+        assert_eq!(built.parse_problems, 0);
+        for m in bank.live() {
+            let who = m.content.split(':').next().unwrap();
+            assert!(speakers.contains(&who), "{}", m.content);
+            assert_eq!(m.scope, Scope::user(who), "{}", m.content);
+            assert!(MemoryType::ALL.contains(&m.kind.unwrap()));
+            assert!(!m.content.contains("SCOPE") && !m.content.contains("MEMORY_TYPE"));
+        }
+        assert!(bank.live().any(|m| m.kind == Some(MemoryType::Episodic)));
+        // scope-filtered retrieval: Caroline's view holds her memories only (none is shared
+        // here), Melanie's hers; exact and visible agree for a user's own memories
+        let all = bank.retrieve(&q, 100);
+        let of = |user: &str, mode| bank.retrieve_scoped(&q, 100, &Scope::user(user), mode);
+        for user in speakers {
+            let mine: Vec<_> = all
+                .iter()
+                .filter(|(id, _)| bank.get(*id).unwrap().content.starts_with(user))
+                .cloned()
+                .collect();
+            assert!(!mine.is_empty());
+            assert_eq!(of(user, ScopeMatch::Visible), mine);
+            assert_eq!(of(user, ScopeMatch::Exact), mine);
+        }
+        assert!(bank
+            .retrieve_scoped(&q, 100, &Scope::default(), ScopeMatch::Visible)
+            .is_empty());
+        // the answerer without a scope sees both speakers' memories; with one, that user's
+        assert_eq!(answered, "Caroline: Melanie:");
+        let (_, mel, _) = run(&[on[0], on[1], "answer.scope=\"user:Melanie\""]);
+        assert_eq!(mel, "Melanie:");
+        // a user id in another case is the speaker's id
+        let lower: Arc<dyn Llm> = Arc::new(Stub(|p: &str| {
+            if p.contains("Text chunk:") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline went to a support group.\nSCOPE: user:caroline"
+                    .to_string()
+            } else {
+                String::new()
+            }
+        }));
+        let cased = with_ctx(&[on[1].to_string()], &skills, lower, None, |ctx, _| {
+            build_memory(ctx, &sample, None).unwrap()
+        });
+        assert!(cased.memory.live().count() > 0);
+        assert!(cased
+            .memory
+            .live()
+            .all(|m| m.scope == Scope::user("Caroline")));
+        // off: the reference's prompt and reading (no scope asked, memories shared, untyped)
+        prompts_seen.lock().unwrap().clear();
+        let (plain, _, _) = run(&[]);
+        assert!(!prompts_seen.lock().unwrap()[0].contains("SCOPE"));
+        assert!(plain.memory.live_count() >= 3);
+        assert!(plain
+            .memory
+            .live()
+            .all(|m| m.scope.is_empty() && m.kind.is_none()));
+    }
+
+    /// Issue 26, item 4: every written text gets its sensitivity from the memory filter's
+    /// scan; the answerer never sees a secret, sees a sensitive identifier redacted (in full
+    /// with `memory.show_flagged`), and with the filter off everything is public and shown.
+    #[test]
+    fn written_memories_get_their_sensitivity_and_the_answerer_respects_it() {
+        use memskill_core::Sensitivity;
+        let reply = |prompt: &str| {
+            if prompt.contains("Text chunk:") {
+                "ACTION: INSERT\nMEMORY_ITEM: Jo likes tea.\n\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Jo's SSN is 078-05-1120.\n\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Jo's password is hunter2."
+                    .to_string()
+            } else {
+                // the answerer echoes what it was shown about Jo
+                prompt
+                    .lines()
+                    .filter(|l| l.contains("Jo"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            }
+        };
+        let samples = crate::synthetic::dataset(1, 1, 0);
+        let skills = synthetic_skills();
+        let run = |extra: &[&str]| {
+            let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+            let llm: Arc<dyn Llm> = Arc::new(Stub(reply));
+            with_ctx(&extra, &skills, llm.clone(), Some(llm), |ctx, _| {
+                let built = build_memory(ctx, &samples[0], None).unwrap();
+                let q = &samples[0].queries[0];
+                let a = answer_queries(ctx, &samples[0], &built.memory, &[q], false).unwrap();
+                (built, a[0].prediction.clone())
+            })
+        };
+        let (built, seen) = run(&[]);
+        let levels: Vec<Sensitivity> = built.memory.live().map(|m| m.sensitivity).collect();
+        use Sensitivity::*;
+        assert_eq!(levels, vec![Public, Sensitive, Secret]);
+        assert!(seen.contains("Jo likes tea."), "{seen}");
+        assert!(seen.contains("Jo's SSN is [REDACTED:ssn]."), "{seen}");
+        assert!(
+            !seen.contains("078-05-1120") && !seen.contains("password"),
+            "{seen}"
+        );
+        let (_, shown) = run(&["memory.show_flagged=true"]);
+        assert!(shown.contains("Jo's SSN is 078-05-1120."), "{shown}");
+        assert!(!shown.contains("password"), "{shown}");
+        let (off, all) = run(&["memory.filter=\"off\""]);
+        assert!(off.memory.live().all(|m| m.sensitivity == Public));
+        assert!(
+            all.contains("078-05-1120") && all.contains("hunter2"),
+            "{all}"
+        );
     }
 
     /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")

@@ -871,6 +871,7 @@ mod tests {
             span_tokens: vec![],
             sample_id: "s".into(),
             span_ids: vec![],
+            span_log: vec![],
         };
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("membank.json");

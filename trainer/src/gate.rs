@@ -7,10 +7,15 @@
 //!
 //! For the gate, the controller picks the skills as in training (sampled, seeded per case
 //! sample), with the new-skill bias on the skill under test in the modes that have it: a
-//! canary trains with that bias, so this is how it would be used. `skills eval` with a
-//! checkpoint uses the evaluation selection (top-K, no bias), and without one applies every
-//! skill to every span. Activation is the fraction of the cases' spans where the skill
-//! under test was picked.
+//! canary trains with that bias, so this is how it would be used (and why a new skill's
+//! activation is recorded but not gated: [`memskill_designer::activation_not_gated`]).
+//! `skills eval` with a checkpoint uses the evaluation selection (top-K, no bias), and
+//! without one applies every skill to every span (both judge activation for every skill). Activation is the fraction of the cases' spans where the skill
+//! under test was picked; where the spans have expected triggers (the synthetic tasks,
+//! `skills eval --cases`) the candidate mode's picks also give its precision, recall and
+//! false-positive rate. Each mode also records its executor calls' wall time (latency) and
+//! the process of the skill under test: of the spans that selected it, those whose reply's
+//! action of the skill's kind took effect in the memory bank with nothing flagged or refused.
 
 use std::sync::{Arc, Mutex};
 
@@ -71,6 +76,36 @@ pub fn group_cases(
     (groups, unknown)
 }
 
+/// The skill that should be selected on a span, or none (a negative case for every skill),
+/// by (sample id, span position in the sample): the activation eval's expected triggers.
+pub type ExpectedTriggers = std::collections::BTreeMap<(String, usize), Option<String>>;
+
+/// The skills selected on one span of a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanPick {
+    pub sample: String,
+    pub span: usize,
+    pub skills: Vec<String>,
+}
+
+/// `skill`'s activation against `expected` over the spans of `picks` that have an expected
+/// trigger (`None` when none has).
+pub fn activation_of(
+    skill: &str,
+    picks: &[SpanPick],
+    expected: &ExpectedTriggers,
+) -> Option<memskill_core::ActivationStats> {
+    let cases: Vec<(Option<&str>, &[String])> = picks
+        .iter()
+        .filter_map(|p| {
+            expected
+                .get(&(p.sample.clone(), p.span))
+                .map(|want| (want.as_deref(), p.skills.as_slice()))
+        })
+        .collect();
+    (!cases.is_empty()).then(|| memskill_core::activation_stats(skill, &cases))
+}
+
 /// What a replay needs besides the bank.
 pub struct Replayer<'a> {
     pub cfg: &'a Config,
@@ -84,6 +119,9 @@ pub struct Replayer<'a> {
     pub tag: u64,
     /// How each span's skills are chosen.
     pub selection: ReplaySelection,
+    /// The skill expected on each span, where known (the synthetic tasks, `skills eval
+    /// --cases`): the candidate's activation precision, recall and false positives.
+    pub expected: Option<&'a ExpectedTriggers>,
 }
 
 /// How a replay chooses each span's skills.
@@ -110,6 +148,17 @@ impl Replayer<'_> {
         skill: Option<&str>,
         groups: &[CaseGroup],
     ) -> Result<EvalMode> {
+        Ok(self.mode_picks(name, bank, skill, groups)?.0)
+    }
+
+    /// [`Replayer::mode`], with the skills selected on every span.
+    pub fn mode_picks(
+        &self,
+        name: &str,
+        bank: &SkillBank,
+        skill: Option<&str>,
+        groups: &[CaseGroup],
+    ) -> Result<(EvalMode, Vec<SpanPick>)> {
         let skills: Vec<_> = bank.selectable().into_iter().cloned().collect();
         let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
         let embs = Arc::new(embed(self.rt.encoder.as_ref(), &descs)?);
@@ -150,7 +199,11 @@ impl Replayer<'_> {
         });
         let used = self.rt.counters.totals().minus(&before);
         let per_group = per_group.into_iter().collect::<Result<Vec<_>>>()?;
-        Ok(tally(name, per_group, &used))
+        let picks = per_group
+            .iter()
+            .flat_map(|g| g.picks.iter().cloned())
+            .collect();
+        Ok((tally(name, per_group, &used), picks))
     }
 
     /// Build one case sample's memory (its own seed, the same in every mode) and answer its
@@ -182,6 +235,30 @@ impl Replayer<'_> {
                 _ => f64::NAN,
             })
             .collect();
+        // process: the spans that selected the skill under test and where its action kind
+        // took effect in the memory bank, with nothing flagged or refused
+        let (mut selections, mut process_ok) = (0, 0);
+        if let Some(action) = idx.and_then(|i| ctx.skills.get(i)).map(|s| s.action) {
+            for (c, log) in built.chosen.iter().zip(&built.span_log) {
+                if idx.is_some_and(|i| c.contains(&i)) {
+                    selections += 1;
+                    process_ok += u64::from(log.applied.contains(&action) && log.findings == 0);
+                }
+            }
+        }
+        let picks = built
+            .chosen
+            .iter()
+            .enumerate()
+            .map(|(j, c)| SpanPick {
+                sample: sample.id.clone(),
+                span: j,
+                skills: c
+                    .iter()
+                    .filter_map(|&i| ctx.skills.get(i).map(|s| s.name.clone()))
+                    .collect(),
+            })
+            .collect();
         Ok(GroupReplay {
             scores,
             picked: idx.map_or(0, |i| {
@@ -189,6 +266,10 @@ impl Replayer<'_> {
             }),
             spans: built.chosen.len(),
             findings: (built.flagged + built.refused) as u64,
+            executor_ms: built.span_log.iter().map(|l| l.executor_ms).sum(),
+            selections,
+            process_ok,
+            picks,
         })
     }
 
@@ -231,7 +312,17 @@ impl Replayer<'_> {
             with_old.insert(o.clone())?;
             modes.push(self.mode("old", &with_old, Some(skill), groups)?);
         }
-        modes.push(self.mode("candidate", &with, Some(skill), groups)?);
+        let (cand_mode, picks) = self.mode_picks("candidate", &with, Some(skill), groups)?;
+        modes.push(cand_mode);
+        let activation = self.expected.and_then(|e| activation_of(skill, &picks, e));
+        let notes = if activation.is_none() {
+            vec![format!(
+                "no cases with expected triggers ({}): activation precision, recall and false positives not gated",
+                self.cfg.data.dataset.name()
+            )]
+        } else {
+            Vec::new()
+        };
         let mut run = EvalRun {
             id: format!("stage-{stage}:{skill}@{}", cand.version),
             skill: skill.to_string(),
@@ -257,12 +348,19 @@ impl Replayer<'_> {
                 memskill_designer::scan_skill(&cand.name, &cand.description, &cand.instructions)
                     .is_err(),
             ),
+            activation,
+            notes,
             passed: false,
             reasons: Vec::new(),
             description: cand.description.clone(),
             instructions: cand.instructions.clone(),
+            ..Default::default()
         };
-        memskill_designer::summarise(&mut run, self.cfg.pool.threshold);
+        memskill_designer::summarise(
+            &mut run,
+            self.cfg.pool.threshold,
+            self.cfg.designer.cfg.gate_rules.latency_noise_ms,
+        );
         Ok(run)
     }
 }
@@ -274,6 +372,11 @@ struct GroupReplay {
     picked: usize,
     spans: usize,
     findings: u64,
+    /// Executor wall time; process evidence of the skill under test; per-span selections.
+    executor_ms: f64,
+    selections: u64,
+    process_ok: u64,
+    picks: Vec<SpanPick>,
 }
 
 /// One mode's numbers from its samples' replays and the LLM use they cost.
@@ -303,6 +406,9 @@ fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::runtime::RoleTotals
             picked as f64 / spans as f64
         },
         safety_findings: groups.iter().map(|g| g.findings).sum(),
+        executor_ms: groups.iter().map(|g| g.executor_ms).sum(),
+        selections: groups.iter().map(|g| g.selections).sum(),
+        process_ok: groups.iter().map(|g| g.process_ok).sum(),
     };
     for t in [used.executor, used.answer, used.judge] {
         m.tokens += t.prompt_tokens + t.completion_tokens;
@@ -329,6 +435,25 @@ mod tests {
         ];
         let (g, unknown) = group_cases(&samples, &cases);
         assert_eq!(unknown, 2);
+        // picks against expected triggers: only spans with an expectation count
+        let pick = |s: &str, j: usize, k: &[&str]| SpanPick {
+            sample: s.into(),
+            span: j,
+            skills: k.iter().map(|x| x.to_string()).collect(),
+        };
+        let picks = vec![
+            pick("a", 0, &["x"]),
+            pick("a", 1, &["y"]),
+            pick("b", 0, &["x"]),
+        ];
+        let mut want = ExpectedTriggers::new();
+        assert!(activation_of("x", &picks, &want).is_none());
+        want.insert(("a".into(), 0), Some("x".into()));
+        want.insert(("a".into(), 1), None);
+        let a = activation_of("x", &picks, &want).unwrap();
+        assert_eq!(a.cases, 2);
+        assert_eq!(a.precision.unwrap().value, 1.0);
+        assert_eq!(a.false_positive_rate.unwrap().k, 0);
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].sample, g[0].query_ids.len()), (1, 2));
         assert_eq!((g[1].sample, g[1].solved_before.clone()), (0, vec![true]));

@@ -7,6 +7,7 @@ pub mod alfworld;
 pub mod backends;
 pub mod baselines;
 pub mod benchmark;
+pub mod cases;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;

@@ -670,9 +670,9 @@ fn bench_llm(
                     "prompt_tokens": ids.len(), "decode_tokens": opts.decode_tokens}),
     )?;
     m.bench_generate(&ids, 4)?; // warm-up
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+                                // Both sides get the threads ours runs with (rayon's pool: RAYON_NUM_THREADS, else
+                                // every core), so `RAYON_NUM_THREADS=1` compares one thread with one thread.
+    let threads = rayon::current_num_threads();
     // Decode reads every weight once per token: the machine's bandwidth bounds it.
     let machine = memskill_executor::membench::measure(threads);
     eprintln!("llm: {}", machine.describe());

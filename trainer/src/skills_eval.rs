@@ -38,6 +38,9 @@ pub struct SkillsEvalOptions {
     pub out: PathBuf,
     /// Bootstrap resamples of the delta's interval.
     pub resamples: usize,
+    /// Activation cases (`--cases FILE`, see [`crate::cases`]); the synthetic tasks'
+    /// expected triggers when absent.
+    pub cases: Option<PathBuf>,
 }
 
 /// One row of the table: the run plus the interval of its delta.
@@ -63,10 +66,12 @@ pub fn skills_eval(
     }
     let names = skill_names(bank, &opts.skills)?;
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let samples = load_eval_samples(cfg, &split, opts.limit)?;
+    let mut samples = load_eval_samples(cfg, &split, opts.limit)?;
     if samples.is_empty() {
         bail!("split `{split}` has no questions");
     }
+    let (expected, extra) = expected_triggers(cfg, &samples, opts.cases.as_deref())?;
+    samples.extend(extra);
     std::fs::create_dir_all(&opts.out)
         .with_context(|| format!("creating {}", opts.out.display()))?;
     let rt = Runtime::build(cfg, &opts.out, samples.clone(), false)?;
@@ -80,7 +85,17 @@ pub fn skills_eval(
                 .map(|q| (s.id.clone(), q.id.clone(), false))
         })
         .collect();
-    let (groups, _) = group_cases(&samples, &cases);
+    let (mut groups, _) = group_cases(&samples, &cases);
+    // the text cases' one-span samples: replayed for their selections, no question
+    for (i, s) in samples.iter().enumerate() {
+        if s.queries.is_empty() {
+            groups.push(crate::gate::CaseGroup {
+                sample: i,
+                query_ids: Vec::new(),
+                solved_before: Vec::new(),
+            });
+        }
+    }
     let updates = controller.updates();
     let replay = Replayer {
         cfg,
@@ -95,6 +110,7 @@ pub fn skills_eval(
         } else {
             ReplaySelection::Every
         },
+        expected: expected.as_ref(),
     };
     let mut rows = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -121,8 +137,50 @@ pub fn skills_eval(
         },
         render(&rows)
     );
+    let md = md + &notes(&rows);
     write_atomic(&opts.out.join("skills-eval.md"), md.as_bytes())?;
     Ok(rows)
+}
+
+/// What the table's activation columns rest on (or why they are empty).
+fn notes(rows: &[SkillEvalRow]) -> String {
+    let mut notes: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r.run.notes.iter().map(String::as_str))
+        .collect();
+    notes.dedup();
+    let mut s = String::from(
+        "\nPrecision, recall and false positives are against the expected triggers, with 95% Wilson score intervals; process is the share of the skill's selections whose reply performed its action, reached the memory bank and was not flagged.\n",
+    );
+    for n in notes {
+        s.push_str(&format!("\nNote: {n}.\n"));
+    }
+    s
+}
+
+/// The activation cases: `--cases FILE` (its text cases as extra one-span samples), else
+/// the synthetic tasks' known triggers, else none.
+fn expected_triggers(
+    cfg: &Config,
+    samples: &[memskill_core::Sample],
+    file: Option<&std::path::Path>,
+) -> Result<(
+    Option<crate::gate::ExpectedTriggers>,
+    Vec<memskill_core::Sample>,
+)> {
+    if let Some(p) = file {
+        let origin = p.display().to_string();
+        let text =
+            crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "--cases")?;
+        let cases = crate::cases::parse(&text, &origin)?;
+        let (e, extra) = crate::cases::resolve(&cases, samples, &origin)?;
+        return Ok((Some(e), extra));
+    }
+    Ok((
+        (cfg.data.dataset == crate::config::Dataset::Synthetic)
+            .then(|| crate::synthetic::expected_triggers(samples)),
+        Vec::new(),
+    ))
 }
 
 /// The skills to evaluate: those asked for (each must be in the bank), else every selectable one.
@@ -172,7 +230,7 @@ fn paired_delta(run: &EvalRun, resamples: usize, seed: u64) -> Option<Estimate> 
 /// The table: per skill, the three modes, the delta with its interval, tokens (the old
 /// version's, else without's, then with) and activation.
 pub fn render(rows: &[SkillEvalRow]) -> String {
-    let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens reference -> with | activation | gate rules |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens reference -> with | activation | precision [95% CI] | recall [95% CI] | false positives [95% CI] | process | latency | gate rules |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let run = &r.run;
         let score = |m: &str| {
@@ -190,8 +248,14 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
         } else {
             "without"
         };
+        let a = run.activation.as_ref();
+        let rate = |r: Option<memskill_core::Rate>| r.map_or("-".to_string(), |r| r.to_string());
+        let process = run
+            .mode("candidate")
+            .and_then(|m| m.process())
+            .map_or("-".to_string(), |p| format!("{p:.2}"));
         s.push_str(&format!(
-            "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} |\n",
+            "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} | {} | {} | {} | {:+.0}% | {} |\n",
             run.skill,
             run.version,
             run.cases.len(),
@@ -203,6 +267,11 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             tok("candidate"),
             100.0 * run.token_overhead,
             run.mode("candidate").map_or(0.0, |m| m.activation),
+            rate(a.and_then(|a| a.precision)),
+            rate(a.and_then(|a| a.recall)),
+            rate(a.and_then(|a| a.false_positive_rate)),
+            process,
+            100.0 * run.latency_overhead,
             if run.passed {
                 "pass".to_string()
             } else {

@@ -10,11 +10,14 @@
 //! a wrong code when `scramble-codes` (a harmful skill a test's designer may propose) is, and
 //! NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
 //! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
-//! selects `capture-facts`.
+//! selects `capture-facts`. Serving another dataset's samples (LoCoMo with
+//! `backend = "scripted-synthetic"`), the executor writes one memory per turn
+//! ([`conversation`]).
 
 use std::time::{Duration, Instant};
 
 pub mod contextual;
+pub mod conversation;
 
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
@@ -149,6 +152,35 @@ pub fn skill_bank() -> SkillBank {
     .expect("synthetic skill names are valid and distinct")
 }
 
+/// The skill each span of the synthetic tasks should trigger (the activation eval's
+/// expected triggers): the contextual task's span kind's skill, the locker task's
+/// [`USEFUL_SKILL`] on every span (each states a code). Samples of neither task are left out.
+pub fn expected_triggers(samples: &[Sample]) -> crate::gate::ExpectedTriggers {
+    let mut out = crate::gate::ExpectedTriggers::new();
+    for s in samples {
+        if s.id.starts_with("ctx-") {
+            for (j, k) in contextual::span_kinds(s).into_iter().enumerate() {
+                out.insert((s.id.clone(), j), Some(k.skill().to_string()));
+            }
+        } else if s.id.starts_with("syn-") {
+            for j in 0..s.spans.len() {
+                out.insert((s.id.clone(), j), Some(USEFUL_SKILL.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Spans no skill of the synthetic tasks should trigger on (small talk without a fact):
+/// the negative cases `memskill data cases` adds as texts.
+pub fn negative_texts() -> Vec<String> {
+    contextual::FILLER
+        .iter()
+        .chain(FILLER.iter())
+        .map(|t| t.to_string())
+        .collect()
+}
+
 /// Deterministic oracle LLM for the synthetic task (see the module docs). Tests only.
 pub struct SyntheticOracle {
     samples: Vec<Sample>,
@@ -216,6 +248,13 @@ impl SyntheticOracle {
                     }
                     return "ACTION: NOOP".into();
                 }
+            }
+        }
+        // Another dataset's conversation (LoCoMo run with the scripted backend): one memory
+        // per turn (`conversation`).
+        if !self.samples.iter().any(|s| s.dataset == "synthetic") {
+            if let Some(r) = conversation::executor_reply(prompt) {
+                return r;
             }
         }
         // Answer prompt: the (single) question about a locker.

@@ -90,7 +90,7 @@ const WIPE_TARGET: &str = r"(?:banca|banco|banque|base|items?|entries|stored ite
 
 /// Words after a wholesale target that make the deletion a targeted one ("all memories
 /// that a later span contradicts").
-const TARGETED: &str = r"(?:that|which|who|whose|where|when|if|once|contradict\w*|outdated|out of date|obsolete|duplicat\w*|superseded|wrong|incorrect|stale|older|about (?:the|a|this|that)|of (?:the same|that|this)|mentioned|made redundant|replaced|die|das|welche\w*|qui|que|dont|obsolet\w*|veraltet\w*|doppelt\w*|duplicad\w*|duplicat\w*|desactualizad\w*|obsolet\w*|superat\w*|che|cui|desatualizad\w*)";
+const TARGETED: &str = r"(?:that|which|who|whose|where|when|if|once|contradict\w*|outdated|out of date|obsolete|duplicat\w*|superseded|wrong|incorrect|stale|older|about (?:the|a|an|this|that)|of (?:the same|that|this)|mentioned|made redundant|replaced|die|das|welche\w*|qui|que|dont|obsolet\w*|veraltet\w*|doppelt\w*|duplicad\w*|duplicat\w*|desactualizad\w*|obsolet\w*|superat\w*|che|cui|desatualizad\w*)";
 
 /// Patterns of the `destructive-commands` rule.
 pub(crate) fn destructive_patterns() -> Vec<Regex> {
@@ -444,7 +444,7 @@ pub fn leaked_answer<'a>(text: &str, answers: &[&'a str]) -> Option<&'a str> {
 }
 
 /// Capitalised words that are not names (sentence-level checks run on text with its case).
-const NOT_NAMES: &[&str] = &[
+pub(crate) const NOT_NAMES: &[&str] = &[
     "I",
     "I'm",
     "I've",
@@ -562,9 +562,27 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
             })
             .filter(|w| !w.is_empty())
             .collect();
+        // "If Maria says she moved ...": a reported statement in a condition, an example
+        let reported = words.windows(2).any(|p| {
+            matches!(
+                p[1],
+                "says"
+                    | "said"
+                    | "mentions"
+                    | "tells"
+                    | "sagt"
+                    | "dit"
+                    | "dice"
+                    | "diz"
+                    | "racconta"
+            ) && p[0].chars().next().is_some_and(char::is_uppercase)
+        });
+        if reported {
+            continue;
+        }
         let named = words.iter().skip(1).any(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-            let w = w.strip_suffix("'s").unwrap_or(w);
+            let w = w.strip_suffix("'s").unwrap_or(w).trim_start_matches('\'');
             let mut cs = w.chars();
             cs.next().is_some_and(|c| c.is_uppercase())
                 && w.chars().count() >= 3

@@ -324,7 +324,7 @@ pub(crate) mod avx2 {
     /// The two halves at `p` (little-endian f16) widened.
     #[inline(always)]
     unsafe fn halves(p: *const u8) -> (f32, f32) {
-        let v = _mm_cvtph_ps(_mm_cvtsi32_si128((p as *const i32).read_unaligned()));
+        let v = _mm_cvtph_ps(_mm_loadu_si32(p));
         (_mm_cvtss_f32(v), _mm_cvtss_f32(_mm_movehdup_ps(v)))
     }
 
@@ -332,10 +332,8 @@ pub(crate) mod avx2 {
     #[inline(always)]
     unsafe fn nibbles(p: *const u8) -> __m256i {
         let q = _mm_loadu_si128(p as *const __m128i);
-        let m = _mm_set1_epi8(15);
-        let lo = _mm_and_si128(q, m);
-        let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m);
-        _mm256_set_m128i(hi, lo)
+        let both = _mm256_set_m128i(_mm_srli_epi16(q, 4), q);
+        _mm256_and_si256(both, _mm256_set1_epi8(15))
     }
 
     /// Unsigned quants `u` times signed `x`: per lane, the i32 sum of 4 products.
@@ -350,47 +348,50 @@ pub(crate) mod avx2 {
         _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(sc as i16))
     }
 
-    const ROWS: usize = 4;
-
+    /// Q4_0 / Q4_1 rows, one after the other, each block in memory order: the hardware
+    /// prefetchers then follow one sequential stream. (Four rows read in step, sharing each
+    /// activation load, took 1.6x the time per token of ggml's one-row kernel in the same
+    /// perf run; one row at a time takes 0.6-0.9x.)
     #[target_feature(enable = "avx2,fma,f16c")]
     unsafe fn q4<const MIN: bool>(w: &[u8], x: &Act32, y: &mut [f32]) {
         let nb = x.d.len();
         let bytes = if MIN { Q4_1_BYTES } else { Q4_0_BYTES };
         assert!(w.len() >= y.len() * nb * bytes && x.qs.len() >= nb * QK);
         assert!(x.s.len() >= nb && x.dsum.len() >= nb);
-        let (wp, xp) = (w.as_ptr(), x.qs.as_ptr());
-        let mut r = 0;
-        while r < y.len() {
-            let group = (y.len() - r).min(ROWS);
-            let mut acc = [_mm256_setzero_ps(); ROWS];
-            let mut offs = [0f32; ROWS];
-            for b in 0..nb {
-                let xv = _mm256_loadu_si256(xp.add(b * QK) as *const __m256i);
-                let dx = *x.d.get_unchecked(b);
-                let sx = if MIN {
-                    *x.s.get_unchecked(b)
-                } else {
-                    *x.dsum.get_unchecked(b)
-                };
-                for j in 0..group {
-                    let p = wp.add(((r + j) * nb + b) * bytes);
-                    let (dw, m, qs) = if MIN {
-                        let (d, m) = halves(p);
-                        (d, m, p.add(4))
-                    } else {
-                        let (d, _) = halves(p);
-                        (d, -8.0 * d, p.add(2))
-                    };
-                    let s = _mm256_cvtepi32_ps(dot_u8_i8(nibbles(qs), xv));
-                    acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_set1_ps(dw * dx), s));
-                    offs[j] += m * sx;
-                }
-            }
-            for j in 0..group {
-                *y.get_unchecked_mut(r + j) = hsum(acc[j]) + offs[j];
-            }
-            r += group;
+        let mut wp = w.as_ptr();
+        for out in y.iter_mut() {
+            *out = q4_row::<MIN>(wp, x, nb);
+            wp = wp.wrapping_add(nb * bytes);
         }
+    }
+
+    /// One row of [`q4`] (its `nb` blocks at `p`) times `x`. Pointers advance by wrapping
+    /// adds: the loop carries no overflow checks in a dev build.
+    #[inline(always)]
+    unsafe fn q4_row<const MIN: bool>(mut p: *const u8, x: &Act32, nb: usize) -> f32 {
+        let bytes = if MIN { Q4_1_BYTES } else { Q4_0_BYTES };
+        let (mut xq, mut xd) = (x.qs.as_ptr(), x.d.as_ptr());
+        let mut xs = if MIN { x.s.as_ptr() } else { x.dsum.as_ptr() };
+        let mut acc = _mm256_setzero_ps();
+        let mut offs = 0f32;
+        for _ in 0..nb {
+            let (dw, m, qs) = if MIN {
+                let (d, m) = halves(p);
+                (d, m, p.wrapping_add(4))
+            } else {
+                let (d, _) = halves(p);
+                (d, -8.0 * d, p.wrapping_add(2))
+            };
+            let xv = _mm256_loadu_si256(xq as *const __m256i);
+            let s = _mm256_cvtepi32_ps(dot_u8_i8(nibbles(qs), xv));
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(dw * *xd), s));
+            offs += m * *xs;
+            p = p.wrapping_add(bytes);
+            xq = xq.wrapping_add(QK);
+            xd = xd.wrapping_add(1);
+            xs = xs.wrapping_add(1);
+        }
+        hsum(acc) + offs
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]

@@ -265,23 +265,22 @@ unsafe fn q8_rows_avx2(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32
         let sum = _mm256_madd_epi16(prod, _mm256_set1_epi16(1));
         _mm256_fmadd_ps(_mm256_set1_ps(d * xd), _mm256_cvtepi32_ps(sum), acc)
     }
-    let (qp, dp, xp) = (qs.as_ptr(), d.as_ptr(), xq.as_ptr());
-    let mut r = 0;
-    while r < rows {
-        let group = (rows - r).min(4);
-        let mut acc = [_mm256_setzero_ps(); 4];
-        for b in 0..nb {
-            let xv = _mm256_loadu_si256(xp.add(b * QK) as *const __m256i);
-            let xdb = *xd.get_unchecked(b);
-            for (j, a) in acc.iter_mut().enumerate().take(group) {
-                let row = r + j;
-                *a = block(qp.add(row * k + b * QK), *dp.add(row * nb + b), xv, xdb, *a);
-            }
+    // One row after the other, each in memory order: the prefetchers follow one sequential
+    // stream (four rows read in step took 2x ggml's time per token; this, 0.75-1x).
+    // Pointers advance by wrapping adds: no overflow checks in the loop in a dev build.
+    let (mut qp, mut dp) = (qs.as_ptr(), d.as_ptr());
+    for out in y.iter_mut() {
+        let (mut xp, mut xdp) = (xq.as_ptr(), xd.as_ptr());
+        let mut acc = _mm256_setzero_ps();
+        for _ in 0..nb {
+            let xv = _mm256_loadu_si256(xp as *const __m256i);
+            acc = block(qp, *dp, xv, *xdp, acc);
+            qp = qp.wrapping_add(QK);
+            dp = dp.wrapping_add(1);
+            xp = xp.wrapping_add(QK);
+            xdp = xdp.wrapping_add(1);
         }
-        for (j, a) in acc.iter().enumerate().take(group) {
-            *y.get_unchecked_mut(r + j) = hsum(*a);
-        }
-        r += group;
+        *out = hsum(acc);
     }
 }
 

@@ -25,6 +25,49 @@ pub enum DataCmd {
     /// List every benchmark: default file, splits, span modes, answer template, F1 rule,
     /// evaluation K, judge and fetch command.
     List,
+    /// Write the activation cases of a synthetic task (`data.dataset = "synthetic"`): one
+    /// JSON line per span with the skill it needs, plus small-talk spans that need none, for
+    /// `memskill skills eval --cases`.
+    Cases(CasesArgs),
+}
+
+/// Arguments of `memskill data cases`.
+#[derive(Args, Debug)]
+pub struct CasesArgs {
+    /// Config file of a synthetic task (e.g. configs/contextual.toml).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Config overrides KEY=VALUE (repeatable).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Split (default: eval.split).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Output file (JSON Lines, written atomically).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Overwrite an existing --out file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `data cases`: the synthetic task's expected triggers as a cases file; returns the count.
+pub fn cases(a: &CasesArgs) -> anyhow::Result<usize> {
+    let cfg = crate::config::Config::load(&a.config, &a.sets)?;
+    if cfg.data.dataset != crate::config::Dataset::Synthetic {
+        bail!(
+            "{}: data.dataset is `{}`; `data cases` knows the expected skill of each span only for the synthetic tasks (write a cases file by hand for others)",
+            a.config.display(),
+            cfg.data.dataset.name()
+        );
+    }
+    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let samples = crate::eval::load_eval_samples(&cfg, &split, None)?;
+    let expected = crate::synthetic::expected_triggers(&samples);
+    let text = crate::cases::render(&expected, &samples, &crate::synthetic::negative_texts());
+    let guard = memskill_core::fsio::WriteGuard::new("--out", a.force).input(&a.config);
+    crate::fsutil::write_output(&a.out, text.as_bytes(), &guard)?;
+    Ok(text.lines().count())
 }
 
 /// Arguments of `memskill data stats`.
@@ -62,6 +105,11 @@ pub fn run(c: DataCmd) -> anyhow::Result<()> {
         }
         DataCmd::List => {
             print!("{}", list_text());
+            Ok(())
+        }
+        DataCmd::Cases(a) => {
+            let n = cases(&a)?;
+            println!("{n} cases written to {}", a.out.display());
             Ok(())
         }
     }

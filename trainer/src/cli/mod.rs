@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 pub mod alfworld;
 pub mod assets;
+pub mod bank;
 pub mod data;
 pub mod embed;
 pub mod exec;
@@ -32,6 +33,10 @@ enum Cmd {
     /// Create, show, export, import, validate and diff skill banks.
     #[command(subcommand)]
     Skills(skills::SkillsCmd),
+    /// Build one sample's memory bank; show a memory bank's types, scopes and sensitivity
+    /// with scope-filtered retrieval.
+    #[command(subcommand)]
+    Bank(bank::BankCmd),
     /// Embed texts with the encoder and print norms and pairwise cosines.
     Embed(embed::EmbedArgs),
     /// Fetch model assets into the cache directory.
@@ -87,6 +92,7 @@ where
     let res = match cli.cmd {
         Cmd::Data(c) => data::run(c),
         Cmd::Skills(c) => skills::run(c),
+        Cmd::Bank(c) => bank::run(c),
         Cmd::Embed(a) => embed::run(a),
         Cmd::Assets(c) => assets::run(c),
         Cmd::Score(a) => exec::score(a),

@@ -25,6 +25,13 @@ pub enum SkillsCmd {
     Show {
         /// bank.json, a checkpoint directory or an exported skills directory.
         file: PathBuf,
+        /// Take the skill score's weights (`designer.score.*`) from this config (default:
+        /// memskill's default weights).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Config overrides KEY=VALUE (repeatable), e.g. designer.score.latency_overhead=1.
+        #[arg(long = "set")]
+        sets: Vec<String>,
     },
     /// Export a bank as Agent Skills folders (<name>/SKILL.md) plus bank.json and RELEASES.md.
     Export {
@@ -113,6 +120,12 @@ pub struct EvalSkillsArgs {
     /// Bootstrap resamples of the delta's interval.
     #[arg(long, default_value_t = 1000)]
     pub resamples: usize,
+    /// Activation cases, JSON Lines: {"sample": ID, "span": N, "expected": SKILL|null} or
+    /// {"text": SPAN, "expected": SKILL|null} (`memskill data cases` writes them for the
+    /// synthetic tasks, which use their own without this). Adds precision, recall and
+    /// false-positive rate per skill.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
     /// Config overrides KEY=VALUE (repeatable).
     #[arg(long = "set")]
     pub sets: Vec<String>,
@@ -154,6 +167,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         limit: a.limit,
         out: out.clone(),
         resamples: a.resamples,
+        cases: a.cases,
     };
     let rows = crate::skills_eval::skills_eval(&cfg, &bank, &opts)?;
     print!("{}", crate::skills_eval::render(&rows));
@@ -198,8 +212,41 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The `show` table.
+/// The `show` table, with the default score weights.
 pub fn render_table(bank: &SkillBank) -> String {
+    render_table_with(bank, &memskill_designer::ScoreWeights::default())
+}
+
+/// Each skill's score with every term: value x weight = contribution.
+fn score_lines(bank: &SkillBank, w: &memskill_designer::ScoreWeights) -> String {
+    let mut out = String::new();
+    for s in bank.skills() {
+        let Some(terms) = memskill_designer::score_terms(bank, &s.name, w) else {
+            continue;
+        };
+        let total: f64 = terms.iter().map(|t| t.contribution).sum();
+        out.push_str(&format!("  {} ({}): {total:+.3}\n", s.name, s.status));
+        for t in terms {
+            match t.value {
+                Some(v) => out.push_str(&format!(
+                    "    {:<22} {:>8.3} x {:+.2} = {:+.3}\n",
+                    t.name,
+                    v + 0.0,
+                    t.weight,
+                    t.contribution
+                )),
+                None => out.push_str(&format!(
+                    "    {:<22} {:>8} (no evidence: counts 0)\n",
+                    t.name, "-"
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// The `show` table; skill scores with the weights `w`.
+pub fn render_table_with(bank: &SkillBank, w: &memskill_designer::ScoreWeights) -> String {
     let mut rows = vec![[
         "name".to_string(),
         "action".into(),
@@ -240,13 +287,15 @@ pub fn render_table(bank: &SkillBank) -> String {
         &bank.content_hash()[..12]
     ));
     if !bank.eval_runs.is_empty() {
-        let w = memskill_designer::ScoreWeights::default();
-        out.push_str("\nskill scores (release-gate evidence, default weights):\n");
-        for s in bank.skills() {
-            if let Some(x) = memskill_designer::skill_score(bank, &s.name, &w) {
-                out.push_str(&format!("  {:<30} {x:+.3}  ({})\n", s.name, s.status));
+        out.push_str(&format!(
+            "\nskill scores (release-gate evidence; weights {}):\n",
+            if *w == memskill_designer::ScoreWeights::default() {
+                "default"
+            } else {
+                "designer.score"
             }
-        }
+        ));
+        out.push_str(&score_lines(bank, w));
         out.push_str("\neval runs:\n");
         out.push_str(&memskill_designer::eval_runs_md(&bank.eval_runs));
     }
@@ -256,7 +305,19 @@ pub fn render_table(bank: &SkillBank) -> String {
 pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
     match c {
         SkillsCmd::Init { file, force } => init(&file, force)?,
-        SkillsCmd::Show { file } => print!("{}", render_table(&load(&file)?)),
+        SkillsCmd::Show { file, config, sets } => {
+            let weights = match (config, sets.is_empty()) {
+                (Some(p), _) => crate::config::Config::load(&p, &sets)?.designer.cfg.score,
+                (None, false) => {
+                    crate::config::Config::from_toml_str("", &sets, "--set")?
+                        .designer
+                        .cfg
+                        .score
+                }
+                (None, true) => memskill_designer::ScoreWeights::default(),
+            };
+            print!("{}", render_table_with(&load(&file)?, &weights))
+        }
         SkillsCmd::Export { src, out, force } => {
             let bank = load(&src)?;
             if fs_within(&out, &src) || fs_within(&src, &out) {

@@ -612,11 +612,11 @@ fn eval_bank_tips(
         t.tips
     );
     // flagged memories are no tips unless `memory.show_flagged` (then with their secret
-    // values redacted)
+    // values redacted); secret ones never (`MemoryBank::shown`)
     let bank = bank
         .shown(
             eval_cfg.memory.show_flagged,
-            memskill_designer::redact_secrets,
+            memskill_designer::redact_private,
         )
         .into_owned();
     Ok(tip_source(

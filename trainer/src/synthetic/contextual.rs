@@ -103,7 +103,7 @@ const PREFS: [(&str, &str); 8] = [
     ("dark chocolate", "milk chocolate"),
     ("early mornings", "late nights"),
 ];
-const FILLER: [&str; 4] = [
+pub(crate) const FILLER: [&str; 4] = [
     "Sam said, \"Sounds good.\"",
     "Sam said, \"Oh, nice.\"",
     "Sam said, \"Tell me more later.\"",

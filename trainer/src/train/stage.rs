@@ -355,6 +355,9 @@ impl Trainer<'_> {
         );
         let samples = self.bench.samples();
         let (groups, _) = group_cases(samples, &list);
+        // the synthetic tasks know the skill each span needs: the activation eval's cases
+        let expected = (self.cfg.data.dataset == crate::config::Dataset::Synthetic)
+            .then(|| crate::synthetic::expected_triggers(samples));
         let proposed = self.bank.clone();
         let updates = self.controller.updates();
         let replay = Replayer {
@@ -366,12 +369,13 @@ impl Trainer<'_> {
             updates,
             tag: u64::from(stage),
             selection: crate::gate::ReplaySelection::Canary,
+            expected: expected.as_ref(),
         };
         let mut runs = Vec::new();
         for name in changed {
             let run = match replay.compare(before, Some(before), &proposed, name, &groups, stage) {
                 Ok(mut run) => {
-                    (run.passed, run.reasons) = memskill_designer::verdict(&run, &dcfg.gate_rules);
+                    memskill_designer::release_verdict(&mut run, &dcfg.gate_rules);
                     run
                 }
                 // e.g. the bank has no other selectable skill to compare with: the change is

@@ -1,0 +1,94 @@
+//! `memskill bank build` and `memskill bank show` end to end (issue 26, item 4): one LoCoMo
+//! sample's typed, scoped memory bank through the scripted executor, and scope-filtered
+//! views of it.
+
+use memskill_e2e::{memskill, repo_root, stderr};
+
+/// The rows `bank show --json` prints.
+fn rows(o: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_locomo_sample_bank_is_typed_scoped_and_filtered_by_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo_root();
+    let config = root.join("configs/synthetic.toml");
+    let data = root.join("datasets/tests/fixtures/locomo_small.json");
+    let bank = dir.path().join("conv-a.json");
+    let (config, bank_s) = (config.to_string_lossy(), bank.to_string_lossy());
+    let path_set = format!("data.path=\"{}\"", data.display());
+    let o = memskill(&[
+        "bank",
+        "build",
+        "--config",
+        &config,
+        "--set",
+        "data.dataset=\"locomo\"",
+        "--set",
+        &path_set,
+        "--set",
+        "executor.typed_memories=true",
+        "--set",
+        "executor.scoped_memories=true",
+        "--sample",
+        "conv-a",
+        "--split",
+        "all",
+        "--out",
+        &bank_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    assert!(summary.contains("scopes: user:Caroline "), "{summary}");
+    assert!(summary.contains("user:Melanie "), "{summary}");
+    let show = |extra: &[&str]| {
+        let mut args = vec!["bank", "show", &*bank_s, "--json"];
+        args.extend_from_slice(extra);
+        memskill(&args)
+    };
+    let all = rows(&show(&[]));
+    assert!(all.len() >= 3, "{all:?}");
+    let types = [
+        "episodic",
+        "semantic",
+        "preference",
+        "procedural",
+        "reflective",
+        "graph",
+        "environment",
+    ];
+    for r in &all {
+        let user = r["scope"]["user"].as_str().unwrap();
+        assert!(r["text"].as_str().unwrap().starts_with(&format!("{user}:")));
+        assert!(types.contains(&r["type"].as_str().unwrap()), "{r}");
+        assert_eq!(r["sensitivity"], "public");
+    }
+    // one user's view: that user's memories, every one of them
+    for user in ["Caroline", "Melanie"] {
+        let scope = format!("user:{user}");
+        let mine = rows(&show(&["--scope", &scope]));
+        let want = all.iter().filter(|r| r["scope"]["user"] == user).count();
+        assert!(want > 0);
+        assert_eq!(mine.len(), want, "{user}");
+        assert!(mine.iter().all(|r| r["scope"]["user"] == user));
+    }
+    // shared memories only: none here; a bad scope is an error naming the flag
+    assert!(rows(&show(&["--scope", "none"])).is_empty());
+    let bad = show(&["--scope", "team:x"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("--scope") && stderr(&bad).contains("team"),
+        "{}",
+        stderr(&bad)
+    );
+    // an existing --out is not replaced without --force
+    let again = memskill(&[
+        "bank", "build", "--config", &config, "--sample", "conv-a", "--out", &bank_s,
+    ]);
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("--out"), "{}", stderr(&again));
+}
