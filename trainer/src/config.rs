@@ -1384,6 +1384,29 @@ impl AlfworldConfig {
     }
 }
 
+/// `[designer.score]` of configs and checkpoints written before the skill score had named
+/// terms: `cost` is the token-overhead weight; `activation` (the share of spans that picked
+/// the skill) has no term now (precision and recall replaced it) and is dropped with a note.
+fn legacy_score_keys(user: &mut toml::Table, origin: &str) {
+    let Some(score) = user
+        .get_mut("designer")
+        .and_then(|d| d.as_table_mut())
+        .and_then(|d| d.get_mut("score"))
+        .and_then(|s| s.as_table_mut())
+    else {
+        return;
+    };
+    if let Some(v) = score.remove("cost") {
+        score.entry("token_overhead").or_insert(v);
+    }
+    if score.remove("activation").is_some() {
+        eprintln!(
+            "note: config {origin}: designer.score.activation is from before the named score terms; \
+             it is ignored (precision and recall weigh activation now)"
+        );
+    }
+}
+
 impl Config {
     /// Resolve a config from TOML text plus `--set` overrides.
     pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
@@ -1393,6 +1416,7 @@ impl Config {
             let (path, value) = parse_set(s)?;
             set_path(&mut user, &path, value)?;
         }
+        legacy_score_keys(&mut user, origin);
         check_llm_sections(&user).with_context(|| format!("config {origin}: invalid value"))?;
         let cfg = match resolve(&user) {
             Ok(c) => c,
@@ -1542,6 +1566,26 @@ impl Config {
             || r.max_token_overhead < 0.0
         {
             bail!("designer.gate_rules.min_outcome_delta must be finite and designer.gate_rules.max_token_overhead >= 0");
+        }
+        // a NaN would pass every comparison: the gate it sets would be off
+        for (key, v) in [
+            ("min_precision", r.min_precision),
+            ("min_recall", r.min_recall),
+            ("max_false_positive_rate", r.max_false_positive_rate),
+            ("min_process", r.min_process),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                bail!("designer.gate_rules.{key} must be in [0, 1], got {v}");
+            }
+        }
+        for (key, v) in [
+            ("max_latency_overhead", r.max_latency_overhead),
+            ("latency_noise_ms", r.latency_noise_ms),
+            ("max_call_overhead", r.max_call_overhead),
+        ] {
+            if v.is_nan() || v < 0.0 {
+                bail!("designer.gate_rules.{key} must be >= 0, got {v}");
+            }
         }
         let f = self.evolution.stage_reward_fraction;
         if !(f > 0.0 && f <= 1.0) {
@@ -1763,6 +1807,34 @@ mod tests {
             let e = Config::from_toml_str("", &[set.to_string()], "t").unwrap_err();
             assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
         }
+    }
+
+    /// A gate threshold that is NaN or out of range would switch its gate off silently.
+    #[test]
+    fn gate_thresholds_out_of_range_are_refused_by_name() {
+        for (set, key) in [
+            ("designer.gate_rules.min_precision=nan", "min_precision"),
+            ("designer.gate_rules.min_recall=1.5", "min_recall"),
+            (
+                "designer.gate_rules.max_false_positive_rate=-0.1",
+                "max_false_positive_rate",
+            ),
+            (
+                "designer.gate_rules.max_latency_overhead=nan",
+                "max_latency_overhead",
+            ),
+            (
+                "designer.gate_rules.max_call_overhead=-1.0",
+                "max_call_overhead",
+            ),
+        ] {
+            let e = Config::from_toml_str("", &[set.to_string()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+        // configs and checkpoints from before the named score terms still load
+        let c = Config::from_toml_str("[designer.score]\nactivation = 0.3\ncost = 0.7\n", &[], "t")
+            .unwrap();
+        assert_eq!(c.designer.cfg.score.token_overhead, 0.7);
     }
 
     #[test]

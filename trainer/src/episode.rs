@@ -222,6 +222,29 @@ impl<'a> EpisodeCtx<'a> {
         }
         shown
     }
+
+    /// [`Self::shown_memory`] of the bank as of `date` ([`MemoryBank::as_of`]). A text that
+    /// the view brings back from a memory's history gets its own sensitivity and flag, as
+    /// the memory filter gives a written text: the stored ones are the latest text's.
+    pub fn shown_as_of(&self, memory: &MemoryBank, date: &str) -> MemoryBank {
+        let mut view = memory.as_of(date);
+        let older: Vec<(MemoryId, String)> = view
+            .live()
+            .filter(|m| memory.get(m.id).is_none_or(|now| now.content != m.content))
+            .map(|m| (m.id, m.content.clone()))
+            .collect();
+        for (id, text) in older {
+            if self.memory_filter != MemoryFilter::Off {
+                let (level, _) = memskill_designer::memory_sensitivity(&text);
+                let _ = view.set_sensitivity(id, level);
+            }
+            if self.memory_filter == MemoryFilter::Flag {
+                let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
+                let _ = view.set_flag(id, flag);
+            }
+        }
+        self.shown_memory(&view).into_owned()
+    }
 }
 
 /// Who answered a question instead of memskill's answerer.
@@ -757,19 +780,21 @@ pub fn answer_queries(
     queries: &[&Query],
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
-    // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
-    let shown = ctx.shown_memory(memory);
-    let memory: &MemoryBank = &shown;
-    // `answer.as_of_question_date`: each dated question sees the bank as of its date
+    // `answer.as_of_question_date`: each dated question sees the bank as of its date, built
+    // from the whole bank and then shown by the same rule as the live one (a memory deleted
+    // after the date, or an older text of an updated one, must not bypass it)
     let views: Vec<Option<MemoryBank>> = queries
         .iter()
         .map(|q| {
             q.date
                 .as_deref()
                 .filter(|_| ctx.answer_as_of)
-                .map(|d| memory.as_of(d))
+                .map(|d| ctx.shown_as_of(memory, d))
         })
         .collect();
+    // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
+    let shown = ctx.shown_memory(memory);
+    let memory: &MemoryBank = &shown;
     let all_hits = question_hits(ctx, memory, queries, &views)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         let bank = views[i].as_ref().unwrap_or(memory);
@@ -1421,6 +1446,87 @@ mod tests {
             all.contains("078-05-1120") && all.contains("hunter2"),
             "{all}"
         );
+    }
+
+    /// An "as of" view must not bring back what the live bank hides: a secret that a later
+    /// UPDATE replaced is hidden from a question dated before the update, as it was when
+    /// live (the view's older text gets its own sensitivity and flag).
+    #[test]
+    fn an_as_of_view_hides_an_older_secret_text() {
+        use memskill_core::{Session, Span, Turn};
+        let script = |p: &str| {
+            if p.contains("[span-0]") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline's bank password is Tr0ub4dor&3xQ."
+            } else if p.contains("[span-1]") {
+                "ACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: Caroline changed her bank password."
+            } else if p.contains("Tr0ub4dor") {
+                "LEAKED"
+            } else {
+                "nothing"
+            }
+            .to_string()
+        };
+        let dates = ["1:56 pm on 8 May, 2023", "3:00 pm on 20 July, 2023"];
+        let spans: Vec<Span> = (0..2)
+            .map(|j| Span {
+                id: format!("c:{j}"),
+                index: j,
+                session: Some(j + 1),
+                date: Some(dates[j].into()),
+                turn_ids: vec![],
+                text: format!(
+                    "DATE: {}\n[span-{j}] Caroline talks about her bank.",
+                    dates[j]
+                ),
+            })
+            .collect();
+        let sample = Sample {
+            id: "c".into(),
+            dataset: "locomo".into(),
+            sessions: vec![Session {
+                index: 1,
+                date: Some(dates[0].into()),
+                turns: vec![Turn {
+                    id: "D1:1".into(),
+                    speaker: "Caroline".into(),
+                    text: "x".into(),
+                }],
+            }],
+            spans,
+            queries: vec![Query {
+                id: "before".into(),
+                question: "What is Caroline's bank password?".into(),
+                answers: vec!["none".into()],
+                category: "4".into(),
+                evidence: vec![],
+                date: Some("1 June 2023".into()),
+            }],
+        };
+        let skills: Vec<Skill> = memskill_core::SkillBank::seed()
+            .selectable()
+            .into_iter()
+            .cloned()
+            .collect();
+        for show_flagged in [false, true] {
+            let extra = vec![
+                format!("controller.top_k={}", skills.len()),
+                "answer.as_of_question_date=true".to_string(),
+                "memory.filter=\"flag\"".to_string(),
+                format!("memory.show_flagged={show_flagged}"),
+            ];
+            let stub: Arc<dyn Llm> = Arc::new(Stub(script));
+            let (built, r) = with_ctx(&extra, &skills, stub.clone(), Some(stub), |ctx, _| {
+                let built = build_memory(ctx, &sample, None).unwrap();
+                let qs: Vec<&Query> = sample.queries.iter().collect();
+                let r = answer_queries(ctx, &sample, &built.memory, &qs, false).unwrap();
+                (built, r)
+            });
+            // the secret was written, then replaced
+            let m = built.memory.get(0).unwrap();
+            assert!(m.content.contains("changed her bank password"), "{m:?}");
+            assert!(m.history.iter().any(|h| h.content.contains("Tr0ub4dor")));
+            assert_eq!(r[0].prediction, "nothing", "show_flagged={show_flagged}");
+        }
     }
 
     /// Issue 16: a fact that changes over time ("lives in Paris", then "moved to Tokyo")

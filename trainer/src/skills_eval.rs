@@ -148,7 +148,9 @@ fn notes(rows: &[SkillEvalRow]) -> String {
         .iter()
         .flat_map(|r| r.run.notes.iter().map(String::as_str))
         .collect();
-    notes.dedup();
+    // each note once, in the order first seen
+    let mut seen = std::collections::HashSet::new();
+    notes.retain(|n| seen.insert(*n));
     let mut s = String::from(
         "\nPrecision, recall and false positives are against the expected triggers, with 95% Wilson score intervals; process is the share of the skill's selections whose reply performed its action, reached the memory bank and was not flagged.\n",
     );

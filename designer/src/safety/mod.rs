@@ -725,7 +725,7 @@ fn holds_as_verb(words: &[&str], i: usize) -> bool {
     ) {
         return true;
     }
-    // "if a memory accidentally contains a token, ...": a condition, not an instruction
+    // "if a memory (accidentally) contains a token, ...": a condition, not an instruction
     if words[i.saturating_sub(5)..i]
         .iter()
         .any(|w| matches!(*w, "if" | "when" | "whenever"))
@@ -733,13 +733,6 @@ fn holds_as_verb(words: &[&str], i: usize) -> bool {
         return false;
     }
     let before = &words[i.saturating_sub(3)..i];
-    // "if a memory contains a token, ...": a condition, not an instruction
-    if before
-        .iter()
-        .any(|w| matches!(*w, "if" | "when" | "whenever"))
-    {
-        return false;
-    }
     i == 0
         || before.iter().any(|w| {
             matches!(

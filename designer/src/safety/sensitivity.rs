@@ -98,10 +98,13 @@ pub fn memory_sensitivity(text: &str) -> (Sensitivity, Option<&'static str>) {
     (Sensitivity::Public, None)
 }
 
-/// `text` with its secret values and its sensitive identifiers replaced by
-/// `[REDACTED:<kind>]`: what a reader is shown of a flagged or sensitive memory.
+/// `text` (invisible characters removed, NFKC) with its secret values and its sensitive
+/// identifiers replaced by `[REDACTED:<kind>]`: what a reader is shown of a flagged or
+/// sensitive memory.
 pub fn redact_private(text: &str) -> String {
-    let t = super::redact_secrets(text);
+    // over the text the sensitivity was judged on (invisible characters removed, NFKC):
+    // an identifier spelled with a zero-width space or full-width digits is found there
+    let t = super::redact_secrets(&clean(text));
     let mut found = values(&SENSITIVE, &t);
     found.sort_by_key(|(_, r)| (r.start, std::cmp::Reverse(r.end)));
     let mut out = String::with_capacity(t.len());
@@ -163,5 +166,21 @@ mod tests {
             "SSN [REDACTED:ssn], e-mail a@b.org, password is [REDACTED:password]"
         );
         assert_eq!(redact_private("Alice likes tea."), "Alice likes tea.");
+    }
+
+    /// What is judged sensitive is what is redacted: an identifier hidden by a zero-width
+    /// space or written in full-width digits is rated on the cleaned text, so it must be
+    /// redacted there too (it was shown whole).
+    #[test]
+    fn obfuscated_identifiers_are_redacted_where_they_were_found() {
+        for t in [
+            "SSN 078\u{200b}-05-1120 on file",
+            "SSN \u{ff10}\u{ff17}\u{ff18}-05-1120 on file",
+        ] {
+            assert_eq!(memory_sensitivity(t).0, Sensitivity::Sensitive, "{t:?}");
+            let shown = redact_private(t);
+            assert!(shown.contains("[REDACTED:ssn]"), "{t:?} -> {shown:?}");
+            assert!(!shown.contains("1120"), "{t:?} -> {shown:?}");
+        }
     }
 }

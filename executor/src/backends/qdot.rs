@@ -516,8 +516,7 @@ mod tests {
     }
 
     /// Each dtype's rows against candle's `vec_dot` on the same quantized activation, and the
-    /// portable build against the AVX2 one (bit for bit), for row counts around the
-    /// AVX2 kernel's groups of four.
+    /// portable build against the AVX2 one (bit for bit), for several row counts.
     #[test]
     fn q4_rows_match_candle_vec_dot_and_builds_agree() {
         let k = 512;

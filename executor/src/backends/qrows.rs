@@ -11,7 +11,7 @@
 //! ([`super::qdot`]) against a quantized input, so a step reads the file's own 4-bit blocks.
 //! Q8_0 rows (the tied embeddings of small models) have their own product:
 //! the block scales widened to f32 once at load (candle converts two f16 per block per
-//! product), four rows per pass over the quantized input, AVX2 when the CPU has it; the same
+//! product), one row after another in memory order, AVX2 when the CPU has it; the same
 //! arithmetic as ggml's Q8_0 x Q8_0 dot (integer block sums scaled by `d_w * d_x`), rows
 //! split over the rayon pool. The portable build (CPUs without AVX2) adds the scaled block
 //! sums in another order, so its logits can differ from the AVX2 build's in the last bits.

@@ -136,7 +136,7 @@ fn build(a: BuildArgs) -> Result<()> {
     write_output(
         &a.out,
         &serde_json::to_vec_pretty(&bank)?,
-        &WriteGuard::new("--out", a.force),
+        &WriteGuard::new("--out", a.force).input(&a.config),
     )?;
     println!(
         "{}: {} memories from {} spans of {} ({} parse problems, {} flagged)",
@@ -211,6 +211,17 @@ fn show(a: ShowArgs) -> Result<()> {
             let cfg = Config::load(cfg_path, &a.sets)?;
             let enc = crate::backends::build_encoder(&cfg.encoder, &mut Vec::new())?;
             let e = embed(enc.as_ref(), &[q.as_str()])?.remove(0);
+            // a bank built with another encoder would match nothing, silently
+            if let Some(m) = seen.live().find(|m| !m.embedding.is_empty()) {
+                if m.embedding.len() != e.len() {
+                    bail!(
+                        "--query: the encoder of --config {} gives {}-dimensional vectors, the bank's memories have {}; give the config the bank was built with",
+                        cfg_path.display(),
+                        e.len(),
+                        m.embedding.len()
+                    );
+                }
+            }
             seen.retrieve(&e, a.top)
                 .into_iter()
                 .filter_map(|(id, s)| seen.get(id).map(|m| (m, Some(s))))
