@@ -1448,25 +1448,14 @@ mod tests {
         );
     }
 
-    /// An "as of" view must not bring back what the live bank hides: a secret that a later
-    /// UPDATE replaced is hidden from a question dated before the update, as it was when
-    /// live (the view's older text gets its own sensitivity and flag).
-    #[test]
-    fn an_as_of_view_hides_an_older_secret_text() {
+    /// The dates of [`two_dated_spans`]' spans.
+    const TWO_DATES: [&str; 2] = ["1:56 pm on 8 May, 2023", "3:00 pm on 20 July, 2023"];
+
+    /// A LoCoMo-style sample of two spans, dated 8 May and 20 July 2023, in which Caroline
+    /// talks about `topic` (span texts carry `[span-0]` / `[span-1]` for scripted replies).
+    fn two_dated_spans(topic: &str, queries: Vec<Query>) -> Sample {
         use memskill_core::{Session, Span, Turn};
-        let script = |p: &str| {
-            if p.contains("[span-0]") {
-                "ACTION: INSERT\nMEMORY_ITEM: Caroline's bank password is Tr0ub4dor&3xQ."
-            } else if p.contains("[span-1]") {
-                "ACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: Caroline changed her bank password."
-            } else if p.contains("Tr0ub4dor") {
-                "LEAKED"
-            } else {
-                "nothing"
-            }
-            .to_string()
-        };
-        let dates = ["1:56 pm on 8 May, 2023", "3:00 pm on 20 July, 2023"];
+        let dates = TWO_DATES;
         let spans: Vec<Span> = (0..2)
             .map(|j| Span {
                 id: format!("c:{j}"),
@@ -1475,12 +1464,12 @@ mod tests {
                 date: Some(dates[j].into()),
                 turn_ids: vec![],
                 text: format!(
-                    "DATE: {}\n[span-{j}] Caroline talks about her bank.",
+                    "DATE: {}\n[span-{j}] Caroline talks about {topic}.",
                     dates[j]
                 ),
             })
             .collect();
-        let sample = Sample {
+        Sample {
             id: "c".into(),
             dataset: "locomo".into(),
             sessions: vec![Session {
@@ -1493,7 +1482,30 @@ mod tests {
                 }],
             }],
             spans,
-            queries: vec![Query {
+            queries,
+        }
+    }
+
+    /// An "as of" view must not bring back what the live bank hides: a secret that a later
+    /// UPDATE replaced is hidden from a question dated before the update, as it was when
+    /// live (the view's older text gets its own sensitivity and flag).
+    #[test]
+    fn an_as_of_view_hides_an_older_secret_text() {
+        let script = |p: &str| {
+            if p.contains("[span-0]") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline's bank password is Tr0ub4dor&3xQ."
+            } else if p.contains("[span-1]") {
+                "ACTION: UPDATE\nMEMORY_INDEX: 0\nUPDATED_MEMORY: Caroline changed her bank password."
+            } else if p.contains("Tr0ub4dor") {
+                "LEAKED"
+            } else {
+                "nothing"
+            }
+            .to_string()
+        };
+        let sample = two_dated_spans(
+            "her bank",
+            vec![Query {
                 id: "before".into(),
                 question: "What is Caroline's bank password?".into(),
                 answers: vec!["none".into()],
@@ -1501,7 +1513,7 @@ mod tests {
                 evidence: vec![],
                 date: Some("1 June 2023".into()),
             }],
-        };
+        );
         let skills: Vec<Skill> = memskill_core::SkillBank::seed()
             .selectable()
             .into_iter()
@@ -1534,7 +1546,6 @@ mod tests {
     /// the move retrieves Paris.
     #[test]
     fn a_changed_fact_keeps_its_past_and_as_of_answering_sees_it() {
-        use memskill_core::{Session, Span, Turn};
         // Executor: span 0 inserts, span 1 updates memory 0. Answerer: what its prompt shows.
         let script = |p: &str| {
             if p.contains("[span-0]") {
@@ -1550,20 +1561,6 @@ mod tests {
             }
             .to_string()
         };
-        let dates = ["1:56 pm on 8 May, 2023", "3:00 pm on 20 July, 2023"];
-        let spans: Vec<Span> = (0..2)
-            .map(|j| Span {
-                id: format!("c:{j}"),
-                index: j,
-                session: Some(j + 1),
-                date: Some(dates[j].into()),
-                turn_ids: vec![],
-                text: format!(
-                    "DATE: {}\n[span-{j}] Caroline talks about where she lives.",
-                    dates[j]
-                ),
-            })
-            .collect();
         let q = |id: &str, date: Option<&str>| Query {
             id: id.into(),
             question: "Where does Caroline live?".into(),
@@ -1572,24 +1569,14 @@ mod tests {
             evidence: vec![],
             date: date.map(String::from),
         };
-        let sample = Sample {
-            id: "c".into(),
-            dataset: "locomo".into(),
-            sessions: vec![Session {
-                index: 1,
-                date: Some(dates[0].into()),
-                turns: vec![Turn {
-                    id: "D1:1".into(),
-                    speaker: "Caroline".into(),
-                    text: "x".into(),
-                }],
-            }],
-            spans,
-            queries: vec![
+        let dates = TWO_DATES;
+        let sample = two_dated_spans(
+            "where she lives",
+            vec![
                 q("before", Some("1 June 2023")),
                 q("after", Some("1 August 2023")),
             ],
-        };
+        );
         let skills: Vec<Skill> = memskill_core::SkillBank::seed()
             .selectable()
             .into_iter()
