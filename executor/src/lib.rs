@@ -31,9 +31,9 @@ pub use judge::{
 };
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
-    answer_messages, executor_messages, executor_messages_for, executor_messages_with,
-    extract_answer, f1_text, AnswerContext, AnswerStyle, ExecutorContext, Extraction, MemoryDomain,
-    ReplyForm, DEFAULT_ANSWER_TOP_R,
+    answer_messages, executor_messages, executor_messages_with, extract_answer, f1_text,
+    AnswerContext, AnswerStyle, ExecutorContext, Extraction, MemoryDomain, ReplyForm,
+    DEFAULT_ANSWER_TOP_R,
 };
 pub use scoring::{
     hotpot_f1, hotpot_f1_memskill, hotpot_f1_with, is_abstention, locomo_f1, locomo_f1_within,

@@ -113,25 +113,14 @@ pub fn executor_messages(
         retrieved,
         skills,
         ReplyForm::default(),
+        &[],
     )
 }
 
 /// [`executor_messages`], asking for the JSON form and / or typed memories (the templates'
-/// `structured` and `typed` variables).
+/// `structured` and `typed` variables), for a span of known users (`users`: its speakers,
+/// offered as the ids of `SCOPE` lines when `form.scoped`; empty when unknown).
 pub fn executor_messages_with(
-    prompts: &PromptSet,
-    domain: MemoryDomain,
-    span: &Span,
-    retrieved: &[&str],
-    skills: &[&Skill],
-    form: ReplyForm,
-) -> Result<Vec<Message>, PromptError> {
-    executor_messages_for(prompts, domain, span, retrieved, skills, form, &[])
-}
-
-/// [`executor_messages_with`] for a span of known users (`users`: its speakers, offered as
-/// the ids of `SCOPE` lines when `form.scoped`).
-pub fn executor_messages_for(
     prompts: &PromptSet,
     domain: MemoryDomain,
     span: &Span,
@@ -243,7 +232,7 @@ pub fn sample_render(prompts: &PromptSet, answer_templates: &[&str]) -> Result<(
                     typed,
                     scoped,
                 };
-                executor_messages_for(prompts, domain, &span, &retrieved, &skills, form, &users)?;
+                executor_messages_with(prompts, domain, &span, &retrieved, &skills, form, &users)?;
             }
         }
     }
@@ -443,6 +432,7 @@ mod tests {
                     mems,
                     &skills,
                     form,
+                    &[],
                 )
                 .unwrap();
                 for msg in m {
@@ -479,8 +469,8 @@ mod tests {
             scoped: true,
             ..ReplyForm::default()
         };
-        let off_p = executor_messages_for(&set(), d, &sp, &[], &skills, off, &users).unwrap();
-        let on_p = executor_messages_for(&set(), d, &sp, &[], &skills, on, &users).unwrap();
+        let off_p = executor_messages_with(&set(), d, &sp, &[], &skills, off, &users).unwrap();
+        let on_p = executor_messages_with(&set(), d, &sp, &[], &skills, on, &users).unwrap();
         // off: the users are not even shown
         assert_eq!(
             off_p,
@@ -500,7 +490,7 @@ mod tests {
                 .join("\n")
         };
         assert_eq!(strip(on_t), strip(off_t));
-        let none = executor_messages_for(&set(), d, &sp, &[], &skills, on, &[]).unwrap();
+        let none = executor_messages_with(&set(), d, &sp, &[], &skills, on, &[]).unwrap();
         assert!(none[0]
             .content
             .contains("(the ids for SCOPE): (none known)\n"));
@@ -510,7 +500,7 @@ mod tests {
             scoped: true,
             ..ReplyForm::default()
         };
-        let j = executor_messages_for(&set(), d, &sp, &[], &skills, json, &users).unwrap();
+        let j = executor_messages_with(&set(), d, &sp, &[], &skills, json, &users).unwrap();
         assert!(!j[0].content.contains("SCOPE"));
     }
 
@@ -525,7 +515,7 @@ mod tests {
             typed: true,
             ..ReplyForm::default()
         };
-        let on = executor_messages_with(&set(), d, &sp, &[], &skills, typed).unwrap();
+        let on = executor_messages_with(&set(), d, &sp, &[], &skills, typed, &[]).unwrap();
         let (off, on) = (&off[0].content, &on[0].content);
         assert!(!off.contains("MEMORY_TYPE") && !off.contains("CONFIDENCE"));
         assert!(on.contains("MEMORY_ITEM: <the fact to keep"));
@@ -554,13 +544,14 @@ mod tests {
         let d = MemoryDomain::Conversation;
         let off = executor_messages(&set(), d, &sp, &mems, &skills).unwrap();
         let off2 =
-            executor_messages_with(&set(), d, &sp, &mems, &skills, ReplyForm::default()).unwrap();
+            executor_messages_with(&set(), d, &sp, &mems, &skills, ReplyForm::default(), &[])
+                .unwrap();
         assert_eq!(off, off2);
         let json = ReplyForm {
             structured: true,
             ..ReplyForm::default()
         };
-        let on = executor_messages_with(&set(), d, &sp, &mems, &skills, json).unwrap();
+        let on = executor_messages_with(&set(), d, &sp, &mems, &skills, json, &[]).unwrap();
         let (off, on) = (&off[0].content, &on[0].content);
         // the same prompt up to the reply format; then JSON instead of action blocks
         let cut = off

@@ -404,7 +404,11 @@ fn structured_replies_follow_the_schema() {
         &span,
         &mems,
         &skills,
-        true,
+        memskill_executor::ReplyForm {
+            structured: true,
+            ..Default::default()
+        },
+        &[],
     )
     .unwrap();
     let allowed = [ActionKind::Insert, ActionKind::Delete];

@@ -583,7 +583,7 @@ fn write_span(
         typed: ctx.exec_typed,
         scoped: ctx.exec_scoped,
     };
-    let messages = memskill_executor::executor_messages_for(
+    let messages = memskill_executor::executor_messages_with(
         ctx.prompts,
         ctx.domain,
         span,
