@@ -224,8 +224,8 @@ impl<'a> EpisodeCtx<'a> {
     }
 
     /// [`Self::shown_memory`] of the bank as of `date` ([`MemoryBank::as_of`]). A text that
-    /// the view brings back from a memory's history gets its own sensitivity and flag, as
-    /// the memory filter gives a written text: the stored ones are the latest text's.
+    /// the view brings back from a memory's history gets its own sensitivity and flag
+    /// ([`Self::mark_text`], as a written text): the stored ones are the latest text's.
     pub fn shown_as_of(&self, memory: &MemoryBank, date: &str) -> MemoryBank {
         let mut view = memory.as_of(date);
         let older: Vec<(MemoryId, String)> = view
@@ -234,16 +234,26 @@ impl<'a> EpisodeCtx<'a> {
             .map(|m| (m.id, m.content.clone()))
             .collect();
         for (id, text) in older {
-            if self.memory_filter != MemoryFilter::Off {
-                let (level, _) = memskill_designer::memory_sensitivity(&text);
-                let _ = view.set_sensitivity(id, level);
-            }
-            if self.memory_filter == MemoryFilter::Flag {
-                let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
-                let _ = view.set_flag(id, flag);
-            }
+            self.mark_text(&mut view, id, &text);
         }
         self.shown_memory(&view).into_owned()
+    }
+
+    /// The memory filter's marks on memory `id` of `bank` for its text `text`: unless the
+    /// filter is off, its sensitivity; with "flag", its flag (an ordinary text clears an
+    /// earlier one). Returns whether it was flagged.
+    fn mark_text(&self, bank: &mut MemoryBank, id: MemoryId, text: &str) -> bool {
+        if self.memory_filter != MemoryFilter::Off {
+            let (level, _) = memskill_designer::memory_sensitivity(text);
+            let _ = bank.set_sensitivity(id, level);
+        }
+        if self.memory_filter != MemoryFilter::Flag {
+            return false;
+        }
+        let flag = memskill_designer::scan_memory(text).map(|f| f.to_string());
+        let flagged = flag.is_some();
+        let _ = bank.set_flag(id, flag);
+        flagged
     }
 }
 
@@ -758,16 +768,7 @@ fn apply_filtered(
             }
             let _ = out.memory.set_scope(id, m.scope.clone());
         }
-        if ctx.memory_filter != MemoryFilter::Off {
-            let (level, _) = memskill_designer::memory_sensitivity(&text);
-            let _ = out.memory.set_sensitivity(id, level);
-        }
-        if ctx.memory_filter == MemoryFilter::Flag {
-            let flag = memskill_designer::scan_memory(&text).map(|f| f.to_string());
-            out.flagged += flag.is_some() as usize;
-            // an UPDATE to an ordinary text clears an earlier flag
-            let _ = out.memory.set_flag(id, flag);
-        }
+        out.flagged += ctx.mark_text(&mut out.memory, id, &text) as usize;
     }
     Ok(report.executed)
 }
