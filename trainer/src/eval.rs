@@ -15,8 +15,8 @@ use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
 use crate::config::{Config, Dataset};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
-use crate::fsutil::{sha256_bytes, write_atomic};
-use crate::runtime::Runtime;
+use crate::fsutil::write_atomic;
+use crate::runtime::{membank_path, Runtime};
 
 /// What to evaluate.
 #[derive(Debug, Clone, Default)]
@@ -201,40 +201,6 @@ pub fn eval_ctx<'a>(
         query_ratio: 1.0,
         ..EpisodeCtx::new(cfg, rt, controller, skills, skill_embs)
     }
-}
-
-/// Where the evaluation memory bank of `sample` is cached: `<cache>/membanks/<key>.json`,
-/// the key hashing everything that determines the bank (checkpoint, skill bank, K, R,
-/// executor, encoder, the sample's spans, and `extra`).
-pub fn membank_path(
-    cfg: &Config,
-    rt: &Runtime,
-    checkpoint_hash: &str,
-    bank_hash: &str,
-    sample: &Sample,
-    extra: serde_json::Value,
-) -> Result<PathBuf> {
-    let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
-        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
-    let exec_prompt: Vec<(&str, &str)> = rt
-        .prompts
-        .names()
-        .filter(|n| n.starts_with("executor."))
-        .map(|n| (n, rt.prompts.source(n).unwrap_or("")))
-        .collect();
-    let key_src = json!({
-        "executor_prompt": sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
-        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
-        "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
-        "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
-        "memory_filter": cfg.memory.filter,
-    });
-    let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
-    Ok(cfg
-        .cache
-        .root()
-        .join("membanks")
-        .join(format!("{key}.json")))
 }
 
 /// What evaluating one sample gives: its answered queries, whether its bank was cached, the

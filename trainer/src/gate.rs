@@ -380,7 +380,7 @@ struct GroupReplay {
 }
 
 /// One mode's numbers from its samples' replays and the LLM use they cost.
-fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::runtime::RoleTotals) -> EvalMode {
+fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::metrics::RoleTotals) -> EvalMode {
     let case_scores: Vec<f64> = groups.iter().flat_map(|g| g.scores.clone()).collect();
     let finite: Vec<f64> = case_scores
         .iter()
