@@ -11,34 +11,9 @@ comment directly above the fn (above its doc comment and attributes, or between 
 exits 1 if there are any, or if more than --exceptions functions carry such a reason."""
 import os, re, sys
 
-def strip(line, state):
-    out, i, n = [], 0, len(line)
-    while i < n:
-        if state["block"]:
-            j = line.find("*/", i)
-            if j < 0:
-                return "".join(out)
-            state["block"] = False; i = j + 2; continue
-        if state["raw"] is not None:
-            j = line.find('"' + "#" * state["raw"], i)
-            if j < 0:
-                return "".join(out)
-            i = j + 1 + state["raw"]; state["raw"] = None; continue
-        if state["str"]:
-            if line[i] == "\\": i += 2; continue
-            if line[i] == '"': state["str"] = False
-            i += 1; continue
-        c = line[i]
-        if line.startswith("//", i): break
-        if line.startswith("/*", i): state["block"] = True; i += 2; continue
-        m = re.match(r'b?r(#*)"', line[i:])
-        if m and (i == 0 or not (line[i-1].isalnum() or line[i-1] == "_")):
-            state["raw"] = len(m.group(1)); i += len(m.group(0)); continue
-        if c == '"': state["str"] = True; i += 1; continue
-        m = re.match(r"'(\\.|[^\\'])'", line[i:]) or re.match(r"'\\u\{[0-9a-fA-F]+\}'", line[i:])
-        if m: i += len(m.group(0)); continue
-        out.append(c); i += 1
-    return "".join(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rust_lex import code_lines  # noqa: E402
+
 
 FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?(const\s+)?(async\s+)?(unsafe\s+)?fn\s+(\w+)")
 TEST_ATTR = re.compile(r"^\s*#\[(cfg\(test\)|test)\]")
@@ -59,9 +34,7 @@ def long_reason(lines, fn_line):
 
 def scan(path):
     """(lines, "path:line", name, has_long_reason) of every non-test fn with a body."""
-    lines = open(path, encoding="utf-8").read().split("\n")
-    state = {"block": False, "raw": None, "str": False}
-    code = [strip(l, state) for l in lines]
+    lines, code = code_lines(path)
     res = []
     depth = 0
     stack = []  # (name, start_line, depth_at_open)
@@ -142,4 +115,5 @@ def main():
         sys.exit(1)
     print(f"ok: no function over {max_lines} lines without a `// long:` reason ({len(excused)} with one)")
 
-main()
+if __name__ == "__main__":
+    main()
