@@ -610,7 +610,11 @@ mod tests {
         );
         assert_eq!(
             json_candidates(" [1, {\"b\": null}] "),
-            vec![json!([1, {"b": null}]), json!([1, {"b": null}]), json!({"b": null})]
+            vec![
+                json!([1, {"b": null}]),
+                json!([1, {"b": null}]),
+                json!({"b": null})
+            ]
         );
         assert!(json_candidates("no json {here").is_empty());
         // the lenient reader repairs what the candidates leave out
