@@ -21,6 +21,7 @@ pub mod invocations;
 pub mod metrics;
 pub mod prompts;
 pub mod refimport;
+pub mod registry;
 pub mod reply_script;
 pub mod retrieval;
 pub mod runtime;

@@ -14,7 +14,7 @@ use memskill_datasets::{
 };
 use memskill_executor::Extraction;
 
-use crate::benchmark::registry::{self, Descriptor, Optional, Splits};
+use crate::registry::{self, Descriptor, Optional, Splits};
 
 /// `memskill data ...`
 #[derive(Subcommand)]
