@@ -168,73 +168,41 @@ fn as_text(bytes: Vec<u8>) -> Option<String> {
     (printable_share(&s) >= 0.9 && letters * 2 >= s.chars().count().min(8)).then_some(s)
 }
 
-fn b64_value(c: u8) -> Option<u32> {
-    Some(match c {
-        b'A'..=b'Z' => (c - b'A') as u32,
-        b'a'..=b'z' => (c - b'a') as u32 + 26,
-        b'0'..=b'9' => (c - b'0') as u32 + 52,
-        b'+' | b'-' => 62,
-        b'/' | b'_' => 63,
-        _ => return None,
-    })
-}
-
-/// Standard or URL-safe base64, padding optional.
+/// Standard or URL-safe base64 (the two alphabets may even be mixed), padding optional,
+/// stray bits after the last whole byte ignored.
 pub fn decode_base64(run: &str) -> Option<Vec<u8>> {
-    let body = run.trim_end_matches('=');
-    if body.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in body.as_bytes() {
-        acc = (acc << 6) | b64_value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let body = run
+        .trim_end_matches('=')
+        .replace('-', "+")
+        .replace('_', "/");
+    LENIENT.decode(body).ok()
 }
 
 /// Hex digits (optionally separated by spaces, `:` or `\x`) as bytes.
 pub fn decode_hex(run: &str) -> Option<Vec<u8>> {
-    let digits: Vec<u8> = run
+    let digits: String = run
         .replace("\\x", "")
-        .bytes()
-        .filter(|b| b.is_ascii_hexdigit())
+        .chars()
+        .filter(char::is_ascii_hexdigit)
         .collect();
-    if digits.len() % 2 == 1 {
-        return None;
-    }
-    digits
-        .chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    hex::decode(digits).ok()
 }
 
-/// `%XX` escapes (and `+` inside a run of them) decoded; other characters kept.
+/// `%XX` escapes decoded; other characters (and a `%` not followed by two hex digits)
+/// kept. `None` when the result is not UTF-8.
 pub fn decode_percent(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && b[i + 1].is_ascii_hexdigit()
-            && b[i + 2].is_ascii_hexdigit()
-        {
-            let v = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).ok()?, 16).ok()?;
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|c| c.into_owned())
 }
 
 /// Replaces every match of `re` in `text` whose decoding is readable text by that text.
@@ -652,6 +620,14 @@ mod tests {
         assert_eq!(decode_percent("a%20b%2Fc").unwrap(), "a b/c");
         assert_eq!(decode_percent("100%").unwrap(), "100%");
         assert!(decode_base64("abcde").is_none());
+        // URL-safe letters, alone or mixed with standard ones; padding in any amount
+        assert_eq!(decode_base64("-_-_").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert_eq!(decode_base64("+/-_").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert_eq!(decode_base64("aGk===").unwrap(), b"hi");
+        assert!(decode_base64("aG=k").is_none());
+        assert!(decode_hex("6").is_none());
+        assert_eq!(decode_percent("%41%4").unwrap(), "A%4");
+        assert!(decode_percent("%ff").is_none());
     }
 
     #[test]
