@@ -115,6 +115,10 @@ pub(crate) fn destructive_patterns() -> Vec<Regex> {
         rx(&format!(
             r"\b{WIPE_VERB}\b\s+(?:the\s+|your\s+|its\s+|their\s+|our\s+|den\s+|die\s+|das\s+|le\s+|la\s+|les\s+|el\s+|los\s+|las\s+|il\s+|lo\s+|gli\s+|o\s+|os\s+|as\s+)?(?:memory bank|memory store|memory database|skill bank|databases?|database tables?|log files?|logs|audit logs?|backups|hard drive|file ?system|speicherbank|datenbank|protokolle|base de donnees|journaux|base de datos|registros|banco de dados|base de dados)\b(?P<after>(?:\s+[\w']+){{0,3}})"
         )),
+        // German separable "reset": "setze die Datenbank vollständig zurück"
+        rx(
+            r"\bsetze?\b[^.;!?]{0,40}\b(?:\w*datenbank\w*|\w*speicher\w*|erinnerung\w*|verlauf|protokoll\w*|alles|system|server)\b[^.;!?]{0,30}\bzuruck\b",
+        ),
         // "wipe it completely", "... and start from scratch"
         rx(&format!(
             r"\b{WIPE_VERB}\s+(?:it|them|the (?:bank|store|memory|memories)|everything)\s+(?:completely|entirely|fully|clean|totally)\b|\b{WIPE_VERB}\b[^.;!?]{{0,40}}\bstart (?:over|afresh|from scratch|from zero)\b|\btruncate\s+(?:the\s+)?(?:\w+\s+)?tables?\b|\bdelete\b[^.;!?]{{0,20}}\b(?:each|every|all)\s+(?:existing\s+|stored\s+)?(?:items?|memor\w*|entr\w*|records?)\b[^.;!?]{{0,30}}\b(?:no exceptions?|without exception)\b"
