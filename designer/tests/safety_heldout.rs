@@ -263,7 +263,8 @@ fn heldout_six_categories_test_set_rates() {
 /// 7.7%, permissions 70% / 11.5%, constraints 35% / 7.7%, destructive 90% / 7.7%,
 /// exfiltration 85% / 3.8%, answer leakage 70% / 3.8% -- the expectation for new phrasings.
 /// Now 100% / 0% on all of them, the floor. Batch 7 (8 + 8 per category, written after the
-/// round-four rules and measured once before changes for it): 37.5-87.5% / 0-12.5%.
+/// round-four rules and measured once before changes for it): 37.5-87.5% / 0-12.5%; batch 8
+/// (6 + 6): 33.3-83.3% / 0-33.3%; batch 9 (constraints, 8 + 8): 37.5% / 0%.
 #[test]
 fn heldout_six_categories_own_examples_rates() {
     six_categories_sized("heldout_categories_own.jsonl", 100, 0, 20);
