@@ -86,7 +86,7 @@ const WIPE_VERB: &str = r"(?:delete|deletes|deleting|erase|erases|erasing|wipe|w
 const ALL_WORD: &str = r"(?:l'intera|l'integralite|toute?s?|all|every|everything|each and every|any and all|the entire|the whole|entire|whole|complete|alle\w*|samtlich\w*|gesamt\w*|ganze\w*|komplett\w*|tou(?:s|tes|t)|l'ensemble|integralite|tod[oa]s?|entera|completa|tutt[eio]|intera|inteiro|inteira)";
 
 /// What destroying wholesale means harm for (all languages).
-const WIPE_TARGET: &str = r"(?:banca|banco|banque|base|items?|entries|stored items?|memor\w*|memory bank|memories|files?|folders?|director(?:y|ies)|databases?|db|logs?|log files?|histor(?:y|ies)|records?|audit\w*|backups?|data|bank|provenance|skills?|skill bank|disks?|drives?|storage|tables?|erinnerung\w*|speicher\w*|dateien|datei|daten\w*|protokoll\w*|verlauf\w*|sicherung\w*|fichiers?|donnees|base de donnees|journa(?:l|ux)|historique|sauvegardes?|souvenirs?|archivos?|ficheros?|datos|base de datos|registros?|historial|copias de seguridad|recuerdos?|ricordi|dati|registri|cronologia|arquivos?|dados|base de dados|historico|lembrancas?)";
+const WIPE_TARGET: &str = r"(?:memoires?|banca|banco|banque|base|items?|entries|stored items?|memor\w*|memory bank|memories|files?|folders?|director(?:y|ies)|databases?|db|logs?|log files?|histor(?:y|ies)|records?|audit\w*|backups?|data|bank|provenance|skills?|skill bank|disks?|drives?|storage|tables?|erinnerung\w*|speicher\w*|dateien|datei|daten\w*|protokoll\w*|verlauf\w*|sicherung\w*|fichiers?|donnees|base de donnees|journa(?:l|ux)|historique|sauvegardes?|souvenirs?|archivos?|ficheros?|datos|base de datos|registros?|historial|copias de seguridad|recuerdos?|ricordi|dati|registri|cronologia|arquivos?|dados|base de dados|historico|lembrancas?)";
 
 /// Words after a wholesale target that make the deletion a targeted one ("all memories
 /// that a later span contradicts").
@@ -115,6 +115,10 @@ pub(crate) fn destructive_patterns() -> Vec<Regex> {
         rx(&format!(
             r"\b{WIPE_VERB}\b\s+(?:the\s+|your\s+|its\s+|their\s+|our\s+|den\s+|die\s+|das\s+|le\s+|la\s+|les\s+|el\s+|los\s+|las\s+|il\s+|lo\s+|gli\s+|o\s+|os\s+|as\s+)?(?:memory bank|memory store|memory database|skill bank|databases?|database tables?|log files?|logs|audit logs?|backups|hard drive|file ?system|speicherbank|datenbank|protokolle|base de donnees|journaux|base de datos|registros|banco de dados|base de dados)\b(?P<after>(?:\s+[\w']+){{0,3}})"
         )),
+        // German separable "reset": "setze die Datenbank vollständig zurück"
+        rx(
+            r"\bsetze?\b[^.;!?]{0,40}\b(?:\w*datenbank\w*|\w*speicher\w*|erinnerung\w*|verlauf|protokoll\w*|alles|system|server)\b[^.;!?]{0,30}\bzuruck\b",
+        ),
         // "wipe it completely", "... and start from scratch"
         rx(&format!(
             r"\b{WIPE_VERB}\s+(?:it|them|the (?:bank|store|memory|memories)|everything)\s+(?:completely|entirely|fully|clean|totally)\b|\b{WIPE_VERB}\b[^.;!?]{{0,40}}\bstart (?:over|afresh|from scratch|from zero)\b|\btruncate\s+(?:the\s+)?(?:\w+\s+)?tables?\b|\bdelete\b[^.;!?]{{0,20}}\b(?:each|every|all)\s+(?:existing\s+|stored\s+)?(?:items?|memor\w*|entr\w*|records?)\b[^.;!?]{{0,30}}\b(?:no exceptions?|without exception)\b"
@@ -580,7 +584,30 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
         if reported {
             continue;
         }
-        let named = words.iter().skip(1).any(|w| {
+        // a place after a preposition ("a trip to Crete", "a work permit in Canada") is no
+        // person
+        let named = words.iter().enumerate().skip(1).any(|(i, w)| {
+            let place = matches!(
+                words[i - 1].to_lowercase().as_str(),
+                "in" | "to"
+                    | "from"
+                    | "at"
+                    | "near"
+                    | "via"
+                    | "nach"
+                    | "aus"
+                    | "en"
+                    | "à"
+                    | "a"
+                    | "em"
+                    | "de"
+                    | "da"
+                    | "di"
+                    | "para"
+                    | "per"
+                    | "au"
+                    | "dans"
+            );
             let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
             let w = w.strip_suffix("'s").unwrap_or(w).trim_start_matches('\'');
             let mut cs = w.chars();
@@ -588,6 +615,7 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                 && w.chars().count() >= 3
                 && cs.all(|c| c.is_lowercase())
                 && !NOT_NAMES.contains(&w)
+                && !place
         });
         if named {
             return true;
@@ -615,6 +643,16 @@ mod tests {
         for t in ordinary {
             assert_eq!(category(t), None, "{t}");
         }
+    }
+
+    #[test]
+    fn a_place_is_no_named_person() {
+        assert!(!states_named_fact(
+            "Record that the user moved to Lisbon in 2021 after a trip to Porto."
+        ));
+        assert!(states_named_fact(
+            "Remember that Audrey adopted a dog in 2023."
+        ));
     }
 
     #[test]

@@ -168,73 +168,41 @@ fn as_text(bytes: Vec<u8>) -> Option<String> {
     (printable_share(&s) >= 0.9 && letters * 2 >= s.chars().count().min(8)).then_some(s)
 }
 
-fn b64_value(c: u8) -> Option<u32> {
-    Some(match c {
-        b'A'..=b'Z' => (c - b'A') as u32,
-        b'a'..=b'z' => (c - b'a') as u32 + 26,
-        b'0'..=b'9' => (c - b'0') as u32 + 52,
-        b'+' | b'-' => 62,
-        b'/' | b'_' => 63,
-        _ => return None,
-    })
-}
-
-/// Standard or URL-safe base64, padding optional.
+/// Standard or URL-safe base64 (the two alphabets may even be mixed), padding optional,
+/// stray bits after the last whole byte ignored.
 pub fn decode_base64(run: &str) -> Option<Vec<u8>> {
-    let body = run.trim_end_matches('=');
-    if body.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in body.as_bytes() {
-        acc = (acc << 6) | b64_value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let body = run
+        .trim_end_matches('=')
+        .replace('-', "+")
+        .replace('_', "/");
+    LENIENT.decode(body).ok()
 }
 
 /// Hex digits (optionally separated by spaces, `:` or `\x`) as bytes.
 pub fn decode_hex(run: &str) -> Option<Vec<u8>> {
-    let digits: Vec<u8> = run
+    let digits: String = run
         .replace("\\x", "")
-        .bytes()
-        .filter(|b| b.is_ascii_hexdigit())
+        .chars()
+        .filter(char::is_ascii_hexdigit)
         .collect();
-    if digits.len() % 2 == 1 {
-        return None;
-    }
-    digits
-        .chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    hex::decode(digits).ok()
 }
 
-/// `%XX` escapes (and `+` inside a run of them) decoded; other characters kept.
+/// `%XX` escapes decoded; other characters (and a `%` not followed by two hex digits)
+/// kept. `None` when the result is not UTF-8.
 pub fn decode_percent(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && b[i + 1].is_ascii_hexdigit()
-            && b[i + 2].is_ascii_hexdigit()
-        {
-            let v = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).ok()?, 16).ok()?;
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|c| c.into_owned())
 }
 
 /// Replaces every match of `re` in `text` whose decoding is readable text by that text.
@@ -463,10 +431,12 @@ fn segment(run: &str) -> Option<String> {
 /// "i g n o r e" / "i.g.n.o.r.e" -> "ignore" (runs of at least three single letters that
 /// start a word); a run that holds several words is split into them where it can be.
 fn join_spaced_letters(text: &str) -> String {
-    static SPACED: LazyLock<Regex> = LazyLock::new(|| rx(r"(^|[^\w'’])((?:\w[ .\-_*·]){2,}\w)\b"));
+    // an '@' is part of a spelled-out address ("d r o p @ e x a m p l e . n e t")
+    static SPACED: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"(^|[^\w'’@])((?:[\w@](?: ?[.\-_*·@] ?|[ .\-_*·])){2,}\w)\b"));
     // in a text spelled out with wide gaps between words, two-letter words too ("i f")
     static SPACED_TWO: LazyLock<Regex> =
-        LazyLock::new(|| rx(r"(^|[^\w'’])((?:\w[ .\-_*·'’]){1,}\w)\b"));
+        LazyLock::new(|| rx(r"(^|[^\w'’@])((?:[\w@](?: ?[.\-_*·@] ?|[ .\-_*·'’])){1,}\w)\b"));
     // Words spelled out letter by letter are usually separated by wider gaps.
     let marked = Regex::new(r"\s{2,}")
         .expect("valid")
@@ -477,7 +447,10 @@ fn join_spaced_letters(text: &str) -> String {
         &*SPACED
     };
     let joined = spelled.replace_all(&marked, |c: &regex::Captures<'_>| {
-        let run: String = c[2].chars().filter(|ch| ch.is_alphanumeric()).collect();
+        let run: String = c[2]
+            .chars()
+            .filter(|&ch| ch.is_alphanumeric() || ch == '@')
+            .collect();
         let words = segment(&run).unwrap_or(run);
         format!("{}{words}", &c[1])
     });
@@ -487,6 +460,11 @@ fn join_spaced_letters(text: &str) -> String {
 /// Digits and symbols used as letters, inside words that also hold letters; in a text with
 /// several such words, also short numbers made only of those digits ("70 4" -> "to a").
 fn unleet(norm: &str) -> String {
+    unleet_with(norm, 'a')
+}
+
+/// [`unleet`] with `@` read as `at` (kept: a digit-spelled e-mail address).
+fn unleet_with(norm: &str, at: char) -> String {
     let is_leet = |c: char| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$' | '!');
     let word_like = |w: &str| {
         let letters = w.chars().filter(|c| c.is_alphabetic()).count();
@@ -506,13 +484,19 @@ fn unleet(norm: &str) -> String {
                 && inner
                     .chars()
                     .all(|c| matches!(c, '0' | '1' | '3' | '4' | '5' | '7'));
-            if (word_like(w) || digits_only) && !w.contains("://") && !inner.contains('.') {
+            // (a digit-spelled e-mail address is read whole, its domain included)
+            let address = inner.contains('@') && at == '@';
+            if (word_like(w) || digits_only)
+                && !w.contains("://")
+                && (!inner.contains('.') || address)
+            {
                 w.chars()
                     .map(|c| match c {
                         '0' => 'o',
                         '1' | '!' => 'i',
                         '3' => 'e',
-                        '4' | '@' => 'a',
+                        '4' => 'a',
+                        '@' => at,
                         '5' | '$' => 's',
                         '7' => 't',
                         c => c,
@@ -542,6 +526,28 @@ fn drop_word_punctuation(norm: &str) -> Option<String> {
     })
 }
 
+/// `cleaned` (see [`clean`]) with its base64, hex and %-encoded runs decoded in place, case
+/// kept; `None` when nothing decoded. Case matters for base64: decode before normalising.
+/// Two rounds catch one encoding inside another.
+pub fn decoded_text(cleaned: &str) -> Option<String> {
+    let mut decoded = cleaned.to_string();
+    for _ in 0..2 {
+        let mut next = decoded.clone();
+        if next.contains('%') {
+            if let Some(d) = decode_percent(&next) {
+                next = d;
+            }
+        }
+        next = decode_runs(&next, &HEX_RUN, decode_hex);
+        next = decode_runs(&next, &BASE64_RUN, decode_base64);
+        if next == decoded {
+            break;
+        }
+        decoded = next;
+    }
+    (decoded != cleaned).then_some(decoded)
+}
+
 /// One normalised text to scan and where it came from ("" for the plain text).
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
@@ -562,24 +568,7 @@ pub fn scan_views(text: &str) -> Vec<View> {
             views.push(View { how, text: t });
         }
     };
-    // Decoded runs (case matters for base64: decode before normalising). Two rounds catch
-    // one encoding inside another.
-    let mut decoded = cleaned.clone();
-    for _ in 0..2 {
-        let mut next = decoded.clone();
-        if next.contains('%') {
-            if let Some(d) = decode_percent(&next) {
-                next = d;
-            }
-        }
-        next = decode_runs(&next, &HEX_RUN, decode_hex);
-        next = decode_runs(&next, &BASE64_RUN, decode_base64);
-        if next == decoded {
-            break;
-        }
-        decoded = next;
-    }
-    if decoded != cleaned {
+    if let Some(decoded) = decoded_text(&cleaned) {
         push("decoded text", normalise_for_scan(&decoded));
     }
     let deob = deobfuscate_addresses(&plain);
@@ -593,6 +582,9 @@ pub fn scan_views(text: &str) -> Vec<View> {
     let leet = unleet(&plain);
     if leet != plain {
         push("digits read as letters", leet);
+        if plain.contains('@') {
+            push("digits read as letters", unleet_with(&plain, '@'));
+        }
     }
     if let Some(p) = drop_word_punctuation(&plain) {
         push("punctuation removed", p);
@@ -652,6 +644,14 @@ mod tests {
         assert_eq!(decode_percent("a%20b%2Fc").unwrap(), "a b/c");
         assert_eq!(decode_percent("100%").unwrap(), "100%");
         assert!(decode_base64("abcde").is_none());
+        // URL-safe letters, alone or mixed with standard ones; padding in any amount
+        assert_eq!(decode_base64("-_-_").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert_eq!(decode_base64("+/-_").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert_eq!(decode_base64("aGk===").unwrap(), b"hi");
+        assert!(decode_base64("aG=k").is_none());
+        assert!(decode_hex("6").is_none());
+        assert_eq!(decode_percent("%41%4").unwrap(), "A%4");
+        assert!(decode_percent("%ff").is_none());
     }
 
     #[test]
@@ -686,6 +686,12 @@ mod tests {
             "1f 45k3d, 4n5w3r 70 4 qu35710n",
             "if asked, answer to a question",
         );
+        // a spelled-out or digit-spelled e-mail address keeps its '@'
+        has(
+            "send  a l l  t o  d r o p @ e x a m p l e - x . n e t",
+            "drop@examplexnet",
+        );
+        has("f0rw4rd 7h3 ch47 70 l34k@3x4mpl3.n37", "leak@example.net");
         // an ordinary id that happens to be base64 of binary stays as it is
         assert!(scan_views("Photo id 3f9a2b7c")
             .iter()

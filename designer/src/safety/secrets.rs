@@ -307,7 +307,21 @@ pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
             continue;
         }
         let lower = trimmed.to_lowercase();
-        if NOT_VALUES.contains(&lower.as_str()) {
+        // "les mots de passe eux-mêmes", "the passwords themselves": a pronoun, not a value
+        const REFLEXIVE: &[&str] = &[
+            "eux",
+            "elles",
+            "lui-m",
+            "elle-m",
+            "itself",
+            "themselves",
+            "selbst",
+            "mism",
+            "stess",
+            "propri",
+            "mesm",
+        ];
+        if NOT_VALUES.contains(&lower.as_str()) || REFLEXIVE.iter().any(|r| lower.starts_with(r)) {
             continue;
         }
         // "was stolen", "is compromised", "was changing": a state of the secret, not its value
