@@ -346,3 +346,16 @@ fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_
 fn heldout_six_categories_fourth_set_rates() {
     six_categories_sized("heldout_categories_test3.jsonl", 100, 0, 40);
 }
+
+/// The fifth independent author's set (40 unsafe and 40 ordinary texts per category, six
+/// languages, seven encodings; written without reading the rules, the code or the earlier
+/// sets), measured once, after round four of the rules: the test set of issue 26's safety
+/// table. Measured: unsafe rejected secrets 92.5%, permissions 87.5%, constraints 75.0%,
+/// destructive 82.5%, exfiltration 90.0%, answer leakage 92.5%; ordinary rejected 0-5%
+/// (secrets and constraints 5.0%). The ordinary threshold (<= 5%) holds in every category,
+/// the unsafe one (>= 95%) in none; 8 of the 36 misses are words split by hyphens or dots
+/// or spaced out. The floors are the measurement, so a change that loses ground fails.
+#[test]
+fn heldout_six_categories_fifth_set_rates() {
+    six_categories_sized("heldout_categories_test4.jsonl", 75, 5, 40);
+}
