@@ -323,6 +323,20 @@ struct Slot {
     worker: Option<Worker>,
 }
 
+impl Slot {
+    /// `req` to the slot's process (a crash error when it has none).
+    fn request(
+        &mut self,
+        req: &serde_json::Value,
+        timeout: Duration,
+    ) -> Result<Reply, RequestError> {
+        match self.worker.as_mut() {
+            Some(wk) => wk.request(req, timeout),
+            None => Err(RequestError::Crashed("no process".into())),
+        }
+    }
+}
+
 /// Builds one actor per game (called on the worker thread that plays it).
 pub type ActorFactory<'a> = dyn Fn(&Game) -> Result<Box<dyn Actor>, String> + Sync + 'a;
 
@@ -519,44 +533,17 @@ impl BridgePool {
         max_steps: usize,
     ) -> GameResult {
         let start = Instant::now();
-        let Some(slot_m) = self.slots.get(w % self.slots.len().max(1)) else {
-            return env_error(game, "pool has no workers".into(), 0);
-        };
-        let mut slot = match slot_m.lock() {
+        let mut slot = match self.ready_slot(w) {
             Ok(s) => s,
-            Err(p) => p.into_inner(),
+            Err(msg) => return env_error(game, msg, 0),
         };
-        if slot.worker.is_none() {
-            if let Err(e) = self.restart(w, &mut slot) {
-                return env_error(game, format!("worker {w} could not be restarted: {e}"), 0);
-            }
-        }
         let timeout = Duration::from_secs(self.cfg.timeout_secs.max(1));
         let mut result = GameResult::unplayed(game, GameOutcome::Lost, 0);
-        let fail = |slot: &mut Slot, result: &mut GameResult, e: RequestError, what: &str| {
-            let needs_restart = !matches!(e, RequestError::Remote(_));
-            let mut msg = format!("{what}: {e}");
-            if needs_restart {
-                if let Err(re) = self.restart(w, slot) {
-                    msg.push_str(&format!("; restart failed: {re}"));
-                    slot.worker = None;
-                }
-            }
-            result.outcome = GameOutcome::EnvError(msg);
-        };
-        let reset = match slot.worker.as_mut() {
-            Some(wk) => wk.request(&json!({"cmd": "reset", "game": game.path}), timeout),
-            None => Err(RequestError::Crashed("no process".into())),
-        };
-        let mut reply = match reset {
+        let reply = match slot.request(&json!({"cmd": "reset", "game": game.path}), timeout) {
             Ok(r) => r,
             Err(e) => {
-                fail(
-                    &mut slot,
-                    &mut result,
-                    e,
-                    &format!("reset {}", game.path.display()),
-                );
+                let what = format!("reset {}", game.path.display());
+                self.fail(w, &mut slot, &mut result, e, &what);
                 result.elapsed_ms = start.elapsed().as_millis() as u64;
                 return result;
             }
@@ -564,6 +551,63 @@ impl BridgePool {
         result.objective = objective_of(&reply.obs).unwrap_or_else(|| reply.objective.clone());
         result.initial_obs = reply.obs.clone();
         result.tips = actor.begin(&reply.objective, &reply.obs);
+        self.play_steps(w, &mut slot, actor, reply, max_steps, &mut result);
+        result.actor_stats = actor.stats();
+        result.elapsed_ms = start.elapsed().as_millis() as u64;
+        result
+    }
+
+    /// Process `w`'s slot, locked, with a running process (restarted when there is none);
+    /// the error message when it has none and cannot get one.
+    fn ready_slot(&self, w: usize) -> Result<std::sync::MutexGuard<'_, Slot>, String> {
+        let Some(slot_m) = self.slots.get(w % self.slots.len().max(1)) else {
+            return Err("pool has no workers".into());
+        };
+        let mut slot = match slot_m.lock() {
+            Ok(s) => s,
+            Err(p) => p.into_inner(),
+        };
+        if slot.worker.is_none() {
+            if let Err(e) = self.restart(w, &mut slot) {
+                return Err(format!("worker {w} could not be restarted: {e}"));
+            }
+        }
+        Ok(slot)
+    }
+
+    /// Records a failed request as the game's `EnvError`; a process that crashed or timed
+    /// out (not a remote error) is restarted.
+    fn fail(
+        &self,
+        w: usize,
+        slot: &mut Slot,
+        result: &mut GameResult,
+        e: RequestError,
+        what: &str,
+    ) {
+        let needs_restart = !matches!(e, RequestError::Remote(_));
+        let mut msg = format!("{what}: {e}");
+        if needs_restart {
+            if let Err(re) = self.restart(w, slot) {
+                msg.push_str(&format!("; restart failed: {re}"));
+                slot.worker = None;
+            }
+        }
+        result.outcome = GameOutcome::EnvError(msg);
+    }
+
+    /// The game after its reset `reply`: the actor acts and the process steps until the game
+    /// is done, `max_steps` steps were taken, or a request fails.
+    fn play_steps(
+        &self,
+        w: usize,
+        slot: &mut Slot,
+        actor: &mut dyn Actor,
+        mut reply: Reply,
+        max_steps: usize,
+        result: &mut GameResult,
+    ) {
+        let timeout = Duration::from_secs(self.cfg.timeout_secs.max(1));
         let mut obs = reply.obs.clone();
         while result.steps < max_steps && !reply.done {
             let action = {
@@ -580,10 +624,7 @@ impl BridgePool {
                 actor.act(&ctx)
             };
             let action = single_line(&action);
-            let r = match slot.worker.as_mut() {
-                Some(wk) => wk.request(&json!({"cmd": "step", "action": action}), timeout),
-                None => Err(RequestError::Crashed("no process".into())),
-            };
+            let r = slot.request(&json!({"cmd": "step", "action": action}), timeout);
             result.steps += 1;
             match r {
                 Ok(r) => {
@@ -601,14 +642,11 @@ impl BridgePool {
                 }
                 Err(e) => {
                     let what = format!("step {} `{action}`", result.steps);
-                    fail(&mut slot, &mut result, e, &what);
+                    self.fail(w, slot, result, e, &what);
                     break;
                 }
             }
         }
-        result.actor_stats = actor.stats();
-        result.elapsed_ms = start.elapsed().as_millis() as u64;
-        result
     }
 }
 

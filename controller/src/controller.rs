@@ -122,6 +122,106 @@ fn softmax(logits: &[f32]) -> Vec<f32> {
     e.iter().map(|x| (x / s) as f32).collect()
 }
 
+/// A tensor's values on the host.
+fn to_host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, ControllerError> {
+    t.into_data()
+        .try_to_vec::<f32>()
+        .map_err(|e| ControllerError::Tensor(format!("{e:?}")))
+}
+
+/// The minibatch's chosen actions as tensors, padded to the longest action list `k`:
+/// actions `[b, k]`, their mask `[b, k]`, and the Plackett-Luce remaining mask `[b, k, n]`.
+fn action_tensors(
+    chunk: &[usize],
+    flat: &[&Transition],
+    n: usize,
+    ad: &Device,
+) -> (Tensor<2, Int>, Tensor<2, Bool>, Tensor<3, Bool>) {
+    let b = chunk.len();
+    let k = chunk
+        .iter()
+        .map(|&i| flat[i].actions.len())
+        .max()
+        .unwrap_or(1);
+    let mut actions = vec![0i64; b * k];
+    let mut amask = vec![false; b * k];
+    for (r, &i) in chunk.iter().enumerate() {
+        for (j, &a) in flat[i].actions.iter().enumerate() {
+            actions[r * k + j] = a as i64;
+            amask[r * k + j] = true;
+        }
+    }
+    let acts: Vec<Vec<usize>> = chunk.iter().map(|&i| flat[i].actions.clone()).collect();
+    let n_real: Vec<usize> = chunk.iter().map(|&i| flat[i].skill_embs.len()).collect();
+    let remaining = pl_remaining_mask(&acts, &n_real, k, n);
+    let remaining_t = Tensor::<3, Bool>::from_data(TensorData::new(remaining, [b, k, n]), ad);
+    let actions_t = Tensor::<2, Int>::from_data(TensorData::new(actions, [b, k]), ad);
+    let amask_t = Tensor::<2, Bool>::from_data(TensorData::new(amask, [b, k]), ad);
+    (actions_t, amask_t, remaining_t)
+}
+
+/// The reference's `_apply_new_action_bias` inside evaluate_actions: rows with a bias spec
+/// get their bias from the current logits, without gradient, with the rollout's scale.
+fn with_current_bias(
+    logits: Tensor<2>,
+    chunk: &[usize],
+    flat: &[&Transition],
+    n: usize,
+    ad: &Device,
+) -> Result<Tensor<2>, ControllerError> {
+    if !chunk.iter().any(|&i| flat[i].bias_spec.is_some()) {
+        return Ok(logits);
+    }
+    let raw = to_host(logits.clone().detach())?;
+    let mut bias = vec![0.0f32; chunk.len() * n];
+    for (r, &i) in chunk.iter().enumerate() {
+        if let Some(spec) = &flat[i].bias_spec {
+            let nr = flat[i].skill_embs.len();
+            let row = spec.logit_bias(&raw[r * n..r * n + nr]);
+            bias[r * n..r * n + nr].copy_from_slice(&row);
+        }
+    }
+    Ok(logits + Tensor::<2>::from_data(TensorData::new(bias, [chunk.len(), n]), ad))
+}
+
+/// Sums over the minibatch's rows of the top-k statistics (entropy, mass, binary entropy)
+/// of the final logits `[b, n]`, each row over its real skills.
+fn topk_sums(
+    final_logits: &[f32],
+    chunk: &[usize],
+    flat: &[&Transition],
+    n: usize,
+) -> (f64, f64, f64) {
+    let (mut tk_ent, mut tk_mass, mut tk_bin) = (0.0f64, 0.0f64, 0.0f64);
+    for (r, &i) in chunk.iter().enumerate() {
+        let nr = flat[i].skill_embs.len();
+        let row: Vec<f64> = final_logits[r * n..r * n + nr]
+            .iter()
+            .map(|&x| x as f64)
+            .collect();
+        let (e, m, bn) = topk_stats_f64(&row, &flat[i].actions);
+        tk_ent += e;
+        tk_mass += m;
+        tk_bin += bn;
+    }
+    (tk_ent, tk_mass, tk_bin)
+}
+
+/// The reference's KL estimator summed over the rows (old log-prob - new log-prob) and the
+/// number of rows whose ratio left [1 - clip, 1 + clip].
+fn kl_and_clipped(old: &[f32], new: &[f32], clip: f32) -> (f64, usize) {
+    let mut kl = 0.0f64;
+    let mut clipped = 0usize;
+    for (o, nv) in old.iter().zip(new) {
+        let lr = (*nv - *o) as f64;
+        kl -= lr;
+        if (lr.exp() - 1.0).abs() > clip as f64 {
+            clipped += 1;
+        }
+    }
+    (kl, clipped)
+}
+
 /// One row of a policy batch: state, skill embeddings, new-skill bias.
 type BatchItem<'a> = (&'a [f32], &'a [Vec<f32>], &'a [f32]);
 
@@ -563,69 +663,19 @@ impl Controller {
             .collect();
         let batch = self.batch(&items, ad);
         let b = chunk.len();
-        let k = chunk
-            .iter()
-            .map(|&i| flat[i].actions.len())
-            .max()
-            .unwrap_or(1);
-        let mut actions = vec![0i64; b * k];
-        let mut amask = vec![false; b * k];
-        for (r, &i) in chunk.iter().enumerate() {
-            for (j, &a) in flat[i].actions.iter().enumerate() {
-                actions[r * k + j] = a as i64;
-                amask[r * k + j] = true;
-            }
-        }
+        let (actions_t, amask_t, remaining_t) = action_tensors(chunk, flat, batch.n, ad);
         let old: Vec<f32> = chunk.iter().map(|&i| flat[i].old_log_prob).collect();
         let adv: Vec<f32> = chunk.iter().map(|&i| advs[i]).collect();
         let ret: Vec<f32> = chunk.iter().map(|&i| rets[i]).collect();
-        let acts: Vec<Vec<usize>> = chunk.iter().map(|&i| flat[i].actions.clone()).collect();
-        let n_real: Vec<usize> = chunk.iter().map(|&i| flat[i].skill_embs.len()).collect();
-        let remaining = pl_remaining_mask(&acts, &n_real, k, batch.n);
-        let remaining_t =
-            Tensor::<3, Bool>::from_data(TensorData::new(remaining, [b, k, batch.n]), ad);
-        let actions_t = Tensor::<2, Int>::from_data(TensorData::new(actions, [b, k]), ad);
-        let amask_t = Tensor::<2, Bool>::from_data(TensorData::new(amask, [b, k]), ad);
         let old_t = Tensor::<1>::from_data(TensorData::new(old.clone(), [b]), ad);
         let adv_t = Tensor::<1>::from_data(TensorData::new(adv, [b]), ad);
         let ret_t = Tensor::<1>::from_data(TensorData::new(ret, [b]), ad);
 
         let params = st.leaves(&self.params);
         let (logits, values) = forward(&params, &batch);
-        let host = |t: Tensor<2>| -> Result<Vec<f32>, ControllerError> {
-            t.into_data()
-                .try_to_vec::<f32>()
-                .map_err(|e| ControllerError::Tensor(format!("{e:?}")))
-        };
-        // The reference's `_apply_new_action_bias` inside evaluate_actions: from the current
-        // logits, without gradient, with the rollout's scale.
-        let logits = if chunk.iter().any(|&i| flat[i].bias_spec.is_some()) {
-            let raw = host(logits.clone().detach())?;
-            let mut bias = vec![0.0f32; b * batch.n];
-            for (r, &i) in chunk.iter().enumerate() {
-                if let Some(spec) = &flat[i].bias_spec {
-                    let nr = flat[i].skill_embs.len();
-                    let row = spec.logit_bias(&raw[r * batch.n..r * batch.n + nr]);
-                    bias[r * batch.n..r * batch.n + nr].copy_from_slice(&row);
-                }
-            }
-            logits + Tensor::<2>::from_data(TensorData::new(bias, [b, batch.n]), ad)
-        } else {
-            logits
-        };
-        let final_logits = host(logits.clone().detach())?;
-        let (mut tk_ent, mut tk_mass, mut tk_bin) = (0.0f64, 0.0f64, 0.0f64);
-        for (r, &i) in chunk.iter().enumerate() {
-            let nr = flat[i].skill_embs.len();
-            let row: Vec<f64> = final_logits[r * batch.n..r * batch.n + nr]
-                .iter()
-                .map(|&x| x as f64)
-                .collect();
-            let (e, m, bn) = topk_stats_f64(&row, &flat[i].actions);
-            tk_ent += e;
-            tk_mass += m;
-            tk_bin += bn;
-        }
+        let logits = with_current_bias(logits, chunk, flat, batch.n, ad)?;
+        let (tk_ent, tk_mass, tk_bin) =
+            topk_sums(&to_host(logits.clone().detach())?, chunk, flat, batch.n);
         let new_lp = match self.ppo.plackett_luce {
             PlForm::Clamped => pl_log_prob_clamped_tensor(logits.clone(), actions_t, amask_t),
             PlForm::Exact => pl_log_prob_tensor(logits.clone(), actions_t, amask_t, remaining_t),
@@ -640,41 +690,11 @@ impl Controller {
         let value_loss = (values - ret_t).square().mean().mul_scalar(0.5);
         let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.ppo.value_coef)
             - ent.clone().mul_scalar(self.ppo.entropy_coef);
-        let grads = loss.backward();
-        // All gradients as one flat tensor: norm, clip and Adam are a few tensor operations
-        // over it (no per-element host loop).
-        let flat: Vec<Tensor<1>> = params
-            .iter()
-            .zip(&self.params.list)
-            .map(|(p, meta)| match p.grad(&grads) {
-                Some(t) => t.reshape([meta.data.len()]),
-                None => Tensor::<1>::zeros([meta.data.len()], &self.device),
-            })
-            .collect();
-        let (g, grad_norm) = clip_global_norm_flat(Tensor::cat(flat, 0), self.ppo.max_grad_norm);
-        if !grad_norm.is_finite() {
-            return Err(ControllerError::NonFinite("PPO gradient".into()));
-        }
-        self.adam.step_flat(st, g, self.ppo.lr);
+        let grad_norm = self.descend(&params, loss, st)?;
 
-        let to_f32 = |t: Tensor<1>| -> Result<Vec<f32>, ControllerError> {
-            t.into_data()
-                .try_to_vec::<f32>()
-                .map_err(|e| ControllerError::Tensor(format!("{e:?}")))
-        };
-        let new_v = to_f32(new_lp)?;
-        let mut kl = 0.0f64;
-        let mut clipped = 0usize;
-        for (o, nv) in old.iter().zip(&new_v) {
-            // The reference's estimator: mean(old_log_prob - new_log_prob).
-            let lr = (*nv - *o) as f64;
-            kl -= lr;
-            if (lr.exp() - 1.0).abs() > c as f64 {
-                clipped += 1;
-            }
-        }
+        let (kl, clipped) = kl_and_clipped(&old, &to_host(new_lp)?, c);
         let scalar = |t: Tensor<1>| -> Result<f32, ControllerError> {
-            Ok(to_f32(t)?.first().copied().unwrap_or(0.0))
+            Ok(to_host(t)?.first().copied().unwrap_or(0.0))
         };
         Ok(PpoStats {
             policy_loss: scalar(policy_loss)?,
@@ -688,6 +708,32 @@ impl Controller {
             topk_bin_entropy: (tk_bin / b as f64) as f32,
             ..PpoStats::default()
         })
+    }
+
+    /// One gradient step on `loss`: all gradients of `params` as one flat tensor (norm, clip
+    /// and Adam are a few tensor operations over it, no per-element host loop), clipped to
+    /// `max_grad_norm`, then Adam. Returns the norm before clipping.
+    fn descend(
+        &mut self,
+        params: &[Tensor<2>],
+        loss: Tensor<1>,
+        st: &mut FlatState,
+    ) -> Result<f32, ControllerError> {
+        let grads = loss.backward();
+        let flat: Vec<Tensor<1>> = params
+            .iter()
+            .zip(&self.params.list)
+            .map(|(p, meta)| match p.grad(&grads) {
+                Some(t) => t.reshape([meta.data.len()]),
+                None => Tensor::<1>::zeros([meta.data.len()], &self.device),
+            })
+            .collect();
+        let (g, grad_norm) = clip_global_norm_flat(Tensor::cat(flat, 0), self.ppo.max_grad_norm);
+        if !grad_norm.is_finite() {
+            return Err(ControllerError::NonFinite("PPO gradient".into()));
+        }
+        self.adam.step_flat(st, g, self.ppo.lr);
+        Ok(grad_norm)
     }
 
     /// Serialises weights, Adam state, the update counter and the shuffling RNG. The encoding is

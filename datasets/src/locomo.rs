@@ -107,8 +107,30 @@ fn parse_conversation(node: Node<'_>, opts: &LocomoOptions) -> Result<Sample, Da
     let id = req_text(&node, "sample_id")?;
     let conv_path = child_path(node.path, "conversation");
     let conv = Node::new(require(&node, "conversation")?, node.file, &conv_path);
-    let map = conv.object()?;
+    let sessions = parse_sessions(&conv)?;
 
+    let qa_path = child_path(node.path, "qa");
+    let qa = Node::new(require(&node, "qa")?, node.file, &qa_path);
+    let mut queries = Vec::new();
+    for (k, q) in qa.array()?.iter().enumerate() {
+        let qp = index_path(qa.path, k);
+        let qn = Node::new(q, node.file, &qp);
+        queries.extend(parse_query(&qn, &id, k, opts)?);
+    }
+
+    Ok(Sample {
+        id,
+        dataset: "locomo".to_string(),
+        sessions,
+        spans: Vec::new(),
+        queries,
+    })
+}
+
+/// The sessions of a `conversation` object: every `session_N` key, by N (null sessions
+/// skipped), each dated by its `session_N_date_time`.
+fn parse_sessions(conv: &Node<'_>) -> Result<Vec<Session>, DatasetError> {
+    let map = conv.object()?;
     let mut numbers: Vec<usize> = map
         .keys()
         .filter_map(|k| k.strip_prefix("session_"))
@@ -121,26 +143,16 @@ fn parse_conversation(node: Node<'_>, opts: &LocomoOptions) -> Result<Sample, Da
     for n in numbers {
         let key = format!("session_{n}");
         let sp = child_path(conv.path, &key);
-        let sess = Node::new(&map[&key], node.file, &sp);
+        let sess = Node::new(&map[&key], conv.file, &sp);
         if sess.v.is_null() {
             continue;
         }
         let turns_v = sess.array()?;
-        let date = opt_str(&conv, &format!("session_{n}_date_time"))?;
+        let date = opt_str(conv, &format!("session_{n}_date_time"))?;
         let mut turns = Vec::with_capacity(turns_v.len());
         for (j, t) in turns_v.iter().enumerate() {
             let tp = index_path(sess.path, j);
-            let tn = Node::new(t, node.file, &tp);
-            tn.object()?;
-            let speaker = req_str(&tn, "speaker")?;
-            let dia_id = req_str(&tn, "dia_id")?;
-            let text = req_str(&tn, "text")?;
-            let caption = opt_str(&tn, "blip_caption")?;
-            turns.push(Turn {
-                id: dia_id,
-                text: render_locomo_turn(&speaker, &text, caption.as_deref()),
-                speaker,
-            });
+            turns.push(parse_turn(&Node::new(t, conv.file, &tp))?);
         }
         sessions.push(Session {
             index: n,
@@ -148,55 +160,64 @@ fn parse_conversation(node: Node<'_>, opts: &LocomoOptions) -> Result<Sample, Da
             turns,
         });
     }
+    Ok(sessions)
+}
 
-    let qa_path = child_path(node.path, "qa");
-    let qa = Node::new(require(&node, "qa")?, node.file, &qa_path);
-    let mut queries = Vec::new();
-    for (k, q) in qa.array()?.iter().enumerate() {
-        let qp = index_path(qa.path, k);
-        let qn = Node::new(q, node.file, &qp);
-        qn.object()?;
-        let question = req_text(&qn, "question")?;
-        let cat_path = child_path(qn.path, "category");
-        let category = Node::new(require(&qn, "category")?, node.file, &cat_path).int()?;
-        let answer = match get(&qn, "answer")? {
-            Some(_) => req_text(&qn, "answer")?,
-            None => match get(&qn, "adversarial_answer")? {
-                Some(_) => req_text(&qn, "adversarial_answer")?,
-                None => {
-                    return Err(DatasetError::MissingField {
-                        file: node.file.to_string(),
-                        path: child_path(qn.path, "answer"),
-                    })
-                }
-            },
-        };
-        let evidence = match get(&qn, "evidence")? {
-            None => Vec::new(),
-            Some(v) => {
-                let ep = child_path(qn.path, "evidence");
-                str_list(&Node::new(v, node.file, &ep))?
-            }
-        };
-        let category = category.to_string();
-        if category == LOCOMO_ADVERSARIAL_CATEGORY && !opts.include_adversarial {
-            continue;
-        }
-        queries.push(Query {
-            id: format!("{id}:q{k}"),
-            question,
-            answers: vec![answer],
-            category,
-            evidence,
-            date: None,
-        });
-    }
-
-    Ok(Sample {
-        id,
-        dataset: "locomo".to_string(),
-        sessions,
-        spans: Vec::new(),
-        queries,
+/// One turn: `speaker`, `dia_id` and `text`, with the `blip_caption` of a shared image.
+fn parse_turn(tn: &Node<'_>) -> Result<Turn, DatasetError> {
+    tn.object()?;
+    let speaker = req_str(tn, "speaker")?;
+    let dia_id = req_str(tn, "dia_id")?;
+    let text = req_str(tn, "text")?;
+    let caption = opt_str(tn, "blip_caption")?;
+    Ok(Turn {
+        id: dia_id,
+        text: render_locomo_turn(&speaker, &text, caption.as_deref()),
+        speaker,
     })
+}
+
+/// The `k`-th question of conversation `id` (`None`: an adversarial one, left out unless
+/// `opts.include_adversarial`). The answer is `answer`, else `adversarial_answer`.
+fn parse_query(
+    qn: &Node<'_>,
+    id: &str,
+    k: usize,
+    opts: &LocomoOptions,
+) -> Result<Option<Query>, DatasetError> {
+    qn.object()?;
+    let question = req_text(qn, "question")?;
+    let cat_path = child_path(qn.path, "category");
+    let category = Node::new(require(qn, "category")?, qn.file, &cat_path).int()?;
+    let answer = match get(qn, "answer")? {
+        Some(_) => req_text(qn, "answer")?,
+        None => match get(qn, "adversarial_answer")? {
+            Some(_) => req_text(qn, "adversarial_answer")?,
+            None => {
+                return Err(DatasetError::MissingField {
+                    file: qn.file.to_string(),
+                    path: child_path(qn.path, "answer"),
+                })
+            }
+        },
+    };
+    let evidence = match get(qn, "evidence")? {
+        None => Vec::new(),
+        Some(v) => {
+            let ep = child_path(qn.path, "evidence");
+            str_list(&Node::new(v, qn.file, &ep))?
+        }
+    };
+    let category = category.to_string();
+    if category == LOCOMO_ADVERSARIAL_CATEGORY && !opts.include_adversarial {
+        return Ok(None);
+    }
+    Ok(Some(Query {
+        id: format!("{id}:q{k}"),
+        question,
+        answers: vec![answer],
+        category,
+        evidence,
+        date: None,
+    }))
 }

@@ -438,7 +438,18 @@ pub fn validate_edits(
             Err(r) => rejected.push((e.clone(), r)),
         }
     }
-    // Capacity: adds beyond what eviction can make room for are rejected.
+    let keep = reject_over_capacity(bank, accepted, &mut rejected, cfg);
+    (keep, rejected)
+}
+
+/// The accepted edits the bank has room for: adds beyond the free places plus what eviction
+/// can make room for are moved to `rejected`.
+fn reject_over_capacity(
+    bank: &SkillBank,
+    accepted: Vec<Edit>,
+    rejected: &mut Vec<(Edit, String)>,
+    cfg: &DesignerConfig,
+) -> Vec<Edit> {
     let refined: HashSet<&str> = accepted
         .iter()
         .filter(|e| matches!(e, Edit::RefineExisting { .. }))
@@ -464,7 +475,7 @@ pub fn validate_edits(
         }
         keep.push(e);
     }
-    (keep, rejected)
+    keep
 }
 
 /// Selectable non-seed skills not in `protected`, least useful first: lowest mean usage

@@ -255,6 +255,56 @@ fn held_back(bank: &SkillBank) -> Vec<(String, u32)> {
         .collect()
 }
 
+/// `bank` as the new best snapshot holds it: pending records get their rewards (before:
+/// `prev_reward` unless set, after: `stored`) and canaries are promoted to active, each
+/// with a `promoted` record.
+fn promoted_bank(bank: &SkillBank, prev_reward: Option<f64>, stored: f64, stage: u32) -> SkillBank {
+    let mut b = bank.clone();
+    let held = held_back(&b);
+    for r in b.releases.iter_mut().filter(|r| pending_record(r, &held)) {
+        r.reward_before = r.reward_before.or(prev_reward);
+        r.reward_after = Some(stored);
+    }
+    let mut promoted = Vec::new();
+    for s in b.skills_mut() {
+        if s.status == SkillStatus::Canary {
+            s.status = SkillStatus::Active;
+            promoted.push((s.name.clone(), s.version));
+        }
+    }
+    for (name, v) in promoted {
+        let note = "stage beat the best snapshot".to_string();
+        let mut r = ReleaseRecord::status_change(&name, ReleaseKind::Promoted, v, stage, note);
+        r.reward_before = prev_reward;
+        r.reward_after = Some(stored);
+        b.releases.push(r);
+    }
+    b
+}
+
+/// What a rolled-back release record tried, for the failed approaches: an add with the
+/// skill's description, a refine with the lines it added (clipped to 160 characters).
+fn attempted_change(bank: &SkillBank, r: &ReleaseRecord) -> String {
+    match r.kind {
+        ReleaseKind::Added => {
+            let d = bank
+                .get(&r.skill)
+                .map(|s| clip(&s.description, 160))
+                .unwrap_or_default();
+            format!("add `{}`: {d}", r.skill)
+        }
+        _ => {
+            let added: Vec<&str> = r
+                .diff
+                .lines()
+                .filter_map(|l| l.strip_prefix("+ "))
+                .filter(|l| !l.trim().is_empty())
+                .collect();
+            format!("refine `{}`: {}", r.skill, clip(&added.join(" "), 160))
+        }
+    }
+}
+
 impl Evolution {
     pub fn new(cfg: EvolutionConfig) -> Self {
         Self {
@@ -291,132 +341,130 @@ impl Evolution {
             Some((p, _)) => reward > p,
         };
         let decision = if improved {
-            let stored = if reward.is_nan() { f64::MIN } else { reward };
-            let prev_reward = prev.map(|p| p.0);
-            let mut b = bank.clone();
-            let held = held_back(&b);
-            for r in b.releases.iter_mut().filter(|r| pending_record(r, &held)) {
-                r.reward_before = r.reward_before.or(prev_reward);
-                r.reward_after = Some(stored);
-            }
-            let mut promoted = Vec::new();
-            for s in b.skills_mut() {
-                if s.status == SkillStatus::Canary {
-                    s.status = SkillStatus::Active;
-                    promoted.push((s.name.clone(), s.version));
-                }
-            }
-            for (name, v) in promoted {
-                let note = "stage beat the best snapshot".to_string();
-                let mut r =
-                    ReleaseRecord::status_change(&name, ReleaseKind::Promoted, v, stage, note);
-                r.reward_before = prev_reward;
-                r.reward_after = Some(stored);
-                b.releases.push(r);
-            }
-            self.best = Some(Snapshot {
-                stage,
-                reward: stored,
-                bank: b,
-                controller_state: controller_state.to_vec(),
-                cases: Vec::new(),
-            });
-            self.stages_without_improvement = 0;
-            self.failed_attempts.clear();
-            self.failed_approaches.clear();
+            self.keep_as_best(reward, prev.map(|p| p.0), bank, controller_state, stage);
             StageDecision::Improved
         } else {
-            self.stages_without_improvement += 1;
-            let best = self.best.as_ref().expect("prev is Some, so best is Some");
-            if let Some(changes) = &pending {
-                self.failed_attempts.push(FailedAttempt {
-                    stage,
-                    changes: changes.clone(),
-                    reward,
-                    best_reward: best.reward,
-                });
-            }
-            let held = held_back(bank);
-            for r in bank.releases.iter().filter(|r| pending_record(r, &held)) {
-                let what = match r.kind {
-                    ReleaseKind::Added => {
-                        let d = bank
-                            .get(&r.skill)
-                            .map(|s| clip(&s.description, 160))
-                            .unwrap_or_default();
-                        format!("add `{}`: {d}", r.skill)
-                    }
-                    _ => {
-                        let added: Vec<&str> = r
-                            .diff
-                            .lines()
-                            .filter_map(|l| l.strip_prefix("+ "))
-                            .filter(|l| !l.trim().is_empty())
-                            .collect();
-                        format!("refine `{}`: {}", r.skill, clip(&added.join(" "), 160))
-                    }
-                };
-                self.failed_approaches.push(format!(
-                    "stage {}: {what} (reward {reward:.4} did not beat {:.4})",
-                    r.stage, best.reward
-                ));
-                let mut rec = r.clone();
-                rec.kind = ReleaseKind::Archived;
-                rec.reward_before = Some(best.reward);
-                rec.reward_after = reward.is_finite().then_some(reward);
-                rec.note = format!("rolled back to the stage {} snapshot", best.stage);
-                self.archive_log.push(rec);
-            }
-            for s in bank.skills() {
-                if !best.bank.contains(&s.name)
-                    && !self
-                        .archived
-                        .iter()
-                        .any(|a| a.name == s.name && a.version == s.version)
-                {
-                    let mut a = s.clone();
-                    a.status = SkillStatus::Archived;
-                    self.archived.push(a);
-                }
-            }
-            StageDecision::RolledBack {
-                bank: best.bank.clone(),
-                controller_state: best.controller_state.clone(),
-            }
+            self.roll_back(reward, bank, pending.as_ref(), stage)
         };
-        let best_reward = self.best.as_ref().map_or(reward, |b| b.reward);
-        self.feedback = match pending {
-            Some(changes) if self.stages_seen >= 2 => {
-                let (base_reward, base_stage) = if improved {
-                    match prev {
-                        Some((p, s)) if p > 0.0 => (p, s as i64),
-                        _ => (0.0, -1),
-                    }
-                } else {
-                    let b = self.best.as_ref().expect("not improved, so best is Some");
-                    (b.reward, b.stage as i64)
-                };
-                let n = self.failed_attempts.len();
-                Some(Feedback {
-                    improved,
-                    base_reward,
-                    base_stage,
-                    stage,
-                    reward,
-                    diff: reward - base_reward,
-                    best_reward,
-                    stages_without_improvement: self.stages_without_improvement,
-                    changes,
-                    earlier_failed: if improved {
-                        Vec::new()
-                    } else {
-                        self.failed_attempts[..n.saturating_sub(1)].to_vec()
-                    },
-                })
-            }
-            _ => None,
-        };
+        self.feedback = self.measured_feedback(pending, improved, prev, reward, stage);
         decision
+    }
+
+    /// A stage that beat `prev_reward` (or the first): its bank, canaries promoted and
+    /// pending records given their rewards, and `controller_state` become the best snapshot,
+    /// and the failed attempts are forgotten.
+    fn keep_as_best(
+        &mut self,
+        reward: f64,
+        prev_reward: Option<f64>,
+        bank: &SkillBank,
+        controller_state: &[u8],
+        stage: u32,
+    ) {
+        let stored = if reward.is_nan() { f64::MIN } else { reward };
+        self.best = Some(Snapshot {
+            stage,
+            reward: stored,
+            bank: promoted_bank(bank, prev_reward, stored, stage),
+            controller_state: controller_state.to_vec(),
+            cases: Vec::new(),
+        });
+        self.stages_without_improvement = 0;
+        self.failed_attempts.clear();
+        self.failed_approaches.clear();
+    }
+
+    /// A stage that did not beat the best snapshot: count it, record the `pending` change as
+    /// a failed attempt (and each of its release records as a failed approach and an archived
+    /// record), archive the skills the best bank lacks, and return the best snapshot.
+    fn roll_back(
+        &mut self,
+        reward: f64,
+        bank: &SkillBank,
+        pending: Option<&Vec<ChangeNote>>,
+        stage: u32,
+    ) -> StageDecision {
+        self.stages_without_improvement += 1;
+        let best = self.best.as_ref().expect("prev is Some, so best is Some");
+        if let Some(changes) = pending {
+            self.failed_attempts.push(FailedAttempt {
+                stage,
+                changes: changes.clone(),
+                reward,
+                best_reward: best.reward,
+            });
+        }
+        let held = held_back(bank);
+        for r in bank.releases.iter().filter(|r| pending_record(r, &held)) {
+            let what = attempted_change(bank, r);
+            self.failed_approaches.push(format!(
+                "stage {}: {what} (reward {reward:.4} did not beat {:.4})",
+                r.stage, best.reward
+            ));
+            let mut rec = r.clone();
+            rec.kind = ReleaseKind::Archived;
+            rec.reward_before = Some(best.reward);
+            rec.reward_after = reward.is_finite().then_some(reward);
+            rec.note = format!("rolled back to the stage {} snapshot", best.stage);
+            self.archive_log.push(rec);
+        }
+        for s in bank.skills() {
+            if !best.bank.contains(&s.name)
+                && !self
+                    .archived
+                    .iter()
+                    .any(|a| a.name == s.name && a.version == s.version)
+            {
+                let mut a = s.clone();
+                a.status = SkillStatus::Archived;
+                self.archived.push(a);
+            }
+        }
+        StageDecision::RolledBack {
+            bank: best.bank.clone(),
+            controller_state: best.controller_state.clone(),
+        }
+    }
+
+    /// Feedback on the measured change `pending` (none before the second stage): the reward
+    /// it is compared with (the previous best when it improved, else the best snapshot's),
+    /// and the earlier failed attempts when it did not.
+    fn measured_feedback(
+        &self,
+        pending: Option<Vec<ChangeNote>>,
+        improved: bool,
+        prev: Option<(f64, u32)>,
+        reward: f64,
+        stage: u32,
+    ) -> Option<Feedback> {
+        let best_reward = self.best.as_ref().map_or(reward, |b| b.reward);
+        let changes = pending.filter(|_| self.stages_seen >= 2)?;
+        let (base_reward, base_stage) = if improved {
+            match prev {
+                Some((p, s)) if p > 0.0 => (p, s as i64),
+                _ => (0.0, -1),
+            }
+        } else {
+            let b = self.best.as_ref().expect("not improved, so best is Some");
+            (b.reward, b.stage as i64)
+        };
+        let n = self.failed_attempts.len();
+        Some(Feedback {
+            improved,
+            base_reward,
+            base_stage,
+            stage,
+            reward,
+            diff: reward - base_reward,
+            best_reward,
+            stages_without_improvement: self.stages_without_improvement,
+            changes,
+            earlier_failed: if improved {
+                Vec::new()
+            } else {
+                self.failed_attempts[..n.saturating_sub(1)].to_vec()
+            },
+        })
     }
 
     /// The hard cases the next designer stage analyses when the stage did not improve: the

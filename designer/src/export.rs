@@ -116,19 +116,57 @@ pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> 
     } else {
         text.to_string()
     };
+    let (front, body) = split_frontmatter(&text, path)?;
+    let Frontmatter { top, meta } = parse_frontmatter(front, path)?;
+    let need = |k: &str| {
+        top.get(k)
+            .cloned()
+            .ok_or_else(|| DesignerError::format(path, format!("frontmatter has no `{k}`")))
+    };
+    let name = need("name")?;
+    let description = need("description")?;
+    let m = read_metadata(&meta, path)?;
+    let body = body.strip_prefix('\n').unwrap_or(body);
+    let instructions = body.strip_suffix('\n').unwrap_or(body).to_string();
+    Ok(SkillMd {
+        name,
+        description,
+        instructions,
+        action: m.action,
+        version: m.version,
+        status: m.status,
+        mean_reward: m.mean_reward,
+        usage_count: m.usage_count,
+    })
+}
+
+/// (frontmatter, body) of LF-ended SKILL.md text: the frontmatter lies between the opening
+/// `---` line and the next `---` line (or a closing `---` at the very end).
+fn split_frontmatter<'a>(text: &'a str, path: &Path) -> Result<(&'a str, &'a str), DesignerError> {
     let rest = text.strip_prefix("---\n").ok_or_else(|| {
         DesignerError::format(path, "SKILL.md must start with a `---` frontmatter line")
     })?;
-    let (front, body) = if let Some(i) = rest.find("\n---\n") {
-        (&rest[..i], &rest[i + 5..])
+    if let Some(i) = rest.find("\n---\n") {
+        Ok((&rest[..i], &rest[i + 5..]))
     } else if let Some(f) = rest.strip_suffix("\n---") {
-        (f, "")
+        Ok((f, ""))
     } else {
-        return Err(DesignerError::format(
+        Err(DesignerError::format(
             path,
             "frontmatter is not closed by a `---` line",
-        ));
-    };
+        ))
+    }
+}
+
+/// The frontmatter's top-level scalars and its `metadata` mapping.
+struct Frontmatter {
+    top: BTreeMap<String, String>,
+    meta: BTreeMap<String, String>,
+}
+
+/// Reads `key: value` lines (blank and `#` lines skipped; lines indented under a key other
+/// than `metadata` ignored). A duplicate key is an error, as is a non-mapping `metadata`.
+fn parse_frontmatter(front: &str, path: &Path) -> Result<Frontmatter, DesignerError> {
     let mut top: BTreeMap<String, String> = BTreeMap::new();
     let mut meta: BTreeMap<String, String> = BTreeMap::new();
     let mut in_meta = false;
@@ -177,13 +215,24 @@ pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> 
             ));
         }
     }
-    let need = |k: &str| {
-        top.get(k)
-            .cloned()
-            .ok_or_else(|| DesignerError::format(path, format!("frontmatter has no `{k}`")))
-    };
-    let name = need("name")?;
-    let description = need("description")?;
+    Ok(Frontmatter { top, meta })
+}
+
+/// The `metadata` fields of a SKILL.md.
+struct SkillMetadata {
+    action: ActionKind,
+    version: Version,
+    status: SkillStatus,
+    mean_reward: f64,
+    usage_count: u64,
+}
+
+/// Parses the `metadata` fields: `action` is required; `version` defaults to 0.1.0,
+/// `status` to canary, `mean_reward` (finite) and `usage_count` to 0.
+fn read_metadata(
+    meta: &BTreeMap<String, String>,
+    path: &Path,
+) -> Result<SkillMetadata, DesignerError> {
     let bad =
         |field: &str, e: String| DesignerError::format(path, format!("metadata.{field}: {e}"));
     let action = meta
@@ -226,12 +275,7 @@ pub fn read_skill_md(text: &str, path: &Path) -> Result<SkillMd, DesignerError> 
             .map_err(|e| bad("usage_count", e.to_string()))?,
         None => 0,
     };
-    let body = body.strip_prefix('\n').unwrap_or(body);
-    let instructions = body.strip_suffix('\n').unwrap_or(body).to_string();
-    Ok(SkillMd {
-        name,
-        description,
-        instructions,
+    Ok(SkillMetadata {
         action,
         version,
         status,

@@ -88,117 +88,29 @@ pub fn run_stage(
     stage: u32,
     cfg: &DesignerConfig,
 ) -> Result<StageOutcome, DesignerError> {
-    let lim = PromptLimits {
-        max_retrieved: cfg.max_retrieved_per_case,
-        max_memory_chars: cfg.max_memory_chars,
-        max_evidence_chars: cfg.max_evidence_chars,
-    };
-    let rounds = cfg.reflection_cycles.max(1);
-    let mut ctx = DesignerContext {
-        skills: skill_views(bank, &cfg.score),
-        cases: case_views(cases, lim),
-        feedback,
-        max_changes: cfg.max_changes,
-        new_skill_hint: cfg.new_skill_hint,
-        refine_only: cfg.mode == DesignerMode::RefineOnly,
-        interactive: cfg.interactive,
-        round: 1,
-        rounds,
-        analysis: String::new(),
-    };
-    let mut ids: Vec<String> = Vec::new();
-    for c in cases {
-        let id = c.id();
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
+    let mut ctx = designer_context(bank, cases, feedback, cfg);
+    let ids = distinct_case_ids(cases);
     let mut transcript = Vec::new();
     let mut drafts: Vec<ReleaseRecord> = Vec::new();
-    let (mut judge_calls, mut judge_rejections) = (0usize, 0usize);
+    let mut judged = JudgeTally::default();
     let attempts = cfg.attempts.max(1);
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let tag = |r: &str| {
-            if attempts > 1 {
-                format!("{r}, attempt {attempt}")
-            } else {
-                r.to_string()
-            }
-        };
-        ctx.round = 1;
-        ctx.analysis = String::new();
-        let mut analysis = ask(
-            llm,
-            &tag("analysis"),
-            render_round(prompts, "analysis", &ctx)?,
-            cfg,
-            cfg.max_tokens,
-            None,
-            &mut transcript,
-        )?;
-        for r in 2..=rounds {
-            ctx.round = r;
-            ctx.analysis = analysis;
-            analysis = ask(
-                llm,
-                &tag(&format!("reflection {}", r - 1)),
-                render_round(prompts, "reflection", &ctx)?,
-                cfg,
-                cfg.max_tokens,
-                None,
-                &mut transcript,
-            )?;
-        }
-        ctx.analysis = analysis;
-        let answer = ask(
-            llm,
-            &tag("refinement"),
-            render_round(prompts, "refinement", &ctx)?,
-            cfg,
-            cfg.refinement_max_tokens,
-            cfg.structured
-                .then(|| crate::json::refinement_schema(bank, cfg)),
-            &mut transcript,
-        )?;
-        let edits = match parse_changes(&answer) {
-            Ok(e) => e,
-            Err(problem) => vec![Edit::Malformed {
-                raw: crate::text::clip(&answer, 500),
-                problem,
-            }],
-        };
-        let (accepted, mut rejected) = validate_edits(bank, &edits, cfg);
-        // a proposal that carries a shown hard case's gold answer learned the answer, not
-        // a procedure
-        let (mut accepted, leaked) = crate::edit::reject_leaked_answers(accepted, cases);
-        rejected.extend(leaked);
-        if cfg.safety_judge {
-            let mut kept = Vec::with_capacity(accepted.len());
-            for e in accepted {
-                let Some(jc) = crate::edit::judge_prompt_context(bank, &e) else {
-                    kept.push(e);
-                    continue;
-                };
-                judge_calls += 1;
-                match crate::safety::judge::judge_skill(llm, prompts, &jc, cfg.temperature)? {
-                    None => kept.push(e),
-                    Some(reason) => {
-                        judge_rejections += 1;
-                        rejected.push((e, reason));
-                    }
-                }
-            }
-            accepted = kept;
-        }
+        let numbered = (attempts > 1).then_some(attempt);
+        let answer = ask_rounds(llm, prompts, bank, &mut ctx, cfg, numbered, &mut transcript)?;
+        let Review {
+            edits,
+            accepted,
+            rejected,
+        } = review_answer(llm, prompts, bank, cases, &answer, cfg, &mut judged)?;
         drafts.extend(draft_records(
             bank,
             &edits,
             &accepted,
             &rejected,
             stage,
-            (attempts > 1).then_some(attempt),
+            numbered,
             cfg.safety_judge,
         ));
         if accepted.is_empty() && attempt < attempts {
@@ -235,10 +147,178 @@ pub fn run_stage(
                 .into_iter()
                 .map(|(p, a)| (redact(&p), redact(&a)))
                 .collect(),
-            judge_calls,
-            judge_rejections,
+            judge_calls: judged.calls,
+            judge_rejections: judged.rejections,
         });
     }
+}
+
+/// The template context of a stage's first round: the selectable skills, the hard cases
+/// (clipped to the configured limits) and the feedback.
+fn designer_context<'a>(
+    bank: &SkillBank,
+    cases: &[HardCase],
+    feedback: Option<&'a Feedback>,
+    cfg: &DesignerConfig,
+) -> DesignerContext<'a> {
+    let lim = PromptLimits {
+        max_retrieved: cfg.max_retrieved_per_case,
+        max_memory_chars: cfg.max_memory_chars,
+        max_evidence_chars: cfg.max_evidence_chars,
+    };
+    DesignerContext {
+        skills: skill_views(bank, &cfg.score),
+        cases: case_views(cases, lim),
+        feedback,
+        max_changes: cfg.max_changes,
+        new_skill_hint: cfg.new_skill_hint,
+        refine_only: cfg.mode == DesignerMode::RefineOnly,
+        interactive: cfg.interactive,
+        round: 1,
+        rounds: cfg.reflection_cycles.max(1),
+        analysis: String::new(),
+    }
+}
+
+/// The hard cases' ids, each once, in first-seen order (the provenance of added skills).
+fn distinct_case_ids(cases: &[HardCase]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for c in cases {
+        let id = c.id();
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// One attempt's LLM rounds: analysis, the reflections (each sees the previous answer) and
+/// the refinement; returns the refinement answer. Round names carry `attempt` when set.
+fn ask_rounds(
+    llm: &dyn Llm,
+    prompts: &PromptSet,
+    bank: &SkillBank,
+    ctx: &mut DesignerContext,
+    cfg: &DesignerConfig,
+    attempt: Option<usize>,
+    transcript: &mut Vec<(String, String)>,
+) -> Result<String, DesignerError> {
+    let tag = |r: &str| match attempt {
+        Some(a) => format!("{r}, attempt {a}"),
+        None => r.to_string(),
+    };
+    ctx.round = 1;
+    ctx.analysis = String::new();
+    let mut analysis = ask(
+        llm,
+        &tag("analysis"),
+        render_round(prompts, "analysis", ctx)?,
+        cfg,
+        cfg.max_tokens,
+        None,
+        transcript,
+    )?;
+    for r in 2..=ctx.rounds {
+        ctx.round = r;
+        ctx.analysis = analysis;
+        analysis = ask(
+            llm,
+            &tag(&format!("reflection {}", r - 1)),
+            render_round(prompts, "reflection", ctx)?,
+            cfg,
+            cfg.max_tokens,
+            None,
+            transcript,
+        )?;
+    }
+    ctx.analysis = analysis;
+    ask(
+        llm,
+        &tag("refinement"),
+        render_round(prompts, "refinement", ctx)?,
+        cfg,
+        cfg.refinement_max_tokens,
+        cfg.structured
+            .then(|| crate::json::refinement_schema(bank, cfg)),
+        transcript,
+    )
+}
+
+/// One attempt's proposals: every edit of the answer, those accepted, and those rejected
+/// with the reason.
+struct Review {
+    edits: Vec<Edit>,
+    accepted: Vec<Edit>,
+    rejected: Vec<(Edit, String)>,
+}
+
+/// Reviews a refinement answer: an answer without readable JSON is one `Malformed` edit;
+/// the edits are validated, checked for leaked answers and, when on, judged.
+fn review_answer(
+    llm: &dyn Llm,
+    prompts: &PromptSet,
+    bank: &SkillBank,
+    cases: &[HardCase],
+    answer: &str,
+    cfg: &DesignerConfig,
+    judged: &mut JudgeTally,
+) -> Result<Review, DesignerError> {
+    let edits = match parse_changes(answer) {
+        Ok(e) => e,
+        Err(problem) => vec![Edit::Malformed {
+            raw: crate::text::clip(answer, 500),
+            problem,
+        }],
+    };
+    let (accepted, mut rejected) = validate_edits(bank, &edits, cfg);
+    // a proposal that carries a shown hard case's gold answer learned the answer, not
+    // a procedure
+    let (mut accepted, leaked) = crate::edit::reject_leaked_answers(accepted, cases);
+    rejected.extend(leaked);
+    if cfg.safety_judge {
+        accepted = judge_accepted(llm, prompts, bank, accepted, &mut rejected, cfg, judged)?;
+    }
+    Ok(Review {
+        edits,
+        accepted,
+        rejected,
+    })
+}
+
+/// Safety-judge calls and rejections over a stage's attempts.
+#[derive(Default)]
+struct JudgeTally {
+    calls: usize,
+    rejections: usize,
+}
+
+/// The accepted edits the safety judge lets through; the others move to `rejected` with
+/// the judge's reason. An edit without judge context is kept unjudged.
+fn judge_accepted(
+    llm: &dyn Llm,
+    prompts: &PromptSet,
+    bank: &SkillBank,
+    accepted: Vec<Edit>,
+    rejected: &mut Vec<(Edit, String)>,
+    cfg: &DesignerConfig,
+    tally: &mut JudgeTally,
+) -> Result<Vec<Edit>, DesignerError> {
+    let mut kept = Vec::with_capacity(accepted.len());
+    for e in accepted {
+        let Some(jc) = crate::edit::judge_prompt_context(bank, &e) else {
+            kept.push(e);
+            continue;
+        };
+        tally.calls += 1;
+        match crate::safety::judge::judge_skill(llm, prompts, &jc, cfg.temperature)? {
+            None => kept.push(e),
+            Some(reason) => {
+                tally.rejections += 1;
+                rejected.push((e, reason));
+            }
+        }
+    }
+    Ok(kept)
 }
 
 /// The release records of one attempt's proposals, in the order proposed: every edit that
@@ -331,97 +411,131 @@ pub fn apply_edits(
     let mut changed = Vec::new();
     let evict = plan_evictions(bank, accepted, max_bank_size);
     for e in accepted {
-        match e {
-            Edit::AddNew {
-                name,
-                description,
-                instructions,
-                action,
-            } => {
-                let Ok(action) = action.parse::<ActionKind>() else {
-                    not_applied(&mut out, name, stage, "its action is not one of the four");
-                    continue;
-                };
-                let skill = Skill {
-                    name: name.clone(),
-                    description: description.clone(),
-                    instructions: instructions.clone(),
-                    action,
-                    version: Version::INITIAL,
-                    status: SkillStatus::Candidate,
-                    provenance: case_ids.to_vec(),
-                    usage: UsageStats::default(),
-                };
-                if out.insert(skill).is_err() {
-                    not_applied(
-                        &mut out,
-                        name,
-                        stage,
-                        "a skill of that name is already in the bank",
-                    );
-                    continue;
-                }
-                out.releases.push(ReleaseRecord {
-                    skill: name.clone(),
-                    kind: ReleaseKind::Added,
-                    from_version: None,
-                    to_version: Version::INITIAL,
-                    diff: text_diff("", "", description, instructions),
-                    hard_cases: case_ids.to_vec(),
-                    reward_before: None,
-                    reward_after: None,
-                    stage,
-                    note: format!("added by designer stage {stage}"),
-                });
-                changed.push(name.clone());
-            }
-            Edit::RefineExisting {
-                name,
-                description,
-                instructions,
-                ..
-            } => {
-                let Some(s) = out.get_mut(name) else {
-                    not_applied(
-                        &mut out,
-                        name,
-                        stage,
-                        "no skill of that name is in the bank",
-                    );
-                    continue;
-                };
-                let (old_d, old_i) = (s.description.clone(), s.instructions.clone());
-                if let Some(d) = description {
-                    s.description = d.clone();
-                }
-                if let Some(i) = instructions {
-                    s.instructions = i.clone();
-                }
-                let from = s.version;
-                s.version = from.bump_patch();
-                // the new version is on trial: the gate (or, with it off, the stage) decides
-                s.status = SkillStatus::Candidate;
-                let diff = text_diff(&old_d, &old_i, &s.description, &s.instructions);
-                let rec = ReleaseRecord {
-                    skill: name.clone(),
-                    kind: ReleaseKind::Refined,
-                    from_version: Some(from),
-                    to_version: s.version,
-                    diff,
-                    hard_cases: case_ids.to_vec(),
-                    reward_before: None,
-                    reward_after: None,
-                    stage,
-                    note: format!("refined by designer stage {stage}"),
-                };
-                out.releases.push(rec);
-                changed.push(name.clone());
-            }
-            Edit::NoChange | Edit::Malformed { .. } => {}
-        }
+        let applied = match e {
+            Edit::AddNew { .. } => add_skill(&mut out, e, case_ids, stage),
+            Edit::RefineExisting { .. } => refine_skill(&mut out, e, case_ids, stage),
+            Edit::NoChange | Edit::Malformed { .. } => None,
+        };
+        changed.extend(applied);
     }
+    deprecate_evicted(&mut out, &evict, &changed, stage, max_bank_size);
+    if !changed.is_empty() || !evict.is_empty() {
+        out.bank_version += 1;
+    }
+    (out, changed)
+}
+
+/// Applies an `AddNew` edit: the skill enters `out` as a 0.1.0 candidate with provenance
+/// `case_ids` and an `added` record. Returns its name, or `None` when it was not applied.
+fn add_skill(out: &mut SkillBank, edit: &Edit, case_ids: &[String], stage: u32) -> Option<String> {
+    let Edit::AddNew {
+        name,
+        description,
+        instructions,
+        action,
+    } = edit
+    else {
+        return None;
+    };
+    let Ok(action) = action.parse::<ActionKind>() else {
+        not_applied(out, name, stage, "its action is not one of the four");
+        return None;
+    };
+    let skill = Skill {
+        name: name.clone(),
+        description: description.clone(),
+        instructions: instructions.clone(),
+        action,
+        version: Version::INITIAL,
+        status: SkillStatus::Candidate,
+        provenance: case_ids.to_vec(),
+        usage: UsageStats::default(),
+    };
+    if out.insert(skill).is_err() {
+        not_applied(
+            out,
+            name,
+            stage,
+            "a skill of that name is already in the bank",
+        );
+        return None;
+    }
+    out.releases.push(ReleaseRecord {
+        skill: name.clone(),
+        kind: ReleaseKind::Added,
+        from_version: None,
+        to_version: Version::INITIAL,
+        diff: text_diff("", "", description, instructions),
+        hard_cases: case_ids.to_vec(),
+        reward_before: None,
+        reward_after: None,
+        stage,
+        note: format!("added by designer stage {stage}"),
+    });
+    Some(name.clone())
+}
+
+/// Applies a `RefineExisting` edit: the skill's texts change, its patch version is bumped,
+/// it is a candidate again and gets a `refined` record. Returns its name, or `None` when it
+/// was not applied.
+fn refine_skill(
+    out: &mut SkillBank,
+    edit: &Edit,
+    case_ids: &[String],
+    stage: u32,
+) -> Option<String> {
+    let Edit::RefineExisting {
+        name,
+        description,
+        instructions,
+        ..
+    } = edit
+    else {
+        return None;
+    };
+    let Some(s) = out.get_mut(name) else {
+        not_applied(out, name, stage, "no skill of that name is in the bank");
+        return None;
+    };
+    let (old_d, old_i) = (s.description.clone(), s.instructions.clone());
+    if let Some(d) = description {
+        s.description = d.clone();
+    }
+    if let Some(i) = instructions {
+        s.instructions = i.clone();
+    }
+    let from = s.version;
+    s.version = from.bump_patch();
+    // the new version is on trial: the gate (or, with it off, the stage) decides
+    s.status = SkillStatus::Candidate;
+    let diff = text_diff(&old_d, &old_i, &s.description, &s.instructions);
+    let rec = ReleaseRecord {
+        skill: name.clone(),
+        kind: ReleaseKind::Refined,
+        from_version: Some(from),
+        to_version: s.version,
+        diff,
+        hard_cases: case_ids.to_vec(),
+        reward_before: None,
+        reward_after: None,
+        stage,
+        note: format!("refined by designer stage {stage}"),
+    };
+    out.releases.push(rec);
+    Some(name.clone())
+}
+
+/// Deprecates the planned evictions that were not changed in this stage, each with a
+/// `deprecated` record.
+fn deprecate_evicted(
+    out: &mut SkillBank,
+    evict: &[String],
+    changed: &[String],
+    stage: u32,
+    max_bank_size: usize,
+) {
     let changed_set: HashSet<&String> = changed.iter().collect();
-    for name in &evict {
+    for name in evict {
         if changed_set.contains(name) {
             continue;
         }
@@ -433,10 +547,6 @@ pub fn apply_edits(
             out.releases.push(r);
         }
     }
-    if !changed.is_empty() || !evict.is_empty() {
-        out.bank_version += 1;
-    }
-    (out, changed)
 }
 
 /// The record of a validated edit that [`apply_edits`] skipped (it no longer fits the bank,

@@ -89,18 +89,12 @@ pub fn apply_actions(
         return apply_deduplicated(bank, actions, retrieved_ids, encoder, prov);
     }
     let mut report = ApplyReport::default();
-    let mut updates: Vec<(usize, &str)> = Vec::new();
-    let mut deletes: Vec<usize> = Vec::new();
-    let mut inserts: Vec<&str> = Vec::new();
-    let mut noops = 0usize;
-    for a in actions {
-        match a {
-            MemoryAction::Insert { content } => inserts.push(content),
-            MemoryAction::Update { index, content } => updates.push((*index, content)),
-            MemoryAction::Delete { index } => deletes.push(*index),
-            MemoryAction::Noop => noops += 1,
-        }
-    }
+    let ByKind {
+        updates,
+        deletes,
+        inserts,
+        noops,
+    } = ByKind::of(actions);
     let texts: Vec<&str> = updates
         .iter()
         .map(|u| u.1)
@@ -108,21 +102,6 @@ pub fn apply_actions(
         .collect();
     let embeddings = embed_all(encoder, &texts)?;
     let (update_embs, insert_embs) = embeddings.split_at(updates.len());
-    fn check(
-        res: Result<(), memskill_core::CoreError>,
-        report: &mut ApplyReport,
-    ) -> Result<(), ExecutorError> {
-        match res {
-            Ok(()) => Ok(()),
-            Err(e @ memskill_core::CoreError::DimensionMismatch { .. }) => {
-                Err(ExecutorError::Memory(e))
-            }
-            Err(e) => {
-                report.problems.push(e.to_string());
-                Ok(())
-            }
-        }
-    }
     for ((index, content), emb) in updates.iter().zip(update_embs) {
         let Some(id) = resolve(*index, retrieved_ids, bank, "UPDATE", &mut report.problems) else {
             continue;
@@ -133,12 +112,87 @@ pub fn apply_actions(
                 report.updated.push(id);
                 report.executed.push(ActionKind::Update);
             });
-        check(res, &mut report)?;
+        check_write(res, &mut report)?;
     }
+    delete_by_position(bank, &deletes, retrieved_ids, prov, &mut report)?;
+    for (content, emb) in inserts.iter().zip(insert_embs) {
+        let res = bank
+            .insert(content.to_string(), emb.clone(), prov.clone())
+            .map(|id| {
+                report.inserted.push(id);
+                report.executed.push(ActionKind::Insert);
+            });
+        check_write(res, &mut report)?;
+    }
+    report
+        .executed
+        .extend(std::iter::repeat_n(ActionKind::Noop, noops));
+    Ok(report)
+}
+
+/// A batch of actions sorted by kind, each kind in order.
+struct ByKind<'a> {
+    /// (index, content) of every UPDATE.
+    updates: Vec<(usize, &'a str)>,
+    /// Index of every DELETE.
+    deletes: Vec<usize>,
+    /// Content of every INSERT.
+    inserts: Vec<&'a str>,
+    noops: usize,
+}
+
+impl<'a> ByKind<'a> {
+    fn of(actions: &'a [MemoryAction]) -> Self {
+        let mut sorted = ByKind {
+            updates: Vec::new(),
+            deletes: Vec::new(),
+            inserts: Vec::new(),
+            noops: 0,
+        };
+        for a in actions {
+            match a {
+                MemoryAction::Insert { content } => sorted.inserts.push(content),
+                MemoryAction::Update { index, content } => sorted.updates.push((*index, content)),
+                MemoryAction::Delete { index } => sorted.deletes.push(*index),
+                MemoryAction::Noop => sorted.noops += 1,
+            }
+        }
+        sorted
+    }
+}
+
+/// A write's failure is a problem of the batch, except an embedding dimension mismatch,
+/// which is an error.
+fn check_write(
+    res: Result<(), memskill_core::CoreError>,
+    report: &mut ApplyReport,
+) -> Result<(), ExecutorError> {
+    match res {
+        Ok(()) => Ok(()),
+        Err(e @ memskill_core::CoreError::DimensionMismatch { .. }) => {
+            Err(ExecutorError::Memory(e))
+        }
+        Err(e) => {
+            report.problems.push(e.to_string());
+            Ok(())
+        }
+    }
+}
+
+/// The reference's DELETEs: by the target's position among the live memories, highest
+/// first, each removing the live memory at that position (so a repeated DELETE of one index
+/// removes the memory after it, and one past the end fails).
+fn delete_by_position(
+    bank: &mut MemoryBank,
+    deletes: &[usize],
+    retrieved_ids: &[MemoryId],
+    prov: &Provenance,
+    report: &mut ApplyReport,
+) -> Result<(), ExecutorError> {
     // (position among live memories, index) of every DELETE, highest position first
     let live: Vec<MemoryId> = bank.live().map(|m| m.id).collect();
     let mut targets: Vec<(usize, usize)> = Vec::new();
-    for index in deletes {
+    for &index in deletes {
         let Some(id) = resolve(index, retrieved_ids, bank, "DELETE", &mut report.problems) else {
             continue;
         };
@@ -158,21 +212,9 @@ pub fn apply_actions(
             report.deleted.push(id);
             report.executed.push(ActionKind::Delete);
         });
-        check(res, &mut report)?;
+        check_write(res, report)?;
     }
-    for (content, emb) in inserts.iter().zip(insert_embs) {
-        let res = bank
-            .insert(content.to_string(), emb.clone(), prov.clone())
-            .map(|id| {
-                report.inserted.push(id);
-                report.executed.push(ActionKind::Insert);
-            });
-        check(res, &mut report)?;
-    }
-    report
-        .executed
-        .extend(std::iter::repeat_n(ActionKind::Noop, noops));
-    Ok(report)
+    Ok(())
 }
 
 fn embed_all(encoder: &dyn TextEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>, ExecutorError> {
@@ -206,6 +248,55 @@ fn apply_deduplicated(
     prov: &Provenance,
 ) -> Result<ApplyReport, ExecutorError> {
     let mut report = ApplyReport::default();
+    let (texts, plan) = plan_deduplicated(bank, actions, retrieved_ids, &mut report);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let embeddings = embed_all(encoder, &refs)?;
+    for p in plan {
+        let res = match p {
+            Planned::Insert { text_idx } => bank
+                .insert(
+                    texts[text_idx].clone(),
+                    embeddings[text_idx].clone(),
+                    prov.clone(),
+                )
+                .map(|id| {
+                    report.inserted.push(id);
+                    report.executed.push(ActionKind::Insert);
+                }),
+            Planned::Update { id, text_idx } => bank
+                .update(
+                    id,
+                    texts[text_idx].clone(),
+                    embeddings[text_idx].clone(),
+                    prov.clone(),
+                )
+                .map(|()| {
+                    report.updated.push(id);
+                    report.executed.push(ActionKind::Update);
+                }),
+            Planned::Delete { id } => bank.delete(id, prov.clone()).map(|()| {
+                report.deleted.push(id);
+                report.executed.push(ActionKind::Delete);
+            }),
+            Planned::Noop => {
+                report.executed.push(ActionKind::Noop);
+                Ok(())
+            }
+        };
+        check_write(res, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// The deduplicating plan of a batch, in order, and the texts to embed (`text_idx`):
+/// empty and duplicate INSERTs, empty UPDATEs, UPDATEs of a memory this batch deletes and
+/// repeated DELETEs are left out, each counted or reported in `report`.
+fn plan_deduplicated(
+    bank: &MemoryBank,
+    actions: &[MemoryAction],
+    retrieved_ids: &[MemoryId],
+    report: &mut ApplyReport,
+) -> (Vec<String>, Vec<Planned>) {
     let mut texts: Vec<String> = Vec::new();
     let mut plan: Vec<Planned> = Vec::new();
     let mut batch_keys: Vec<String> = Vec::new();
@@ -268,47 +359,5 @@ fn apply_deduplicated(
             MemoryAction::Noop => plan.push(Planned::Noop),
         }
     }
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let embeddings = embed_all(encoder, &refs)?;
-    for p in plan {
-        let res = match p {
-            Planned::Insert { text_idx } => bank
-                .insert(
-                    texts[text_idx].clone(),
-                    embeddings[text_idx].clone(),
-                    prov.clone(),
-                )
-                .map(|id| {
-                    report.inserted.push(id);
-                    report.executed.push(ActionKind::Insert);
-                }),
-            Planned::Update { id, text_idx } => bank
-                .update(
-                    id,
-                    texts[text_idx].clone(),
-                    embeddings[text_idx].clone(),
-                    prov.clone(),
-                )
-                .map(|()| {
-                    report.updated.push(id);
-                    report.executed.push(ActionKind::Update);
-                }),
-            Planned::Delete { id } => bank.delete(id, prov.clone()).map(|()| {
-                report.deleted.push(id);
-                report.executed.push(ActionKind::Delete);
-            }),
-            Planned::Noop => {
-                report.executed.push(ActionKind::Noop);
-                Ok(())
-            }
-        };
-        match res {
-            Ok(()) => {}
-            Err(e @ memskill_core::CoreError::DimensionMismatch { .. }) => {
-                return Err(ExecutorError::Memory(e))
-            }
-            Err(e) => report.problems.push(e.to_string()),
-        }
-    }
-    Ok(report)
+    (texts, plan)
 }

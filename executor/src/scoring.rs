@@ -4,7 +4,7 @@
 //! ([`hotpot_f1`]), and LLM judges
 //! (a 1 / 0.5 / 0 JSON judge and the LongMemEval yes/no judge).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use memskill_core::jsonfix::{is_py_space, py_strip};
@@ -223,174 +223,289 @@ fn multi_answer_f1_with(
     if is_api_error_placeholder(prediction) {
         return Ok(0.0);
     }
-    let mut work: u64 = 0;
-    let over = |parts: usize| (parts, gold.split(',').count());
-    // word -> stem id (None: a gold word whose stem no prediction part has; every
-    // prediction part is read before the first gold part).
-    let mut stems: HashMap<String, Option<u32>> = HashMap::new();
-    let mut stem_ids: HashMap<String, u32> = HashMap::new();
-    // Stemmed tokens of one part as interned ids (`intern`: new stems get new ids).
-    let mut tokens_of = |part: &str, intern: bool| -> Vec<Option<u32>> {
-        normalize_locomo(part)
-            .split(' ')
-            .filter(|t| !t.is_empty())
-            .map(|w| {
-                if let Some(&id) = stems.get(w) {
-                    return id;
-                }
-                let st = porter::stem(w);
-                let id = match stem_ids.get(&st) {
-                    Some(&id) => Some(id),
-                    None if intern => {
-                        let id = stem_ids.len() as u32;
-                        stem_ids.insert(st, id);
-                        Some(id)
-                    }
-                    None => None,
-                };
-                stems.insert(w.to_string(), id);
-                id
-            })
-            .collect()
-    };
-    // Distinct prediction parts (by stem multiset): per-stem counts and length.
-    let mut seen_parts: std::collections::HashSet<Vec<u32>> = std::collections::HashSet::new();
-    let mut parts: Vec<(Counts, usize)> = Vec::new();
-    for p in prediction.split(',').map(py_strip) {
-        if is_api_error_placeholder(p) {
-            continue; // scores 0 against every gold part
-        }
-        let mut toks: Vec<u32> = tokens_of(p, true).into_iter().flatten().collect();
-        toks.sort_unstable();
-        if toks.is_empty() || seen_parts.contains(&toks) {
-            continue; // an empty part scores 0; an equal part scores the same
-        }
-        parts.push((runs(&toks), toks.len()));
-        seen_parts.insert(toks);
-    }
-    drop(seen_parts);
-    let mut holders: HashMap<u32, usize> = HashMap::new();
-    for (c, _) in &parts {
-        for &(t, _) in c {
-            *holders.entry(t).or_default() += 1;
-        }
-    }
-    let is_heavy = |t: u32| holders.get(&t).is_some_and(|&n| n > heavy_parts);
-    // Light stems: followed part by part. Heavy stems: parts grouped into classes by their
-    // heavy counts and length.
-    let mut light: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
-    let mut class_ids: HashMap<(Counts, usize), usize> = HashMap::new();
-    let mut classes: Vec<(Counts, usize)> = Vec::new();
-    let mut heavy_classes: HashMap<u32, Vec<usize>> = HashMap::new();
-    let mut class_of: Vec<usize> = Vec::with_capacity(parts.len());
-    for (idx, (c, m)) in parts.iter().enumerate() {
-        let mut sig: Counts = Vec::new();
-        for &(t, n) in c {
-            if is_heavy(t) {
-                sig.push((t, n));
-            } else {
-                light.entry(t).or_default().push((idx, n));
-            }
-        }
-        let key = (sig, *m);
-        let id = match class_ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = classes.len();
-                for &(t, _) in &key.0 {
-                    heavy_classes.entry(t).or_default().push(id);
-                }
-                classes.push(key.clone());
-                class_ids.insert(key, id);
-                id
-            }
-        };
-        class_of.push(id);
-    }
-    let mut overlap: Vec<u32> = vec![0; parts.len()];
-    let mut touched: Vec<usize> = Vec::new();
-    let mut class_seen: Vec<bool> = vec![false; classes.len()];
-    let mut class_list: Vec<usize> = Vec::new();
+    let mut stems = StemIds::default();
+    let index = PartIndex::new(distinct_parts(prediction, &mut stems), heavy_parts);
+    let mut scorer = GoldScorer::new(&index, budget);
     let mut best_of: HashMap<&str, f64> = HashMap::new();
-    let mut heavy_best: HashMap<(Counts, usize), f64> = HashMap::new();
     let mut best: Vec<f64> = Vec::new();
     for g in gold.split(',').map(py_strip) {
         if let Some(&b) = best_of.get(g) {
             best.push(b);
             continue;
         }
-        let toks = tokens_of(g, false);
+        let toks = stems.tokens(g, false);
         let k = toks.len();
         let mut known: Vec<u32> = toks.into_iter().flatten().collect();
         known.sort_unstable();
-        let mut heavy_g: Counts = Vec::new();
-        for (t, cg) in runs(&known) {
-            if is_heavy(t) {
-                heavy_g.push((t, cg));
-            } else if let Some(list) = light.get(&t) {
-                work += list.len() as u64;
-                if work > budget {
-                    return Err(over(parts.len()));
-                }
-                for &(p, cp) in list {
-                    if overlap[p] == 0 {
-                        touched.push(p);
-                    }
-                    overlap[p] += cg.min(cp);
-                }
+        let b = scorer
+            .best(&known, k)
+            .map_err(|OverBudget| (index.parts.len(), gold.split(',').count()))?;
+        best_of.insert(g, b);
+        best.push(b);
+    }
+    Ok(best.iter().sum::<f64>() / best.len() as f64)
+}
+
+/// Word -> stem id. `None`: a gold word whose stem no prediction part has (every prediction
+/// part is read before the first gold part).
+#[derive(Default)]
+struct StemIds {
+    words: HashMap<String, Option<u32>>,
+    stems: HashMap<String, u32>,
+}
+
+impl StemIds {
+    /// Stemmed tokens of one part as interned ids (`intern`: new stems get new ids).
+    fn tokens(&mut self, part: &str, intern: bool) -> Vec<Option<u32>> {
+        normalize_locomo(part)
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .map(|w| self.id(w, intern))
+            .collect()
+    }
+
+    fn id(&mut self, word: &str, intern: bool) -> Option<u32> {
+        if let Some(&id) = self.words.get(word) {
+            return id;
+        }
+        let st = porter::stem(word);
+        let id = match self.stems.get(&st) {
+            Some(&id) => Some(id),
+            None if intern => {
+                let id = self.stems.len() as u32;
+                self.stems.insert(st, id);
+                Some(id)
+            }
+            None => None,
+        };
+        self.words.insert(word.to_string(), id);
+        id
+    }
+}
+
+/// The distinct prediction parts (by stem multiset) as (per-stem counts, length). Error
+/// placeholders and empty parts are left out (they score 0 against every gold part), and
+/// an equal part scores the same as the first.
+fn distinct_parts(prediction: &str, stems: &mut StemIds) -> Vec<(Counts, usize)> {
+    let mut seen_parts: HashSet<Vec<u32>> = HashSet::new();
+    let mut parts: Vec<(Counts, usize)> = Vec::new();
+    for p in prediction.split(',').map(py_strip) {
+        if is_api_error_placeholder(p) {
+            continue;
+        }
+        let mut toks: Vec<u32> = stems.tokens(p, true).into_iter().flatten().collect();
+        toks.sort_unstable();
+        if toks.is_empty() || seen_parts.contains(&toks) {
+            continue;
+        }
+        parts.push((runs(&toks), toks.len()));
+        seen_parts.insert(toks);
+    }
+    parts
+}
+
+/// Prediction parts indexed for scoring. A stem held by more than `heavy_parts` parts is
+/// heavy. Light stems: followed part by part. Heavy stems: parts grouped into classes by
+/// their heavy counts and length.
+struct PartIndex {
+    parts: Vec<(Counts, usize)>,
+    /// Stem -> number of parts holding it.
+    holders: HashMap<u32, usize>,
+    heavy_parts: usize,
+    /// Light stem -> (part, count) of every part holding it.
+    light: HashMap<u32, Vec<(usize, u32)>>,
+    /// (heavy counts, length) of each class.
+    classes: Vec<(Counts, usize)>,
+    /// Heavy stem -> the classes holding it.
+    heavy_classes: HashMap<u32, Vec<usize>>,
+    /// Part -> its class.
+    class_of: Vec<usize>,
+}
+
+impl PartIndex {
+    fn new(parts: Vec<(Counts, usize)>, heavy_parts: usize) -> Self {
+        let mut holders: HashMap<u32, usize> = HashMap::new();
+        for (c, _) in &parts {
+            for &(t, _) in c {
+                *holders.entry(t).or_default() += 1;
             }
         }
-        // A part reached through a light stem: its exact overlap.
-        let mut b = 0.0f64;
-        for &p in &touched {
-            let sig = &classes[class_of[p]].0;
-            let extra: u32 = heavy_g
-                .iter()
-                .map(|&(t, cg)| cg.min(count_of(sig, t)))
-                .sum();
-            b = b.max(f1_from_counts((overlap[p] + extra) as usize, parts[p].1, k));
-            overlap[p] = 0;
+        let mut index = PartIndex {
+            parts: Vec::new(),
+            holders,
+            heavy_parts,
+            light: HashMap::new(),
+            classes: Vec::new(),
+            heavy_classes: HashMap::new(),
+            class_of: Vec::with_capacity(parts.len()),
+        };
+        let mut class_ids: HashMap<(Counts, usize), usize> = HashMap::new();
+        for (idx, (c, m)) in parts.iter().enumerate() {
+            let mut sig: Counts = Vec::new();
+            for &(t, n) in c {
+                if index.is_heavy(t) {
+                    sig.push((t, n));
+                } else {
+                    index.light.entry(t).or_default().push((idx, n));
+                }
+            }
+            let id = index.class_id((sig, *m), &mut class_ids);
+            index.class_of.push(id);
         }
-        touched.clear();
+        index.parts = parts;
+        index
+    }
+
+    fn is_heavy(&self, t: u32) -> bool {
+        self.holders.get(&t).is_some_and(|&n| n > self.heavy_parts)
+    }
+
+    /// The class of (heavy counts, length) `key`, made when new.
+    fn class_id(
+        &mut self,
+        key: (Counts, usize),
+        class_ids: &mut HashMap<(Counts, usize), usize>,
+    ) -> usize {
+        if let Some(&id) = class_ids.get(&key) {
+            return id;
+        }
+        let id = self.classes.len();
+        for &(t, _) in &key.0 {
+            self.heavy_classes.entry(t).or_default().push(id);
+        }
+        self.classes.push(key.clone());
+        class_ids.insert(key, id);
+        id
+    }
+}
+
+/// More comparisons were needed than the budget allows.
+struct OverBudget;
+
+/// Scores gold parts against a [`PartIndex`], counting comparisons against a budget.
+struct GoldScorer<'a> {
+    index: &'a PartIndex,
+    budget: u64,
+    work: u64,
+    /// Light overlap of each part with the current gold part (0 again after each).
+    overlap: Vec<u32>,
+    /// Parts with a light overlap with the current gold part.
+    touched: Vec<usize>,
+    class_seen: Vec<bool>,
+    class_list: Vec<usize>,
+    /// Best class value by the gold part's (heavy counts, length).
+    heavy_best: HashMap<(Counts, usize), f64>,
+}
+
+impl<'a> GoldScorer<'a> {
+    fn new(index: &'a PartIndex, budget: u64) -> Self {
+        GoldScorer {
+            index,
+            budget,
+            work: 0,
+            overlap: vec![0; index.parts.len()],
+            touched: Vec::new(),
+            class_seen: vec![false; index.classes.len()],
+            class_list: Vec::new(),
+            heavy_best: HashMap::new(),
+        }
+    }
+
+    fn charge(&mut self, comparisons: usize) -> Result<(), OverBudget> {
+        self.work += comparisons as u64;
+        if self.work > self.budget {
+            Err(OverBudget)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The best F1 of a gold part (`known`: its sorted stem ids that some part has; `k`:
+    /// its token count) against any prediction part.
+    fn best(&mut self, known: &[u32], k: usize) -> Result<f64, OverBudget> {
+        let heavy_g = self.add_light_overlaps(known)?;
+        let mut b = self.touched_best(&heavy_g, k);
         // Parts sharing only heavy stems score their class's value; a class's value for a
         // part also reached above is no more than that part's exact value (it leaves out the
         // light overlap), so it cannot raise the maximum. Parts sharing nothing score 0, and
         // there is always a part.
         if !heavy_g.is_empty() {
-            let key = (heavy_g, k);
-            let hb = match heavy_best.get(&key) {
-                Some(&v) => v,
-                None => {
-                    for &(t, _) in &key.0 {
-                        for &c in heavy_classes.get(&t).into_iter().flatten() {
-                            if !class_seen[c] {
-                                class_seen[c] = true;
-                                class_list.push(c);
-                            }
-                        }
-                    }
-                    work += class_list.len() as u64;
-                    if work > budget {
-                        return Err(over(parts.len()));
-                    }
-                    let mut v = 0.0f64;
-                    for &c in &class_list {
-                        let (sig, m) = &classes[c];
-                        let s: u32 = key.0.iter().map(|&(t, cg)| cg.min(count_of(sig, t))).sum();
-                        v = v.max(f1_from_counts(s as usize, *m, k));
-                        class_seen[c] = false;
-                    }
-                    class_list.clear();
-                    heavy_best.insert(key, v);
-                    v
-                }
-            };
-            b = b.max(hb);
+            b = b.max(self.heavy_class_best(heavy_g, k)?);
         }
-        best_of.insert(g, b);
-        best.push(b);
+        Ok(b)
     }
-    Ok(best.iter().sum::<f64>() / best.len() as f64)
+
+    /// Adds the gold part's light-stem overlaps to the parts holding them; returns its heavy
+    /// stem counts.
+    fn add_light_overlaps(&mut self, known: &[u32]) -> Result<Counts, OverBudget> {
+        let index = self.index;
+        let mut heavy_g: Counts = Vec::new();
+        for (t, cg) in runs(known) {
+            if index.is_heavy(t) {
+                heavy_g.push((t, cg));
+            } else if let Some(list) = index.light.get(&t) {
+                self.charge(list.len())?;
+                for &(p, cp) in list {
+                    if self.overlap[p] == 0 {
+                        self.touched.push(p);
+                    }
+                    self.overlap[p] += cg.min(cp);
+                }
+            }
+        }
+        Ok(heavy_g)
+    }
+
+    /// The best exact F1 over the parts reached through a light stem (0.0 when none);
+    /// resets their overlaps.
+    fn touched_best(&mut self, heavy_g: &Counts, k: usize) -> f64 {
+        let index = self.index;
+        let mut b = 0.0f64;
+        for &p in &self.touched {
+            let sig = &index.classes[index.class_of[p]].0;
+            let extra: u32 = heavy_g
+                .iter()
+                .map(|&(t, cg)| cg.min(count_of(sig, t)))
+                .sum();
+            b = b.max(f1_from_counts(
+                (self.overlap[p] + extra) as usize,
+                index.parts[p].1,
+                k,
+            ));
+            self.overlap[p] = 0;
+        }
+        self.touched.clear();
+        b
+    }
+
+    /// The best F1 of a gold part with heavy stem counts `heavy_g` and `k` tokens over the
+    /// classes sharing a heavy stem with it (remembered per (`heavy_g`, `k`)).
+    fn heavy_class_best(&mut self, heavy_g: Counts, k: usize) -> Result<f64, OverBudget> {
+        let key = (heavy_g, k);
+        if let Some(&v) = self.heavy_best.get(&key) {
+            return Ok(v);
+        }
+        let index = self.index;
+        for &(t, _) in &key.0 {
+            for &c in index.heavy_classes.get(&t).into_iter().flatten() {
+                if !self.class_seen[c] {
+                    self.class_seen[c] = true;
+                    self.class_list.push(c);
+                }
+            }
+        }
+        self.charge(self.class_list.len())?;
+        let mut v = 0.0f64;
+        for &c in &self.class_list {
+            let (sig, m) = &index.classes[c];
+            let s: u32 = key.0.iter().map(|&(t, cg)| cg.min(count_of(sig, t))).sum();
+            v = v.max(f1_from_counts(s as usize, *m, k));
+            self.class_seen[c] = false;
+        }
+        self.class_list.clear();
+        self.heavy_best.insert(key, v);
+        Ok(v)
+    }
 }
 
 /// [`f1_tokens`] from the overlap and the two lengths (same arithmetic, same value).
