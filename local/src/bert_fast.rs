@@ -1,4 +1,4 @@
-//! The BERT forward of [`crate::BertEncoder`] (the function of candle-transformers'
+//! The BERT forward of `memskill_controller::BertEncoder` (the function of candle-transformers'
 //! `bert::BertModel` with the HF attention mask, the same weights), on plain `f32` buffers,
 //! arranged for CPU throughput:
 //! * the texts of a batch are packed without padding: the dense layers run on the real tokens
@@ -8,14 +8,14 @@
 //! * each dense layer is one `gemm` call whose destination is pre-filled with the bias (and
 //!   the residual where one follows), on a contiguous `[in, out]` copy of the weight; query,
 //!   key and value are one product on the three weights concatenated;
-//! * layer norm, softmax and GELU are the row kernels of [`memskill_core::kernels`], in place;
+//! * layer norm, softmax and GELU are the row kernels of [`crate::kernels`], in place;
 //! * threads: a batch either runs on one thread (when the caller runs several batches side by
 //!   side) or spreads its matrix products, row kernels and texts over the rayon pool.
 
+use crate::kernels;
 use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
-use memskill_core::kernels;
 use rayon::prelude::*;
 
 /// A dense layer: `y = x @ w + b` with `w` stored `[in, out]`.
@@ -85,7 +85,7 @@ impl Dense {
 
 /// A matrix inside a slice: element `(r, c)` at `data[r * row + c * col]`.
 #[derive(Clone, Copy)]
-pub(crate) struct Mat<'a> {
+pub struct Mat<'a> {
     pub data: &'a [f32],
     pub row: usize,
     pub col: usize,
@@ -101,7 +101,7 @@ impl Mat<'_> {
 /// `dst[m, n] (+)= lhs[m, k] @ rhs[k, n]` (`dims = (m, n, k)`), `dst` row-major with `n` values
 /// per row: added to what `dst` holds when `accumulate`, else written over it. One `gemm` call
 /// (the rayon pool when `par`).
-pub(crate) fn matmul(
+pub fn matmul(
     dst: &mut [f32],
     lhs: Mat,
     rhs: Mat,
@@ -150,7 +150,7 @@ struct Layer {
     ln2: (Vec<f32>, Vec<f32>),
 }
 
-pub(crate) struct FastBert {
+pub struct FastBert {
     word: Vec<f32>,
     pos: Vec<f32>,
     /// Token type 0's embedding, `[h]`.
@@ -370,7 +370,7 @@ impl FastBert {
 }
 
 /// The gemm crate's threading: the rayon pool when `par`, else the calling thread.
-pub(crate) fn parallelism(par: bool) -> gemm::Parallelism {
+pub fn parallelism(par: bool) -> gemm::Parallelism {
     if par {
         gemm::Parallelism::Rayon(0)
     } else {
@@ -379,7 +379,7 @@ pub(crate) fn parallelism(par: bool) -> gemm::Parallelism {
 }
 
 /// `f` on chunks of whole `width`-long rows of `x` (chunks in parallel when `par`).
-pub(crate) fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
+pub fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) + Sync) {
     const ROWS_PER_TASK: usize = 16;
     if par {
         x.par_chunks_mut(width * ROWS_PER_TASK).for_each(&f);

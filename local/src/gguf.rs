@@ -14,7 +14,7 @@
 //! Q8_1) are requantized at load time to one with a SIMD path (Q8_0 by default) and the result is
 //! cached next to the source file as `<stem>.q8_0.gguf` (see [`LocalConfig::requantize`]),
 //! except, under `auto`, small llama files whose decode steps run the stored dtypes with our
-//! own kernels (`backends::qdot`; see [`super::llama::steps_natively`]).
+//! own kernels (`crate::qdot`; see [`crate::llama::steps_natively`]).
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use tokenizers::models::bpe::{Vocab, BPE};
 use tokenizers::{AddedToken, Tokenizer};
 
-use super::{LlmStats, LlmStatsSnapshot};
+use memskill_core::llm_stats::{strip_reasoning, LlmStats, LlmStatsSnapshot};
 
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,7 +56,7 @@ pub struct LocalConfig {
     pub requantize: Option<String>,
     /// Llama files: run prompt tokens through a GEMM on weights dequantized to f32 once at load
     /// (`None` = when the model has at most 1.5 B weights; decode steps always use the
-    /// quantized weights). See `backends::llama`.
+    /// quantized weights). See `crate::llama`.
     pub dense_prefill: Option<bool>,
     /// Llama files: reuse the KV cache of the prompt prefix shared with the previous call
     /// (off: a reply can then depend, through float rounding, on the previous call).
@@ -254,7 +254,7 @@ fn write_atomic(dst: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Open `path` and, per `requantize` (see [`LocalConfig::requantize`]), swap its slow weight
 /// dtypes for a SIMD-friendly one, reusing or writing the cached copy next to it. Under
 /// `auto`, a file for which `native` holds (its decode steps run its stored dtypes with SIMD
-/// kernels of ours: [`super::llama::steps_natively`]) is used as stored.
+/// kernels of ours: [`crate::llama::steps_natively`]) is used as stored.
 pub fn prepare_weights(
     path: &Path,
     requantize: Option<&str>,
@@ -352,8 +352,8 @@ pub fn asset_root() -> PathBuf {
 }
 
 enum Weights {
-    /// Our llama forward (`backends::llama`).
-    Fast(super::llama::FastLlama),
+    /// Our llama forward (`crate::llama`).
+    Fast(crate::llama::FastLlama),
     /// candle's, for llama files with experts.
     Llama(quantized_llama::ModelWeights),
     Qwen2(quantized_qwen2::ModelWeights),
@@ -462,7 +462,7 @@ pub struct LocalGguf {
     load_info: String,
     /// The structured-output vocabulary, built on the first structured request.
     #[cfg(feature = "llguidance")]
-    guide: std::sync::OnceLock<Result<super::guided::Guide, LlmError>>,
+    guide: std::sync::OnceLock<Result<crate::guided::Guide, LlmError>>,
 }
 
 fn local_err(path: &Path, what: &str, e: impl std::fmt::Display) -> LlmError {
@@ -788,14 +788,14 @@ impl LocalGguf {
         let path = cfg.model_path.clone();
         let device = device()?;
         let dense = match cfg.dense_prefill {
-            None => super::llama::DensePrefill::Auto,
-            Some(true) => super::llama::DensePrefill::On,
-            Some(false) => super::llama::DensePrefill::Off,
+            None => crate::llama::DensePrefill::Auto,
+            Some(true) => crate::llama::DensePrefill::On,
+            Some(false) => crate::llama::DensePrefill::Off,
         };
         let native = |ct: &gguf_file::Content| {
             device.is_cpu()
                 && arch_of(cfg, ct) == "llama"
-                && super::llama::steps_natively(ct, dense)
+                && crate::llama::steps_natively(ct, dense)
         };
         let PreparedWeights {
             content: ct,
@@ -840,9 +840,9 @@ impl LocalGguf {
         }
         let max_ctx = cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
         let weights = match arch.as_str() {
-            "llama" if super::llama::supports(&ct) => {
+            "llama" if crate::llama::supports(&ct) => {
                 let mut m =
-                    super::llama::FastLlama::from_gguf(&ct, &mut reader, &device, max_ctx, dense)
+                    crate::llama::FastLlama::from_gguf(&ct, &mut reader, &device, max_ctx, dense)
                         .map_err(|e| local_err(&path, "loading llama weights", e))?;
                 m.reuse_prefix = cfg.reuse_prefix;
                 Weights::Fast(m)
@@ -1136,12 +1136,12 @@ impl LocalGguf {
 
 /// One structured reply in progress (the `llguidance` feature's token mask).
 #[cfg(feature = "llguidance")]
-type Guided = super::guided::GuidedReply;
+type Guided = crate::guided::GuidedReply;
 
 /// How the end of the budget presses a structured reply to close.
 #[cfg(feature = "llguidance")]
-fn closing(left: usize, max_new: usize) -> super::guided::Closing {
-    super::guided::Closing::at(left, max_new)
+fn closing(left: usize, max_new: usize) -> crate::guided::Closing {
+    crate::guided::Closing::at(left, max_new)
 }
 
 /// Without the `llguidance` feature no structured reply can start.
@@ -1177,7 +1177,7 @@ impl LocalGguf {
         let eos = self.stop_ids.first().copied().unwrap_or(0);
         let guide = self
             .guide
-            .get_or_init(|| super::guided::Guide::new(&self.tokenizer, eos));
+            .get_or_init(|| crate::guided::Guide::new(&self.tokenizer, eos));
         guide.as_ref().map_err(Clone::clone)?.matcher(rs)
     }
 
@@ -1219,7 +1219,7 @@ impl Llm for LocalGguf {
             }
             ChatResponse {
                 // a reasoning model's <think> block is not part of the answer
-                text: super::strip_reasoning(&text).into_owned(),
+                text: strip_reasoning(&text).into_owned(),
                 usage: Usage {
                     prompt_tokens: timing.prompt_tokens as u64,
                     completion_tokens: timing.completion_tokens as u64,

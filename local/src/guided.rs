@@ -232,6 +232,11 @@ impl GuidedReply {
         self.cut
     }
 
+    /// The reply so far ends inside a JSON string.
+    pub fn in_string(&self) -> bool {
+        self.in_string
+    }
+
     /// [`GuidedReply::mask`] (and [`GuidedReply::close`] as `closing` says) on a logits
     /// tensor (`[vocab]`).
     pub fn masked(
@@ -291,95 +296,6 @@ impl GuidedReply {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Single bytes, a few JSON pieces, and EOS (the last token).
-    fn guide() -> (Guide, Vec<Vec<u8>>) {
-        let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        for w in [
-            "\"},",
-            "\"}",
-            "\"}]}",
-            "}]}",
-            "]}",
-            "\": \"",
-            "action",
-            "memory_item",
-        ] {
-            words.push(w.as_bytes().to_vec());
-        }
-        words.push(b"\xFF<eos>".to_vec());
-        let eos = words.len() as u32 - 1;
-        (Guide::from_words(words.clone(), eos).unwrap(), words)
-    }
-
-    fn id(words: &[Vec<u8>], w: &str) -> u32 {
-        words.iter().position(|x| x == w.as_bytes()).unwrap() as u32
-    }
-
-    fn feed(g: &mut GuidedReply, words: &[Vec<u8>], text: &str) {
-        for b in text.bytes() {
-            g.consume(id(words, &(b as char).to_string())).unwrap();
-        }
-    }
-
-    fn allowed(v: &[f32]) -> Vec<usize> {
-        (0..v.len()).filter(|&i| v[i] > f32::NEG_INFINITY).collect()
-    }
-
-    #[test]
-    fn the_mask_follows_the_schema_and_closes_at_the_end_of_the_budget() {
-        let (guide, words) = guide();
-        let schema = crate::executor_schema(&[memskill_core::ActionKind::Insert], 0, 128);
-        let mut g = guide.matcher(&schema).unwrap();
-        feed(
-            &mut g,
-            &words,
-            r#"{"actions": [{"action": "INSERT", "memory_item": "ab"#,
-        );
-        assert!(g.in_string);
-        let n = words.len();
-        // free: string content and the tokens that end the string
-        let mut v = vec![0.0f32; n];
-        g.mask(&mut v).unwrap();
-        let free = allowed(&v);
-        for w in ["c", "\"", "\"},", "\"}]}"] {
-            assert!(free.contains(&(id(&words, w) as usize)), "{w}");
-        }
-        // lossless: the string may go on or end, but not step into a new action
-        let mut v = vec![0.0f32; n];
-        g.mask(&mut v).unwrap();
-        g.close(&mut v, true);
-        let lossless = allowed(&v);
-        assert!(lossless.contains(&(id(&words, "c") as usize)));
-        assert!(lossless.contains(&(id(&words, "\"}]}") as usize)));
-        assert!(!lossless.contains(&(id(&words, "\"},") as usize)));
-        assert!(!g.cut());
-        // any: only closing; the model wanted more text ("c"), so the text is cut
-        let mut v = vec![0.0f32; n];
-        v[id(&words, "c") as usize] = 5.0;
-        g.mask(&mut v).unwrap();
-        g.close(&mut v, false);
-        let any = allowed(&v);
-        assert!(!any.contains(&(id(&words, "c") as usize)));
-        assert!(any.iter().all(|&i| words[i][0] == b'"'), "{any:?}");
-        g.consume(id(&words, "\"}]}")).unwrap();
-        assert!(g.cut());
-        // outside strings, after a complete action: closing brackets only
-        let mut g = guide.matcher(&schema).unwrap();
-        feed(&mut g, &words, r#"{"actions": [{"action": "NOOP"}"#);
-        let mut v = vec![0.0f32; n];
-        g.mask(&mut v).unwrap();
-        assert!(allowed(&v).contains(&(id(&words, ",") as usize)));
-        g.close(&mut v, true);
-        let closing = allowed(&v);
-        assert!(
-            !closing.contains(&(id(&words, ",") as usize)),
-            "{closing:?}"
-        );
-        assert!(closing.contains(&(id(&words, "]}") as usize)));
-        g.consume(id(&words, "]}")).unwrap();
-        assert!(!g.cut());
-    }
 
     #[test]
     fn closing_presses_harder_towards_the_end_of_the_budget() {

@@ -1,5 +1,5 @@
-//! Row kernels on plain `f32` slices, shared by the BERT encoder (controller) and the local
-//! LLM's one-token steps (executor): layer norm, RMS norm, softmax, GELU (erf form), the SiLU
+//! Row kernels on plain `f32` slices, shared by the BERT and Qwen3 encoder forwards and the local
+//! LLM's one-token steps: layer norm, RMS norm, softmax, GELU (erf form), the SiLU
 //! gate, `exp`, dot product, axpy. Pure functions, no allocation.
 //!
 //! Each kernel is written once as an `#[inline(always)]` body and compiled twice: as is (the

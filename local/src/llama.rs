@@ -7,7 +7,7 @@
 //!   candle's row-by-row quantized `vec_dot`; one-token decode steps keep the quantized kernels
 //!   (they are bound by memory traffic, which the small quantized weights minimise);
 //! * one-token decode steps (on the CPU, when the weights have a dense copy, i.e. small
-//!   models) run on plain buffers: quantized rows in `Vec`s ([`super::qrows`]: our Q4_0,
+//!   models) run on plain buffers: quantized rows in `Vec`s ([`crate::qrows`]: our Q4_0,
 //!   Q4_1, Q4_K and Q8_0 products, candle's `k_quants::matmul` for Q5_K / Q6_K), the
 //!   norms, rope, attention and SiLU as slice loops, query/key/value and gate/up each one
 //!   product: four parallel regions per layer and no tensor allocated per operation;
@@ -22,10 +22,10 @@
 
 use std::io::{Read, Seek};
 
-use super::qrows::QRows;
+use crate::kernels;
+use crate::qrows::QRows;
 use candle_core::quantized::{gguf_file, QMatMul, QTensor};
 use candle_core::{DType, Device, Module, Result, Storage, Tensor};
-use memskill_core::kernels;
 
 /// When prompt tokens use dense f32 weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

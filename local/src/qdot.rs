@@ -1,6 +1,6 @@
 //! Dot products of GGUF-quantized weight rows (Q4_0, Q4_1, Q4_K, as stored in the file) with
 //! a quantized activation row, for the local model's one-token decode steps
-//! ([`super::qrows`]). Decode reads every weight once per token, so it is bound by memory
+//! ([`crate::qrows`]). Decode reads every weight once per token, so it is bound by memory
 //! traffic: running the file's own 4-bit blocks reads 0.56-0.63 bytes per weight, where a
 //! Q8_0 copy reads 1.06-1.13.
 //!
@@ -436,7 +436,7 @@ pub(crate) mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backends::qrows::typed;
+    use crate::qrows::typed;
     use candle_core::quantized::k_quants::{
         BlockQ4K, BlockQ4_0, BlockQ4_1, BlockQ8K, BlockQ8_0, BlockQ8_1, GgmlType,
     };

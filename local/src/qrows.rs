@@ -1,5 +1,5 @@
 //! Quantized weight rows on plain slices, for the local model's one-token decode steps
-//! ([`super::llama::FastLlama::step`]).
+//! ([`crate::llama::FastLlama::step`]).
 //!
 //! A decode step multiplies one activation row by every weight matrix. Through candle tensors
 //! each product, and each of the ~20 small element-wise operations around it, is an allocated
@@ -8,7 +8,7 @@
 //! value; gate and up) are stored as one, so a layer is four parallel regions.
 //!
 //! Q4_0, Q4_1 and Q4_K rows stay the GGUF's bytes and are multiplied by our kernels
-//! ([`super::qdot`]) against a quantized input, so a step reads the file's own 4-bit blocks.
+//! ([`crate::qdot`]) against a quantized input, so a step reads the file's own 4-bit blocks.
 //! Q8_0 rows (the tied embeddings of small models) have their own product:
 //! the block scales widened to f32 once at load (candle converts two f16 per block per
 //! product), one row after another in memory order, AVX2 when the CPU has it; the same
@@ -17,7 +17,7 @@
 //! sums in another order, so its logits can differ from the AVX2 build's in the last bits.
 //! Q5_K and Q6_K use candle's kernel (`k_quants::matmul`).
 
-use super::qdot::{self, Act, Q4};
+use crate::qdot::{self, Act, Q4};
 use candle_core::quantized::k_quants::{self, BlockQ5K, BlockQ6K, GgmlType};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
@@ -256,7 +256,7 @@ unsafe fn q8_rows_avx2(qs: &[i8], d: &[f32], xq: &[i8], xd: &[f32], y: &mut [f32
     use std::arch::x86_64::*;
     let (k, nb, rows) = (xq.len(), xd.len(), y.len());
     assert!(qs.len() >= rows * k && d.len() >= rows * nb && k == nb * QK);
-    use super::qdot::avx2::hsum;
+    use crate::qdot::avx2::hsum;
     // One block of row `r` against input block `b`, added to `acc`.
     #[inline(always)]
     unsafe fn block(qs: *const i8, d: f32, xv: __m256i, xd: f32, acc: __m256) -> __m256 {

@@ -1,4 +1,4 @@
-//! The Qwen3 forward of [`crate::Qwen3Encoder`] (the function of Hugging Face `Qwen3Model`
+//! The Qwen3 forward of `memskill_controller::Qwen3Encoder` (the function of Hugging Face `Qwen3Model`
 //! and candle-transformers' `qwen3::Model`: RMS norms, per-head q/k norms, rotary positions,
 //! grouped-query causal attention, SiLU-gated MLP), on plain `f32` buffers, arranged for CPU
 //! throughput as [`crate::bert_fast`] is for BERT:
@@ -11,13 +11,14 @@
 //!   key and value are one product on their weights stacked, gate and up another;
 //! * attention is two `gemm`s per (text, head, block of 128 query rows): scores against the
 //!   keys up to the block's last row only (causal), then the weighted sum of the values;
-//! * RMS norm, softmax and the SiLU gate are the row kernels of [`memskill_core::kernels`];
+//! * RMS norm, softmax and the SiLU gate are the row kernels of [`crate::kernels`];
 //! * threads: a batch either runs on one thread (when the caller runs several batches side by
 //!   side) or spreads its products and its (text, head) attention tasks over the rayon pool.
 
 use crate::bert_fast::{matmul, rows_mut, Mat};
+use crate::kernels;
 use crate::qwen3_shape::Qwen3Shape;
-use memskill_core::{kernels, EncoderError};
+use memskill_core::EncoderError;
 use rayon::prelude::*;
 
 /// Query rows per attention block.
@@ -92,10 +93,9 @@ struct Layer {
 
 /// A tensor source: appends tensor `name` (checkpoint naming without `model.`) of `shape` to
 /// the buffer.
-pub(crate) type Source<'a> =
-    dyn FnMut(&str, &[usize], &mut Vec<f32>) -> Result<(), EncoderError> + 'a;
+pub type Source<'a> = dyn FnMut(&str, &[usize], &mut Vec<f32>) -> Result<(), EncoderError> + 'a;
 
-pub(crate) struct FastQwen3 {
+pub struct FastQwen3 {
     embed: Vec<f32>,
     layers: Vec<Layer>,
     norm: Vec<f32>,

@@ -46,7 +46,7 @@ struct Entry {
 }
 
 /// The tensors of one or more safetensors files, by name.
-pub(crate) struct SafeTensors {
+pub struct SafeTensors {
     files: Vec<(PathBuf, File)>,
     entries: HashMap<String, Entry>,
 }

@@ -1,7 +1,7 @@
 //! The local SmolLM2 GGUF backend (skipped when the asset is absent).
 
 use memskill_core::{ChatRequest, Llm, Message};
-use memskill_executor::{default_smollm2_path, LocalConfig, LocalGguf};
+use memskill_local::{default_smollm2_path, LocalConfig, LocalGguf};
 
 fn model() -> Option<LocalGguf> {
     let p = default_smollm2_path();
@@ -80,7 +80,7 @@ fn smollm2_answers_and_tokenizer_round_trips() {
 mod requantize {
     use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
     use candle_core::{Device, Tensor};
-    use memskill_executor::backends::local::{prepare_weights, requantized_path, WeightsSource};
+    use memskill_local::gguf::{prepare_weights, requantized_path, WeightsSource};
     use std::path::Path;
 
     fn write_q4_1_gguf(path: &Path, scale: f32) -> Tensor {
@@ -106,7 +106,7 @@ mod requantize {
         q.dequantize(&dev).unwrap()
     }
 
-    fn dtypes(p: &memskill_executor::backends::local::PreparedWeights) -> (GgmlDType, GgmlDType) {
+    fn dtypes(p: &memskill_local::gguf::PreparedWeights) -> (GgmlDType, GgmlDType) {
         let ti = &p.content.tensor_infos;
         (
             ti["blk.0.w.weight"].ggml_dtype,
@@ -235,7 +235,7 @@ fn smollm2_refuses_or_cuts_an_overlong_prompt_never_the_instructions() {
     );
 }
 
-/// Our llama forward (`backends::llama`) against candle's `quantized_llama` on the same
+/// Our llama forward (`memskill_local::llama`) against candle's `quantized_llama` on the same
 /// SmolLM2 weights: with the quantized kernels everywhere the logits agree to float noise
 /// (prompt and decode steps); with dense prompt weights they agree to the activation
 /// quantization candle applies; a reused prompt prefix gives the fresh prompt's logits.
@@ -243,8 +243,8 @@ fn smollm2_refuses_or_cuts_an_overlong_prompt_never_the_instructions() {
 fn fast_llama_agrees_with_candle_quantized_llama() {
     use candle_core::{Device, Tensor};
     use candle_transformers::models::quantized_llama::ModelWeights;
-    use memskill_executor::backends::llama::{DensePrefill, FastLlama};
-    use memskill_executor::backends::local::prepare_weights;
+    use memskill_local::gguf::prepare_weights;
+    use memskill_local::llama::{DensePrefill, FastLlama};
     let p = default_smollm2_path();
     if !p.exists() {
         eprintln!("skipped: {} missing", p.display());
@@ -318,7 +318,7 @@ fn fast_llama_agrees_with_candle_quantized_llama() {
     assert!(rel(&again, &fresh) < 1e-4, "reuse {}", rel(&again, &fresh));
 }
 
-/// Decode steps on the file's own Q4_1 blocks (`backends::qdot`, no requantized copy) against
+/// Decode steps on the file's own Q4_1 blocks (`memskill_local::qdot`, no requantized copy) against
 /// candle's `quantized_llama` on the same file, whose Q4_1 x Q8_1 products are the same
 /// arithmetic: agree within the dense prefill's tolerance (its K/V come from unquantized
 /// activations), several steps in a row; a wrong nibble order, offset term or row split is
@@ -327,8 +327,8 @@ fn fast_llama_agrees_with_candle_quantized_llama() {
 fn native_q4_1_steps_agree_with_candle_quantized_llama() {
     use candle_core::{Device, Tensor};
     use candle_transformers::models::quantized_llama::ModelWeights;
-    use memskill_executor::backends::llama::{steps_natively, DensePrefill, FastLlama};
-    use memskill_executor::backends::local::prepare_weights;
+    use memskill_local::gguf::prepare_weights;
+    use memskill_local::llama::{steps_natively, DensePrefill, FastLlama};
     let p = default_smollm2_path();
     if !p.exists() {
         eprintln!("skipped: {} missing", p.display());
@@ -368,93 +368,4 @@ fn native_q4_1_steps_agree_with_candle_quantized_llama() {
             top(&want)
         );
     }
-}
-
-/// Structured outputs on the local backend (`--features llguidance`): every reply under the
-/// executor's schema is a JSON document of allowed actions with in-range indices, at greedy
-/// and sampled temperatures; prints the token mask's cost per token against the decode time
-/// per token (not asserted: no timed tests).
-#[cfg(feature = "llguidance")]
-#[test]
-fn structured_replies_follow_the_schema() {
-    use memskill_core::{ActionKind, PromptSet, Span};
-    use memskill_executor::{executor_messages_with, executor_schema, parse_structured};
-    let Some(m) = model() else { return };
-    let prompts = PromptSet::with_defaults(memskill_executor::PROMPT_TEMPLATES).unwrap();
-    let bank = memskill_core::SkillBank::seed();
-    let skills: Vec<&memskill_core::Skill> = bank.skills().iter().collect();
-    let span = Span {
-        id: "s:0".into(),
-        index: 0,
-        session: None,
-        date: Some("8 May 2023".into()),
-        turn_ids: vec![],
-        text: "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n\
-               Melanie: That's great! I painted a sunrise over the lake last week."
-            .into(),
-    };
-    let mems = [
-        "Caroline is a counselor.",
-        "Melanie paints landscapes.",
-        "Melanie has two kids.",
-    ];
-    let messages = executor_messages_with(
-        &prompts,
-        memskill_executor::MemoryDomain::Conversation,
-        &span,
-        &mems,
-        &skills,
-        memskill_executor::ReplyForm {
-            structured: true,
-            ..Default::default()
-        },
-        &[],
-    )
-    .unwrap();
-    let allowed = [ActionKind::Insert, ActionKind::Delete];
-    let schema = executor_schema(&allowed, mems.len(), 256);
-    let (mut mask, mut decode, mut masked, mut decoded) = (0.0, 0.0, 0usize, 0usize);
-    for (temperature, seed) in [(0.0, 1), (0.7, 1), (0.7, 2), (1.0, 3)] {
-        let mut req = ChatRequest::new(messages.clone())
-            .with_max_tokens(256)
-            .with_temperature(temperature)
-            .with_response_schema(Some(schema.clone()));
-        req.seed = Some(seed);
-        let r = m.chat(&req).unwrap();
-        let t = m.last_timing();
-        eprintln!("T={temperature} seed={seed}: {:?} ({t:?})", r.text);
-        assert!(t.masked_tokens > 0 && t.masked_tokens >= r.usage.completion_tokens as usize);
-        (mask, decode) = (mask + t.mask_secs, decode + t.decode_secs);
-        (masked, decoded) = (
-            masked + t.masked_tokens,
-            decoded + t.completion_tokens.saturating_sub(1),
-        );
-        if r.truncated {
-            continue; // cut at max_tokens: a prefix of a valid document
-        }
-        let parsed = parse_structured(&r.text, mems.len()).expect("a reply in the schema's shape");
-        assert!(!parsed.is_empty());
-        for p in parsed {
-            assert!(p.success, "{p:?} in {:?}", r.text);
-            assert!(
-                p.kind == ActionKind::Noop || allowed.contains(&p.kind),
-                "{p:?}"
-            );
-        }
-    }
-    let per_mask = mask / masked.max(1) as f64;
-    let per_decode = decode / decoded.max(1) as f64;
-    eprintln!(
-        "mask cost: {:.3} ms per token over {masked} tokens; decode {:.3} ms per token \
-         (mask included) over {decoded} tokens: {:.1}% of decode time",
-        per_mask * 1e3,
-        per_decode * 1e3,
-        100.0 * per_mask / per_decode.max(1e-12)
-    );
-    // the free request is unchanged by the feature: no mask
-    let r = m
-        .chat(&ChatRequest::new(messages).with_max_tokens(8))
-        .unwrap();
-    assert!(r.usage.completion_tokens > 0);
-    assert_eq!(m.last_timing().masked_tokens, 0);
 }

@@ -1,9 +1,9 @@
 //! Speed check of the local GGUF backend (dependencies are built at opt-level 3 even in dev):
-//! `cargo run -p memskill-executor --example chat -- "prompt" [requantize]`, where the optional
+//! `cargo run -p memskill-local --example chat -- "prompt" [requantize]`, where the optional
 //! second argument is the `requantize` option (`auto`, `off`, `q8_0`, `q4_0`).
 
 use memskill_core::{ChatRequest, Llm, Message};
-use memskill_executor::{default_smollm2_path, LocalConfig, LocalGguf};
+use memskill_local::{default_smollm2_path, LocalConfig, LocalGguf};
 
 fn main() {
     let prompt = std::env::args()
