@@ -5,13 +5,13 @@
 //! (`scripts/alfworld/bridge.py`, set up by `scripts/alfworld/setup.sh`) and prints the
 //! Table-1 style summary; `results.json` / `results.md` go to `--out`.
 
-use crate::alfworld::check_setup;
-use crate::config::AlfworldConfig;
 use anyhow::{bail, Context, Result};
 use memskill_alfworld::{
     parse_splits, run_eval, ActorKind, EvalOptions, EvalReport, GameOutcome, GameResult, TipSource,
 };
 use memskill_core::Llm;
+use memskill_trainer::alfworld::check_setup;
+use memskill_trainer::config::AlfworldConfig;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -52,7 +52,8 @@ pub fn eval_with(
         out: Some(out.to_path_buf()),
         games_root: games_root.clone(),
         bridge,
-        actor_settings: crate::alfworld::actor_settings(a).map_err(anyhow::Error::msg)?,
+        actor_settings: memskill_trainer::alfworld::actor_settings(a)
+            .map_err(anyhow::Error::msg)?,
         prompts,
     };
     let done = AtomicUsize::new(0);
@@ -115,8 +116,8 @@ pub fn run(cmd: AlfworldCmd) -> Result<()> {
 }
 
 fn trajectories(a: TrajectoriesArgs) -> Result<()> {
-    use crate::alfworld::{trajectory_cache, AlfworldEnv};
-    use crate::config::Config;
+    use memskill_trainer::alfworld::{trajectory_cache, AlfworldEnv};
+    use memskill_trainer::config::Config;
     let mut cfg = match &a.config {
         Some(p) => Config::load(p, &a.sets)?,
         None => Config::from_toml_str("", &a.sets, "<defaults>")?,

@@ -12,13 +12,13 @@ use memskill_controller::Controller;
 use memskill_core::fsio::WriteGuard;
 use memskill_core::{MemoryBank, MemoryItem, Scope, ScopeMatch};
 
-use crate::backends::embed;
-use crate::baselines::{baseline_config, Baseline};
-use crate::config::Config;
-use crate::episode::build_memory;
-use crate::eval::{eval_ctx, load_eval_samples};
-use crate::fsutil::{read_input_text, refuse_existing, write_output};
-use crate::runtime::Runtime;
+use memskill_trainer::backends::embed;
+use memskill_trainer::baselines::{baseline_config, Baseline};
+use memskill_trainer::config::Config;
+use memskill_trainer::episode::build_memory;
+use memskill_trainer::eval::{eval_ctx, load_eval_samples};
+use memskill_trainer::fsutil::{read_input_text, refuse_existing, write_output};
+use memskill_trainer::runtime::Runtime;
 
 #[derive(Subcommand)]
 pub enum BankCmd {
@@ -209,7 +209,7 @@ fn show(a: ShowArgs) -> Result<()> {
                 .as_ref()
                 .context("--query needs --config (the encoder that built the bank)")?;
             let cfg = Config::load(cfg_path, &a.sets)?;
-            let enc = crate::backends::build_encoder(&cfg.encoder, &mut Vec::new())?;
+            let enc = memskill_trainer::backends::build_encoder(&cfg.encoder, &mut Vec::new())?;
             let e = embed(enc.as_ref(), &[q.as_str()])?.remove(0);
             // a bank built with another encoder would match nothing, silently
             if let Some(m) = seen.live().find(|m| !m.embedding.is_empty()) {

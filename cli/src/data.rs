@@ -14,7 +14,7 @@ use memskill_datasets::{
 };
 use memskill_executor::Extraction;
 
-use crate::benchmark::registry::{self, Descriptor, Optional, Splits};
+use memskill_trainer::benchmark::registry::{self, Descriptor, Optional, Splits};
 
 /// `memskill data ...`
 #[derive(Subcommand)]
@@ -53,8 +53,8 @@ pub struct CasesArgs {
 
 /// `data cases`: the synthetic task's expected triggers as a cases file; returns the count.
 pub fn cases(a: &CasesArgs) -> anyhow::Result<usize> {
-    let cfg = crate::config::Config::load(&a.config, &a.sets)?;
-    if cfg.data.dataset != crate::config::Dataset::Synthetic {
+    let cfg = memskill_trainer::config::Config::load(&a.config, &a.sets)?;
+    if cfg.data.dataset != memskill_trainer::config::Dataset::Synthetic {
         bail!(
             "{}: data.dataset is `{}`; `data cases` knows the expected skill of each span only for the synthetic tasks (write a cases file by hand for others)",
             a.config.display(),
@@ -62,11 +62,15 @@ pub fn cases(a: &CasesArgs) -> anyhow::Result<usize> {
         );
     }
     let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let samples = crate::eval::load_eval_samples(&cfg, &split, None)?;
-    let expected = crate::synthetic::expected_triggers(&samples);
-    let text = crate::cases::render(&expected, &samples, &crate::synthetic::negative_texts());
+    let samples = memskill_trainer::eval::load_eval_samples(&cfg, &split, None)?;
+    let expected = memskill_trainer::synthetic::expected_triggers(&samples);
+    let text = memskill_trainer::cases::render(
+        &expected,
+        &samples,
+        &memskill_trainer::synthetic::negative_texts(),
+    );
     let guard = memskill_core::fsio::WriteGuard::new("--out", a.force).input(&a.config);
-    crate::fsutil::write_output(&a.out, text.as_bytes(), &guard)?;
+    memskill_trainer::fsutil::write_output(&a.out, text.as_bytes(), &guard)?;
     Ok(text.lines().count())
 }
 

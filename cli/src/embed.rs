@@ -67,11 +67,11 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         let Some(model) = a.model.clone() else {
             bail!("--base-url needs --model, the served model's name");
         };
-        let mut e = crate::config::EmbeddingServer::default();
+        let mut e = memskill_trainer::config::EmbeddingServer::default();
         e.http.base_urls = vec![url.clone()];
         e.http.model = model;
         e.texts_per_request = a.texts_per_request;
-        let enc = crate::backends::embedding_server(&e, "--base-url", &mut Vec::new())?;
+        let enc = memskill_trainer::backends::embedding_server(&e, "--base-url", &mut Vec::new())?;
         return Ok((enc, url.clone()));
     }
     let spec = a
@@ -79,7 +79,11 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         .as_deref()
         .map(PathBuf::from)
         .unwrap_or_else(default_minilm_dir);
-    let dir = crate::hub::resolve_model(&spec, crate::hub::ModelFile::Folder, "--model")?;
+    let dir = memskill_trainer::hub::resolve_model(
+        &spec,
+        memskill_trainer::hub::ModelFile::Folder,
+        "--model",
+    )?;
     Ok((load_encoder(&dir)?.into(), dir.display().to_string()))
 }
 
@@ -87,8 +91,11 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
 fn read_texts(a: &EmbedArgs) -> anyhow::Result<Vec<String>> {
     let mut texts = a.texts.clone();
     if let Some(p) = &a.input {
-        let body =
-            crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "--input")?;
+        let body = memskill_trainer::fsutil::read_input_text(
+            p,
+            memskill_core::fsio::SMALL_FILE_LIMIT,
+            "--input",
+        )?;
         texts.extend(body.lines().map(str::to_string));
     }
     if texts.is_empty() {
@@ -102,7 +109,7 @@ pub fn run(a: EmbedArgs) -> anyhow::Result<()> {
     let (enc, source) = open_encoder(&a)?;
     let texts: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
     let t0 = std::time::Instant::now();
-    let vecs = crate::backends::embed(enc.as_ref(), &texts)?;
+    let vecs = memskill_trainer::backends::embed(enc.as_ref(), &texts)?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     if a.json {
         let mut out = String::new();

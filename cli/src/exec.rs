@@ -3,16 +3,16 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use crate::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
 use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 use memskill_core::{ActionKind, ChatRequest, Llm, Message};
 use memskill_executor::{
     parse_actions_from, parse_response, HotpotF1, LocalConfig, OpenAiBackend, OpenAiConfig,
 };
+use memskill_trainer::fsutil::{refuse_existing, refuse_overwrite_input, write_atomic};
 
-pub use crate::score::ScoreDataset;
-use crate::score::{score_file, ScoreOptions, ScoreReport};
+pub use memskill_trainer::score::ScoreDataset;
+use memskill_trainer::score::{score_file, ScoreOptions, ScoreReport};
 
 #[derive(clap::Args)]
 pub struct ScoreArgs {
@@ -200,9 +200,9 @@ fn print_scores(r: &ScoreReport, json: bool) -> anyhow::Result<()> {
 }
 
 /// The synthetic oracle `serve-scripted` answers from when no reply script is given.
-fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<crate::synthetic::SyntheticOracle> {
-    let samples = crate::synthetic::dataset(a.samples, a.spans, a.seed);
-    let mut oracle = crate::synthetic::SyntheticOracle::new(samples, a.latency_ms);
+fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<memskill_trainer::synthetic::SyntheticOracle> {
+    let samples = memskill_trainer::synthetic::dataset(a.samples, a.spans, a.seed);
+    let mut oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, a.latency_ms);
     if let Some(p) = &a.designer_reply {
         let text = std::fs::read_to_string(p)
             .with_context(|| format!("reading --designer-reply {}", p.display()))?;
@@ -213,12 +213,12 @@ fn oracle(a: &ServeScriptedArgs) -> anyhow::Result<crate::synthetic::SyntheticOr
 
 /// `memskill llm serve-scripted`: runs until killed.
 fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
-    use crate::scripted_server::{FaultPlan, ScriptedServer};
+    use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
     if !(0.0..=1.0).contains(&a.fault_rate) {
         bail!("--fault-rate must be within 0..=1, got {}", a.fault_rate);
     }
     let llm: std::sync::Arc<dyn Llm> = match &a.replies {
-        Some(p) => std::sync::Arc::new(crate::reply_script::ReplyScript::load(
+        Some(p) => std::sync::Arc::new(memskill_dev::reply_script::ReplyScript::load(
             p,
             std::time::Duration::from_millis(a.latency_ms),
         )?),
@@ -234,7 +234,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
     };
     let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;
     if let Some(p) = &a.port_file {
-        crate::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
+        memskill_trainer::fsutil::write_atomic(p, srv.addr.port().to_string().as_bytes())?;
     }
     let what = if a.replies.is_some() {
         "the reply script"
@@ -246,7 +246,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(200));
         if let Some(p) = &a.stats_file {
             let st = serde_json::to_vec(&srv.stats())?;
-            crate::fsutil::write_atomic(p, &st)?;
+            memskill_trainer::fsutil::write_atomic(p, &st)?;
         }
     }
 }
@@ -301,7 +301,7 @@ fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
     if let Some(p) = &a.model_path {
         cfg.model_path = p.clone();
     }
-    let m = crate::backends::load_local(&cfg, "--model-path")?;
+    let m = memskill_trainer::backends::load_local(&cfg, "--model-path")?;
     let r = m.chat(req).context("local generation")?;
     println!("{}", r.text);
     let t = m.last_timing();

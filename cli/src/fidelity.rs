@@ -18,8 +18,8 @@ pub enum FidelityCmd {
 pub fn run(c: FidelityCmd) -> anyhow::Result<()> {
     match c {
         FidelityCmd::Check { dir } => {
-            let reports = crate::fidelity::check_dir(&dir)?;
-            println!("{}", crate::fidelity::render_table(&reports));
+            let reports = memskill_dev::fidelity::check_dir(&dir)?;
+            println!("{}", memskill_dev::fidelity::render_table(&reports));
             let bad: Vec<_> = reports
                 .iter()
                 .filter(|r| r.agreeing != r.cases)
@@ -54,7 +54,7 @@ pub struct ImportArgs {
 }
 
 pub fn import_reference(a: ImportArgs) -> anyhow::Result<()> {
-    let i = crate::refimport::import(&a.checkpoint, &a.out, &a.config, &a.sets)?;
+    let i = memskill_trainer::refimport::import(&a.checkpoint, &a.out, &a.config, &a.sets)?;
     println!(
         "wrote {}: controller for embeddings of size {} (hidden {}), {} skills ({} new)",
         i.dir.display(),

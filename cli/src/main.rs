@@ -20,7 +20,7 @@ fn keep_freed_memory() {
 
 fn main() {
     keep_freed_memory();
-    let status = memskill_trainer::cli::run_args(std::env::args_os());
+    let status = memskill_cli::run_args(std::env::args_os());
     if status != 0 {
         let _ = std::io::stdout().flush();
         std::process::exit(status);

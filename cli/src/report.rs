@@ -16,8 +16,8 @@ pub struct ReportArgs {
 }
 
 pub fn run(a: ReportArgs) -> Result<()> {
-    let (entries, skills, failed) = crate::report::collect(&a.inputs)?;
-    let report = crate::report::Report::build(&entries, skills);
+    let (entries, skills, failed) = memskill_trainer::report::collect(&a.inputs)?;
+    let report = memskill_trainer::report::Report::build(&entries, skills);
     for f in report.write(&a.out)? {
         println!("{}", f.display());
     }

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::write_output;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::fsio::{is_within as fs_within, WriteGuard};
@@ -10,6 +9,7 @@ use memskill_core::SkillBank;
 use memskill_designer::{
     bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
 };
+use memskill_trainer::fsutil::write_output;
 
 #[derive(Subcommand)]
 pub enum SkillsCmd {
@@ -100,8 +100,8 @@ pub struct EvalSkillsArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Evaluate on another dataset than the config's.
-    #[arg(long, value_parser = |s: &str| s.parse::<crate::config::Dataset>())]
-    pub dataset: Option<crate::config::Dataset>,
+    #[arg(long, value_parser = |s: &str| s.parse::<memskill_trainer::config::Dataset>())]
+    pub dataset: Option<memskill_trainer::config::Dataset>,
     /// Split (default: eval.split).
     #[arg(long)]
     pub split: Option<String>,
@@ -132,8 +132,8 @@ pub struct EvalSkillsArgs {
 }
 
 fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
-    use crate::checkpoint::{resolve, Checkpoint};
-    use crate::config::Config;
+    use memskill_trainer::checkpoint::{resolve, Checkpoint};
+    use memskill_trainer::config::Config;
     let bank = load(&a.bank)?;
     let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
@@ -150,7 +150,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
     };
     if let Some(d) = a.dataset {
-        crate::eval::transfer_to(&mut cfg, d, &a.sets)?;
+        memskill_trainer::eval::transfer_to(&mut cfg, d, &a.sets)?;
     }
     let old = a.old.as_deref().map(load).transpose()?;
     let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
@@ -159,7 +159,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
             .join("skills-eval")
             .join(format!("{}-{split}", cfg.data.dataset.name()))
     });
-    let opts = crate::skills_eval::SkillsEvalOptions {
+    let opts = memskill_trainer::skills_eval::SkillsEvalOptions {
         skills: a.skills,
         old,
         checkpoint: ck,
@@ -169,8 +169,8 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         resamples: a.resamples,
         cases: a.cases,
     };
-    let rows = crate::skills_eval::skills_eval(&cfg, &bank, &opts)?;
-    print!("{}", crate::skills_eval::render(&rows));
+    let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
+    print!("{}", memskill_trainer::skills_eval::render(&rows));
     println!("\nwritten: {}", out.join("skills-eval.md").display());
     Ok(())
 }
@@ -307,9 +307,14 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
         SkillsCmd::Init { file, force } => init(&file, force)?,
         SkillsCmd::Show { file, config, sets } => {
             let weights = match (config, sets.is_empty()) {
-                (Some(p), _) => crate::config::Config::load(&p, &sets)?.designer.cfg.score,
+                (Some(p), _) => {
+                    memskill_trainer::config::Config::load(&p, &sets)?
+                        .designer
+                        .cfg
+                        .score
+                }
                 (None, false) => {
-                    crate::config::Config::from_toml_str("", &sets, "--set")?
+                    memskill_trainer::config::Config::from_toml_str("", &sets, "--set")?
                         .designer
                         .cfg
                         .score
@@ -401,7 +406,7 @@ fn init(file: &Path, force: bool) -> anyhow::Result<()> {
 /// `skills usage`: the run's invocation log summed per skill (a table, or JSON), or with
 /// `--skill` that skill's uses one per line.
 fn usage(run: &Path, skill: Option<&str>, json: bool) -> anyhow::Result<()> {
-    use crate::invocations;
+    use memskill_trainer::invocations;
     let log = invocations::read(run)?;
     match skill {
         Some(name) => {

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::config::{ActorKind, Config, Dataset};
-use crate::eval::{compare_table, evaluate, render_results_md, EvalOptions};
-use crate::train::{train as run_train, TrainOptions};
 use anyhow::{bail, Context, Result};
+use memskill_trainer::config::{ActorKind, Config, Dataset};
+use memskill_trainer::eval::{compare_table, evaluate, render_results_md, EvalOptions};
+use memskill_trainer::train::{train as run_train, TrainOptions};
 
 #[derive(clap::Args)]
 pub struct TrainArgs {
@@ -190,7 +190,7 @@ pub struct BenchArgs {
 pub fn train(a: TrainArgs) -> Result<()> {
     let mut sets = a.sets.clone();
     if let Some(n) = &a.run_name {
-        crate::config::check_run_name(n).context("--run-name")?;
+        memskill_trainer::config::check_run_name(n).context("--run-name")?;
         sets.push(format!("run.name={}", toml::Value::String(n.clone())));
     }
     let cfg = match (&a.config, a.resume) {
@@ -206,7 +206,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
         (None, false) => bail!("--config FILE is required (or --resume --run-name NAME)"),
     };
     if !a.resume {
-        let bank = crate::runtime::initial_bank(&cfg)?;
+        let bank = memskill_trainer::runtime::initial_bank(&cfg)?;
         if let Some(w) = top_k_warning(
             "controller.top_k",
             cfg.controller.top_k,
@@ -306,7 +306,7 @@ fn sweep_eval(mut a: EvalArgs) -> Result<()> {
         if one
             .method
             .as_deref()
-            .and_then(crate::baselines::Baseline::parse)
+            .and_then(memskill_trainer::baselines::Baseline::parse)
             .is_none()
         {
             one.method = Some(match &base_method {
@@ -337,7 +337,7 @@ fn sweep_eval(mut a: EvalArgs) -> Result<()> {
 }
 
 /// `memskill eval --method no-memory|raw-rag|static-skills --config C`.
-fn baseline_eval(a: EvalArgs, b: crate::baselines::Baseline) -> Result<()> {
+fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Result<()> {
     if a.checkpoint.is_some() {
         bail!(
             "--method {}: a baseline needs no --checkpoint (it is not a trained method)",
@@ -345,7 +345,7 @@ fn baseline_eval(a: EvalArgs, b: crate::baselines::Baseline) -> Result<()> {
         );
     }
     let (cfg, opts) = method_config(&a, b.name())?;
-    let (r, dir) = crate::baselines::evaluate_baseline(b, &cfg, &opts)?;
+    let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
     print_results_path(&r, &dir);
@@ -357,7 +357,7 @@ fn baseline_eval(a: EvalArgs, b: crate::baselines::Baseline) -> Result<()> {
 fn method_config(
     a: &EvalArgs,
     method: &str,
-) -> Result<(Config, crate::baselines::BaselineOptions)> {
+) -> Result<(Config, memskill_trainer::baselines::BaselineOptions)> {
     let path = a.config.as_ref().with_context(|| {
         format!("--method {method}: --config is required (it names the dataset and the models)")
     })?;
@@ -371,7 +371,7 @@ fn method_config(
             );
         }
     }
-    let opts = crate::baselines::BaselineOptions {
+    let opts = memskill_trainer::baselines::BaselineOptions {
         split: a.split.clone(),
         limit: a.limit,
         out: a.out.clone(),
@@ -384,7 +384,7 @@ fn method_config(
 /// `memskill eval --adapter 'CMD ARGS' --method NAME --config C`: an external memory
 /// system through the adapter protocol (docs/adapter-protocol.md).
 fn adapter_eval(a: EvalArgs) -> Result<()> {
-    use crate::adapter::{evaluate_adapter, protocol::Timeouts, AdapterOptions};
+    use memskill_trainer::adapter::{evaluate_adapter, protocol::Timeouts, AdapterOptions};
     let method = a.method.clone().context(
         "--adapter: --method NAME is required (the method's name in results and reports)",
     )?;
@@ -409,14 +409,14 @@ fn adapter_eval(a: EvalArgs) -> Result<()> {
 }
 
 /// Where the results were written, or that none were (a failed evaluation writes none).
-fn print_results_path(r: &crate::eval::EvalResults, dir: &std::path::Path) {
+fn print_results_path(r: &memskill_trainer::eval::EvalResults, dir: &std::path::Path) {
     if r.check_error_rate().is_ok() {
         println!("\nresults: {}", dir.join("results.json").display());
     } else {
         println!(
             "\nno results file written in {}: the evaluation failed (recorded in {})",
             dir.display(),
-            crate::eval::FAILED_MARKER
+            memskill_trainer::eval::FAILED_MARKER
         );
     }
 }
@@ -443,7 +443,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if let Some(b) = a
         .method
         .as_deref()
-        .and_then(crate::baselines::Baseline::parse)
+        .and_then(memskill_trainer::baselines::Baseline::parse)
     {
         return baseline_eval(a, b);
     }
@@ -451,7 +451,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         .checkpoint
         .context("--checkpoint is required (a run directory or a checkpoint directory)")?;
     {
-        use crate::checkpoint::{resolve, Checkpoint};
+        use memskill_trainer::checkpoint::{resolve, Checkpoint};
         let dir = resolve(&checkpoint)?;
         let ck = Checkpoint::load(&dir)
             .with_context(|| format!("loading checkpoint {}", dir.display()))?;
@@ -507,13 +507,13 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
     let play = if actor == ActorKind::Llm {
         llm_play(&cfg, &run_dir, ck.as_ref(), &out)?
     } else {
-        crate::cli::alfworld::LlmPlay {
+        crate::alfworld::LlmPlay {
             llm: None,
             tips: None,
             prompts: None,
         }
     };
-    crate::cli::alfworld::eval_with(t, &split, a.limit, actor, &out, play)?;
+    crate::alfworld::eval_with(t, &split, a.limit, actor, &out, play)?;
     Ok(())
 }
 
@@ -522,8 +522,12 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
 /// else `runs/alfworld-eval`) and the checkpoint, if any.
 fn alfworld_settings(
     a: &EvalArgs,
-) -> Result<(Config, PathBuf, Option<crate::checkpoint::Checkpoint>)> {
-    use crate::checkpoint::{resolve, Checkpoint};
+) -> Result<(
+    Config,
+    PathBuf,
+    Option<memskill_trainer::checkpoint::Checkpoint>,
+)> {
+    use memskill_trainer::checkpoint::{resolve, Checkpoint};
     Ok(match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
             let ck_dir = resolve(c)?;
@@ -559,10 +563,10 @@ fn alfworld_settings(
 fn llm_play(
     cfg: &Config,
     run_dir: &std::path::Path,
-    ck: Option<&crate::checkpoint::Checkpoint>,
+    ck: Option<&memskill_trainer::checkpoint::Checkpoint>,
     out: &std::path::Path,
-) -> Result<crate::cli::alfworld::LlmPlay> {
-    use crate::runtime::Runtime;
+) -> Result<crate::alfworld::LlmPlay> {
+    use memskill_trainer::runtime::Runtime;
     use std::sync::Arc;
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
@@ -577,7 +581,7 @@ fn llm_play(
             None
         }
     };
-    Ok(crate::cli::alfworld::LlmPlay {
+    Ok(crate::alfworld::LlmPlay {
         llm: Some(rt.answerer.clone()),
         tips,
         prompts: Some(Arc::new(rt.prompts.clone())),
@@ -589,12 +593,12 @@ fn llm_play(
 /// top-`alfworld.tips` memories retrieved by the game's objective.
 fn eval_bank_tips(
     eval_cfg: &Config,
-    ck: &crate::checkpoint::Checkpoint,
-    rt: &crate::runtime::Runtime,
+    ck: &memskill_trainer::checkpoint::Checkpoint,
+    rt: &memskill_trainer::runtime::Runtime,
     out: &std::path::Path,
 ) -> Result<memskill_alfworld::TipSource> {
-    use crate::alfworld::{build_eval_bank, tip_source};
-    use crate::fsutil::write_atomic;
+    use memskill_trainer::alfworld::{build_eval_bank, tip_source};
+    use memskill_trainer::fsutil::write_atomic;
     let t = &eval_cfg.alfworld;
     let (bank, info) = build_eval_bank(eval_cfg, ck, rt)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
@@ -637,7 +641,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
 }
 
 pub fn plot(a: PlotArgs) -> Result<()> {
-    for f in crate::plot::plot_run(&a.run)? {
+    for f in memskill_trainer::plot::plot_run(&a.run)? {
         println!("{}", f.display());
     }
     Ok(())
@@ -646,7 +650,7 @@ pub fn plot(a: PlotArgs) -> Result<()> {
 pub fn bench(a: BenchArgs) -> Result<()> {
     match a.what.as_str() {
         "encoder" | "ppo" | "llm" | "all" => {
-            let opts = crate::perfbench::PerfOptions {
+            let opts = memskill_dev::perfbench::PerfOptions {
                 rounds: a.rounds,
                 force: a.force,
                 json: a.json.clone(),
@@ -658,19 +662,20 @@ pub fn bench(a: BenchArgs) -> Result<()> {
                 prompt_tokens: a.prompt_tokens,
                 decode_tokens: a.decode_tokens,
             };
-            crate::perfbench::run(&a.what, &opts)?;
+            memskill_dev::perfbench::run(&a.what, &opts)?;
             Ok(())
         }
         "trainer" => {
             for &lat in &a.latency_ms {
-                let r = crate::bench::bench_inner_epoch_with(lat, a.batch, a.spans, &a.encoder)?;
+                let r =
+                    memskill_dev::bench::bench_inner_epoch_with(lat, a.batch, a.spans, &a.encoder)?;
                 println!("{} ({} encoder)", r.report(), a.encoder);
             }
             Ok(())
         }
         "alfworld" => {
-            let cfg = crate::config::AlfworldConfig::default();
-            let r = crate::bench::bench_alfworld(&cfg, a.games, a.workers)?;
+            let cfg = memskill_trainer::config::AlfworldConfig::default();
+            let r = memskill_dev::bench::bench_alfworld(&cfg, a.games, a.workers)?;
             println!("{}", r.report());
             Ok(())
         }

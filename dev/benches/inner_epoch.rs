@@ -1,4 +1,4 @@
-//! `cargo bench -p memskill-trainer --bench inner_epoch`: one inner epoch against a local
+//! `cargo bench -p memskill-dev --bench inner_epoch`: one inner epoch against a local
 //! OpenAI-compatible server with a fixed latency, versus the critical-path ideal.
 //! Environment: BENCH_LATENCY_MS (1000), BENCH_BATCH (4), BENCH_SPANS (4).
 
@@ -15,7 +15,7 @@ fn main() {
         env("BENCH_BATCH", 4),
         env("BENCH_SPANS", 4),
     );
-    match memskill_trainer::bench::bench_inner_epoch(lat, batch as usize, spans as usize) {
+    match memskill_dev::bench::bench_inner_epoch(lat, batch as usize, spans as usize) {
         Ok(r) => println!("{}", r.report()),
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -13,17 +13,17 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Sample};
 
-use crate::config::Config;
-use crate::scripted_server::{FaultPlan, ScriptedServer};
-use crate::synthetic::SyntheticOracle;
-use crate::train::{train, TrainOptions};
+use memskill_trainer::config::Config;
+use memskill_trainer::scripted_server::{FaultPlan, ScriptedServer};
+use memskill_trainer::synthetic::SyntheticOracle;
+use memskill_trainer::train::{train, TrainOptions};
 
 /// Maps the concatenated message contents of a request to the reply text.
 pub type Responder = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
 /// An OpenAI-compatible chat server on 127.0.0.1 backed by a scripted responder (the
 /// synthetic oracle by default) that answers after a fixed latency: the
-/// [`crate::scripted_server::ScriptedServer`] without faults. Tests and benchmarks only.
+/// [`memskill_trainer::scripted_server::ScriptedServer`] without faults. Tests and benchmarks only.
 pub struct OracleServer {
     pub port: u16,
     server: ScriptedServer,
@@ -41,10 +41,12 @@ impl Llm for ResponderLlm {
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let start = std::time::Instant::now();
-        let prompt = crate::scripted_server::joined_prompt(req);
+        let prompt = memskill_trainer::scripted_server::joined_prompt(req);
         let text = (self.respond)(&prompt);
         std::thread::sleep(self.latency);
-        Ok(crate::scripted_server::scripted_reply(&prompt, text, start))
+        Ok(memskill_trainer::scripted_server::scripted_reply(
+            &prompt, text, start,
+        ))
     }
 }
 
@@ -132,7 +134,7 @@ pub fn bench_inner_epoch_with(
 ) -> Result<BenchResult> {
     let tmp = std::env::temp_dir().join(format!("memskill-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let samples = crate::synthetic::dataset(batch, spans, 7);
+    let samples = memskill_trainer::synthetic::dataset(batch, spans, 7);
     let server = OracleServer::start(samples, Duration::from_millis(latency_ms))?;
     let sets = [
         "run.name=\"bench\"".to_string(),
@@ -235,12 +237,12 @@ impl AlfBenchResult {
 /// Play the walkthroughs of `games` valid_unseen games with 1 and with `workers` bridge
 /// processes (the real TextWorld bridge from `cfg`), timing each pool.
 pub fn bench_alfworld(
-    cfg: &crate::config::AlfworldConfig,
+    cfg: &memskill_trainer::config::AlfworldConfig,
     games: usize,
     workers: usize,
 ) -> Result<AlfBenchResult> {
     use memskill_alfworld::{replay_walkthroughs, BridgePool, GameIndex};
-    let root = crate::alfworld::games_root(cfg);
+    let root = memskill_trainer::alfworld::games_root(cfg);
     let index = GameIndex::from_dir(&root).with_context(|| {
         format!(
             "ALFWorld games under {} (scripts/alfworld/unpack.sh)",
@@ -257,7 +259,7 @@ pub fn bench_alfworld(
         let t0 = std::time::Instant::now();
         let pool = BridgePool::start(memskill_alfworld::BridgeConfig {
             workers: n,
-            ..crate::alfworld::bridge_config(cfg)
+            ..memskill_trainer::alfworld::bridge_config(cfg)
         })
         .context("starting the ALFWorld bridge (scripts/alfworld/setup.sh)")?;
         let start = t0.elapsed().as_secs_f64();

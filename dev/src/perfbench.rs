@@ -656,7 +656,7 @@ fn bench_llm(
     if let Some(p) = &opts.model {
         cfg.model_path = p.clone();
     }
-    let m = crate::backends::load_local(&cfg, "--model")?;
+    let m = memskill_trainer::backends::load_local(&cfg, "--model")?;
     let ids = llm_prompt(&m, opts.prompt_tokens)?;
     eprintln!(
         "llm: {} ({}), prompt {} tokens, decode {} tokens",

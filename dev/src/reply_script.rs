@@ -102,7 +102,7 @@ impl Llm for ReplyScript {
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let start = Instant::now();
-        let prompt = crate::scripted_server::joined_prompt(req);
+        let prompt = memskill_trainer::scripted_server::joined_prompt(req);
         let text = self.reply(&prompt).ok_or_else(|| {
             LlmError::Other(format!(
                 "no rule of the reply script {} matches the prompt",
@@ -110,7 +110,9 @@ impl Llm for ReplyScript {
             ))
         })?;
         std::thread::sleep(self.latency);
-        Ok(crate::scripted_server::scripted_reply(&prompt, text, start))
+        Ok(memskill_trainer::scripted_server::scripted_reply(
+            &prompt, text, start,
+        ))
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 #[test]
 fn committed_reference_fixtures_agree() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fidelity");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trainer/tests/fixtures/fidelity");
     let has_any = std::fs::read_dir(&dir)
         .map(|d| {
             d.filter_map(|e| e.ok())
@@ -15,8 +15,8 @@ fn committed_reference_fixtures_agree() {
     if !has_any {
         panic!("no fidelity fixtures in {}", dir.display());
     }
-    let reports = memskill_trainer::fidelity::check_dir(&dir).expect("fixtures readable");
-    let table = memskill_trainer::fidelity::render_table(&reports);
+    let reports = memskill_dev::fidelity::check_dir(&dir).expect("fixtures readable");
+    let table = memskill_dev::fidelity::render_table(&reports);
     println!("{table}");
     for r in &reports {
         if let Some(why) = &r.skipped {

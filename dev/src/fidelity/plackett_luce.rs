@@ -68,7 +68,7 @@ mod tests {
     #[test]
     fn exact_form_differs_only_where_a_clamp_binds() {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/fidelity/plackett_luce.json");
+            .join("../trainer/tests/fixtures/fidelity/plackett_luce.json");
         let Ok(text) = std::fs::read_to_string(&p) else {
             return;
         };

@@ -35,7 +35,7 @@ pub fn check(input: &Value, expected: &Value, _tol: f64) -> anyhow::Result<Outco
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let got = crate::data::stratified_queries(&queries, ratio, &mut rng);
+    let got = memskill_trainer::data::stratified_queries(&queries, ratio, &mut rng);
     let ours: Vec<f64> = (0..sizes.len())
         .map(|c| {
             let cat = (c + 1).to_string();

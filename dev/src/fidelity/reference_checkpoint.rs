@@ -1,6 +1,6 @@
 //! `reference_checkpoint`: a checkpoint saved the way the reference's trainer saves it (its own
 //! `PPOController` and `OperationBank`, `torch.save`), imported as `memskill import-reference`
-//! does ([`crate::refimport`]: parse, map to a memskill checkpoint, controller bytes loaded back
+//! does ([`memskill_trainer::refimport`]: parse, map to a memskill checkpoint, controller bytes loaded back
 //! into a fresh controller), then compared: the logits on 50 states (the reference's own
 //! `get_action_logits`), the skill texts and kinds, which skills are new, the step counter and
 //! the new-skill bias state.
@@ -10,10 +10,10 @@
 //! "update_type", "new"}], "logits"}` (logits per state, in the operations' order).
 
 use super::{f64s, Outcome};
-use crate::refimport::{skill_name, to_checkpoint, ReferenceCheckpoint};
 use anyhow::{Context, Result};
 use memskill_controller::Controller;
 use memskill_core::SkillStatus;
+use memskill_trainer::refimport::{skill_name, to_checkpoint, ReferenceCheckpoint};
 use serde_json::Value;
 
 fn as_u64(v: &Value, k: &str) -> Result<u64> {
@@ -23,7 +23,7 @@ fn as_u64(v: &Value, k: &str) -> Result<u64> {
 }
 
 /// The skill texts, kinds and new flags against the reference's operations.
-fn check_skills(ck: &crate::checkpoint::Checkpoint, ops: &[Value]) -> Result<Outcome> {
+fn check_skills(ck: &memskill_trainer::checkpoint::Checkpoint, ops: &[Value]) -> Result<Outcome> {
     let mut out = Outcome::exact(ck.bank.skills().len() == ops.len(), || {
         format!(
             "{} skills, {} operations",
@@ -54,7 +54,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> Result<Outcome> {
         .context("input.checkpoint_hex: expected a string")?;
     let bytes = hex::decode(hex_text).context("input.checkpoint_hex: not hex")?;
     let rc = ReferenceCheckpoint::parse(&bytes, "input.checkpoint_hex")?;
-    let cfg = crate::Config::default();
+    let cfg = memskill_trainer::Config::default();
     let ck = to_checkpoint(&rc, &cfg, "fixture")?;
     let mut policy = cfg.policy.clone();
     policy.hidden = rc.hidden;

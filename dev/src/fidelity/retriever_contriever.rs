@@ -1,6 +1,6 @@
 //! `retriever_contriever`: question-side memory retrieval with `memory.retriever =
 //! "contriever"` ([`memskill_controller::BertEncoder`] mean pooling, normalised, 512 tokens, then
-//! [`crate::retrieval::question_hits`]) against the reference's `--retriever contriever`
+//! [`memskill_trainer::retrieval::question_hits`]) against the reference's `--retriever contriever`
 //! (rag_utils.get_embeddings in 'context' / 'query' mode + MemoryBank.retrieve with
 //! use_state_encoder=False). facebook/contriever's weights are not reachable, so both sides run
 //! a tiny BERT whose weights are the integer-hash formula of
@@ -91,7 +91,8 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
             .with_context(|| format!("input.memories[{i}]"))?;
     }
     let retr: Arc<dyn TextEncoder> = enc.clone();
-    let hits = crate::retrieval::question_hits(&bank, &state, Some(&retr), &[question], k)?;
+    let hits =
+        memskill_trainer::retrieval::question_hits(&bank, &state, Some(&retr), &[question], k)?;
     let ours_idx: Vec<f64> = hits[0].iter().map(|(id, _)| *id as f64).collect();
     let ref_idx = f64s(&expected["retrieved"], "expected.retrieved")?;
     let n_tokens = enc.token_ids(&[question])?[0].len() as f64;

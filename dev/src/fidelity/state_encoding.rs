@@ -1,7 +1,7 @@
 //! `state_encoding`: the controller's state for a span given embeddings — retrieval of the
 //! span's top-k memories by state-encoder cosine, then `[span ; mean(retrieved)]` — against the
 //! reference's `MemoryBank.retrieve(use_state_encoder=True)` + `StateEncoder.encode` (fusion
-//! "mean"). Ours is [`crate::retrieval::span_state`], the function the episode uses.
+//! "mean"). Ours is [`memskill_trainer::retrieval::span_state`], the function the episode uses.
 
 use super::{f64s, Outcome};
 use anyhow::Context;
@@ -32,7 +32,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
         bank.insert(format!("memory {i}"), e, prov)
             .with_context(|| format!("input.memories[{i}]"))?;
     }
-    let (retrieved, state) = crate::retrieval::span_state(&bank, &span, k);
+    let (retrieved, state) = memskill_trainer::retrieval::span_state(&bank, &span, k);
     let ours_idx: Vec<f64> = retrieved.iter().map(|m| m.id as f64).collect();
     let ref_idx = f64s(&expected["retrieved"], "expected.retrieved")?;
     let ours_state: Vec<f64> = state.iter().map(|&x| x as f64).collect();
