@@ -1,6 +1,6 @@
 //! Decode speed of the local SmolLM2 asset from its own Q4_1 blocks against the same file
 //! requantized to Q8_0 (the previous default), interleaved round by round, with the
-//! machine's bandwidth: `cargo run -p memskill-executor --example decode_rounds [rounds]`.
+//! machine's bandwidth: `cargo run -p memskill-dev --example decode_rounds [rounds]`.
 
 use memskill_executor::{default_smollm2_path, LocalConfig, LocalGguf};
 
@@ -25,10 +25,7 @@ fn main() {
     eprintln!("native: {}\nq8_0: {}", native.load_info(), q8.load_info());
     let ids: Vec<u32> = (0..680u32).map(|i| 100 + i * 389 % 40000).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
-        "{}",
-        memskill_executor::membench::measure(threads).describe()
-    );
+    println!("{}", memskill_dev::membench::measure(threads).describe());
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for m in [&native, &q8] {
         m.bench_generate(&ids, 4).expect("warm-up");

@@ -8,6 +8,7 @@
 //! * [`bench`]: one inner epoch against a scripted server with a fixed latency, against the
 //!   critical-path ideal, and the ALFWorld bridge's throughput (`memskill bench trainer |
 //!   alfworld`, `cargo bench -p memskill-dev`).
+//! * [`membench`]: the machine's memory bandwidth and f32 rate, shown beside decode speed.
 //! * [`reply_script`]: reply scripts for `memskill llm serve-scripted --replies`.
 //!
 //! The scripted server, its rules and the synthetic tasks stay in memskill-trainer: the
@@ -15,5 +16,6 @@
 
 pub mod bench;
 pub mod fidelity;
+pub mod membench;
 pub mod perfbench;
 pub mod reply_script;

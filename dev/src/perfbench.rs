@@ -14,7 +14,7 @@
 //! Between the benches of `all`, it waits for the load (which then includes the previous
 //! bench's own work) to settle again. The load after the run is reported but not judged.
 //! `llm` measures the machine's memory bandwidth and f32 rate first
-//! ([`memskill_executor::membench`]) and shows them beside the decode figure.
+//! ([`crate::membench`]) and shows them beside the decode figure.
 
 mod encoder_dir;
 
@@ -674,7 +674,7 @@ fn bench_llm(
                                 // every core), so `RAYON_NUM_THREADS=1` compares one thread with one thread.
     let threads = rayon::current_num_threads();
     // Decode reads every weight once per token: the machine's bandwidth bounds it.
-    let machine = memskill_executor::membench::measure(threads);
+    let machine = crate::membench::measure(threads);
     eprintln!("llm: {}", machine.describe());
     rec.line(json!({"event": "machine", "threads": machine.threads,
                     "copy_gbs": [machine.copy_1, machine.copy_all],

@@ -5,7 +5,6 @@ pub mod apply;
 pub mod backends;
 pub mod jsonfix;
 pub mod judge;
-pub mod membench;
 pub mod parse;
 pub mod porter;
 pub mod prompts;
