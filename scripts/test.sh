@@ -6,6 +6,8 @@
 # 3. run the whole workspace's tests,
 # 4. then (without arguments) clippy over every target with warnings as errors (the lints of
 #    [workspace.lints] in Cargo.toml and clippy's defaults; MEMSKILL_SKIP_CLIPPY=1 skips it),
+#    and the two code-habit checks of scripts/dev (python3 only, a second): no module import
+#    circle in any crate, no trainer function over 80 lines without a `// long:` reason,
 # 5. then (without arguments, unless MEMSKILL_SKIP_PYTHON=1) the Python package's tests
 #    (scripts/python/test.sh: a venv from PyPI, `maturin develop` on the same target/, pytest).
 # Tests whose asset or environment could not be set up print "skipped: ..." and pass.
@@ -25,6 +27,8 @@ fi
 cargo test --workspace
 if [ "${MEMSKILL_SKIP_CLIPPY:-0}" != 1 ]; then
   cargo clippy --workspace --all-targets -- -D warnings
+  python3 scripts/dev/import-cycles.py
+  python3 scripts/dev/longest-fns.py --max 80 trainer/src cli/src dev/src
 fi
 [ "${MEMSKILL_SKIP_PYTHON:-0}" = 1 ] && exit 0
 exec scripts/python/test.sh

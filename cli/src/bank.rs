@@ -203,30 +203,7 @@ fn show(a: ShowArgs) -> Result<()> {
     };
     let rows: Vec<(&MemoryItem, Option<f32>)> = match &a.query {
         None => seen.live().map(|m| (m, None)).collect(),
-        Some(q) => {
-            let cfg_path = a
-                .config
-                .as_ref()
-                .context("--query needs --config (the encoder that built the bank)")?;
-            let cfg = Config::load(cfg_path, &a.sets)?;
-            let enc = memskill_trainer::backends::build_encoder(&cfg.encoder, &mut Vec::new())?;
-            let e = embed(enc.as_ref(), &[q.as_str()])?.remove(0);
-            // a bank built with another encoder would match nothing, silently
-            if let Some(m) = seen.live().find(|m| !m.embedding.is_empty()) {
-                if m.embedding.len() != e.len() {
-                    bail!(
-                        "--query: the encoder of --config {} gives {}-dimensional vectors, the bank's memories have {}; give the config the bank was built with",
-                        cfg_path.display(),
-                        e.len(),
-                        m.embedding.len()
-                    );
-                }
-            }
-            seen.retrieve(&e, a.top)
-                .into_iter()
-                .filter_map(|(id, s)| seen.get(id).map(|m| (m, Some(s))))
-                .collect()
-        }
+        Some(q) => query_hits(&seen, q, &a)?,
     };
     let filter = match &scope {
         Some(s) if s.is_empty() => "shared memories only".to_string(),
@@ -254,22 +231,59 @@ fn show(a: ShowArgs) -> Result<()> {
         "id", "type", "scope", "sensitivity", "conf", "score"
     ));
     for (m, score) in rows {
-        let kind = m.kind.map_or("-".to_string(), |k| k.to_string());
-        let conf = m.confidence.map_or("-".to_string(), |c| format!("{c:.2}"));
-        let score = score.map_or("-".to_string(), |s| format!("{s:.3}"));
-        let text: String = m.content.chars().take(90).collect();
-        out.push_str(&format!(
-            "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  {}\n",
-            m.id,
-            kind,
-            scope_text(m),
-            m.sensitivity.to_string(),
-            conf,
-            score,
-            text.replace('\n', " ")
-        ));
+        out.push_str(&memory_row(m, score));
     }
     print_all(&out)
+}
+
+/// The `--top` live memories of `seen` nearest to the query `q`, embedded by the encoder of
+/// `--config`, with their scores. An error when that encoder's vectors do not have the
+/// bank's dimension (a bank built with another encoder would match nothing, silently).
+fn query_hits<'b>(
+    seen: &'b MemoryBank,
+    q: &str,
+    a: &ShowArgs,
+) -> Result<Vec<(&'b MemoryItem, Option<f32>)>> {
+    let cfg_path = a
+        .config
+        .as_ref()
+        .context("--query needs --config (the encoder that built the bank)")?;
+    let cfg = Config::load(cfg_path, &a.sets)?;
+    let enc = memskill_trainer::backends::build_encoder(&cfg.encoder, &mut Vec::new())?;
+    let e = embed(enc.as_ref(), &[q])?.remove(0);
+    if let Some(m) = seen.live().find(|m| !m.embedding.is_empty()) {
+        if m.embedding.len() != e.len() {
+            bail!(
+                "--query: the encoder of --config {} gives {}-dimensional vectors, the bank's memories have {}; give the config the bank was built with",
+                cfg_path.display(),
+                e.len(),
+                m.embedding.len()
+            );
+        }
+    }
+    Ok(seen
+        .retrieve(&e, a.top)
+        .into_iter()
+        .filter_map(|(id, s)| seen.get(id).map(|m| (m, Some(s))))
+        .collect())
+}
+
+/// One memory's line of the `bank show` table (its text cut at 90 characters, on one line).
+fn memory_row(m: &MemoryItem, score: Option<f32>) -> String {
+    let kind = m.kind.map_or("-".to_string(), |k| k.to_string());
+    let conf = m.confidence.map_or("-".to_string(), |c| format!("{c:.2}"));
+    let score = score.map_or("-".to_string(), |s| format!("{s:.3}"));
+    let text: String = m.content.chars().take(90).collect();
+    format!(
+        "{:>4}  {:<11} {:<18} {:<11} {:>5} {:>6}  {}\n",
+        m.id,
+        kind,
+        scope_text(m),
+        m.sensitivity.to_string(),
+        conf,
+        score,
+        text.replace('\n', " ")
+    )
 }
 
 /// Write `text` to stdout; a reader that stops early (`| head`) ends the output quietly.

@@ -14,7 +14,7 @@ use memskill_datasets::{
 };
 use memskill_executor::Extraction;
 
-use memskill_trainer::benchmark::registry::{self, Descriptor, Optional, Splits};
+use memskill_trainer::registry::{self, Descriptor, Optional, Splits};
 
 /// `memskill data ...`
 #[derive(Subcommand)]

@@ -306,64 +306,16 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
     match c {
         SkillsCmd::Init { file, force } => init(&file, force)?,
         SkillsCmd::Show { file, config, sets } => {
-            let weights = match (config, sets.is_empty()) {
-                (Some(p), _) => {
-                    memskill_trainer::config::Config::load(&p, &sets)?
-                        .designer
-                        .cfg
-                        .score
-                }
-                (None, false) => {
-                    memskill_trainer::config::Config::from_toml_str("", &sets, "--set")?
-                        .designer
-                        .cfg
-                        .score
-                }
-                (None, true) => memskill_designer::ScoreWeights::default(),
-            };
+            let weights = score_weights(config.as_deref(), &sets)?;
             print!("{}", render_table_with(&load(&file)?, &weights))
         }
-        SkillsCmd::Export { src, out, force } => {
-            let bank = load(&src)?;
-            if fs_within(&out, &src) || fs_within(&src, &out) {
-                bail!(
-                    "--out {} overlaps the exported bank {}: refusing to write onto an input",
-                    out.display(),
-                    src.display()
-                );
-            }
-            export_bank(&bank, &out, force)
-                .with_context(|| format!("cannot export to {}", out.display()))?;
-            println!(
-                "exported {} skills to {} (hash {})",
-                bank.len(),
-                out.display(),
-                &bank.content_hash()[..12]
-            );
-        }
+        SkillsCmd::Export { src, out, force } => export(&src, &out, force)?,
         SkillsCmd::Import {
             dir,
             out,
             force,
             follow_links,
-        } => {
-            let guard = WriteGuard::new("--out", force).input(&dir);
-            guard.check(&out)?;
-            let links = if follow_links {
-                LinkPolicy::Follow
-            } else {
-                LinkPolicy::InsideOnly
-            };
-            let bank = import_bank_with(&dir, links)
-                .with_context(|| format!("cannot import {}", dir.display()))?;
-            write_bank(&bank, &out, &guard)?;
-            println!(
-                "imported {} skills into {} (hash {})",
-                bank.len(),
-                out.display(),
-                &bank.content_hash()[..12]
-            );
-        }
+        } => import(&dir, &out, force, follow_links)?,
         SkillsCmd::Validate { dir } => {
             let names = validate_dir(&dir)
                 .with_context(|| format!("{} is not a valid skills directory", dir.display()))?;
@@ -386,6 +338,66 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `skills show`'s score weights: `designer.score` of `--config` (with `--set`s), of the
+/// defaults with `--set`s, or memskill's default weights.
+fn score_weights(
+    config: Option<&Path>,
+    sets: &[String],
+) -> anyhow::Result<memskill_designer::ScoreWeights> {
+    Ok(match (config, sets.is_empty()) {
+        (Some(p), _) => memskill_trainer::config::Config::load(p, sets)?.designer.cfg.score,
+        (None, false) => {
+            memskill_trainer::config::Config::from_toml_str("", sets, "--set")?
+                .designer
+                .cfg
+                .score
+        }
+        (None, true) => memskill_designer::ScoreWeights::default(),
+    })
+}
+
+/// `skills export`: the bank at `src` as Agent Skills folders in `out` (never onto `src`).
+fn export(src: &Path, out: &Path, force: bool) -> anyhow::Result<()> {
+    let bank = load(src)?;
+    if fs_within(out, src) || fs_within(src, out) {
+        bail!(
+            "--out {} overlaps the exported bank {}: refusing to write onto an input",
+            out.display(),
+            src.display()
+        );
+    }
+    export_bank(&bank, out, force)
+        .with_context(|| format!("cannot export to {}", out.display()))?;
+    println!(
+        "exported {} skills to {} (hash {})",
+        bank.len(),
+        out.display(),
+        &bank.content_hash()[..12]
+    );
+    Ok(())
+}
+
+/// `skills import`: the skills folders in `dir` as a bank file `out`.
+fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Result<()> {
+    let guard = WriteGuard::new("--out", force).input(dir);
+    guard.check(out)?;
+    let links = if follow_links {
+        LinkPolicy::Follow
+    } else {
+        LinkPolicy::InsideOnly
+    };
+    let bank =
+        import_bank_with(dir, links).with_context(|| format!("cannot import {}", dir.display()))?;
+    write_bank(&bank, out, &guard)?;
+    println!(
+        "imported {} skills into {} (hash {})",
+        bank.len(),
+        out.display(),
+        &bank.content_hash()[..12]
+    );
     Ok(())
 }
 

@@ -43,6 +43,28 @@ pub struct Selection {
     pub bias_spec: Option<BiasSpec>,
 }
 
+impl Transition {
+    /// The transition of a rollout decision: `state`, the selectable skills' embeddings, and
+    /// what [`Controller::select`] returned (actions, bias, log-prob, value).
+    pub fn from_selection(
+        state: Vec<f32>,
+        skill_embs: std::sync::Arc<Vec<Vec<f32>>>,
+        sel: Selection,
+        reward: f32,
+    ) -> Self {
+        Transition {
+            state,
+            skill_embs,
+            bias: sel.bias,
+            bias_spec: sel.bias_spec,
+            actions: sel.skills,
+            old_log_prob: sel.log_prob,
+            old_value: sel.value,
+            reward,
+        }
+    }
+}
+
 /// The learnable skill-selection policy with its critic and optimiser.
 pub struct Controller {
     emb_dim: usize,

@@ -118,28 +118,6 @@ pub struct Transition {
     pub reward: f32,
 }
 
-impl Transition {
-    /// The transition of a rollout decision: `state`, the selectable skills' embeddings, and
-    /// what [`crate::Controller::select`] returned (actions, bias, log-prob, value).
-    pub fn from_selection(
-        state: Vec<f32>,
-        skill_embs: Arc<Vec<Vec<f32>>>,
-        sel: crate::Selection,
-        reward: f32,
-    ) -> Self {
-        Transition {
-            state,
-            skill_embs,
-            bias: sel.bias,
-            bias_spec: sel.bias_spec,
-            actions: sel.skills,
-            old_log_prob: sel.log_prob,
-            old_value: sel.value,
-            reward,
-        }
-    }
-}
-
 mod arc_embs {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::sync::Arc;

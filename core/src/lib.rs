@@ -11,6 +11,7 @@ pub mod data;
 pub mod error;
 pub mod fsio;
 pub mod hash;
+pub mod jsonfix;
 pub mod llm;
 pub mod llm_stats;
 pub mod memory;

@@ -511,6 +511,7 @@ fn finish_import(
     if let Some(b) = json {
         bank.bank_version = b.bank_version;
         bank.releases = b.releases;
+        bank.eval_runs = b.eval_runs;
     }
     Ok(bank)
 }

@@ -1,40 +1,12 @@
 //! Reading the designer's JSON answer: tolerant of code fences, prose around the JSON,
-//! a bare list of changes, and loose type spellings.
+//! a bare list of changes, and loose type spellings. The JSON is found by
+//! [`memskill_core::jsonfix::json_candidates`] (standard JSON, no repairs).
 
 use serde_json::Value;
 
-use crate::edit::Edit;
+use memskill_core::jsonfix::json_candidates;
 
-/// Candidate JSON values in `text`: fenced blocks first, then the whole text, then every
-/// `{` / `[` position parsed as one value with whatever follows ignored.
-fn json_values(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("```") {
-        let after = &rest[start + 3..];
-        let body_start = after.find('\n').map_or(0, |i| i + 1);
-        let Some(end) = after[body_start..].find("```") else {
-            break;
-        };
-        let body = &after[body_start..body_start + end];
-        if let Ok(v) = serde_json::from_str::<Value>(body.trim()) {
-            out.push(v);
-        }
-        rest = &after[body_start + end + 3..];
-    }
-    if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
-        out.push(v);
-    }
-    for (i, c) in text.char_indices() {
-        if c == '{' || c == '[' {
-            let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-            if let Some(Ok(v)) = it.next() {
-                out.push(v);
-            }
-        }
-    }
-    out
-}
+use crate::edit::Edit;
 
 fn changes_array(v: &Value) -> Option<&Vec<Value>> {
     match v {
@@ -123,7 +95,7 @@ pub fn edit_from_value(v: &Value) -> Edit {
 
 /// Parse the refinement answer into edits. `Err` when no JSON list of changes is found.
 pub fn parse_changes(text: &str) -> Result<Vec<Edit>, String> {
-    for v in json_values(text) {
+    for v in json_candidates(text) {
         if let Some(a) = changes_array(&v) {
             return Ok(a.iter().map(edit_from_value).collect());
         }

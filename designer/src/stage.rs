@@ -318,7 +318,8 @@ pub fn change_notes(old: &SkillBank, new: &SkillBank, changed: &[String]) -> Vec
 /// bump the patch version and make the skill a candidate again, evictions deprecate
 /// (candidates become canaries through [`crate::gate`]); every change appends a release record
 /// (with a line diff of description and instructions). Bumps `bank_version` once when
-/// anything changed. Edits that no longer fit the bank are skipped (validate first).
+/// anything changed. Edits that no longer fit the bank are skipped (validate first), each
+/// with a `rejected` release record saying why.
 pub fn apply_edits(
     bank: &SkillBank,
     accepted: &[Edit],
@@ -338,6 +339,7 @@ pub fn apply_edits(
                 action,
             } => {
                 let Ok(action) = action.parse::<ActionKind>() else {
+                    not_applied(&mut out, name, stage, "its action is not one of the four");
                     continue;
                 };
                 let skill = Skill {
@@ -351,6 +353,12 @@ pub fn apply_edits(
                     usage: UsageStats::default(),
                 };
                 if out.insert(skill).is_err() {
+                    not_applied(
+                        &mut out,
+                        name,
+                        stage,
+                        "a skill of that name is already in the bank",
+                    );
                     continue;
                 }
                 out.releases.push(ReleaseRecord {
@@ -373,7 +381,15 @@ pub fn apply_edits(
                 instructions,
                 ..
             } => {
-                let Some(s) = out.get_mut(name) else { continue };
+                let Some(s) = out.get_mut(name) else {
+                    not_applied(
+                        &mut out,
+                        name,
+                        stage,
+                        "no skill of that name is in the bank",
+                    );
+                    continue;
+                };
                 let (old_d, old_i) = (s.description.clone(), s.instructions.clone());
                 if let Some(d) = description {
                     s.description = d.clone();
@@ -421,6 +437,16 @@ pub fn apply_edits(
         out.bank_version += 1;
     }
     (out, changed)
+}
+
+/// The record of a validated edit that [`apply_edits`] skipped (it no longer fits the bank,
+/// e.g. a second add of one name in the same stage): its `validated` record is followed by
+/// this `rejected` one, so the release history never shows a validated edit that vanished.
+fn not_applied(bank: &mut SkillBank, name: &str, stage: u32, why: &str) {
+    let version = bank.get(name).map_or(Version::INITIAL, |s| s.version);
+    let note = format!("validated but not applied: {why}");
+    let r = ReleaseRecord::status_change(name, ReleaseKind::Rejected, version, stage, note);
+    bank.releases.push(r);
 }
 
 /// Line diff (LCS) of two texts: `-` removed, `+` added, two spaces for kept lines.

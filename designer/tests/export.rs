@@ -35,6 +35,15 @@ fn evolved_bank() -> SkillBank {
     .bank;
     bank.get_mut("insert").unwrap().usage.record(0.37);
     bank.get_mut("insert").unwrap().usage.record(0.1);
+    // the release gate's evidence travels with the bank (it was dropped on import before)
+    bank.eval_runs.push(memskill_core::EvalRun {
+        id: "stage-1:capture-dates@0.1.0".into(),
+        skill: "capture-dates".into(),
+        stage: 1,
+        outcome_delta: 0.25,
+        passed: true,
+        ..Default::default()
+    });
     bank
 }
 

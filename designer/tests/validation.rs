@@ -341,3 +341,37 @@ fn refine_only_rejects_new_skills_and_says_so_in_the_prompt() {
     let m: DesignerMode = serde_json::from_str("\"refine-only\"").unwrap();
     assert_eq!(m, DesignerMode::RefineOnly);
 }
+
+/// An edit that passed validation but no longer fits when applied (here: a second add of one
+/// name, and a refine of a skill that is not in the bank) gets a `rejected` record saying so,
+/// so the release history never ends at `validated` for an edit that vanished.
+#[test]
+fn a_validated_edit_that_is_not_applied_is_recorded_as_rejected() {
+    let bank = SkillBank::seed();
+    let twice = [
+        add("track-pets", "insert"),
+        add("track-pets", "insert"),
+        refine("gone", "x"),
+    ];
+    let (nb, changed) = apply_edits(&bank, &twice, &[], 2, 30);
+    assert_eq!(changed, ["track-pets"]);
+    let rejected: Vec<_> = nb
+        .releases
+        .iter()
+        .filter(|r| r.kind == ReleaseKind::Rejected)
+        .map(|r| (r.skill.as_str(), r.note.as_str()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            (
+                "track-pets",
+                "validated but not applied: a skill of that name is already in the bank"
+            ),
+            (
+                "gone",
+                "validated but not applied: no skill of that name is in the bank"
+            ),
+        ]
+    );
+}

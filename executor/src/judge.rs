@@ -8,6 +8,7 @@
 //! around it, single quotes, bare keys, trailing commas, a truncated end), but returns `None`
 //! for a reply it cannot read, which the caller counts as an error instead of a score of 0.
 
+use memskill_core::jsonfix::py_strip;
 use memskill_core::{Message, PromptError, PromptSet, Query};
 use serde::Serialize;
 
@@ -71,7 +72,7 @@ pub struct JudgeContext<'a> {
 pub fn judge_ground_truth(gold: JudgeGold, q: &Query) -> String {
     if gold == JudgeGold::FirstClauseInCategory3 && q.category.trim() == "3" {
         let first = q.answers.first().map(String::as_str).unwrap_or("");
-        return crate::prompts::py_strip(first.split(';').next().unwrap_or("")).to_string();
+        return py_strip(first.split(';').next().unwrap_or("")).to_string();
     }
     q.answers.join(", ")
 }
@@ -276,7 +277,7 @@ fn json_number(w: &str) -> Option<f64> {
 
 /// Python `float(str)` for the verdicts judges write.
 fn py_float(s: &str) -> Option<f64> {
-    let t = crate::prompts::py_strip(s);
+    let t = py_strip(s);
     let lower = t.to_ascii_lowercase();
     let body = lower.trim_start_matches(['+', '-']);
     if matches!(body, "nan" | "inf" | "infinity") {
@@ -339,7 +340,7 @@ fn object_spans(chars: &[char]) -> Vec<(usize, usize)> {
 /// the reply's last JSON object, as a float); `None` when the reference could not read it
 /// (no object, no `score` key, a score that is not a number): the caller counts an error.
 pub fn parse_judge(text: &str) -> Option<f64> {
-    let t = crate::prompts::py_strip(text);
+    let t = py_strip(text);
     if t.starts_with('[') {
         return None;
     }

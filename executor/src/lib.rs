@@ -3,7 +3,6 @@
 
 pub mod apply;
 pub mod backends;
-pub mod jsonfix;
 pub mod judge;
 pub mod parse;
 pub mod porter;

@@ -9,7 +9,7 @@
 //!    DELETE / NOOP, any case, `<sep>` an optional `:`, `=` or `-`, `ACTION` not preceded by a
 //!    word character). Without any header, a line consisting only of a kind (optionally
 //!    bulleted with `-` / `*`, optionally followed by a separator) starts a block. Without
-//!    either, the reply is read as JSON (see [`crate::jsonfix`]).
+//!    either, the reply is read as JSON (see [`memskill_core::jsonfix`]).
 //! 3. In a block, INSERT texts are every `MEMORY_ITEM` / `NEW_MEMORY` / `CONTENT` / `MEMORY`
 //!    field, each running (across lines) up to the next `MEMORY_ITEM` / `UPDATED_MEMORY` /
 //!    `MEMORY_INDEX` / `REASONING` / `ACTION` keyword or the block's end; when there is none,
@@ -29,7 +29,9 @@ use memskill_core::{ActionKind, MemoryAction};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::jsonfix::{decimal_digit_value, lenient_json, py_int, py_splitlines, py_str, py_strip};
+use memskill_core::jsonfix::{
+    decimal_digit_value, lenient_json, py_int, py_splitlines, py_str, py_strip,
+};
 
 /// One parsed result: an action that parsed (`success`) or a failed parse (`kind` NOOP,
 /// `success` false, `note` saying why). `index` is set for UPDATE / DELETE.

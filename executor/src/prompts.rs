@@ -5,6 +5,7 @@
 
 use std::sync::OnceLock;
 
+use memskill_core::jsonfix::py_strip;
 use memskill_core::{MemoryItem, Message, PromptError, PromptSet, Query, Skill, Span};
 use serde::Serialize;
 
@@ -257,16 +258,6 @@ pub fn sample_render(prompts: &PromptSet, answer_templates: &[&str]) -> Result<(
     crate::judge::judge_messages(prompts, &ctx)?;
     crate::judge::lme_judge_messages(prompts, &ctx)?;
     Ok(())
-}
-
-/// Python `str.isspace()` (what `str.strip()` strips).
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python `str.strip()` with no argument.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
 }
 
 struct HotpotPatterns {

@@ -7,14 +7,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use memskill_core::jsonfix::{is_py_space, py_strip};
 use memskill_core::Llm;
 
 use crate::porter;
-
-/// Python `str.isspace()` (what `str.split()` splits on): Unicode White_Space plus U+001C..U+001F.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
 
 /// Python `str.split()` with no argument.
 fn py_split(s: &str) -> Vec<&str> {
@@ -405,11 +401,6 @@ fn f1_from_counts(same: usize, pred_len: usize, gold_len: usize) -> f64 {
     let precision = same as f64 / pred_len as f64;
     let recall = same as f64 / gold_len as f64;
     (2.0 * precision * recall) / (precision + recall)
-}
-
-/// Python `str.strip()` (no argument).
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
 }
 
 /// Whether a category-5 (adversarial) prediction abstains the way the official scorer expects.

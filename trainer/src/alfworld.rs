@@ -523,7 +523,7 @@ pub fn build_eval_bank(
         a.eval_chunk_tokens,
         a.eval_chunk_overlap,
     );
-    let path = crate::eval::membank_path(
+    let path = crate::runtime::membank_path(
         cfg,
         rt,
         &ck.hash()?,

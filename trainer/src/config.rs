@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-pub use crate::benchmark::registry::Dataset;
+pub use crate::registry::Dataset;
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
 pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
 pub use memskill_datasets::{DatasetKind, SpanMode};

@@ -8,7 +8,7 @@ use memskill_datasets::{
     DatasetKind, HotpotOptions, LmeOptions, LoadOptions, LocomoOptions, LocomoSplits, SpanMode,
 };
 
-use crate::benchmark::registry::Splits;
+use crate::registry::Splits;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 

@@ -422,31 +422,30 @@ pub fn build_memory_with(
     // The first span is embedded now; the others (one batch), then `warm`, on a second
     // thread started after it, while the first span's executor call is in flight: they are
     // needed from the second span on, so their encoding stays off the episode's critical
-    // path (and does not compete with the first span's). The thread is joined before
-    // returning, so what it warmed is in the cache whatever the timing.
+    // path (and does not compete with the first span's). The later spans are handed over as
+    // soon as they are done, before `warm` is embedded, so the second span never waits for
+    // the questions. The thread is joined before returning, so what it warmed is in the cache
+    // whatever the timing.
     let (first, rest) = texts.split_at(texts.len().min(1));
     std::thread::scope(|scope| -> Result<()> {
         let mut span_embs = embed(ctx.encoder, first)?;
-        let later = scope.spawn(|| -> Result<Vec<Vec<f32>>> {
-            let rest = embed(ctx.encoder, rest)?;
-            embed(ctx.encoder, warm)?;
-            Ok(rest)
-        });
-        let mut later = Some(later);
-        let join = |later: &mut Option<std::thread::ScopedJoinHandle<'_, _>>,
-                    span_embs: &mut Vec<Vec<f32>>|
-         -> Result<()> {
-            if let Some(h) = later.take() {
-                let rest: Vec<Vec<f32>> = h
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("span encoding thread panicked"))??;
-                span_embs.extend(rest);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let later = scope.spawn(move || -> Result<()> {
+            let done = embed(ctx.encoder, rest);
+            let failed = done.is_err();
+            // the receiver is gone only after an earlier error, which is reported instead
+            let _ = tx.send(done);
+            if !failed {
+                embed(ctx.encoder, warm)?;
             }
             Ok(())
-        };
+        });
         for (i, span) in sample.spans.iter().enumerate() {
             if i == 1 {
-                join(&mut later, &mut span_embs)?;
+                let rest = rx
+                    .recv()
+                    .map_err(|_| anyhow::anyhow!("span encoding thread panicked"))??;
+                span_embs.extend(rest);
             }
             build_span(
                 ctx,
@@ -457,7 +456,9 @@ pub fn build_memory_with(
                 rng.as_deref_mut(),
             )?;
         }
-        join(&mut later, &mut span_embs)
+        later
+            .join()
+            .map_err(|_| anyhow::anyhow!("span encoding thread panicked"))?
     })?;
     Ok(out)
 }

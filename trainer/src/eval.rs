@@ -15,8 +15,8 @@ use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
 use crate::config::{Config, Dataset};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
-use crate::fsutil::{sha256_bytes, write_atomic};
-use crate::runtime::Runtime;
+use crate::fsutil::write_atomic;
+use crate::runtime::{membank_path, Runtime};
 
 /// What to evaluate.
 #[derive(Debug, Clone, Default)]
@@ -132,8 +132,7 @@ pub struct AdapterRecord {
 /// number of `Passage N:` documents (or sessions, when documents were split into sessions)
 /// per sample; None for other datasets.
 pub fn context_docs(samples: &[Sample]) -> Option<usize> {
-    let records =
-        |s: &Sample| crate::benchmark::registry::find(&s.dataset).is_some_and(|d| d.context_docs);
+    let records = |s: &Sample| crate::registry::find(&s.dataset).is_some_and(|d| d.context_docs);
     if samples.is_empty() || !samples.iter().all(records) {
         return None;
     }
@@ -201,40 +200,6 @@ pub fn eval_ctx<'a>(
         query_ratio: 1.0,
         ..EpisodeCtx::new(cfg, rt, controller, skills, skill_embs)
     }
-}
-
-/// Where the evaluation memory bank of `sample` is cached: `<cache>/membanks/<key>.json`,
-/// the key hashing everything that determines the bank (checkpoint, skill bank, K, R,
-/// executor, encoder, the sample's spans, and `extra`).
-pub fn membank_path(
-    cfg: &Config,
-    rt: &Runtime,
-    checkpoint_hash: &str,
-    bank_hash: &str,
-    sample: &Sample,
-    extra: serde_json::Value,
-) -> Result<PathBuf> {
-    let exec_key = json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
-        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
-    let exec_prompt: Vec<(&str, &str)> = rt
-        .prompts
-        .names()
-        .filter(|n| n.starts_with("executor."))
-        .map(|n| (n, rt.prompts.source(n).unwrap_or("")))
-        .collect();
-    let key_src = json!({
-        "executor_prompt": sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
-        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
-        "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
-        "spans": sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
-        "memory_filter": cfg.memory.filter,
-    });
-    let key = sha256_bytes(&serde_json::to_vec(&key_src)?);
-    Ok(cfg
-        .cache
-        .root()
-        .join("membanks")
-        .join(format!("{key}.json")))
 }
 
 /// What evaluating one sample gives: its answered queries, whether its bank was cached, the
@@ -371,8 +336,8 @@ pub fn score(results: &[&QueryResult]) -> Score {
 
 /// A category id with its name when the benchmark's descriptor has one (`1 (multi-hop)`).
 pub fn category_name(dataset: &str, c: &str) -> String {
-    let named = crate::benchmark::registry::find(dataset)
-        .and_then(|d| d.categories.iter().find(|(id, _)| *id == c));
+    let named =
+        crate::registry::find(dataset).and_then(|d| d.categories.iter().find(|(id, _)| *id == c));
     if let Some((_, n)) = named {
         return format!("{c} ({n})");
     }
@@ -458,11 +423,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
     let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(&cfg, &split, opts.limit)?;
-    let run_dir = ck_dir
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let run_dir = run_dir_of(&ck_dir);
     let want_judge = !opts.no_judge && cfg.eval.judge;
     let mut eval_cfg = cfg.clone();
     eval_cfg.designer.enabled = false;
@@ -477,20 +438,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
-            if opts
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
-            {
-                anyhow::bail!(
-                    "evaluation interrupted before sample {}: no results written",
-                    sample.id
-                );
-            }
-            let mut extra = json!({"span_mode": span_mode.to_string()});
-            if cfg.controller.policy != crate::config::ControllerPolicy::Learned {
-                extra["policy"] = json!(cfg.controller.policy);
-            }
+            check_not_stopped(opts, sample)?;
+            let extra = membank_extra(&cfg);
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };
@@ -540,6 +489,41 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         track_eval(&cfg, &run_dir, &ck, &results);
     }
     Ok((results, out))
+}
+
+/// The run directory of a checkpoint directory (`<run>/checkpoints/<step>`; `.` when it has
+/// no grandparent).
+fn run_dir_of(ck_dir: &Path) -> PathBuf {
+    ck_dir
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// An error when the evaluation was asked to stop (`opts.stop`) before `sample`.
+fn check_not_stopped(opts: &EvalOptions, sample: &Sample) -> Result<()> {
+    if opts
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+    {
+        anyhow::bail!(
+            "evaluation interrupted before sample {}: no results written",
+            sample.id
+        );
+    }
+    Ok(())
+}
+
+/// What the evaluation adds to a memory bank's cache key: the span mode, and the controller
+/// policy when it is not the learned one.
+fn membank_extra(cfg: &Config) -> serde_json::Value {
+    let mut extra = json!({"span_mode": cfg.eval.span_mode.to_string()});
+    if cfg.controller.policy != crate::config::ControllerPolicy::Learned {
+        extra["policy"] = json!(cfg.controller.policy);
+    }
+    extra
 }
 
 /// An evaluation's F1, L-J, questions and errors to the run's tracking sinks (`[tracking]`

@@ -286,23 +286,7 @@ impl Replayer<'_> {
         groups: &[CaseGroup],
         stage: u32,
     ) -> Result<EvalRun> {
-        let cand = candidate_bank
-            .get(skill)
-            .with_context(|| format!("skill `{skill}` is not in the bank"))?
-            .clone();
-        let mut without = base.clone();
-        let _ = without.remove(skill);
-        if without.selectable().is_empty() {
-            anyhow::bail!(
-                "without `{skill}` the bank has no selectable skill: nothing to compare it with"
-            );
-        }
-        let mut with = without.clone();
-        let mut live = cand.clone();
-        if !live.status.is_selectable() {
-            live.status = memskill_core::SkillStatus::Canary;
-        }
-        with.insert(live)?;
+        let (cand, without, with) = without_and_with(base, candidate_bank, skill)?;
         let old = old
             .and_then(|b| b.get(skill))
             .filter(|s| s.status.is_selectable());
@@ -329,13 +313,7 @@ impl Replayer<'_> {
             version: cand.version,
             old_version: old.map(|s| s.version),
             stage,
-            cases: groups
-                .iter()
-                .flat_map(|g| {
-                    let sid = &self.samples[g.sample].id;
-                    g.query_ids.iter().map(move |q| format!("{sid}/{q}"))
-                })
-                .collect(),
+            cases: self.case_ids(groups),
             solved_before: groups
                 .iter()
                 .flat_map(|g| g.solved_before.clone())
@@ -363,6 +341,45 @@ impl Replayer<'_> {
         );
         Ok(run)
     }
+
+    /// The groups' questions as `<sample>/<question>` ids.
+    fn case_ids(&self, groups: &[CaseGroup]) -> Vec<String> {
+        groups
+            .iter()
+            .flat_map(|g| {
+                let sid = &self.samples[g.sample].id;
+                g.query_ids.iter().map(move |q| format!("{sid}/{q}"))
+            })
+            .collect()
+    }
+}
+
+/// The banks a comparison of `skill` replays: `base` without it, and that plus the version of
+/// `candidate_bank` (a canary when not selectable); with that version. An error when
+/// `candidate_bank` lacks the skill or `base` without it has no selectable skill.
+fn without_and_with(
+    base: &SkillBank,
+    candidate_bank: &SkillBank,
+    skill: &str,
+) -> Result<(memskill_core::Skill, SkillBank, SkillBank)> {
+    let cand = candidate_bank
+        .get(skill)
+        .with_context(|| format!("skill `{skill}` is not in the bank"))?
+        .clone();
+    let mut without = base.clone();
+    let _ = without.remove(skill);
+    if without.selectable().is_empty() {
+        anyhow::bail!(
+            "without `{skill}` the bank has no selectable skill: nothing to compare it with"
+        );
+    }
+    let mut with = without.clone();
+    let mut live = cand.clone();
+    if !live.status.is_selectable() {
+        live.status = memskill_core::SkillStatus::Canary;
+    }
+    with.insert(live)?;
+    Ok((cand, without, with))
 }
 
 /// What one case sample's replay gave.
@@ -380,7 +397,7 @@ struct GroupReplay {
 }
 
 /// One mode's numbers from its samples' replays and the LLM use they cost.
-fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::runtime::RoleTotals) -> EvalMode {
+fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::metrics::RoleTotals) -> EvalMode {
     let case_scores: Vec<f64> = groups.iter().flat_map(|g| g.scores.clone()).collect();
     let finite: Vec<f64> = case_scores
         .iter()

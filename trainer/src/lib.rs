@@ -19,6 +19,7 @@ pub mod invocations;
 pub mod metrics;
 pub mod prompts;
 pub mod refimport;
+pub mod registry;
 pub mod retrieval;
 pub mod runtime;
 pub mod score;

@@ -9,7 +9,30 @@ use serde::{Deserialize, Serialize};
 
 use memskill_executor::{RetryCounts, StructuredDialect};
 
-use crate::runtime::RoleTotals;
+use crate::backends::LlmTotals;
+
+/// Snapshot of all roles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleTotals {
+    pub executor: LlmTotals,
+    pub answer: LlmTotals,
+    pub judge: LlmTotals,
+    pub designer: LlmTotals,
+}
+
+impl RoleTotals {
+    pub fn minus(&self, o: &RoleTotals) -> RoleTotals {
+        RoleTotals {
+            executor: self.executor.minus(&o.executor),
+            answer: self.answer.minus(&o.answer),
+            judge: self.judge.minus(&o.judge),
+            designer: self.designer.minus(&o.designer),
+        }
+    }
+    pub fn errors(&self) -> u64 {
+        self.executor.errors + self.answer.errors + self.judge.errors + self.designer.errors
+    }
+}
 
 /// One PPO update (`"type": "update"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,6 +161,15 @@ pub type Dialects = BTreeMap<String, StructuredDialect>;
 pub enum MetricsLine {
     Update(UpdateMetrics),
     Stage(StageMetrics),
+}
+
+impl crate::tracking::Tracked for MetricsLine {
+    fn group_and_step(&self) -> (&'static str, u64) {
+        match self {
+            MetricsLine::Update(u) => ("train", u.step),
+            MetricsLine::Stage(s) => ("stage", s.step),
+        }
+    }
 }
 
 impl MetricsLine {

@@ -37,10 +37,7 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<PromptSet> {
 /// Render every template of every crate once with sample data: a template with an error,
 /// an endless loop or a huge output is refused at start-up, before anything is written.
 pub fn sample_render(set: &PromptSet) -> anyhow::Result<()> {
-    memskill_executor::prompts::sample_render(
-        set,
-        &crate::benchmark::registry::answer_templates(),
-    )?;
+    memskill_executor::prompts::sample_render(set, &crate::registry::answer_templates())?;
     memskill_designer::prompts::sample_render(set)?;
     memskill_alfworld::actor::sample_render(set)?;
     Ok(())

@@ -446,42 +446,12 @@ pub struct PaperTable {
 }
 
 fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
-    let of =
-        |d: &String| -> Vec<&Entry> { entries.iter().filter(|e| dataset_label(e) == *d).collect() };
     let mut groups = Vec::new();
     for d in datasets {
-        let here = of(d);
-        let Some(first) = here.first() else {
-            continue;
-        };
-        let subs = match first.metric {
-            Metrics::Alfworld { .. } => {
-                vec!["SR".into(), "#Steps".into(), "games (env errors)".into()]
-            }
-            Metrics::Qa { .. } => {
-                let judged: BTreeSet<String> = here
-                    .iter()
-                    .filter(|e| matches!(&e.metric, Metrics::Qa { judge: Some(_), .. }))
-                    .map(|e| {
-                        e.judge_model
-                            .clone()
-                            .unwrap_or_else(|| "not recorded".into())
-                    })
-                    .collect();
-                let mut subs = vec!["F1".to_string()];
-                match judged.len() {
-                    0 => {}
-                    1 => subs.push(format!(
-                        "L-J (judge {})",
-                        judged.iter().next().expect("one")
-                    )),
-                    _ => subs.push("L-J (judge per cell)".into()),
-                }
-                subs.push("n (errors)".into());
-                subs
-            }
-        };
-        groups.push((d.clone(), subs));
+        let here: Vec<&Entry> = entries.iter().filter(|e| dataset_label(e) == *d).collect();
+        if let Some(subs) = table1_columns(&here) {
+            groups.push((d.clone(), subs));
+        }
     }
     let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
     let width: usize = groups.iter().map(|(_, s)| s.len()).sum();
@@ -490,53 +460,89 @@ fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
             continue;
         };
         let at: usize = groups[..g].iter().map(|(_, s)| s.len()).sum();
-        let subs = &groups[g].1;
         let cells = rows
             .entry(row_label(e, true))
             .or_insert_with(|| empty_row(width));
-        let link = Some(e.path.clone());
-        let cell = |text: String| Cell {
-            text,
-            link: link.clone(),
-        };
-        let texts: Vec<String> = match &e.metric {
-            Metrics::Qa {
-                f1,
-                judge,
-                questions,
-                errors,
-            } => {
-                let mut t = vec![est(f1, 100.0, 2)];
-                if subs.len() == 3 {
-                    let per_cell = subs[1].ends_with("per cell)") && judge.is_some();
-                    t.push(if per_cell {
-                        format!("{} ({})", est(judge, 100.0, 2), judged_by(e))
-                    } else {
-                        est(judge, 100.0, 2)
-                    });
-                }
-                t.push(format!("{questions} ({errors})"));
-                t
-            }
-            Metrics::Alfworld {
-                success,
-                steps,
-                games,
-                env_errors,
-            } => vec![
-                est(success, 100.0, 1),
-                est(steps, 1.0, 1),
-                format!("{games} ({env_errors})"),
-            ],
-        };
-        for (i, t) in texts.into_iter().enumerate() {
-            cells[at + i] = cell(t);
+        for (i, text) in table1_texts(e, &groups[g].1).into_iter().enumerate() {
+            cells[at + i] = Cell {
+                text,
+                link: Some(e.path.clone()),
+            };
         }
     }
     (!rows.is_empty()).then(|| PaperTable {
         groups,
         rows: rows.into_iter().collect(),
     })
+}
+
+/// The columns of one dataset's group of Table 1, from the kind of its first entry (`None`
+/// when it has none): success, steps and games for ALFWorld; F1, the judge's score when an
+/// entry is judged (the judge named in the header when all judged entries share one), and
+/// questions for QA.
+fn table1_columns(here: &[&Entry]) -> Option<Vec<String>> {
+    let first = here.first()?;
+    Some(match first.metric {
+        Metrics::Alfworld { .. } => {
+            vec!["SR".into(), "#Steps".into(), "games (env errors)".into()]
+        }
+        Metrics::Qa { .. } => {
+            let judged: BTreeSet<String> = here
+                .iter()
+                .filter(|e| matches!(&e.metric, Metrics::Qa { judge: Some(_), .. }))
+                .map(|e| {
+                    e.judge_model
+                        .clone()
+                        .unwrap_or_else(|| "not recorded".into())
+                })
+                .collect();
+            let mut subs = vec!["F1".to_string()];
+            match judged.len() {
+                0 => {}
+                1 => subs.push(format!(
+                    "L-J (judge {})",
+                    judged.iter().next().expect("one")
+                )),
+                _ => subs.push("L-J (judge per cell)".into()),
+            }
+            subs.push("n (errors)".into());
+            subs
+        }
+    })
+}
+
+/// The texts of one entry's cells under its group's columns `subs`.
+fn table1_texts(e: &Entry, subs: &[String]) -> Vec<String> {
+    match &e.metric {
+        Metrics::Qa {
+            f1,
+            judge,
+            questions,
+            errors,
+        } => {
+            let mut t = vec![est(f1, 100.0, 2)];
+            if subs.len() == 3 {
+                let per_cell = subs[1].ends_with("per cell)") && judge.is_some();
+                t.push(if per_cell {
+                    format!("{} ({})", est(judge, 100.0, 2), judged_by(e))
+                } else {
+                    est(judge, 100.0, 2)
+                });
+            }
+            t.push(format!("{questions} ({errors})"));
+            t
+        }
+        Metrics::Alfworld {
+            success,
+            steps,
+            games,
+            env_errors,
+        } => vec![
+            est(success, 100.0, 1),
+            est(steps, 1.0, 1),
+            format!("{games} ({env_errors})"),
+        ],
+    }
 }
 
 /// A sweep point's method and point (`full [eval.top_k=1]` -> `full`, `eval.top_k=1`).
@@ -806,88 +812,109 @@ impl Report {
             self.entries
         ));
         for (i, t) in self.tables.iter().enumerate() {
-            if let (0, Some(p)) = (i, &self.paper) {
-                s.push_str(&format!(
-                    "<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-                    html_escape(&t.title),
-                    html_escape(&t.note)
-                ));
-                let rows: Vec<crate::report_page::GroupedRow> = p
-                    .rows
-                    .iter()
-                    .map(|(r, cells)| {
-                        let cs = cells
-                            .iter()
-                            .map(|c| (c.text.clone(), c.link.as_ref().map(|l| rel(out, l))))
-                            .collect();
-                        (r.clone(), cs)
-                    })
-                    .collect();
-                s.push_str(&crate::report_page::grouped_table_html(&p.groups, &rows));
-                continue;
+            match (i, &self.paper) {
+                // the paper's layout of Table 1 (grouped columns) stands in for the first table
+                (0, Some(p)) => s.push_str(&paper_table_html(t, p, out)),
+                _ => s.push_str(&table_html(t, out)),
             }
-            s.push_str(&format!(
-                "<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
-                html_escape(&t.title),
-                html_escape(&t.note)
-            ));
-            for h in &t.header {
-                s.push_str(&format!("<th>{}</th>", html_escape(h)));
-            }
-            s.push_str("</tr>\n");
-            for (row, cells) in &t.rows {
-                s.push_str(&format!("<tr><th>{}</th>", html_escape(row)));
-                for c in cells {
-                    match &c.link {
-                        Some(l) => s.push_str(&format!(
-                            "<td><a href=\"{}\">{}</a></td>",
-                            html_escape(&rel(out, l)),
-                            html_escape(&c.text)
-                        )),
-                        None => s.push_str(&format!("<td>{}</td>", html_escape(&c.text))),
-                    }
-                }
-                s.push_str("</tr>\n");
-            }
-            s.push_str("</table>\n");
         }
         // figures inline: the page is one self-contained file
         for f in figures {
-            let src = match std::fs::read(out.join(f)) {
-                Ok(png) => {
-                    use base64::Engine;
-                    format!(
-                        "data:image/png;base64,{}",
-                        base64::engine::general_purpose::STANDARD.encode(png)
-                    )
-                }
-                Err(_) => f.clone(),
-            };
-            s.push_str(&format!(
-                "<p><img src=\"{src}\" alt=\"{f}\" width=\"900\"></p>\n"
-            ));
+            s.push_str(&figure_html(out, f));
         }
         if !self.skills.is_empty() {
-            s.push_str("<h2>Training: learning curves and skill-bank evolution</h2>\n<p class=\"note\">Per run: reward per update (mean, min, max) with the designer stages marked (rollbacks dashed red), the PPO losses, KL and entropy; then the bank's history and current skills.</p>\n");
-            for (run, p) in &self.skills {
-                let body = std::fs::read_to_string(p).unwrap_or_default();
-                let metrics = p
-                    .parent()
-                    .map(|d| d.join("metrics.jsonl"))
-                    .and_then(|m| std::fs::read_to_string(m).ok())
-                    .unwrap_or_default();
-                s.push_str(&format!(
-                    "<h3>{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
-                    html_escape(run),
-                    crate::report_page::learning_curves(&metrics),
-                    html_escape(&rel(out, p)),
-                    crate::report_page::markdown_html(&body)
-                ));
-            }
+            s.push_str(&self.training_html(out));
         }
         s.push_str("</body></html>\n");
         s
     }
+
+    /// Per run: its learning curves, a link to its `skills.md` and that file rendered.
+    fn training_html(&self, out: &Path) -> String {
+        let mut s = String::from("<h2>Training: learning curves and skill-bank evolution</h2>\n<p class=\"note\">Per run: reward per update (mean, min, max) with the designer stages marked (rollbacks dashed red), the PPO losses, KL and entropy; then the bank's history and current skills.</p>\n");
+        for (run, p) in &self.skills {
+            let body = std::fs::read_to_string(p).unwrap_or_default();
+            let metrics = p
+                .parent()
+                .map(|d| d.join("metrics.jsonl"))
+                .and_then(|m| std::fs::read_to_string(m).ok())
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "<h3>{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
+                html_escape(run),
+                crate::report_page::learning_curves(&metrics),
+                html_escape(&rel(out, p)),
+                crate::report_page::markdown_html(&body)
+            ));
+        }
+        s
+    }
+}
+
+/// Table 1 in the paper's layout: `t`'s title and note over `p`'s grouped columns.
+fn paper_table_html(t: &Table, p: &PaperTable, out: &Path) -> String {
+    let mut s = format!(
+        "<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
+        html_escape(&t.title),
+        html_escape(&t.note)
+    );
+    let rows: Vec<crate::report_page::GroupedRow> = p
+        .rows
+        .iter()
+        .map(|(r, cells)| {
+            let cs = cells
+                .iter()
+                .map(|c| (c.text.clone(), c.link.as_ref().map(|l| rel(out, l))))
+                .collect();
+            (r.clone(), cs)
+        })
+        .collect();
+    s.push_str(&crate::report_page::grouped_table_html(&p.groups, &rows));
+    s
+}
+
+/// One table with its title and note; linked cells link relative to `out`.
+fn table_html(t: &Table, out: &Path) -> String {
+    let mut s = format!(
+        "<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
+        html_escape(&t.title),
+        html_escape(&t.note)
+    );
+    for h in &t.header {
+        s.push_str(&format!("<th>{}</th>", html_escape(h)));
+    }
+    s.push_str("</tr>\n");
+    for (row, cells) in &t.rows {
+        s.push_str(&format!("<tr><th>{}</th>", html_escape(row)));
+        for c in cells {
+            match &c.link {
+                Some(l) => s.push_str(&format!(
+                    "<td><a href=\"{}\">{}</a></td>",
+                    html_escape(&rel(out, l)),
+                    html_escape(&c.text)
+                )),
+                None => s.push_str(&format!("<td>{}</td>", html_escape(&c.text))),
+            }
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+    s
+}
+
+/// The figure `f` (a PNG in `out`) as an inline image, or linked by name when unreadable.
+fn figure_html(out: &Path, f: &str) -> String {
+    let src = match std::fs::read(out.join(f)) {
+        Ok(png) => {
+            use base64::Engine;
+            format!(
+                "data:image/png;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(png)
+            )
+        }
+        Err(_) => f.to_string(),
+    };
+    format!("<p><img src=\"{src}\" alt=\"{f}\" width=\"900\"></p>\n")
 }
 
 fn md_escape(s: &str) -> String {

@@ -36,35 +36,60 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The data ranges of a chart and their mapping onto the plot area.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+impl Frame {
+    /// The ranges of the finite points of `lines` (a flat range widened to 1 around it);
+    /// `None` when there are no finite points.
+    fn of(lines: &[Line]) -> Option<Frame> {
+        let pts = lines
+            .iter()
+            .flat_map(|l| l.points.iter())
+            .filter(|p| p.0.is_finite() && p.1.is_finite());
+        let (mut x0, mut x1, mut y0, mut y1) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
+        for &(x, y) in pts {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        if !x0.is_finite() {
+            return None;
+        }
+        if x1 - x0 < 1e-12 {
+            x1 = x0 + 1.0;
+        }
+        if y1 - y0 < 1e-12 {
+            (y0, y1) = (y0 - 0.5, y1 + 0.5);
+        }
+        Some(Frame { x0, x1, y0, y1 })
+    }
+
+    fn sx(&self, x: f64) -> f64 {
+        PAD_L + (x - self.x0) / (self.x1 - self.x0) * (W - PAD_L - PAD_R)
+    }
+
+    fn sy(&self, y: f64) -> f64 {
+        H - PAD_B - (y - self.y0) / (self.y1 - self.y0) * (H - PAD_T - PAD_B)
+    }
+}
+
 /// A small line chart as an inline `<svg>` (finite points only; empty when there are none).
 pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
-    let pts = lines
-        .iter()
-        .flat_map(|l| l.points.iter())
-        .filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (mut x0, mut x1, mut y0, mut y1) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    for &(x, y) in pts {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    if !x0.is_finite() {
+    let Some(f) = Frame::of(lines) else {
         return String::new();
-    }
-    if x1 - x0 < 1e-12 {
-        x1 = x0 + 1.0;
-    }
-    if y1 - y0 < 1e-12 {
-        (y0, y1) = (y0 - 0.5, y1 + 0.5);
-    }
-    let sx = |x: f64| PAD_L + (x - x0) / (x1 - x0) * (W - PAD_L - PAD_R);
-    let sy = |y: f64| H - PAD_B - (y - y0) / (y1 - y0) * (H - PAD_T - PAD_B);
+    };
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\">\
 <text x=\"{PAD_L}\" y=\"15\" font-size=\"13\" font-weight=\"bold\">{t}</text>\
@@ -73,7 +98,20 @@ pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
         H - PAD_T - PAD_B,
         t = esc(title)
     );
-    for (v, y) in [(y1, sy(y1)), (y0, sy(y0))] {
+    axis_labels(&mut s, &f);
+    for m in marks {
+        mark_line(&mut s, &f, m);
+    }
+    for (i, l) in lines.iter().enumerate() {
+        polyline(&mut s, &f, l, i, lines.len() > 1);
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// The y range's ends at the left, the x range's ends below.
+fn axis_labels(s: &mut String, f: &Frame) {
+    for (v, y) in [(f.y1, f.sy(f.y1)), (f.y0, f.sy(f.y0))] {
         let _ = write!(
             s,
             "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>",
@@ -82,59 +120,61 @@ pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
             fmt_num(v)
         );
     }
-    for (v, anchor) in [(x0, "start"), (x1, "end")] {
+    for (v, anchor) in [(f.x0, "start"), (f.x1, "end")] {
         let _ = write!(
             s,
             "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>",
-            sx(v),
+            f.sx(v),
             H - PAD_B + 14.0,
             fmt_num(v)
         );
     }
-    for m in marks {
-        let (color, dash) = if m.alert {
-            ("#c0392b", " stroke-dasharray=\"4 3\"")
-        } else {
-            ("#888", "")
-        };
-        let x = sx(m.x);
-        let _ = write!(
-            s,
-            "<line x1=\"{x:.1}\" y1=\"{PAD_T}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"{color}\"{dash}><title>{}</title></line>\
+}
+
+/// A vertical line at the mark's x with its label (red and dashed for an alert).
+fn mark_line(s: &mut String, f: &Frame, m: &Mark) {
+    let (color, dash) = if m.alert {
+        ("#c0392b", " stroke-dasharray=\"4 3\"")
+    } else {
+        ("#888", "")
+    };
+    let x = f.sx(m.x);
+    let _ = write!(
+        s,
+        "<line x1=\"{x:.1}\" y1=\"{PAD_T}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"{color}\"{dash}><title>{}</title></line>\
 <text x=\"{:.1}\" y=\"{}\" font-size=\"9\" fill=\"{color}\">{}</text>",
-            H - PAD_B,
-            esc(&m.label),
-            x + 2.0,
-            PAD_T + 10.0,
-            esc(&m.label)
-        );
-    }
-    for (i, l) in lines.iter().enumerate() {
-        let path: Vec<String> = l
-            .points
-            .iter()
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
-            .collect();
+        H - PAD_B,
+        esc(&m.label),
+        x + 2.0,
+        PAD_T + 10.0,
+        esc(&m.label)
+    );
+}
+
+/// The `i`th line's finite points, and its name in the legend when `legend`.
+fn polyline(s: &mut String, f: &Frame, l: &Line, i: usize, legend: bool) {
+    let path: Vec<String> = l
+        .points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .map(|&(x, y)| format!("{:.1},{:.1}", f.sx(x), f.sy(y)))
+        .collect();
+    let _ = write!(
+        s,
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>",
+        l.color,
+        path.join(" ")
+    );
+    if legend {
         let _ = write!(
             s,
-            "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>",
+            "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>",
+            W - PAD_R - 90.0,
+            PAD_T + 12.0 + 12.0 * i as f64,
             l.color,
-            path.join(" ")
+            esc(l.name)
         );
-        if lines.len() > 1 {
-            let _ = write!(
-                s,
-                "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>",
-                W - PAD_R - 90.0,
-                PAD_T + 12.0 + 12.0 * i as f64,
-                l.color,
-                esc(l.name)
-            );
-        }
     }
-    s.push_str("</svg>");
-    s
 }
 
 fn fmt_num(v: f64) -> String {

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use memskill_core::{Llm, Sample, SkillBank, TextEncoder};
-use serde::{Deserialize, Serialize};
 
-use crate::backends::{build_encoder, BackendFactory, CountingLlm, LlmCounters, LlmTotals};
+use crate::backends::{build_encoder, BackendFactory, CountingLlm, LlmCounters};
 use crate::config::{Config, Dataset, RewardKind, SyntheticTask};
+use crate::metrics::RoleTotals;
 
 /// Per-role traffic counters.
 #[derive(Default)]
@@ -17,29 +17,6 @@ pub struct RoleCounters {
     pub answer: Arc<LlmCounters>,
     pub judge: Arc<LlmCounters>,
     pub designer: Arc<LlmCounters>,
-}
-
-/// Snapshot of all roles.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoleTotals {
-    pub executor: LlmTotals,
-    pub answer: LlmTotals,
-    pub judge: LlmTotals,
-    pub designer: LlmTotals,
-}
-
-impl RoleTotals {
-    pub fn minus(&self, o: &RoleTotals) -> RoleTotals {
-        RoleTotals {
-            executor: self.executor.minus(&o.executor),
-            answer: self.answer.minus(&o.answer),
-            judge: self.judge.minus(&o.judge),
-            designer: self.designer.minus(&o.designer),
-        }
-    }
-    pub fn errors(&self) -> u64 {
-        self.executor.errors + self.answer.errors + self.judge.errors + self.designer.errors
-    }
 }
 
 impl RoleCounters {
@@ -209,6 +186,40 @@ fn warm_up(cfg: &Config, encoder: &dyn TextEncoder) {
         let _ = memskill_designer::scan_memory("warm-up");
     }
     let _ = encoder.embed(&["warm-up"]);
+}
+
+/// Where the evaluation memory bank of `sample` is cached: `<cache>/membanks/<key>.json`,
+/// the key hashing everything that determines the bank (checkpoint, skill bank, K, R,
+/// executor, encoder, the sample's spans, and `extra`).
+pub fn membank_path(
+    cfg: &Config,
+    rt: &Runtime,
+    checkpoint_hash: &str,
+    bank_hash: &str,
+    sample: &Sample,
+    extra: serde_json::Value,
+) -> Result<PathBuf> {
+    let exec_key = serde_json::json!({"id": rt.executor_id, "backend": cfg.executor.backend_key(),
+        "max_tokens": cfg.executor.max_tokens, "temperature": cfg.executor.temperature});
+    let exec_prompt: Vec<(&str, &str)> = rt
+        .prompts
+        .names()
+        .filter(|n| n.starts_with("executor."))
+        .map(|n| (n, rt.prompts.source(n).unwrap_or("")))
+        .collect();
+    let key_src = serde_json::json!({
+        "executor_prompt": crate::fsutil::sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
+        "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
+        "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
+        "spans": crate::fsutil::sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
+        "memory_filter": cfg.memory.filter,
+    });
+    let key = crate::fsutil::sha256_bytes(&serde_json::to_vec(&key_src)?);
+    Ok(cfg
+        .cache
+        .root()
+        .join("membanks")
+        .join(format!("{key}.json")))
 }
 
 #[cfg(test)]

@@ -77,25 +77,7 @@ pub fn skills_eval(
     let rt = Runtime::build(cfg, &opts.out, samples.clone(), false)?;
     rt.probe_endpoints()?;
     let mut controller = controller(cfg, &rt, opts.checkpoint.as_ref())?;
-    let cases: Vec<(String, String, bool)> = samples
-        .iter()
-        .flat_map(|s| {
-            s.queries
-                .iter()
-                .map(|q| (s.id.clone(), q.id.clone(), false))
-        })
-        .collect();
-    let (mut groups, _) = group_cases(&samples, &cases);
-    // the text cases' one-span samples: replayed for their selections, no question
-    for (i, s) in samples.iter().enumerate() {
-        if s.queries.is_empty() {
-            groups.push(crate::gate::CaseGroup {
-                sample: i,
-                query_ids: Vec::new(),
-                solved_before: Vec::new(),
-            });
-        }
-    }
+    let (groups, questions) = replay_groups(&samples);
     let updates = controller.updates();
     let replay = Replayer {
         cfg,
@@ -122,24 +104,60 @@ pub fn skills_eval(
         let delta = paired_delta(&run, opts.resamples, cfg.run.seed ^ i as u64);
         rows.push(SkillEvalRow { run, delta });
     }
+    write_report(cfg, opts, &split, questions, &rows)?;
+    Ok(rows)
+}
+
+/// The replay groups of `samples`: every question of a sample in its sample's group, and a
+/// group without questions for each question-less sample (the text cases' one-span samples,
+/// replayed for their selections); with the number of questions.
+fn replay_groups(samples: &[memskill_core::Sample]) -> (Vec<crate::gate::CaseGroup>, usize) {
+    let cases: Vec<(String, String, bool)> = samples
+        .iter()
+        .flat_map(|s| {
+            s.queries
+                .iter()
+                .map(|q| (s.id.clone(), q.id.clone(), false))
+        })
+        .collect();
+    let (mut groups, _) = group_cases(samples, &cases);
+    for (i, s) in samples.iter().enumerate() {
+        if s.queries.is_empty() {
+            groups.push(crate::gate::CaseGroup {
+                sample: i,
+                query_ids: Vec::new(),
+                solved_before: Vec::new(),
+            });
+        }
+    }
+    (groups, cases.len())
+}
+
+/// `skills-eval.json` (the rows) and `skills-eval.md` (their table and notes) in `opts.out`.
+fn write_report(
+    cfg: &Config,
+    opts: &SkillsEvalOptions,
+    split: &str,
+    questions: usize,
+    rows: &[SkillEvalRow],
+) -> Result<()> {
     write_atomic(
         &opts.out.join("skills-eval.json"),
-        serde_json::to_string_pretty(&rows)?.as_bytes(),
+        serde_json::to_string_pretty(rows)?.as_bytes(),
     )?;
     let md = format!(
-        "# Skill evaluation on {} / {split} ({} questions; {})\n\n{}",
+        "# Skill evaluation on {} / {split} ({questions} questions; {})\n\n{}",
         cfg.data.dataset.name(),
-        cases.len(),
         if opts.checkpoint.is_some() {
             "skills picked by the checkpoint's controller"
         } else {
             "every skill applied to every span"
         },
-        render(&rows)
+        render(rows)
     );
-    let md = md + &notes(&rows);
+    let md = md + &notes(rows);
     write_atomic(&opts.out.join("skills-eval.md"), md.as_bytes())?;
-    Ok(rows)
+    Ok(())
 }
 
 /// What the table's activation columns rest on (or why they are empty).

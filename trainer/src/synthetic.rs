@@ -14,6 +14,7 @@
 //! `backend = "scripted-synthetic"`), the executor writes one memory per turn
 //! ([`conversation`]).
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 pub mod contextual;
@@ -155,8 +156,10 @@ pub fn skill_bank() -> SkillBank {
 /// The skill each span of the synthetic tasks should trigger (the activation eval's
 /// expected triggers): the contextual task's span kind's skill, the locker task's
 /// [`USEFUL_SKILL`] on every span (each states a code). Samples of neither task are left out.
-pub fn expected_triggers(samples: &[Sample]) -> crate::gate::ExpectedTriggers {
-    let mut out = crate::gate::ExpectedTriggers::new();
+/// The map is the gate's `ExpectedTriggers` (named here by its type: the gate is above this
+/// module).
+pub fn expected_triggers(samples: &[Sample]) -> BTreeMap<(String, usize), Option<String>> {
+    let mut out = BTreeMap::new();
     for s in samples {
         if s.id.starts_with("ctx-") {
             for (j, k) in contextual::span_kinds(s).into_iter().enumerate() {

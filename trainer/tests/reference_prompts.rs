@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use memskill_core::{MemoryBank, MemoryItem, Provenance, Query, Role, Skill, SkillBank};
 use memskill_executor::{JudgeContext, MemoryDomain};
-use memskill_trainer::benchmark::registry::{HOTPOTQA, LOCOMO, LONGMEMEVAL};
+use memskill_trainer::registry::{HOTPOTQA, LOCOMO, LONGMEMEVAL};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 pub fn check(input: &Value, expected: &Value, _tol: f64) -> anyhow::Result<Outcome> {
     let name = input["style"].as_str().context("input.style")?;
-    let style = memskill_trainer::benchmark::registry::find(name)
+    let style = memskill_trainer::registry::find(name)
         .with_context(|| format!("input.style: unknown benchmark {name:?}"))?
         .answer;
     let reply = input["reply"].as_str().context("input.reply")?;

@@ -4,13 +4,12 @@
 //! implementation: [`QaBenchmark`] (every file-based benchmark of the registry and the
 //! synthetic task) and [`AlfworldBenchmark`].
 //!
-//! [`registry`] describes every benchmark (one [`registry::Descriptor`] each). Adding a QA
+//! [`crate::registry`] describes every benchmark (one [`crate::registry::Descriptor`] each). Adding a QA
 //! dataset needs a loader in `memskill-datasets`, its answer templates and a descriptor;
 //! adding an interactive benchmark is one more implementation of [`Benchmark`].
 
 pub mod alfworld;
 pub mod qa;
-pub mod registry;
 
 use anyhow::{Context, Result};
 use memskill_core::Sample;

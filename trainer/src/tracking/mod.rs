@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::metrics::MetricsLine;
 pub use mlflow::MlflowSink;
 use tfevents::{EventWriter, HValue, Payload};
 
@@ -57,13 +56,17 @@ impl TrackingConfig {
     }
 }
 
+/// A line the tracker logs (a line of `metrics.jsonl`): its fields are its JSON object's.
+pub trait Tracked: Serialize {
+    /// The group its scalars are logged under (`train` / `stage`) and the step they are
+    /// logged at.
+    fn group_and_step(&self) -> (&'static str, u64);
+}
+
 /// The scalars of a metrics line: its group (`train` / `stage`), the step to log them at,
 /// and every finite numeric (or boolean, as 0/1) field, nested fields joined by `/`.
-pub fn scalars(line: &MetricsLine) -> (&'static str, u64, Vec<(String, f64)>) {
-    let (group, step) = match line {
-        MetricsLine::Update(u) => ("train", u.step),
-        MetricsLine::Stage(s) => ("stage", s.step),
-    };
+pub fn scalars(line: &impl Tracked) -> (&'static str, u64, Vec<(String, f64)>) {
+    let (group, step) = line.group_and_step();
     let mut out = Vec::new();
     if let Ok(Value::Object(map)) = serde_json::to_value(line) {
         for (k, v) in &map {
@@ -266,7 +269,7 @@ impl Tracker {
     }
 
     /// Log a metrics line.
-    pub fn log(&mut self, line: &MetricsLine) {
+    pub fn log(&mut self, line: &impl Tracked) {
         if self.tb.is_none() && self.mlflow.is_none() {
             return;
         }

@@ -16,8 +16,8 @@ use crate::backends::embed;
 use crate::config::ControllerPolicy;
 use crate::episode::{derive_seed, par_map, EpisodeCtx, EpisodeResult, QueryResult};
 use crate::fsutil::append_line;
+use crate::metrics::RoleTotals;
 use crate::metrics::UpdateMetrics;
-use crate::runtime::RoleTotals;
 use memskill_executor::RetryCounts;
 
 /// The episodes of one batch and what they were run with.

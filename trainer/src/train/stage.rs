@@ -16,8 +16,8 @@ use crate::checkpoint::pointer;
 use crate::episode::derive_seed;
 use crate::fsutil::{append_line, write_atomic};
 use crate::gate::{group_cases, Replayer};
+use crate::metrics::RoleTotals;
 use crate::metrics::{MetricsLine, SafetyJudgeCounts, StageMetrics};
-use crate::runtime::RoleTotals;
 
 /// Whether a designer failure is an outage (or a broken template) rather than the model's
 /// own (empty) answer.

@@ -1,5 +1,12 @@
-//! Lenient JSON reading for executor replies, plus the few Python value semantics the
-//! reference applies to the values it reads (`str(v)`, `int(v)`).
+//! The one lenient reader of JSON written by an LLM, plus the few Python value semantics the
+//! reference applies to the values it reads (`str(v)`, `int(v)`, `str.strip()`). Two ways to
+//! read, one per caller, because the two readers they replaced differed (kept as they were):
+//! - [`lenient_json`] (the executor's replies): repairs broken JSON and reads the whole reply
+//!   as one value; it does not look for JSON inside prose or code fences.
+//! - [`json_candidates`] (the designer's refinement answer): repairs nothing (standard JSON
+//!   only) but finds it anywhere: in fenced blocks, the whole text, or starting at any `{` /
+//!   `[` with whatever follows ignored; the caller takes the first candidate of the shape it
+//!   wants.
 //!
 //! The reference runs replies through the `json-repair` package before `json.loads`. We do not
 //! port that package; [`lenient_json`] accepts standard JSON plus the repairs LLM replies
@@ -14,6 +21,39 @@
 //! then runs the string on past its end; we close it at the quote).
 
 use serde_json::{Map, Number, Value};
+
+/// JSON values in `text` a caller may pick from, in order: the body of each fenced block
+/// (```` ``` ```` to ```` ``` ````, the fence line's language tag skipped), then the whole text,
+/// then the value starting at every `{` / `[` position with whatever follows ignored. Standard
+/// JSON only (no repairs); candidates that do not parse are left out.
+pub fn json_candidates(text: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("```") {
+        let after = &rest[start + 3..];
+        let body_start = after.find('\n').map_or(0, |i| i + 1);
+        let Some(end) = after[body_start..].find("```") else {
+            break;
+        };
+        let body = &after[body_start..body_start + end];
+        if let Ok(v) = serde_json::from_str::<Value>(body.trim()) {
+            out.push(v);
+        }
+        rest = &after[body_start + end + 3..];
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+        out.push(v);
+    }
+    for (i, c) in text.char_indices() {
+        if c == '{' || c == '[' {
+            let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
+            if let Some(Ok(v)) = it.next() {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
 
 /// Python `str.isspace()`: Unicode White_Space plus U+001C..U+001F.
 pub fn is_py_space(c: char) -> bool {
@@ -559,6 +599,27 @@ fn same_structure(a: &Value, b: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn candidates_come_from_fences_then_the_whole_text_then_each_opening_bracket() {
+        let text = "Here:\n```json\n{\"a\": 1}\n```\nand [2, 3] then {'bad': 1}";
+        assert_eq!(
+            json_candidates(text),
+            vec![json!({"a": 1}), json!({"a": 1}), json!([2, 3])],
+            "the fenced body, then `{{` inside the fence, then `[`; nothing repaired"
+        );
+        assert_eq!(
+            json_candidates(" [1, {\"b\": null}] "),
+            vec![
+                json!([1, {"b": null}]),
+                json!([1, {"b": null}]),
+                json!({"b": null})
+            ]
+        );
+        assert!(json_candidates("no json {here").is_empty());
+        // the lenient reader repairs what the candidates leave out
+        assert_eq!(lenient_json("{'bad': 1}"), Some(json!({"bad": 1})));
+    }
 
     #[test]
     fn repairs_common_llm_json_mistakes() {
