@@ -348,7 +348,12 @@ fn score_weights(
     sets: &[String],
 ) -> anyhow::Result<memskill_designer::ScoreWeights> {
     Ok(match (config, sets.is_empty()) {
-        (Some(p), _) => memskill_trainer::config::Config::load(p, sets)?.designer.cfg.score,
+        (Some(p), _) => {
+            memskill_trainer::config::Config::load(p, sets)?
+                .designer
+                .cfg
+                .score
+        }
         (None, false) => {
             memskill_trainer::config::Config::from_toml_str("", sets, "--set")?
                 .designer
