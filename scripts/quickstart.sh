@@ -6,7 +6,7 @@
 # optimised), sharing target/ with the tests: after scripts/test.sh nothing of burn or candle
 # is compiled again (Cargo.toml's [profile.dev.build-override] keeps the binary's and the
 # tests' dependency builds equal). No `-C target-cpu=native` is needed: the local backend
-# decodes from SmolLM2's own Q4_1 blocks (executor/src/backends/qdot.rs), and the SIMD
+# decodes from SmolLM2's own Q4_1 blocks (local/src/qdot.rs), and the SIMD
 # kernels (ours and candle's) are chosen at run time.
 #   scripts/quickstart.sh [extra --set KEY=VALUE ...]
 set -euo pipefail

@@ -28,7 +28,7 @@ cargo test --workspace
 if [ "${MEMSKILL_SKIP_CLIPPY:-0}" != 1 ]; then
   cargo clippy --workspace --all-targets -- -D warnings
   python3 scripts/dev/import-cycles.py
-  python3 scripts/dev/longest-fns.py --max 80 trainer/src
+  python3 scripts/dev/longest-fns.py --max 80 trainer/src cli/src dev/src
 fi
 [ "${MEMSKILL_SKIP_PYTHON:-0}" = 1 ] && exit 0
 exec scripts/python/test.sh

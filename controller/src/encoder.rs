@@ -14,11 +14,11 @@
 //! * [`HashingEncoder`]: a deterministic feature-hashed bag of words, for tests and offline demos
 //!   (not a semantic encoder).
 
-pub use crate::qwen3_shape::Qwen3Shape;
 use candle_core::{DType, Device as CDevice, Tensor as CTensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert;
 use memskill_core::{sha256_hex, EncoderError, TextEncoder};
+pub use memskill_local::qwen3_shape::Qwen3Shape;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -373,13 +373,13 @@ fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>, EncoderError> {
 /// The size of a model folder's safetensors weights once converted to f32 (what the encoders
 /// hold in memory), in bytes.
 pub fn safetensors_f32_bytes(dir: &Path) -> Result<u64, EncoderError> {
-    Ok(crate::st_read::SafeTensors::open(&safetensors_files(dir)?)?.f32_bytes())
+    Ok(memskill_local::st_read::SafeTensors::open(&safetensors_files(dir)?)?.f32_bytes())
 }
 
 /// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
 /// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
 pub struct BertEncoder {
-    model: crate::bert_fast::FastBert,
+    model: memskill_local::bert_fast::FastBert,
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation (window-mean mode).
     full_tokenizer: Tokenizer,
@@ -410,7 +410,7 @@ impl BertEncoder {
         // SAFETY: the file is memory-mapped read-only; it must not be modified while loaded.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
-        let model = crate::bert_fast::FastBert::load(vb, &config)
+        let model = memskill_local::bert_fast::FastBert::load(vb, &config)
             .map_err(|e| EncoderError(format!("{}: {e}", weights.display())))?;
         let name = dir
             .file_name()
@@ -474,13 +474,13 @@ impl BertEncoder {
             tensors.insert(name, t);
         }
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &dev);
-        let model = crate::bert_fast::FastBert::load(vb, &config)
+        let model = memskill_local::bert_fast::FastBert::load(vb, &config)
             .map_err(|e| EncoderError(format!("{id}: {e}")))?;
         Self::assemble(model, tokenizer_dir, h, max_tokens, id)
     }
 
     fn assemble(
-        model: crate::bert_fast::FastBert,
+        model: memskill_local::bert_fast::FastBert,
         tokenizer_dir: &Path,
         dim: usize,
         max_tokens: usize,
@@ -640,7 +640,7 @@ impl TextEncoder for BertEncoder {
 /// `max_seq_length`, else the model's positions), so a full-session span is embedded whole, as
 /// in the reference.
 pub struct Qwen3Encoder {
-    model: crate::qwen3_fast::FastQwen3,
+    model: memskill_local::qwen3_fast::FastQwen3,
     tokenizer: Option<Tokenizer>,
     dim: usize,
     id: String,
@@ -663,13 +663,13 @@ impl Qwen3Encoder {
         let shape = Qwen3Shape::from_config_json(&text, &cfg.display().to_string())?;
         let max_tokens = model_max_tokens(dir, Self::MAX_TOKENS)?;
         let tokenizer = load_tokenizer(dir, max_tokens)?;
-        let st = crate::st_read::SafeTensors::open(&safetensors_files(dir)?)?;
+        let st = memskill_local::st_read::SafeTensors::open(&safetensors_files(dir)?)?;
         let prefix = if st.contains("model.embed_tokens.weight") {
             "model."
         } else {
             ""
         };
-        let model = crate::qwen3_fast::FastQwen3::load(&shape, &mut |name, dims, dst| {
+        let model = memskill_local::qwen3_fast::FastQwen3::load(&shape, &mut |name, dims, dst| {
             st.read_into(&format!("{prefix}{name}"), dims, dst)
         })?;
         let name = dir
@@ -702,7 +702,7 @@ impl Qwen3Encoder {
         weight: impl Fn(&str, &[usize]) -> Vec<f32>,
         id: String,
     ) -> Result<Self, EncoderError> {
-        let model = crate::qwen3_fast::FastQwen3::load(shape, &mut |name, dims, dst| {
+        let model = memskill_local::qwen3_fast::FastQwen3::load(shape, &mut |name, dims, dst| {
             let v = weight(name, dims);
             if v.len() != dims.iter().product::<usize>() {
                 return Err(EncoderError(format!(

@@ -10,7 +10,6 @@
 //! * [`policy`]: the actor-critic network (burn, autodiff) and its Adam optimiser.
 //! * [`controller`]: [`Controller`], which ties selection and PPO updates together.
 
-mod bert_fast;
 pub mod bias;
 pub mod controller;
 pub mod encoder;
@@ -18,10 +17,7 @@ pub mod error;
 pub mod plackett_luce;
 pub mod policy;
 pub mod ppo;
-mod qwen3_fast;
-mod qwen3_shape;
 pub mod shaping;
-mod st_read;
 
 pub use bias::{BiasConfig, BiasReeval, BiasSpec, NewSkillBias};
 pub use controller::{Controller, SelectMode, Selection};

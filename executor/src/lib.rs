@@ -4,7 +4,6 @@
 pub mod apply;
 pub mod backends;
 pub mod judge;
-pub mod membench;
 pub mod parse;
 pub mod porter;
 pub mod prompts;
@@ -18,15 +17,15 @@ pub use apply::{apply_actions, ApplyOptions, ApplyReport};
 pub use backends::cache::{cache_key, CacheMode, CachedLlm};
 pub use backends::dialect::StructuredDialect;
 pub use backends::embeddings::{embeddings_url, read_embeddings, OpenAiEmbedder};
-pub use backends::local::{
-    asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
-    LocalGguf, Overflow,
-};
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};
 pub use judge::{
     judge_ground_truth, judge_messages, lme_judge_messages, parse_judge, parse_yes_no,
     JudgeContext, JudgeGold, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
+};
+pub use memskill_local::gguf::{
+    asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
+    LocalGguf, Overflow,
 };
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{

@@ -74,7 +74,7 @@ impl SkillBank {
         let guard = WriteGuard::new("path", force);
         py.detach(|| {
             guard.check(&path)?;
-            memskill_trainer::cli::skills::write_bank(&self.inner, &path, &guard)
+            memskill_cli::skills::write_bank(&self.inner, &path, &guard)
         })
         .map_err(err)
     }
@@ -118,7 +118,7 @@ impl SkillBank {
 
     /// The `memskill skills show` table.
     fn table(&self) -> String {
-        memskill_trainer::cli::skills::render_table(&self.inner)
+        memskill_cli::skills::render_table(&self.inner)
     }
 
     fn __len__(&self) -> usize {

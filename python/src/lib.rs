@@ -75,7 +75,7 @@ fn load_dataset<'py>(py: Python<'py>, kind: &str, path: PathBuf) -> PyResult<Bou
 /// status; the console script `memskill` is this.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<String>) -> i32 {
-    py.detach(|| memskill_trainer::cli::run_args(argv))
+    py.detach(|| memskill_cli::run_args(argv))
 }
 
 #[pymodule]

@@ -3,7 +3,7 @@
 * load_reference_module: imports one file of the reference checkout by path (its package
   __init__ pulls in modules this check does not need).
 * formula_weights: the deterministic weights of the tiny test models, defined by an integer
-  hash so that Rust (trainer/src/fidelity/encoder_qwen3.rs) rebuilds bit-identical tensors
+  hash so that Rust (dev/src/fidelity/encoder_qwen3.rs) rebuilds bit-identical tensors
   without any weight file.
 * sample_texts: seeded texts: empty, whitespace, very short, unicode, long.
 """

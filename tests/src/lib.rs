@@ -3,7 +3,7 @@
 //! the helpers they share.
 //!
 //! The CLI tests run the `memskill` binary that `cargo test --workspace` builds for
-//! memskill-trainer's own integration tests (`target/<profile>/memskill`); run them through
+//! memskill-cli's own integration tests (`target/<profile>/memskill`); run them through
 //! `cargo test --workspace` (or `scripts/test.sh`) so that binary is current.
 
 use std::path::{Path, PathBuf};

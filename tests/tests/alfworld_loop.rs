@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use memskill_core::{ActionKind, SkillBank};
-use memskill_trainer::bench::OracleServer;
+use memskill_dev::bench::OracleServer;
 use memskill_trainer::checkpoint::{pointer, Checkpoint};
 use memskill_trainer::config::Config;
 use memskill_trainer::synthetic::skill;

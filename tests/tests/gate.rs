@@ -421,7 +421,7 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
         let cand = run.mode("candidate").unwrap();
         let reference = run.mode("without").unwrap();
         // `skills show` prints every term of the score, with the configured weights
-        let table = memskill_trainer::cli::skills::render_table(&b);
+        let table = memskill_cli::skills::render_table(&b);
         // (the names and their order are the designer's unit test's)
         let head = format!("  {USEFUL_SKILL} (candidate): ");
         let terms: Vec<&str> = table
@@ -455,7 +455,7 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
             let l = t.lines().find(|l| l.starts_with(&head)).unwrap();
             l[head.len()..].parse().unwrap()
         };
-        let t2 = memskill_trainer::cli::skills::render_table_with(&b, &heavier);
+        let t2 = memskill_cli::skills::render_table_with(&b, &heavier);
         // latency costs 0.25 per unit of overhead by default, 2.0 here
         let moved = total(&table) - total(&t2);
         assert!(

@@ -1,0 +1,447 @@
+//! `memskill skills`: create, show, export, import, validate and diff skill banks.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Subcommand;
+use memskill_core::fsio::{is_within as fs_within, WriteGuard};
+use memskill_core::SkillBank;
+use memskill_designer::{
+    bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
+};
+use memskill_trainer::fsutil::write_output;
+
+#[derive(Subcommand)]
+pub enum SkillsCmd {
+    /// Write the seed bank (insert, update, delete, noop) as JSON.
+    Init {
+        /// Output bank.json path.
+        file: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a bank as a table (bank.json, checkpoint dir or exported skills dir).
+    Show {
+        /// bank.json, a checkpoint directory or an exported skills directory.
+        file: PathBuf,
+        /// Take the skill score's weights (`designer.score.*`) from this config (default:
+        /// memskill's default weights).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Config overrides KEY=VALUE (repeatable), e.g. designer.score.latency_overhead=1.
+        #[arg(long = "set")]
+        sets: Vec<String>,
+    },
+    /// Export a bank as Agent Skills folders (<name>/SKILL.md) plus bank.json and RELEASES.md.
+    Export {
+        /// bank.json or a checkpoint directory containing bank.json / skills.json.
+        src: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace an existing export's files (links are never written through).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Import an exported skills directory into a bank.json (validated like designer edits).
+    Import {
+        /// Exported skills directory.
+        dir: PathBuf,
+        /// Output bank.json path (written atomically).
+        #[arg(long)]
+        out: PathBuf,
+        /// Overwrite an existing --out file (never a file of the imported folder).
+        #[arg(long)]
+        force: bool,
+        /// Follow symbolic links that lead out of the imported folder (refused by default).
+        #[arg(long)]
+        follow_links: bool,
+    },
+    /// Validate an exported skills directory (names, lengths, placeholders, safety scan).
+    Validate {
+        /// Exported skills directory.
+        dir: PathBuf,
+    },
+    /// Does each skill help on a dataset slice? Three modes on the same spans and seeds:
+    /// without the skill, its version in --old, and with it; the delta with a 95% bootstrap
+    /// interval, tokens and activation (writes skills-eval.{md,json}).
+    Eval(EvalSkillsArgs),
+    /// Per-skill use in a training run, from its invocation log (invocations.jsonl): uses,
+    /// writes, tokens, and the mean score of the answers given from what those uses wrote.
+    Usage {
+        /// The run directory.
+        run: PathBuf,
+        /// Only this skill: list its uses one per line.
+        #[arg(long)]
+        skill: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show added, removed and changed skills between two banks, with text diffs.
+    Diff {
+        /// Old bank (file or directory).
+        a: PathBuf,
+        /// New bank (file or directory).
+        b: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct EvalSkillsArgs {
+    /// The bank (bank.json, a checkpoint directory or an exported skills directory).
+    pub bank: PathBuf,
+    /// A trained run or checkpoint: its controller picks the skills and its config is used.
+    /// Without it every skill is applied to every span and --config gives the settings.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Config file (required without --checkpoint).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Evaluate on another dataset than the config's.
+    #[arg(long, value_parser = |s: &str| s.parse::<memskill_trainer::config::Dataset>())]
+    pub dataset: Option<memskill_trainer::config::Dataset>,
+    /// Split (default: eval.split).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Only the first N questions of the split.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skills to evaluate (repeatable; default: every selectable skill).
+    #[arg(long = "skill")]
+    pub skills: Vec<String>,
+    /// An older bank: its version of each skill is the `old` mode.
+    #[arg(long)]
+    pub old: Option<PathBuf>,
+    /// Output directory (default: runs/skills-eval/<dataset>-<split>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Bootstrap resamples of the delta's interval.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    /// Activation cases, JSON Lines: {"sample": ID, "span": N, "expected": SKILL|null} or
+    /// {"text": SPAN, "expected": SKILL|null} (`memskill data cases` writes them for the
+    /// synthetic tasks, which use their own without this). Adds precision, recall and
+    /// false-positive rate per skill.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Config overrides KEY=VALUE (repeatable).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+}
+
+fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
+    use memskill_trainer::checkpoint::{resolve, Checkpoint};
+    use memskill_trainer::config::Config;
+    let bank = load(&a.bank)?;
+    let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
+        (Some(c), _) => {
+            let dir = resolve(c)?;
+            let ck = Checkpoint::load(&dir)
+                .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+            let origin = dir.join("config.toml").display().to_string();
+            (
+                Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?,
+                Some(ck),
+            )
+        }
+        (None, Some(p)) => (Config::load(p, &a.sets)?, None),
+        (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
+    };
+    if let Some(d) = a.dataset {
+        memskill_trainer::eval::transfer_to(&mut cfg, d, &a.sets)?;
+    }
+    let old = a.old.as_deref().map(load).transpose()?;
+    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from("runs")
+            .join("skills-eval")
+            .join(format!("{}-{split}", cfg.data.dataset.name()))
+    });
+    let opts = memskill_trainer::skills_eval::SkillsEvalOptions {
+        skills: a.skills,
+        old,
+        checkpoint: ck,
+        split: Some(split),
+        limit: a.limit,
+        out: out.clone(),
+        resamples: a.resamples,
+        cases: a.cases,
+    };
+    let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
+    print!("{}", memskill_trainer::skills_eval::render(&rows));
+    println!("\nwritten: {}", out.join("skills-eval.md").display());
+    Ok(())
+}
+
+fn load(p: &Path) -> anyhow::Result<SkillBank> {
+    load_bank(p).with_context(|| format!("cannot load skill bank from {}", p.display()))
+}
+
+/// Write a bank as JSON, atomically, through `guard` (no link, no input, no existing file
+/// without --force). A non-finite number (which JSON would carry as `null`, unreadable
+/// afterwards) is refused, naming the skill.
+/// (`skills init` / `import`, `SkillBank.save` in Python.)
+pub fn write_bank(bank: &SkillBank, out: &Path, guard: &WriteGuard) -> anyhow::Result<()> {
+    for s in bank.skills() {
+        let u = &s.usage;
+        if !u.mean_reward.is_finite() || u.recent_rewards.iter().any(|r| !r.is_finite()) {
+            bail!(
+                "skill `{}`: usage.mean_reward / recent_rewards must be finite numbers, got {} / {:?}; not writing {}",
+                s.name,
+                u.mean_reward,
+                u.recent_rewards,
+                out.display()
+            );
+        }
+    }
+    let json = serde_json::to_string_pretty(bank).context("cannot serialise the skill bank")?;
+    write_output(out, (json + "\n").as_bytes(), guard)
+        .with_context(|| format!("cannot write {}", out.display()))
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!(
+            "{}...",
+            s.chars().take(n.saturating_sub(3)).collect::<String>()
+        )
+    }
+}
+
+/// The `show` table, with the default score weights.
+pub fn render_table(bank: &SkillBank) -> String {
+    render_table_with(bank, &memskill_designer::ScoreWeights::default())
+}
+
+/// Each skill's score with every term: value x weight = contribution.
+fn score_lines(bank: &SkillBank, w: &memskill_designer::ScoreWeights) -> String {
+    let mut out = String::new();
+    for s in bank.skills() {
+        let Some(terms) = memskill_designer::score_terms(bank, &s.name, w) else {
+            continue;
+        };
+        let total: f64 = terms.iter().map(|t| t.contribution).sum();
+        out.push_str(&format!("  {} ({}): {total:+.3}\n", s.name, s.status));
+        for t in terms {
+            match t.value {
+                Some(v) => out.push_str(&format!(
+                    "    {:<22} {:>8.3} x {:+.2} = {:+.3}\n",
+                    t.name,
+                    v + 0.0,
+                    t.weight,
+                    t.contribution
+                )),
+                None => out.push_str(&format!(
+                    "    {:<22} {:>8} (no evidence: counts 0)\n",
+                    t.name, "-"
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// The `show` table; skill scores with the weights `w`.
+pub fn render_table_with(bank: &SkillBank, w: &memskill_designer::ScoreWeights) -> String {
+    let mut rows = vec![[
+        "name".to_string(),
+        "action".into(),
+        "version".into(),
+        "status".into(),
+        "uses".into(),
+        "mean reward".into(),
+        "description".into(),
+    ]];
+    for s in bank.skills() {
+        rows.push([
+            s.name.clone(),
+            s.action.to_string(),
+            s.version.to_string(),
+            s.status.to_string(),
+            s.usage.count.to_string(),
+            format!("{:.3}", s.usage.mean_reward),
+            clip(&s.description.replace('\n', " "), 70),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        for c in 0..6 {
+            out.push_str(&format!("{:<w$}  ", r[c], w = widths[c]));
+        }
+        out.push_str(&r[6]);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} skills ({} selectable), bank version {}, {} release records, content hash {}\n",
+        bank.len(),
+        bank.selectable().len(),
+        bank.bank_version,
+        bank.releases.len(),
+        &bank.content_hash()[..12]
+    ));
+    if !bank.eval_runs.is_empty() {
+        out.push_str(&format!(
+            "\nskill scores (release-gate evidence; weights {}):\n",
+            if *w == memskill_designer::ScoreWeights::default() {
+                "default"
+            } else {
+                "designer.score"
+            }
+        ));
+        out.push_str(&score_lines(bank, w));
+        out.push_str("\neval runs:\n");
+        out.push_str(&memskill_designer::eval_runs_md(&bank.eval_runs));
+    }
+    out
+}
+
+pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
+    match c {
+        SkillsCmd::Init { file, force } => init(&file, force)?,
+        SkillsCmd::Show { file, config, sets } => {
+            let weights = score_weights(config.as_deref(), &sets)?;
+            print!("{}", render_table_with(&load(&file)?, &weights))
+        }
+        SkillsCmd::Export { src, out, force } => export(&src, &out, force)?,
+        SkillsCmd::Import {
+            dir,
+            out,
+            force,
+            follow_links,
+        } => import(&dir, &out, force, follow_links)?,
+        SkillsCmd::Validate { dir } => {
+            let names = validate_dir(&dir)
+                .with_context(|| format!("{} is not a valid skills directory", dir.display()))?;
+            println!(
+                "ok: {} skills valid in {}: {}",
+                names.len(),
+                dir.display(),
+                names.join(", ")
+            );
+        }
+        SkillsCmd::Eval(a) => eval_skills(a)?,
+        SkillsCmd::Usage { run, skill, json } => usage(&run, skill.as_deref(), json)?,
+        SkillsCmd::Diff { a, b } => {
+            let (x, y) = (load(&a)?, load(&b)?);
+            let d = bank_diff(&x, &y);
+            if d.is_empty() {
+                println!("no skill differences");
+            } else {
+                print!("{d}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `skills show`'s score weights: `designer.score` of `--config` (with `--set`s), of the
+/// defaults with `--set`s, or memskill's default weights.
+fn score_weights(
+    config: Option<&Path>,
+    sets: &[String],
+) -> anyhow::Result<memskill_designer::ScoreWeights> {
+    Ok(match (config, sets.is_empty()) {
+        (Some(p), _) => {
+            memskill_trainer::config::Config::load(p, sets)?
+                .designer
+                .cfg
+                .score
+        }
+        (None, false) => {
+            memskill_trainer::config::Config::from_toml_str("", sets, "--set")?
+                .designer
+                .cfg
+                .score
+        }
+        (None, true) => memskill_designer::ScoreWeights::default(),
+    })
+}
+
+/// `skills export`: the bank at `src` as Agent Skills folders in `out` (never onto `src`).
+fn export(src: &Path, out: &Path, force: bool) -> anyhow::Result<()> {
+    let bank = load(src)?;
+    if fs_within(out, src) || fs_within(src, out) {
+        bail!(
+            "--out {} overlaps the exported bank {}: refusing to write onto an input",
+            out.display(),
+            src.display()
+        );
+    }
+    export_bank(&bank, out, force)
+        .with_context(|| format!("cannot export to {}", out.display()))?;
+    println!(
+        "exported {} skills to {} (hash {})",
+        bank.len(),
+        out.display(),
+        &bank.content_hash()[..12]
+    );
+    Ok(())
+}
+
+/// `skills import`: the skills folders in `dir` as a bank file `out`.
+fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Result<()> {
+    let guard = WriteGuard::new("--out", force).input(dir);
+    guard.check(out)?;
+    let links = if follow_links {
+        LinkPolicy::Follow
+    } else {
+        LinkPolicy::InsideOnly
+    };
+    let bank =
+        import_bank_with(dir, links).with_context(|| format!("cannot import {}", dir.display()))?;
+    write_bank(&bank, out, &guard)?;
+    println!(
+        "imported {} skills into {} (hash {})",
+        bank.len(),
+        out.display(),
+        &bank.content_hash()[..12]
+    );
+    Ok(())
+}
+
+/// `skills init`: write the seed bank to `file` (an existing file only with `--force`).
+fn init(file: &Path, force: bool) -> anyhow::Result<()> {
+    let guard = WriteGuard::new("skills init", force);
+    guard.check(file)?;
+    let bank = SkillBank::seed();
+    write_bank(&bank, file, &guard)?;
+    println!(
+        "wrote seed bank ({} skills) to {}",
+        bank.len(),
+        file.display()
+    );
+    Ok(())
+}
+
+/// `skills usage`: the run's invocation log summed per skill (a table, or JSON), or with
+/// `--skill` that skill's uses one per line.
+fn usage(run: &Path, skill: Option<&str>, json: bool) -> anyhow::Result<()> {
+    use memskill_trainer::invocations;
+    let log = invocations::read(run)?;
+    match skill {
+        Some(name) => {
+            let mine: Vec<_> = log.iter().filter(|r| r.skill == name).collect();
+            if mine.is_empty() {
+                bail!("skill `{name}` has no use in {}", run.display());
+            }
+            for r in mine {
+                println!("{}", serde_json::to_string(r)?);
+            }
+        }
+        None if json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&invocations::summarise(&log))?
+            )
+        }
+        None => print!("{}", invocations::render(&invocations::summarise(&log))),
+    }
+    Ok(())
+}
