@@ -9,13 +9,16 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::benchmark::registry::Dataset;
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
-pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
-pub use memskill_datasets::{DatasetKind, SpanMode};
+pub use memskill_controller::{
+    BiasConfig, LongText, PolicyConfig, PolicyDevice, PpoConfig, ShapingConfig,
+};
+pub use memskill_datasets::{DatasetKind, SpanMode, SplitSpec};
 pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
 pub use memskill_executor::{
-    CacheMode, HotpotF1, JudgeStyle, Overflow, Structured, StructuredDialect,
+    CacheMode, HotpotF1, JudgeStyle, LocalArch, OpenAiConfig, Overflow, Structured,
+    StructuredDialect,
 };
 
 /// Reads an optional path; an empty string (what configs written before these keys became
@@ -297,7 +300,7 @@ pub struct DataConfig {
     pub dataset: Dataset,
     pub path: String,
     /// "train" | "val" | "test" | "all".
-    pub split: String,
+    pub split: SplitSpec,
     /// LongMemEval splits file (0-based question indices per split, as MemSkill's
     /// `longmemeval_s_splits.json`); "" = `longmemeval/longmemeval_s_splits.json` under the data
     /// cache (absent). A split other than "all" must exist in it (an error otherwise).
@@ -339,7 +342,7 @@ impl Default for DataConfig {
         Self {
             dataset: Dataset::default(),
             path: "locomo/locomo10.json".into(),
-            split: "train".into(),
+            split: SplitSpec::Train,
             splits_path: None,
             include_adversarial: false,
             include_abstention: false,
@@ -419,7 +422,7 @@ impl Default for EncoderConfig {
 #[serde(default)]
 pub struct EmbeddingServer {
     #[serde(flatten)]
-    pub http: OpenAiSettings,
+    pub http: OpenAiConfig,
     /// Texts sent in one request (`input` is a list); >= 1.
     pub texts_per_request: usize,
 }
@@ -428,7 +431,7 @@ impl EmbeddingServer {
     /// The retriever side's defaults (contriever, the next port).
     pub fn retriever_default() -> Self {
         Self {
-            http: OpenAiSettings {
+            http: OpenAiConfig {
                 model: "facebook/contriever".into(),
                 base_urls: vec!["http://127.0.0.1:8011/v1".into()],
                 ..EmbeddingServer::default().http
@@ -449,11 +452,11 @@ impl EmbeddingServer {
 impl Default for EmbeddingServer {
     fn default() -> Self {
         Self {
-            http: OpenAiSettings {
+            http: OpenAiConfig {
                 model: "Qwen/Qwen3-Embedding-0.6B".into(),
                 base_urls: vec!["http://127.0.0.1:8010/v1".into()],
                 max_concurrency: 8,
-                ..OpenAiSettings::default()
+                ..OpenAiConfig::default()
             },
             texts_per_request: 32,
         }
@@ -585,8 +588,8 @@ pub struct LlmConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "backend", rename_all = "kebab-case")]
 pub enum LlmBackend {
-    /// Any OpenAI-compatible server.
-    Openai(OpenAiSettings),
+    /// Any OpenAI-compatible server (the executor crate's config).
+    Openai(OpenAiConfig),
     /// A GGUF model run in process through candle.
     Local(LocalSettings),
     /// The deterministic oracle of the synthetic dataset (tests only).
@@ -595,7 +598,7 @@ pub enum LlmBackend {
 
 impl Default for LlmBackend {
     fn default() -> Self {
-        LlmBackend::Openai(OpenAiSettings::default())
+        LlmBackend::Openai(OpenAiConfig::default())
     }
 }
 
@@ -606,68 +609,6 @@ impl LlmBackend {
             LlmBackend::Openai(_) => "openai",
             LlmBackend::Local(_) => "local",
             LlmBackend::ScriptedSynthetic(_) => "scripted-synthetic",
-        }
-    }
-}
-
-/// `backend = "openai"`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct OpenAiSettings {
-    /// Model name sent to the server.
-    pub model: String,
-    pub base_urls: Vec<String>,
-    /// An environment variable holding the base URL: when it is set, its value replaces
-    /// `base_urls`. A `[reward.judge]` whose variable is not set falls back to the executor
-    /// (said once at start-up, recorded in results.json); any other section stops with an
-    /// error naming the variable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub base_url_env: Option<String>,
-    /// Environment variables holding API keys, used round-robin.
-    pub api_key_envs: Vec<String>,
-    pub max_concurrency: usize,
-    pub timeout_secs: u64,
-    pub max_retries: u32,
-    pub backoff_base_ms: u64,
-    /// Consecutive failed attempts (timeouts, connection errors, 408 / 429 / 5xx, unreadable
-    /// bodies) after which an endpoint gets no traffic while another one answers; >= 1.
-    pub unhealthy_after: u32,
-    /// How long (ms) such an endpoint stays out of rotation before one request probes it; at
-    /// most 86400000.
-    pub cooldown_ms: u64,
-    /// The longest `Retry-After` (429 / 503) honoured, in seconds (longer ones are cut to
-    /// this); 0 ignores the header; at most 86400.
-    pub max_retry_after_secs: u64,
-    /// Before the first update (and before an evaluation), every endpoint is asked once
-    /// whether it answers at all, waiting at most this many seconds; a backend none of whose
-    /// endpoints answers stops the run with a clear message in seconds. 0 skips the probe;
-    /// at most 600.
-    pub probe_timeout_secs: u64,
-    /// How a structured request (`structured = "json_schema"`) carries its schema: "auto"
-    /// (`json_schema` first, the next dialect when the server rejects the format, the one
-    /// that worked remembered per endpoint and recorded in metrics.jsonl) |
-    /// "json_schema" (OpenAI, vLLM, SGLang, llama-server, Ollama) | "json_object_schema"
-    /// (llama-cpp-python's server) | "guided_json" (vLLM) | "ollama_format" (a top-level
-    /// `format`, Ollama's native field).
-    pub structured_dialect: StructuredDialect,
-}
-
-impl Default for OpenAiSettings {
-    fn default() -> Self {
-        Self {
-            model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
-            base_urls: vec!["http://127.0.0.1:8000/v1".into()],
-            base_url_env: None,
-            api_key_envs: vec!["OPENAI_API_KEY".into()],
-            max_concurrency: 32,
-            timeout_secs: 120,
-            max_retries: 5,
-            backoff_base_ms: 500,
-            unhealthy_after: 3,
-            cooldown_ms: 30_000,
-            max_retry_after_secs: 60,
-            probe_timeout_secs: 5,
-            structured_dialect: StructuredDialect::Auto,
         }
     }
 }
@@ -689,10 +630,10 @@ pub struct LocalSettings {
     pub tokenizer_path: Option<PathBuf>,
     /// "llama" | "qwen2"; absent = from the GGUF metadata.
     #[serde(
-        deserialize_with = "opt_string::deserialize",
+        deserialize_with = "opt_arch::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
-    pub arch: Option<String>,
+    pub arch: Option<LocalArch>,
     pub max_context: usize,
     /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
     /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
@@ -724,12 +665,17 @@ pub struct ScriptedSettings {
     pub scripted_capacity: usize,
 }
 
-/// Reads an optional string; `""` counts as absent.
-mod opt_string {
+/// Reads an optional architecture; `""` counts as absent.
+mod opt_arch {
     use serde::{Deserialize, Deserializer};
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<super::LocalArch>, D::Error> {
+        match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
+            Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
     }
 }
 
@@ -786,7 +732,7 @@ impl LlmConfig {
     }
 
     /// The OpenAI settings, when this is an OpenAI-compatible backend.
-    pub fn openai(&self) -> Option<&OpenAiSettings> {
+    pub fn openai(&self) -> Option<&OpenAiConfig> {
         match &self.backend {
             LlmBackend::Openai(o) => Some(o),
             _ => None,
@@ -799,14 +745,14 @@ impl LlmConfig {
     fn all_keys() -> toml::Table {
         let mut all = toml::Table::new();
         for backend in [
-            LlmBackend::Openai(OpenAiSettings {
+            LlmBackend::Openai(OpenAiConfig {
                 base_url_env: Some("E".into()),
                 ..Default::default()
             }),
             LlmBackend::Local(LocalSettings {
                 model_path: Some(PathBuf::from("m")),
                 tokenizer_path: Some(PathBuf::from("t")),
-                arch: Some("a".into()),
+                arch: Some(LocalArch::Llama),
                 ..Default::default()
             }),
             LlmBackend::ScriptedSynthetic(ScriptedSettings::default()),
@@ -945,7 +891,8 @@ pub struct EvalConfig {
     pub span_mode: SpanMode,
     pub top_k: usize,
     pub retrieve: usize,
-    pub split: String,
+    /// "train" | "val" | "test" | "all".
+    pub split: SplitSpec,
     /// Also score with the LLM judge (`reward.judge` or the executor backend); the reference's
     /// evaluation always reports F1 and the judge score.
     pub judge: bool,
@@ -972,7 +919,7 @@ impl Default for EvalConfig {
             },
             top_k: 7,
             retrieve: 20,
-            split: "test".into(),
+            split: SplitSpec::Test,
             judge: true,
             hotpotqa_f1: HotpotF1::Memskill,
             max_error_rate: 0.05,
@@ -1330,7 +1277,7 @@ fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
 }
 
 /// The limits of an OpenAI-compatible section (`field` names it in errors).
-fn validate_openai(field: &str, o: &OpenAiSettings) -> Result<()> {
+fn validate_openai(field: &str, o: &OpenAiConfig) -> Result<()> {
     if o.unhealthy_after == 0 {
         bail!("{field}.unhealthy_after must be >= 1");
     }
@@ -2245,7 +2192,7 @@ mod tests {
         assert_eq!(h.eval.span_mode.to_string(), "fixed-tokens:512:64");
         let l = Config::load(&dir.join("longmemeval.toml"), &[]).unwrap();
         assert_eq!(l.data.path, "longmemeval/longmemeval_s_cleaned.json");
-        assert_eq!(l.eval.split, "test");
+        assert_eq!(l.eval.split, SplitSpec::Test);
         let w = Config::load(&dir.join("alfworld.toml"), &[]).unwrap();
         assert_eq!(
             (w.alfworld.eval_chunk_tokens, w.alfworld.eval_chunk_overlap),

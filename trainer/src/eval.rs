@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
-use crate::config::{Config, Dataset};
+use crate::config::{Config, Dataset, SplitSpec};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
 use crate::fsutil::{sha256_bytes, write_atomic};
 use crate::runtime::Runtime;
@@ -26,7 +26,7 @@ pub struct EvalOptions {
     /// Dataset; None = the training dataset.
     pub dataset: Option<Dataset>,
     /// Split; None = `eval.split`.
-    pub split: Option<String>,
+    pub split: Option<SplitSpec>,
     /// Answer at most this many queries (in order).
     pub limit: Option<usize>,
     /// `--set` overrides on top of the checkpoint's config.
@@ -455,9 +455,9 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         .with_context(|| format!("loading checkpoint {}", ck_dir.display()))?;
     let ck_hash = ck.hash()?;
     let cfg = eval_config(opts, &ck, &ck_dir)?;
-    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let split = opts.split.unwrap_or(cfg.eval.split);
     let span_mode = cfg.eval.span_mode;
-    let samples = load_eval_samples(&cfg, &split, opts.limit)?;
+    let samples = load_eval_samples(&cfg, split, opts.limit)?;
     let run_dir = ck_dir
         .parent()
         .and_then(Path::parent)
@@ -508,7 +508,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         checkpoint: ck_dir.display().to_string(),
         checkpoint_hash: ck_hash.clone(),
         dataset: cfg.data.dataset.name(),
-        split: split.clone(),
+        split: split.to_string(),
         span_mode: span_mode.to_string(),
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
@@ -629,7 +629,11 @@ impl Gathered {
 }
 
 /// The samples of `split` for an evaluation, cut to the first `limit` queries (in order).
-pub fn load_eval_samples(cfg: &Config, split: &str, limit: Option<usize>) -> Result<Vec<Sample>> {
+pub fn load_eval_samples(
+    cfg: &Config,
+    split: SplitSpec,
+    limit: Option<usize>,
+) -> Result<Vec<Sample>> {
     let mut samples =
         crate::data::load_samples(&cfg.data, split, &cfg.eval.span_mode, cfg.run.seed)?;
     if let Some(limit) = limit {

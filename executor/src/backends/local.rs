@@ -34,6 +34,57 @@ use tokenizers::{AddedToken, Tokenizer};
 
 use super::{LlmStats, LlmStatsSnapshot};
 
+/// A local model's architecture (`arch`): the ones [`LocalGguf`] runs. Read case-insensitively
+/// (`"Llama"` is `llama`); an unknown name is an error listing the accepted ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum LocalArch {
+    Llama,
+    Qwen2,
+}
+
+impl LocalArch {
+    /// The lowercase name (as `general.architecture` spells it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocalArch::Llama => "llama",
+            LocalArch::Qwen2 => "qwen2",
+        }
+    }
+}
+
+impl std::str::FromStr for LocalArch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "llama" => Ok(LocalArch::Llama),
+            "qwen2" => Ok(LocalArch::Qwen2),
+            _ => Err(format!(
+                "unknown arch {s:?}, expected \"llama\" or \"qwen2\""
+            )),
+        }
+    }
+}
+
+impl TryFrom<String> for LocalArch {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<LocalArch> for String {
+    fn from(a: LocalArch) -> String {
+        a.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for LocalArch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -42,7 +93,7 @@ pub struct LocalConfig {
     /// A `tokenizer.json`; when absent the tokenizer is built from the GGUF metadata.
     pub tokenizer_path: Option<PathBuf>,
     /// `llama` or `qwen2`; when absent, read from `general.architecture`.
-    pub arch: Option<String>,
+    pub arch: Option<LocalArch>,
     /// Prompt + completion token budget (at most candle's 4096).
     pub max_context: usize,
     /// What to do with a prompt that does not fit: `"refuse"` (an error) or `"cut-middle"`.
@@ -771,8 +822,8 @@ pub fn chatml(messages: &[Message], default_system: Option<&str>) -> String {
 
 /// The architecture: `cfg.arch`, else the file's `general.architecture` (default llama).
 fn arch_of(cfg: &LocalConfig, ct: &gguf_file::Content) -> String {
-    match &cfg.arch {
-        Some(a) => a.to_ascii_lowercase(),
+    match cfg.arch {
+        Some(a) => a.as_str().to_string(),
         None => ct
             .metadata
             .get("general.architecture")

@@ -104,7 +104,7 @@ pub struct EvalSkillsArgs {
     pub dataset: Option<crate::config::Dataset>,
     /// Split (default: eval.split).
     #[arg(long)]
-    pub split: Option<String>,
+    pub split: Option<crate::config::SplitSpec>,
     /// Only the first N questions of the split.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -153,7 +153,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         crate::eval::transfer_to(&mut cfg, d, &a.sets)?;
     }
     let old = a.old.as_deref().map(load).transpose()?;
-    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let split = a.split.unwrap_or(cfg.eval.split);
     let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from("runs")
             .join("skills-eval")

@@ -259,6 +259,13 @@ pub fn train(a: TrainArgs) -> Result<()> {
 /// `top_k` above the number of selectable skills: the controller then selects every skill
 /// (the reference clamps the same way, and an evolved bank's size varies, so this is a loud
 /// warning rather than an error).
+/// `--split` of a QA evaluation: read as text (the option also takes ALFWorld's split
+/// folders) and parsed here.
+fn qa_split(s: Option<&str>) -> Result<Option<crate::config::SplitSpec>> {
+    s.map(|s| s.parse().with_context(|| format!("--split {s:?}")))
+        .transpose()
+}
+
 fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
     (top_k > selectable).then(|| {
         format!(
@@ -372,7 +379,7 @@ fn method_config(
         }
     }
     let opts = crate::baselines::BaselineOptions {
-        split: a.split.clone(),
+        split: qa_split(a.split.as_deref())?,
         limit: a.limit,
         out: a.out.clone(),
         runs_dir: PathBuf::from("runs"),
@@ -467,7 +474,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let opts = EvalOptions {
         checkpoint,
         dataset: a.dataset,
-        split: a.split,
+        split: qa_split(a.split.as_deref())?,
         limit: a.limit,
         sets: a.sets,
         out: a.out,
