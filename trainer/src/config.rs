@@ -1133,7 +1133,7 @@ fn bad_value(user: &toml::Table, prefix: &str) -> Option<String> {
         if set_path(&mut probe, &path, v.clone()).is_err() {
             continue;
         }
-        if let Err(e) = resolve(&probe) {
+        if let Err(e) = build(&probe) {
             return Some(format!("{key}: {}", e.root_cause()));
         }
     }
@@ -1198,7 +1198,7 @@ fn with_server_defaults(t: &mut toml::Table) -> Result<()> {
     Ok(())
 }
 
-fn resolve(user: &toml::Table) -> Result<Config> {
+fn build(user: &toml::Table) -> Result<Config> {
     let mut base =
         toml::Table::try_from(Config::default()).context("serialising default config")?;
     with_server_defaults(&mut base)?;
@@ -1354,18 +1354,103 @@ fn legacy_score_keys(user: &mut toml::Table, origin: &str) {
     }
 }
 
-impl Config {
-    /// Resolve a config from TOML text plus `--set` overrides.
-    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
-        let mut user: toml::Table =
-            toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+/// A configuration before it is resolved: the raw TOML layers merged key by key (a file with
+/// its `extends` chain, or the config a checkpoint stored, or nothing for the defaults; then
+/// the `--set` overrides; then whatever a command changes, such as an evaluation moved to
+/// another dataset), and [`RawConfig::resolve`] the one step that checks them and builds the
+/// typed [`Config`] the runtime uses.
+#[derive(Debug, Clone)]
+pub struct RawConfig {
+    table: toml::Table,
+    /// Where the base layer came from (named in errors).
+    origin: String,
+    /// The dotted keys `--set` gave.
+    set_keys: Vec<String>,
+}
+
+impl RawConfig {
+    /// No layer: every key takes its default.
+    pub fn defaults(origin: &str) -> Self {
+        Self::from_table(toml::Table::new(), origin)
+    }
+
+    /// TOML text (a checkpoint's stored config, a test's snippet).
+    pub fn from_text(text: &str, origin: &str) -> Result<Self> {
+        let table = toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+        Ok(Self::from_table(table, origin))
+    }
+
+    /// A TOML file. A top-level `extends = "other.toml"` (relative to the file) layers the
+    /// file over another config: tables merge key by key, the extending file wins, and bases
+    /// may extend further (at most 8 levels, no cycles).
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let table = read_layered(path, &mut Vec::new())?;
+        Ok(Self::from_table(table, &path.display().to_string()))
+    }
+
+    fn from_table(table: toml::Table, origin: &str) -> Self {
+        Self {
+            table,
+            origin: origin.to_string(),
+            set_keys: Vec::new(),
+        }
+    }
+
+    /// `--set a.b=c` overrides, in order.
+    pub fn with_sets(mut self, sets: &[String]) -> Result<Self> {
         for s in sets {
             let (path, value) = parse_set(s)?;
-            set_path(&mut user, &path, value)?;
+            set_path(&mut self.table, &path, value)?;
+            self.set_keys.push(path.join("."));
         }
-        legacy_score_keys(&mut user, origin);
+        Ok(self)
+    }
+
+    /// Whether `--set` gave `key` (dotted).
+    pub fn is_set(&self, key: &str) -> bool {
+        self.set_keys.iter().any(|k| k == key)
+    }
+
+    /// Put `value` at the dotted `key`.
+    pub fn put(&mut self, key: &str, value: toml::Value) -> Result<()> {
+        let path: Vec<String> = key.split('.').map(String::from).collect();
+        set_path(&mut self.table, &path, value)
+    }
+
+    /// Drop the dotted `key` (it takes its default again).
+    pub fn remove(&mut self, key: &str) {
+        if let Some((parent, last)) = key.rsplit_once('.') {
+            if let Some(t) = table_at(&mut self.table, parent) {
+                t.remove(last);
+            }
+        } else {
+            self.table.remove(key);
+        }
+    }
+
+    /// `data.dataset` as these layers say it (the default when they do not).
+    pub fn dataset(&self) -> Result<Dataset> {
+        match self.table.get("data").and_then(|d| d.get("dataset")) {
+            None => Ok(Dataset::default()),
+            Some(v) => v
+                .clone()
+                .try_into()
+                .with_context(|| format!("config {}: invalid value: data.dataset", self.origin)),
+        }
+    }
+
+    /// Check the layers and build the typed config: old keys renamed, every value
+    /// deserialised over the defaults (a bad one named by its key), unknown keys refused,
+    /// then the cross-field checks of [`Config::validate`].
+    pub fn resolve(self) -> Result<Config> {
+        let RawConfig {
+            table: mut user,
+            origin,
+            ..
+        } = self;
+        legacy_score_keys(&mut user, &origin);
         check_llm_sections(&user).with_context(|| format!("config {origin}: invalid value"))?;
-        let cfg = match resolve(&user) {
+        let cfg = match build(&user) {
             Ok(c) => c,
             Err(e) => {
                 let e = match bad_value(&user, "") {
@@ -1381,15 +1466,19 @@ impl Config {
         cfg.validate().with_context(|| format!("config {origin}"))?;
         Ok(cfg)
     }
+}
 
-    /// Load a TOML file and apply overrides. A top-level `extends = "other.toml"` (relative
-    /// to the file) layers the file over another config: tables merge key by key, the
-    /// extending file wins, and bases may extend further (at most 8 levels, no cycles).
+impl Config {
+    /// Resolve a config from TOML text plus `--set` overrides.
+    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
+        RawConfig::from_text(text, origin)?
+            .with_sets(sets)?
+            .resolve()
+    }
+
+    /// Load a TOML file (see [`RawConfig::from_file`] for `extends`) and apply overrides.
     pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
-        let table = read_layered(path, &mut Vec::new())?;
-        let text = toml::to_string(&table)
-            .with_context(|| format!("config {}: re-serialising", path.display()))?;
-        Self::from_toml_str(&text, sets, &path.display().to_string())
+        RawConfig::from_file(path)?.with_sets(sets)?.resolve()
     }
 
     /// The resolved config as TOML (what `runs/<name>/config.toml` holds).
@@ -2232,5 +2321,52 @@ mod tests {
         // an optional LLM section starts from the default backend, as [executor] does
         let c = Config::from_toml_str("", &["answer.llm.max_tokens=7".into()], "t").unwrap();
         assert_eq!(c.answer_llm().backend.name(), "openai");
+    }
+
+    /// The raw layers: `--set` over text, keys put and removed before the one resolve, the
+    /// raw dataset; a checkpoint-style text with `--set` resolves as `from_toml_str` does.
+    #[test]
+    fn raw_layers_resolve_once() {
+        let text = "[data]\ndataset = \"hotpotqa\"\n[answer]\nmax_tokens = 99\n";
+        let sets = vec!["eval.top_k=4".to_string()];
+        let raw = RawConfig::from_text(text, "t")
+            .unwrap()
+            .with_sets(&sets)
+            .unwrap();
+        assert!(raw.is_set("eval.top_k") && !raw.is_set("answer.max_tokens"));
+        assert_eq!(
+            raw.dataset().unwrap(),
+            "hotpotqa".parse::<Dataset>().unwrap()
+        );
+        assert_eq!(
+            RawConfig::defaults("t").dataset().unwrap(),
+            Dataset::default()
+        );
+        let direct = Config::from_toml_str(text, &sets, "t").unwrap();
+        assert_eq!(
+            raw.clone().resolve().unwrap().to_toml().unwrap(),
+            direct.to_toml().unwrap()
+        );
+        let mut r = raw;
+        r.remove("answer.max_tokens");
+        r.put("data.path", toml::Value::String("x.json".into()))
+            .unwrap();
+        let c = r.resolve().unwrap();
+        assert_eq!(
+            (c.answer.max_tokens, c.data.path.as_str()),
+            (None, "x.json")
+        );
+        assert_eq!(c.eval.top_k, 4);
+        // a bad value put into the raw layers is named at the one resolve
+        let mut r = RawConfig::defaults("t");
+        r.put("eval.split", toml::Value::String("dev".into()))
+            .unwrap();
+        let e = format!("{:#}", r.resolve().unwrap_err());
+        assert!(e.contains("eval.split") && e.contains("val"), "{e}");
+        let e = RawConfig::from_text("[data]\ndataset = \"nope\"\n", "t")
+            .unwrap()
+            .dataset()
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("data.dataset"), "{e:#}");
     }
 }

@@ -133,25 +133,24 @@ pub struct EvalSkillsArgs {
 
 fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
     use crate::checkpoint::{resolve, Checkpoint};
-    use crate::config::Config;
+    use crate::config::RawConfig;
     let bank = load(&a.bank)?;
-    let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
+    let (raw, ck) = match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
             let dir = resolve(c)?;
             let ck = Checkpoint::load(&dir)
                 .with_context(|| format!("loading checkpoint {}", dir.display()))?;
             let origin = dir.join("config.toml").display().to_string();
-            (
-                Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?,
-                Some(ck),
-            )
+            (RawConfig::from_text(&ck.config_toml, &origin)?, Some(ck))
         }
-        (None, Some(p)) => (Config::load(p, &a.sets)?, None),
+        (None, Some(p)) => (RawConfig::from_file(p)?, None),
         (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
     };
+    let mut raw = raw.with_sets(&a.sets)?;
     if let Some(d) = a.dataset {
-        crate::eval::transfer_to(&mut cfg, d, &a.sets)?;
+        crate::eval::transfer_to(&mut raw, d)?;
     }
+    let cfg = raw.resolve()?;
     let old = a.old.as_deref().map(load).transpose()?;
     let split = a.split.unwrap_or(cfg.eval.split);
     let out = a.out.clone().unwrap_or_else(|| {

@@ -462,11 +462,8 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         let dir = resolve(&checkpoint)?;
         let ck = Checkpoint::load(&dir)
             .with_context(|| format!("loading checkpoint {}", dir.display()))?;
-        let cfg = Config::from_toml_str(
-            &ck.config_toml,
-            &a.sets,
-            &dir.join("config.toml").display().to_string(),
-        )?;
+        // the configuration `evaluate` resolves (the same function)
+        let cfg = crate::eval::eval_config(&ck, &dir, &a.sets, a.dataset)?;
         if let Some(w) = top_k_warning("eval.top_k", cfg.eval.top_k, ck.bank.selectable().len()) {
             eprintln!("{w}");
         }
