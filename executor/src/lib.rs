@@ -21,7 +21,7 @@ pub use backends::dialect::StructuredDialect;
 pub use backends::embeddings::{embeddings_url, read_embeddings, OpenAiEmbedder};
 pub use backends::local::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalArch,
-    LocalConfig, LocalGguf, Overflow,
+    LocalConfig, LocalGguf, LocalSettings, Overflow,
 };
 pub use backends::openai::{EndpointHealth, OpenAiBackend, OpenAiConfig};
 pub use backends::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts, ScriptedLlm};

@@ -284,17 +284,7 @@ pub fn probe_backends(http: &[HttpBackend]) -> Result<()> {
 
 /// A local GGUF backend (default model: the SmolLM2 asset).
 fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
-    let lc = memskill_executor::LocalConfig {
-        model_path: l
-            .model_path
-            .clone()
-            .unwrap_or_else(memskill_executor::default_smollm2_path),
-        tokenizer_path: l.tokenizer_path.clone(),
-        arch: l.arch,
-        max_context: l.max_context,
-        overflow: l.overflow,
-        ..Default::default()
-    };
+    let lc = l.backend_config();
     Ok(Arc::new(load_local(&lc, &format!("{field}.model_path"))?))
 }
 

@@ -17,7 +17,7 @@ pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
 pub use memskill_executor::{
-    CacheMode, HotpotF1, JudgeStyle, LocalArch, OpenAiConfig, Overflow, Structured,
+    CacheMode, HotpotF1, JudgeStyle, LocalArch, LocalSettings, OpenAiConfig, Overflow, Structured,
     StructuredDialect,
 };
 
@@ -590,7 +590,7 @@ pub struct LlmConfig {
 pub enum LlmBackend {
     /// Any OpenAI-compatible server (the executor crate's config).
     Openai(OpenAiConfig),
-    /// A GGUF model run in process through candle.
+    /// A GGUF model run in process through candle (the executor crate's settings).
     Local(LocalSettings),
     /// The deterministic oracle of the synthetic dataset (tests only).
     ScriptedSynthetic(ScriptedSettings),
@@ -613,46 +613,6 @@ impl LlmBackend {
     }
 }
 
-/// `backend = "local"`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct LocalSettings {
-    /// GGUF file; absent = the SmolLM2 asset.
-    #[serde(
-        deserialize_with = "opt_path::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub model_path: Option<PathBuf>,
-    #[serde(
-        deserialize_with = "opt_path::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub tokenizer_path: Option<PathBuf>,
-    /// "llama" | "qwen2"; absent = from the GGUF metadata.
-    #[serde(
-        deserialize_with = "opt_arch::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub arch: Option<LocalArch>,
-    pub max_context: usize,
-    /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
-    /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
-    /// warned and counted); never cut silently.
-    pub overflow: Overflow,
-}
-
-impl Default for LocalSettings {
-    fn default() -> Self {
-        Self {
-            model_path: None,
-            tokenizer_path: None,
-            arch: None,
-            max_context: 4096,
-            overflow: Overflow::Refuse,
-        }
-    }
-}
-
 /// `backend = "scripted-synthetic"`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -663,20 +623,6 @@ pub struct ScriptedSettings {
     /// listed in its prompt, the first ones (a stand-in for a model's limited instruction
     /// following; 0 = all, the default).
     pub scripted_capacity: usize,
-}
-
-/// Reads an optional architecture; `""` counts as absent.
-mod opt_arch {
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<super::LocalArch>, D::Error> {
-        match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
-            Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
-            None => Ok(None),
-        }
-    }
 }
 
 impl Default for LlmConfig {

@@ -85,6 +85,79 @@ impl std::fmt::Display for LocalArch {
     }
 }
 
+/// The keys of a run config's local-model section (`backend = "local"`): the part of
+/// [`LocalConfig`] a run sets, with the run config's defaults (the other fields keep
+/// [`LocalConfig`]'s). A path or arch given as `""` counts as absent.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct LocalSettings {
+    /// GGUF file; absent = the SmolLM2 asset.
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model_path: Option<PathBuf>,
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tokenizer_path: Option<PathBuf>,
+    /// "llama" | "qwen2"; absent = from the GGUF metadata.
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arch: Option<LocalArch>,
+    pub max_context: usize,
+    /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
+    /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
+    /// warned and counted); never cut silently.
+    pub overflow: Overflow,
+}
+
+impl Default for LocalSettings {
+    fn default() -> Self {
+        Self {
+            model_path: None,
+            tokenizer_path: None,
+            arch: None,
+            max_context: 4096,
+            overflow: Overflow::Refuse,
+        }
+    }
+}
+
+impl LocalSettings {
+    /// The backend's configuration: these keys over [`LocalConfig`]'s defaults.
+    pub fn backend_config(&self) -> LocalConfig {
+        LocalConfig {
+            model_path: self.model_path.clone().unwrap_or_else(default_smollm2_path),
+            tokenizer_path: self.tokenizer_path.clone(),
+            arch: self.arch,
+            max_context: self.max_context,
+            overflow: self.overflow,
+            ..Default::default()
+        }
+    }
+}
+
+/// Reads an optional value from its text; `""` counts as absent.
+mod empty_is_none {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
+            Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
