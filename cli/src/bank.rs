@@ -44,7 +44,7 @@ pub struct BuildArgs {
     pub sample: String,
     /// The split the sample is in (default: the config's `eval.split`).
     #[arg(long)]
-    pub split: Option<String>,
+    pub split: Option<memskill_trainer::config::SplitSpec>,
     /// Output JSON file (written atomically).
     #[arg(long)]
     pub out: PathBuf,
@@ -94,8 +94,8 @@ fn build(a: BuildArgs) -> Result<()> {
     refuse_existing(&a.out, a.force, "--out")?;
     let cfg = Config::load(&a.config, &a.sets)?;
     let (cfg, skills) = baseline_config(Baseline::StaticSkills, &cfg)?;
-    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let samples = load_eval_samples(&cfg, &split, None)?;
+    let split = a.split.unwrap_or(cfg.eval.split);
+    let samples = load_eval_samples(&cfg, split, None)?;
     let Some(sample) = samples.iter().find(|s| s.id == a.sample) else {
         let ids: Vec<&str> = samples.iter().take(12).map(|s| s.id.as_str()).collect();
         bail!(

@@ -42,7 +42,7 @@ pub struct CasesArgs {
     pub sets: Vec<String>,
     /// Split (default: eval.split).
     #[arg(long)]
-    pub split: Option<String>,
+    pub split: Option<SplitSpec>,
     /// Output file (JSON Lines, written atomically).
     #[arg(long)]
     pub out: PathBuf,
@@ -61,8 +61,8 @@ pub fn cases(a: &CasesArgs) -> anyhow::Result<usize> {
             cfg.data.dataset.name()
         );
     }
-    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let samples = memskill_trainer::eval::load_eval_samples(&cfg, &split, None)?;
+    let split = a.split.unwrap_or(cfg.eval.split);
+    let samples = memskill_trainer::eval::load_eval_samples(&cfg, split, None)?;
     let expected = memskill_trainer::synthetic::expected_triggers(&samples);
     let text = memskill_trainer::cases::render(
         &expected,
@@ -365,7 +365,7 @@ fn load_all(
     };
     let mut samples = memskill_datasets::load(kind, &a.path, &opts)?;
     if bench.splits == Splits::ByIndex {
-        samples = split_locomo(samples, split.as_str(), &LocomoSplits::default())?;
+        samples = split_locomo(samples, split, &LocomoSplits::default())?;
     }
     Ok(samples)
 }

@@ -116,7 +116,7 @@ pub struct ChatArgs {
     pub model_path: Option<PathBuf>,
     /// `llama` or `qwen2` (local; default from the GGUF metadata).
     #[arg(long)]
-    pub arch: Option<String>,
+    pub arch: Option<memskill_executor::LocalArch>,
     /// Base URL(s) of OpenAI-compatible servers (repeat or comma-separate).
     #[arg(long, value_delimiter = ',')]
     pub base_url: Vec<String>,
@@ -295,7 +295,7 @@ fn chat_request(a: &ChatArgs) -> anyhow::Result<ChatRequest> {
 /// `llm chat --backend local`: the reply, then speed (and the token mask's cost) on stderr.
 fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
     let mut cfg = LocalConfig {
-        arch: a.arch.clone(),
+        arch: a.arch,
         ..LocalConfig::default()
     };
     if let Some(p) = &a.model_path {
@@ -332,6 +332,9 @@ fn chat_local(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
 fn chat_openai(a: &ChatArgs, req: &ChatRequest) -> anyhow::Result<()> {
     let mut cfg = OpenAiConfig {
         api_key_envs: a.api_key_env.clone(),
+        // this command's own defaults (not the run config's)
+        model: "Qwen/Qwen3-8B".into(),
+        max_concurrency: 16,
         ..OpenAiConfig::default()
     };
     if !a.base_url.is_empty() {

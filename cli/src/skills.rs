@@ -104,7 +104,7 @@ pub struct EvalSkillsArgs {
     pub dataset: Option<memskill_trainer::config::Dataset>,
     /// Split (default: eval.split).
     #[arg(long)]
-    pub split: Option<String>,
+    pub split: Option<memskill_trainer::config::SplitSpec>,
     /// Only the first N questions of the split.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -133,27 +133,26 @@ pub struct EvalSkillsArgs {
 
 fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
-    use memskill_trainer::config::Config;
+    use memskill_trainer::config::RawConfig;
     let bank = load(&a.bank)?;
-    let (mut cfg, ck) = match (&a.checkpoint, &a.config) {
+    let (raw, ck) = match (&a.checkpoint, &a.config) {
         (Some(c), _) => {
             let dir = resolve(c)?;
             let ck = Checkpoint::load(&dir)
                 .with_context(|| format!("loading checkpoint {}", dir.display()))?;
             let origin = dir.join("config.toml").display().to_string();
-            (
-                Config::from_toml_str(&ck.config_toml, &a.sets, &origin)?,
-                Some(ck),
-            )
+            (RawConfig::from_text(&ck.config_toml, &origin)?, Some(ck))
         }
-        (None, Some(p)) => (Config::load(p, &a.sets)?, None),
+        (None, Some(p)) => (RawConfig::from_file(p)?, None),
         (None, None) => bail!("skills eval needs --checkpoint RUN or --config FILE"),
     };
+    let mut raw = raw.with_sets(&a.sets)?;
     if let Some(d) = a.dataset {
-        memskill_trainer::eval::transfer_to(&mut cfg, d, &a.sets)?;
+        memskill_trainer::eval::transfer_to(&mut raw, d)?;
     }
+    let cfg = raw.resolve()?;
     let old = a.old.as_deref().map(load).transpose()?;
-    let split = a.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let split = a.split.unwrap_or(cfg.eval.split);
     let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from("runs")
             .join("skills-eval")

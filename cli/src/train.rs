@@ -259,6 +259,13 @@ pub fn train(a: TrainArgs) -> Result<()> {
 /// `top_k` above the number of selectable skills: the controller then selects every skill
 /// (the reference clamps the same way, and an evolved bank's size varies, so this is a loud
 /// warning rather than an error).
+/// `--split` of a QA evaluation: read as text (the option also takes ALFWorld's split
+/// folders) and parsed here.
+fn qa_split(s: Option<&str>) -> Result<Option<memskill_trainer::config::SplitSpec>> {
+    s.map(|s| s.parse().with_context(|| format!("--split {s:?}")))
+        .transpose()
+}
+
 fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
     (top_k > selectable).then(|| {
         format!(
@@ -372,7 +379,7 @@ fn method_config(
         }
     }
     let opts = memskill_trainer::baselines::BaselineOptions {
-        split: a.split.clone(),
+        split: qa_split(a.split.as_deref())?,
         limit: a.limit,
         out: a.out.clone(),
         runs_dir: PathBuf::from("runs"),
@@ -455,11 +462,8 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         let dir = resolve(&checkpoint)?;
         let ck = Checkpoint::load(&dir)
             .with_context(|| format!("loading checkpoint {}", dir.display()))?;
-        let cfg = Config::from_toml_str(
-            &ck.config_toml,
-            &a.sets,
-            &dir.join("config.toml").display().to_string(),
-        )?;
+        // the configuration `evaluate` resolves (the same function)
+        let cfg = memskill_trainer::eval::eval_config(&ck, &dir, &a.sets, a.dataset)?;
         if let Some(w) = top_k_warning("eval.top_k", cfg.eval.top_k, ck.bank.selectable().len()) {
             eprintln!("{w}");
         }
@@ -467,7 +471,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let opts = EvalOptions {
         checkpoint,
         dataset: a.dataset,
-        split: a.split,
+        split: qa_split(a.split.as_deref())?,
         limit: a.limit,
         sets: a.sets,
         out: a.out,

@@ -7,8 +7,7 @@ use crate::plackett_luce::{
     pl_log_prob_tensor, pl_remaining_mask, top_k, topk_stats_f64, PlForm,
 };
 use crate::policy::{
-    clip_global_norm_flat, forward, parse_device, Adam, FlatState, Params, PolicyBatch,
-    PolicyConfig,
+    clip_global_norm_flat, forward, open_device, Adam, FlatState, Params, PolicyBatch, PolicyConfig,
 };
 use crate::ppo::{gae, normalize, PpoConfig, PpoStats, Transition};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -272,7 +271,7 @@ impl Controller {
             });
         }
         ppo.validate()?;
-        let device = parse_device(&policy.device)?;
+        let device = open_device(policy.device)?;
         let mut init_rng = ChaCha8Rng::seed_from_u64(seed);
         let params = Params::init_with(policy.init, emb_dim, policy.hidden, &mut init_rng);
         let adam = Adam::new(&params);
@@ -852,7 +851,7 @@ mod tests {
             4,
             &PolicyConfig {
                 hidden: 16,
-                device: "cpu".into(),
+                device: crate::PolicyDevice::Cpu,
                 ..PolicyConfig::default()
             },
             &PpoConfig::default(),
@@ -934,7 +933,7 @@ mod tests {
                     4,
                     &PolicyConfig {
                         hidden: 16,
-                        device: "cpu".into(),
+                        device: crate::PolicyDevice::Cpu,
                         ..PolicyConfig::default()
                     },
                     &PpoConfig {
@@ -1081,7 +1080,7 @@ mod tests {
             5,
             &PolicyConfig {
                 hidden: 16,
-                device: "cpu".into(),
+                device: crate::PolicyDevice::Cpu,
                 ..PolicyConfig::default()
             },
             &PpoConfig::default(),

@@ -31,6 +31,6 @@ pub use plackett_luce::{
     entropy_f64, gumbel_top_k, log_softmax_f64, pl_log_prob_clamped_f64, pl_log_prob_f64,
     pl_log_prob_form_f64, pl_log_prob_tensor, pl_remaining_mask, top_k, topk_stats_f64, PlForm,
 };
-pub use policy::{NamedTensor, PolicyConfig, PolicyInit};
+pub use policy::{NamedTensor, PolicyConfig, PolicyDevice, PolicyInit};
 pub use ppo::{gae, gae_f64, normalize, PpoConfig, PpoStats, Transition};
 pub use shaping::{process_reward, redistribute, shape_rewards, ShapingConfig, SpanOutcome};

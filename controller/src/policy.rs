@@ -28,7 +28,7 @@ pub struct PolicyConfig {
     /// Hidden width of every MLP (256).
     pub hidden: usize,
     /// `"cpu"` (burn flex backend) or `"cuda"` / `"cuda:N"` (needs the `cuda` cargo feature).
-    pub device: String,
+    pub device: PolicyDevice,
     /// Weight initialisation (reference: PyTorch's `nn.Linear` default, `torch-default`).
     pub init: PolicyInit,
 }
@@ -37,7 +37,7 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         Self {
             hidden: 256,
-            device: "cpu".into(),
+            device: PolicyDevice::Cpu,
             init: PolicyInit::TorchDefault,
         }
     }
@@ -57,43 +57,83 @@ pub enum PolicyInit {
     Orthogonal,
 }
 
+/// Where the policy network runs (`policy.device`): `"cpu"` (also `"flex"`, the burn flex
+/// backend) | `"cuda"` | `"cuda:N"`, read case-insensitively; written back as `cpu`, `cuda`
+/// or `cuda:N`. Whether this build has CUDA is checked when the device is opened
+/// ([`open_device`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum PolicyDevice {
+    Cpu,
+    /// `cuda` (None, the first GPU) or `cuda:N`.
+    Cuda(Option<usize>),
+}
+
+impl std::str::FromStr for PolicyDevice {
+    type Err = String;
+    fn from_str(spec: &str) -> Result<Self, String> {
+        let s = spec.trim().to_ascii_lowercase();
+        if s == "cpu" || s == "flex" {
+            return Ok(PolicyDevice::Cpu);
+        }
+        match s.strip_prefix("cuda") {
+            Some("") => Ok(PolicyDevice::Cuda(None)),
+            Some(rest) => match rest.strip_prefix(':') {
+                Some(n) => n
+                    .parse()
+                    .map(|i| PolicyDevice::Cuda(Some(i)))
+                    .map_err(|_| format!("{spec:?}: expected cuda:N with N a GPU index")),
+                None => Err(format!("{spec:?}: expected `cpu`, `cuda` or `cuda:N`")),
+            },
+            None => Err(format!("{spec:?}: expected `cpu`, `cuda` or `cuda:N`")),
+        }
+    }
+}
+
+impl std::fmt::Display for PolicyDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PolicyDevice::Cpu => f.write_str("cpu"),
+            PolicyDevice::Cuda(None) => f.write_str("cuda"),
+            PolicyDevice::Cuda(Some(i)) => write!(f, "cuda:{i}"),
+        }
+    }
+}
+
+impl TryFrom<String> for PolicyDevice {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<PolicyDevice> for String {
+    fn from(d: PolicyDevice) -> String {
+        d.to_string()
+    }
+}
+
 /// Parses a device string: `cpu` -> `Device::flex()`, `cuda[:N]` -> `Device::cuda(N)`.
 pub fn parse_device(spec: &str) -> Result<Device, ControllerError> {
-    let s = spec.trim().to_ascii_lowercase();
-    if s == "cpu" || s == "flex" {
-        return Ok(Device::flex());
-    }
-    if let Some(rest) = s.strip_prefix("cuda") {
-        let idx: usize = match rest.strip_prefix(':') {
-            Some(n) => n.parse().map_err(|_| ControllerError::Device {
-                device: spec.into(),
-                msg: "expected cuda:N with N a GPU index".into(),
-            })?,
-            None if rest.is_empty() => 0,
-            None => {
-                return Err(ControllerError::Device {
-                    device: spec.into(),
-                    msg: "expected `cpu`, `cuda` or `cuda:N`".into(),
-                })
-            }
-        };
-        #[cfg(feature = "cuda")]
-        {
-            return Ok(Device::cuda(idx));
-        }
-        #[cfg(not(feature = "cuda"))]
-        {
-            let _ = idx;
-            return Err(ControllerError::Device {
-                device: spec.into(),
-                msg: "this build has no CUDA support; rebuild with `--features cuda` or set policy.device = \"cpu\"".into(),
-            });
-        }
-    }
-    Err(ControllerError::Device {
+    let d = spec.parse().map_err(|msg| ControllerError::Device {
         device: spec.into(),
-        msg: "expected `cpu`, `cuda` or `cuda:N`".into(),
-    })
+        msg,
+    })?;
+    open_device(d)
+}
+
+/// The burn device of `d`; CUDA needs a build with the `cuda` feature.
+pub fn open_device(d: PolicyDevice) -> Result<Device, ControllerError> {
+    match d {
+        PolicyDevice::Cpu => Ok(Device::flex()),
+        #[cfg(feature = "cuda")]
+        PolicyDevice::Cuda(idx) => Ok(Device::cuda(idx.unwrap_or(0))),
+        #[cfg(not(feature = "cuda"))]
+        PolicyDevice::Cuda(_) => Err(ControllerError::Device {
+            device: d.to_string(),
+            msg: "this build has no CUDA support; rebuild with `--features cuda` or set policy.device = \"cpu\"".into(),
+        }),
+    }
 }
 
 /// A named tensor in the reference's layout: name, shape, row-major values.

@@ -88,7 +88,7 @@ fn run(seed: u64, max_updates: usize) -> Option<usize> {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(64),
-        device: "cpu".into(),
+        device: memskill_controller::PolicyDevice::Cpu,
         init: match std::env::var("BANDIT_INIT").as_deref() {
             Ok("torch-default") => PolicyInit::TorchDefault,
             _ => PolicyInit::Orthogonal,

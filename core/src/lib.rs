@@ -37,6 +37,6 @@ pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
 pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
-    validate_skill_name, ActionKind, EvalMode, EvalRun, ReleaseKind, ReleaseRecord, Skill,
-    SkillBank, SkillStatus, UsageStats, Version,
+    validate_skill_name, ActionKind, CompareMode, EvalMode, EvalRun, ReleaseKind, ReleaseRecord,
+    Skill, SkillBank, SkillStatus, UsageStats, Version,
 };

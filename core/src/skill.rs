@@ -427,12 +427,42 @@ impl From<StoredBank> for SkillBank {
     }
 }
 
+/// Which mode of a skill's three-mode comparison an [`EvalMode`] is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompareMode {
+    /// The skill removed from the bank.
+    #[default]
+    Without,
+    /// Its previous version (absent for a new skill).
+    Old,
+    /// The version under test.
+    Candidate,
+}
+
+impl CompareMode {
+    /// The lowercase name (as eval runs store it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompareMode::Without => "without",
+            CompareMode::Old => "old",
+            CompareMode::Candidate => "candidate",
+        }
+    }
+}
+
+impl std::fmt::Display for CompareMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One mode of a skill's three-mode comparison, on the same cases, spans and seeds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalMode {
     /// `without` (the skill removed), `old` (its previous version; absent for a new skill)
     /// or `candidate` (the version under test).
-    pub mode: String,
+    pub mode: CompareMode,
     /// Mean score over the scorable cases (outcome; NaN, JSON null, when none was).
     #[serde(with = "crate::nan_json::float")]
     pub score: f64,
@@ -545,8 +575,8 @@ impl Default for EvalRun {
 }
 
 impl EvalRun {
-    pub fn mode(&self, name: &str) -> Option<&EvalMode> {
-        self.modes.iter().find(|m| m.mode == name)
+    pub fn mode(&self, mode: CompareMode) -> Option<&EvalMode> {
+        self.modes.iter().find(|m| m.mode == mode)
     }
 }
 
@@ -740,7 +770,7 @@ mod tests {
             cases: vec!["s/q".into()],
             solved_before: vec![false],
             modes: vec![EvalMode {
-                mode: "candidate".into(),
+                mode: CompareMode::Candidate,
                 score: f64::NAN,
                 case_scores: vec![f64::NAN],
                 tokens: 0,

@@ -8,14 +8,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::DatasetError;
 
-/// A split name.
+/// A split name: `train`, `val` (also read as `valid` / `validation`), `test` or `all`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SplitSpec {
     Train,
+    #[serde(alias = "valid", alias = "validation")]
     Val,
     Test,
     All,
+}
+
+impl std::fmt::Display for SplitSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl SplitSpec {
@@ -65,14 +72,14 @@ impl Default for LocomoSplits {
 }
 
 /// The samples of one LoCoMo split (by index in the file order; indices past the end are
-/// ignored). `split` is `train`, `val`, `test` or `all`.
+/// ignored).
 pub fn split_locomo(
     samples: impl AsRef<[Sample]>,
-    split: &str,
+    split: SplitSpec,
     splits: &LocomoSplits,
 ) -> Result<Vec<Sample>, DatasetError> {
     let samples = samples.as_ref();
-    let range = match split.parse::<SplitSpec>()? {
+    let range = match split {
         SplitSpec::All => 0..samples.len(),
         SplitSpec::Train => splits.train.clone(),
         SplitSpec::Val => splits.val.clone(),
@@ -106,27 +113,28 @@ mod tests {
         let ids = |v: Vec<Sample>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
         let d = LocomoSplits::default();
         assert_eq!(
-            ids(split_locomo(&all, "test", &d).unwrap()),
+            ids(split_locomo(&all, SplitSpec::Test, &d).unwrap()),
             vec!["c8", "c9"]
         );
         assert_eq!(
-            ids(split_locomo(&all, "val", &d).unwrap()),
+            ids(split_locomo(&all, SplitSpec::Val, &d).unwrap()),
             vec!["c6", "c7"]
         );
-        assert_eq!(split_locomo(&all, "train", &d).unwrap().len(), 6);
-        assert_eq!(split_locomo(&all, "all", &d).unwrap().len(), 10);
+        assert_eq!(split_locomo(&all, SplitSpec::Train, &d).unwrap().len(), 6);
+        assert_eq!(split_locomo(&all, SplitSpec::All, &d).unwrap().len(), 10);
         let c = LocomoSplits {
             train: 0..2,
             val: 2..3,
             test: 3..20,
         };
         assert_eq!(
-            ids(split_locomo(&all[..5], "test", &c).unwrap()),
+            ids(split_locomo(&all[..5], SplitSpec::Test, &c).unwrap()),
             vec!["c3", "c4"]
         );
         assert!(matches!(
-            split_locomo(&all, "dev2", &d),
+            "dev2".parse::<SplitSpec>(),
             Err(DatasetError::UnknownSplit { .. })
         ));
+        assert_eq!("valid".parse::<SplitSpec>().unwrap(), SplitSpec::Val);
     }
 }

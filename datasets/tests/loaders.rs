@@ -509,7 +509,12 @@ fn real_locomo_counts_when_present() {
         spans += s.spans.len();
     }
     assert_eq!(spans, 3011);
-    let test = split_locomo(&used, "test", &LocomoSplits::default()).unwrap();
+    let test = split_locomo(
+        &used,
+        memskill_datasets::SplitSpec::Test,
+        &LocomoSplits::default(),
+    )
+    .unwrap();
     assert_eq!(
         test.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
         vec!["conv-49", "conv-50"]

@@ -20,7 +20,7 @@
 //!
 //! Everything here is pure: the replay itself (executor, answerer) lives in the trainer.
 
-use memskill_core::{EvalRun, ReleaseKind, ReleaseRecord, SkillBank, SkillStatus};
+use memskill_core::{CompareMode, EvalRun, ReleaseKind, ReleaseRecord, SkillBank, SkillStatus};
 use serde::{Deserialize, Serialize};
 
 /// `designer.gate`.
@@ -218,7 +218,7 @@ fn judge(run: &EvalRun, rules: &GateRules, activation: bool) -> (bool, Vec<Strin
         reasons.extend(activation_reasons(run, rules));
     }
     reasons.extend(cost_reasons(run, rules));
-    if let Some(m) = run.mode("candidate") {
+    if let Some(m) = run.mode(CompareMode::Candidate) {
         if let Some(p) = m.process().filter(|p| *p < rules.min_process) {
             reasons.push(format!(
                 "process {p:.2} below {:.2}: {} of {} selections performed the skill's action, reached the memory bank and were not flagged",
@@ -262,7 +262,7 @@ fn activation_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
 /// Latency (beyond the noise floor) and LLM-call overhead.
 fn cost_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
     let mut reasons = Vec::new();
-    let (Some(c), Some(r)) = (run.mode("candidate"), reference_mode(run)) else {
+    let (Some(c), Some(r)) = (run.mode(CompareMode::Candidate), reference_mode(run)) else {
         return reasons;
     };
     if run.latency_overhead > rules.max_latency_overhead {
@@ -288,7 +288,8 @@ fn cost_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
 
 /// The mode a candidate is compared against for cost: its old version, else without it.
 fn reference_mode(run: &EvalRun) -> Option<&memskill_core::EvalMode> {
-    run.mode("old").or_else(|| run.mode("without"))
+    run.mode(CompareMode::Old)
+        .or_else(|| run.mode(CompareMode::Without))
 }
 
 /// `a / b - 1`, 0 when `b` is 0 (nothing to compare with).
@@ -310,14 +311,14 @@ fn overhead(a: f64, b: f64) -> f64 {
 /// beyond the reference mode's. Written into `run` (its `safety_findings` already holds the
 /// skill-text scan).
 pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
-    let Some(cand) = run.mode("candidate").cloned() else {
+    let Some(cand) = run.mode(CompareMode::Candidate).cloned() else {
         run.outcome_delta = f64::NAN;
         return;
     };
     let others = run
         .modes
         .iter()
-        .filter(|m| m.mode != "candidate")
+        .filter(|m| m.mode != CompareMode::Candidate)
         .map(|m| m.score)
         .fold(f64::NEG_INFINITY, f64::max);
     run.outcome_delta = if others.is_finite() {
@@ -325,7 +326,10 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
     } else {
         f64::NAN
     };
-    let reference = run.mode("old").or_else(|| run.mode("without")).cloned();
+    let reference = run
+        .mode(CompareMode::Old)
+        .or_else(|| run.mode(CompareMode::Without))
+        .cloned();
     if let Some(r) = reference {
         run.regressions = r
             .case_scores
@@ -372,8 +376,8 @@ pub fn failed_run(bank: &SkillBank, skill: &str, stage: u32, reason: String) -> 
 
 /// Flagged or refused memories of the mode the candidate is compared against.
 fn reference_findings(run: &EvalRun) -> u64 {
-    run.mode("old")
-        .or_else(|| run.mode("without"))
+    run.mode(CompareMode::Old)
+        .or_else(|| run.mode(CompareMode::Without))
         .map_or(0, |m| m.safety_findings)
 }
 
@@ -460,7 +464,7 @@ pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Ve
         .iter()
         .rev()
         .find(|r| r.skill == skill && r.version == s.version)?;
-    let cand = run.mode("candidate");
+    let cand = run.mode(CompareMode::Candidate);
     let act = run.activation.as_ref();
     let rate = |f: fn(&memskill_core::ActivationStats) -> Option<memskill_core::Rate>| {
         act.and_then(f).map(|r| r.value)
@@ -535,7 +539,7 @@ pub fn eval_runs_md(runs: &[EvalRun]) -> String {
     let mut s = String::from(
         "| run | skill | cases | without | old | candidate | delta | regressions | tokens | latency | calls | activation | precision | recall | false positives | process | safety | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    let score = |r: &EvalRun, m: &str| {
+    let score = |r: &EvalRun, m: CompareMode| {
         r.mode(m)
             .filter(|m| m.score.is_finite())
             .map_or("-".to_string(), |m| format!("{:.3}", m.score))
@@ -551,16 +555,16 @@ pub fn eval_runs_md(runs: &[EvalRun]) -> String {
             verdict.push_str(&format!(" (note: {n})"));
         }
         let a = r.activation.as_ref();
-        let cand = r.mode("candidate");
+        let cand = r.mode(CompareMode::Candidate);
         s.push_str(&format!(
             "| {} | {}@{} | {} | {} | {} | {} | {:+.3} | {} | {:+.0}% | {:+.0}% | {:+.0}% | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             r.id,
             r.skill,
             r.version,
             r.cases.len(),
-            score(r, "without"),
-            score(r, "old"),
-            score(r, "candidate"),
+            score(r, CompareMode::Without),
+            score(r, CompareMode::Old),
+            score(r, CompareMode::Candidate),
             r.outcome_delta,
             r.regressions,
             100.0 * r.token_overhead,
@@ -587,9 +591,9 @@ mod tests {
     use super::*;
     use memskill_core::{EvalMode, Version};
 
-    fn mode(name: &str, scores: &[f64], tokens: u64) -> EvalMode {
+    fn mode(name: CompareMode, scores: &[f64], tokens: u64) -> EvalMode {
         EvalMode {
-            mode: name.into(),
+            mode: name,
             score: scores.iter().sum::<f64>() / scores.len() as f64,
             case_scores: scores.to_vec(),
             tokens,
@@ -619,8 +623,8 @@ mod tests {
     fn a_helpful_skill_passes_and_a_harmful_one_fails_with_its_reasons() {
         let rules = GateRules::default();
         let good = run(vec![
-            mode("without", &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0], 100),
-            mode("candidate", &[1.0, 1.0, 1.0, 1.0, 0.0, 1.0], 120),
+            mode(CompareMode::Without, &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0], 100),
+            mode(CompareMode::Candidate, &[1.0, 1.0, 1.0, 1.0, 0.0, 1.0], 120),
         ]);
         assert!((good.outcome_delta - 0.5).abs() < 1e-12);
         assert_eq!(good.regressions, 0);
@@ -628,8 +632,8 @@ mod tests {
         assert_eq!(verdict(&good, &rules), (true, vec![]));
 
         let bad = run(vec![
-            mode("without", &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0], 100),
-            mode("candidate", &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 200),
+            mode(CompareMode::Without, &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0], 100),
+            mode(CompareMode::Candidate, &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 200),
         ]);
         let (ok, reasons) = verdict(&bad, &rules);
         assert!(!ok);
@@ -641,16 +645,16 @@ mod tests {
 
         // the better of `without` and `old` is the bar
         let refine = run(vec![
-            mode("without", &[0.0; 5], 100),
-            mode("old", &[1.0, 1.0, 1.0, 0.0, 0.0], 100),
-            mode("candidate", &[1.0, 1.0, 1.0, 0.0, 0.0], 100),
+            mode(CompareMode::Without, &[0.0; 5], 100),
+            mode(CompareMode::Old, &[1.0, 1.0, 1.0, 0.0, 0.0], 100),
+            mode(CompareMode::Candidate, &[1.0, 1.0, 1.0, 0.0, 0.0], 100),
         ]);
         assert_eq!(refine.outcome_delta, 0.0);
         assert!(!verdict(&refine, &rules).0);
         // too few cases
         let few = run(vec![
-            mode("without", &[0.0], 1),
-            mode("candidate", &[1.0], 1),
+            mode(CompareMode::Without, &[0.0], 1),
+            mode(CompareMode::Candidate, &[1.0], 1),
         ]);
         assert!(verdict(&few, &rules).1[0].contains("at least 5"));
     }
@@ -670,8 +674,8 @@ mod tests {
         ins.status = SkillStatus::Candidate;
 
         let mut pass = run(vec![
-            mode("without", &[0.0; 5], 1),
-            mode("candidate", &[1.0; 5], 1),
+            mode(CompareMode::Without, &[0.0; 5], 1),
+            mode(CompareMode::Candidate, &[1.0; 5], 1),
         ]);
         pass.skill = "keep-dates".into();
         pass.version = Version::new(1, 0, 0);
@@ -722,10 +726,10 @@ mod tests {
         use memskill_core::{activation_stats, ActivationStats};
         let rules = GateRules::default();
         let base = || {
-            let mut w = mode("without", &[0.0; 6], 100);
+            let mut w = mode(CompareMode::Without, &[0.0; 6], 100);
             w.executor_ms = 1000.0;
             w.calls = 10;
-            let mut c = mode("candidate", &[1.0; 6], 100);
+            let mut c = mode(CompareMode::Candidate, &[1.0; 6], 100);
             c.executor_ms = 1300.0;
             c.calls = 10;
             c.selections = 10;
@@ -828,9 +832,9 @@ mod tests {
         let mut add = Skill::active("keep-dates", ActionKind::Insert, "d", "i", "t");
         add.version = Version::INITIAL;
         bank.insert(add).unwrap();
-        let mut w = mode("without", &[0.0; 5], 100);
+        let mut w = mode(CompareMode::Without, &[0.0; 5], 100);
         w.executor_ms = 1000.0;
-        let mut c = mode("candidate", &[1.0; 5], 150);
+        let mut c = mode(CompareMode::Candidate, &[1.0; 5], 150);
         c.executor_ms = 3000.0;
         c.selections = 4;
         c.process_ok = 3;
@@ -886,8 +890,8 @@ mod tests {
         };
         // added: no old version
         let mut added = run(vec![
-            mode("without", &[0.0; 6], 100),
-            mode("candidate", &[1.0; 6], 100),
+            mode(CompareMode::Without, &[0.0; 6], 100),
+            mode(CompareMode::Candidate, &[1.0; 6], 100),
         ]);
         added.activation = Some(low_recall.clone());
         assert_eq!(
@@ -913,9 +917,9 @@ mod tests {
 
         // refine: the old version exists, the controller has trained with the name
         let mut refine = run(vec![
-            mode("without", &[0.0; 6], 100),
-            mode("old", &[0.0; 6], 100),
-            mode("candidate", &[1.0; 6], 100),
+            mode(CompareMode::Without, &[0.0; 6], 100),
+            mode(CompareMode::Old, &[0.0; 6], 100),
+            mode(CompareMode::Candidate, &[1.0; 6], 100),
         ]);
         refine.old_version = Some(Version::INITIAL);
         refine.activation = Some(low_recall);
@@ -928,8 +932,8 @@ mod tests {
 
         // a new skill without expected triggers keeps only the trainer's note on that
         let mut none = run(vec![
-            mode("without", &[0.0; 6], 100),
-            mode("candidate", &[1.0; 6], 100),
+            mode(CompareMode::Without, &[0.0; 6], 100),
+            mode(CompareMode::Candidate, &[1.0; 6], 100),
         ]);
         assert_eq!(activation_not_gated(&none), None);
         release_verdict(&mut none, &rules);
@@ -939,8 +943,8 @@ mod tests {
     #[test]
     fn a_run_without_expected_triggers_says_so_and_is_not_failed_for_it() {
         let mut r = run(vec![
-            mode("without", &[0.0; 5], 100),
-            mode("candidate", &[1.0; 5], 100),
+            mode(CompareMode::Without, &[0.0; 5], 100),
+            mode(CompareMode::Candidate, &[1.0; 5], 100),
         ]);
         r.notes = vec!["no cases with expected triggers (locomo): not gated".into()];
         let (pass, reasons) = verdict(&r, &GateRules::default());

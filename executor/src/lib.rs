@@ -24,8 +24,8 @@ pub use judge::{
     JudgeContext, JudgeGold, JudgeStyle, JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE,
 };
 pub use memskill_local::gguf::{
-    asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,
-    LocalGguf, Overflow,
+    asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalArch,
+    LocalConfig, LocalGguf, LocalSettings, Overflow,
 };
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{

@@ -180,6 +180,7 @@ fn cfg(urls: Vec<String>, retries: u32) -> OpenAiConfig {
         cooldown_ms: 60_000,
         max_retry_after_secs: 60,
         structured_dialect: Default::default(),
+        ..OpenAiConfig::default()
     }
 }
 

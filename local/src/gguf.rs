@@ -34,6 +34,130 @@ use tokenizers::{AddedToken, Tokenizer};
 
 use memskill_core::llm_stats::{strip_reasoning, LlmStats, LlmStatsSnapshot};
 
+/// A local model's architecture (`arch`): the ones [`LocalGguf`] runs. Read case-insensitively
+/// (`"Llama"` is `llama`); an unknown name is an error listing the accepted ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum LocalArch {
+    Llama,
+    Qwen2,
+}
+
+impl LocalArch {
+    /// The lowercase name (as `general.architecture` spells it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocalArch::Llama => "llama",
+            LocalArch::Qwen2 => "qwen2",
+        }
+    }
+}
+
+impl std::str::FromStr for LocalArch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "llama" => Ok(LocalArch::Llama),
+            "qwen2" => Ok(LocalArch::Qwen2),
+            _ => Err(format!(
+                "unknown arch {s:?}, expected \"llama\" or \"qwen2\""
+            )),
+        }
+    }
+}
+
+impl TryFrom<String> for LocalArch {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<LocalArch> for String {
+    fn from(a: LocalArch) -> String {
+        a.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for LocalArch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The keys of a run config's local-model section (`backend = "local"`): the part of
+/// [`LocalConfig`] a run sets, with the run config's defaults (the other fields keep
+/// [`LocalConfig`]'s). A path or arch given as `""` counts as absent.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct LocalSettings {
+    /// GGUF file; absent = the SmolLM2 asset.
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model_path: Option<PathBuf>,
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tokenizer_path: Option<PathBuf>,
+    /// "llama" | "qwen2"; absent = from the GGUF metadata.
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arch: Option<LocalArch>,
+    pub max_context: usize,
+    /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
+    /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
+    /// warned and counted); never cut silently.
+    pub overflow: Overflow,
+}
+
+impl Default for LocalSettings {
+    fn default() -> Self {
+        Self {
+            model_path: None,
+            tokenizer_path: None,
+            arch: None,
+            max_context: 4096,
+            overflow: Overflow::Refuse,
+        }
+    }
+}
+
+impl LocalSettings {
+    /// The backend's configuration: these keys over [`LocalConfig`]'s defaults.
+    pub fn backend_config(&self) -> LocalConfig {
+        LocalConfig {
+            model_path: self.model_path.clone().unwrap_or_else(default_smollm2_path),
+            tokenizer_path: self.tokenizer_path.clone(),
+            arch: self.arch,
+            max_context: self.max_context,
+            overflow: self.overflow,
+            ..Default::default()
+        }
+    }
+}
+
+/// Reads an optional value from its text; `""` counts as absent.
+mod empty_is_none {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
+            Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -42,7 +166,7 @@ pub struct LocalConfig {
     /// A `tokenizer.json`; when absent the tokenizer is built from the GGUF metadata.
     pub tokenizer_path: Option<PathBuf>,
     /// `llama` or `qwen2`; when absent, read from `general.architecture`.
-    pub arch: Option<String>,
+    pub arch: Option<LocalArch>,
     /// Prompt + completion token budget (at most candle's 4096).
     pub max_context: usize,
     /// What to do with a prompt that does not fit: `"refuse"` (an error) or `"cut-middle"`.
@@ -771,8 +895,8 @@ pub fn chatml(messages: &[Message], default_system: Option<&str>) -> String {
 
 /// The architecture: `cfg.arch`, else the file's `general.architecture` (default llama).
 fn arch_of(cfg: &LocalConfig, ct: &gguf_file::Content) -> String {
-    match &cfg.arch {
-        Some(a) => a.to_ascii_lowercase(),
+    match cfg.arch {
+        Some(a) => a.as_str().to_string(),
         None => ct
             .metadata
             .get("general.architecture")

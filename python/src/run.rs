@@ -153,6 +153,13 @@ pub fn evaluate<'py>(
         .map(|d| d.parse())
         .transpose()
         .map_err(|e: String| MemskillError::new_err(format!("dataset: {e}")))?;
+    let split =
+        split
+            .map(|s| s.parse())
+            .transpose()
+            .map_err(|e: memskill_datasets::DatasetError| {
+                MemskillError::new_err(format!("split: {e}"))
+            })?;
     let stop = Arc::new(AtomicBool::new(false));
     let opts = EvalOptions {
         checkpoint,

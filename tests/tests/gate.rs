@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use memskill_core::{
-    ChatRequest, ChatResponse, Llm, LlmError, ReleaseKind, SkillBank, SkillStatus, Usage,
+    ChatRequest, ChatResponse, CompareMode, Llm, LlmError, ReleaseKind, SkillBank, SkillStatus,
+    Usage,
 };
 use memskill_trainer::checkpoint::{pointer, Checkpoint};
 use memskill_trainer::config::Config;
@@ -214,7 +215,7 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
         "gate: {} delta {:+.3} activation {:.2} | {} delta {:+.3} reasons {:?}",
         g.skill,
         g.outcome_delta,
-        g.mode("candidate").unwrap().activation,
+        g.mode(CompareMode::Candidate).unwrap().activation,
         h.skill,
         h.outcome_delta,
         h.reasons
@@ -231,9 +232,12 @@ fn the_offline_gate_lets_the_helpful_skill_in_and_holds_the_harmful_one() {
     assert!(a.recall.unwrap().value < rules.min_recall, "{a:?}");
     assert_eq!(a.precision.unwrap().value, 1.0);
     assert_eq!(g.notes, [memskill_designer::NEW_SKILL_ACTIVATION_NOTE]);
-    assert!(g.mode("candidate").unwrap().activation > 0.0);
-    assert_eq!(g.mode("without").unwrap().activation, 0.0);
-    assert!(g.mode("old").is_none(), "a new skill has no old version");
+    assert!(g.mode(CompareMode::Candidate).unwrap().activation > 0.0);
+    assert_eq!(g.mode(CompareMode::Without).unwrap().activation, 0.0);
+    assert!(
+        g.mode(CompareMode::Old).is_none(),
+        "a new skill has no old version"
+    );
     assert!(!h.passed);
     assert!(
         h.reasons.iter().any(|r| r.starts_with("outcome delta")),
@@ -418,8 +422,8 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
                 ReleaseKind::GateFailed
             ]
         );
-        let cand = run.mode("candidate").unwrap();
-        let reference = run.mode("without").unwrap();
+        let cand = run.mode(CompareMode::Candidate).unwrap();
+        let reference = run.mode(CompareMode::Without).unwrap();
         // `skills show` prints every term of the score, with the configured weights
         let table = memskill_cli::skills::render_table(&b);
         // (the names and their order are the designer's unit test's)

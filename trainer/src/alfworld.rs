@@ -271,7 +271,7 @@ pub fn trajectory_sample(
         .collect();
     Sample {
         id: id.to_string(),
-        dataset: "alfworld".into(),
+        dataset: crate::config::Dataset::Alfworld.name(),
         sessions: Vec::new(),
         spans,
         queries: Vec::new(),

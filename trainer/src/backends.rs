@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{
     CacheMode, EmbeddingServer, EncoderConfig, EncoderKind, LlmBackend, LlmConfig, LocalSettings,
-    OpenAiSettings, RetrieverKind,
+    OpenAiConfig, RetrieverKind,
 };
 
 /// Counters of one LLM role (calls, errors, tokens) plus the calls in flight.
@@ -201,34 +201,17 @@ impl BackendFactory {
 }
 
 /// An OpenAI-compatible backend (`field` names the config section in errors).
-fn openai_backend(
-    o: &OpenAiSettings,
-    field: &str,
-) -> Result<Arc<memskill_executor::OpenAiBackend>> {
-    let base_urls = match o.base_url_env.as_deref() {
-        Some(var) => match std::env::var(var) {
-            Ok(v) if !v.trim().is_empty() => vec![v.trim().to_string()],
-            _ => bail!(
-                "{field}.base_url_env: the environment variable {var} (the server's base URL) is not set"
-            ),
-        },
-        None => o.base_urls.clone(),
-    };
+fn openai_backend(o: &OpenAiConfig, field: &str) -> Result<Arc<memskill_executor::OpenAiBackend>> {
+    let base_urls = o
+        .endpoint_urls()
+        .map_err(|e| anyhow::anyhow!("{field}.{e}"))?;
     if base_urls.is_empty() {
         bail!("{field}.base_urls is empty");
     }
-    let oc = memskill_executor::OpenAiConfig {
+    let oc = OpenAiConfig {
         base_urls,
-        model: o.model.clone(),
-        api_key_envs: o.api_key_envs.clone(),
-        max_concurrency: o.max_concurrency,
-        timeout_secs: o.timeout_secs,
-        max_retries: o.max_retries,
-        backoff_base_ms: o.backoff_base_ms,
-        unhealthy_after: o.unhealthy_after,
-        cooldown_ms: o.cooldown_ms,
-        max_retry_after_secs: o.max_retry_after_secs,
-        structured_dialect: o.structured_dialect,
+        base_url_env: None,
+        ..o.clone()
     };
     Ok(Arc::new(
         memskill_executor::OpenAiBackend::new(oc)
@@ -301,17 +284,7 @@ pub fn probe_backends(http: &[HttpBackend]) -> Result<()> {
 
 /// A local GGUF backend (default model: the SmolLM2 asset).
 fn local_backend(l: &LocalSettings, field: &str) -> Result<Arc<dyn Llm>> {
-    let lc = memskill_executor::LocalConfig {
-        model_path: l
-            .model_path
-            .clone()
-            .unwrap_or_else(memskill_executor::default_smollm2_path),
-        tokenizer_path: l.tokenizer_path.clone(),
-        arch: l.arch.clone(),
-        max_context: l.max_context,
-        overflow: l.overflow,
-        ..Default::default()
-    };
+    let lc = l.backend_config();
     Ok(Arc::new(load_local(&lc, &format!("{field}.model_path"))?))
 }
 
@@ -448,7 +421,7 @@ mod tests {
     /// `base_url_env`: an unset variable is an error naming it; a set one replaces base_urls.
     #[test]
     fn base_url_env_names_an_unset_variable() {
-        let o = OpenAiSettings {
+        let o = OpenAiConfig {
             base_url_env: Some("MEMSKILL_TEST_UNSET_BASE_URL".into()),
             ..Default::default()
         };
@@ -460,7 +433,7 @@ mod tests {
                 && format!("{e:#}").contains("MEMSKILL_TEST_UNSET_BASE_URL"),
             "{e:#}"
         );
-        let none = OpenAiSettings {
+        let none = OpenAiConfig {
             base_urls: Vec::new(),
             ..Default::default()
         };

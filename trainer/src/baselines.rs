@@ -16,7 +16,7 @@ use memskill_controller::Controller;
 use memskill_core::{MemoryBank, Provenance, Query, Sample, Skill, TextEncoder};
 
 use crate::backends::embed;
-use crate::config::Config;
+use crate::config::{Config, SplitSpec};
 use crate::episode::{answer_queries, build_memory, par_map, EpisodeCtx, QueryResult};
 use crate::eval::{eval_ctx, load_eval_samples, scores, write_results, EvalResults};
 use crate::runtime::{initial_bank, Runtime};
@@ -54,7 +54,7 @@ impl Baseline {
 /// What to evaluate.
 #[derive(Debug, Clone, Default)]
 pub struct BaselineOptions {
-    pub split: Option<String>,
+    pub split: Option<SplitSpec>,
     pub limit: Option<usize>,
     /// Output dir; None = `<runs_dir>/baselines/<method>/<dataset>-<split>`.
     pub out: Option<PathBuf>,
@@ -124,9 +124,9 @@ pub fn run_method(
             bench.title
         );
     }
-    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let samples = load_eval_samples(cfg, &split, opts.limit)?;
-    let out = out_dir(method, cfg, opts, &split);
+    let split = opts.split.unwrap_or(cfg.eval.split);
+    let samples = load_eval_samples(cfg, split, opts.limit)?;
+    let out = out_dir(method, cfg, opts, split);
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let want_judge = !opts.no_judge && cfg.eval.judge;
     let rt = Runtime::build(cfg, &out, samples.clone(), want_judge)?;
@@ -146,7 +146,7 @@ pub fn run_method(
         checkpoint: String::new(),
         checkpoint_hash: String::new(),
         dataset: cfg.data.dataset.name(),
-        split,
+        split: split.to_string(),
         span_mode: cfg.eval.span_mode.to_string(),
         top_k,
         retrieve: cfg.answer.retrieve,
@@ -201,7 +201,7 @@ fn gather(per_sample: Vec<Result<SampleAnswers>>) -> Result<SampleAnswers> {
 }
 
 /// Where the results go: `opts.out`, else `<runs_dir>/baselines/<method>/<dataset>-<split>`.
-fn out_dir(method: &str, cfg: &Config, opts: &BaselineOptions, split: &str) -> PathBuf {
+fn out_dir(method: &str, cfg: &Config, opts: &BaselineOptions, split: SplitSpec) -> PathBuf {
     opts.out.clone().unwrap_or_else(|| {
         opts.runs_dir
             .join("baselines")

@@ -9,13 +9,16 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::registry::Dataset;
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
-pub use memskill_controller::{BiasConfig, LongText, PolicyConfig, PpoConfig, ShapingConfig};
-pub use memskill_datasets::{DatasetKind, SpanMode};
+pub use memskill_controller::{
+    BiasConfig, LongText, PolicyConfig, PolicyDevice, PpoConfig, ShapingConfig,
+};
+pub use memskill_datasets::{DatasetKind, SpanMode, SplitSpec};
 pub use memskill_designer::{
     DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
 };
 pub use memskill_executor::{
-    CacheMode, HotpotF1, JudgeStyle, Overflow, Structured, StructuredDialect,
+    CacheMode, HotpotF1, JudgeStyle, LocalArch, LocalSettings, OpenAiConfig, Overflow, Structured,
+    StructuredDialect,
 };
 
 /// Reads an optional path; an empty string (what configs written before these keys became
@@ -297,7 +300,7 @@ pub struct DataConfig {
     pub dataset: Dataset,
     pub path: String,
     /// "train" | "val" | "test" | "all".
-    pub split: String,
+    pub split: SplitSpec,
     /// LongMemEval splits file (0-based question indices per split, as MemSkill's
     /// `longmemeval_s_splits.json`); "" = `longmemeval/longmemeval_s_splits.json` under the data
     /// cache (absent). A split other than "all" must exist in it (an error otherwise).
@@ -339,7 +342,7 @@ impl Default for DataConfig {
         Self {
             dataset: Dataset::default(),
             path: "locomo/locomo10.json".into(),
-            split: "train".into(),
+            split: SplitSpec::Train,
             splits_path: None,
             include_adversarial: false,
             include_abstention: false,
@@ -419,7 +422,7 @@ impl Default for EncoderConfig {
 #[serde(default)]
 pub struct EmbeddingServer {
     #[serde(flatten)]
-    pub http: OpenAiSettings,
+    pub http: OpenAiConfig,
     /// Texts sent in one request (`input` is a list); >= 1.
     pub texts_per_request: usize,
 }
@@ -428,7 +431,7 @@ impl EmbeddingServer {
     /// The retriever side's defaults (contriever, the next port).
     pub fn retriever_default() -> Self {
         Self {
-            http: OpenAiSettings {
+            http: OpenAiConfig {
                 model: "facebook/contriever".into(),
                 base_urls: vec!["http://127.0.0.1:8011/v1".into()],
                 ..EmbeddingServer::default().http
@@ -449,11 +452,11 @@ impl EmbeddingServer {
 impl Default for EmbeddingServer {
     fn default() -> Self {
         Self {
-            http: OpenAiSettings {
+            http: OpenAiConfig {
                 model: "Qwen/Qwen3-Embedding-0.6B".into(),
                 base_urls: vec!["http://127.0.0.1:8010/v1".into()],
                 max_concurrency: 8,
-                ..OpenAiSettings::default()
+                ..OpenAiConfig::default()
             },
             texts_per_request: 32,
         }
@@ -585,9 +588,9 @@ pub struct LlmConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "backend", rename_all = "kebab-case")]
 pub enum LlmBackend {
-    /// Any OpenAI-compatible server.
-    Openai(OpenAiSettings),
-    /// A GGUF model run in process through candle.
+    /// Any OpenAI-compatible server (the executor crate's config).
+    Openai(OpenAiConfig),
+    /// A GGUF model run in process through candle (the executor crate's settings).
     Local(LocalSettings),
     /// The deterministic oracle of the synthetic dataset (tests only).
     ScriptedSynthetic(ScriptedSettings),
@@ -595,7 +598,7 @@ pub enum LlmBackend {
 
 impl Default for LlmBackend {
     fn default() -> Self {
-        LlmBackend::Openai(OpenAiSettings::default())
+        LlmBackend::Openai(OpenAiConfig::default())
     }
 }
 
@@ -610,108 +613,6 @@ impl LlmBackend {
     }
 }
 
-/// `backend = "openai"`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct OpenAiSettings {
-    /// Model name sent to the server.
-    pub model: String,
-    pub base_urls: Vec<String>,
-    /// An environment variable holding the base URL: when it is set, its value replaces
-    /// `base_urls`. A `[reward.judge]` whose variable is not set falls back to the executor
-    /// (said once at start-up, recorded in results.json); any other section stops with an
-    /// error naming the variable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub base_url_env: Option<String>,
-    /// Environment variables holding API keys, used round-robin.
-    pub api_key_envs: Vec<String>,
-    pub max_concurrency: usize,
-    pub timeout_secs: u64,
-    pub max_retries: u32,
-    pub backoff_base_ms: u64,
-    /// Consecutive failed attempts (timeouts, connection errors, 408 / 429 / 5xx, unreadable
-    /// bodies) after which an endpoint gets no traffic while another one answers; >= 1.
-    pub unhealthy_after: u32,
-    /// How long (ms) such an endpoint stays out of rotation before one request probes it; at
-    /// most 86400000.
-    pub cooldown_ms: u64,
-    /// The longest `Retry-After` (429 / 503) honoured, in seconds (longer ones are cut to
-    /// this); 0 ignores the header; at most 86400.
-    pub max_retry_after_secs: u64,
-    /// Before the first update (and before an evaluation), every endpoint is asked once
-    /// whether it answers at all, waiting at most this many seconds; a backend none of whose
-    /// endpoints answers stops the run with a clear message in seconds. 0 skips the probe;
-    /// at most 600.
-    pub probe_timeout_secs: u64,
-    /// How a structured request (`structured = "json_schema"`) carries its schema: "auto"
-    /// (`json_schema` first, the next dialect when the server rejects the format, the one
-    /// that worked remembered per endpoint and recorded in metrics.jsonl) |
-    /// "json_schema" (OpenAI, vLLM, SGLang, llama-server, Ollama) | "json_object_schema"
-    /// (llama-cpp-python's server) | "guided_json" (vLLM) | "ollama_format" (a top-level
-    /// `format`, Ollama's native field).
-    pub structured_dialect: StructuredDialect,
-}
-
-impl Default for OpenAiSettings {
-    fn default() -> Self {
-        Self {
-            model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
-            base_urls: vec!["http://127.0.0.1:8000/v1".into()],
-            base_url_env: None,
-            api_key_envs: vec!["OPENAI_API_KEY".into()],
-            max_concurrency: 32,
-            timeout_secs: 120,
-            max_retries: 5,
-            backoff_base_ms: 500,
-            unhealthy_after: 3,
-            cooldown_ms: 30_000,
-            max_retry_after_secs: 60,
-            probe_timeout_secs: 5,
-            structured_dialect: StructuredDialect::Auto,
-        }
-    }
-}
-
-/// `backend = "local"`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct LocalSettings {
-    /// GGUF file; absent = the SmolLM2 asset.
-    #[serde(
-        deserialize_with = "opt_path::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub model_path: Option<PathBuf>,
-    #[serde(
-        deserialize_with = "opt_path::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub tokenizer_path: Option<PathBuf>,
-    /// "llama" | "qwen2"; absent = from the GGUF metadata.
-    #[serde(
-        deserialize_with = "opt_string::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub arch: Option<String>,
-    pub max_context: usize,
-    /// A prompt longer than max_context minus the reply budget is refused ("refuse", an
-    /// error like an API's) or has the middle of its longest text block cut ("cut-middle",
-    /// warned and counted); never cut silently.
-    pub overflow: Overflow,
-}
-
-impl Default for LocalSettings {
-    fn default() -> Self {
-        Self {
-            model_path: None,
-            tokenizer_path: None,
-            arch: None,
-            max_context: 4096,
-            overflow: Overflow::Refuse,
-        }
-    }
-}
-
 /// `backend = "scripted-synthetic"`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -722,15 +623,6 @@ pub struct ScriptedSettings {
     /// listed in its prompt, the first ones (a stand-in for a model's limited instruction
     /// following; 0 = all, the default).
     pub scripted_capacity: usize,
-}
-
-/// Reads an optional string; `""` counts as absent.
-mod opt_string {
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
-    }
 }
 
 impl Default for LlmConfig {
@@ -786,7 +678,7 @@ impl LlmConfig {
     }
 
     /// The OpenAI settings, when this is an OpenAI-compatible backend.
-    pub fn openai(&self) -> Option<&OpenAiSettings> {
+    pub fn openai(&self) -> Option<&OpenAiConfig> {
         match &self.backend {
             LlmBackend::Openai(o) => Some(o),
             _ => None,
@@ -799,14 +691,14 @@ impl LlmConfig {
     fn all_keys() -> toml::Table {
         let mut all = toml::Table::new();
         for backend in [
-            LlmBackend::Openai(OpenAiSettings {
+            LlmBackend::Openai(OpenAiConfig {
                 base_url_env: Some("E".into()),
                 ..Default::default()
             }),
             LlmBackend::Local(LocalSettings {
                 model_path: Some(PathBuf::from("m")),
                 tokenizer_path: Some(PathBuf::from("t")),
-                arch: Some("a".into()),
+                arch: Some(LocalArch::Llama),
                 ..Default::default()
             }),
             LlmBackend::ScriptedSynthetic(ScriptedSettings::default()),
@@ -945,7 +837,8 @@ pub struct EvalConfig {
     pub span_mode: SpanMode,
     pub top_k: usize,
     pub retrieve: usize,
-    pub split: String,
+    /// "train" | "val" | "test" | "all".
+    pub split: SplitSpec,
     /// Also score with the LLM judge (`reward.judge` or the executor backend); the reference's
     /// evaluation always reports F1 and the judge score.
     pub judge: bool,
@@ -972,7 +865,7 @@ impl Default for EvalConfig {
             },
             top_k: 7,
             retrieve: 20,
-            split: "test".into(),
+            split: SplitSpec::Test,
             judge: true,
             hotpotqa_f1: HotpotF1::Memskill,
             max_error_rate: 0.05,
@@ -1186,7 +1079,7 @@ fn bad_value(user: &toml::Table, prefix: &str) -> Option<String> {
         if set_path(&mut probe, &path, v.clone()).is_err() {
             continue;
         }
-        if let Err(e) = resolve(&probe) {
+        if let Err(e) = build(&probe) {
             return Some(format!("{key}: {}", e.root_cause()));
         }
     }
@@ -1251,7 +1144,7 @@ fn with_server_defaults(t: &mut toml::Table) -> Result<()> {
     Ok(())
 }
 
-fn resolve(user: &toml::Table) -> Result<Config> {
+fn build(user: &toml::Table) -> Result<Config> {
     let mut base =
         toml::Table::try_from(Config::default()).context("serialising default config")?;
     with_server_defaults(&mut base)?;
@@ -1330,7 +1223,7 @@ fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
 }
 
 /// The limits of an OpenAI-compatible section (`field` names it in errors).
-fn validate_openai(field: &str, o: &OpenAiSettings) -> Result<()> {
+fn validate_openai(field: &str, o: &OpenAiConfig) -> Result<()> {
     if o.unhealthy_after == 0 {
         bail!("{field}.unhealthy_after must be >= 1");
     }
@@ -1407,18 +1300,103 @@ fn legacy_score_keys(user: &mut toml::Table, origin: &str) {
     }
 }
 
-impl Config {
-    /// Resolve a config from TOML text plus `--set` overrides.
-    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
-        let mut user: toml::Table =
-            toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+/// A configuration before it is resolved: the raw TOML layers merged key by key (a file with
+/// its `extends` chain, or the config a checkpoint stored, or nothing for the defaults; then
+/// the `--set` overrides; then whatever a command changes, such as an evaluation moved to
+/// another dataset), and [`RawConfig::resolve`] the one step that checks them and builds the
+/// typed [`Config`] the runtime uses.
+#[derive(Debug, Clone)]
+pub struct RawConfig {
+    table: toml::Table,
+    /// Where the base layer came from (named in errors).
+    origin: String,
+    /// The dotted keys `--set` gave.
+    set_keys: Vec<String>,
+}
+
+impl RawConfig {
+    /// No layer: every key takes its default.
+    pub fn defaults(origin: &str) -> Self {
+        Self::from_table(toml::Table::new(), origin)
+    }
+
+    /// TOML text (a checkpoint's stored config, a test's snippet).
+    pub fn from_text(text: &str, origin: &str) -> Result<Self> {
+        let table = toml::from_str(text).with_context(|| format!("parsing config {origin}"))?;
+        Ok(Self::from_table(table, origin))
+    }
+
+    /// A TOML file. A top-level `extends = "other.toml"` (relative to the file) layers the
+    /// file over another config: tables merge key by key, the extending file wins, and bases
+    /// may extend further (at most 8 levels, no cycles).
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let table = read_layered(path, &mut Vec::new())?;
+        Ok(Self::from_table(table, &path.display().to_string()))
+    }
+
+    fn from_table(table: toml::Table, origin: &str) -> Self {
+        Self {
+            table,
+            origin: origin.to_string(),
+            set_keys: Vec::new(),
+        }
+    }
+
+    /// `--set a.b=c` overrides, in order.
+    pub fn with_sets(mut self, sets: &[String]) -> Result<Self> {
         for s in sets {
             let (path, value) = parse_set(s)?;
-            set_path(&mut user, &path, value)?;
+            set_path(&mut self.table, &path, value)?;
+            self.set_keys.push(path.join("."));
         }
-        legacy_score_keys(&mut user, origin);
+        Ok(self)
+    }
+
+    /// Whether `--set` gave `key` (dotted).
+    pub fn is_set(&self, key: &str) -> bool {
+        self.set_keys.iter().any(|k| k == key)
+    }
+
+    /// Put `value` at the dotted `key`.
+    pub fn put(&mut self, key: &str, value: toml::Value) -> Result<()> {
+        let path: Vec<String> = key.split('.').map(String::from).collect();
+        set_path(&mut self.table, &path, value)
+    }
+
+    /// Drop the dotted `key` (it takes its default again).
+    pub fn remove(&mut self, key: &str) {
+        if let Some((parent, last)) = key.rsplit_once('.') {
+            if let Some(t) = table_at(&mut self.table, parent) {
+                t.remove(last);
+            }
+        } else {
+            self.table.remove(key);
+        }
+    }
+
+    /// `data.dataset` as these layers say it (the default when they do not).
+    pub fn dataset(&self) -> Result<Dataset> {
+        match self.table.get("data").and_then(|d| d.get("dataset")) {
+            None => Ok(Dataset::default()),
+            Some(v) => v
+                .clone()
+                .try_into()
+                .with_context(|| format!("config {}: invalid value: data.dataset", self.origin)),
+        }
+    }
+
+    /// Check the layers and build the typed config: old keys renamed, every value
+    /// deserialised over the defaults (a bad one named by its key), unknown keys refused,
+    /// then the cross-field checks of [`Config::validate`].
+    pub fn resolve(self) -> Result<Config> {
+        let RawConfig {
+            table: mut user,
+            origin,
+            ..
+        } = self;
+        legacy_score_keys(&mut user, &origin);
         check_llm_sections(&user).with_context(|| format!("config {origin}: invalid value"))?;
-        let cfg = match resolve(&user) {
+        let cfg = match build(&user) {
             Ok(c) => c,
             Err(e) => {
                 let e = match bad_value(&user, "") {
@@ -1434,15 +1412,19 @@ impl Config {
         cfg.validate().with_context(|| format!("config {origin}"))?;
         Ok(cfg)
     }
+}
 
-    /// Load a TOML file and apply overrides. A top-level `extends = "other.toml"` (relative
-    /// to the file) layers the file over another config: tables merge key by key, the
-    /// extending file wins, and bases may extend further (at most 8 levels, no cycles).
+impl Config {
+    /// Resolve a config from TOML text plus `--set` overrides.
+    pub fn from_toml_str(text: &str, sets: &[String], origin: &str) -> Result<Self> {
+        RawConfig::from_text(text, origin)?
+            .with_sets(sets)?
+            .resolve()
+    }
+
+    /// Load a TOML file (see [`RawConfig::from_file`] for `extends`) and apply overrides.
     pub fn load(path: &Path, sets: &[String]) -> Result<Self> {
-        let table = read_layered(path, &mut Vec::new())?;
-        let text = toml::to_string(&table)
-            .with_context(|| format!("config {}: re-serialising", path.display()))?;
-        Self::from_toml_str(&text, sets, &path.display().to_string())
+        RawConfig::from_file(path)?.with_sets(sets)?.resolve()
     }
 
     /// The resolved config as TOML (what `runs/<name>/config.toml` holds).
@@ -2245,7 +2227,7 @@ mod tests {
         assert_eq!(h.eval.span_mode.to_string(), "fixed-tokens:512:64");
         let l = Config::load(&dir.join("longmemeval.toml"), &[]).unwrap();
         assert_eq!(l.data.path, "longmemeval/longmemeval_s_cleaned.json");
-        assert_eq!(l.eval.split, "test");
+        assert_eq!(l.eval.split, SplitSpec::Test);
         let w = Config::load(&dir.join("alfworld.toml"), &[]).unwrap();
         assert_eq!(
             (w.alfworld.eval_chunk_tokens, w.alfworld.eval_chunk_overlap),
@@ -2285,5 +2267,52 @@ mod tests {
         // an optional LLM section starts from the default backend, as [executor] does
         let c = Config::from_toml_str("", &["answer.llm.max_tokens=7".into()], "t").unwrap();
         assert_eq!(c.answer_llm().backend.name(), "openai");
+    }
+
+    /// The raw layers: `--set` over text, keys put and removed before the one resolve, the
+    /// raw dataset; a checkpoint-style text with `--set` resolves as `from_toml_str` does.
+    #[test]
+    fn raw_layers_resolve_once() {
+        let text = "[data]\ndataset = \"hotpotqa\"\n[answer]\nmax_tokens = 99\n";
+        let sets = vec!["eval.top_k=4".to_string()];
+        let raw = RawConfig::from_text(text, "t")
+            .unwrap()
+            .with_sets(&sets)
+            .unwrap();
+        assert!(raw.is_set("eval.top_k") && !raw.is_set("answer.max_tokens"));
+        assert_eq!(
+            raw.dataset().unwrap(),
+            "hotpotqa".parse::<Dataset>().unwrap()
+        );
+        assert_eq!(
+            RawConfig::defaults("t").dataset().unwrap(),
+            Dataset::default()
+        );
+        let direct = Config::from_toml_str(text, &sets, "t").unwrap();
+        assert_eq!(
+            raw.clone().resolve().unwrap().to_toml().unwrap(),
+            direct.to_toml().unwrap()
+        );
+        let mut r = raw;
+        r.remove("answer.max_tokens");
+        r.put("data.path", toml::Value::String("x.json".into()))
+            .unwrap();
+        let c = r.resolve().unwrap();
+        assert_eq!(
+            (c.answer.max_tokens, c.data.path.as_str()),
+            (None, "x.json")
+        );
+        assert_eq!(c.eval.top_k, 4);
+        // a bad value put into the raw layers is named at the one resolve
+        let mut r = RawConfig::defaults("t");
+        r.put("eval.split", toml::Value::String("dev".into()))
+            .unwrap();
+        let e = format!("{:#}", r.resolve().unwrap_err());
+        assert!(e.contains("eval.split") && e.contains("val"), "{e}");
+        let e = RawConfig::from_text("[data]\ndataset = \"nope\"\n", "t")
+            .unwrap()
+            .dataset()
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("data.dataset"), "{e:#}");
     }
 }

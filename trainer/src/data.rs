@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use memskill_core::{Query, Sample};
 use memskill_datasets::{
     DatasetKind, HotpotOptions, LmeOptions, LoadOptions, LocomoOptions, LocomoSplits, SpanMode,
+    SplitSpec,
 };
 
 use crate::registry::Splits;
@@ -31,7 +32,7 @@ fn check_size(cfg: &DataConfig, path: &std::path::Path, key: &str) -> Result<()>
 /// read a configured dataset (ALFWorld has no samples: its episodes are pairs of games).
 pub fn load_samples(
     cfg: &DataConfig,
-    split: &str,
+    split: SplitSpec,
     mode: &SpanMode,
     seed: u64,
 ) -> Result<Vec<Sample>> {
@@ -62,7 +63,8 @@ pub fn load_samples(
     samples.retain(|s| !s.spans.is_empty() && !s.queries.is_empty());
     if samples.is_empty() {
         bail!(
-            "data: no samples with spans and queries left in split {split:?} of {}",
+            "data: no samples with spans and queries left in split {:?} of {}",
+            split.as_str(),
             cfg.path
         );
     }
@@ -71,7 +73,7 @@ pub fn load_samples(
 
 /// A QA benchmark's samples of `split` (spans not cut yet), through
 /// `memskill_datasets::load`, split the way its descriptor says.
-fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: &str) -> Result<Vec<Sample>> {
+fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: SplitSpec) -> Result<Vec<Sample>> {
     let bench = cfg.dataset.descriptor();
     let path = &crate::config::resolve_data_path(&cfg.path);
     check_size(cfg, path, "data.path")?;
@@ -95,7 +97,7 @@ fn load_qa(cfg: &DataConfig, kind: DatasetKind, split: &str) -> Result<Vec<Sampl
         .with_context(|| format!("data.path: loading {} from {}", bench.title, path.display()))?;
     Ok(match bench.splits {
         Splits::ByIndex => memskill_datasets::split_locomo(all, split, &LocomoSplits::default())
-            .with_context(|| format!("data.split {split:?}"))?,
+            .with_context(|| format!("data.split {:?}", split.as_str()))?,
         // split by its splits file (above), or not split at all
         Splits::File { .. } | Splits::Whole | Splits::NotFile => all,
     })
@@ -117,10 +119,11 @@ pub fn splits_path(cfg: &DataConfig) -> Option<std::path::PathBuf> {
 /// The entries of split `split` in the splits file (`None` for `all`, or when the benchmark
 /// has no splits file). As the reference, a split other than `all` is read from the splits
 /// file; a missing file or split is an error (never a silent fall-back to every question).
-pub fn split_entries(cfg: &DataConfig, split: &str) -> Result<Option<Vec<String>>> {
-    let Some(path) = splits_path(cfg).filter(|_| split != "all") else {
+pub fn split_entries(cfg: &DataConfig, split: SplitSpec) -> Result<Option<Vec<String>>> {
+    let Some(path) = splits_path(cfg).filter(|_| split != SplitSpec::All) else {
         return Ok(None);
     };
+    let split = split.as_str();
     if !path.exists() {
         let bench = cfg.dataset.descriptor();
         bail!(
@@ -316,28 +319,35 @@ mod tests {
         // The splits file's test indices [2, 0]: question 2 is `_abs` and skipped.
         let cfg = lme_cfg("longmemeval_splits_small.json");
         let mode = SpanMode::FullSession;
-        let test = load_samples(&cfg, "test", &mode, 0).unwrap();
+        let test = load_samples(&cfg, SplitSpec::Test, &mode, 0).unwrap();
         let ids: Vec<&str> = test.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, vec!["q-001"]);
         let with_abs = DataConfig {
             include_abstention: true,
             ..cfg.clone()
         };
-        let ids: Vec<String> = load_samples(&with_abs, "test", &mode, 0)
+        let ids: Vec<String> = load_samples(&with_abs, SplitSpec::Test, &mode, 0)
             .unwrap()
             .into_iter()
             .map(|s| s.id)
             .collect();
         assert_eq!(ids, vec!["q-003_abs", "q-001"]);
-        assert_eq!(load_samples(&cfg, "all", &mode, 0).unwrap().len(), 2);
+        assert_eq!(
+            load_samples(&cfg, SplitSpec::All, &mode, 0).unwrap().len(),
+            2
+        );
         // A split the file lacks is an error naming the key and the splits present.
-        let e = format!("{:#}", split_entries(&cfg, "dev").unwrap_err());
-        assert!(e.contains("data.splits_path") && e.contains("dev"), "{e}");
+        let no_val = lme_cfg("longmemeval_splits_no_val.json");
+        let e = format!("{:#}", split_entries(&no_val, SplitSpec::Val).unwrap_err());
+        assert!(
+            e.contains("data.splits_path") && e.contains("no split \"val\""),
+            "{e}"
+        );
         // A missing splits file is an error, never a fall-back to every question.
         let missing = lme_cfg("no_such_splits.json");
         let e = format!(
             "{:#}",
-            load_samples(&missing, "test", &mode, 0).unwrap_err()
+            load_samples(&missing, SplitSpec::Test, &mode, 0).unwrap_err()
         );
         assert!(
             e.contains("data.splits_path") && e.contains("not found"),
@@ -347,14 +357,17 @@ mod tests {
         assert!(splits_path(&lme_cfg(""))
             .unwrap()
             .ends_with("longmemeval/longmemeval_s_splits.json"));
-        assert!(!matches!(split_entries(&lme_cfg(""), "test"), Ok(None)));
+        assert!(!matches!(
+            split_entries(&lme_cfg(""), SplitSpec::Test),
+            Ok(None)
+        ));
         // a benchmark without a splits file reads none, whatever data.splits_path says
         let locomo = DataConfig {
             dataset: Dataset::Qa(DatasetKind::Locomo),
             ..lme_cfg("no_such_splits.json")
         };
         assert_eq!(splits_path(&locomo), None);
-        assert!(matches!(split_entries(&locomo, "test"), Ok(None)));
+        assert!(matches!(split_entries(&locomo, SplitSpec::Test), Ok(None)));
     }
 
     #[test]

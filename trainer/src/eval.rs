@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::backends::embed;
 use crate::checkpoint::{resolve, Checkpoint};
-use crate::config::{Config, Dataset};
+use crate::config::{Config, Dataset, RawConfig, SplitSpec};
 use crate::episode::{answer_queries, build_memory, par_map, BuiltMemory, EpisodeCtx, QueryResult};
 use crate::fsutil::write_atomic;
 use crate::runtime::{membank_path, Runtime};
@@ -26,7 +26,7 @@ pub struct EvalOptions {
     /// Dataset; None = the training dataset.
     pub dataset: Option<Dataset>,
     /// Split; None = `eval.split`.
-    pub split: Option<String>,
+    pub split: Option<SplitSpec>,
     /// Answer at most this many queries (in order).
     pub limit: Option<usize>,
     /// `--set` overrides on top of the checkpoint's config.
@@ -384,31 +384,28 @@ pub fn render_results_md(r: &EvalResults) -> String {
 
 /// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's
 /// transfer runs): its default data file, its reference evaluation K, its own answer budget
-/// (`answer.max_tokens` absent) and split file, unless `--set` gives them.
-pub fn transfer_to(cfg: &mut Config, dataset: Dataset, sets: &[String]) -> Result<()> {
-    let given = |key: &str| {
-        sets.iter()
-            .any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == key))
-    };
-    cfg.data.dataset = dataset;
-    if !given("data.path") {
-        cfg.data.path = dataset
+/// (`answer.max_tokens` absent) and split file, unless `--set` gives them. Works on the raw
+/// layers, before the one [`RawConfig::resolve`].
+pub fn transfer_to(raw: &mut RawConfig, dataset: Dataset) -> Result<()> {
+    raw.put("data.dataset", toml::Value::String(dataset.name()))?;
+    if !raw.is_set("data.path") {
+        let path = dataset
             .descriptor()
             .default_path
-            .with_context(|| format!("--dataset {dataset}: pass --set data.path=FILE"))?
-            .to_string();
+            .with_context(|| format!("--dataset {dataset}: pass --set data.path=FILE"))?;
+        raw.put("data.path", toml::Value::String(path.to_string()))?;
     }
-    if !given("eval.top_k") {
+    if !raw.is_set("eval.top_k") {
         // the reference's evaluation K (`eval_locomo.sh` 7, `eval_longmemeval.sh` 5, `eval_hp.sh` 7)
         if let Some(k) = dataset.descriptor().eval_top_k {
-            cfg.eval.top_k = k;
+            raw.put("eval.top_k", toml::Value::Integer(k as i64))?;
         }
     }
-    if !given("answer.max_tokens") {
-        cfg.answer.max_tokens = None;
+    if !raw.is_set("answer.max_tokens") {
+        raw.remove("answer.max_tokens");
     }
-    if !given("data.splits_path") {
-        cfg.data.splits_path = None;
+    if !raw.is_set("data.splits_path") {
+        raw.remove("data.splits_path");
     }
     Ok(())
 }
@@ -419,10 +416,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let ck = Checkpoint::load(&ck_dir)
         .with_context(|| format!("loading checkpoint {}", ck_dir.display()))?;
     let ck_hash = ck.hash()?;
-    let cfg = eval_config(opts, &ck, &ck_dir)?;
-    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
+    let cfg = eval_config(&ck, &ck_dir, &opts.sets, opts.dataset)?;
+    let split = opts.split.unwrap_or(cfg.eval.split);
     let span_mode = cfg.eval.span_mode;
-    let samples = load_eval_samples(&cfg, &split, opts.limit)?;
+    let samples = load_eval_samples(&cfg, split, opts.limit)?;
     let run_dir = run_dir_of(&ck_dir);
     let want_judge = !opts.no_judge && cfg.eval.judge;
     let mut eval_cfg = cfg.clone();
@@ -457,7 +454,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         checkpoint: ck_dir.display().to_string(),
         checkpoint_hash: ck_hash.clone(),
         dataset: cfg.data.dataset.name(),
-        split: split.clone(),
+        split: split.to_string(),
         span_mode: span_mode.to_string(),
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
@@ -561,20 +558,25 @@ fn track_eval(cfg: &Config, run_dir: &Path, ck: &Checkpoint, r: &EvalResults) {
     t.finish(&[]);
 }
 
-/// The checkpoint's config with `opts.sets` applied, moved to `opts.dataset` (see
-/// [`transfer_to`]) when that is another dataset.
-fn eval_config(opts: &EvalOptions, ck: &Checkpoint, ck_dir: &Path) -> Result<Config> {
-    let mut cfg = Config::from_toml_str(
+/// The checkpoint's config with `sets` applied, moved to `dataset` (see [`transfer_to`])
+/// when that is another dataset, resolved once.
+pub fn eval_config(
+    ck: &Checkpoint,
+    ck_dir: &Path,
+    sets: &[String],
+    dataset: Option<Dataset>,
+) -> Result<Config> {
+    let mut raw = RawConfig::from_text(
         &ck.config_toml,
-        &opts.sets,
         &ck_dir.join("config.toml").display().to_string(),
-    )?;
-    if let Some(d) = opts.dataset {
-        if d != cfg.data.dataset {
-            transfer_to(&mut cfg, d, &opts.sets)?;
+    )?
+    .with_sets(sets)?;
+    if let Some(d) = dataset {
+        if d != raw.dataset()? {
+            transfer_to(&mut raw, d)?;
         }
     }
-    Ok(cfg)
+    raw.resolve()
 }
 
 /// Every sample's [`SampleOutcome`] summed over the evaluation.
@@ -613,7 +615,11 @@ impl Gathered {
 }
 
 /// The samples of `split` for an evaluation, cut to the first `limit` queries (in order).
-pub fn load_eval_samples(cfg: &Config, split: &str, limit: Option<usize>) -> Result<Vec<Sample>> {
+pub fn load_eval_samples(
+    cfg: &Config,
+    split: SplitSpec,
+    limit: Option<usize>,
+) -> Result<Vec<Sample>> {
     let mut samples =
         crate::data::load_samples(&cfg.data, split, &cfg.eval.span_mode, cfg.run.seed)?;
     if let Some(limit) = limit {
@@ -871,16 +877,26 @@ mod tests {
     #[test]
     fn transfer_evaluation_takes_the_target_datasets_reference_settings() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
-        let locomo = crate::Config::load(&dir.join("locomo.toml"), &[]).unwrap();
+        let raw = |sets: &[String]| {
+            RawConfig::from_file(&dir.join("locomo.toml"))
+                .unwrap()
+                .with_sets(sets)
+                .unwrap()
+        };
+        let locomo = raw(&[]).resolve().unwrap();
         assert_eq!((locomo.eval.top_k, locomo.answer.max_tokens), (7, Some(32)));
         let ds = |n: &str| n.parse::<Dataset>().unwrap();
-        let mut c = locomo.clone();
-        transfer_to(&mut c, ds("longmemeval"), &[]).unwrap();
+        let moved = |d: &str, sets: &[String]| {
+            let mut r = raw(sets);
+            transfer_to(&mut r, ds(d)).unwrap();
+            r.resolve().unwrap()
+        };
+        let c = moved("longmemeval", &[]);
+        assert_eq!(c.data.dataset, ds("longmemeval"));
         assert_eq!(c.eval.top_k, 5, "eval_longmemeval.sh --action-top-k 5");
         assert_eq!(c.answer_max_tokens(ds("longmemeval")), 512);
         assert_eq!(c.data.path, "longmemeval/longmemeval_s_cleaned.json");
-        let mut c = locomo.clone();
-        transfer_to(&mut c, ds("hotpotqa"), &[]).unwrap();
+        let c = moved("hotpotqa", &[]);
         assert_eq!(
             (c.eval.top_k, c.answer_max_tokens(ds("hotpotqa"))),
             (7, 512)
@@ -889,10 +905,13 @@ mod tests {
         let sets = vec![
             "eval.top_k=3".to_string(),
             "data.path=\"x.json\"".to_string(),
+            "answer.max_tokens=64".to_string(),
         ];
-        let mut c = crate::Config::load(&dir.join("locomo.toml"), &sets).unwrap();
-        transfer_to(&mut c, ds("longmemeval"), &sets).unwrap();
-        assert_eq!((c.eval.top_k, c.data.path.as_str()), (3, "x.json"));
+        let c = moved("longmemeval", &sets);
+        assert_eq!(
+            (c.eval.top_k, c.data.path.as_str(), c.answer.max_tokens),
+            (3, "x.json", Some(64))
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use memskill_controller::{Controller, NewSkillBias};
-use memskill_core::{EvalMode, EvalRun, Query, Sample, SkillBank};
+use memskill_core::{CompareMode, EvalMode, EvalRun, Query, Sample, SkillBank};
 use memskill_executor::MemoryDomain;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -143,7 +143,7 @@ impl Replayer<'_> {
     /// the new-skill bias and its activation is measured.
     pub fn mode(
         &self,
-        name: &str,
+        name: CompareMode,
         bank: &SkillBank,
         skill: Option<&str>,
         groups: &[CaseGroup],
@@ -154,7 +154,7 @@ impl Replayer<'_> {
     /// [`Replayer::mode`], with the skills selected on every span.
     pub fn mode_picks(
         &self,
-        name: &str,
+        name: CompareMode,
         bank: &SkillBank,
         skill: Option<&str>,
         groups: &[CaseGroup],
@@ -213,7 +213,7 @@ impl Replayer<'_> {
         ctx: &EpisodeCtx<'_>,
         g: &CaseGroup,
         idx: Option<usize>,
-        name: &str,
+        name: CompareMode,
     ) -> Result<GroupReplay> {
         let sample = &self.samples[g.sample];
         let seed = derive_seed(self.cfg.run.seed, &[13, self.tag, g.sample as u64]);
@@ -290,13 +290,14 @@ impl Replayer<'_> {
         let old = old
             .and_then(|b| b.get(skill))
             .filter(|s| s.status.is_selectable());
-        let mut modes = vec![self.mode("without", &without, None, groups)?];
+        let mut modes = vec![self.mode(CompareMode::Without, &without, None, groups)?];
         if let Some(o) = old {
             let mut with_old = without.clone();
             with_old.insert(o.clone())?;
-            modes.push(self.mode("old", &with_old, Some(skill), groups)?);
+            modes.push(self.mode(CompareMode::Old, &with_old, Some(skill), groups)?);
         }
-        let (cand_mode, picks) = self.mode_picks("candidate", &with, Some(skill), groups)?;
+        let (cand_mode, picks) =
+            self.mode_picks(CompareMode::Candidate, &with, Some(skill), groups)?;
         modes.push(cand_mode);
         let activation = self.expected.and_then(|e| activation_of(skill, &picks, e));
         let notes = if activation.is_none() {
@@ -397,7 +398,11 @@ struct GroupReplay {
 }
 
 /// One mode's numbers from its samples' replays and the LLM use they cost.
-fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::metrics::RoleTotals) -> EvalMode {
+fn tally(
+    name: CompareMode,
+    groups: Vec<GroupReplay>,
+    used: &crate::metrics::RoleTotals,
+) -> EvalMode {
     let case_scores: Vec<f64> = groups.iter().flat_map(|g| g.scores.clone()).collect();
     let finite: Vec<f64> = case_scores
         .iter()
@@ -408,7 +413,7 @@ fn tally(name: &str, groups: Vec<GroupReplay>, used: &crate::metrics::RoleTotals
         .iter()
         .fold((0, 0), |(p, n), g| (p + g.picked, n + g.spans));
     let mut m = EvalMode {
-        mode: name.to_string(),
+        mode: name,
         score: if finite.is_empty() {
             f64::NAN
         } else {

@@ -514,6 +514,7 @@ mod tests {
             cooldown_ms: 0,
             max_retry_after_secs: 1,
             structured_dialect: dialect,
+            ..Default::default()
         })
         .unwrap()
     }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use memskill_controller::Controller;
-use memskill_core::{EvalRun, SkillBank};
+use memskill_core::{CompareMode, EvalRun, SkillBank};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::Checkpoint;
@@ -32,7 +32,7 @@ pub struct SkillsEvalOptions {
     /// A trained run's checkpoint: its controller picks the skills.
     pub checkpoint: Option<Checkpoint>,
     /// Evaluation split (default `eval.split`) and the first `limit` questions.
-    pub split: Option<String>,
+    pub split: Option<crate::config::SplitSpec>,
     pub limit: Option<usize>,
     /// Where `skills-eval.json` and `skills-eval.md` go.
     pub out: PathBuf,
@@ -65,8 +65,8 @@ pub fn skills_eval(
         );
     }
     let names = skill_names(bank, &opts.skills)?;
-    let split = opts.split.clone().unwrap_or_else(|| cfg.eval.split.clone());
-    let mut samples = load_eval_samples(cfg, &split, opts.limit)?;
+    let split = opts.split.unwrap_or(cfg.eval.split);
+    let mut samples = load_eval_samples(cfg, split, opts.limit)?;
     if samples.is_empty() {
         bail!("split `{split}` has no questions");
     }
@@ -104,7 +104,7 @@ pub fn skills_eval(
         let delta = paired_delta(&run, opts.resamples, cfg.run.seed ^ i as u64);
         rows.push(SkillEvalRow { run, delta });
     }
-    write_report(cfg, opts, &split, questions, &rows)?;
+    write_report(cfg, opts, split, questions, &rows)?;
     Ok(rows)
 }
 
@@ -137,7 +137,7 @@ fn replay_groups(samples: &[memskill_core::Sample]) -> (Vec<crate::gate::CaseGro
 fn write_report(
     cfg: &Config,
     opts: &SkillsEvalOptions,
-    split: &str,
+    split: crate::config::SplitSpec,
     questions: usize,
     rows: &[SkillEvalRow],
 ) -> Result<()> {
@@ -231,11 +231,11 @@ fn controller(cfg: &Config, rt: &Runtime, ck: Option<&Checkpoint>) -> Result<Con
 
 /// The candidate's per-question score minus the better other mode's (by mean), bootstrapped.
 fn paired_delta(run: &EvalRun, resamples: usize, seed: u64) -> Option<Estimate> {
-    let cand = run.mode("candidate")?;
+    let cand = run.mode(CompareMode::Candidate)?;
     let best = run
         .modes
         .iter()
-        .filter(|m| m.mode != "candidate" && m.score.is_finite())
+        .filter(|m| m.mode != CompareMode::Candidate && m.score.is_finite())
         .max_by(|a, b| a.score.total_cmp(&b.score))?;
     let diffs: Vec<f64> = cand
         .case_scores
@@ -253,7 +253,7 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
     let mut s = String::from("| skill | questions | without | old | with | delta [95% CI] | tokens reference -> with | activation | precision [95% CI] | recall [95% CI] | false positives [95% CI] | process | latency | gate rules |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let run = &r.run;
-        let score = |m: &str| {
+        let score = |m: CompareMode| {
             run.mode(m)
                 .filter(|m| m.score.is_finite())
                 .map_or("-".to_string(), |m| format!("{:.3}", m.score))
@@ -261,17 +261,17 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
         let delta = r.delta.as_ref().map_or("-".to_string(), |e| {
             format!("{:+.3} [{:+.3}, {:+.3}]", e.mean, e.lo, e.hi)
         });
-        let tok = |m: &str| run.mode(m).map_or(0, |m| m.tokens);
+        let tok = |m: CompareMode| run.mode(m).map_or(0, |m| m.tokens);
         // the overhead is relative to the old version when there is one, else to without
-        let reference = if run.mode("old").is_some() {
-            "old"
+        let reference = if run.mode(CompareMode::Old).is_some() {
+            CompareMode::Old
         } else {
-            "without"
+            CompareMode::Without
         };
         let a = run.activation.as_ref();
         let rate = |r: Option<memskill_core::Rate>| r.map_or("-".to_string(), |r| r.to_string());
         let process = run
-            .mode("candidate")
+            .mode(CompareMode::Candidate)
             .and_then(|m| m.process())
             .map_or("-".to_string(), |p| format!("{p:.2}"));
         s.push_str(&format!(
@@ -279,14 +279,14 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             run.skill,
             run.version,
             run.cases.len(),
-            score("without"),
-            score("old"),
-            score("candidate"),
+            score(CompareMode::Without),
+            score(CompareMode::Old),
+            score(CompareMode::Candidate),
             delta,
             tok(reference),
-            tok("candidate"),
+            tok(CompareMode::Candidate),
             100.0 * run.token_overhead,
-            run.mode("candidate").map_or(0.0, |m| m.activation),
+            run.mode(CompareMode::Candidate).map_or(0.0, |m| m.activation),
             rate(a.and_then(|a| a.precision)),
             rate(a.and_then(|a| a.recall)),
             rate(a.and_then(|a| a.false_positive_rate)),

@@ -108,7 +108,7 @@ pub fn dataset(n: usize, spans: usize, seed: u64) -> Vec<Sample> {
             }
             Sample {
                 id,
-                dataset: "synthetic".into(),
+                dataset: crate::config::Dataset::Synthetic.name(),
                 sessions,
                 spans: span_list,
                 queries,
@@ -255,7 +255,8 @@ impl SyntheticOracle {
         }
         // Another dataset's conversation (LoCoMo run with the scripted backend): one memory
         // per turn (`conversation`).
-        if !self.samples.iter().any(|s| s.dataset == "synthetic") {
+        let synthetic = crate::config::Dataset::Synthetic.descriptor().name;
+        if !self.samples.iter().any(|s| s.dataset == synthetic) {
             if let Some(r) = conversation::executor_reply(prompt) {
                 return r;
             }

@@ -105,7 +105,7 @@ fn reference_controller(input: &Value) -> Result<Controller> {
     let d = num(input, "emb_dim", "input")? as usize;
     let policy = PolicyConfig {
         hidden: num(input, "hidden", "input")? as usize,
-        device: "cpu".into(),
+        device: memskill_controller::PolicyDevice::Cpu,
         ..PolicyConfig::default()
     };
     let mut c = Controller::new(d, &policy, &ppo, 0)?;

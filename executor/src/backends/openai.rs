@@ -36,13 +36,21 @@ use tokio::sync::Semaphore;
 use super::dialect::{rejects_format, AfterRejection, StructuredDialect, Trial};
 use super::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts};
 
-/// Configuration of [`OpenAiBackend`].
+/// Configuration of [`OpenAiBackend`], and the keys of an OpenAI-compatible section of the
+/// run config (`backend = "openai"`, the embeddings servers): the trainer deserialises its
+/// TOML into this struct, so field order, names and defaults are the config's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OpenAiConfig {
+    /// Model name sent to the server.
+    pub model: String,
     /// Base URLs such as `http://localhost:8000/v1` (`/chat/completions` is appended unless present).
     pub base_urls: Vec<String>,
-    pub model: String,
+    /// An environment variable holding the base URL: when it is set, its value replaces
+    /// `base_urls` (see [`OpenAiConfig::endpoint_urls`]); when it is not, the backend is not
+    /// built (the trainer's `[reward.judge]` then falls back to the executor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url_env: Option<String>,
     /// Names of environment variables holding API keys, used round-robin. Unset ones are skipped.
     pub api_key_envs: Vec<String>,
     pub max_concurrency: usize,
@@ -53,31 +61,59 @@ pub struct OpenAiConfig {
     /// First backoff delay; doubles on every retry (capped at 30 s), plus up to 50 % jitter.
     pub backoff_base_ms: u64,
     /// Consecutive failed attempts (timeouts, connection errors, 408 / 429 / 5xx, unreadable
-    /// bodies) after which an endpoint is taken out of rotation; >= 1.
+    /// bodies) after which an endpoint is taken out of rotation while another one answers; >= 1.
     pub unhealthy_after: u32,
-    /// How long an endpoint out of rotation gets no traffic while another one answers;
-    /// afterwards one request probes it.
+    /// How long (ms) an endpoint out of rotation gets no traffic while another one answers;
+    /// afterwards one request probes it. At most 86400000.
     pub cooldown_ms: u64,
-    /// Upper bound on a server's `Retry-After` (429 / 503), in seconds; 0 ignores the header.
+    /// Upper bound on a server's `Retry-After` (429 / 503), in seconds; 0 ignores the header;
+    /// at most 86400.
     pub max_retry_after_secs: u64,
-    /// How a structured request's schema is sent (see [`super::dialect`]).
+    /// The caller's start-up check ([`OpenAiBackend::probe`]): every endpoint is asked once
+    /// whether it answers at all, waiting at most this many seconds, so a backend none of
+    /// whose endpoints answers stops a run in seconds. 0 skips the probe; at most 600. The
+    /// backend itself never probes.
+    pub probe_timeout_secs: u64,
+    /// How a structured request's schema is sent (see [`super::dialect`]): "auto"
+    /// (`json_schema` first, the next dialect when the server rejects the format, the one
+    /// that worked remembered per endpoint) | "json_schema" (OpenAI, vLLM, SGLang,
+    /// llama-server, Ollama) | "json_object_schema" (llama-cpp-python's server) |
+    /// "guided_json" (vLLM) | "ollama_format" (a top-level `format`, Ollama's native field).
     pub structured_dialect: StructuredDialect,
 }
 
 impl Default for OpenAiConfig {
     fn default() -> Self {
         Self {
+            model: "Qwen/Qwen3-Next-80B-A3B-Instruct".into(),
             base_urls: vec!["http://127.0.0.1:8000/v1".into()],
-            model: "Qwen/Qwen3-8B".into(),
+            base_url_env: None,
             api_key_envs: vec!["OPENAI_API_KEY".into()],
-            max_concurrency: 16,
+            max_concurrency: 32,
             timeout_secs: 120,
             max_retries: 5,
             backoff_base_ms: 500,
             unhealthy_after: 3,
             cooldown_ms: 30_000,
             max_retry_after_secs: 60,
+            probe_timeout_secs: 5,
             structured_dialect: StructuredDialect::Auto,
+        }
+    }
+}
+
+impl OpenAiConfig {
+    /// The base URLs requests go to: `base_url_env`'s value when that variable is set (and
+    /// not blank), else `base_urls`. The error names the key and the variable.
+    pub fn endpoint_urls(&self) -> Result<Vec<String>, String> {
+        match self.base_url_env.as_deref() {
+            Some(var) => match std::env::var(var) {
+                Ok(v) if !v.trim().is_empty() => Ok(vec![v.trim().to_string()]),
+                _ => Err(format!(
+                    "base_url_env: the environment variable {var} (the server's base URL) is not set"
+                )),
+            },
+            None => Ok(self.base_urls.clone()),
         }
     }
 }
@@ -470,11 +506,15 @@ fn retryable(e: &LlmError) -> bool {
 }
 
 impl OpenAiBackend {
-    /// Build the backend. Fails when no base URL is given, max_concurrency or
-    /// unhealthy_after is 0, cooldown_ms or max_retry_after_secs is above a day, or API key
-    /// variables are named but none is set.
-    pub fn new(cfg: OpenAiConfig) -> Result<Self, LlmError> {
+    /// Build the backend. Fails when no base URL is given (or `base_url_env` names an unset
+    /// variable), max_concurrency or unhealthy_after is 0, cooldown_ms or
+    /// max_retry_after_secs is above a day, or API key variables are named but none is set.
+    pub fn new(mut cfg: OpenAiConfig) -> Result<Self, LlmError> {
         let bad = |m: &str| Err(LlmError::Other(format!("openai backend: {m}")));
+        match cfg.endpoint_urls() {
+            Ok(urls) => cfg.base_urls = urls,
+            Err(e) => return bad(&e),
+        }
         if cfg.base_urls.is_empty() {
             return bad("base_urls is empty");
         }

@@ -21,7 +21,7 @@ pub struct QaBenchmark {
 impl QaBenchmark {
     pub fn load(cfg: &Config) -> Result<Self> {
         let samples =
-            crate::data::load_samples(&cfg.data, &cfg.data.split, &cfg.spans.mode, cfg.run.seed)?;
+            crate::data::load_samples(&cfg.data, cfg.data.split, &cfg.spans.mode, cfg.run.seed)?;
         Ok(Self { samples })
     }
 }

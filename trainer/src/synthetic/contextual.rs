@@ -239,7 +239,7 @@ pub fn dataset(n: usize, spans: usize, seed: u64) -> Vec<Sample> {
             }
             Sample {
                 id,
-                dataset: "synthetic".into(),
+                dataset: crate::config::Dataset::Synthetic.name(),
                 sessions,
                 spans: span_list,
                 queries,
