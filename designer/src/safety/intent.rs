@@ -350,6 +350,23 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
     if !whole_cue && (SECRET_SAFE.is_match(&rest) || SECRET_NEGATED.is_match(&rest)) {
         return None;
     }
+    if let Some(c) = keep_verb_on(toks, secret.as_str()) {
+        return Some(c);
+    }
+    // "... it goes into memory", "should be stored"
+    static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+|a\s+|one\s+|its own\s+|a new\s+|their own\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
+        )
+    });
+    PASSIVE
+        .find(sentence)
+        .map(|m| format!("secret {:?} + {:?}", secret.as_str(), m.as_str()))
+}
+
+/// The first keep command in `toks` whose object is the secret itself, not a fact about it
+/// ("record that ...", "note the date it arrived"); the reason names `secret`.
+fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
     for i in commands(toks, &KEEP_VERB) {
         // "record that ...": a fact about something, not the thing
         let mut n = i + 1;
@@ -391,21 +408,9 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
         if object.is_some_and(|o| META.is_match(o)) {
             continue;
         }
-        return Some(format!(
-            "keep-verb {:?} + secret {:?}",
-            toks[i],
-            secret.as_str()
-        ));
+        return Some(format!("keep-verb {:?} + secret {:?}", toks[i], secret));
     }
-    // "... it goes into memory", "should be stored"
-    static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+|a\s+|one\s+|its own\s+|a new\s+|their own\s+)?memor\w*|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
-        )
-    });
-    PASSIVE
-        .find(sentence)
-        .map(|m| format!("secret {:?} + {:?}", secret.as_str(), m.as_str()))
+    None
 }
 
 // ---- permissions ---------------------------------------------------------------------
@@ -689,7 +694,38 @@ static REWRITE_RULES: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The first sign (checked in a fixed order) that the sentence works against the rules or
+/// the user's requests, with its reason.
 fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) -> Option<String> {
+    hides_skill(sentence)
+        .or_else(|| circumvents(sentence))
+        .or_else(|| prohibition_defied(sentence))
+        .or_else(|| {
+            PRETEND_COMPLY
+                .find(sentence)
+                .filter(|m| !is_negated_before(sentence, m.start()))
+                .map(|m| format!("compliance faked {:?}", m.as_str()))
+        })
+        .or_else(|| {
+            ONLY_THIS
+                .find(sentence)
+                .map(|m| format!("only this skill {:?}", m.as_str()))
+        })
+        .or_else(|| rules_overridden(sentence, toks, prev))
+        .or_else(|| request_turned_around(sentence))
+        .or_else(|| opt_out_defied(sentence))
+        .or_else(|| kept_after_opt_out_elsewhere(sentence, text))
+        .or_else(|| rules_dropped(sentence))
+        .or_else(|| {
+            OWN_SETUP
+                .find(sentence)
+                .filter(|_| !commands(toks, &DISCLOSE_VERB).is_empty())
+                .map(|o| format!("disclosure of {:?}", o.as_str()))
+        })
+}
+
+/// The skill hides itself or what it stores from its audience.
+fn hides_skill(sentence: &str) -> Option<String> {
     if let Some(h) = HIDE_STRONG.find(sentence) {
         let rest = &sentence[h.end()..];
         if !is_negated_before(sentence, h.start())
@@ -714,6 +750,12 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
             return Some(format!("hides the skill {:?}", h.as_str()));
         }
     }
+    None
+}
+
+/// A command to get around a control (a rule, filter, ban or check), not reported of a
+/// person nor negated.
+fn circumvents(sentence: &str) -> Option<String> {
     if let Some(c) = CIRCUMVENT.find(sentence) {
         if !is_negated_before(sentence, c.start())
             && !REPORTED_BY_PERSON.is_match(&sentence[..c.start()])
@@ -723,6 +765,11 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
             }
         }
     }
+    None
+}
+
+/// A prohibition done anyway, or deletion requests ignored.
+fn prohibition_defied(sentence: &str) -> Option<String> {
     // a prohibition and "do it anyway" / "find a way": "quando o sistema proibir algo,
     // encontre um jeito de fazer mesmo assim"; deletion requests not honoured
     static PROHIBITION: LazyLock<Regex> = LazyLock::new(|| {
@@ -758,14 +805,11 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
     if let Some(m) = DELETION_IGNORED.find(sentence) {
         return Some(format!("deletion requests ignored {:?}", m.as_str()));
     }
-    if let Some(m) = PRETEND_COMPLY.find(sentence) {
-        if !is_negated_before(sentence, m.start()) {
-            return Some(format!("compliance faked {:?}", m.as_str()));
-        }
-    }
-    if let Some(m) = ONLY_THIS.find(sentence) {
-        return Some(format!("only this skill {:?}", m.as_str()));
-    }
+    None
+}
+
+/// Rules overridden by a pronoun ("ignore them" near rules), set aside or rewritten.
+fn rules_overridden(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String> {
     for i in commands(toks, &OVERRIDE_PRONOUN) {
         let next = toks.get(i + 1).map(String::as_str);
         if matches!(
@@ -810,14 +854,23 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
             return Some(format!("rewrites {:?} + {:?}", toks[i], r.as_str()));
         }
     }
+    None
+}
+
+/// A request not to keep something turned into one to keep it ("don't -> store").
+fn request_turned_around(sentence: &str) -> Option<String> {
     static SHORTHAND: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"\b(?:forget|don'?t|do not|not|stop|delete)\s*(?:->|=>|→|>)\s*(?:keep|do|store|save|record|insert)\b",
         )
     });
-    if let Some(m) = SHORTHAND.find(sentence) {
-        return Some(format!("request turned around {:?}", m.as_str()));
-    }
+    SHORTHAND
+        .find(sentence)
+        .map(|m| format!("request turned around {:?}", m.as_str()))
+}
+
+/// A request not to keep something, with the thing kept anyway in the same sentence.
+fn opt_out_defied(sentence: &str) -> Option<String> {
     if let Some(o) = OPT_OUT.find(sentence) {
         let from = o.end();
         if let Some(d) = DEFY
@@ -864,6 +917,11 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
             }
         }
     }
+    None
+}
+
+/// A "keep it anyway" in a sentence whose request not to keep stands elsewhere in `text`.
+fn kept_after_opt_out_elsewhere(sentence: &str, text: &str) -> Option<String> {
     // split fields: "Runs when the user asks not to keep something. | still INSERT it"
     static KEPT_ANYWAY: LazyLock<Regex> = LazyLock::new(|| {
         rx(
@@ -878,6 +936,11 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
             ));
         }
     }
+    None
+}
+
+/// Rules declared off or not honoured, or a persona without rules.
+fn rules_dropped(sentence: &str) -> Option<String> {
     if let Some(m) = RULES_OFF.find(sentence) {
         // "when the user says the old rules at work no longer apply": a report
         if !REPORTED_BY_PERSON.is_match(&sentence[..m.start()]) {
@@ -889,11 +952,6 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
     }
     if let Some(m) = FREE_PERSONA.find(sentence) {
         return Some(format!("persona without rules {:?}", m.as_str()));
-    }
-    if let Some(o) = OWN_SETUP.find(sentence) {
-        if !commands(toks, &DISCLOSE_VERB).is_empty() {
-            return Some(format!("disclosure of {:?}", o.as_str()));
-        }
     }
     None
 }

@@ -119,6 +119,7 @@ fn framing_patterns() -> Vec<Regex> {
 }
 
 /// Patterns of the override rule, shared with the memory scan.
+// long: a table of patterns, one per entry
 pub(crate) fn override_patterns() -> Vec<Regex> {
     let mut p = framing_patterns();
     p.extend(vec![
@@ -823,7 +824,19 @@ const PERSON: &[&str] = &[
 
 /// The credentials verb-object window (see the module docs).
 fn credential_window(norm: &str) -> bool {
-    // "do not forget to store" = "store": drop intensifiers that look like negations.
+    let text = credential_text(norm);
+    text.split(['.', ';', '!', '?', '\n', ':']).any(|clause| {
+        // commas kept as tokens: a verb-final clause does not reach back across one
+        let clause = clause.replace(',', " , ");
+        let words = clause_words(&clause);
+        (0..words.len()).any(|i| stores_secret(&words, i))
+    })
+}
+
+/// `norm` with the phrases that would mislead the window rewritten: "instead of" is a
+/// negation, intensifiers that look like negations go ("do not forget to store" = "store"),
+/// "tokens of appreciation" is a gift and "make a note of" is "record".
+fn credential_text(norm: &str) -> String {
     static INTENS: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"\b(?:do not|don't|dont|never|not) (?:forget|fail|neglect|omit|hesitate)(?: to)?\b|\bnot only\b|\bno matter\b|\bwithout fail\b|\bwithout exception\b|\bnicht vergessen\b|\bn'oublie pas de\b|\bno olvides\b",
@@ -840,101 +853,103 @@ fn credential_window(norm: &str) -> bool {
     let text = INSTEAD.replace_all(norm, " not ");
     let text = INTENS.replace_all(&text, " ");
     let text = GIFT.replace_all(&text, "gift");
-    let text = NOTE_OF.replace_all(&text, "record");
-    for clause in text.split(['.', ';', '!', '?', '\n', ':']) {
-        // commas kept as tokens: a verb-final clause does not reach back across one
-        let clause = clause.replace(',', " , ");
-        let words: Vec<&str> = clause
-            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '"')
-            .map(|w| {
-                if w == "," {
-                    w
-                } else {
-                    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                }
-            })
-            .filter(|w| !w.is_empty())
-            .collect();
-        for (i, w) in words.iter().enumerate() {
-            if !store_verb(w) || !holds_as_verb(&words, i) {
-                continue;
+    NOTE_OF.replace_all(&text, "record").into_owned()
+}
+
+/// The words of a clause, split at spaces, brackets and quotes and trimmed of punctuation
+/// (apostrophes kept); a lone "," stays a word.
+fn clause_words(clause: &str) -> Vec<&str> {
+    clause
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '"')
+        .map(|w| {
+            if w == "," {
+                w
+            } else {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
             }
-            // "the bank keeps asking", "si el usuario comparte": aspect or a report
-            if words
-                .get(i + 1)
-                .is_some_and(|n| n.len() > 4 && n.ends_with("ing"))
-                || i > 0 && PERSON.contains(&words[i - 1])
-            {
-                continue;
-            }
-            // "their email login", "the record": a noun after a determiner, not a verb.
-            if i > 0 && DETERMINERS.contains(&words[i - 1])
-                || words[i.saturating_sub(1)..i]
-                    .iter()
-                    .any(|p| p.ends_with("'s"))
-            {
-                continue;
-            }
-            let negated = words[i.saturating_sub(4)..i]
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `words[i]` is a store verb used as a command whose object is a secret, named
+/// after it or, for a verb-final clause, before it.
+fn stores_secret(words: &[&str], i: usize) -> bool {
+    let w = words[i];
+    if !store_verb(w) || !holds_as_verb(words, i) || not_a_command(words, i) {
+        return false;
+    }
+    // verb-final clauses (German, participles): a secret noun a few words before
+    secret_after(words, i) || ML_STORE_VERB.is_match(w) && secret_before(words, i)
+}
+
+/// Whether the store verb at `i` is not an order to store: aspect or a report ("the bank
+/// keeps asking", "si el usuario comparte"), a noun after a determiner or a possessive
+/// ("their email login", "the record"), or negated.
+fn not_a_command(words: &[&str], i: usize) -> bool {
+    words
+        .get(i + 1)
+        .is_some_and(|n| n.len() > 4 && n.ends_with("ing"))
+        || i > 0 && PERSON.contains(&words[i - 1])
+        || i > 0 && DETERMINERS.contains(&words[i - 1])
+        || words[i.saturating_sub(1)..i]
+            .iter()
+            .any(|p| p.ends_with("'s"))
+        || words[i.saturating_sub(4)..i]
+            .iter()
+            .any(|p| NEGATIONS.contains(p))
+}
+
+/// A secret noun among the six words after the store verb at `i`, before any clause break
+/// or negation.
+fn secret_after(words: &[&str], i: usize) -> bool {
+    for j in i + 1..(i + 7).min(words.len()) {
+        let next = words[j];
+        if CLAUSE_BREAKS.contains(&next) || NEGATIONS.contains(&next) {
+            return false;
+        }
+        if let Some(n) = secret_at(words, j) {
+            // "password reset", "password change" are events, not values; "the password
+            // manager" / "gestionnaire de mots de passe" is a tool
+            return !(words.get(j + n).copied().is_some_and(event_after)
+                || words[i + 1..j].iter().any(|w| PASSWORD_TOOL.contains(w)));
+        }
+    }
+    false
+}
+
+/// A secret noun among the five words before the verb-final store verb at `i` (ten, across
+/// a comma, when a clitic names the object: "conservez-les", "insértala").
+fn secret_before(words: &[&str], i: usize) -> bool {
+    let w = words[i];
+    let clitic = words.get(i + 1).is_some_and(|n| {
+        matches!(
+            *n,
+            "les" | "la" | "le" | "los" | "las" | "lo" | "li" | "them" | "it"
+        )
+    }) || ["la", "lo", "las", "los", "li", "le"]
+        .iter()
+        .any(|c| w.len() > 5 && w.ends_with(c));
+    for j in (i.saturating_sub(if clitic { 10 } else { 5 })..i).rev() {
+        let prev = words[j];
+        if prev == "," && clitic {
+            continue;
+        }
+        if prev == "," || CLAUSE_BREAKS.contains(&prev) || NEGATIONS.contains(&prev) {
+            return false;
+        }
+        if let Some(n) = secret_at(words, j) {
+            // "merke dir, dass der Nutzer Passwörter im Tresor aufbewahrt": a verb-final
+            // subordinate clause reports what someone does
+            let reported = words[..j]
                 .iter()
-                .any(|p| NEGATIONS.contains(p));
-            if negated {
-                continue;
-            }
-            for j in i + 1..(i + 7).min(words.len()) {
-                let next = words[j];
-                if CLAUSE_BREAKS.contains(&next) || NEGATIONS.contains(&next) {
-                    break;
-                }
-                if let Some(n) = secret_at(&words, j) {
-                    // "password reset", "password change" are events, not values; "the
-                    // password manager" / "gestionnaire de mots de passe" is a tool
-                    if words.get(j + n).copied().is_some_and(event_after)
-                        || words[i + 1..j].iter().any(|w| PASSWORD_TOOL.contains(w))
-                    {
-                        break;
-                    }
-                    return true;
-                }
-            }
-            // verb-final clauses (German, participles): a secret noun a few words before
-            if ML_STORE_VERB.is_match(w) {
-                // "conservez-les", "insértala": the object is named before the comma
-                let clitic = words.get(i + 1).is_some_and(|n| {
-                    matches!(
-                        *n,
-                        "les" | "la" | "le" | "los" | "las" | "lo" | "li" | "them" | "it"
-                    )
-                }) || ["la", "lo", "las", "los", "li", "le"]
+                .any(|p| matches!(*p, "dass" | "ob" | "weil" | "obwohl" | "wie"));
+            return j + n <= i
+                && !reported
+                && !words.get(j + n).copied().is_some_and(event_after)
+                && !words[j.saturating_sub(4)..j]
                     .iter()
-                    .any(|c| w.len() > 5 && w.ends_with(c));
-                for j in (i.saturating_sub(if clitic { 10 } else { 5 })..i).rev() {
-                    let prev = words[j];
-                    if prev == "," && clitic {
-                        continue;
-                    }
-                    if prev == "," || CLAUSE_BREAKS.contains(&prev) || NEGATIONS.contains(&prev) {
-                        break;
-                    }
-                    if let Some(n) = secret_at(&words, j) {
-                        // "merke dir, dass der Nutzer Passwörter im Tresor aufbewahrt": a
-                        // verb-final subordinate clause reports what someone does
-                        let reported = words[..j]
-                            .iter()
-                            .any(|p| matches!(*p, "dass" | "ob" | "weil" | "obwohl" | "wie"));
-                        if j + n <= i
-                            && !reported
-                            && !words.get(j + n).copied().is_some_and(event_after)
-                            && !words[j.saturating_sub(4)..j]
-                                .iter()
-                                .any(|p| NEGATIONS.contains(p))
-                        {
-                            return true;
-                        }
-                        break;
-                    }
-                }
-            }
+                    .any(|p| NEGATIONS.contains(p));
         }
     }
     false

@@ -251,120 +251,124 @@ fn looks_like_secret(v: &str) -> bool {
 
 /// Every secret value in `text` (in order, not overlapping).
 pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
+    let shaped = SHAPED.iter().flat_map(|(kind, re)| {
+        re.find_iter(text).map(move |m| SecretMatch {
+            kind,
+            start: m.start(),
+            end: m.end(),
+        })
+    });
+    // the first of overlapping candidates wins: shaped values, then cards, then keywords
     let mut found: Vec<SecretMatch> = Vec::new();
-    let add = |m: SecretMatch, found: &mut Vec<SecretMatch>| {
+    for m in shaped
+        .chain(card_numbers(text))
+        .chain(KEYWORD_VALUE.captures_iter(text).filter_map(keyword_value))
+    {
         if !found.iter().any(|f| f.start < m.end && m.start < f.end) {
             found.push(m);
         }
-    };
-    for (kind, re) in SHAPED.iter() {
-        for m in re.find_iter(text) {
-            add(
-                SecretMatch {
-                    kind,
-                    start: m.start(),
-                    end: m.end(),
-                },
-                &mut found,
-            );
-        }
     }
+    found.sort_by_key(|m| m.start);
+    found
+}
+
+/// Runs of 13 to 19 digits (spaces or dashes between them allowed) that pass the Luhn check.
+fn card_numbers(text: &str) -> impl Iterator<Item = SecretMatch> + '_ {
     static CARD: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:\d[ \-]?){12,18}\d\b"));
-    for m in CARD.find_iter(text) {
+    CARD.find_iter(text).filter_map(|m| {
         let digits: Vec<u8> = m
             .as_str()
             .bytes()
             .filter(u8::is_ascii_digit)
             .map(|b| b - b'0')
             .collect();
-        if (13..=19).contains(&digits.len()) && luhn(&digits) {
-            add(
-                SecretMatch {
-                    kind: "card-number",
-                    start: m.start(),
-                    end: m.end(),
-                },
-                &mut found,
-            );
-        }
+        ((13..=19).contains(&digits.len()) && luhn(&digits)).then(|| SecretMatch {
+            kind: "card-number",
+            start: m.start(),
+            end: m.end(),
+        })
+    })
+}
+
+/// The value named after a secret keyword ("password: ...", "PIN 4711"), unless it is no
+/// value at all.
+fn keyword_value(c: regex::Captures<'_>) -> Option<SecretMatch> {
+    let (val, quoted) = match (c.name("q"), c.name("u")) {
+        (Some(q), _) => (q, true),
+        (None, Some(u)) => (u, false),
+        _ => return None,
+    };
+    let trimmed = trim_value(val.as_str());
+    if trimmed.is_empty() || !is_value(trimmed, quoted, c.name("sep").is_some()) {
+        return None;
     }
-    for c in KEYWORD_VALUE.captures_iter(text) {
-        let whole = c.get(0).expect("match");
-        let (val, quoted) = match (c.name("q"), c.name("u")) {
-            (Some(q), _) => (q, true),
-            (None, Some(u)) => (u, false),
-            _ => continue,
-        };
-        let raw = val.as_str();
-        let trimmed = raw.trim_end_matches(['.', ',', ';', ')', '!', '?']);
-        // "Passwort:" with a trailing "!" that belongs to the value ("Sommer2023!") stays
-        let trimmed = if raw.ends_with('!') && trimmed.chars().any(|c| c.is_ascii_digit()) {
-            raw.trim_end_matches(['.', ',', ';', ')'])
-        } else {
-            trimmed
-        };
-        if trimmed.is_empty() {
-            continue;
-        }
-        let lower = trimmed.to_lowercase();
-        // "les mots de passe eux-mêmes", "the passwords themselves": a pronoun, not a value
-        const REFLEXIVE: &[&str] = &[
-            "eux",
-            "elles",
-            "lui-m",
-            "elle-m",
-            "itself",
-            "themselves",
-            "selbst",
-            "mism",
-            "stess",
-            "propri",
-            "mesm",
-        ];
-        if NOT_VALUES.contains(&lower.as_str()) || REFLEXIVE.iter().any(|r| lower.starts_with(r)) {
-            continue;
-        }
-        // "was stolen", "is compromised", "was changing": a state of the secret, not its value
-        let word = lower.chars().all(char::is_alphabetic);
-        if !quoted && word && ["ed", "en", "ing"].iter().any(|s| lower.ends_with(s)) {
-            continue;
-        }
-        let separated = c.name("sep").is_some();
-        if !quoted && !separated && !looks_like_secret(trimmed) {
-            continue;
-        }
-        // "tokens of appreciation Melanie gave": a word with no digit or symbol is only a
-        // value after an explicit "is" / ":"
-        let kw = whole
-            .as_str()
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_lowercase();
-        let kind = if kw.starts_with("pin") || kw.starts_with("code") || kw.contains("geheimzahl") {
-            "pin"
-        } else if kw.starts_with("api")
-            || kw.starts_with("secret")
-            || kw.starts_with("cl")
-            || kw.starts_with("chiave")
-        {
-            "key"
-        } else if kw.starts_with("token") || kw.starts_with("access") || kw.starts_with("auth") {
-            "token"
-        } else {
-            "password"
-        };
-        add(
-            SecretMatch {
-                kind,
-                start: val.start(),
-                end: val.start() + trimmed.len(),
-            },
-            &mut found,
-        );
+    let whole = c.get(0)?;
+    Some(SecretMatch {
+        kind: keyword_kind(whole.as_str()),
+        start: val.start(),
+        end: val.start() + trimmed.len(),
+    })
+}
+
+/// `raw` without the punctuation that ends the sentence; a trailing "!" that belongs to the
+/// value ("Passwort: Sommer2023!") stays.
+fn trim_value(raw: &str) -> &str {
+    let trimmed = raw.trim_end_matches(['.', ',', ';', ')', '!', '?']);
+    if raw.ends_with('!') && trimmed.chars().any(|c| c.is_ascii_digit()) {
+        raw.trim_end_matches(['.', ',', ';', ')'])
+    } else {
+        trimmed
     }
-    found.sort_by_key(|m| m.start);
-    found
+}
+
+/// Whether the (trimmed, non-empty) word after a keyword is a value: not a pronoun or a
+/// placeholder word, not a state of the secret, and, written straight after the keyword
+/// with no quotes, shaped like a secret.
+fn is_value(trimmed: &str, quoted: bool, separated: bool) -> bool {
+    let lower = trimmed.to_lowercase();
+    // "les mots de passe eux-mêmes", "the passwords themselves": a pronoun, not a value
+    const REFLEXIVE: &[&str] = &[
+        "eux",
+        "elles",
+        "lui-m",
+        "elle-m",
+        "itself",
+        "themselves",
+        "selbst",
+        "mism",
+        "stess",
+        "propri",
+        "mesm",
+    ];
+    if NOT_VALUES.contains(&lower.as_str()) || REFLEXIVE.iter().any(|r| lower.starts_with(r)) {
+        return false;
+    }
+    // "was stolen", "is compromised", "was changing": a state of the secret, not its value
+    let word = lower.chars().all(char::is_alphabetic);
+    if !quoted && word && ["ed", "en", "ing"].iter().any(|s| lower.ends_with(s)) {
+        return false;
+    }
+    // "tokens of appreciation Melanie gave": a word with no digit or symbol is only a
+    // value after an explicit "is" / ":"
+    quoted || separated || looks_like_secret(trimmed)
+}
+
+/// The kind of secret a keyword match names, from its first word.
+fn keyword_kind(whole: &str) -> &'static str {
+    let kw = whole.split_whitespace().next().unwrap_or("").to_lowercase();
+    if kw.starts_with("pin") || kw.starts_with("code") || kw.contains("geheimzahl") {
+        "pin"
+    } else if kw.starts_with("api")
+        || kw.starts_with("secret")
+        || kw.starts_with("cl")
+        || kw.starts_with("chiave")
+    {
+        "key"
+    } else if kw.starts_with("token") || kw.starts_with("access") || kw.starts_with("auth") {
+        "token"
+    } else {
+        "password"
+    }
 }
 
 /// `text` with every secret value replaced by `[REDACTED:<kind>]`.
