@@ -1322,7 +1322,10 @@ impl Picker {
             return self.lp.sample(logits).map_err(lerr);
         };
         // tokens left for the reply, the one being picked included
-        let left = (self.max_new.saturating_sub(produced)).min(self.budget.saturating_sub(pos));
+        let left = self
+            .max_new
+            .saturating_sub(produced)
+            .min(self.budget.saturating_sub(pos));
         let t = Instant::now();
         let masked = g.masked(logits, closing(left, self.max_new))?;
         self.mask_secs += t.elapsed().as_secs_f64();
