@@ -388,22 +388,7 @@ pub fn prepare_weights(
         std::fs::File::open(path).map_err(|e| local_err(path, "cannot open model", e))?;
     let ct = gguf_file::Content::read(&mut file)
         .map_err(|e| local_err(path, "reading GGUF header", e))?;
-    let auto = matches!(
-        requantize.map(|s| s.trim().to_ascii_lowercase()).as_deref(),
-        None | Some("") | Some("auto")
-    );
-    let target = parse_requantize(requantize)?.filter(|_| !(auto && native(&ct)));
-    let needed = target.filter(|t| {
-        ct.tensor_infos.values().any(|ti| {
-            lacks_simd(ti.ggml_dtype)
-                && ti
-                    .shape
-                    .dims()
-                    .last()
-                    .is_some_and(|&r| r > 0 && r % t.block_size() == 0)
-        })
-    });
-    let Some(target) = needed else {
+    let Some(target) = requantize_target(&ct, requantize, native)? else {
         return Ok(PreparedWeights {
             content: ct,
             reader: Box::new(file),
@@ -414,26 +399,8 @@ pub fn prepare_weights(
     };
     let key = source_key(path, target)?;
     let cache = requantized_path(path, target);
-    if let Ok(mut cf) = std::fs::File::open(&cache) {
-        if let Ok(cct) = gguf_file::Content::read(&mut cf) {
-            let same = cct
-                .metadata
-                .get(REQUANT_KEY)
-                .and_then(|v| v.to_string().ok())
-                .is_some_and(|k| *k == key);
-            if same {
-                return Ok(PreparedWeights {
-                    content: cct,
-                    reader: Box::new(cf),
-                    source: WeightsSource::Cache {
-                        path: cache,
-                        reused: true,
-                    },
-                    converted: 0,
-                    target: Some(target),
-                });
-            }
-        }
+    if let Some(cached) = cached_requantized(&cache, &key, target) {
+        return Ok(cached);
     }
     let (bytes, converted) = requantize_to_bytes(
         &ct,
@@ -459,6 +426,53 @@ pub fn prepare_weights(
         reader: Box::new(cur),
         source,
         converted,
+        target: Some(target),
+    })
+}
+
+/// The dtype to requantize the file `ct` to per `requantize`: none when the option is off,
+/// when under `auto` the file steps `native`ly, or when no tensor has a slow dtype whose rows
+/// split into the target's blocks.
+fn requantize_target(
+    ct: &gguf_file::Content,
+    requantize: Option<&str>,
+    native: &dyn Fn(&gguf_file::Content) -> bool,
+) -> Result<Option<GgmlDType>, LlmError> {
+    let auto = matches!(
+        requantize.map(|s| s.trim().to_ascii_lowercase()).as_deref(),
+        None | Some("") | Some("auto")
+    );
+    let target = parse_requantize(requantize)?.filter(|_| !(auto && native(ct)));
+    Ok(target.filter(|t| {
+        ct.tensor_infos.values().any(|ti| {
+            lacks_simd(ti.ggml_dtype)
+                && ti
+                    .shape
+                    .dims()
+                    .last()
+                    .is_some_and(|&r| r > 0 && r % t.block_size() == 0)
+        })
+    }))
+}
+
+/// The requantized copy at `cache`, when it exists, reads, and was made from the source that
+/// `key` describes; else `None` (it is then rewritten).
+fn cached_requantized(cache: &Path, key: &str, target: GgmlDType) -> Option<PreparedWeights> {
+    let mut cf = std::fs::File::open(cache).ok()?;
+    let cct = gguf_file::Content::read(&mut cf).ok()?;
+    let same = cct
+        .metadata
+        .get(REQUANT_KEY)
+        .and_then(|v| v.to_string().ok())
+        .is_some_and(|k| k == key);
+    same.then(|| PreparedWeights {
+        content: cct,
+        reader: Box::new(cf),
+        source: WeightsSource::Cache {
+            path: cache.to_path_buf(),
+            reused: true,
+        },
+        converted: 0,
         target: Some(target),
     })
 }
@@ -905,41 +919,117 @@ fn arch_of(cfg: &LocalConfig, ct: &gguf_file::Content) -> String {
     }
 }
 
+/// [`LocalConfig::dense_prefill`] as the llama loader's setting.
+fn dense_prefill(cfg: &LocalConfig) -> crate::llama::DensePrefill {
+    match cfg.dense_prefill {
+        None => crate::llama::DensePrefill::Auto,
+        Some(true) => crate::llama::DensePrefill::On,
+        Some(false) => crate::llama::DensePrefill::Off,
+    }
+}
+
+/// The file's `general.name`, else the file name without its extension.
+fn model_name(ct: &gguf_file::Content, path: &Path) -> String {
+    ct.metadata
+        .get("general.name")
+        .and_then(|v| v.to_string().ok().cloned())
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+}
+
+/// The tokens that end a reply: the file's end-of-sequence id, then the usual chat end
+/// markers the tokenizer knows, each once.
+fn stop_ids(ct: &gguf_file::Content, tokenizer: &Tokenizer) -> Vec<u32> {
+    let mut stop_ids = Vec::new();
+    if let Some(e) = ct
+        .metadata
+        .get("tokenizer.ggml.eos_token_id")
+        .and_then(|v| v.to_u32().ok())
+    {
+        stop_ids.push(e);
+    }
+    for t in ["<|im_end|>", "<|endoftext|>", "<|eot_id|>"] {
+        if let Some(id) = tokenizer.token_to_id(t) {
+            if !stop_ids.contains(&id) {
+                stop_ids.push(id);
+            }
+        }
+    }
+    stop_ids
+}
+
+/// The model of architecture `arch` from the file `ct` (tensor data read from `reader`).
+fn load_weights(
+    cfg: &LocalConfig,
+    arch: &str,
+    ct: gguf_file::Content,
+    mut reader: Box<dyn ReadSeek>,
+    device: &Device,
+    dense: crate::llama::DensePrefill,
+) -> Result<Weights, LlmError> {
+    let path = &cfg.model_path;
+    let max_ctx = cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
+    Ok(match arch {
+        "llama" if crate::llama::supports(&ct) => {
+            let mut m =
+                crate::llama::FastLlama::from_gguf(&ct, &mut reader, device, max_ctx, dense)
+                    .map_err(|e| local_err(path, "loading llama weights", e))?;
+            m.reuse_prefix = cfg.reuse_prefix;
+            Weights::Fast(m)
+        }
+        "llama" => Weights::Llama(
+            quantized_llama::ModelWeights::from_gguf(ct, &mut reader, device)
+                .map_err(|e| local_err(path, "loading llama weights", e))?,
+        ),
+        "qwen2" => Weights::Qwen2(
+            quantized_qwen2::ModelWeights::from_gguf(ct, &mut reader, device)
+                .map_err(|e| local_err(path, "loading qwen2 weights", e))?,
+        ),
+        other => {
+            return Err(local_err(
+                path,
+                "architecture",
+                format!("{other:?} is not supported (llama, qwen2)"),
+            ))
+        }
+    })
+}
+
+/// The default system prompt of the ChatML fallback (files without
+/// `tokenizer.chat_template`): the usual one of SmolLM2 and of Qwen2.
+fn fallback_system(name: &str, arch: &str) -> Option<&'static str> {
+    if name.to_lowercase().contains("smollm") {
+        Some("You are a helpful AI assistant named SmolLM, trained by Hugging Face")
+    } else if arch == "qwen2" {
+        Some("You are a helpful assistant.")
+    } else {
+        None
+    }
+}
+
 impl LocalGguf {
     /// Load the GGUF weights and tokenizer.
     pub fn load(cfg: &LocalConfig) -> Result<Self, LlmError> {
-        let load_info;
         let path = cfg.model_path.clone();
         let device = device()?;
-        let dense = match cfg.dense_prefill {
-            None => crate::llama::DensePrefill::Auto,
-            Some(true) => crate::llama::DensePrefill::On,
-            Some(false) => crate::llama::DensePrefill::Off,
-        };
+        let dense = dense_prefill(cfg);
         let native = |ct: &gguf_file::Content| {
             device.is_cpu()
                 && arch_of(cfg, ct) == "llama"
                 && crate::llama::steps_natively(ct, dense)
         };
+        let prepared = prepare_weights(&path, cfg.requantize.as_deref(), &native)?;
+        let load_info = prepared.describe();
         let PreparedWeights {
             content: ct,
-            mut reader,
+            reader,
             ..
-        } = {
-            let p = prepare_weights(&path, cfg.requantize.as_deref(), &native)?;
-            load_info = p.describe();
-            p
-        };
+        } = prepared;
         let arch = arch_of(cfg, &ct);
-        let name = ct
-            .metadata
-            .get("general.name")
-            .and_then(|v| v.to_string().ok().cloned())
-            .unwrap_or_else(|| {
-                path.file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
+        let name = model_name(&ct, &path);
         let tokenizer = match &cfg.tokenizer_path {
             Some(t) => {
                 Tokenizer::from_file(t).map_err(|e| local_err(t, "loading tokenizer.json", e))?
@@ -947,60 +1037,18 @@ impl LocalGguf {
             None => tokenizer_from_gguf(&ct, &path)?,
         };
         let template = chat_template_from_gguf(&ct, &path, None)?;
-        let mut stop_ids = Vec::new();
-        if let Some(e) = ct
-            .metadata
-            .get("tokenizer.ggml.eos_token_id")
-            .and_then(|v| v.to_u32().ok())
-        {
-            stop_ids.push(e);
-        }
-        for t in ["<|im_end|>", "<|endoftext|>", "<|eot_id|>"] {
-            if let Some(id) = tokenizer.token_to_id(t) {
-                if !stop_ids.contains(&id) {
-                    stop_ids.push(id);
-                }
-            }
-        }
-        let max_ctx = cfg.max_context.min(quantized_llama::MAX_SEQ_LEN);
-        let weights = match arch.as_str() {
-            "llama" if crate::llama::supports(&ct) => {
-                let mut m =
-                    crate::llama::FastLlama::from_gguf(&ct, &mut reader, &device, max_ctx, dense)
-                        .map_err(|e| local_err(&path, "loading llama weights", e))?;
-                m.reuse_prefix = cfg.reuse_prefix;
-                Weights::Fast(m)
-            }
-            "llama" => Weights::Llama(
-                quantized_llama::ModelWeights::from_gguf(ct, &mut reader, &device)
-                    .map_err(|e| local_err(&path, "loading llama weights", e))?,
-            ),
-            "qwen2" => Weights::Qwen2(
-                quantized_qwen2::ModelWeights::from_gguf(ct, &mut reader, &device)
-                    .map_err(|e| local_err(&path, "loading qwen2 weights", e))?,
-            ),
-            other => {
-                return Err(local_err(
-                    &path,
-                    "architecture",
-                    format!("{other:?} is not supported (llama, qwen2)"),
-                ))
-            }
-        };
+        let stop_ids = stop_ids(&ct, &tokenizer);
+        let weights = load_weights(cfg, &arch, ct, reader, &device, dense)?;
         let load_info = match &weights {
             Weights::Fast(m) if m.dense => {
                 format!("{load_info}; prompt tokens through f32 weights dequantized at load")
             }
             _ => load_info,
         };
-        // ChatML fallback (files without tokenizer.chat_template): the usual default system
-        // prompts of SmolLM2 and Qwen2.
-        let fallback_system = if name.to_lowercase().contains("smollm") {
-            Some("You are a helpful AI assistant named SmolLM, trained by Hugging Face")
-        } else if arch == "qwen2" {
-            Some("You are a helpful assistant.")
+        let template = if template.is_jinja() {
+            template
         } else {
-            None
+            ChatTemplate::chatml(fallback_system(&name, &arch))
         };
         let overflow = cfg.overflow;
         Ok(Self {
@@ -1011,11 +1059,7 @@ impl LocalGguf {
             arch,
             name,
             stop_ids,
-            template: if template.is_jinja() {
-                template
-            } else {
-                ChatTemplate::chatml(fallback_system)
-            },
+            template,
             overflow,
             truncated: std::sync::atomic::AtomicU64::new(0),
             last: Mutex::new(GenTiming::default()),
@@ -1155,51 +1199,25 @@ impl LocalGguf {
             .min(budget.saturating_sub(1).max(1));
         let keep = budget.saturating_sub(max_new).max(1);
         let ids = self.fitted_prompt(&req.messages, keep)?;
-        let sampling = if req.temperature <= 0.0 {
-            Sampling::ArgMax
-        } else if req.top_p > 0.0 && req.top_p < 1.0 {
-            Sampling::TopP {
-                p: req.top_p as f64,
-                temperature: req.temperature as f64,
-            }
-        } else {
-            Sampling::All {
-                temperature: req.temperature as f64,
-            }
+        let mut picker = Picker {
+            lp: LogitsProcessor::from_sampling(req.seed.unwrap_or(self.cfg.seed), sampling(req)),
+            max_new,
+            budget,
+            mask_secs: 0.0,
+            masked_tokens: 0,
         };
-        let mut lp = LogitsProcessor::from_sampling(req.seed.unwrap_or(self.cfg.seed), sampling);
         let mut guided = match &req.response_schema {
             Some(rs) => Some(self.guided(rs)?),
             None => None,
         };
-        let mut mask_secs = 0.0;
-        let mut masked_tokens = 0;
         let mut model = self
             .model
             .lock()
             .map_err(|_| LlmError::Local("model mutex poisoned".into()))?;
         let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
-        // one token from `logits`: sampled as is, or under the structured output's mask
-        // the end of the budget closes a structured reply (see `guided::Closing`)
-        let mut pick = |logits: &Tensor, guided: &mut Option<Guided>, left: usize| {
-            let Some(g) = guided.as_mut() else {
-                return lp.sample(logits).map_err(lerr);
-            };
-            let t = Instant::now();
-            let masked = g.masked(logits, closing(left, max_new))?;
-            mask_secs += t.elapsed().as_secs_f64();
-            masked_tokens += 1;
-            lp.sample(&masked).map_err(lerr)
-        };
         let t0 = Instant::now();
         let logits = model.prefill(&ids, &self.device).map_err(lerr)?;
-        // tokens left for the reply, the one being picked included
-        let left = |produced: usize, pos: usize| {
-            max_new
-                .saturating_sub(produced)
-                .min(budget.saturating_sub(pos))
-        };
-        let mut next = pick(&logits, &mut guided, left(0, ids.len()))?;
+        let mut next = picker.pick(&logits, &mut guided, 0, ids.len())?;
         let prefill_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let mut out: Vec<u32> = Vec::new();
@@ -1228,13 +1246,7 @@ impl LocalGguf {
                     break;
                 }
             }
-            if let Some(cut) = req
-                .stop
-                .iter()
-                .filter(|s| !s.is_empty())
-                .filter_map(|s| text.find(s.as_str()))
-                .min()
-            {
+            if let Some(cut) = first_stop(&req.stop, &text) {
                 text.truncate(cut);
                 break;
             }
@@ -1244,17 +1256,81 @@ impl LocalGguf {
             }
             let logits = model.step(next, pos, &self.device).map_err(lerr)?;
             pos += 1;
-            next = pick(&logits, &mut guided, left(out.len(), pos))?;
+            next = picker.pick(&logits, &mut guided, out.len(), pos)?;
         }
         let timing = GenTiming {
             prompt_tokens: ids.len(),
             completion_tokens: out.len(),
             prefill_secs,
             decode_secs: t1.elapsed().as_secs_f64(),
-            mask_secs: mask_secs + advance_secs,
-            masked_tokens,
+            mask_secs: picker.mask_secs + advance_secs,
+            masked_tokens: picker.masked_tokens,
         };
         Ok((text.trim().to_string(), timing, truncated))
+    }
+}
+
+/// How `req` samples: greedy at temperature 0, else nucleus (a `top_p` in (0, 1)) or the
+/// whole distribution at its temperature.
+fn sampling(req: &ChatRequest) -> Sampling {
+    if req.temperature <= 0.0 {
+        Sampling::ArgMax
+    } else if req.top_p > 0.0 && req.top_p < 1.0 {
+        Sampling::TopP {
+            p: req.top_p as f64,
+            temperature: req.temperature as f64,
+        }
+    } else {
+        Sampling::All {
+            temperature: req.temperature as f64,
+        }
+    }
+}
+
+/// Where the earliest of the (non-empty) stop strings `stop` starts in `text`, if any does.
+fn first_stop(stop: &[String], text: &str) -> Option<usize> {
+    stop.iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| text.find(s.as_str()))
+        .min()
+}
+
+/// Picks a reply's tokens from the logits: sampled as is, or under the structured output's
+/// mask, which the end of the budget presses to close (see `guided::Closing`).
+struct Picker {
+    lp: LogitsProcessor,
+    /// Reply tokens at most.
+    max_new: usize,
+    /// Context tokens at most.
+    budget: usize,
+    /// Time spent masking, and how many tokens were picked under the mask.
+    mask_secs: f64,
+    masked_tokens: usize,
+}
+
+impl Picker {
+    /// The next token from `logits`, the reply having `produced` tokens up to `pos`.
+    fn pick(
+        &mut self,
+        logits: &Tensor,
+        guided: &mut Option<Guided>,
+        produced: usize,
+        pos: usize,
+    ) -> Result<u32, LlmError> {
+        let lerr = |e: candle_core::Error| LlmError::Local(e.to_string());
+        let Some(g) = guided.as_mut() else {
+            return self.lp.sample(logits).map_err(lerr);
+        };
+        // tokens left for the reply, the one being picked included
+        let left = self
+            .max_new
+            .saturating_sub(produced)
+            .min(self.budget.saturating_sub(pos));
+        let t = Instant::now();
+        let masked = g.masked(logits, closing(left, self.max_new))?;
+        self.mask_secs += t.elapsed().as_secs_f64();
+        self.masked_tokens += 1;
+        self.lp.sample(&masked).map_err(lerr)
     }
 }
 

@@ -203,14 +203,20 @@ pub fn steps_natively(ct: &gguf_file::Content, dense: DensePrefill) -> bool {
             .all(|t| QRows::runs(t.ggml_dtype))
 }
 
-impl FastLlama {
-    pub fn from_gguf<R: Read + Seek>(
-        ct: &gguf_file::Content,
-        r: &mut R,
-        dev: &Device,
-        max_ctx: usize,
-        dense: DensePrefill,
-    ) -> Result<Self> {
+/// The shape of a llama file (from its metadata).
+struct Hparams {
+    n_head: usize,
+    n_kv: usize,
+    blocks: usize,
+    head_dim: usize,
+    eps: f32,
+    /// Rope frequency base.
+    base: f32,
+}
+
+impl Hparams {
+    /// Reads and checks the shape of the llama file `ct`.
+    fn read(ct: &gguf_file::Content) -> Result<Self> {
         let md = |k: &str| match ct.metadata.get(k) {
             Some(v) => Ok(v),
             None => candle_core::bail!("cannot find {k} in metadata"),
@@ -230,19 +236,194 @@ impl FastLlama {
                 "unsupported llama shape (heads {n_head}, kv heads {n_kv}, rope dim {rope_dim}, head dim {head_dim})"
             );
         }
-        let dense = resolve_dense(ct, dense);
-        // llama.cpp's rope-type rule for this architecture: interleaved pairs.
-        let neox = false;
+        Ok(Self {
+            n_head,
+            n_kv,
+            blocks,
+            head_dim,
+            eps,
+            base,
+        })
+    }
+
+    /// The cosines and sines of the rope angles of positions `0..max_ctx`, each
+    /// `[max_ctx, head_dim / 2]`.
+    fn rope_tables(&self, max_ctx: usize, dev: &Device) -> Result<(Tensor, Tensor)> {
+        let head_dim = self.head_dim;
         let theta: Vec<f32> = (0..head_dim)
             .step_by(2)
-            .map(|i| 1.0 / base.powf(i as f32 / head_dim as f32))
+            .map(|i| 1.0 / self.base.powf(i as f32 / head_dim as f32))
             .collect();
         let theta = Tensor::new(theta.as_slice(), dev)?;
         let idx = Tensor::arange(0, max_ctx as u32, dev)?
             .to_dtype(DType::F32)?
             .reshape((max_ctx, 1))?
             .matmul(&theta.reshape((1, head_dim / 2))?)?;
-        let (cos, sin) = (idx.cos()?, idx.sin()?);
+        Ok((idx.cos()?, idx.sin()?))
+    }
+}
+
+/// One block's matrices as stored, and its norms.
+struct BlockTensors {
+    q: QTensor,
+    k: QTensor,
+    v: QTensor,
+    o: QTensor,
+    gate: QTensor,
+    up: QTensor,
+    down: QTensor,
+    attn_norm: Tensor,
+    ffn_norm: Tensor,
+}
+
+impl BlockTensors {
+    /// Block `i` of the file `ct` (tensor data read from `r`).
+    fn read<R: Read + Seek>(
+        ct: &gguf_file::Content,
+        r: &mut R,
+        i: usize,
+        dev: &Device,
+    ) -> Result<Self> {
+        let mut tensor = |name: &str| ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev);
+        let (q, k, v, o) = (
+            tensor("attn_q")?,
+            tensor("attn_k")?,
+            tensor("attn_v")?,
+            tensor("attn_output")?,
+        );
+        let (gate, up, down) = (tensor("ffn_gate")?, tensor("ffn_up")?, tensor("ffn_down")?);
+        let attn_norm = tensor("attn_norm")?.dequantize(dev)?;
+        let ffn_norm = tensor("ffn_norm")?.dequantize(dev)?;
+        Ok(Self {
+            q,
+            k,
+            v,
+            o,
+            gate,
+            up,
+            down,
+            attn_norm,
+            ffn_norm,
+        })
+    }
+
+    /// The block's weights for one-token steps on plain buffers; `None` when a dtype has no
+    /// rows of ours or the shapes are not those the step's buffers assume.
+    fn step_layer(&self, hp: &Hparams) -> Result<Option<StepLayer>> {
+        let parts = (
+            Stacked::new(&[&self.q, &self.k, &self.v])?,
+            Stacked::new(&[&self.o])?,
+            Stacked::new(&[&self.gate, &self.up])?,
+            Stacked::new(&[&self.down])?,
+        );
+        let hidden = hp.n_head * hp.head_dim;
+        Ok(match parts {
+            (Some(qkv), Some(wo), Some(gate_up), Some(down))
+                if qkv.n() == (hp.n_head + 2 * hp.n_kv) * hp.head_dim
+                    && wo.n() == hidden
+                    && self.gate.shape().dims2()?.0 == self.up.shape().dims2()?.0
+                    && down.n() == hidden =>
+            {
+                Some(StepLayer {
+                    qkv,
+                    wo,
+                    gate_up,
+                    down,
+                    attn_norm: self.attn_norm.to_vec1()?,
+                    ffn_norm: self.ffn_norm.to_vec1()?,
+                })
+            }
+            _ => None,
+        })
+    }
+
+    /// The block for the tensor forward, with an empty KV cache of `max_ctx` positions; the
+    /// quantized matrices kept only when `keep_q` (see [`Lin::new`]).
+    fn into_layer(
+        self,
+        hp: &Hparams,
+        max_ctx: usize,
+        dense: bool,
+        keep_q: bool,
+        dev: &Device,
+    ) -> Result<Layer> {
+        let lin = |t: QTensor| Lin::new(t, dense, keep_q, dev);
+        let cache_shape = (1, hp.n_kv, max_ctx, hp.head_dim);
+        let k_cache = Tensor::zeros(cache_shape, DType::F32, dev)?;
+        let v_cache = Tensor::zeros(cache_shape, DType::F32, dev)?;
+        Ok(Layer {
+            wq: lin(self.q)?,
+            wk: lin(self.k)?,
+            wv: lin(self.v)?,
+            wo: lin(self.o)?,
+            gate: lin(self.gate)?,
+            up: lin(self.up)?,
+            down: lin(self.down)?,
+            attn_norm: self.attn_norm,
+            ffn_norm: self.ffn_norm,
+            k: k_cache,
+            v: v_cache,
+        })
+    }
+}
+
+/// Reloads the quantized matrices that `layers` dropped (for the plain one-token path, which
+/// a later layer's dtypes then ruled out).
+fn reload_quantized<R: Read + Seek>(
+    layers: &mut [Layer],
+    ct: &gguf_file::Content,
+    r: &mut R,
+    dev: &Device,
+) -> Result<()> {
+    for (i, layer) in layers.iter_mut().enumerate() {
+        for (lin, name) in [
+            (&mut layer.wq, "attn_q"),
+            (&mut layer.wk, "attn_k"),
+            (&mut layer.wv, "attn_v"),
+            (&mut layer.wo, "attn_output"),
+            (&mut layer.gate, "ffn_gate"),
+            (&mut layer.up, "ffn_up"),
+            (&mut layer.down, "ffn_down"),
+        ] {
+            if lin.q.is_none() {
+                let t = ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev)?;
+                lin.q = Some(QMatMul::from_qtensor(t)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The additive causal mask of `seq` prompt tokens from `pos`, over `[groups * seq, pos +
+/// seq]` (query row `g * seq + i` sees the keys up to `pos + i`); none for a single token.
+fn causal_mask(groups: usize, seq: usize, pos: usize, dev: &Device) -> Result<Option<Tensor>> {
+    if seq <= 1 {
+        return Ok(None);
+    }
+    let total = pos + seq;
+    let mut m = vec![0f32; groups * seq * total];
+    for g in 0..groups {
+        for i in 0..seq {
+            let row = (g * seq + i) * total;
+            m[row + pos + i + 1..row + total].fill(f32::NEG_INFINITY);
+        }
+    }
+    Ok(Some(Tensor::from_vec(m, (groups * seq, total), dev)?))
+}
+
+impl FastLlama {
+    pub fn from_gguf<R: Read + Seek>(
+        ct: &gguf_file::Content,
+        r: &mut R,
+        dev: &Device,
+        max_ctx: usize,
+        dense: DensePrefill,
+    ) -> Result<Self> {
+        let hp = Hparams::read(ct)?;
+        let dense = resolve_dense(ct, dense);
+        // llama.cpp's rope-type rule for this architecture: interleaved pairs.
+        let neox = false;
+        let (cos, sin) = hp.rope_tables(max_ctx, dev)?;
 
         let embed_q = ct.tensor(r, "token_embd.weight", dev)?;
         let embed = embed_q.dequantize(dev)?;
@@ -254,7 +435,7 @@ impl FastLlama {
         // Small models (those with a dense copy for prompts) step on plain buffers.
         let mut steps = if dense && dev.is_cpu() && !neox {
             Stacked::new(&[&output_q])?.map(|output| StepWeights {
-                layers: Vec::with_capacity(blocks),
+                layers: Vec::with_capacity(hp.blocks),
                 output,
                 norm: Vec::new(),
                 cos: Vec::new(),
@@ -263,83 +444,20 @@ impl FastLlama {
         } else {
             None
         };
-        let mut layers = Vec::with_capacity(blocks);
-        for i in 0..blocks {
-            let mut tensor = |name: &str| ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev);
-            let (q, k, v, o) = (
-                tensor("attn_q")?,
-                tensor("attn_k")?,
-                tensor("attn_v")?,
-                tensor("attn_output")?,
-            );
-            let (g, u, d) = (tensor("ffn_gate")?, tensor("ffn_up")?, tensor("ffn_down")?);
-            let attn_norm = tensor("attn_norm")?.dequantize(dev)?;
-            let ffn_norm = tensor("ffn_norm")?.dequantize(dev)?;
+        let mut layers = Vec::with_capacity(hp.blocks);
+        for i in 0..hp.blocks {
+            let block = BlockTensors::read(ct, r, i, dev)?;
             if let Some(st) = &mut steps {
-                let parts = (
-                    Stacked::new(&[&q, &k, &v])?,
-                    Stacked::new(&[&o])?,
-                    Stacked::new(&[&g, &u])?,
-                    Stacked::new(&[&d])?,
-                );
-                let hidden = n_head * head_dim;
-                match parts {
-                    // Shapes the step's buffers assume; anything else takes the tensor path.
-                    (Some(qkv), Some(wo), Some(gate_up), Some(down))
-                        if qkv.n() == (n_head + 2 * n_kv) * head_dim
-                            && wo.n() == hidden
-                            && g.shape().dims2()?.0 == u.shape().dims2()?.0
-                            && down.n() == hidden =>
-                    {
-                        st.layers.push(StepLayer {
-                            qkv,
-                            wo,
-                            gate_up,
-                            down,
-                            attn_norm: attn_norm.to_vec1()?,
-                            ffn_norm: ffn_norm.to_vec1()?,
-                        })
-                    }
-                    _ => steps = None,
+                match block.step_layer(&hp)? {
+                    Some(layer) => st.layers.push(layer),
+                    // Anything else takes the tensor path.
+                    None => steps = None,
                 }
             }
-            let keep_q = steps.is_none();
-            let lin = |t: QTensor| Lin::new(t, dense, keep_q, dev);
-            let k_cache = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
-            let v_cache = Tensor::zeros((1, n_kv, max_ctx, head_dim), DType::F32, dev)?;
-            layers.push(Layer {
-                wq: lin(q)?,
-                wk: lin(k)?,
-                wv: lin(v)?,
-                wo: lin(o)?,
-                gate: lin(g)?,
-                up: lin(u)?,
-                down: lin(d)?,
-                attn_norm,
-                ffn_norm,
-                k: k_cache,
-                v: v_cache,
-            });
+            layers.push(block.into_layer(&hp, max_ctx, dense, steps.is_none(), dev)?);
         }
         if steps.is_none() {
-            // A layer's dtypes ruled the plain path out after earlier layers dropped their
-            // quantized copies: reload those.
-            for (i, layer) in layers.iter_mut().enumerate() {
-                for (lin, name) in [
-                    (&mut layer.wq, "attn_q"),
-                    (&mut layer.wk, "attn_k"),
-                    (&mut layer.wv, "attn_v"),
-                    (&mut layer.wo, "attn_output"),
-                    (&mut layer.gate, "ffn_gate"),
-                    (&mut layer.up, "ffn_up"),
-                    (&mut layer.down, "ffn_down"),
-                ] {
-                    if lin.q.is_none() {
-                        let t = ct.tensor(r, &format!("blk.{i}.{name}.weight"), dev)?;
-                        lin.q = Some(QMatMul::from_qtensor(t)?);
-                    }
-                }
-            }
+            reload_quantized(&mut layers, ct, r, dev)?;
         }
         let output = match &steps {
             Some(_) => None,
@@ -355,10 +473,10 @@ impl FastLlama {
             layers,
             norm,
             output,
-            eps,
-            n_head,
-            n_kv,
-            head_dim,
+            eps: hp.eps,
+            n_head: hp.n_head,
+            n_kv: hp.n_kv,
+            head_dim: hp.head_dim,
             neox,
             cos,
             sin,
@@ -440,20 +558,7 @@ impl FastLlama {
         let mut x = self.embed.index_select(&input, 0)?; // [seq, hidden]
         let cos = self.cos.narrow(0, pos, seq)?;
         let sin = self.sin.narrow(0, pos, seq)?;
-        // Additive causal mask over [groups * seq, total] (query row g * seq + i sees keys up
-        // to pos + i); none for a single token.
-        let mask = if seq > 1 {
-            let mut m = vec![0f32; groups * seq * total];
-            for g in 0..groups {
-                for i in 0..seq {
-                    let row = (g * seq + i) * total;
-                    m[row + pos + i + 1..row + total].fill(f32::NEG_INFINITY);
-                }
-            }
-            Some(Tensor::from_vec(m, (groups * seq, total), &dev)?)
-        } else {
-            None
-        };
+        let mask = causal_mask(groups, seq, pos, &dev)?;
         let scale = 1.0 / (hd as f64).sqrt();
         let rope = |t: &Tensor| {
             if self.neox {
@@ -503,15 +608,19 @@ impl FastLlama {
             let u = layer.up.forward(&h, prompt)?;
             x = (&x1 + layer.down.forward(&(g * u)?, prompt)?)?;
         }
-        let last = x.narrow(0, seq - 1, 1)?;
-        let last = candle_nn::ops::rms_norm(&last, &self.norm, self.eps)?;
+        self.logits(&x.narrow(0, seq - 1, 1)?)
+    }
+
+    /// The next logits (`[vocab]`) after the hidden state `last` (`[1, hidden]`).
+    fn logits(&self, last: &Tensor) -> Result<Tensor> {
+        let last = candle_nn::ops::rms_norm(last, &self.norm, self.eps)?;
         match (&self.output, &self.step_weights) {
             (Some(out), _) => out.forward(&last)?.squeeze(0),
             (None, Some(w)) => {
                 let mut logits = vec![0f32; w.output.n()];
                 w.output
                     .matvec(&last.flatten_all()?.to_vec1()?, &mut logits)?;
-                Tensor::from_vec(logits, w.output.n(), &dev)
+                Tensor::from_vec(logits, w.output.n(), last.device())
             }
             (None, None) => candle_core::bail!("no output weights"),
         }
