@@ -382,6 +382,7 @@ impl FastQwen3 {
     }
 
     /// One head of one text (rows `a..b`), block by block of query rows.
+    // long: the blocked attention loop (scores, causal softmax, value sum) kept in one body
     fn head_attention(
         &self,
         qkv: &[f32],
