@@ -298,51 +298,6 @@ fn tokenize(tok: &Tokenizer, texts: &[&str], what: &str) -> Result<Vec<Vec<u32>>
     Ok(enc.into_iter().map(|e| e.get_ids().to_vec()).collect())
 }
 
-/// A call with at most this many tokens in all runs on the calling thread, never on the rayon
-/// pool. Such calls (a new memory, a question) sit on an episode's critical path, while
-/// the pool may be busy with another thread's background batch (the later spans of an
-/// episode, embedded during its first executor call): handed to the pool, a 30-token memory
-/// waited for that batch's long tasks (measured in the e2e bench: 0.87 s on the first
-/// update, up to 0.19 s later). On the calling thread it costs a few milliseconds. The
-/// numbers do not change: a forward computes the same per row on one thread or many.
-pub const CALLER_THREAD_TOKENS: usize = 256;
-
-/// How a call's batches run: `Caller` (one after another on the calling thread, each
-/// single-threaded), `SideBySide` (one batch per pool thread), or `Spread` (one after
-/// another, each spread over the pool).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchSchedule {
-    Caller,
-    SideBySide,
-    Spread,
-}
-
-impl BatchSchedule {
-    /// The schedule for `batches` batches holding `tokens` tokens in all.
-    pub fn choose(batches: usize, tokens: usize) -> Self {
-        if tokens <= CALLER_THREAD_TOKENS {
-            BatchSchedule::Caller
-        } else if batches >= rayon::current_num_threads() {
-            BatchSchedule::SideBySide
-        } else {
-            BatchSchedule::Spread
-        }
-    }
-
-    /// `run(batch, spread)` over `batches` by this schedule, results in batch order.
-    pub fn run<B: Sync, R: Send>(
-        self,
-        batches: &[B],
-        run: impl Fn(&B, bool) -> R + Sync,
-    ) -> Vec<R> {
-        match self {
-            BatchSchedule::Caller => batches.iter().map(|b| run(b, false)).collect(),
-            BatchSchedule::SideBySide => batches.par_iter().map(|b| run(b, false)).collect(),
-            BatchSchedule::Spread => batches.iter().map(|b| run(b, true)).collect(),
-        }
-    }
-}
-
 /// Indices of `lens` sorted by length (stable), chunked into batches of at most `batch`.
 pub fn length_sorted_batches(lens: &[usize], batch: usize) -> Vec<Vec<usize>> {
     let mut idx: Vec<usize> = (0..lens.len()).collect();
@@ -608,15 +563,20 @@ impl TextEncoder for BertEncoder {
         let units = self.units(texts)?;
         let lens: Vec<usize> = units.iter().map(|u| u.1.len()).collect();
         let mut vecs: Vec<Vec<f32>> = vec![Vec::new(); units.len()];
-        // Batches are independent: a small call runs on this thread; with at least as many
-        // batches as threads, each batch runs on one pool thread, side by side; with fewer,
-        // each batch spreads its own work over the pool (`BatchSchedule`).
+        // Batches are independent. With at least as many batches as threads, each batch runs
+        // on one thread and the batches run side by side; with fewer (one text, a few), each
+        // batch spreads its own work over the pool instead.
         let batches = length_sorted_batches(&lens, self.batch_size);
-        let schedule = BatchSchedule::choose(batches.len(), lens.iter().sum());
-        let done = schedule.run(&batches, |batch: &Vec<usize>, spread| {
+        let side_by_side = batches.len() >= rayon::current_num_threads();
+        let run = |batch: &Vec<usize>| {
             let refs: Vec<&Vec<u32>> = batch.iter().map(|&i| &units[i].1).collect();
-            self.embed_batch(&refs, spread)
-        });
+            self.embed_batch(&refs, !side_by_side)
+        };
+        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = if side_by_side {
+            batches.par_iter().map(run).collect()
+        } else {
+            batches.iter().map(run).collect()
+        };
         for (batch, res) in batches.iter().zip(done) {
             for (i, v) in batch.iter().zip(res?) {
                 vecs[*i] = v;
@@ -741,19 +701,25 @@ impl Qwen3Encoder {
     }
 
     /// Embeds pre-tokenised inputs (one id list per text; empty lists give zero vectors), in
-    /// length-sorted batches of [`batch_size`](Self::batch_size) packed without padding,
-    /// scheduled by [`BatchSchedule::choose`].
+    /// length-sorted batches of [`batch_size`](Self::batch_size) packed without padding. With
+    /// at least as many batches as threads, each batch runs on one thread and the batches run
+    /// side by side; with fewer, each batch spreads its own work over the pool.
     pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EncoderError> {
         let real: Vec<usize> = (0..ids.len()).filter(|&i| !ids[i].is_empty()).collect();
         let lens: Vec<usize> = real.iter().map(|&i| ids[i].len()).collect();
         let batches = length_sorted_batches(&lens, self.batch_size);
-        let schedule = BatchSchedule::choose(batches.len(), lens.iter().sum());
-        let done = schedule.run(&batches, |batch: &Vec<usize>, spread| {
+        let side_by_side = batches.len() >= rayon::current_num_threads();
+        let run = |batch: &Vec<usize>| {
             let seqs: Vec<&[u32]> = batch.iter().map(|&b| ids[real[b]].as_slice()).collect();
             self.model
-                .last_token(&seqs, spread)
+                .last_token(&seqs, !side_by_side)
                 .map_err(|e| EncoderError(format!("{}: forward: {}", self.id, e.0)))
-        });
+        };
+        let done: Vec<Result<Vec<Vec<f32>>, EncoderError>> = if side_by_side {
+            batches.par_iter().map(run).collect()
+        } else {
+            batches.iter().map(run).collect()
+        };
         let mut out = vec![vec![0.0f32; self.dim]; ids.len()];
         for (batch, res) in batches.iter().zip(done) {
             for (&b, mut v) in batch.iter().zip(res?) {
@@ -1124,54 +1090,6 @@ mod tests {
     fn length_sorted_batches_cover_all_in_length_order() {
         let b = length_sorted_batches(&[5, 1, 3, 9, 2], 2);
         assert_eq!(b, vec![vec![1, 4], vec![2, 0], vec![3]]);
-    }
-
-    /// A small call now runs on the calling thread instead of spreading over the pool: the
-    /// same bits either way, for both forwards (Qwen3 on random weights here; MiniLM from the
-    /// asset when it is in the cache). Also the schedule's thresholds.
-    #[test]
-    fn the_caller_thread_and_the_pool_give_the_same_bits() {
-        assert_eq!(BatchSchedule::choose(1, 30), BatchSchedule::Caller);
-        assert_eq!(
-            BatchSchedule::choose(1, CALLER_THREAD_TOKENS + 1),
-            BatchSchedule::Spread
-        );
-        let many = rayon::current_num_threads().max(2);
-        assert_eq!(BatchSchedule::choose(many, 4096), BatchSchedule::SideBySide);
-        let shape = Qwen3Shape {
-            vocab_size: 50,
-            hidden_size: 64,
-            intermediate_size: 128,
-            num_hidden_layers: 2,
-            num_attention_heads: 4,
-            num_key_value_heads: 2,
-            head_dim: 16,
-            max_position_embeddings: 256,
-            rope_theta: 10000.0,
-            rms_norm_eps: 1e-6,
-        };
-        let w = |name: &str, dims: &[usize]| -> Vec<f32> {
-            let n: usize = dims.iter().product();
-            let salt = name.len() as f32;
-            (0..n)
-                .map(|i| ((i as f32 * 0.37 + salt).sin()) * 0.2)
-                .collect()
-        };
-        let enc = Qwen3Encoder::from_weight_fn(&shape, w, "qwen3:test".into()).unwrap();
-        let seq: Vec<u32> = (0..120).map(|i| (i * 7 % 49 + 1) as u32).collect();
-        let caller = enc.model.last_token(&[&seq], false).unwrap();
-        let pool = enc.model.last_token(&[&seq], true).unwrap();
-        assert_eq!(caller, pool);
-        let dir = crate::default_minilm_dir();
-        if dir.join("model.safetensors").is_file() {
-            let bert = BertEncoder::load(&dir).unwrap();
-            let ids = bert
-                .token_ids(&["Caroline went to the support group on 7 May 2023."])
-                .unwrap();
-            let caller = bert.model.pooled(&[&ids[0]], false).unwrap();
-            let pool = bert.model.pooled(&[&ids[0]], true).unwrap();
-            assert_eq!(caller, pool);
-        }
     }
 
     #[test]
