@@ -19,6 +19,7 @@ pub mod nan_json;
 pub mod paths;
 pub mod prompt;
 pub mod scope;
+pub mod serde_opt;
 pub mod skill;
 
 pub use activation::{activation_stats, ActivationStats, Rate};

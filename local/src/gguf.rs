@@ -25,6 +25,7 @@ use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use candle_transformers::models::{quantized_llama, quantized_qwen2};
+use memskill_core::serde_opt::empty_is_none;
 use memskill_core::{
     ChatRequest, ChatResponse, Llm, LlmError, Message, ResponseSchema, Role, Usage,
 };
@@ -142,22 +143,6 @@ impl LocalSettings {
 }
 
 /// Reads an optional value from its text; `""` counts as absent.
-mod empty_is_none {
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: std::str::FromStr,
-        T::Err: std::fmt::Display,
-    {
-        match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
-            Some(s) => s.parse().map(Some).map_err(serde::de::Error::custom),
-            None => Ok(None),
-        }
-    }
-}
-
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

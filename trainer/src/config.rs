@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use memskill_core::serde_opt::empty_is_none;
 use serde::{Deserialize, Serialize};
 
 pub use crate::registry::Dataset;
@@ -23,15 +24,6 @@ pub use memskill_executor::{
 
 /// Reads an optional path; an empty string (what configs written before these keys became
 /// optional say for "not set") counts as absent.
-mod opt_path {
-    use serde::{Deserialize, Deserializer};
-    use std::path::PathBuf;
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
-        Ok(Option::<PathBuf>::deserialize(d)?.filter(|p| !p.as_os_str().is_empty()))
-    }
-}
-
 /// `data.synthetic_task`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -168,25 +160,25 @@ pub struct AlfworldConfig {
     pub timeout_secs: u64,
     /// json_2.1.1 folder; absent = <cache>/alfworld/json_2.1.1 (scripts/alfworld/unpack.sh).
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub games_root: Option<PathBuf>,
     /// Python of the ALFWorld venv; absent = <cache>/alfworld-venv/bin/python.
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub python: Option<PathBuf>,
     /// Bridge script; absent = scripts/alfworld/bridge.py.
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub bridge: Option<PathBuf>,
     /// Expert-trajectory cache (JSONL); absent = <cache>/alfworld/trajectories/<train_split>.jsonl.
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub trajectories: Option<PathBuf>,
@@ -270,7 +262,7 @@ pub struct RunConfig {
     /// Initial skill bank (bank.json or an exported skills folder); absent = the four seed
     /// skills (the synthetic task's own bank for `data.dataset = "synthetic"`).
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub skill_bank: Option<PathBuf>,
@@ -305,7 +297,7 @@ pub struct DataConfig {
     /// `longmemeval_s_splits.json`); "" = `longmemeval/longmemeval_s_splits.json` under the data
     /// cache (absent). A split other than "all" must exist in it (an error otherwise).
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub splits_path: Option<PathBuf>,
@@ -386,7 +378,7 @@ pub struct EncoderConfig {
     /// Model directory or Hub name (`owner/name`, looked up in the Hugging Face cache); absent
     /// = the asset cache (all-MiniLM-L6-v2 or Qwen3-Embedding-0.6B).
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub path: Option<PathBuf>,
@@ -477,7 +469,7 @@ pub struct MemoryConfig {
     /// (`facebook/contriever`, looked up in the Hugging Face cache); absent = the asset cache
     /// (`scripts/fetch-assets.sh contriever` says how to get it).
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub retriever_path: Option<PathBuf>,
@@ -551,7 +543,7 @@ pub struct LlmConfig {
     pub cache: CacheMode,
     /// SQLite file of the response cache; absent = `<run dir>/llm-cache.sqlite`.
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub cache_path: Option<PathBuf>,
@@ -900,7 +892,7 @@ impl Default for ConcurrencyConfig {
 pub struct CacheConfig {
     /// Absent = `${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}`.
     #[serde(
-        deserialize_with = "opt_path::deserialize",
+        deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub dir: Option<PathBuf>,
