@@ -12,9 +12,8 @@ with the edges inside it (and one file:line that makes each).
 import os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rust_lex import code_lines  # noqa: E402
+from rust_lex import TestScope, code_lines  # noqa: E402
 
-TEST_ATTR = re.compile(r"^\s*#\[(cfg\(test\)|test)\]")
 MOD_BLOCK = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?mod\s+(\w+)\s*\{")
 PATH = re.compile(r"\b((?:crate|super|self)(?:::(?:super|\w+))*)(?:::\{|::\*)?")
 
@@ -87,21 +86,16 @@ def scan_file(src, path, with_tests):
     depth = 0
     mods = []  # (name, depth at open) of inline mods
     pending_mod = None
-    test_attr = test_pending = False
-    test_depth = None
+    tests = TestScope()
     use_buf, use_line = None, 0
     for no, c in enumerate(code, 1):
         line = lines[no - 1]
-        if TEST_ATTR.match(line):
-            test_attr = True
-        elif test_attr and c.strip() and not line.strip().startswith("#["):
-            test_attr = False; test_pending = True
+        tests.line(line, c)
         m = MOD_BLOCK.match(c)
         if m:
             pending_mod = m.group(3)
         current = file_mod + [n for n, _ in mods]
-        in_test = test_depth is not None or test_pending
-        if not in_test or with_tests:
+        if not tests.inside() or with_tests:
             text = c
             if use_buf is None:
                 um = re.match(r"^\s*(pub(\([^)]*\))?\s+)?use\s+(.*)$", c)
@@ -122,20 +116,16 @@ def scan_file(src, path, with_tests):
         for ch in c:
             if ch == "{":
                 depth += 1
-                if test_pending:
-                    test_pending = False
-                    if test_depth is None:
-                        test_depth = depth
+                tests.open(depth)
                 if pending_mod is not None:
                     mods.append((pending_mod, depth)); pending_mod = None
             elif ch == "}":
                 if mods and mods[-1][1] == depth:
                     mods.pop()
-                if depth == test_depth:
-                    test_depth = None
+                tests.close(depth)
                 depth -= 1
             elif ch == ";":
-                test_pending = False
+                tests.semicolon()
     return refs
 
 

@@ -12,11 +12,10 @@ exits 1 if there are any, or if more than --exceptions functions carry such a re
 import os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rust_lex import code_lines  # noqa: E402
+from rust_lex import TestScope, code_lines  # noqa: E402
 
 
 FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?(const\s+)?(async\s+)?(unsafe\s+)?fn\s+(\w+)")
-TEST_ATTR = re.compile(r"^\s*#\[(cfg\(test\)|test)\]")
 LONG_REASON = re.compile(r"^\s*// long: \S")
 
 def long_reason(lines, fn_line):
@@ -39,39 +38,30 @@ def scan(path):
     depth = 0
     stack = []  # (name, start_line, depth_at_open)
     pending = None
-    test_attr = False  # a #[cfg(test)] / #[test] waits for its item
-    test_pending = False  # that item has begun; its first `{` opens the test region
-    test_depth = None  # depth of the open test region (everything inside is test code)
+    tests = TestScope()
     for no, c in enumerate(code, 1):
         line = lines[no - 1]
-        if TEST_ATTR.match(line):
-            test_attr = True
-        elif test_attr and c.strip() and not line.strip().startswith("#["):
-            test_attr = False; test_pending = True
+        tests.line(line, c)
         m = FN.match(line)
         if m and pending is None:
             pending = (m.group(6), no)
         for ch in c:
             if ch == "{":
                 depth += 1
-                if test_pending:
-                    test_pending = False
-                    if test_depth is None:
-                        test_depth = depth
+                tests.open(depth)
                 if pending is not None:
                     stack.append((pending[0], pending[1], depth)); pending = None
             elif ch == "}":
                 if stack and stack[-1][2] == depth:
                     name, start, _ = stack.pop()
-                    if test_depth is None:
+                    if tests.depth is None:
                         res.append((no - start + 1, f"{path}:{start}", name, long_reason(lines, start)))
-                if depth == test_depth:
-                    test_depth = None
+                tests.close(depth)
                 depth -= 1
             elif ch == ";":
                 if pending is not None and depth >= 0:
                     pending = None  # a declaration without a body
-                test_pending = False  # a test-only `use` or `mod x;`
+                tests.semicolon()
     return res
 
 def sources(root):

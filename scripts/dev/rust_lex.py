@@ -39,3 +39,42 @@ def code_lines(path):
     lines = open(path, encoding="utf-8").read().split("\n")
     state = {"block": False, "raw": None, "str": False}
     return lines, [strip(l, state) for l in lines]
+
+
+TEST_ATTR = re.compile(r"^\s*#\[(cfg\(test\)|test)\]")
+
+
+class TestScope:
+    """Where test code is, line by line: a `#[cfg(test)]` / `#[test]` attribute waits for its
+    item; the item's first `{` opens the test region, which its matching `}` closes (a `;`
+    first, as in a test-only `use` or `mod x;`, ends the wait). Feed every line to `line`,
+    then every brace and `;` of its code to `open` (after the depth rose), `close` (before it
+    falls) and `semicolon`."""
+
+    def __init__(self):
+        self.attr = False  # an attribute waits for its item
+        self.pending = False  # that item has begun; its first `{` opens the region
+        self.depth = None  # depth of the open region
+
+    def line(self, line, code):
+        if TEST_ATTR.match(line):
+            self.attr = True
+        elif self.attr and code.strip() and not line.strip().startswith("#["):
+            self.attr = False; self.pending = True
+
+    def open(self, depth):
+        if self.pending:
+            self.pending = False
+            if self.depth is None:
+                self.depth = depth
+
+    def close(self, depth):
+        if depth == self.depth:
+            self.depth = None
+
+    def semicolon(self):
+        self.pending = False
+
+    def inside(self):
+        """In a test region, or on the first lines of a test item."""
+        return self.depth is not None or self.pending
