@@ -41,10 +41,8 @@ if [ "${MEMSKILL_SKIP_CLIPPY:-0}" != 1 ]; then
   export RUSTC_WORKSPACE_WRAPPER="$driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 fi
 cargo test --workspace
-if [ "${MEMSKILL_SKIP_CLIPPY:-0}" != 1 ]; then
-  cargo test --workspace --benches --no-run
-  python3 scripts/dev/import-cycles.py
-  python3 scripts/dev/longest-fns.py --max 80 --exceptions 5 */src
-fi
+[ "${MEMSKILL_SKIP_CLIPPY:-0}" = 1 ] || cargo test --workspace --benches --no-run
+python3 scripts/dev/import-cycles.py
+python3 scripts/dev/longest-fns.py --max 80 --exceptions 5 */src
 [ "${MEMSKILL_SKIP_PYTHON:-0}" = 1 ] && exit 0
 exec scripts/python/test.sh
