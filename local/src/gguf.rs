@@ -142,7 +142,6 @@ impl LocalSettings {
     }
 }
 
-/// Reads an optional value from its text; `""` counts as absent.
 /// Configuration of [`LocalGguf`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -663,9 +663,7 @@ impl FastLlama {
             gu.resize(2 * ffn, 0.0);
             lw.gate_up.matvec(&h, &mut gu)?;
             let (g, u) = gu.split_at_mut(ffn);
-            for (g, u) in g.iter_mut().zip(u.iter()) {
-                *g = *g / (1.0 + kernels::exp(-*g)) * u;
-            }
+            kernels::silu_mul(g, u);
             lw.down.matvec(&gu[..ffn], &mut o)?;
             kernels::add(&o, &mut x);
         }
