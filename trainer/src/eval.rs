@@ -385,8 +385,12 @@ pub fn render_results_md(r: &EvalResults) -> String {
 /// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's
 /// transfer runs): its default data file, its reference evaluation K, its own answer budget
 /// (`answer.max_tokens` absent) and split file, unless `--set` gives them. Works on the raw
-/// layers, before the one [`RawConfig::resolve`].
+/// layers, before the one [`RawConfig::resolve`]. The config's own dataset is no move: it
+/// keeps its file, K, budget and split file.
 pub fn transfer_to(raw: &mut RawConfig, dataset: Dataset) -> Result<()> {
+    if raw.dataset()? == dataset {
+        return Ok(());
+    }
     raw.put("data.dataset", toml::Value::String(dataset.name()))?;
     if !raw.is_set("data.path") {
         let path = dataset
@@ -572,9 +576,7 @@ pub fn eval_config(
     )?
     .with_sets(sets)?;
     if let Some(d) = dataset {
-        if d != raw.dataset()? {
-            transfer_to(&mut raw, d)?;
-        }
+        transfer_to(&mut raw, d)?;
     }
     raw.resolve()
 }
@@ -891,6 +893,16 @@ mod tests {
             transfer_to(&mut r, ds(d)).unwrap();
             r.resolve().unwrap()
         };
+        // the config's own dataset is no move: its file and K stay (`skills eval --dataset`
+        // moved it anyway and put the default file in)
+        let mut own = RawConfig::from_text(
+            "[data]\ndataset = \"locomo\"\npath = \"mine.json\"\n[eval]\ntop_k = 3\n",
+            "own.toml",
+        )
+        .unwrap();
+        transfer_to(&mut own, ds("locomo")).unwrap();
+        let own = own.resolve().unwrap();
+        assert_eq!((own.data.path.as_str(), own.eval.top_k), ("mine.json", 3));
         let c = moved("longmemeval", &[]);
         assert_eq!(c.data.dataset, ds("longmemeval"));
         assert_eq!(c.eval.top_k, 5, "eval_longmemeval.sh --action-top-k 5");
