@@ -127,7 +127,15 @@ pub fn resolve(
                         s.spans.len()
                     );
                 }
-                expected.insert((sample.clone(), *span), c.expected.clone());
+                if expected
+                    .insert((sample.clone(), *span), c.expected.clone())
+                    .is_some()
+                {
+                    bail!(
+                        "{origin}:{}: span {span} of sample `{sample}` already has a case",
+                        c.line
+                    );
+                }
             }
             CaseSpan::Text(text) => {
                 let id = format!("case-{}", c.line);
@@ -221,5 +229,8 @@ mod tests {
             err("{\"sample\": \"ctx-0\", \"span\": 5, \"expected\": null}")
                 .contains("has 2 spans, no span 5")
         );
+        let twice = "{\"sample\": \"ctx-0\", \"span\": 1, \"expected\": null}\n\
+                     {\"sample\": \"ctx-0\", \"span\": 1, \"expected\": \"track-dates\"}";
+        assert!(err(twice).contains("c.jsonl:2: span 1 of sample `ctx-0` already has a case"));
     }
 }
