@@ -256,9 +256,6 @@ pub fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
-/// `top_k` above the number of selectable skills: the controller then selects every skill
-/// (the reference clamps the same way, and an evolved bank's size varies, so this is a loud
-/// warning rather than an error).
 /// `--split` of a QA evaluation: read as text (the option also takes ALFWorld's split
 /// folders) and parsed here.
 fn qa_split(s: Option<&str>) -> Result<Option<memskill_trainer::config::SplitSpec>> {
@@ -266,6 +263,9 @@ fn qa_split(s: Option<&str>) -> Result<Option<memskill_trainer::config::SplitSpe
         .transpose()
 }
 
+/// `top_k` above the number of selectable skills: the controller then selects every skill
+/// (the reference clamps the same way, and an evolved bank's size varies, so this is a loud
+/// warning rather than an error).
 fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
     (top_k > selectable).then(|| {
         format!(
