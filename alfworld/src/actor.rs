@@ -1,5 +1,6 @@
 //! Actors choose the next command of a game: scripted (walkthrough, first admissible) or an LLM.
 
+pub(crate) use memskill_core::jsonfix::{is_py_space as py_space, py_strip};
 use memskill_core::{ChatRequest, Llm, Message, PromptSet};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
@@ -158,16 +159,6 @@ impl std::str::FromStr for ReplyMatch {
             )),
         }
     }
-}
-
-/// Python's whitespace (`str.isspace`): Unicode whitespace plus U+001C..U+001F.
-fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()`.
-pub(crate) fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_space)
 }
 
 /// The first line of `s` as Python's `str.splitlines()[0]` cuts it ("" for "").

@@ -112,11 +112,9 @@ pub fn count_tokens(text: &str) -> usize {
         .len()
 }
 
-/// Python's `str.strip()` with no argument: trims Unicode whitespace and the separators
-/// U+001C..U+001F (which Python counts as whitespace and Rust does not).
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-}
+/// Python's `str.strip()` with no argument (core's: Unicode whitespace and the separators
+/// U+001C..U+001F, which Python counts as whitespace and Rust does not).
+pub use memskill_core::jsonfix::py_strip;
 
 /// How span texts are laid out: the reference implementation's per-dataset formats (see the
 /// module documentation).
