@@ -412,14 +412,8 @@ impl Controller {
         let p = self.params.to_tensors(&self.device, false);
         let batch = self.batch(&[(state, skill_embs, &[])], &self.device);
         let (logits, value) = forward(&p, &batch);
-        let logits = logits
-            .into_data()
-            .try_to_vec::<f32>()
-            .map_err(|e| ControllerError::Tensor(format!("{e:?}")))?;
-        let value = value
-            .into_data()
-            .try_to_vec::<f32>()
-            .map_err(|e| ControllerError::Tensor(format!("{e:?}")))?;
+        let logits = to_host(logits)?;
+        let value = to_host(value)?;
         Ok((logits, value.first().copied().unwrap_or(0.0)))
     }
 

@@ -113,15 +113,6 @@ impl From<PolicyDevice> for String {
     }
 }
 
-/// Parses a device string: `cpu` -> `Device::flex()`, `cuda[:N]` -> `Device::cuda(N)`.
-pub fn parse_device(spec: &str) -> Result<Device, ControllerError> {
-    let d = spec.parse().map_err(|msg| ControllerError::Device {
-        device: spec.into(),
-        msg,
-    })?;
-    open_device(d)
-}
-
 /// The burn device of `d`; CUDA needs a build with the `cuda` feature.
 pub fn open_device(d: PolicyDevice) -> Result<Device, ControllerError> {
     match d {
@@ -888,6 +879,15 @@ mod tests {
         bad[0].1 = vec![2 * d, h];
         let e = q.load_reference_state_dict(&bad).unwrap_err().to_string();
         assert!(e.contains("state_net.0.weight"), "{e}");
+    }
+
+    /// A device string as a config gives it, opened.
+    fn parse_device(spec: &str) -> Result<Device, ControllerError> {
+        let d = spec.parse().map_err(|msg| ControllerError::Device {
+            device: spec.into(),
+            msg,
+        })?;
+        open_device(d)
     }
 
     #[test]
