@@ -340,7 +340,12 @@ fn is_value(trimmed: &str, quoted: bool, separated: bool) -> bool {
         "propri",
         "mesm",
     ];
-    if NOT_VALUES.contains(&lower.as_str()) || REFLEXIVE.iter().any(|r| lower.starts_with(r)) {
+    // only a bare word of letters: "Mismatch99", "password: mesmerize77" are values
+    let pronoun = !quoted
+        && !separated
+        && lower.chars().all(|c| c.is_alphabetic() || c == '-')
+        && REFLEXIVE.iter().any(|r| lower.starts_with(r));
+    if NOT_VALUES.contains(&lower.as_str()) || pronoun {
         return false;
     }
     // "was stolen", "is compromised", "was changing": a state of the secret, not its value
@@ -445,9 +450,14 @@ mod tests {
             "Sein Passwort für das Firmenkonto lautet Sommer2023!x.",
             "Son mot de passe pour la messagerie est Soleil#4482.",
             "Su contraseña para el banco es Gato-Azul-77.",
+            // a value that begins like a reflexive pronoun ("mism-", "mesm-") is a value
+            "Test login, password: mesmerize77",
+            "The demo account uses password Mismatch99 for testing.",
         ] {
             assert!(!find_secrets(t).is_empty(), "{t}");
         }
+        // ... while the pronoun itself is not
+        assert!(find_secrets("Never store the passwords themselves.").is_empty());
     }
 
     #[test]
