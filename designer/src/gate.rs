@@ -326,10 +326,7 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
     } else {
         f64::NAN
     };
-    let reference = run
-        .mode(CompareMode::Old)
-        .or_else(|| run.mode(CompareMode::Without))
-        .cloned();
+    let reference = reference_mode(run).cloned();
     if let Some(r) = reference {
         run.regressions = r
             .case_scores
@@ -376,9 +373,7 @@ pub fn failed_run(bank: &SkillBank, skill: &str, stage: u32, reason: String) -> 
 
 /// Flagged or refused memories of the mode the candidate is compared against.
 fn reference_findings(run: &EvalRun) -> u64 {
-    run.mode(CompareMode::Old)
-        .or_else(|| run.mode(CompareMode::Without))
-        .map_or(0, |m| m.safety_findings)
+    reference_mode(run).map_or(0, |m| m.safety_findings)
 }
 
 fn record(
