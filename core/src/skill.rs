@@ -477,10 +477,18 @@ pub struct EvalMode {
     pub activation: f64,
     /// Memories the safety filter flagged or refused while this mode built its memory.
     pub safety_findings: u64,
-    /// Wall time of this mode's executor calls, in milliseconds (latency). Measured, so
-    /// the one field of an eval run that differs between two equal runs.
+    /// Wall time of this mode's uncached executor calls (`executor_calls` of them), in
+    /// milliseconds (latency). Measured, so the one field of an eval run that differs
+    /// between two equal runs. A reply the LLM cache answered takes no model time and is
+    /// counted in `cached_calls` instead.
     #[serde(default)]
     pub executor_ms: f64,
+    /// Executor calls that reached the model (timed in `executor_ms`) ...
+    #[serde(default)]
+    pub executor_calls: u64,
+    /// ... and those the LLM cache answered (not timed).
+    #[serde(default)]
+    pub cached_calls: u64,
     /// Spans where the skill under test was selected, and of those the ones where the reply
     /// performed the skill's action kind, the write reached the memory bank, and nothing was
     /// flagged or refused (process).
@@ -522,9 +530,11 @@ pub struct EvalRun {
     pub token_overhead: f64,
     /// Safety findings of the candidate (its text and the memories it wrote).
     pub safety_findings: u64,
-    /// Candidate executor wall time over the reference mode's, minus 1 (latency overhead).
+    /// Candidate executor wall time per uncached call over the reference mode's, minus 1
+    /// (latency overhead). `None` (JSON null): not measured, because one of the two modes
+    /// had no uncached executor call (`notes` says so).
     #[serde(default)]
-    pub latency_overhead: f64,
+    pub latency_overhead: Option<f64>,
     /// Candidate LLM calls over the reference mode's, minus 1.
     #[serde(default)]
     pub call_overhead: f64,
@@ -562,7 +572,7 @@ impl Default for EvalRun {
             regressions: 0,
             token_overhead: 0.0,
             safety_findings: 0,
-            latency_overhead: 0.0,
+            latency_overhead: None,
             call_overhead: 0.0,
             activation: None,
             notes: Vec::new(),

@@ -265,13 +265,17 @@ fn cost_reasons(run: &EvalRun, rules: &GateRules) -> Vec<String> {
     let (Some(c), Some(r)) = (run.mode(CompareMode::Candidate), reference_mode(run)) else {
         return reasons;
     };
-    if run.latency_overhead > rules.max_latency_overhead {
+    // not measured (a mode without an uncached executor call): neither passes nor fails
+    if let Some(l) = run
+        .latency_overhead
+        .filter(|l| *l > rules.max_latency_overhead)
+    {
         reasons.push(format!(
-            "latency overhead {:.0}% above {:.0}% (executor {:.0} ms -> {:.0} ms)",
-            100.0 * run.latency_overhead,
+            "latency overhead {:.0}% above {:.0}% (executor {:.0} ms -> {:.0} ms per uncached call)",
+            100.0 * l,
             100.0 * rules.max_latency_overhead,
-            r.executor_ms,
-            c.executor_ms
+            mean_executor_ms(r).unwrap_or(0.0),
+            mean_executor_ms(c).unwrap_or(0.0)
         ));
     }
     if run.call_overhead > rules.max_call_overhead {
@@ -292,6 +296,52 @@ fn reference_mode(run: &EvalRun) -> Option<&memskill_core::EvalMode> {
         .or_else(|| run.mode(CompareMode::Without))
 }
 
+/// The mean wall time of a mode's uncached executor calls (`None` without one: every reply
+/// came from the LLM cache, or there was no call).
+fn mean_executor_ms(m: &memskill_core::EvalMode) -> Option<f64> {
+    (m.executor_calls > 0).then(|| m.executor_ms / m.executor_calls as f64)
+}
+
+/// What a run's notes say when its latency could not be measured (followed by the counts).
+pub const LATENCY_NOT_MEASURED: &str = "latency not measured";
+
+/// The candidate's latency overhead over the reference mode `r`: the mean wall time of its
+/// uncached executor calls over the reference's, minus 1. A reply the LLM cache answered
+/// takes no model time, so cached calls are left out of both means; a mode with no uncached
+/// call has no mean, and the overhead is not measured (`Err`: the note saying why). The
+/// overhead is 0 when the candidate's uncached calls, at the reference's mean, would have
+/// taken less than `noise_ms` less or more (with no cache hit: the difference of the two
+/// modes' total wall times).
+fn latency_overhead(
+    c: &memskill_core::EvalMode,
+    r: &memskill_core::EvalMode,
+    noise_ms: f64,
+) -> Result<f64, String> {
+    let (Some(mc), Some(mr)) = (mean_executor_ms(c), mean_executor_ms(r)) else {
+        let empty: Vec<String> = [c, r]
+            .iter()
+            .filter(|m| m.executor_calls == 0)
+            .map(|m| {
+                format!(
+                    "{} ({} answered from the LLM cache)",
+                    m.mode, m.cached_calls
+                )
+            })
+            .collect();
+        return Err(format!(
+            "{LATENCY_NOT_MEASURED}: no uncached executor call in mode {}",
+            empty.join(" and ")
+        ));
+    };
+    // wall time is measured: a difference below the noise floor is no overhead (and keeps
+    // the evidence of scripted runs, which answer in microseconds, reproducible)
+    Ok(if ((mc - mr) * c.executor_calls as f64).abs() < noise_ms {
+        0.0
+    } else {
+        overhead(mc, mr)
+    })
+}
+
 /// `a / b - 1`, 0 when `b` is 0 (nothing to compare with).
 fn overhead(a: f64, b: f64) -> f64 {
     if b > 0.0 {
@@ -305,9 +355,9 @@ fn overhead(a: f64, b: f64) -> f64 {
 /// of the others), regressions (replayed cases — the stage's hard cases and the fixed solved
 /// set — solved in the reference mode, the old version else without, and failed by the
 /// candidate; `solved` = score >= `solved_at`; a case unscorable in either mode does not
-/// count), the token, latency (0 when the wall times differ by less than
-/// `latency_noise_ms`) and call overheads over the reference mode, and the candidate's
-/// safety findings
+/// count), the token, latency (per uncached executor call, see [`latency_overhead`]: not
+/// measured, with a note, when a mode has no uncached call) and call overheads over the
+/// reference mode, and the candidate's safety findings
 /// beyond the reference mode's. Written into `run` (its `safety_findings` already holds the
 /// skill-text scan).
 pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
@@ -336,12 +386,13 @@ pub fn summarise(run: &mut EvalRun, solved_at: f64, latency_noise_ms: f64) {
             .filter(|(b, a)| a.is_finite() && **b >= solved_at && **a < solved_at)
             .count();
         run.token_overhead = overhead(cand.tokens as f64, r.tokens as f64);
-        // wall time is measured: a difference below the noise floor is no overhead (and
-        // keeps the evidence of scripted runs, which answer in microseconds, reproducible)
-        run.latency_overhead = if (cand.executor_ms - r.executor_ms).abs() < latency_noise_ms {
-            0.0
-        } else {
-            overhead(cand.executor_ms, r.executor_ms)
+        run.notes.retain(|n| !n.starts_with(LATENCY_NOT_MEASURED));
+        run.latency_overhead = match latency_overhead(&cand, &r, latency_noise_ms) {
+            Ok(l) => Some(l),
+            Err(note) => {
+                run.notes.push(note);
+                None
+            }
         };
         run.call_overhead = overhead(cand.calls as f64, r.calls as f64);
     }
@@ -488,7 +539,7 @@ pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Ve
         ),
         (
             "latency overhead",
-            Some(run.latency_overhead.max(0.0)),
+            run.latency_overhead.map(|l| l.max(0.0)),
             -w.latency_overhead,
         ),
         (
@@ -526,6 +577,13 @@ pub fn skill_score(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<f6
     score_terms(bank, skill, w).map(|t| t.iter().map(|t| t.contribution).sum())
 }
 
+/// A latency overhead as a signed percentage, "not measured" when it was not.
+pub fn latency_pct(l: Option<f64>) -> String {
+    l.map_or("not measured".to_string(), |l| {
+        format!("{:+.0}%", 100.0 * l)
+    })
+}
+
 /// A markdown table of eval runs (skills.md, RELEASES.md, `skills show`): the three modes'
 /// scores, the delta, regressions, token / latency / call overhead, activation (share of
 /// spans; precision, recall and false-positive rate against expected triggers, with 95%
@@ -552,7 +610,7 @@ pub fn eval_runs_md(runs: &[EvalRun]) -> String {
         let a = r.activation.as_ref();
         let cand = r.mode(CompareMode::Candidate);
         s.push_str(&format!(
-            "| {} | {}@{} | {} | {} | {} | {} | {:+.3} | {} | {:+.0}% | {:+.0}% | {:+.0}% | {:.2} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {}@{} | {} | {} | {} | {} | {:+.3} | {} | {:+.0}% | {} | {:+.0}% | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             r.id,
             r.skill,
             r.version,
@@ -563,7 +621,7 @@ pub fn eval_runs_md(runs: &[EvalRun]) -> String {
             r.outcome_delta,
             r.regressions,
             100.0 * r.token_overhead,
-            100.0 * r.latency_overhead,
+            latency_pct(r.latency_overhead),
             100.0 * r.call_overhead,
             cand.map_or(0.0, |m| m.activation),
             rate(a.and_then(|a| a.precision)),
@@ -593,6 +651,7 @@ mod tests {
             case_scores: scores.to_vec(),
             tokens,
             calls: 1,
+            executor_calls: 1,
             activation: 0.5,
             safety_findings: 0,
             ..Default::default()
@@ -716,6 +775,68 @@ mod tests {
         assert_eq!(off.releases.last().unwrap().kind, ReleaseKind::Canaried);
     }
 
+    /// Item 1 of the leftovers: replies the LLM cache answered take no model time, so the
+    /// latency compares the means of the uncached calls, and a mode without one leaves the
+    /// latency not measured (a note, no verdict, no score term) rather than made up.
+    #[test]
+    fn latency_compares_uncached_calls_only_and_is_not_measured_without_them() {
+        let rules = GateRules::default();
+        // (mode, executor ms, uncached calls, cached calls)
+        let modes = |w: (f64, u64, u64), c: (f64, u64, u64)| {
+            let mut m = vec![
+                mode(CompareMode::Without, &[0.0; 6], 100),
+                mode(CompareMode::Candidate, &[1.0; 6], 100),
+            ];
+            for (m, (ms, calls, cached)) in m.iter_mut().zip([w, c]) {
+                (m.executor_ms, m.executor_calls, m.cached_calls) = (ms, calls, cached);
+            }
+            m
+        };
+        // half the candidate's calls hit the cache: per uncached call it is as fast as the
+        // reference (the totals, 500 ms against 1000 ms, would say -50%)
+        let r = run(modes((1000.0, 10, 0), (500.0, 5, 5)));
+        assert_eq!(r.latency_overhead, Some(0.0));
+        // the reference's calls hit the cache: the candidate is 30% slower per call (the
+        // totals, 1300 ms against 400 ms, would say +225% and fail it)
+        let r = run(modes((400.0, 4, 6), (1300.0, 10, 0)));
+        assert!((r.latency_overhead.unwrap() - 0.3).abs() < 1e-12, "{r:?}");
+        assert_eq!(verdict(&r, &rules), (true, vec![]));
+        // ... and 60% slower per call fails, with the means in the reason
+        let r = run(modes((400.0, 4, 6), (1600.0, 10, 0)));
+        let (pass, reasons) = verdict(&r, &rules);
+        assert!(!pass);
+        assert_eq!(
+            reasons,
+            ["latency overhead 60% above 50% (executor 100 ms -> 160 ms per uncached call)"]
+        );
+        // every candidate call answered from the cache: not measured, and said so
+        let mut r = run(modes((1000.0, 10, 0), (0.0, 0, 10)));
+        assert_eq!(r.latency_overhead, None);
+        assert_eq!(
+            r.notes,
+            ["latency not measured: no uncached executor call in mode candidate (10 answered from the LLM cache)"]
+        );
+        assert_eq!(verdict(&r, &rules), (true, vec![]));
+        // summarised again, the note is not repeated
+        summarise(&mut r, 0.5, rules.latency_noise_ms);
+        assert_eq!(r.notes.len(), 1);
+        assert!(eval_runs_md(std::slice::from_ref(&r)).contains("| not measured |"));
+        let r = run(modes((0.0, 0, 10), (0.0, 0, 10)));
+        assert_eq!(
+            r.notes,
+            ["latency not measured: no uncached executor call in mode candidate (10 answered from the LLM cache) and without (10 answered from the LLM cache)"]
+        );
+        let mut bank = SkillBank::empty();
+        let mut x =
+            memskill_core::Skill::active("x", memskill_core::ActionKind::Insert, "d", "i", "t");
+        x.version = r.version;
+        bank.insert(x).unwrap();
+        bank.eval_runs.push(r);
+        let terms = score_terms(&bank, "x", &ScoreWeights::default()).unwrap();
+        let l = terms.iter().find(|t| t.name == "latency overhead").unwrap();
+        assert_eq!((l.value, l.contribution), (None, 0.0));
+    }
+
     #[test]
     fn latency_calls_process_and_activation_each_fail_the_gate_on_their_own() {
         use memskill_core::{activation_stats, ActivationStats};
@@ -723,16 +844,18 @@ mod tests {
         let base = || {
             let mut w = mode(CompareMode::Without, &[0.0; 6], 100);
             w.executor_ms = 1000.0;
+            w.executor_calls = 10;
             w.calls = 10;
             let mut c = mode(CompareMode::Candidate, &[1.0; 6], 100);
             c.executor_ms = 1300.0;
+            c.executor_calls = 10;
             c.calls = 10;
             c.selections = 10;
             c.process_ok = 9;
             vec![w, c]
         };
         let ok = run(base());
-        assert!((ok.latency_overhead - 0.3).abs() < 1e-12);
+        assert!((ok.latency_overhead.unwrap() - 0.3).abs() < 1e-12);
         assert_eq!(verdict(&ok, &rules), (true, vec![]));
 
         // latency: 1000 -> 1600 ms is +60%

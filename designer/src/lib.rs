@@ -44,9 +44,9 @@ pub use export::{
     render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
-    activation_not_gated, admit_all, eval_runs_md, failed_run, release_verdict, score_terms,
-    settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreTerm, ScoreWeights,
-    NEW_SKILL_ACTIVATION_NOTE,
+    activation_not_gated, admit_all, eval_runs_md, failed_run, latency_pct, release_verdict,
+    score_terms, settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreTerm,
+    ScoreWeights, LATENCY_NOT_MEASURED, NEW_SKILL_ACTIVATION_NOTE,
 };
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};

@@ -330,6 +330,9 @@ pub struct SpanLog {
     pub findings: usize,
     /// Wall time of the executor call, in milliseconds.
     pub executor_ms: f64,
+    /// The LLM cache answered the call (a hit, or a replay-only cache's miss): it took no
+    /// model time, so the release gate leaves its wall time out of the latency.
+    pub cached: bool,
 }
 
 impl BuiltMemory {
@@ -619,6 +622,10 @@ fn write_span(
     let reply = ctx.executor.chat(&req);
     let mut log = SpanLog {
         executor_ms: started.elapsed().as_secs_f64() * 1000.0,
+        cached: match &reply {
+            Ok(r) => r.cached,
+            Err(e) => matches!(e, memskill_core::LlmError::CacheMiss { .. }),
+        },
         ..SpanLog::default()
     };
     let tokens = reply

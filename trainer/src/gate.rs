@@ -266,7 +266,15 @@ impl Replayer<'_> {
             }),
             spans: built.chosen.len(),
             findings: (built.flagged + built.refused) as u64,
-            executor_ms: built.span_log.iter().map(|l| l.executor_ms).sum(),
+            // a reply from the LLM cache took no model time: counted, not timed
+            executor_ms: built
+                .span_log
+                .iter()
+                .filter(|l| !l.cached)
+                .map(|l| l.executor_ms)
+                .sum(),
+            executor_calls: built.span_log.iter().filter(|l| !l.cached).count() as u64,
+            cached_calls: built.span_log.iter().filter(|l| l.cached).count() as u64,
             selections,
             process_ok,
             picks,
@@ -390,8 +398,11 @@ struct GroupReplay {
     picked: usize,
     spans: usize,
     findings: u64,
-    /// Executor wall time; process evidence of the skill under test; per-span selections.
+    /// Executor wall time of the uncached calls, their number and the cached calls'; process
+    /// evidence of the skill under test; per-span selections.
     executor_ms: f64,
+    executor_calls: u64,
+    cached_calls: u64,
     selections: u64,
     process_ok: u64,
     picks: Vec<SpanPick>,
@@ -429,6 +440,8 @@ fn tally(
         },
         safety_findings: groups.iter().map(|g| g.findings).sum(),
         executor_ms: groups.iter().map(|g| g.executor_ms).sum(),
+        executor_calls: groups.iter().map(|g| g.executor_calls).sum(),
+        cached_calls: groups.iter().map(|g| g.cached_calls).sum(),
         selections: groups.iter().map(|g| g.selections).sum(),
         process_ok: groups.iter().map(|g| g.process_ok).sum(),
     };
@@ -479,5 +492,109 @@ mod tests {
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].sample, g[0].query_ids.len()), (1, 2));
         assert_eq!((g[1].sample, g[1].solved_before.clone()), (0, vec![true]));
+    }
+
+    /// A replayer over the synthetic task whose executor is `executor` (counted), passed to
+    /// `f` with the replayed samples.
+    fn with_replayer<R>(
+        executor: Arc<dyn memskill_core::Llm>,
+        f: impl FnOnce(&Replayer) -> R,
+    ) -> R {
+        let sets: Vec<String> = [
+            "data.dataset=\"synthetic\"",
+            "encoder.kind=\"hashing\"",
+            "encoder.dim=32",
+            "controller.top_k=1",
+            "executor.backend=\"scripted-synthetic\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let cfg = Config::from_toml_str("", &sets, "test").unwrap();
+        let samples = crate::synthetic::dataset(2, 3, 1);
+        let mut rt = Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false).unwrap();
+        rt.executor = Arc::new(crate::backends::CountingLlm::new(
+            executor,
+            rt.counters.executor.clone(),
+        ));
+        let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, 0).unwrap();
+        let replayer = Replayer {
+            cfg: &cfg,
+            rt: &rt,
+            controller: Mutex::new(&mut controller),
+            samples: &samples,
+            domain: crate::episode::memory_domain(cfg.data.dataset),
+            updates: 0,
+            tag: 1,
+            selection: ReplaySelection::Canary,
+            expected: None,
+        };
+        f(&replayer)
+    }
+
+    /// Item 1 of the leftovers: with the LLM reply cache a cached reply takes no model time.
+    /// A candidate whose executor calls the cache answers (its requests replayed before)
+    /// against a reference mode whose calls reach a slow model: the latency overhead is not
+    /// measured (and the record says why), not a made-up -100%; the cached calls are counted.
+    #[test]
+    fn cached_executor_replies_are_left_out_of_the_gate_latency() {
+        use memskill_executor::{CacheMode, CachedLlm, ScriptedLlm};
+        let dir = tempfile::tempdir().unwrap();
+        let slow = ScriptedLlm::new(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(40));
+            Ok("ACTION: NOOP".to_string())
+        });
+        let cached = CachedLlm::new(
+            Arc::new(slow),
+            &dir.path().join("cache.sqlite"),
+            CacheMode::ReadWrite,
+        )
+        .unwrap();
+        let bank = crate::synthetic::skill_bank();
+        let skill = bank.selectable()[0].name.clone();
+        with_replayer(Arc::new(cached), |r| {
+            let groups: Vec<CaseGroup> = (0..r.samples.len())
+                .map(|i| CaseGroup {
+                    sample: i,
+                    query_ids: r.samples[i].queries.iter().map(|q| q.id.clone()).collect(),
+                    solved_before: vec![false; r.samples[i].queries.len()],
+                })
+                .collect();
+            // the candidate's requests go through the cache once ...
+            let (_, _, with) = without_and_with(&bank, &bank, &skill).unwrap();
+            let warm = r
+                .mode(CompareMode::Candidate, &with, Some(&skill), &groups)
+                .unwrap();
+            let spans: u64 = r.samples.iter().map(|s| s.spans.len() as u64).sum();
+            assert_eq!((warm.executor_calls, warm.cached_calls), (spans, 0));
+            assert!(warm.executor_ms >= 40.0 * spans as f64, "{warm:?}");
+            // ... so in the comparison the cache answers all of them, and none of `without`'s
+            let run = r.compare(&bank, None, &bank, &skill, &groups, 1).unwrap();
+            let cand = run.mode(CompareMode::Candidate).unwrap();
+            let without = run.mode(CompareMode::Without).unwrap();
+            assert_eq!(
+                (cand.executor_calls, cand.cached_calls),
+                (0, spans),
+                "{cand:?}"
+            );
+            assert_eq!((without.executor_calls, without.cached_calls), (spans, 0));
+            assert_eq!(cand.executor_ms, 0.0);
+            assert_eq!(run.latency_overhead, None, "{run:#?}");
+            let note = run
+                .notes
+                .iter()
+                .find(|n| n.starts_with(memskill_designer::LATENCY_NOT_MEASURED))
+                .unwrap_or_else(|| panic!("{:?}", run.notes));
+            assert!(
+                note.contains(&format!("candidate ({spans} answered from the LLM cache)")),
+                "{note}"
+            );
+            let (_, reasons) =
+                memskill_designer::verdict(&run, &memskill_designer::GateRules::default());
+            assert!(
+                !reasons.iter().any(|x| x.contains("latency")),
+                "{reasons:?}"
+            );
+        });
     }
 }

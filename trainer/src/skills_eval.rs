@@ -275,7 +275,7 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             .and_then(|m| m.process())
             .map_or("-".to_string(), |p| format!("{p:.2}"));
         s.push_str(&format!(
-            "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} | {} | {} | {} | {:+.0}% | {} |\n",
+            "| {}@{} | {} | {} | {} | {} | {} | {} -> {} ({:+.0}%) | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             run.skill,
             run.version,
             run.cases.len(),
@@ -291,7 +291,7 @@ pub fn render(rows: &[SkillEvalRow]) -> String {
             rate(a.and_then(|a| a.recall)),
             rate(a.and_then(|a| a.false_positive_rate)),
             process,
-            100.0 * run.latency_overhead,
+            memskill_designer::latency_pct(run.latency_overhead),
             if run.passed {
                 "pass".to_string()
             } else {
