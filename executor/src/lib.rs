@@ -39,8 +39,8 @@ pub use scoring::{
     token_f1, HotpotF1, Scorer, TooMuchWork,
 };
 pub use structured::{
-    actions_json, executor_schema, judge_schema, parse_reply, parse_structured,
-    schema_action_kinds, Structured,
+    actions_json, executor_schema, executor_schema_with, judge_schema, parse_reply,
+    parse_reply_with, parse_structured, parse_structured_with, schema_action_kinds, Structured,
 };
 
 /// Errors of the executor's fallible operations.

@@ -42,9 +42,11 @@ pub struct ExecutorContext<'a> {
     /// see [`crate::structured`]) rather than action blocks.
     pub structured: bool,
     /// `executor.typed_memories`: each memory text is followed by `MEMORY_TYPE` and
-    /// `CONFIDENCE` lines (see [`crate::typed`]).
+    /// `CONFIDENCE` lines (see [`crate::typed`]), or in the JSON form has optional `type`
+    /// and `confidence` fields.
     pub typed: bool,
-    /// `executor.scoped_memories`: each memory text is followed by a `SCOPE` line.
+    /// `executor.scoped_memories`: each memory text is followed by a `SCOPE` line (JSON: an
+    /// optional `scope` field).
     pub scoped: bool,
     /// The span's user ids (its speakers), offered for `SCOPE` (empty unless scoped).
     pub users: Vec<&'a str>,
@@ -59,6 +61,18 @@ pub struct ReplyForm {
     pub typed: bool,
     /// A scope (user / org / project / agent ids) for every memory text.
     pub scoped: bool,
+}
+
+impl ReplyForm {
+    /// The memory fields the reply states besides its texts (the structured schema's optional
+    /// fields, [`crate::executor_schema_with`], and the lines the caller takes out of the
+    /// texts, [`crate::typed::split_meta_with`]).
+    pub fn fields(self) -> crate::typed::MetaFields {
+        crate::typed::MetaFields {
+            typed: self.typed,
+            scoped: self.scoped,
+        }
+    }
 }
 
 impl<'a> ExecutorContext<'a> {
@@ -485,14 +499,69 @@ mod tests {
         assert!(none[0]
             .content
             .contains("(the ids for SCOPE): (none known)\n"));
-        // JSON replies carry no scope
+        // JSON replies carry a "scope" field, and the users are offered for it
         let json = ReplyForm {
             structured: true,
             scoped: true,
             ..ReplyForm::default()
         };
         let j = executor_messages_with(&set(), d, &sp, &[], &skills, json, &users).unwrap();
-        assert!(!j[0].content.contains("SCOPE"));
+        let j = &j[0].content;
+        assert!(!j.contains("SCOPE"), "{j}");
+        assert!(
+            j.contains("- Users of this text chunk (the ids for \"scope\"): Caroline, Melanie\n"),
+            "{j}"
+        );
+        assert_eq!(j.matches(r#", "scope": "<whose memory"#).count(), 2, "{j}");
+        assert!(!j.contains(r#""type""#), "{j}");
+    }
+
+    /// Item 2 of the leftovers: in the JSON form the typed and scoped fields are asked for
+    /// as optional keys of INSERT and UPDATE, only when on; off, the JSON prompt is the
+    /// golden file's (`executor_prompts_with_the_options_off_are_byte_for_byte_the_golden_file`).
+    #[test]
+    fn json_executor_prompt_asks_for_type_confidence_and_scope_only_when_on() {
+        let bank = memskill_core::SkillBank::seed();
+        let skills: Vec<&Skill> = bank.skills().iter().collect();
+        let sp = span("A: I moved to Paris.");
+        let mems = ["old fact"];
+        let d = MemoryDomain::Conversation;
+        let render = |typed, scoped| {
+            let form = ReplyForm {
+                structured: true,
+                typed,
+                scoped,
+            };
+            executor_messages_with(&set(), d, &sp, &mems, &skills, form, &["A"]).unwrap()[0]
+                .content
+                .clone()
+        };
+        let (off, typed, both) = (
+            render(false, false),
+            render(true, false),
+            render(true, true),
+        );
+        let ty = r#", "type": "<episodic | semantic | preference | procedural | reflective | graph | environment>", "confidence": <0 to 1: how surely the text chunk supports it>"#;
+        assert_eq!(typed.matches(ty).count(), 2, "{typed}");
+        assert!(!typed.contains("scope") && !off.contains(r#""type""#));
+        assert!(!typed.contains("MEMORY_TYPE") && !typed.contains("CONFIDENCE:"));
+        // apart from the asked-for fields (and the users line), the prompt is the one off
+        let strip = |t: &str| {
+            t.replace(ty, "")
+                .lines()
+                .filter(|l| !l.starts_with("- Users of this"))
+                .map(|l| match l.find(r#", "scope": "#) {
+                    Some(i) => format!("{}}},", &l[..i]),
+                    None => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(&typed), strip(&off));
+        assert_eq!(strip(&both), strip(&off));
+        assert_ne!(typed, off);
+        // every line a JSON example ends as the off prompt's do
+        assert!(both.contains(r#"none when shared>"},"#), "{both}");
     }
 
     #[test]

@@ -21,12 +21,19 @@
 //! The schema admits only the action kinds the chosen skills allow (NOOP always: "nothing to
 //! write" is never a parse problem), at least one action, and indices below the number of
 //! retrieved memories (no UPDATE / DELETE when none was retrieved).
+//!
+//! With typed or scoped memories on ([`MetaFields`], `executor.typed_memories` /
+//! `scoped_memories`) an INSERT or UPDATE may also carry a `"type"` (one of the seven memory
+//! types), a `"confidence"` (a number in [0, 1]) and a `"scope"` (the block format's SCOPE
+//! value: `user:ID`, ... or `none`), each optional; off, the schema and the reader are
+//! exactly those without them.
 
-use memskill_core::{ActionKind, ResponseSchema};
+use memskill_core::{ActionKind, MemoryType, ResponseSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::parse::ParsedAction;
+use crate::typed::MetaFields;
 
 /// `structured`: whether replies are constrained to a JSON schema.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,23 +64,56 @@ pub fn max_text_chars(max_tokens: u32) -> usize {
     (2 * max_tokens as usize).max(16)
 }
 
-fn action_variant(kind: ActionKind, n_retrieved: usize, max_chars: usize) -> Option<Value> {
+/// The optional `type`, `confidence` and `scope` properties of a memory text (those of
+/// `fields`).
+fn meta_properties(fields: MetaFields, max_chars: usize) -> Vec<(&'static str, Value)> {
+    let mut props = Vec::new();
+    if fields.typed {
+        let types: Vec<&str> = MemoryType::ALL.iter().map(|t| t.as_str()).collect();
+        props.push(("type", json!({ "enum": types })));
+        props.push((
+            "confidence",
+            json!({"type": "number", "minimum": 0, "maximum": 1}),
+        ));
+    }
+    if fields.scoped {
+        props.push((
+            "scope",
+            json!({"type": "string", "minLength": 1, "maxLength": max_chars}),
+        ));
+    }
+    props
+}
+
+fn action_variant(
+    kind: ActionKind,
+    n_retrieved: usize,
+    max_chars: usize,
+    fields: MetaFields,
+) -> Option<Value> {
     let index = || json!({"type": "integer", "minimum": 0, "maximum": n_retrieved - 1});
     let text = || json!({"type": "string", "minLength": 1, "maxLength": max_chars});
+    let meta = || meta_properties(fields, max_chars);
     let (props, required): (Vec<(&str, Value)>, Vec<&str>) = match kind {
         ActionKind::Insert => (
-            vec![
+            [
                 ("action", json!({"const": "INSERT"})),
                 ("memory_item", text()),
-            ],
+            ]
+            .into_iter()
+            .chain(meta())
+            .collect(),
             vec!["action", "memory_item"],
         ),
         ActionKind::Update if n_retrieved > 0 => (
-            vec![
+            [
                 ("action", json!({"const": "UPDATE"})),
                 ("memory_index", index()),
                 ("updated_memory", text()),
-            ],
+            ]
+            .into_iter()
+            .chain(meta())
+            .collect(),
             vec!["action", "memory_index", "updated_memory"],
         ),
         ActionKind::Delete if n_retrieved > 0 => (
@@ -116,10 +156,21 @@ pub fn executor_schema(
     n_retrieved: usize,
     max_tokens: u32,
 ) -> ResponseSchema {
+    executor_schema_with(allowed, n_retrieved, max_tokens, MetaFields::default())
+}
+
+/// [`executor_schema`], where an INSERT or UPDATE may also state its memory's type and
+/// confidence (`fields.typed`) and scope (`fields.scoped`), each optional.
+pub fn executor_schema_with(
+    allowed: &[ActionKind],
+    n_retrieved: usize,
+    max_tokens: u32,
+    fields: MetaFields,
+) -> ResponseSchema {
     let max_chars = max_text_chars(max_tokens);
     let variants: Vec<Value> = schema_action_kinds(allowed, n_retrieved)
         .into_iter()
-        .filter_map(|k| action_variant(k, n_retrieved, max_chars))
+        .filter_map(|k| action_variant(k, n_retrieved, max_chars, fields))
         .collect();
     let items = if variants.len() == 1 {
         variants.into_iter().next().unwrap_or(Value::Null)
@@ -164,11 +215,21 @@ struct Reply {
 #[serde(tag = "action", deny_unknown_fields)]
 enum Item {
     #[serde(rename = "INSERT")]
-    Insert { memory_item: String },
+    Insert {
+        memory_item: String,
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        confidence: Option<f64>,
+        scope: Option<String>,
+    },
     #[serde(rename = "UPDATE")]
     Update {
         memory_index: u64,
         updated_memory: String,
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        confidence: Option<f64>,
+        scope: Option<String>,
     },
     #[serde(rename = "DELETE")]
     Delete { memory_index: u64 },
@@ -176,29 +237,100 @@ enum Item {
     Noop {},
 }
 
+/// A memory text's stated type, confidence and scope as they come in a structured reply.
+struct StatedMeta {
+    kind: Option<String>,
+    confidence: Option<f64>,
+    scope: Option<String>,
+}
+
+impl StatedMeta {
+    /// Whether it states only fields of `fields` (a field the schema did not offer makes the
+    /// reply not the schema's shape, as any unknown key does).
+    fn fits(&self, fields: MetaFields) -> bool {
+        (fields.typed || (self.kind.is_none() && self.confidence.is_none()))
+            && (fields.scoped || self.scope.is_none())
+    }
+
+    /// `text` followed by the block format's `MEMORY_TYPE:` / `CONFIDENCE:` / `SCOPE:` lines
+    /// for what is stated: the parse result the block reader gives for the same memory, so
+    /// that [`crate::typed::split_meta_with`] reads both formats alike after the parse.
+    fn with_lines(&self, text: &str) -> String {
+        let one_line = |v: &str| v.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut out = text.to_string();
+        if let Some(k) = &self.kind {
+            out.push_str(&format!("\nMEMORY_TYPE: {}", one_line(k)));
+        }
+        if let Some(c) = self.confidence {
+            out.push_str(&format!("\nCONFIDENCE: {c}"));
+        }
+        if let Some(s) = &self.scope {
+            out.push_str(&format!("\nSCOPE: {}", one_line(s)));
+        }
+        out
+    }
+}
+
 /// Read a reply that follows [`executor_schema`] (strict JSON, surrounding whitespace
 /// allowed) into parse results, one per action: an index not below `n_retrieved` or an empty
 /// text is a failed result, as in [`crate::parse_response`]. `None` when the reply is not
 /// such a JSON document (the caller then reads it as free text).
 pub fn parse_structured(text: &str, n_retrieved: usize) -> Option<Vec<ParsedAction>> {
+    parse_structured_with(text, n_retrieved, MetaFields::default())
+}
+
+/// [`parse_structured`] for a reply that follows [`executor_schema_with`]`(.., fields)`: a
+/// memory text's stated `type` and `confidence` (`fields.typed`) and `scope`
+/// (`fields.scoped`) become the `MEMORY_TYPE:` / `CONFIDENCE:` / `SCOPE:` lines after its
+/// text, as the block format writes them, which the caller takes out of the text
+/// ([`crate::typed::split_meta_with`]; a value that does not read is a problem there). A
+/// field outside `fields` makes the reply not the schema's shape (`None`).
+pub fn parse_structured_with(
+    text: &str,
+    n_retrieved: usize,
+    fields: MetaFields,
+) -> Option<Vec<ParsedAction>> {
     let reply: Reply = serde_json::from_str(text.trim()).ok()?;
     let index = |i: u64| (i < n_retrieved as u64).then_some(i as usize);
-    let out = reply
-        .actions
-        .into_iter()
-        .map(|item| match item {
-            Item::Insert { memory_item } => {
+    let mut out = Vec::new();
+    for item in reply.actions {
+        out.push(match item {
+            Item::Insert {
+                memory_item,
+                kind,
+                confidence,
+                scope,
+            } => {
+                let meta = StatedMeta {
+                    kind,
+                    confidence,
+                    scope,
+                };
+                if !meta.fits(fields) {
+                    return None;
+                }
                 let c = memory_item.trim();
                 if c.is_empty() {
                     ParsedAction::failed("INSERT with an empty memory_item")
                 } else {
-                    ParsedAction::ok(ActionKind::Insert, None, c.to_string())
+                    ParsedAction::ok(ActionKind::Insert, None, meta.with_lines(c))
                 }
             }
             Item::Update {
                 memory_index,
                 updated_memory,
+                kind,
+                confidence,
+                scope,
             } => {
+                let meta = StatedMeta {
+                    kind,
+                    confidence,
+                    scope,
+                };
+                if !meta.fits(fields) {
+                    return None;
+                }
                 let c = updated_memory.trim();
                 match index(memory_index) {
                     None => ParsedAction::failed(format!(
@@ -207,7 +339,7 @@ pub fn parse_structured(text: &str, n_retrieved: usize) -> Option<Vec<ParsedActi
                     Some(_) if c.is_empty() => {
                         ParsedAction::failed("UPDATE with an empty updated_memory")
                     }
-                    Some(i) => ParsedAction::ok(ActionKind::Update, Some(i), c.to_string()),
+                    Some(i) => ParsedAction::ok(ActionKind::Update, Some(i), meta.with_lines(c)),
                 }
             }
             Item::Delete { memory_index } => match index(memory_index) {
@@ -217,8 +349,8 @@ pub fn parse_structured(text: &str, n_retrieved: usize) -> Option<Vec<ParsedActi
                 Some(i) => ParsedAction::ok(ActionKind::Delete, Some(i), String::new()),
             },
             Item::Noop {} => ParsedAction::ok(ActionKind::Noop, None, String::new()),
-        })
-        .collect::<Vec<_>>();
+        });
+    }
     if out.is_empty() {
         return Some(vec![ParsedAction::failed("empty actions list")]);
     }
@@ -249,8 +381,19 @@ pub fn actions_json(results: &[ParsedAction]) -> String {
 /// is read strictly ([`parse_structured`]) and anything else as free text
 /// ([`crate::parse_response`], which also repairs broken JSON); off, free text only.
 pub fn parse_reply(text: &str, n_retrieved: usize, structured: Structured) -> Vec<ParsedAction> {
+    parse_reply_with(text, n_retrieved, structured, MetaFields::default())
+}
+
+/// [`parse_reply`] for a request whose schema offers the fields of `fields`
+/// ([`executor_schema_with`], read by [`parse_structured_with`]).
+pub fn parse_reply_with(
+    text: &str,
+    n_retrieved: usize,
+    structured: Structured,
+    fields: MetaFields,
+) -> Vec<ParsedAction> {
     if structured.is_on() {
-        if let Some(r) = parse_structured(text, n_retrieved) {
+        if let Some(r) = parse_structured_with(text, n_retrieved, fields) {
             return r;
         }
     }
@@ -277,6 +420,73 @@ mod tests {
                     .to_string()
             })
             .collect()
+    }
+
+    /// The executor schemas of a few requests (every kind with and without retrieved
+    /// memories, INSERT only), one per line: the golden file was written before typed and
+    /// scoped fields could enter the schema, so that with them off it stays the same.
+    fn default_schemas(fields: MetaFields) -> String {
+        use ActionKind::*;
+        [
+            executor_schema_with(&[Insert, Update, Delete, Noop], 2, 128, fields),
+            executor_schema_with(&[Insert, Update, Delete], 0, 64, fields),
+            executor_schema_with(&[Insert], 1, 256, fields),
+        ]
+        .iter()
+        .map(|s| format!("{} {}\n", s.name, s.schema))
+        .collect()
+    }
+
+    /// `name schema` lines read back (the schema as a value: a build with serde_json's
+    /// `preserve_order`, the `llguidance` feature's, writes the same keys in another order).
+    fn schema_lines(text: &str) -> Vec<(String, Value)> {
+        text.lines()
+            .map(|l| {
+                let (name, json) = l.split_once(' ').expect("name and schema");
+                (
+                    name.to_string(),
+                    serde_json::from_str(json).expect("a schema"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn executor_schema_with_the_options_off_is_the_golden_file() {
+        let got = default_schemas(MetaFields::default());
+        let want = include_str!("../tests/fixtures/executor_schema_off.txt");
+        assert_eq!(
+            default_schemas(MetaFields::default()),
+            [
+                executor_schema(
+                    &[
+                        ActionKind::Insert,
+                        ActionKind::Update,
+                        ActionKind::Delete,
+                        ActionKind::Noop
+                    ],
+                    2,
+                    128
+                ),
+                executor_schema(
+                    &[ActionKind::Insert, ActionKind::Update, ActionKind::Delete],
+                    0,
+                    64
+                ),
+                executor_schema(&[ActionKind::Insert], 1, 256),
+            ]
+            .iter()
+            .map(|s| format!("{} {}\n", s.name, s.schema))
+            .collect::<String>()
+        );
+        if schema_lines(&got) != schema_lines(want) {
+            let p = std::env::temp_dir().join("executor_schema_off.actual.txt");
+            std::fs::write(&p, &got).unwrap();
+            panic!(
+                "the executor schema with the options off changed; written to {}",
+                p.display()
+            );
+        }
     }
 
     #[test]
@@ -344,6 +554,146 @@ mod tests {
         let back = parse_structured(&json, 2).expect("the schema's shape");
         let ok: Vec<ParsedAction> = parsed.into_iter().filter(|r| r.success).collect();
         assert_eq!(back, ok);
+    }
+
+    /// Item 2 of the leftovers: with typed and scoped memories on, the JSON form carries the
+    /// type, confidence and scope the block format's lines carry, and reads to the same
+    /// texts, types, confidences and scopes; off, a reply with those fields is not the
+    /// schema's shape (read as free text, as before).
+    #[test]
+    fn typed_and_scoped_json_reads_like_the_same_blocks() {
+        use crate::typed::{split_meta_with, MemoryMeta};
+        let both = MetaFields {
+            typed: true,
+            scoped: true,
+        };
+        let blocks = "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Tokyo in July 2023.\n\
+                      MEMORY_TYPE: episodic\nCONFIDENCE: 0.9\nSCOPE: user:Alice\n\n\
+                      ACTION: UPDATE\nMEMORY_INDEX: 1\nUPDATED_MEMORY: Bob likes green tea.\n\
+                      MEMORY_TYPE: preference\nCONFIDENCE: 0.6\nSCOPE: user:Bob, org:acme\n\n\
+                      ACTION: INSERT\nMEMORY_ITEM: The office opens at 9.\nMEMORY_TYPE: semantic\n\n\
+                      ACTION: INSERT\nMEMORY_ITEM: Shared plan.\nSCOPE: none\n\n\
+                      ACTION: DELETE\nMEMORY_INDEX: 0\n\nACTION: NOOP";
+        let json = r#"{"actions": [
+            {"action": "INSERT", "memory_item": "Alice moved to Tokyo in July 2023.", "type": "episodic", "confidence": 0.9, "scope": "user:Alice"},
+            {"action": "UPDATE", "memory_index": 1, "updated_memory": "Bob likes green tea.", "type": "preference", "confidence": 0.6, "scope": "user:Bob, org:acme"},
+            {"action": "INSERT", "memory_item": "The office opens at 9.", "type": "semantic"},
+            {"action": "INSERT", "memory_item": "Shared plan.", "scope": "none"},
+            {"action": "DELETE", "memory_index": 0},
+            {"action": "NOOP"}]}"#;
+        // (kind, index, text, meta, problems) after the parse and the meta split
+        let read = |r: Vec<ParsedAction>| -> Vec<_> {
+            r.into_iter()
+                .map(|p| {
+                    assert!(p.success, "{p:?}");
+                    let (text, meta, problems) = split_meta_with(&p.content, both);
+                    (p.kind, p.index, text, meta, problems)
+                })
+                .collect()
+        };
+        let from_blocks = read(parse_reply_with(blocks, 2, Structured::Off, both));
+        let from_json = read(parse_reply_with(json, 2, Structured::JsonSchema, both));
+        assert_eq!(from_json, from_blocks);
+        assert_eq!(
+            from_json[1],
+            (
+                ActionKind::Update,
+                Some(1),
+                "Bob likes green tea.".to_string(),
+                MemoryMeta {
+                    kind: Some(memskill_core::MemoryType::Preference),
+                    confidence: Some(0.6),
+                    scope: Some("user:Bob, org:acme".parse().unwrap()),
+                },
+                vec![],
+            )
+        );
+        assert_eq!(from_json[3].3.scope, Some(memskill_core::Scope::default()));
+        assert_eq!(from_json[2].3.scope, None);
+        // a value that does not read is a problem, as in the block format
+        let odd = r#"{"actions": [{"action": "INSERT", "memory_item": "x", "confidence": 1.5, "scope": "team:red"}]}"#;
+        assert_eq!(
+            read(parse_structured_with(odd, 0, both).unwrap())[0]
+                .4
+                .len(),
+            2
+        );
+        // only the fields asked for: typed alone takes no scope, and off takes none
+        let typed = MetaFields {
+            typed: true,
+            scoped: false,
+        };
+        assert!(parse_structured_with(json, 2, typed).is_none());
+        assert!(parse_structured(json, 2).is_none());
+        assert_eq!(
+            parse_reply(json, 2, Structured::JsonSchema),
+            crate::parse_response(json, 2)
+        );
+        let plain = r#"{"actions": [{"action": "INSERT", "memory_item": "x"}]}"#;
+        assert_eq!(
+            parse_structured_with(plain, 0, both),
+            parse_structured(plain, 0)
+        );
+    }
+
+    #[test]
+    fn typed_and_scoped_schema_offers_the_optional_fields_only_when_on() {
+        use ActionKind::*;
+        let variants = |fields| {
+            executor_schema_with(&[Insert, Update, Delete], 2, 128, fields).schema["properties"]
+                ["actions"]["items"]["anyOf"]
+                .as_array()
+                .unwrap()
+                .clone()
+        };
+        let keys = |v: &Value| -> Vec<String> {
+            v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
+        };
+        let both = variants(MetaFields {
+            typed: true,
+            scoped: true,
+        });
+        let (ins, upd, del, noop) = (&both[0], &both[1], &both[2], &both[3]);
+        for v in [ins, upd] {
+            for k in ["type", "confidence", "scope"] {
+                assert!(keys(v).contains(&k.to_string()), "{v}");
+                // optional: a memory without them is still the schema's shape
+                assert!(
+                    !v["required"].as_array().unwrap().contains(&json!(k)),
+                    "{v}"
+                );
+            }
+            assert_eq!(
+                v["properties"]["type"]["enum"],
+                json!([
+                    "episodic",
+                    "semantic",
+                    "preference",
+                    "procedural",
+                    "reflective",
+                    "graph",
+                    "environment"
+                ])
+            );
+            assert_eq!(v["properties"]["confidence"]["maximum"], 1);
+        }
+        for v in [del, noop] {
+            assert!(!keys(v).contains(&"type".to_string()), "{v}");
+        }
+        let scoped = variants(MetaFields {
+            typed: false,
+            scoped: true,
+        });
+        assert!(keys(&scoped[0]).contains(&"scope".to_string()));
+        assert!(!keys(&scoped[0]).contains(&"type".to_string()));
+        // off: the schema without them (and the golden file's)
+        let off = variants(MetaFields::default());
+        assert_eq!(keys(&off[0]), ["action", "memory_item"]);
     }
 
     #[test]

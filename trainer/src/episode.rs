@@ -611,7 +611,12 @@ fn write_span(
         .with_max_tokens(ctx.exec_max_tokens)
         .with_temperature(ctx.exec_temperature)
         .with_response_schema(structured.then(|| {
-            memskill_executor::executor_schema(&allowed, retrieved_ids.len(), ctx.exec_max_tokens)
+            memskill_executor::executor_schema_with(
+                &allowed,
+                retrieved_ids.len(),
+                ctx.exec_max_tokens,
+                form.fields(),
+            )
         }));
     let mut outcome = SpanOutcome {
         chosen: allowed.clone(),
@@ -664,8 +669,16 @@ fn apply_reply(
 ) -> Result<Vec<ActionKind>> {
     let allowed = &outcome.chosen;
     let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
-    let mut results =
-        memskill_executor::parse_reply(&resp.text, retrieved_ids.len(), ctx.exec_structured);
+    let fields = memskill_executor::typed::MetaFields {
+        typed: ctx.exec_typed,
+        scoped: ctx.exec_scoped,
+    };
+    let mut results = memskill_executor::parse_reply_with(
+        &resp.text,
+        retrieved_ids.len(),
+        ctx.exec_structured,
+        fields,
+    );
     // A reply cut at max_tokens (`finish_reason: "length"`) is not applied as if complete
     // (`executor.truncated_reply = "drop-last"`): its last result may stop mid-text (half an
     // UPDATED_MEMORY, an index missing digits), so it is dropped and counted as a parse
@@ -1220,6 +1233,80 @@ mod tests {
         assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
         // "apply-all" (the reference): every parsed action, the cut one included (counted)
         assert_eq!(memories[2], memories[0]);
+    }
+
+    /// Item 2 of the leftovers: with typed and scoped memories on, the same reply written as
+    /// action blocks and as the structured JSON form builds the same memories, with the same
+    /// types, confidences and scopes.
+    #[test]
+    fn typed_and_scoped_json_replies_build_the_memories_blocks_build() {
+        let blocks = "ACTION: INSERT\nMEMORY_ITEM: Alice moved to Tokyo in July 2023.\n\
+                      MEMORY_TYPE: episodic\nCONFIDENCE: 0.9\nSCOPE: user:Alice\n\n\
+                      ACTION: INSERT\nMEMORY_ITEM: Alice prefers green tea.\n\
+                      MEMORY_TYPE: preference\nCONFIDENCE: 0.6\nSCOPE: user:Alice, org:acme";
+        let json = r#"{"actions": [
+            {"action": "INSERT", "memory_item": "Alice moved to Tokyo in July 2023.", "type": "episodic", "confidence": 0.9, "scope": "user:Alice"},
+            {"action": "INSERT", "memory_item": "Alice prefers green tea.", "type": "preference", "confidence": 0.6, "scope": "user:Alice, org:acme"}]}"#;
+        let samples = crate::synthetic::dataset(1, 2, 0);
+        let skills = synthetic_skills();
+        let on = [
+            "executor.typed_memories=true",
+            "executor.scoped_memories=true",
+        ];
+        let build = |reply: &'static str, structured: bool| {
+            let mut extra: Vec<String> = on.iter().map(|s| s.to_string()).collect();
+            // every skill on every span: INSERT is allowed
+            extra.push(format!("controller.top_k={}", skills.len()));
+            if structured {
+                extra.push("executor.structured=\"json_schema\"".into());
+            }
+            let schemas = Arc::new(Mutex::new(Vec::new()));
+            let seen = schemas.clone();
+            let exec = memskill_executor::ScriptedLlm::new(move |req| {
+                seen.lock().unwrap().push(req.response_schema.clone());
+                Ok(reply.to_string())
+            });
+            let built = with_ctx(&extra, &skills, Arc::new(exec), None, |ctx, _| {
+                build_memory(ctx, &samples[0], None).unwrap()
+            });
+            let schemas = schemas.lock().unwrap().clone();
+            (built, schemas)
+        };
+        let memories = |b: &BuiltMemory| -> Vec<_> {
+            b.memory
+                .live()
+                .map(|m| (m.content.clone(), m.kind, m.confidence, m.scope.clone()))
+                .collect()
+        };
+        let (from_blocks, no_schema) = build(blocks, false);
+        let (from_json, schemas) = build(json, true);
+        assert!(no_schema.iter().all(Option::is_none));
+        // the structured requests offered the fields
+        let s = schemas[0]
+            .as_ref()
+            .expect("a structured request")
+            .schema
+            .to_string();
+        assert!(
+            s.contains(r#""scope""#) && s.contains(r#""confidence""#),
+            "{s}"
+        );
+        assert_eq!(
+            (from_json.parse_problems, from_blocks.parse_problems),
+            (0, 0)
+        );
+        let m = memories(&from_json);
+        assert_eq!(m, memories(&from_blocks));
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert_eq!(
+            m[1],
+            (
+                "Alice prefers green tea.".to_string(),
+                Some(memskill_core::MemoryType::Preference),
+                Some(0.6),
+                "user:Alice, org:acme".parse().unwrap()
+            )
+        );
     }
 
     /// Issue 16, item 5: with `executor.typed_memories` the reply's `MEMORY_TYPE` and
