@@ -333,6 +333,9 @@ pub struct SpanLog {
     /// The LLM cache answered the call (a hit, or a replay-only cache's miss): it took no
     /// model time, so the release gate leaves its wall time out of the latency.
     pub cached: bool,
+    /// The memories the reply inserted or updated, in order (a later action of the same
+    /// reply may have deleted one).
+    pub written: Vec<MemoryId>,
 }
 
 impl BuiltMemory {
@@ -508,7 +511,9 @@ fn build_span(
         &users,
     )?;
     if !users.is_empty() {
-        canonical_users(&mut out.memory, &span.id, &users);
+        if let Some(log) = out.span_log.last() {
+            canonical_users(&mut out.memory, &log.written, &users);
+        }
     }
     out.chosen.push(selection.skills.clone());
     out.outcomes.push(outcome);
@@ -559,11 +564,13 @@ pub fn span_users<'s>(sample: &'s Sample, span: &memskill_core::Span) -> Vec<&'s
 }
 
 /// A user id stated in another case than one of the span's users ("caroline") becomes that
-/// user's id ("Caroline") on the memories the span wrote, so that scope filters match.
-fn canonical_users(memory: &mut MemoryBank, span_id: &str, users: &[&str]) {
-    let fixes: Vec<(MemoryId, memskill_core::Scope)> = memory
-        .live()
-        .filter(|m| m.provenance.span_id == span_id)
+/// user's id ("Caroline") on the memories the span wrote (`written`, its reply's inserts and
+/// updates that are still live), so that scope filters match. Looks at those memories only,
+/// not the whole bank. Returns the number of scopes changed.
+fn canonical_users(memory: &mut MemoryBank, written: &[MemoryId], users: &[&str]) -> usize {
+    let fixes: Vec<(MemoryId, memskill_core::Scope)> = written
+        .iter()
+        .filter_map(|&id| memory.get(id).filter(|m| m.is_live()))
         .filter_map(|m| {
             let stated = m.scope.user.as_deref()?.trim();
             let user = users
@@ -574,9 +581,11 @@ fn canonical_users(memory: &mut MemoryBank, span_id: &str, users: &[&str]) {
             Some((m.id, scope))
         })
         .collect();
+    let n = fixes.len();
     for (id, scope) in fixes {
         let _ = memory.set_scope(id, Some(scope));
     }
+    n
 }
 
 /// One executor call for `span` with the chosen skills and the retrieved memories (texts
@@ -648,7 +657,8 @@ fn write_span(
         }
         Ok(resp) => {
             let findings = out.flagged + out.refused;
-            log.applied = apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?;
+            (log.applied, log.written) =
+                apply_reply(ctx, out, span, chosen, &resp, retrieved_ids, &mut outcome)?;
             log.findings = out.flagged + out.refused - findings;
         }
     }
@@ -657,7 +667,7 @@ fn write_span(
 }
 
 /// Read the executor's reply for `span` and apply its actions (the process reward reads
-/// the parse into `outcome`). Returns the kinds that took effect.
+/// the parse into `outcome`). Returns the kinds that took effect and the memories written.
 fn apply_reply(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -666,7 +676,7 @@ fn apply_reply(
     resp: &memskill_core::ChatResponse,
     retrieved_ids: &[MemoryId],
     outcome: &mut SpanOutcome,
-) -> Result<Vec<ActionKind>> {
+) -> Result<(Vec<ActionKind>, Vec<MemoryId>)> {
     let allowed = &outcome.chosen;
     let filter = ctx.exec_enforce_skill_actions.then_some(allowed.as_slice());
     let fields = memskill_executor::typed::MetaFields {
@@ -745,7 +755,8 @@ fn take_meta(
 /// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Unless
 /// the filter is off, every written text gets its sensitivity from the same layer's scan
 /// (`memskill_designer::memory_sensitivity`). Stated types, confidences and scopes are set
-/// on what was written. Returns the kinds that took effect.
+/// on what was written. Returns the kinds that took effect and the memories inserted or
+/// updated.
 fn apply_filtered(
     ctx: &EpisodeCtx<'_>,
     out: &mut BuiltMemory,
@@ -753,7 +764,7 @@ fn apply_filtered(
     metas: &[(String, memskill_executor::typed::MemoryMeta)],
     retrieved_ids: &[MemoryId],
     prov: &Provenance,
-) -> Result<Vec<ActionKind>> {
+) -> Result<(Vec<ActionKind>, Vec<MemoryId>)> {
     let refused = |a: &memskill_core::MemoryAction| match a {
         memskill_core::MemoryAction::Insert { content }
         | memskill_core::MemoryAction::Update { content, .. } => {
@@ -791,7 +802,13 @@ fn apply_filtered(
         }
         out.flagged += ctx.mark_text(&mut out.memory, id, &text) as usize;
     }
-    Ok(report.executed)
+    let written = report
+        .inserted
+        .iter()
+        .chain(&report.updated)
+        .copied()
+        .collect();
+    Ok((report.executed, written))
 }
 
 /// Answer (and score) `queries` over `memory`, concurrently.
@@ -1233,6 +1250,49 @@ mod tests {
         assert_eq!(memories[1], vec!["Alice adopted a cat."; 3]);
         // "apply-all" (the reference): every parsed action, the cut one included (counted)
         assert_eq!(memories[2], memories[0]);
+    }
+
+    /// Item 3 of the leftovers: a span's stated user ids are made its users' ids on the
+    /// memories that span's reply wrote, and on no other: not on the rest of the bank, not on
+    /// an earlier memory of the same span id, not on a written memory deleted since.
+    #[test]
+    fn canonical_users_fixes_only_the_memories_the_span_wrote() {
+        use memskill_core::Scope;
+        let mut bank = MemoryBank::new();
+        let prov = |span: &str| Provenance {
+            span_id: span.into(),
+            skills: vec![],
+            step: 0,
+            observed_at: None,
+        };
+        let mut add = |text: &str, span: &str, user: &str| {
+            let id = bank.insert(text.into(), vec![1.0], prov(span)).unwrap();
+            bank.set_scope(id, Some(Scope::user(user))).unwrap();
+            id
+        };
+        // the rest of the bank: other spans, and an earlier write under the same span id
+        let others: Vec<MemoryId> = (0..200)
+            .map(|i| add(&format!("old {i}"), &format!("s{i}"), "caroline"))
+            .collect();
+        let earlier = add("earlier", "s-now", "caroline");
+        let a = add("a", "s-now", "caroline");
+        let b = add("b", "s-now", "Caroline");
+        let c = add("c", "s-now", "bob");
+        let gone = add("gone", "s-now", "melanie");
+        bank.delete(gone, prov("s-now")).unwrap();
+        let users = ["Caroline", "Melanie"];
+        let fixed = canonical_users(&mut bank, &[a, b, c, gone], &users);
+        assert_eq!(fixed, 1);
+        let user = |id: MemoryId| bank.get(id).unwrap().scope.user.clone().unwrap();
+        assert_eq!(user(a), "Caroline");
+        assert_eq!((user(b), user(c)), ("Caroline".into(), "bob".into()));
+        assert_eq!(
+            (user(earlier), user(gone)),
+            ("caroline".into(), "melanie".into())
+        );
+        assert!(others.iter().all(|&id| user(id) == "caroline"));
+        // nothing written, nothing looked at
+        assert_eq!(canonical_users(&mut bank, &[], &users), 0);
     }
 
     /// Item 2 of the leftovers: with typed and scoped memories on, the same reply written as
