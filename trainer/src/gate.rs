@@ -163,24 +163,32 @@ impl Replayer<'_> {
         let descs: Vec<&str> = skills.iter().map(|s| s.description.as_str()).collect();
         let embs = Arc::new(embed(self.rt.encoder.as_ref(), &descs)?);
         let idx = skill.and_then(|n| skills.iter().position(|s| s.name == n));
-        let bias = idx.map(|i| {
-            let mask = (0..skills.len()).map(|j| j == i).collect();
-            NewSkillBias::new(mask, self.updates, &self.cfg.bias)
-        });
-        let mut cfg = self.cfg.clone();
-        if self.selection == ReplaySelection::Every {
-            cfg.controller.policy = crate::config::ControllerPolicy::Random;
-            cfg.controller.top_k = skills.len();
-            cfg.eval.top_k = skills.len();
-        }
-        let cfg = &cfg;
+        // the new-skill bias steers the sampled selection only (the canary's): the learned
+        // top-K ignores it and `Every` takes every skill
+        let bias = idx
+            .filter(|_| self.selection == ReplaySelection::Canary)
+            .map(|i| {
+                let mask = (0..skills.len()).map(|j| j == i).collect();
+                NewSkillBias::new(mask, self.updates, &self.cfg.bias)
+            });
+        // the config is copied only to change it (`Every`: every skill by the random policy)
+        let every;
+        let cfg = if self.selection == ReplaySelection::Every {
+            let mut c = self.cfg.clone();
+            c.controller.policy = crate::config::ControllerPolicy::Random;
+            c.controller.top_k = skills.len();
+            c.eval.top_k = skills.len();
+            every = c;
+            &every
+        } else {
+            self.cfg
+        };
         let mut guard = self
             .controller
             .lock()
             .map_err(|_| anyhow::anyhow!("controller lock poisoned"))?;
         let lock = Mutex::new(&mut **guard);
-        let greedy = self.selection == ReplaySelection::Learned;
-        let ctx = if greedy {
+        let ctx = if self.selection == ReplaySelection::Learned {
             EpisodeCtx {
                 domain: self.domain,
                 ..crate::eval::eval_ctx(cfg, self.rt, &lock, &skills, embs)
@@ -198,10 +206,11 @@ impl Replayer<'_> {
             self.replay_group(&ctx, g, idx, name)
         });
         let used = self.rt.counters.totals().minus(&before);
-        let per_group = per_group.into_iter().collect::<Result<Vec<_>>>()?;
+        let mut per_group = per_group.into_iter().collect::<Result<Vec<_>>>()?;
+        // moved out, not copied: `tally` does not read them
         let picks = per_group
-            .iter()
-            .flat_map(|g| g.picks.iter().cloned())
+            .iter_mut()
+            .flat_map(|g| std::mem::take(&mut g.picks))
             .collect();
         Ok((tally(name, per_group, &used), picks))
     }
@@ -414,7 +423,10 @@ fn tally(
     groups: Vec<GroupReplay>,
     used: &crate::metrics::RoleTotals,
 ) -> EvalMode {
-    let case_scores: Vec<f64> = groups.iter().flat_map(|g| g.scores.clone()).collect();
+    let case_scores: Vec<f64> = groups
+        .iter()
+        .flat_map(|g| g.scores.iter().copied())
+        .collect();
     let finite: Vec<f64> = case_scores
         .iter()
         .copied()
@@ -497,7 +509,8 @@ mod tests {
     /// A replayer over the synthetic task whose executor is `executor` (counted), passed to
     /// `f` with the replayed samples.
     fn with_replayer<R>(
-        executor: Arc<dyn memskill_core::Llm>,
+        executor: Option<Arc<dyn memskill_core::Llm>>,
+        selection: ReplaySelection,
         f: impl FnOnce(&Replayer) -> R,
     ) -> R {
         let sets: Vec<String> = [
@@ -513,10 +526,12 @@ mod tests {
         let cfg = Config::from_toml_str("", &sets, "test").unwrap();
         let samples = crate::synthetic::dataset(2, 3, 1);
         let mut rt = Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false).unwrap();
-        rt.executor = Arc::new(crate::backends::CountingLlm::new(
-            executor,
-            rt.counters.executor.clone(),
-        ));
+        if let Some(executor) = executor {
+            rt.executor = Arc::new(crate::backends::CountingLlm::new(
+                executor,
+                rt.counters.executor.clone(),
+            ));
+        }
         let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, 0).unwrap();
         let replayer = Replayer {
             cfg: &cfg,
@@ -526,10 +541,60 @@ mod tests {
             domain: crate::episode::memory_domain(cfg.data.dataset),
             updates: 0,
             tag: 1,
-            selection: ReplaySelection::Canary,
+            selection,
             expected: None,
         };
         f(&replayer)
+    }
+
+    /// Every question of every replayed sample, one group per sample.
+    fn all_cases(samples: &[Sample]) -> Vec<CaseGroup> {
+        (0..samples.len())
+            .map(|i| CaseGroup {
+                sample: i,
+                query_ids: samples[i].queries.iter().map(|q| q.id.clone()).collect(),
+                solved_before: vec![false; samples[i].queries.len()],
+            })
+            .collect()
+    }
+
+    /// Item 4 of the leftovers: `mode_picks` (and `mode`, which keeps only its first half)
+    /// gives, for each selection, what it gave before its thrown-away work was removed: the
+    /// golden text was written by the code before (the measured wall time set to 0).
+    #[test]
+    fn mode_picks_output_is_unchanged_for_every_selection() {
+        let bank = crate::synthetic::skill_bank();
+        let skill = bank.selectable()[1].name.clone();
+        let (_, without, with) = without_and_with(&bank, &bank, &skill).unwrap();
+        let mut got = String::new();
+        for selection in [
+            ReplaySelection::Canary,
+            ReplaySelection::Learned,
+            ReplaySelection::Every,
+        ] {
+            with_replayer(None, selection, |r| {
+                let groups = all_cases(r.samples);
+                for (name, b, s) in [
+                    (CompareMode::Without, &without, None),
+                    (CompareMode::Candidate, &with, Some(skill.as_str())),
+                ] {
+                    let (mut m, picks) = r.mode_picks(name, b, s, &groups).unwrap();
+                    let mut again = r.mode(name, b, s, &groups).unwrap();
+                    (m.executor_ms, again.executor_ms) = (0.0, 0.0);
+                    assert_eq!(again, m);
+                    got.push_str(&format!(
+                        "{selection:?} {}\n{picks:?}\n",
+                        serde_json::to_string(&m).unwrap()
+                    ));
+                }
+            });
+        }
+        let want = include_str!("../tests/fixtures/mode_picks_golden.txt");
+        if got != want {
+            let p = std::env::temp_dir().join("mode_picks.actual.txt");
+            std::fs::write(&p, &got).unwrap();
+            panic!("mode_picks changed its output; written to {}", p.display());
+        }
     }
 
     /// Item 1 of the leftovers: with the LLM reply cache a cached reply takes no model time.
@@ -552,7 +617,7 @@ mod tests {
         .unwrap();
         let bank = crate::synthetic::skill_bank();
         let skill = bank.selectable()[0].name.clone();
-        with_replayer(Arc::new(cached), |r| {
+        with_replayer(Some(Arc::new(cached)), ReplaySelection::Canary, |r| {
             let groups: Vec<CaseGroup> = (0..r.samples.len())
                 .map(|i| CaseGroup {
                     sample: i,
