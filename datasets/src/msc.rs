@@ -6,12 +6,13 @@
 //! Accepted schema: JSON Lines (or one JSON array) of records
 //! `{previous_dialogs: [{dialog: [turn], time_back?: string, time_num?: integer,
 //! time_unit?: string, personas?: [[string]]}], dialog: [turn],
-//! self_instruct: {A: string|number, B: string}, metadata?: {initial_data_id?: string, ...},
-//! personas?: .., init_personas?: .., personas_update1?: .., personas_update2?: ..,
-//! summary_speaker_1?: .., summary_speaker_2?: ..}` with turns `{text: string, id?: string}`.
+//! self_instruct: {A: string|number, B: string}, metadata?: .., personas?: ..,
+//! init_personas?: .., personas_update1?: .., personas_update2?: .., summary_speaker_1?: ..,
+//! summary_speaker_2?: ..}` with turns `{text: string, id?: string}`.
 //! `self_instruct.B` is the question, `self_instruct.A` its gold answer. The persona and
 //! summary keys are ignored (they restate the conversation; the memory must come from the
-//! dialogues).
+//! dialogues), and so is `metadata` (the source record's ids, `initial_data_id`, ...), in
+//! whatever shape: nothing reads it, so nothing checks it.
 //!
 //! One [`Sample`] per record, id `msc-{i}` (`i` the 0-based record index: the file has no id
 //! of its own that is unique). Sessions are the previous dialogues in file order (1-based),
@@ -25,7 +26,7 @@ use std::path::Path;
 use memskill_core::{Query, Sample, Session, Turn};
 use serde_json::Value;
 
-use crate::json::{child_path, get, index_path, opt_str, req_str, req_text, require, Node};
+use crate::json::{child_path, index_path, opt_str, req_str, req_text, require, Node};
 use crate::DatasetError;
 
 /// The category of every MSC-Self-Instruct question.
@@ -76,10 +77,6 @@ fn parse_record(node: Node<'_>, index: usize) -> Result<Sample, DatasetError> {
         sessions.push(parse_session(&dn, sessions.len() + 1, date)?);
     }
     sessions.push(parse_session(&node, sessions.len() + 1, None)?);
-    if let Some(m) = get(&node, "metadata")? {
-        let mp = child_path(node.path, "metadata");
-        Node::new(m, node.file, &mp).object()?;
-    }
 
     Ok(Sample {
         id: id.clone(),

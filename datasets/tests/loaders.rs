@@ -643,6 +643,20 @@ fn msc_fixture_loads() {
     assert_eq!(one[0].sessions.len(), 1);
 }
 
+/// Item 5 of the leftovers: `metadata` is not read, so an odd one (a string, a list: the
+/// fixture's two copies of the small fixture's second record) does not fail the load; the
+/// records load as they do with the usual object.
+#[test]
+fn msc_metadata_is_ignored_whatever_its_shape() {
+    let odd = load_msc(&fx("msc_odd_metadata.jsonl")).unwrap();
+    let small = load_msc(&fx("msc_self_instruct_small.jsonl")).unwrap();
+    assert_eq!(odd.len(), 2);
+    for s in &odd {
+        assert_eq!(s.sessions, small[1].sessions);
+        assert_eq!(s.queries[0].answers, small[1].queries[0].answers);
+    }
+}
+
 #[test]
 fn msc_errors_name_the_field() {
     let dir = tempfile::tempdir().unwrap();
