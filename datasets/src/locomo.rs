@@ -41,9 +41,9 @@ pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>)
 }
 
 /// The raw `text` of the first `n` turns of `locomo10.json` in file order (conversation by
-/// conversation, `session_1`, `session_2`, ... up to the first number missing): the texts the
-/// encoder and controller benchmarks embed, and their PyTorch twins read the same way. Fewer
-/// than `n` when the file has fewer.
+/// conversation, its sessions as the loader reads them: every `session_N` list by N, null
+/// ones skipped, [`session_lists`]): the texts the encoder and controller benchmarks embed,
+/// and their PyTorch twins read the same way. Fewer than `n` when the file has fewer.
 pub fn locomo_turn_texts(path: &Path, n: usize) -> Result<Vec<String>, DatasetError> {
     let root = crate::json::parse_document(path)?;
     let file = path.display().to_string();
@@ -56,9 +56,7 @@ pub fn locomo_turn_texts(path: &Path, n: usize) -> Result<Vec<String>, DatasetEr
             &file,
             &conv_path,
         );
-        let mut k = 1;
-        while let Some(v) = get(&conv, &format!("session_{k}"))? {
-            let sp = child_path(conv.path, &format!("session_{k}"));
+        for (_, sp, v) in session_lists(&conv)? {
             for (j, t) in Node::new(v, &file, &sp).array()?.iter().enumerate() {
                 if out.len() == n {
                     return Ok(out);
@@ -66,7 +64,6 @@ pub fn locomo_turn_texts(path: &Path, n: usize) -> Result<Vec<String>, DatasetEr
                 let tp = index_path(&sp, j);
                 out.push(req_str(&Node::new(t, &file, &tp), "text")?);
             }
-            k += 1;
         }
     }
     Ok(out)
@@ -127,26 +124,37 @@ fn parse_conversation(node: Node<'_>, opts: &LocomoOptions) -> Result<Sample, Da
     })
 }
 
-/// The sessions of a `conversation` object: every `session_N` key, by N (null sessions
-/// skipped), each dated by its `session_N_date_time`.
-fn parse_sessions(conv: &Node<'_>) -> Result<Vec<Session>, DatasetError> {
+/// The sessions of a `conversation` object, the one reading of them (the loader's and
+/// [`locomo_turn_texts`]'s): every `session_N` key by N (whatever numbers are missing;
+/// `session_01` is not one), null sessions skipped; each as (N, its path, its value).
+fn session_lists<'a>(
+    conv: &Node<'a>,
+) -> Result<Vec<(usize, String, &'a serde_json::Value)>, DatasetError> {
     let map = conv.object()?;
-    let mut numbers: Vec<usize> = map
+    // `session_N` with N as a number is written (not `session_01`, not `session_1_date_time`)
+    let mut numbered: Vec<(usize, &String)> = map
         .keys()
-        .filter_map(|k| k.strip_prefix("session_"))
-        .filter_map(|rest| rest.parse::<usize>().ok())
+        .filter_map(|k| {
+            let rest = k.strip_prefix("session_")?;
+            let n = rest.parse::<usize>().ok()?;
+            (n.to_string() == rest).then_some((n, k))
+        })
         .collect();
-    numbers.sort_unstable();
-    numbers.dedup();
+    numbered.sort_by_key(|(n, _)| *n);
+    Ok(numbered
+        .into_iter()
+        .filter(|(_, k)| !map[*k].is_null())
+        .map(|(n, k)| (n, child_path(conv.path, k), &map[k]))
+        .collect())
+}
 
-    let mut sessions = Vec::with_capacity(numbers.len());
-    for n in numbers {
-        let key = format!("session_{n}");
-        let sp = child_path(conv.path, &key);
-        let sess = Node::new(&map[&key], conv.file, &sp);
-        if sess.v.is_null() {
-            continue;
-        }
+/// The sessions of a `conversation` object ([`session_lists`]), each dated by its
+/// `session_N_date_time`.
+fn parse_sessions(conv: &Node<'_>) -> Result<Vec<Session>, DatasetError> {
+    let lists = session_lists(conv)?;
+    let mut sessions = Vec::with_capacity(lists.len());
+    for (n, sp, v) in lists {
+        let sess = Node::new(v, conv.file, &sp);
         let turns_v = sess.array()?;
         let date = opt_str(conv, &format!("session_{n}_date_time"))?;
         let mut turns = Vec::with_capacity(turns_v.len());

@@ -699,6 +699,56 @@ fn msc_errors_name_the_field() {
     );
 }
 
+/// Item 6 of the leftovers: sessions after a null session or a missing session number are
+/// read, in order of their numbers, as the loader reads them.
+#[test]
+fn locomo_turn_texts_read_past_a_null_or_missing_session_as_the_loader_does() {
+    let turn =
+        |id: &str, text: &str| serde_json::json!({"speaker": "A", "dia_id": id, "text": text});
+    let doc = serde_json::json!([{
+        "sample_id": "c1",
+        "qa": [],
+        "conversation": {
+            "speaker_a": "A",
+            "speaker_b": "B",
+            "session_10": [turn("D10:1", "tenth")],
+            "session_1": [turn("D1:1", "first"), turn("D1:2", "first again")],
+            "session_1_date_time": "1 May 2023",
+            "session_2": null,
+            "session_4": [turn("D4:1", "fourth")],
+            "session_4_date_time": "4 May 2023",
+        },
+    }, {
+        "sample_id": "c2",
+        "qa": [],
+        "conversation": {"session_3": [turn("D3:1", "other")]},
+    }]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("gaps.json");
+    std::fs::write(&p, doc.to_string()).unwrap();
+    let texts = locomo_turn_texts(&p, usize::MAX).unwrap();
+    assert_eq!(texts, ["first", "first again", "fourth", "tenth", "other"]);
+    // the loader's sessions and turns, in the same order
+    let samples = load_locomo(&p, &LocomoOptions::default()).unwrap();
+    let loaded: Vec<String> = samples
+        .iter()
+        .flat_map(|s| &s.sessions)
+        .flat_map(|x| &x.turns)
+        .map(|t| t.text.clone())
+        .collect();
+    let want: Vec<String> = texts.iter().map(|t| format!("A said, \"{t}\"")).collect();
+    assert_eq!(loaded, want);
+    assert_eq!(
+        samples[0]
+            .sessions
+            .iter()
+            .map(|s| s.index)
+            .collect::<Vec<_>>(),
+        [1, 4, 10]
+    );
+    assert_eq!(locomo_turn_texts(&p, 3).unwrap(), texts[..3]);
+}
+
 #[test]
 fn locomo_turn_texts_are_the_raw_texts_in_file_order() {
     let all = locomo_turn_texts(&fx("locomo_small.json"), usize::MAX).unwrap();
