@@ -188,14 +188,56 @@ fn warm_up(cfg: &Config, encoder: &dyn TextEncoder) {
     let _ = encoder.embed(&["warm-up"]);
 }
 
+/// The version of the evaluation memory-bank cache's entries: raise it whenever the stored
+/// form of a bank (`MemoryBank`'s JSON) or the way an evaluation builds one changes, so that
+/// no entry written before is read as if it were current. It enters every cache key with
+/// the build's package version ([`MembankVersion::CURRENT`]); entries of another version are
+/// simply not found (and rebuilt).
+pub const MEMBANK_FORMAT: u32 = 2;
+
+/// The version component of a memory-bank cache key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct MembankVersion {
+    /// [`MEMBANK_FORMAT`].
+    pub format: u32,
+    /// The version of the code that built the bank (the memskill package's).
+    pub build: &'static str,
+}
+
+impl MembankVersion {
+    pub const CURRENT: MembankVersion = MembankVersion {
+        format: MEMBANK_FORMAT,
+        build: env!("CARGO_PKG_VERSION"),
+    };
+}
+
 /// Where the evaluation memory bank of `sample` is cached: `<cache>/membanks/<key>.json`,
-/// the key hashing everything that determines the bank (checkpoint, skill bank, K, R,
-/// executor, encoder, the sample's spans, and `extra`).
+/// the key hashing everything that determines the bank (the cache's version, checkpoint,
+/// skill bank, K, R, executor, encoder, the sample's spans, and `extra`).
 pub fn membank_path(
     cfg: &Config,
     rt: &Runtime,
     checkpoint_hash: &str,
     bank_hash: &str,
+    sample: &Sample,
+    extra: serde_json::Value,
+) -> Result<PathBuf> {
+    membank_path_of(
+        MembankVersion::CURRENT,
+        cfg,
+        rt,
+        (checkpoint_hash, bank_hash),
+        sample,
+        extra,
+    )
+}
+
+/// [`membank_path`] for the cache version `version`.
+fn membank_path_of(
+    version: MembankVersion,
+    cfg: &Config,
+    rt: &Runtime,
+    (checkpoint_hash, bank_hash): (&str, &str),
     sample: &Sample,
     extra: serde_json::Value,
 ) -> Result<PathBuf> {
@@ -208,6 +250,7 @@ pub fn membank_path(
         .map(|n| (n, rt.prompts.source(n).unwrap_or("")))
         .collect();
     let key_src = serde_json::json!({
+        "version": version,
         "executor_prompt": crate::fsutil::sha256_bytes(&serde_json::to_vec(&exec_prompt)?),
         "checkpoint": checkpoint_hash, "bank": bank_hash, "k": cfg.eval.top_k, "r": cfg.controller.retrieve,
         "executor": exec_key, "encoder": rt.encoder.id(), "sample": sample.id,
@@ -225,6 +268,95 @@ pub fn membank_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Item 7 of the leftovers: the memory-bank cache key has a version (the cache's format
+    /// and the build's package version), so that an entry written by another format or
+    /// build of the bank code is never read: it is simply not found, and the bank is built.
+    #[test]
+    fn membank_cache_key_carries_the_format_and_build_version() {
+        let d = tempfile::tempdir().unwrap();
+        let sets: Vec<String> = [
+            "data.dataset=\"synthetic\"",
+            "encoder.kind=\"hashing\"",
+            "encoder.dim=32",
+            "executor.backend=\"scripted-synthetic\"",
+            &format!("cache.dir={:?}", d.path().display().to_string()),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let cfg = Config::from_toml_str("", &sets, "test").unwrap();
+        let samples = crate::synthetic::dataset(1, 2, 0);
+        let rt = Runtime::build(&cfg, d.path(), samples.clone(), false).unwrap();
+        let path = |v: MembankVersion| {
+            let extra = serde_json::json!({"span_mode": "x"});
+            membank_path_of(v, &cfg, &rt, ("ck", "bank"), &samples[0], extra).unwrap()
+        };
+        let current = path(MembankVersion::CURRENT);
+        assert_eq!(
+            current,
+            membank_path(
+                &cfg,
+                &rt,
+                "ck",
+                "bank",
+                &samples[0],
+                serde_json::json!({"span_mode": "x"})
+            )
+            .unwrap()
+        );
+        assert!(current.starts_with(d.path().join("membanks")));
+        assert_eq!(MembankVersion::CURRENT.build, env!("CARGO_PKG_VERSION"));
+        let older_format = MembankVersion {
+            format: MEMBANK_FORMAT - 1,
+            ..MembankVersion::CURRENT
+        };
+        let other_build = MembankVersion {
+            build: "0.0.0-other",
+            ..MembankVersion::CURRENT
+        };
+        assert_ne!(path(older_format), current);
+        assert_ne!(path(other_build), current);
+        assert_ne!(path(older_format), path(other_build));
+        // a bank cached by an older format is not read: the bank is built (and cached anew)
+        let mut stale = memskill_core::MemoryBank::new();
+        stale
+            .insert(
+                "stale".into(),
+                vec![1.0],
+                memskill_core::Provenance {
+                    span_id: "s".into(),
+                    skills: vec![],
+                    step: 0,
+                    observed_at: None,
+                },
+            )
+            .unwrap();
+        crate::fsutil::write_atomic(&path(older_format), &serde_json::to_vec(&stale).unwrap())
+            .unwrap();
+        let mut built = false;
+        let got = crate::eval::cached_memory(&current, "s", || {
+            built = true;
+            Ok(crate::episode::BuiltMemory {
+                memory: memskill_core::MemoryBank::new(),
+                transitions: vec![],
+                outcomes: vec![],
+                chosen: vec![],
+                call_errors: 0,
+                parse_problems: 0,
+                errors: vec![],
+                flagged: 0,
+                refused: 0,
+                span_tokens: vec![],
+                sample_id: String::new(),
+                span_ids: vec![],
+                span_log: vec![],
+            })
+        })
+        .unwrap();
+        assert!(built && !got.hit && got.memory.live_count() == 0);
+        assert!(current.exists());
+    }
 
     /// Issue 12: a bank given through `run.skill_bank` was not scanned.
     #[test]
