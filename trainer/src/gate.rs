@@ -611,7 +611,7 @@ mod tests {
         });
         let cached = CachedLlm::new(
             Arc::new(slow),
-            &dir.path().join("cache.sqlite"),
+            dir.path().join("cache.sqlite"),
             CacheMode::ReadWrite,
         )
         .unwrap();
