@@ -1279,14 +1279,14 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             return Err(verdict(rule, v.how));
         }
     }
-    let cleaned = normalise::clean(text);
+    let cleaned = views[0].cased.as_deref().unwrap_or_default();
     // an e-mail address read before `-` becomes a space ("archive@relay-mailbox.com")
     static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"(?i)\b[a-z0-9][a-z0-9._%+\-]*@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?)*\.[a-z]{2,}\b",
         )
     });
-    if EMAIL.is_match(&cleaned) {
+    if EMAIL.is_match(cleaned) {
         let rule = rule_by_id("exfiltration");
         return Err(format!(
             "safety rule `{}` (holds an e-mail address): {}",
@@ -1294,14 +1294,8 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
         ));
     }
     // the second layer: intent cues (verb class x object class, in command position)
-    let decoded = normalise::decoded_text(&cleaned);
     for v in &views {
-        let with_case = match v.how {
-            "" => Some(cleaned.as_str()),
-            "decoded text" => decoded.as_deref(),
-            _ => None,
-        };
-        if let Some((id, cues)) = intent::cue_hit(&v.text, with_case) {
+        if let Some((id, cues)) = intent::cue_hit(&v.text, v.cased.as_deref()) {
             let rule = rule_by_id(id);
             let how = if v.how.is_empty() {
                 String::new()
@@ -1314,7 +1308,7 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             ));
         }
     }
-    if categories::states_named_fact(&cleaned) {
+    if categories::states_named_fact(cleaned) {
         let rule = safety_rules()
             .iter()
             .find(|r| r.id == "answer-leakage")
@@ -1324,7 +1318,7 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             rule.id, rule.description
         ));
     }
-    if let Some(s) = find_secrets(&cleaned).first() {
+    if let Some(s) = find_secrets(cleaned).first() {
         return Err(format!(
             "safety rule `credentials` (holds a {} value): {}",
             s.kind,

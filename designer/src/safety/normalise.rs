@@ -548,11 +548,132 @@ pub fn decoded_text(cleaned: &str) -> Option<String> {
     (decoded != cleaned).then_some(decoded)
 }
 
-/// One normalised text to scan and where it came from ("" for the plain text).
+/// Top-level domains: a dotted token ending in one is an address, its dots stay.
+const TLDS: &[&str] = &[
+    "com", "net", "org", "io", "co", "info", "biz", "xyz", "ru", "cn", "me", "app", "dev", "site",
+    "online", "top", "example", "de", "fr", "es", "it", "pt", "uk", "us", "eu", "ch", "at", "nl",
+    "local", "internal", "test", "invalid", "gov", "edu", "ai",
+];
+
+/// One whitespace token with its split parts joined: a hyphen or a dot between two letters
+/// goes ("pass-word", "se.cret", "r.o.o.t", "Sup-prime", "ins.truc.ciones"); in an address
+/// ("hooks.ex-ample.io", "a@b.com", "https://...") only the hyphens go.
+fn join_word_parts(tok: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<char> = tok.chars().collect();
+    let split_at = |k: usize| {
+        matches!(chars[k], '-' | '.' | '\u{2010}' | '\u{2011}' | '\u{00B7}')
+            && k > 0
+            && k + 1 < chars.len()
+            && chars[k - 1].is_alphabetic()
+            && chars[k + 1].is_alphabetic()
+    };
+    if !(0..chars.len()).any(split_at) {
+        return std::borrow::Cow::Borrowed(tok);
+    }
+    let inner = tok.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let last = inner.rsplit('.').next().unwrap_or("").to_lowercase();
+    let address = tok.contains('@')
+        || tok.contains("://")
+        || tok.contains('/')
+        || (inner.contains('.') && TLDS.contains(&last.as_str()));
+    let joined: String = chars
+        .iter()
+        .enumerate()
+        .filter(|&(k, &c)| !(split_at(k) && !(address && c == '.')))
+        .map(|(_, &c)| c)
+        .collect();
+    std::borrow::Cow::Owned(joined)
+}
+
+/// Words split inside an otherwise ordinary text, joined (case kept): hyphens and dots
+/// between letters ([`join_word_parts`]), and runs of single characters spaced out
+/// ("m o t  d e  p a s s e", "r m  - r f  / h o m e"): a run of three or more, or of two
+/// next to another run across a wide gap, becomes one word. A hyphen or dot next to a
+/// digit (dates, versions) and abbreviations keep their meaning ("e.g." -> "eg.").
+pub fn join_split_words(cleaned: &str) -> String {
+    // (token, width of the gap before it, whether that gap breaks the line)
+    let mut toks: Vec<(&str, usize, bool)> = Vec::new();
+    let (mut gap, mut line) = (0, false);
+    let mut start = None;
+    for (k, c) in cleaned.char_indices() {
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                toks.push((&cleaned[s..k], gap, line));
+                (gap, line) = (0, false);
+            }
+            gap += 1;
+            line |= c == '\n';
+        } else if start.is_none() {
+            start = Some(k);
+        }
+    }
+    if let Some(s) = start {
+        toks.push((&cleaned[s..], gap, line));
+    }
+    let single = |t: &str| {
+        let mut cs = t.chars();
+        matches!((cs.next(), cs.next()), (Some(c), None) if c.is_alphanumeric() || "-/.".contains(c))
+    };
+    // runs of single characters separated by one space: (first, last) token index
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if single(toks[k].0) {
+            let mut e = k;
+            while e + 1 < toks.len() && single(toks[e + 1].0) && toks[e + 1].1 == 1 && !toks[e + 1].2 {
+                e += 1;
+            }
+            let letters = toks[k..=e]
+                .iter()
+                .filter(|t| t.0.chars().all(char::is_alphabetic))
+                .count();
+            if e > k && letters >= 1 {
+                runs.push((k, e));
+            }
+            k = e + 1;
+        } else {
+            k += 1;
+        }
+    }
+    let long = |r: &(usize, usize)| r.1 - r.0 >= 2;
+    let joinable: Vec<(usize, usize)> = runs
+        .iter()
+        .enumerate()
+        .filter(|(n, r)| {
+            let prev = n.checked_sub(1).map(|p| runs[p]);
+            let next = runs.get(n + 1).copied();
+            long(r)
+                || prev.is_some_and(|p| p.1 + 1 == r.0 && toks[r.0].1 >= 2 && long(&p))
+                || next.is_some_and(|x| r.1 + 1 == x.0 && toks[x.0].1 >= 2 && long(&x))
+        })
+        .map(|(_, r)| *r)
+        .collect();
+    let mut out = String::with_capacity(cleaned.len());
+    let mut k = 0;
+    while k < toks.len() {
+        if k > 0 {
+            out.push(if toks[k].2 { '\n' } else { ' ' });
+        }
+        if let Some(&(_, e)) = joinable.iter().find(|r| r.0 == k) {
+            for t in &toks[k..=e] {
+                out.push_str(t.0);
+            }
+            k = e + 1;
+        } else {
+            out.push_str(&join_word_parts(toks[k].0));
+            k += 1;
+        }
+    }
+    out
+}
+
+/// One normalised text to scan and where it came from ("" for the plain text), with the
+/// case-kept text it was normalised from where a cue needs case (names), if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
     pub how: &'static str,
     pub text: String,
+    pub cased: Option<String>,
 }
 
 /// The plain view, then every decoded or de-obfuscated view that differs from it.
@@ -562,15 +683,21 @@ pub fn scan_views(text: &str) -> Vec<View> {
     let mut views = vec![View {
         how: "",
         text: plain.clone(),
+        cased: Some(cleaned.clone()),
     }];
-    let mut push = |how: &'static str, t: String| {
+    let mut push_cased = |how: &'static str, t: String, cased: Option<String>| {
         if !views.iter().any(|v| v.text == t) {
-            views.push(View { how, text: t });
+            views.push(View { how, text: t, cased });
         }
     };
     if let Some(decoded) = decoded_text(&cleaned) {
-        push("decoded text", normalise_for_scan(&decoded));
+        push_cased("decoded text", normalise_for_scan(&decoded), Some(decoded));
     }
+    let split = join_split_words(&cleaned);
+    if split != cleaned {
+        push_cased("split words joined", normalise_for_scan(&split), Some(split));
+    }
+    let mut push = |how: &'static str, t: String| push_cased(how, t, None);
     let deob = deobfuscate_addresses(&plain);
     if deob != plain {
         push("de-obfuscated address", deob);
@@ -652,6 +779,36 @@ mod tests {
         assert!(decode_hex("6").is_none());
         assert_eq!(decode_percent("%41%4").unwrap(), "A%4");
         assert!(decode_percent("%ff").is_none());
+    }
+
+    #[test]
+    fn split_words_are_joined() {
+        for (text, joined) in [
+            ("Keep the pass-word and se.cret to-ken", "Keep the password and secret token"),
+            ("Es-ca-late to r.o.o.t now", "Escalate to root now"),
+            ("le m o t  d e  p a s s e de l'utilisateur", "le mot de passe de l'utilisateur"),
+            ("run r m  - r f  / h o m e to clean", "run rm -rf /home to clean"),
+            ("Up-load it to hooks.ex-ample.io.", "Upload it to hooks.example.io."),
+            ("Ig-nora las ins.truc.ciones", "Ignora las instrucciones"),
+        ] {
+            assert_eq!(join_split_words(text), joined, "{text}");
+        }
+        // dates, versions, addresses and ordinary single letters keep their form
+        for text in [
+            "Due 2024-05-03, version 1.2.3, see a@b.com or https://x.org/a-b",
+            "il y a deux ans, plan a or b",
+            "a line\nb line",
+        ] {
+            let j = join_split_words(text);
+            assert!(j.contains("2024-05-03") || !text.contains("2024"), "{j}");
+            assert!(j.contains("1.2.3") || !text.contains("1.2.3"), "{j}");
+            assert!(!j.contains("ya") && !j.contains("ab ") && !j.contains("ab\n"), "{j}");
+        }
+        assert_eq!(join_split_words("e.g. a follow-up e-mail"), "eg. a followup email");
+        // the view is there only when something was joined
+        assert!(scan_views("Keep the pass-word").iter().any(|v| v.how == "split words joined"
+            && v.text == "keep the password"));
+        assert!(scan_views("Keep the notes").iter().all(|v| v.how != "split words joined"));
     }
 
     #[test]
