@@ -180,7 +180,7 @@ fn adverb(t: &str) -> bool {
 }
 
 /// Whether the verb at `i` is in command position (see the module docs) and not negated.
-fn commanded(toks: &[String], i: usize) -> bool {
+pub(crate) fn commanded(toks: &[String], i: usize) -> bool {
     let mut j = i;
     let mut skipped = 0;
     while j > 0 && (SKIP.contains(&toks[j - 1].as_str()) || adverb(&toks[j - 1])) && skipped < 5 {
@@ -277,7 +277,7 @@ fn after(toks: &[String], i: usize, n: usize) -> String {
     toks[i + 1..(i + 1 + n).min(toks.len())].join(" ")
 }
 
-fn whole(s: &str) -> Regex {
+pub(crate) fn whole(s: &str) -> Regex {
     rx(&format!(r"^(?:{s})$"))
 }
 
@@ -1268,6 +1268,9 @@ pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str
         }
         if let Some(c) = exfiltration(&toks) {
             return Some(("exfiltration", c));
+        }
+        if let Some(hit) = super::compose::cue(s, &toks) {
+            return Some(hit);
         }
     }
     cleaned

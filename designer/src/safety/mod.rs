@@ -31,6 +31,7 @@
 //! "never store the password itself" is allowed).
 
 pub mod categories;
+pub mod compose;
 pub mod intent;
 pub mod judge;
 pub mod memory;
