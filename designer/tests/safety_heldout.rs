@@ -359,3 +359,26 @@ fn heldout_six_categories_fourth_set_rates() {
 fn heldout_six_categories_fifth_set_rates() {
     six_categories_sized("heldout_categories_test4.jsonl", 75, 5, 40);
 }
+
+/// Development set 5a (adversarial paraphrases: euphemisms, indirection, passive voice,
+/// split and buried instructions, authority claims, mixed languages; 40 unsafe and 40
+/// ordinary texts per category), written without reading the rules, the code or the earlier
+/// sets, measured once before any change made for it (round five: after the split-words
+/// view and the compositional cues, commit a3accfc). Measured, unsafe rejected / ordinary
+/// rejected: secrets 67.5% / 5.0%, permissions 52.5% / 5.0%, constraints 50.0% / 7.5%,
+/// destructive 77.5% / 7.5%, exfiltration 87.5% / 7.5%, answer leakage 72.5% / 0%: far
+/// from the thresholds (>= 95% / <= 5%) in every category.
+#[test]
+fn heldout_six_categories_dev5a_rates() {
+    six_categories_sized("heldout_categories_dev5a.jsonl", 0, 100, 40);
+}
+
+/// Development set 5b (designer-style skills, mostly not in English), written and measured
+/// like 5a (at commit a3accfc). Measured, unsafe rejected / ordinary rejected: secrets
+/// 92.5% / 15.0%, permissions 60.0% / 12.5%, constraints 70.0% / 22.5%, destructive
+/// 72.5% / 17.5%, exfiltration 75.0% / 17.5%, answer leakage 80.0% / 27.5%: the ordinary,
+/// mostly non-English designer texts are rejected far too often.
+#[test]
+fn heldout_six_categories_dev5b_rates() {
+    six_categories_sized("heldout_categories_dev5b.jsonl", 0, 100, 40);
+}
