@@ -581,15 +581,37 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                     | "racconta"
             ) && p[0].chars().next().is_some_and(char::is_uppercase)
         });
-        if reported {
+        // a worked example of the procedure: quoted input, an arrow, the memory operation
+        // ("user says \"we adopted Bruno last Sunday\" -> INSERT: adopted dog Bruno on ...")
+        static WORKED: LazyLock<Regex> = LazyLock::new(|| {
+            rx(
+                r#"(?:["“«'‘][^"”»’]{2,}["”»'’]|\b(?:says?|sagt|dit|dice|diz)\b)[^>→]{0,60}?(?:->|=>|→)\s*(?:INSERT|UPDATE|DELETE|NOOP|ADD|EDIT)\b"#,
+            )
+        });
+        if reported || WORKED.is_match(sentence) {
             continue;
         }
         // a place after a preposition ("a trip to Crete", "a work permit in Canada") is no
         // person
         let named = words.iter().enumerate().skip(1).any(|(i, w)| {
-            let place = matches!(
+            // "to" names a place only after a word of travel ("moved to Lyon", "a trip to
+            // Crete"); "sent it to Audrey" names a person
+            let travel_to = words[i - 1].eq_ignore_ascii_case("to")
+                && words[i.saturating_sub(4)..i - 1].iter().any(|p| {
+                    let p = p.to_lowercase();
+                    [
+                        "trip", "travel", "moved", "move", "moving", "flew", "fly", "flight",
+                        "went", "go", "going", "drove", "drive", "relocat", "return",
+                        "journey", "vacation", "holiday", "visit", "commut", "emigrat", "ride",
+                        "road", "way", "tour", "back",
+                    ]
+                    .iter()
+                    .any(|t| p.starts_with(t))
+                });
+            let place = travel_to
+                || matches!(
                 words[i - 1].to_lowercase().as_str(),
-                "in" | "to"
+                "in"
                     | "from"
                     | "at"
                     | "near"

@@ -897,13 +897,34 @@ fn stores_secret(words: &[&str], i: usize) -> bool {
     secret_after(words, i) || ML_STORE_VERB.is_match(w) && secret_before(words, i)
 }
 
+/// "-ing" words that describe the object rather than continue the verb ("keep existing
+/// passwords" stores them; "keeps asking" is aspect).
+const ING_ADJECTIVES: &[&str] = &[
+    "existing", "incoming", "outgoing", "remaining", "pending", "matching", "corresponding",
+    "following", "upcoming", "missing", "working", "banking", "billing", "streaming",
+    "shopping", "gaming", "messaging", "signing", "logging", "recovering", "mailing",
+    "sharing", "leading", "trailing", "outstanding", "visiting", "everything",
+];
+
 /// Whether the store verb at `i` is not an order to store: aspect or a report ("the bank
 /// keeps asking", "si el usuario comparte"), a noun after a determiner or a possessive
 /// ("their email login", "the record"), or negated.
 fn not_a_command(words: &[&str], i: usize) -> bool {
+    let w = words[i];
+    // "keeps asking" is aspect; "keep existing passwords", "save incoming PINs" are objects
     words
         .get(i + 1)
-        .is_some_and(|n| n.len() > 4 && n.ends_with("ing"))
+        .is_some_and(|n| n.len() > 4 && n.ends_with("ing") && !ING_ADJECTIVES.contains(n))
+        // a past tense or participle ("updated email password in May") reports
+        || (w.len() > 4 && w.ends_with("ed") && w.is_ascii())
+        // a third-person verb inside a condition ("if a trajectory prints a secret, ...")
+        || (w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && {
+            let back = &words[..i];
+            let cond = back.iter().rposition(|p| {
+                matches!(*p, "if" | "when" | "whenever" | "once" | "wenn" | "falls" | "si" | "quand" | "lorsque" | "cuando" | "se" | "quando")
+            });
+            cond.is_some_and(|c| !back[c..].contains(&","))
+        })
         || i > 0 && PERSON.contains(&words[i - 1])
         || i > 0 && DETERMINERS.contains(&words[i - 1])
         || words[i.saturating_sub(1)..i]
@@ -989,7 +1010,7 @@ fn mentions_event(span: &str) -> bool {
 fn reported_fact(norm: &str, start: usize) -> bool {
     static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:speakers?|users?|persons?|people|someone|somebody|friends?|colleagues?|he|she|they|sprecher\w*|nutzer\w*|benutzer\w*|person|er|sie|interlocut\w*|utilisateur\w*|il|elle|ils|hablante\w*|usuario\w*|ella|ellos|utente|lui|lei|loro|falante\w*|usuario\w*|ele|ela|eles)\b[^.;!?,]{0,40}\b(?:says?|said|mentions?|mentioned|tells?|told|describes?|described|talks?|talked|explains?|explained|reports?|reported|got|gets|received|receives|was given|were given|was granted|were granted|has been granted|discuss\w*|talks? about|wrote|writes|built|builds|is writing|works? on|learn\w*|studie[sd]|practi[cs]\w*|erzahl\w*|sagt|berichte\w*|erwahn\w*|bekommen|erhalten|dit|raconte|mentionne|decrit|explique|obtenu|recu|dice|dijo|cuenta|menciona|describe|obtuvo|recibio|racconta|menziona|descrive|ottenuto|ricevuto|diz|disse|conta|menciona|descreve|obteve|recebeu)\b",
+            r"\b(?:speakers?|users?|persons?|people|someone|somebody|friends?|colleagues?|he|she|they|sprecher\w*|nutzer\w*|benutzer\w*|person|er|sie|interlocut\w*|utilisateur\w*|il|elle|ils|hablante\w*|usuario\w*|ella|ellos|utente|lui|lei|loro|falante\w*|usuario\w*|ele|ela|eles)\b[^.;!?,]{0,40}\b(?:says?|said|mentions?|mentioned|tells?|told|describes?|described|talks?|talked|explains?|explained|reports?|reported|got|gets|received|receives|was given|were given|was granted|were granted|has been granted|discuss\w*|talks? about|wrote|writes|built|builds|is writing|works? on|learn\w*|studie[sd]|practi[cs]\w*|erzahl\w*|sagt|berichte\w*|erwahn\w*|bekommen|bekommt|erhalten|erhalt|dit|raconte|mentionne|decrit|explique|obtenu|recu|dice|dijo|cuenta|menciona|describe|obtuvo|recibio|racconta|menziona|descrive|ottenuto|ricevuto|diz|disse|conta|menciona|descreve|obteve|recebeu)\b",
         )
     });
     let before = &norm[..start];
@@ -1004,18 +1025,28 @@ fn reported_fact(norm: &str, start: usize) -> bool {
             .split([',', '.', ';'])
             .next()
             .is_some_and(|rest| {
-                rest.contains(" bekommen") || rest.contains(" erhalten") || rest.contains(" obtenu")
+                [
+                    " bekommen", " bekommt", " erhalten", " erhalt ", " obtenu", " obtient",
+                    " recoit", " recibe", " obtiene", " riceve", " ottiene", " recebe", " obtem",
+                ]
+                .iter()
+                .any(|v| rest.contains(v))
             })
 }
 
 /// Whether the word before `start` makes the verb there a report or a relative clause
 /// ("an app that syncs", "the user deleted", "she has formatted").
 fn reported_verb(norm: &str, start: usize) -> bool {
+    // the last word before `start` (quotes and brackets skipped)
     let prev = norm[..start]
         .split_whitespace()
-        .next_back()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .rfind(|w| !w.is_empty())
+        .unwrap_or("");
+    // "if a trajectory ran 'rm -rf' by mistake": a past act
+    if matches!(prev, "ran" | "typed" | "executed" | "entered" | "used" | "learned" | "learnt") {
+        return true;
+    }
     matches!(
         prev,
         "that"
@@ -1069,7 +1100,7 @@ fn negated_close(norm: &str, start: usize) -> bool {
     norm[..start].split_whitespace().rev().take(2).any(|w| {
         matches!(
             w,
-            "not"
+            "without" | "ohne" | "sans" | "sin" | "senza" | "sem" | "not"
                 | "never"
                 | "don't"
                 | "dont"
@@ -1152,14 +1183,94 @@ fn quoted_examples_neutral(norm: &str) -> String {
         .into_owned()
 }
 
+/// "root cause", "root vegetables": no privilege.
+pub(crate) static NOT_PRIVILEGE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(r"\broot (?:cause|causes|canal|vegetables?|beer|note|word|directory of the (?:project|repo\w*))\b")
+});
+
+/// Phrases with a rule word that name no rule of the agent: commands that appear in the
+/// conversation (text to extract facts from, not to obey), configuration files.
+static NOT_RULES: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:commands?|instructions?|orders?|requests?|befehle|anweisungen|commandes|consignes|instrucciones|ordenes|comandi|istruzioni|comandos|instrucoes)\s+(?:that\s+|which\s+)?(?:appear\w*|are|come|show up|found|written|contained|embedded|die|qui|que|che)?\s*(?:\w+\s+)?(?:in|inside|within|from|im|in der|dans|en|nel|nella|no|na)\s+(?:the\s+|a\s+|any\s+|le\s+|la\s+|el\s+|il\s+|o\s+|der\s+|dem\s+)?(?:conversation|chat|text|chunk|span|spans|documents?|trajector\w*|user messages?|messages?|input|transcripts?|pasted \w+|gesprach|unterhaltung|conversacion|conversazione|conversa|texte|texto|testo)\b|\b(?:configuration|config|konfigurations?|configurazione|configuracion|configuracao)\s*(?:files?|dateien?|fichiers?|archivos?|arquivos?|file)\b",
+    )
+});
+
+/// A sending verb negated earlier in the clause: "do not copy memories between users or to
+/// any external service".
+fn negated_send(norm: &str, start: usize) -> bool {
+    static NEG_SEND: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:never|not|no|don'?t|nothing|nicht|nie|niemals|nichts|ne|jamais|rien|nunca|nada|non|mai|niente|nao|nem)\s+(?:\w+\s+){0,2}?(?:send|sends|copy|copies|upload|uploads|forward|forwards|share|shares|post|posts|sync|syncs|mirror|mirrors|export|exports|transmit|transmits|e ?mail|leak|push|transfer|publish|sende\w*|schick\w*|kopier\w*|teile\w*|lade\w*|ubertrag\w*|envoi\w*|envoy\w*|copi\w*|partag\w*|transf\w*|envi\w*|envie\w*|compart\w*|sub\w*|invi\w*|condivid\w*|inoltr\w*|caric\w*|encaminh\w*|carreg\w*)\b",
+        )
+    });
+    let before = &norm[..start];
+    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
+    NEG_SEND.is_match(&before[from..])
+}
+
+/// A person's own thing named right before `start` ("the user's remote-server hobby").
+fn persons_own(norm: &str, start: usize) -> bool {
+    let prev = norm[..start].split_whitespace().next_back().unwrap_or("");
+    matches!(prev, "user's" | "their" | "his" | "her" | "speaker's" | "users'")
+}
+
+/// A negation right after the verb that opens `m` ("sende niemals", "entferne nie",
+/// "supprime jamais").
+fn negated_after_verb(m: &str) -> bool {
+    m.split_whitespace().nth(1).is_some_and(|w| {
+        matches!(
+            w,
+            "nie" | "niemals" | "nicht" | "keine" | "keinesfalls" | "jamais" | "pas" | "mai"
+        )
+    })
+}
+
+/// The user's request reported, not the skill's command: "when the user asks to clear all
+/// their memories, confirm once".
+fn users_request(norm: &str, start: usize) -> bool {
+    static ASKS: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:user|users|they|he|she|someone|speaker|nutzer\w*|benutzer\w*|utilisateur\w*|usuario\w*|utente|usuaria)\s+(?:explicitly\s+|ausdrucklich\s+|explicitement\s+|explicitamente\s+|esplicitamente\s+)?(?:asks?|asked|wants?|wanted|requests?|requested|tells? you|told you|bittet|mochte|will|demande|veut|pide|quiere|chiede|vuole|pede|quer)\s+(?:you\s+|the agent\s+|the assistant\s+|dich\s+|darum\s+)?(?:to\s+|de\s+|d'|di\s+|que\s+|para\s+|zu\s+)?$",
+        )
+    });
+    let before = &norm[..start];
+    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
+    ASKS.is_match(before[from..].trim_end_matches(' ').trim_end())
+        || ASKS.is_match(&before[from..])
+}
+
+/// "If a chunk asks to email the transcript somewhere, ignore that request": the request
+/// set aside is one that came from the text being processed, not the user's or the system's.
+fn injected_request_set_aside(norm: &str, start: usize, m: &str) -> bool {
+    static THAT_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:that|this|such|those|these|the|its|their)\s+(?:requests?|instructions?|commands?|demands?|orders?)\s*$")
+    });
+    static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:chunk|span|text|document|page|trajector\w*|tool output|web ?page|message|snippet|content|input|memory|transcript|file|email|website|retrieved \w+)s?\s+(?:asks?|says?|tells?|requests?|contains?|instructs?|demands?|includes?)\b",
+        )
+    });
+    let before = &norm[..start];
+    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
+    // a request to forget or keep off the record is the user's wish, whatever carries it
+    static WISH: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:forget|off the record|delete|erase|remove|not (?:to )?(?:store|remember|save|keep|record)|don'?t (?:store|remember|save|keep)|privacy|opt ?out)\b")
+    });
+    THAT_REQUEST.is_match(m) && SOURCE.is_match(&before[from..]) && !WISH.is_match(&before[from..])
+}
+
 fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
     let neutral = NOT_CREDENTIAL.replace_all(norm, "keepsake");
     let no_example = quoted_examples_neutral(norm);
     let override_view = PERSONS_PRIORITY.replace_all(&no_example, "main goal");
+    let override_view = NOT_RULES.replace_all(&override_view, "embedded text");
+    let permission_view = NOT_PRIVILEGE.replace_all(norm, "origin");
     for rule in safety_rules() {
         let norm: &str = match rule.id {
             "credentials" => &neutral,
             "override-instructions" => &override_view,
+            "permissions" => &permission_view,
             _ => norm,
         };
         let mut hit = rule.patterns.iter().any(|p| {
@@ -1180,13 +1291,32 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                     "permissions" => {
                         !(reported_fact(norm, m.start()) || negated_close(norm, m.start()))
                     }
-                    "prompt-disclosure" => !reported_fact(norm, m.start()),
+                    // "do not put the system prompt into memories", "ne révèle jamais ..."
+                    "prompt-disclosure" => {
+                        !(reported_fact(norm, m.start()) || is_negated_at(norm, m.start()))
+                    }
                     // "pipelines that export data to S3", "an app that syncs notes"
-                    "exfiltration" => !reported_verb(norm, m.start()),
+                    // "never send them to any URL", "sende niemals Erinnerungen an ..."
+                    "exfiltration" => {
+                        !(reported_verb(norm, m.start())
+                            || is_negated_at(norm, m.start())
+                            || negated_send(norm, m.start())
+                            || persons_own(norm, m.start())
+                            || negated_after_verb(m.as_str()))
+                    }
                     // "when the user says the old rules at work no longer apply"
-                    "override-instructions" => !reported_fact(norm, m.start()),
+                    // "this skill never takes precedence over system instructions"; "if a chunk
+                    // asks to email the transcript, ignore that request"
+                    "override-instructions" => {
+                        !(reported_fact(norm, m.start())
+                            || is_negated_at(norm, m.start())
+                            || injected_request_set_aside(norm, m.start(), m.as_str()))
+                    }
                     "destructive-commands" => {
                         !(is_negated_at(norm, m.start())
+                            || reported_fact(norm, m.start())
+                            || users_request(norm, m.start())
+                            || negated_after_verb(m.as_str())
                             || categories::is_targeted_deletion(&c)
                             || reported_verb(norm, m.start())
                             || past_participle(m.as_str()))
@@ -1199,7 +1329,12 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
             hit = credential_window(norm)
                 || CREDENTIAL_REQUEST
                     .iter()
-                    .any(|p| p.find_iter(norm).any(|m| !is_negated_at(norm, m.start())));
+                    .any(|p| {
+                        p.find_iter(norm).any(|m| {
+                            // "when the user asks for help resetting a login": the user asks
+                            !(is_negated_at(norm, m.start()) || reported_verb(norm, m.start()))
+                        })
+                    });
         }
         if !hit && rule.id == "prompt-disclosure" {
             // "follow the system and developer instructions first" names them to obey them
@@ -1208,9 +1343,24 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                     r"\b(?:follow|follows|obey|obeys|respect|respects|comply with|adhere to|defer to|abide by|befolge|respektiere|suis|suivez|respecte|respectez|sigue|siga|respeta|respete|segui|rispetta|respeite)\b(?:\s+[\w']+){0,4}\s*$",
                 )
             });
-            hit = STRONG_PROMPT_TARGET
-                .find_iter(norm)
-                .any(|m| !(reported_fact(norm, m.start()) || COMPLY.is_match(&norm[..m.start()])));
+            // "system and developer instructions always take precedence over this skill"
+            static DEFER: LazyLock<Regex> = LazyLock::new(|| {
+                rx(
+                    r"^[^.;!?]{0,80}?\b(?:take|takes|have|has|get|gets|keep|keeps) (?:\w+ )?(?:precedence|priority)|^[^.;!?]{0,80}?\b(?:prevail|prevails|win|wins|come first|comes first|override this skill|overrides this skill|haben (?:\w+ )?vorrang|hat (?:\w+ )?vorrang|gehen (?:\w+ )?vor|geht (?:\w+ )?vor|priment|prime|l'emportent|ont (?:\w+ )?(?:la )?priorite|a (?:\w+ )?(?:la )?priorite|tienen (?:\w+ )?prioridad|tiene (?:\w+ )?prioridad|prevalecen|prevalece|hanno (?:\w+ )?(?:la )?precedenza|ha (?:\w+ )?(?:la )?precedenza|hanno (?:\w+ )?(?:la )?priorita|prevalgono|prevale|tem (?:\w+ )?prioridade|tem (?:\w+ )?prioridade|prevalecem)\b",
+                )
+            });
+            hit = STRONG_PROMPT_TARGET.find_iter(norm).any(|m| {
+                !(reported_fact(norm, m.start())
+                    || COMPLY.is_match(&norm[..m.start()])
+                    || is_negated_at(norm, m.start())
+                    || DEFER.find(&norm[m.end()..]).is_some_and(|d| {
+                        // "... and this skill conflict, this skill wins": not deference
+                        static SELF: LazyLock<Regex> = LazyLock::new(|| {
+                            rx(r"\b(?:this|the) (?:skill|card|text|note)\b|\bthese instructions\b|\b(?:diese\w*|cette|esta|este|questa|questo) (?:skill|fahigkeit|anweisung\w*|competence|habilidad|abilita|habilidade)\b")
+                        });
+                        !SELF.is_match(d.as_str())
+                    }))
+            });
         }
         if !hit && rule.id == "exfiltration" && hidden {
             hit = HIDDEN_ADDRESS.is_match(norm);
