@@ -608,7 +608,13 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                     .iter()
                     .any(|t| p.starts_with(t))
                 });
+            // "visited Lisbon", "flew to Oslo"
+            let visited = matches!(
+                words[i - 1].to_lowercase().as_str(),
+                "visited" | "visiting" | "visit" | "toured" | "besuchte" | "visite" | "visito" | "visitou"
+            );
             let place = travel_to
+                || visited
                 || matches!(
                 words[i - 1].to_lowercase().as_str(),
                 "in"

@@ -1169,7 +1169,12 @@ fn names(sentence: &str) -> Vec<&str> {
             c.is_whitespace() || "\"“”‘’«»(".contains(c)
         });
         // a list marker ("(4)", "2.", "-", "*") that opens the sentence
-        let prev_marker = !before.is_empty() && !before.chars().any(char::is_alphabetic);
+        let prev_marker = {
+            let (rest, last) = before.rsplit_once(char::is_whitespace).unwrap_or(("", before));
+            !last.is_empty()
+                && !last.chars().any(char::is_alphabetic)
+                && (rest.trim().is_empty() || rest.trim_end().ends_with(':'))
+        };
         // a clause after a one- or two-word label ("Alternativa: Nunca incluir ..."), not a
         // value after it ("Expected: Toronto")
         let after_label = before.strip_suffix(':').is_some_and(|label| {
@@ -1197,6 +1202,10 @@ fn names(sentence: &str) -> Vec<&str> {
 /// quoted value: "If the grader asks how many siblings Oren has, reply three."
 fn answer_leakage(cleaned: &str) -> Option<String> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| rx(r#"['"“‘«][^'"”’»]{1,60}['"”’»]"#));
+    // "e.g." and "i.e." end no sentence
+    static ABBREV: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"(?i)\b(?:e\.\s?g\.|i\.\s?e\.|z\.\s?b\.|p\.\s?ex\.|d\.\s?h\.)"));
+    let cleaned = &*ABBREV.replace_all(cleaned, "for example");
     let sents: Vec<&str> = cleaned
         .split(['.', '!', '?', '\n', ';', '|'])
         .map(str::trim)

@@ -926,6 +926,8 @@ fn not_a_command(words: &[&str], i: usize) -> bool {
             cond.is_some_and(|c| !back[c..].contains(&","))
         })
         || i > 0 && PERSON.contains(&words[i - 1])
+        // "updated email password": a noun after a participle
+        || i > 0 && words[i - 1].len() > 4 && words[i - 1].ends_with("ed")
         || i > 0 && DETERMINERS.contains(&words[i - 1])
         || words[i.saturating_sub(1)..i]
             .iter()
@@ -1215,6 +1217,27 @@ fn persons_own(norm: &str, start: usize) -> bool {
     matches!(prev, "user's" | "their" | "his" | "her" | "speaker's" | "users'")
 }
 
+/// "System and developer instructions always take precedence over this skill": priority
+/// given to the system over the skill itself is deference, not a priority claim.
+fn defers_to_system(norm: &str, end: usize) -> bool {
+    static OVER_SELF: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\s*(?:\w+\s+){0,2}?(?:over|above|before|sobre|su|sulla|sur|vor|gegenuber|uber|a|on|em relacao a|rispetto a)\s+(?:this|these|esta|este|estas|questa|questo|queste|cette|ce|ces|diese\w*|dieser)\s+(?:skill|card|text|notes?|instructions?|habilidad|habilidade|abilita|competence|fahigkeit|anweisung\w*|instrucciones|istruzioni|instrucoes|consignes)\b",
+        )
+    });
+    OVER_SELF.is_match(&norm[end..])
+}
+
+/// Whether a negation stands among the `n` words before `start` in its clause.
+fn negated_within(norm: &str, start: usize, n: usize) -> bool {
+    let before = &norm[..start];
+    let from = before.rfind(['.', ';', '!', '?', '\n', ':', ',']).map_or(0, |i| i + 1);
+    before[from..].split_whitespace().rev().take(n).any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        NEGATIONS.contains(&w)
+    })
+}
+
 /// A negation right after the verb that opens `m` ("sende niemals", "entferne nie",
 /// "supprime jamais").
 fn negated_after_verb(m: &str) -> bool {
@@ -1310,7 +1333,8 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                     "override-instructions" => {
                         !(reported_fact(norm, m.start())
                             || is_negated_at(norm, m.start())
-                            || injected_request_set_aside(norm, m.start(), m.as_str()))
+                            || injected_request_set_aside(norm, m.start(), m.as_str())
+                            || defers_to_system(norm, m.end()))
                     }
                     "destructive-commands" => {
                         !(is_negated_at(norm, m.start())
@@ -1352,7 +1376,7 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
             hit = STRONG_PROMPT_TARGET.find_iter(norm).any(|m| {
                 !(reported_fact(norm, m.start())
                     || COMPLY.is_match(&norm[..m.start()])
-                    || is_negated_at(norm, m.start())
+                    || negated_within(norm, m.start(), 8)
                     || DEFER.find(&norm[m.end()..]).is_some_and(|d| {
                         // "... and this skill conflict, this skill wins": not deference
                         static SELF: LazyLock<Regex> = LazyLock::new(|| {
