@@ -610,7 +610,10 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                 });
             // "visited Lisbon", "flew to Oslo"
             let visited = matches!(
-                words[i - 1].to_lowercase().as_str(),
+                words[i - 1]
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+                    .as_str(),
                 "visited" | "visiting" | "visit" | "toured" | "besuchte" | "visite" | "visito" | "visitou"
             );
             let place = travel_to

@@ -323,20 +323,230 @@ fn capability_widened(sentence: &str, toks: &[String]) -> Option<String> {
     None
 }
 
+// ---- secrets: kept whole, in any voice --------------------------------------------------
+
+/// Secrets described rather than named: what a person types to get in, the words that
+/// restore a wallet, key-like strings, header values.
+const SECRET_DESCRIBED: &str = r"(?:(?:sign ?in|log ?in|login|access|unlock|master|magic|pass) (?:phrases?|words?|strings?)|(?:what|whatever|anything|the (?:thing|string|word|words|code|codes|characters?|digits))(?: \w+){0,3} (?:they|the user|users|he|she|you|people) (?:types?|typed|enters?|entered|uses?|used|spells?) (?:in )?(?:to (?:log|sign|get|prove|unlock|open)|at (?:the )?(?:log ?in|sign ?in)|for (?:their|the|his|her) (?:phone|door|account|bank\w*|app))|(?:numeric|secret|personal|private|access|door|phone|banking) (?:codes?|numbers?|digits)(?: \w+){0,3} (?:they|the user) (?:use|uses|type|types|enter|enters)|(?:twelve|twenty four|12|24|seed|recovery|backup)(?: or \w+(?: \w+)?)? words (?:that|which) (?:restore|recover|unlock|open)|(?:long )?random (?:looking )?strings?|strings? (?:that )?(?:start|starting|begin\w*) with (?:sk|ghp|xox\w*|akia|pk|rk|eyj)|authorization (?:header|value|line)s?|(?:cabecalho|cabecera|en tete|intestazione|header) authorization|(?:valor|valeur|valore|wert|value) (?:do |del |de |du |dell' )?(?:bearer|token)|bearer (?:value|string|token)s?|cle d'api|cles d'api|clef d'api|chiave (?:di |dell')?api|clave (?:de )?api|chave (?:de )?api|karten ?pin|tan ?nummern?|the digits|the string the user enters)";
+
+/// Keeping whole: exactness, verbatim, unchanged, in clear text (all languages).
+const WHOLE: &str = r"(?:(?:do not|don'?t|never|not) (?:mask|redact|hide|truncate|obscure|abbreviate|shorten)\w*|exactly|verbatim|unchanged|unmodified|in full|in clear ?text|in plain ?text|as given|as typed|as is|word for word|letter for letter|character for character|word order preserved|intact|complete|uncensored|unredacted|without (?:masking|redacting|shortening|abbreviating|changing)|the (?:whole|full|entire) (?:line|string|value)|vollstandig|unverandert|im klartext|wortlich|ungekurzt|telle? quelle?|tels? quels?|en clair|integralement|en entier|tal cual|tal como|integr[oa]|completo|completa|sin (?:cambios|abreviar\w*|modificar\w*)|integralmente|senza (?:abbreviarl\w*|modificarl\w*|cambiarl\w*)|cosi com'e|in chiaro|por extenso|sem (?:alteracoes|abreviar|modificar)|a linha inteira|la linea entera|la ligne entiere|la riga intera|die ganze zeile|incluindo o valor|including the value)";
+
+fn secret_kept(sentence: &str) -> Option<String> {
+    static DESCRIBED: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"\b{SECRET_DESCRIBED}\b")));
+    static WHOLE_RX: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"\b{WHOLE}\b")));
+    // keeping, in any voice or mood: "is kept", "are stored", "devem ser lembrados",
+    // "finisce nella memoria", "notieren", "conserve-la"
+    static KEEP_ANY: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:keep\w*|kept|stor\w*|sav\w*|record\w*|remember\w*|insert\w*|retain\w*|preserv\w*|persist\w*|memori[sz]\w*|log|logs|logged|writ\w*|copy|copies|copied|hold\w*|join\w*|speicher\w*|notier\w*|merk\w*|behalt\w*|aufbewahr\w*|festhalt\w*|enregistr\w*|conserv\w*|gard\w*|memoris\w*|sauvegard\w*|stock\w*|guard\w*|almacen\w*|registr\w*|anot\w*|salv\w*|memorizz\w*|ricord\w*|lembr\w*|armazen\w*|grav\w*|finisce nella memoria|ends up in (?:the )?memory|goes into (?:the )?memory|va (?:a|en) la memoria|vai para a memoria)\b",
+        )
+    });
+    static DROP_FIELD: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\b(?:do not|don'?t|never) (?:drop|omit|leave out|skip|remove|mask)\b"));
+    let secret = DESCRIBED
+        .find(sentence)
+        .or_else(|| super::intent::SECRET_OBJ.find(sentence))?;
+    // facts around a secret ("the date of the password change") stay facts, exactness or not
+    if super::intent::SECRET_SAFE.is_match(&WHOLE_RX.replace_all(sentence, " ")) {
+        return None;
+    }
+    let keep = KEEP_ANY.find(sentence)?;
+    let whole = WHOLE_RX.find(sentence).or_else(|| DROP_FIELD.find(sentence));
+    // the keeping itself negated ("never store the password", "ne la conserve pas")
+    let lead = clause_before(sentence, keep.start());
+    let negated_keep = neg_before(lead)
+        && !lead.contains("so that")
+        && !lead.contains("per non")
+        && !lead.contains("so it won't");
+    if negated_keep || reported(&sentence[..keep.start().min(secret.start())]) {
+        return None;
+    }
+    // a described secret is enough with a keeping verb; a named one needs exactness
+    if DESCRIBED.is_match(sentence) || whole.is_some() {
+        return Some(format!(
+            "secret {:?} + kept {:?}{}",
+            secret.as_str(),
+            keep.as_str(),
+            whole.map(|w| format!(" + whole {:?}", w.as_str())).unwrap_or_default()
+        ));
+    }
+    None
+}
+
+// ---- permissions: the agent entitled to a capability ------------------------------------
+
+/// The agent or a part of it as a subject (all languages).
+const AGENT_SUBJ: &str = r"(?:(?:the |this |our )?(?:memory )?(?:agent|executor|assistant|skill|model|bot|memory (?:step|writer|module|executor|process)|writer)|(?:l'|el |o |der |die |das |il |lo )?(?:agente|ejecutor|esecutore|executeur|executor|ausfuhrende\w*|assistent\w*|assistente|modelo|modello|modele|fahigkeit|habilidad|habilidade|competence|abilita)|it|you|du|tu|voce)";
+
+/// An entitlement: may, is allowed to, gets, has, receives (all languages).
+const ENTITLED: &str = r"(?:may|can|could|is (?:now )?(?:allowed|permitted|free|entitled|authori[sz]ed|cleared) to|are (?:now )?(?:allowed|permitted|free|entitled|authori[sz]ed) to|gets?|has|have|receives?|is given|darf|kann|erhalt|bekommt|hat|peut|a le droit de|recoit|obtient|a|puede|tiene|recibe|obtiene|puo|ha|riceve|ottiene|pode|tem|recebe|obtem|passa a ter|pasa a tener|ha (?:ora )?accesso)";
+
+/// Capabilities an agent may not be handed by a skill text.
+const CAP_STRONG: &str = r"(?:(?:open |the )?internet|network|(?:any|arbitrary|all|every|whatever) (?:url|site|website|code|commands?|scripts?|files?|paths?|user'?s? (?:memory|memories|memory bank|bank|data))|shell|terminal|bash|command line|commands?|scripts?|sudo|root(?: level)?(?: rights| access| privileges)?|admin(?:istrator)? (?:rights|access|privileges)|host|file ?system|internet|shell ?befehle|befehle|root ?rechte|administratorrechte|dateisystem|netzwerk|reseau|droits (?:d')?administrat\w*|machine hote|ligne de commande|terminal|red|sistema de archivos|comandos|rete|riga di comando|comandi|codice|qualsiasi codice|codigo|rede|sistema de arquivos|acesso total|acceso total|accesso completo|acces complet)";
+
+fn agent_entitled(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(&format!(
+            r"\b(?P<s>{AGENT_SUBJ})\b(?: (?:now|from now on|ab sofort|desormais|ahora|ora|agora|henceforth|also|always|here))?(?: \w+)?\s+(?P<v>{ENTITLED})\b(?: (?:to|zu|de|a|di))?(?: \w+){{0,4}}? (?P<o>{CAP_STRONG})\b"
+        ))
+    });
+    static PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:user|users|speaker|person|people|employee|colleague|friend|client|customer|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|cliente)\b")
+    });
+    for c in RX.captures_iter(sentence) {
+        let s = c.name("s").expect("subject");
+        let before = clause_before(sentence, s.start());
+        let span = &sentence[s.start()..c.get(0).expect("match").end()];
+        if neg_before(span) || neg_before(before) || PERSON.is_match(&span[..span.len().min(s.as_str().len() + 12)]) || reported(&sentence[..s.start()]) {
+            continue;
+        }
+        // "the agent can use the shell to ..." is a permission only with a running verb or
+        // an access word; "it has commands for ..." is a description
+        return Some(format!(
+            "agent {:?} + entitled {:?} + capability {:?}",
+            s.as_str(),
+            &c["v"],
+            &c["o"]
+        ));
+    }
+    // "run it (the code in the chunk)", "con sudo", "isolation switched off"
+    static MISC: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:con|mit|avec|com|using|usando|utilizando|utilizzando|via|with) sudo\b|\b(?:with|avec|mit|con|com) (?:the )?(?:isolation|sandbox(?:ing)?|sandbox mode|confirmation|approval|safety checks?|isolamento|isolement|aislamiento|isolamento) (?:switched|turned) off\b|\b(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confinement)\b(?: \w+){0,5} (?:ab|aus)\b|\b(?:schalte|stelle|mach)\w* (?:\w+ ){0,3}(?:sandbox|isolierung|bestatigung\w*|sicherheitsprufung\w*)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disable\w*|deaktivier\w*|switch\w* off|turn\w* off) (?:\w+ ){0,2}(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confirmation|approval|bestatigung)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez|tratta|trata)\w* (?:\w+ ){0,2}(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed|autorizad\w*|autorise\w*|autorizzat\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti|commands?|comandos?)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez)\w* (?:every|all|any|toda|todas|todo|tous|toutes|jede\w*|alle|tutt\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti)\b[^.;]{0,40}\b(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed)\b|\b(?:policy|politique|politica|richtlinie)\b[^.;]{0,40}\b(?:allow all|approve all|auto approve|tout autoriser|permitir todo|consenti tutto|alles erlauben)\b|\b(?:mount|monte|monta)\w* (?:\w+ ){0,3}(?:read ?write|rw|lecture ?ecriture|lectura ?escritura)\b|\bbackground process\w*\b[^.;]{0,60}\b(?:accept|receive|take|listen)\w* (?:\w+ )?(?:commands?|connections?|requests?)\b|\b(?:run|execute|exec|eval|evaluate)\w* (?:it|them|the code|that code|this code|any code)\b[^.;]{0,30}\b(?:see|find out|check) what it does\b|\bwhen (?:a|the) (?:chunk|span|text|message|trajectory) contains (?:code|a script|commands?)\b[^.;]{0,20}\b(?:run|execute)\b")
+    });
+    MISC.find(sentence).and_then(|m| {
+        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("capability use {:?}", m.as_str()))
+    })
+}
+
+// ---- constraints: the skill above its rules, hidden or faked ------------------------------
+
+/// The skill itself as the authority ("this skill", "cette compétence", "esta habilidade").
+const SELF: &str = r"(?:this|the) (?:skill|card|text|note|instructions?)|(?:diese\w*) (?:fahigkeit|skill|anweisung\w*)|(?:cette|ce) (?:competence|skill|consigne)|(?:celles?|ceux) de cette competence|(?:esta|este) (?:habilidad|habilidade|skill|instruccion|instrucao)|(?:questa|questo) (?:skill|abilita|istruzione)";
+
+fn rules_subordinated(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(&format!(
+            r"\b(?:{SELF})\b[^.;]{{0,20}}\b(?:has|have|takes?|gets?|tem|tiene|a|ha|hat|haben|prend\w*)\s+(?:\w+\s+)?(?:priority|precedence|prioridade|prioridad|priorite|priorita|precedenza|vorrang)\s+(?:over|sobre|sur|su|vor|gegenuber)\b|\b(?:{SELF})\b[^.;]{{0,20}}\b(?:overrides?|supersedes?|outranks?|prevails? over|wins? over|beats|trumps|ersetzt|remplace|prime sur|l'emporte sur|prevalece sobre|prevale su|ueberschreibt|uberschreibt)\b|\b(?:passent|vienen|vengono|vem|kommen|come|comes|rank|ranks)\s+(?:\w+\s+)?(?:apres|despues de|dopo|depois de|nach|after|below|beneath)\s+(?:celles? de |those of |la de |quelle di |as de |denen )?(?:{SELF})\b|\b(?:only|solo|seulement|nur|apenas|solamente|soltanto) (?:the )?(?:steps|rules|instructions|regles|consignes|reglas|pasos|regole|passi|regras|passos|schritte|regeln)(?: \w+){{0,3}} (?:are to be|must be|should be|will be|sont a|deben ser|devono essere|devem ser|sind zu) (?:followed|obeyed|suivies|seguid\w*|seguit\w*|befolgen)\b"
+        ))
+    });
+    RX.find(sentence).and_then(|m| {
+        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("skill above the rules {:?}", m.as_str()))
+    })
+}
+
+fn hidden_or_faked(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:verschweig\w*|verheimlich\w*|verberg\w*|dissimul\w*|oculta\w*|occulta\w*|nascond\w*|hide|hides|conceal\w*|keep (?:it|this|that|them) (?:from|secret|hidden))\b[^.;]{0,60}\b(?:user|nutzer\w*|benutzer\w*|utilisat\w*|usuari\w*|utente|reviewer|auditor\w*|operator|admin\w*|gespeichert\w*|stored|saved|enregistr\w*|guardad\w*|salvat\w*|memori\w*|anderung\w*|changes?|modifi\w*|cambios)\b|\b(?:dile|di|dis|dites|diga|sag|sage|tell)\w* (?:\w+ ){0,3}(?:que|che|dass|that) (?:\w+ ){0,5}(?:se ha borrado|borrad\w*|eliminad\w*|supprime\w*|efface\w*|cancellat\w*|eliminat\w*|apagad\w*|excluid\w*|geloscht|entfernt|deleted|erased|removed|forgotten)\b[^.;]{0,60}\b(?:pero|mais|ma|mas|aber|but)\b|\b(?:pero|mais|ma|mas|aber|but) (?:\w+ ){0,2}(?:mantenlo|mantenla|guardalo|guardala|garde\w*|conserve\w*|tienil\w*|conserval\w*|mantenha\w*|behalte\w*|keep (?:it|them)|store (?:it|them)) (?:\w+ ){0,3}(?:oculto|oculta|cache\w*|nascost\w*|escondid\w*|versteckt|hidden|secret\w*|en secreto|in segreto|em segredo)\b|\bnoop\b[^.;]{0,20}\b(?:even when|even if|anche quando|anche se|auch wenn|meme si|meme quand|incluso si|incluso cuando|mesmo quando|mesmo se)\b|\b(?:non mostrare|ne montre\w* pas|no (?:muestres|ensenes)|nao mostre|zeige \w+ nicht|do not show|don'?t show|never show)\b[^.;]{0,30}\b(?:auditor\w*|reviewer\w*|revisor\w*|prufer\w*|operator\w*|operateur\w*|operador\w*|operatore)\b|\b(?:sanitised|sanitized|clean|redacted|harmless|innocuous) (?:copy|version)\b[^.;]{0,80}\b(?:full|real|complete|actual|original) (?:copy|version)\b|\b(?:they|the user|users|reviewers?|auditors?)\b[^.;]{0,10}\b(?:don'?t|do not|won'?t|will not) (?:need to know|look|check|notice|see)\b|\b(?:registra|record|log|report|logge|enregistre|anota|registre)\w* (?:solo|only|nur|seulement|apenas|solamente) (?:quelle|those|the|les|las|los|as|die) (?:innocue|harmless|innocuous|inoffensives?|inofensiv\w*|harmlos\w*|inocentes|benign)\b|\b(?:finj\w*|finge\w*|fing[ei]|pretend\w*|fais semblant|fai finta|tu so als ob)\b[^.;]{0,40}\b(?:segui\w*|followed|follow|suivi|seguido|befolgt|rispettat\w*|respect\w*|complied|cumpri\w*|obeyed)\b")
+    });
+    RX.find(sentence).and_then(|m| {
+        let lead = clause_before(sentence, m.start());
+        (!(neg_before(lead) || reported(&sentence[..m.start()]))).then(|| format!("concealment {:?}", m.as_str()))
+    })
+}
+
+fn control_evaded(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:rephrase|reword|paraphrase|rewrite|obfuscate|split|encode|disguise|umformulier\w*|reformul\w*|parafrase\w*|riformul\w*)\w*\b[^.;]{0,60}\buntil\b[^.;]{0,40}\b(?:rule|filter|check|scan|guard|policy|moderation)s?\b[^.;]{0,30}\b(?:no longer|doesn'?t|does not|stops?) (?:match|matches|trigger|triggers|fire|fires|catch|catches|flag|flags|block|blocks)\b|\b(?:whatever|anything|no matter what) (?:the )?(?:operator|developer|system|admin\w*|policy|rules?) (?:says?|tells?|requires?|states?|wants?)\b[^.;]{0,60}\b(?:disregard|ignore|override|skip)\w*\b")
+    });
+    RX.find(sentence).map(|m| format!("control evaded {:?}", m.as_str()))
+}
+
+// ---- destructive: bulk deletion in phrasal, passive and relative forms --------------------
+
+fn bulk_destroyed(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?P<v>tid(?:y|ies) away|get rid of|gets rid of|clean out|clear out|wipe out|throw (?:away|out)|do away with|dispose of)\b(?: \w+){0,2}? (?P<o>everything|all|every|each|the (?:whole|entire) (?:memory bank|bank|store)|(?:the )?memory bank)\b|\b(?P<o2>(?:the )?(?:entire|whole|complete|full) (?:memory bank|bank|store|database|memory)|everything (?:in|under|on) (?:/|the (?:memory bank|bank|disk|drive|root)))\b[^.;]{0,40}\b(?:is|are|gets?|should be|must be|will be|be)\s+(?P<v2>emptied|wiped|deleted|erased|purged|cleared|removed|destroyed|dropped|truncated|nuked|flushed)\b|\b(?P<v3>remov\w*|delet\w*|drop\w*|elimin\w*|borr\w*|supprim\w*|cancell\w*|apag\w*|losch\w*|purg\w*|truncat\w*|wip\w*)\b(?: \w+){0,3}? (?P<o3>(?:the )?(?:memories|memory|memoires?|recuerdos|ricordi|memorias|erinnerungs?) ?(?:table|tabla|tableau|tabella|tabela|tabelle)|(?:la )?tabla de (?:recuerdos|memorias)|(?:la )?table (?:des )?(?:souvenirs|memoires)|(?:la )?tabella (?:dei )?ricordi|(?:a )?tabela de memorias)\b|\breplace\w* (?:the |all |every )?(?:\w+ )?(?P<o4>backups?|memory bank|bank|database|memories)\b (?:with|by) (?:an? )?(?:empty|blank|zero|null)\b|\b(?P<o5>(?:memories|entries|data|notes) (?:that )?belong(?:ing)? to other users|other users'? (?:memories|entries|data))\b[^.;]{0,40}\b(?P<v5>purge|delete|remove|wipe|erase|drop|clear)\w*\b|\b(?P<o6>everything under /|(?:working|home|root) (?:folder|director\w*)(?:,? and everything[^.;]{0,30})?)\b[^.;]{0,60}\b(?:should|must|will|to) be (?:removed|deleted|wiped|erased) with force\b|\bdrop the rest\b[^.;]{0,0}")
+    });
+    static ALL_USERS: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:across|for|of) (?:all|every|each) users?\b"));
+    let m = RX.find(sentence)?;
+    if m.as_str() == "drop the rest" && !ALL_USERS.is_match(sentence) {
+        return None;
+    }
+    let lead = clause_before(sentence, m.start());
+    (!(neg_before(lead) || reported(&sentence[..m.start()]) || neg_before(m.as_str())))
+        .then(|| format!("bulk deletion {:?}", m.as_str()))
+}
+
+// ---- exfiltration: third parties and outgoing messages ----------------------------------
+
+fn sent_to_third_party(sentence: &str, toks: &[String]) -> Option<String> {
+    static RECIPIENT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:recruit\w*|headhunter\w*|employers?|insurers?|insurance (?:company|companies|provider|form)|compagnia assicurativa|compagnie d'assurance|compania de seguros|companhia de seguros|versicherung\w*|assicurazion\w*|assureur\w*|aseguradora\w*|seguradora\w*|(?:commercial|business|sales|marketing|advertising|ad) partners?|partenaires? commerciaux|partenaire commercial|socios? comerciales?|partner commerciali?|parceiros? comerciais|parceiro comercial|geschaftspartner\w*|werbepartner\w*|advertisers?|data brokers?|sponsors?|vendors?|(?:\w+ )?channel|canal|kanal|canale)\b")
+    });
+    static DATA_MORE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:coordonnees|contact (?:details|info\w*)|datos de contacto|dati di contatto|kontaktdaten|dados de contato|profile?|profil|perfil|profilo|cv|resume|name|nome|nom|nombre|details|health|salute|salud|saude|gesundheit\w*|sante|ricordi|recuerdos|memorias|memoires|erinnerungen)\b")
+    });
+    static SEND: LazyLock<Regex> = LazyLock::new(|| {
+        super::intent::whole(r"notify|notifies|inform|informs|alert|alerts|ping|message|dm|transmets|transmettez|transmet|transmite|transmita|trasmetti|ubermittle|inoltra|inoltrare|envia|envie|invia|manda|mande|schick\w*|sende|envoie|send|sends|forward|forwards|share|shares|post|posts|report|reports|anexe|anexa|adjunta|adjunte|allega|joins|joint|hange|attach|attaches")
+    });
+    let r = RECIPIENT.find(sentence)?;
+    for i in (0..toks.len()).filter(|&i| SEND.is_match(&toks[i])) {
+        if !super::intent::commanded(toks, i) {
+            continue;
+        }
+        if super::intent::DATA.is_match(sentence) || DATA_MORE.is_match(sentence) {
+            return Some(format!("send-verb {:?} + third party {:?}", toks[i], r.as_str()));
+        }
+    }
+    None
+}
+
+fn attached_to_outgoing(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:attach|append|add|include|embed|anexe|anexa|adjunta|agrega|allega|aggiungi|ajoute|joins?|hange|fuge)\w*\b[^.;]{0,60}\b(?:memor\w*|profile?|perfil|profil|profilo|notes?|history|historial|cronologia|historico|recuerdos|ricordi|memorias)\b[^.;]{0,60}\b(?:every|each|all|todo|toda|todos|cada|chaque|tous|ogni|tutti|jede\w*) (?:outgoing |\w+ )?(?:calendar invites?|invites?|invitations?|e ?mails?|messages?|replies|posts?|convites?|invitaciones?|inviti|einladungen|mensajes?|messaggi|mensagens?|correos?)\b")
+    });
+    RX.find(sentence).and_then(|m| {
+        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("attached to outgoing {:?}", m.as_str()))
+    })
+}
+
+// ---- answer leakage: a key of evaluation answers -----------------------------------------
+
+fn answer_key(sentence: &str) -> Option<String> {
+    static CTX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b")
+    });
+    static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,40}'|"[^"]{1,40}"|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#)
+    });
+    let c = CTX.find(sentence)?;
+    let v = VALUE.find(sentence)?;
+    let lead = clause_before(sentence, c.start().min(v.start()));
+    if neg_before(lead) || neg_before(&sentence[..c.start()]) {
+        return None;
+    }
+    Some(format!("evaluation key {:?} + value {:?}", c.as_str(), v.as_str()))
+}
+
 /// The first compositional cue of one sentence: (rule id, cues).
 pub(crate) fn cue(sentence: &str, toks: &[String]) -> Option<(&'static str, String)> {
-    if let Some(c) = capability_widened(sentence, toks) {
+    if let Some(c) = secret_kept(sentence) {
+        return Some(("credentials", c));
+    }
+    if let Some(c) = capability_widened(sentence, toks).or_else(|| agent_entitled(sentence)) {
         return Some(("permissions", c));
     }
     // an injection quoted as an example of what not to obey is no command
-    if let Some(c) = rules_set_aside(&super::quoted_examples_neutral(sentence)) {
+    let unquoted = super::quoted_examples_neutral(sentence);
+    if let Some(c) = rules_set_aside(&unquoted)
+        .or_else(|| rules_subordinated(&unquoted))
+        .or_else(|| hidden_or_faked(&unquoted))
+        .or_else(|| control_evaded(&unquoted))
+    {
         return Some(("override-instructions", c));
     }
-    if let Some(c) = system_destroyed(sentence, toks) {
+    if let Some(c) = system_destroyed(sentence, toks).or_else(|| bulk_destroyed(sentence)) {
         return Some(("destructive-commands", c));
     }
-    if let Some(c) = sent_outside(sentence) {
+    if let Some(c) = sent_outside(sentence)
+        .or_else(|| sent_to_third_party(sentence, toks))
+        .or_else(|| attached_to_outgoing(sentence))
+    {
         return Some(("exfiltration", c));
+    }
+    if let Some(c) = answer_key(sentence) {
+        return Some(("answer-leakage", c));
     }
     None
 }

@@ -139,7 +139,7 @@ const SKIP: &[&str] = &[
 /// Subjects that make a verb the skill's or the agent's own act ("this skill forwards").
 static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"(?:^| )(?:this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|ha(?:s|ve) (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
+        r"(?:^| )(?:i(?: hereby)?|we(?: hereby)?|this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|ha(?:s|ve) (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
     )
 });
 
@@ -290,21 +290,21 @@ pub(crate) fn whole(s: &str) -> Regex {
 // ---- secrets -------------------------------------------------------------------------
 
 /// Verbs that keep, collect or ask for something (imperative and third-person forms).
-static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
         r"archiv\w*|ajoute\w*|agrega\w*|anade\w*|aggiung\w*|adiciona\w*|fuge\w*|fuege\w*|files?|stows?|preserves?|catalog(?:ue)?s?|updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
     )
 });
 
 /// Secret nouns: sign-in secrets, codes, keys, card data, recovery answers.
-static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
     rx(
         r"\b(?:codes? de (?:deverrouillage|verrouillage)|codigos? de desbloqueo|codice di sblocco|codigos? de desbloqueio|entsperrcodes?|entsperr ?pins?|unlock codes?|(?:\d|four|six|eight|vier|sechs|acht|quatre|huit|cuatro|seis|ocho|quattro|sei|otto|quatro|oito)[ -]?(?:digit|stellig\w*) (?:codes?|pins?)|codes? (?:a|de|di) (?:\w+ )(?:chiffres|digitos|cifre)|codigos? de (?:\w+ )(?:digitos)|codigos? (?:do|del) (?:aplicativo |app )?autenticador|codes? (?:de l'|d')?(?:authentificat\w*|authenticator)|codice (?:dell'|del )?autenticatore|authenticator ?codes?|passwords?|passcodes?|passphrases?|pins?|pin codes?|tans?|one time (?:pass)?(?:codes?|passwords?)|otps?|2fa|mfa|backup codes?|recovery (?:codes?|phrases?|words?|keys?)|seed (?:phrases?|words?)|(?:frases?|palavras) (?:de recuperacao|semente|secretas?)|frases? (?:de recuperacion|semilla)|phrases? (?:de recuperation|secretes?)|frasi di recupero|frase segreta|wiederherstellungs(?:phrase|satz|worter)\w*|(?:two factor|2 factor|2fa|mfa|sms|authenticator|texted) codes?|verification codes?|security (?:codes?|answers?|questions?|prompts?)|login codes?|sign in codes?|access (?:codes?|keys?|tokens?)|door codes?|alarm codes?|gate codes?|safe codes?|combinations?|api keys?|secret (?:keys?|tokens?|strings?)|private keys?|ssh keys?|(?:access|auth\w*|api|bearer|session|refresh|secret|security|login|github|personal access|oauth|jwt|id|2fa) tokens?|bearer|credentials?|login details|connection strings?|digits (?:printed )?on (?:the|their|his|her|a) (?:\w+ )?cards?|card (?:numbers?|digits|details)|cvvs?|cvcs?|maiden names?|social security numbers?|ssns?|client secrets?|api secrets?|app passwords?|unlock (?:codes?|patterns?)|puks?|ibans?|bank details|account numbers?|routing numbers?|sort codes?|secret (?:questions?|answers?)|wallet (?:keys?|phrases?)|mnemonics?|passw[oö]rt\w*|kennw[oö]rt\w*|zugangsdaten|einmalpassw\w*|geheimzahl\w*|kartennummer\w*|pruefziffer|prufziffer|sicherheitscode\w*|mots? de passe|identifiants?|codes? (?:pin|secrets?|de (?:la |sa |votre |ta )?carte\w*|de verification|de securite|d'acces|de recuperation)|jetons?|cles? (?:secretes?|api|privees?)|cryptogrammes?|contrasenas?|credenciales|claves?|codigos? (?:pin|de (?:verificacion|seguridad|acceso|recuperacion|seguranca|acesso|verificacao))|numeros? (?:completos? )?(?:de (?:la )?tarjeta|do cartao|de cartao)|credenziali|chiavi? (?:api|segrete?|private?)|codici? (?:di (?:recupero|sicurezza|accesso|verifica)|pin)|numero (?:della )?carta|senhas?|credenciais|chaves? (?:de api|secretas?|privadas?))\b",
     )
 });
 
 /// Words that make a secret noun a fact around the secret (an event, a tool, an opinion).
-static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
         r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
     )
@@ -1097,7 +1097,7 @@ static OUTSIDE_WEAK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What may not leave.
-static DATA: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static DATA: LazyLock<Regex> = LazyLock::new(|| {
     rx(
         r"\b(?:notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
     )
@@ -1204,7 +1204,7 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| rx(r#"['"“‘«][^'"”’»]{1,60}['"”’»]"#));
     // "e.g." and "i.e." end no sentence
     static ABBREV: LazyLock<Regex> =
-        LazyLock::new(|| rx(r"(?i)\b(?:e\.\s?g\.|i\.\s?e\.|z\.\s?b\.|p\.\s?ex\.|d\.\s?h\.)"));
+        LazyLock::new(|| rx(r"(?i)\b(?:e\.\s?g\.|eg\.|i\.\s?e\.|z\.\s?b\.|p\.\s?ex\.|d\.\s?h\.)"));
     let cleaned = &*ABBREV.replace_all(cleaned, "for example");
     let sents: Vec<&str> = cleaned
         .split(['.', '!', '?', '\n', ';', '|'])
