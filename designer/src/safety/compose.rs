@@ -33,7 +33,7 @@ use super::rx;
 const NEG: &str = r"(?:never|not|no|don'?t|dont|cannot|can'?t|won'?t|shouldn'?t|mustn'?t|nicht|nie|niemals|kein\w*|ne|pas|jamais|nunca|jamas|non|mai|nao|nem)";
 
 /// The governing rules of the agent, named with what makes them the agent's own.
-const GOV_RULE: &str = r"(?:(?:system|developer'?s?|operator'?s?|safety|security|privacy|content|original|initial|prior|previous|earlier|existing|default|built in|core|base|your|its|the agent'?s?|the assistant'?s?|the model'?s?|the system'?s?|the operator'?s?|the developer'?s?|platform|moderation)\s+(?:\w+\s+)?(?:prompts?|instructions?|rules?|polic(?:y|ies)|guidelines?|guidance|filters?|guardrails?|safeguards?|restrictions?|constraints?|settings|directives?|messages?|limits?|preferences)|system prompts?|(?:user'?s?|their) (?:privacy |data )?(?:preferences|wishes|opt ?outs?|consent|choices)|\w*(?:system|sicherheits|datenschutz|entwickler|betreiber|schutz)(?:regeln|vorgaben|anweisungen|richtlinien|filter|einschrankungen|prompt)|(?:regles?|consignes?|instructions?|politiques?|filtres?|directives?|restrictions?|limites?|protections?|garde ?fous?) (?:de |du |des |d'|de la )?(?:la |le |l')?(?:systeme|securite|confidentialite|developpeur|operateur|moderation|protection)|(?:reglas?|normas?|instrucciones|instruccion|politicas?|filtros?|directrices|restricciones|limites|protecciones|salvaguardas) (?:de |del |de la )?(?:la |el )?(?:sistema|seguridad|privacidad|desarrollador|operador|moderacion|proteccion)|(?:regole|istruzion[ei]|politiche|politica|filtri|filtro|direttive|restrizioni|limiti|protezioni|linee guida) (?:di |del |della |dello |dell')?(?:sistema|sicurezza|privacy|riservatezza|sviluppatore|operatore|moderazione|protezione)|(?:regras?|instrucoes|instrucao|politicas?|filtros?|diretrizes|restricoes|limites|protecoes|salvaguardas) (?:de |do |da |dos )?(?:sistema|seguranca|privacidade|desenvolvedor|operador|moderacao|protecao)|prompt (?:du |del |di |do )?(?:systeme|sistema))";
+const GOV_RULE: &str = r"(?:(?:system|developer'?s?|operator'?s?|safety|security|privacy|content|original|initial|prior|previous|earlier|existing|default|built in|core|base|your|its|the agent'?s?|the assistant'?s?|the model'?s?|the system'?s?|the operator'?s?|the developer'?s?|platform|moderation)\s+(?:\w+\s+)?(?:prompts?|instructions?|rules?|polic(?:y|ies)|guidelines?|guidance|filters?|guardrails?|safeguards?|restrictions?|constraints?|settings|directives?|messages?|limits?|preferences)|system prompts?|(?:user'?s?|their) (?:privacy |data )?(?:preferences|wishes|opt ?outs?|consent|choices)|(?:vorherig\w*|bisherig\w*|fruher\w*|ursprunglich\w*|alle\w*) (?:anweisungen|regeln|vorgaben|richtlinien)(?: (?:zum|zur|des|der) \w+)?|(?:anweisungen|regeln|vorgaben|richtlinien|filter|einschrankungen) (?:des|der|vom) (?:systems?|entwicklers?|betreibers?|sicherheit|datenschutzes)|(?:pedidos?|peticiones|solicitudes|demandes?|richieste|wunsche|bitten|requests?) (?:do |del |de l'|de |dell'|des |der |of the |from the )?(?:usuario|utilisateur|utente|nutzers?|user)|\w*(?:system|sicherheits|datenschutz|entwickler|betreiber|schutz)(?:regeln|vorgaben|anweisungen|richtlinien|filter|einschrankungen|prompt)|(?:regles?|consignes?|instructions?|politiques?|filtres?|directives?|restrictions?|limites?|protections?|garde ?fous?) (?:de |du |des |d'|de la )?(?:la |le |l')?(?:systeme|securite|confidentialite|developpeur|operateur|moderation|protection)|(?:reglas?|normas?|instrucciones|instruccion|politicas?|filtros?|directrices|restricciones|limites|protecciones|salvaguardas) (?:de |del |de la )?(?:la |el )?(?:sistema|seguridad|privacidad|desarrollador|operador|moderacion|proteccion)|(?:regole|istruzion[ei]|politiche|politica|filtri|filtro|direttive|restrizioni|limiti|protezioni|linee guida) (?:di |del |della |dello |dell')?(?:sistema|sicurezza|privacy|riservatezza|sviluppatore|operatore|moderazione|protezione)|(?:regras?|instrucoes|instrucao|politicas?|filtros?|diretrizes|restricoes|limites|protecoes|salvaguardas) (?:de |do |da |dos )?(?:sistema|seguranca|privacidade|desenvolvedor|operador|moderacao|protecao)|prompt (?:du |del |di |do )?(?:systeme|sistema))";
 
 /// Verbs that set rules aside (imperatives and infinitives).
 const SET_ASIDE: &str = r"(?:ignore|ignoring|disregard\w*|override|overrid\w*|overrule\w*|supersede\w*|bypass\w*|circumvent\w*|skip|skips|skipping|drop|drops|dropping|discard\w*|abandon\w*|ditch\w*|scrap|suspend\w*|waive\w*|neglect\w*|replace|replaces|replacing|swap\w*|forget|forgets|relax|relaxes|loosen\w*|weaken\w*|disable\w*|deactivat\w*|switch off|turn off|ignorier\w*|missacht\w*|uberschreib\w*|ubergeh\w*|uberspring\w*|umgeh\w*|verwirf\w*|verwerf\w*|ersetz\w*|deaktivier\w*|vergiss|ignor\w*|outrepass\w*|contourn\w*|saute\w*|sauter|ecarte\w*|ecarter|remplace\w*|abandonne\w*|desactive\w*|neglige\w*|oublie\w*|passe outre|salta\w*|saltat\w*|omit\w*|omite\w*|descarta\w*|reemplaza\w*|sustitu\w*|anula\w*|desactiva\w*|olvida\w*|elude\w*|scavalca\w*|sostitu\w*|annulla\w*|scarta\w*|disattiva\w*|dimentica\w*|aggira\w*|pula\w*|pule\w*|pular|descart\w*|substitu\w*|anule\w*|desative\w*|esquec\w*|contorne\w*|desconsider\w*)";
@@ -147,10 +147,10 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
 const DESTROY: &str = r"(?:delete|deletes|deleting|erase\w*|wipe|wipes|wiping|purge\w*|destroy\w*|remove|removes|removing|overwrit\w*|shred\w*|format|formats|formatting|reformat\w*|nuke\w*|trash\w*|truncate\w*|clear|clears|clearing|empty|empties|emptying|zero|kill|kills|killing|terminate\w*|obliterat\w*|losch\w*|entfern\w*|vernicht\w*|uberschreib\w*|formatier\w*|leere\w*|beende\w*|supprim\w*|effac\w*|detrui\w*|ecras\w*|formate\w*|vide\w*|vider|tue|tuer|borra\w*|borre\w*|elimin\w*|destru\w*|sobrescrib\w*|formatea\w*|vacia\w*|mata\w*|cancella\w*|distrugg\w*|sovrascriv\w*|formatta\w*|svuota\w*|uccid\w*|apaga\w*|apague\w*|exclu\w*|sobrescrev\w*|esvazi\w*|mate|matar)";
 
 /// System objects: what a memory skill has no business destroying.
-const SYSTEM_OBJ: &str = r"(?:(?:user'?s?|their|his|her|the|all|every|any) (?:\w+ )?(?:documents?|downloads|desktop|photos|pictures|home) (?:folders?|director(?:y|ies)|files?)?|(?:documents|downloads|desktop|home|photos|user|system|config\w*|configuration|settings|boot|kernel|log|backup|shared|network|project|source|git) (?:folders?|director(?:y|ies)|files?|partitions?|volumes?|drives?|repositor(?:y|ies))|home director(?:y|ies)|/home\w*|/etc\w*|/var\w*|/usr\w*|/root|~/?\w*|c:\S*|system32|snapshots?|shadow (?:copies|copy)|volume shadow|restore points?|backups?|back ups?|recovery (?:points?|partitions?|images?)|disks?|hard (?:disks?|drives?)|drives?|partitions?|volumes?|file ?systems?|containers?|docker (?:images?|volumes?|containers?)|virtual machines?|vms?|repositor(?:y|ies)|registry|processes|process|daemons?|services?|(?:monitoring|security|antivirus|audit|logging|backup|watchdog) (?:agents?|processes?|services?|software|tools?|daemons?)|firewall|antivirus|watchdog|dateien|ordner|verzeichnis\w*|sicherung\w*|schnappsch\w*|festplatte\w*|partition\w*|prozess\w*|dienst\w*|konfigurations?dateien|systemdateien|fichiers?|dossiers?|repertoires?|sauvegardes?|instantanes?|disques?|processus|services?|fichiers? (?:de )?(?:configuration|systeme)|archivos|carpetas?|directorios?|copias de seguridad|respaldos?|instantaneas|discos?|procesos?|servicios?|archivos de (?:configuracion|sistema)|file di (?:configurazione|sistema)|cartell[ae]|directory|backup|istantanee|dischi|disco|processi|servizi|arquivos?|pastas?|diretorios?|copias de seguranca|instantaneos|processos|servicos|arquivos de (?:configuracao|sistema))";
+const SYSTEM_OBJ: &str = r"(?:(?:user'?s?|their|his|her|the|all|every|any) (?:\w+ )?(?:documents?|downloads|desktop|photos|pictures|home) (?:folders?|director(?:y|ies)|files?)?|(?:documents|downloads|desktop|home|photos|user|system|config\w*|configuration|settings|boot|kernel|log|backup|shared|network|project|source|git) (?:folders?|director(?:y|ies)|files?|partitions?|volumes?|drives?|repositor(?:y|ies))|home director(?:y|ies)|/home\w*|/etc\w*|/var\w*|/usr\w*|/root|~/?\w*|c:\S*|system32|(?:user'?s?|their|his|her) (?:\w+ )?files|snapshots?|shadow (?:copies|copy)|copias? de seguridad|copias? de seguranca|volume shadow|restore points?|backups?|back ups?|recovery (?:points?|partitions?|images?)|disks?|hard (?:disks?|drives?)|drives?|partitions?|volumes?|file ?systems?|containers?|docker (?:images?|volumes?|containers?)|virtual machines?|vms?|repositor(?:y|ies)|registry|processes|process|daemons?|services?|(?:monitoring|security|antivirus|audit|logging|backup|watchdog) (?:agents?|processes?|services?|software|tools?|daemons?)|firewall|antivirus|watchdog|dateien|ordner|verzeichnis\w*|sicherung\w*|schnappsch\w*|festplatte\w*|partition\w*|prozess\w*|dienst\w*|konfigurations?dateien|systemdateien|fichiers?|dossiers?|repertoires?|sauvegardes?|instantanes?|disques?|processus|services?|fichiers? (?:de )?(?:configuration|systeme)|archivos|carpetas?|directorios?|copias de seguridad|respaldos?|instantaneas|discos?|procesos?|servicios?|archivos de (?:configuracion|sistema)|file di (?:configurazione|sistema)|cartell[ae]|directory|backup|istantanee|dischi|disco|processi|servizi|arquivos?|pastas?|diretorios?|copias de seguranca|instantaneos|processos|servicos|arquivos de (?:configuracao|sistema))";
 
 /// Words that make a deletion an ordinary, narrow one.
-const NARROW: &str = r"(?:temp|temporary|tmp|cache|cached|scratch|draft|duplicate\w*|outdated|stale|old|obsolete|unused|empty|the (?:memory|note|entry) (?:that|which)|that|which|you created|it created|you wrote|this skill created|temporar\w*|temporais|temporales|temporanei|vorlaufig\w*)";
+const NARROW: &str = r"(?:temp|temporary|tmp|cache|cached|scratch|draft|duplicate\w*|outdated|stale|old|obsolete|unused|empty|the (?:memory|note|entry) (?:that|which)|you created|it created|you wrote|this skill created|temporar\w*|temporais|temporales|temporanei|vorlaufig\w*)";
 
 fn system_destroyed(sentence: &str, toks: &[String]) -> Option<String> {
     static VERB: LazyLock<Regex> = LazyLock::new(|| super::intent::whole(DESTROY));
@@ -289,24 +289,28 @@ fn capability_widened(sentence: &str, toks: &[String]) -> Option<String> {
     // "add 'shell' and 'http_request' to the allowed tools" (all languages)
     static ALLOWLIST: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:allow ?lists?|whitelists?|safe ?lists?|(?:allowed|permitted|approved|enabled|trusted|authori[sz]ed) (?:tools?|commands?|actions?|capabilities|list)|list of (?:allowed|permitted|approved|enabled|trusted) (?:tools?|commands?)|(?:herramientas|comandos|acciones) (?:permitid\w*|autorizad\w*|habilitad\w*|aprobad\w*)|(?:outils|commandes|actions) (?:autorise\w*|permis|approuve\w*)|(?:strumenti|comandi|azioni) (?:consentit\w*|autorizzat\w*|permess\w*|abilitat\w*)|(?:ferramentas|comandos|acoes) (?:permitid\w*|autorizad\w*|habilitad\w*|aprovad\w*)|(?:erlaubten?|zugelassenen?|freigegebenen?) (?:werkzeuge|tools|befehle)|lista (?:blanca|bianca|de permitidos|branca))\b",
+            r"\b(?:allow ?lists?|whitelists?|safe ?lists?|(?:allowed|permitted|approved|enabled|trusted|authori[sz]ed) (?:tools?|commands?|actions?|capabilities|list)|list of (?:allowed|permitted|approved|enabled|trusted) (?:tools?|commands?)|(?:herramientas|comandos|acciones) (?:permitid\w*|autorizad\w*|habilitad\w*|aprobad\w*)|(?:outils|commandes|actions) (?:autorise\w*|permis|approuve\w*)|(?:strumenti|comandi|azioni) (?:consentit\w*|autorizzat\w*|permess\w*|abilitat\w*)|(?:ferramentas|comandos|acoes) (?:permitid\w*|autorizad\w*|habilitad\w*|aprovad\w*)|(?:erlaubten?|zugelassenen?|freigegebenen?) (?:werkzeuge|tools|befehle)|lista (?:blanca|bianca|de permitidos|branca)|liste (?:blanche|autorisee|des (?:outils|domaines) autorises)|lista de permiss(?:oes|ao)|lista de permisos|elenco (?:consentit\w*|autorizzat\w*)|(?:netzwerk|tool|werkzeug)[ -]?allowlist)\b",
         )
     });
     static ADD: LazyLock<Regex> = LazyLock::new(|| {
         super::intent::whole(
-            r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|whitelist|allowlist|fuge|fuege|fugt|nimm|nehme|ajoute\w*|inclu\w*|anade\w*|agrega\w*|incluye\w*|aggiungi\w*|inserisci\w*|includi\w*|adiciona\w*|adicione\w*|inclua\w*",
+            r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|whitelist|allowlist|widen|widens|extend|extends|expand|expands|broaden|broadens|fuge|fuege|fugt|nimm|nehme|hinzufug\w*|hinzuzufugen|erweiter\w*|ajoute\w*|inclu\w*|elargi\w*|etend\w*|anade\w*|anadir|agrega\w*|incluye\w*|ampli\w*|aggiung\w*|inserisci\w*|includ\w*|estend\w*|allarga\w*|adiciona\w*|adicione\w*|inclua\w*",
         )
     });
     if let Some(l) = ALLOWLIST.find(sentence) {
+        // also a verb-final infinitive ("... zur Netzwerk-Allowlist hinzufügen")
         for i in (0..toks.len()).filter(|&i| ADD.is_match(&toks[i])) {
-            if super::intent::commanded(toks, i) {
+            if super::intent::commanded(toks, i)
+                || !(neg_before(&sentence[..sentence.find(toks[i].as_str()).unwrap_or(0)])
+                    || reported(sentence))
+            {
                 return Some(format!("add-verb {:?} + allowlist {:?}", toks[i], l.as_str()));
             }
         }
     }
     // "mount the docker socket", "give the agent the docker socket"
     static STRONG: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:docker (?:socket|sock|daemon)|docker\.sock|host (?:network|filesystem|file system|pid namespace)|privileged (?:mode|containers?))\b")
+        rx(r"\b(?:docker (?:socket|sock|daemon)|docker\.sock|host (?:network|filesystem|file system|pid namespace|home director\w*|director\w*|drives?|disks?|root)|privileged (?:mode|containers?))\b")
     });
     static USE: LazyLock<Regex> = LazyLock::new(|| {
         super::intent::whole(
@@ -472,17 +476,27 @@ fn bulk_destroyed(sentence: &str) -> Option<String> {
 
 fn sent_to_third_party(sentence: &str, toks: &[String]) -> Option<String> {
     static RECIPIENT: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:recruit\w*|headhunter\w*|employers?|insurers?|insurance (?:company|companies|provider|form)|compagnia assicurativa|compagnie d'assurance|compania de seguros|companhia de seguros|versicherung\w*|assicurazion\w*|assureur\w*|aseguradora\w*|seguradora\w*|(?:commercial|business|sales|marketing|advertising|ad) partners?|partenaires? commerciaux|partenaire commercial|socios? comerciales?|partner commerciali?|parceiros? comerciais|parceiro comercial|geschaftspartner\w*|werbepartner\w*|advertisers?|data brokers?|sponsors?|vendors?|(?:\w+ )?channel|canal|kanal|canale)\b")
+        rx(r"\b(?:recruit\w*|headhunter\w*|employers?|insurers?|insurance (?:company|companies|provider|form)|compagnia assicurativa|compagnie d'assurance|compania de seguros|companhia de seguros|versicherung\w*|assicurazion\w*|assureur\w*|aseguradora\w*|seguradora\w*|(?:commercial|business|sales|marketing|advertising|ad) partners?|partenaires? commerciaux|partenaire commercial|socios? comerciales?|partner commerciali?|parceiros? comerciais|parceiro comercial|geschaftspartner\w*|werbepartner\w*|advertisers?|data brokers?|sponsors?|vendors?|(?:\w+ )?channel|canal|kanal|canale|partners?|partenaires?|parceir[oa]s?|socios?|dienstleister\w*|prestataires?|proveedor\w*|fornitor\w*|fornecedor\w*|empresas? parceiras?|aziend[ae] partner)\b")
     });
     static DATA_MORE: LazyLock<Regex> = LazyLock::new(|| {
         rx(r"\b(?:coordonnees|contact (?:details|info\w*)|datos de contacto|dati di contatto|kontaktdaten|dados de contato|profile?|profil|perfil|profilo|cv|resume|name|nome|nom|nombre|details|health|salute|salud|saude|gesundheit\w*|sante|ricordi|recuerdos|memorias|memoires|erinnerungen)\b")
     });
     static SEND: LazyLock<Regex> = LazyLock::new(|| {
-        super::intent::whole(r"notify|notifies|inform|informs|alert|alerts|ping|message|dm|transmets|transmettez|transmet|transmite|transmita|trasmetti|ubermittle|inoltra|inoltrare|envia|envie|invia|manda|mande|schick\w*|sende|envoie|send|sends|forward|forwards|share|shares|post|posts|report|reports|anexe|anexa|adjunta|adjunte|allega|joins|joint|hange|attach|attaches")
+        super::intent::whole(r"partager|partage|partagez|compartir|comparte|compartilhar|compartilhe|condividere|condividi|teilen|teile|ubermitteln|ubermittle|inviare|enviar|envoyer|notify|notifies|inform|informs|alert|alerts|ping|message|dm|transmets|transmettez|transmet|transmite|transmita|trasmetti|ubermittle|inoltra|inoltrare|envia|envie|invia|manda|mande|schick\w*|sende|envoie|send|sends|forward|forwards|share|shares|post|posts|report|reports|anexe|anexa|adjunta|adjunte|allega|joins|joint|hange|attach|attaches")
     });
     let r = RECIPIENT.find(sentence)?;
+    // "the user's partner", "their partner": a person close to the user
+    static OWN: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:user'?s?|their|his|her|your|my|sein\w*|ihr\w*|son|sa|ses|leur|su|sus|suo|sua|seu)\s+(?:\w+\s+)?$")
+    });
+    if OWN.is_match(&sentence[..r.start()]) {
+        return None;
+    }
     for i in (0..toks.len()).filter(|&i| SEND.is_match(&toks[i])) {
-        if !super::intent::commanded(toks, i) {
+        let at = sentence.find(toks[i].as_str()).unwrap_or(0);
+        if !(super::intent::commanded(toks, i)
+            || !(neg_before(&sentence[..at]) || reported(sentence)))
+        {
             continue;
         }
         if super::intent::DATA.is_match(sentence) || DATA_MORE.is_match(sentence) {
@@ -505,10 +519,10 @@ fn attached_to_outgoing(sentence: &str) -> Option<String> {
 
 fn answer_key(sentence: &str) -> Option<String> {
     static CTX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b")
+        rx(r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b|\b(?:the )?solution (?:is|for|to)\b|\bis solved by\b|\b(?:losung|solution|solucion|soluzione|solucao) (?:der|de l'|del|dell'|do|de la|des|du|for the|of the) (?:test ?)?(?:episode|episodio|aufgabe|tache|tarea|compito|tarefa|task|test)\w*|\btestepisode\b|\bepisodes? de (?:test|prueba|teste)\b|\bepisodio di test\b|\btest episodes?\b|\bscored? (?:as )?correct\b|\bmarked (?:as )?correct\b|\bcounts? as correct\b|\b(?:etiquetas?|etichett[ae]|rotulos?|etiketten?|etiquettes?|respuestas?|risposte|respostas?|antworten|reponses) gold\b|\bgold (?:etiketten|antworten)\b|\b(?:risposta attesa|risposte attese|respuestas? esperadas?|respostas? esperadas?|reponses? attendues?|erwartete antwort\w*)\b")
     });
     static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,40}'|"[^"]{1,40}"|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#)
+        rx(r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,40}'|"[^"]{1,40}"|«[^»]{1,40}»|“[^”]{1,40}”|„[^“]{1,40}“|:\s*\w+ \w+ \d\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#)
     });
     let c = CTX.find(sentence)?;
     let v = VALUE.find(sentence)?;
@@ -524,7 +538,10 @@ pub(crate) fn cue(sentence: &str, toks: &[String]) -> Option<(&'static str, Stri
     if let Some(c) = secret_kept(sentence) {
         return Some(("credentials", c));
     }
-    if let Some(c) = capability_widened(sentence, toks).or_else(|| agent_entitled(sentence)) {
+    if let Some(c) = capability_widened(sentence, toks)
+        .or_else(|| agent_entitled(sentence))
+        .or_else(|| strong_capability(sentence))
+    {
         return Some(("permissions", c));
     }
     // an injection quoted as an example of what not to obey is no command
@@ -533,15 +550,20 @@ pub(crate) fn cue(sentence: &str, toks: &[String]) -> Option<(&'static str, Stri
         .or_else(|| rules_subordinated(&unquoted))
         .or_else(|| hidden_or_faked(&unquoted))
         .or_else(|| control_evaded(&unquoted))
+        .or_else(|| user_deceived(&unquoted))
     {
         return Some(("override-instructions", c));
     }
-    if let Some(c) = system_destroyed(sentence, toks).or_else(|| bulk_destroyed(sentence)) {
+    if let Some(c) = system_destroyed(sentence, toks)
+        .or_else(|| bulk_destroyed(sentence))
+        .or_else(|| infinitive_destroyed(sentence))
+    {
         return Some(("destructive-commands", c));
     }
     if let Some(c) = sent_outside(sentence)
         .or_else(|| sent_to_third_party(sentence, toks))
         .or_else(|| attached_to_outgoing(sentence))
+        .or_else(|| sent_elsewhere(sentence))
     {
         return Some(("exfiltration", c));
     }
@@ -549,4 +571,66 @@ pub(crate) fn cue(sentence: &str, toks: &[String]) -> Option<(&'static str, Stri
         return Some(("answer-leakage", c));
     }
     None
+}
+
+// ---- round five, second pass: infinitive steps, strong capabilities, lies to the user -----
+
+/// Capability phrases strong enough alone (unless negated or reported): unrestricted access,
+/// privileged plugins, outbound network, elevated rights, flipping a permission flag.
+fn strong_capability(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:unrestricted|unlimited|uneingeschrankt\w*|illimit\w*|ilimitad\w*|illimitat\w*|irrestrit\w*) (?:tool |network |internet |file ?system |shell |root |admin |system )?(?:access|browsing|permissions|privileges|rights|zugriff|acces|acceso|accesso|acesso)\b|\bprivileged (?:plugin|tool|mode|process|container)s?\b|\boutbound (?:network )?(?:calls|requests|connections|access)\b|\b(?:mit erhohten rechten|with elevated (?:rights|privileges|permissions)|avec (?:des )?droits eleves|con privilegios elevados|con privilegi elevati|com privilegios elevados)\b|\b(?:elev\w*|escalat\w*|rais\w*|erhoh\w*|aument\w*|alza\w*|innalza\w*)\b (?:\w+ ){0,2}(?:privileges?|privilegios|privilegi|rechte|droits|permissions?|permisos|permessi|permissoes)\b|\b(?:flip|set|switch|change|toggle)\w* (?:the )?(?:permission|access|approval|security|safety) (?:flag|setting|bit|toggle|switch)\w* to (?:allow|true|on|yes|granted|enabled)\b|\b(?:give|grant|dare|dar|donner|geben|gib|conceder|concedere|accorder|gewahren|otorgar|fornire|fornecer|provide|dai|da|dale|donne)\b (?:\w+ ){0,3}(?:skill|agent|executor|esecutore|ejecutor|executeur|agente|assistente|ausfuhrende\w*)\b (?:\w+ ){0,3}(?:write |read write |full |total |root |admin )?(?:access|accesso|acceso|acces|acesso|zugriff|rights|diritti|derechos|droits|direitos|rechte|permissions|permessi|permisos|permissoes)\b")
+    });
+    static SANDBOX_OFF: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b(?: \w+){0,4} (?:abschalten|ausschalten|deaktivieren|umgehen|abstellen)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disabl\w*|deaktivier\w*|switch\w* off|turn\w* off|abschalt\w*|ausschalt\w*|contourn\w*|bypass\w*|aggira\w*|eludi\w*|evita\w*) (?:\w+ ){0,2}(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b")
+    });
+    let m = RX.find(sentence).or_else(|| SANDBOX_OFF.find(sentence))?;
+    let lead = clause_before(sentence, m.start());
+    (!(neg_before(lead) || reported(&sentence[..m.start()]))).then(|| format!("capability {:?}", m.as_str()))
+}
+
+/// Lying to the user about what is kept, hiding that a memory exists, faked logs.
+fn user_deceived(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:never|do not|don'?t|ne jamais|jamais|nunca|no|non|mai|nao|nie|niemals|nicht)\b[^.;]{0,20}\b(?:tell|inform|say|dire|dis|decir|digas|diga|dizer|sagen|sag|informer|informar|informare|mention\w*|menzion\w*|erwahn\w*|mostr\w*|show)\b[^.;]{0,30}\b(?:user|utilisateur|usuario|utente|nutzer\w*|them)\b[^.;]{0,20}\b(?:that|que|qu'|che|dass)\b[^.;]{0,50}\b(?:memor\w*|ricord\w*|recuerdo\w*|souvenir\w*|erinnerung\w*|entr\w*|stored|saved|created|cree\w*|creado|creato|criad\w*|gespeichert|angelegt)|\b(?:user|nutzer\w*|utilisateur|usuario|utente)\w* (?:asks?|fragt|demande|pregunta|chiede|pergunta)\w*[^.;]{0,50}\b(?:remember\w*|stored|saved|gespeichert|enregistr\w*|guardad\w*|memorizzat\w*|salvo|salvat\w*|know)\b[^.;]{0,40}\b(?:(?:do not|don'?t|never|not|nicht|ne|no|non|nao) (?:\w+ ){0,2}(?:mention|tell|reveal|show|list|disclose|erwahn\w*|nenn\w*|mentionne\w*|menciones|mencione|menzionare|dire|zeige\w*)|verschweig\w*|weglass\w*|leave out|omit)\b|\b(?:answer|say|reply|claim|tell|respond)\w*[^.;]{0,40}\b(?:don'?t|do not|no|never) (?:keep|store|have|save|record)\w*[^.;]{0,60}\b(?:even though|although|while in fact|obwohl|bien que|aunque|anche se|embora|mesmo que) (?:you|it|we) (?:do|does|have)\b|\bnoop\b[^.;]{0,40}\b(?:actually|really|in fact|en realidad|in realta|realmente|tatsachlich|en fait|aunque|obwohl|bien que|even though|although|anche se|embora)\b|\bso tun,? als (?:ob )?\w+ (?:\w+ ){0,3}(?:eingehalten|befolgt|geloscht|entfernt|vergessen)\w*|\b(?:fingir|fingiendo|fingindo|fingere|feindre)\b[^.;]{0,40}\b(?:cumpr\w*|cumpl\w*|segui\w*|rispett\w*|respect\w*|comply\w*|borr\w*|apag\w*|esquec\w*|olvid\w*)\b|\b(?:escond\w*|cacher|cachez|cache[sr]? (?:a|aux))\b[^.;]{0,40}\b(?:usuari\w*|utilisat\w*|user|utente|memor\w*|donnees|datos|dados)\b")
+    });
+    RX.find(sentence).map(|m| format!("user deceived {:?}", m.as_str()))
+}
+
+/// German verb-final and Romance infinitive steps: "... alle Erinnerungen der Bank
+/// löschen", "die Tabelle memories droppen", "das Backup ... überschreiben", "Effacer les
+/// données des autres utilisateurs".
+fn infinitive_destroyed(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:alle|samtliche|gesamte\w*|komplette\w*|jede\w*)\b(?: [\w-]+){0,4} (?:erinnerungen|eintrage|daten|speicher\w*|bank|datenbank|dateien|sicherung\w*|backups?)\b(?: [\w-]+){0,4} (?:loschen|entfernen|tilgen|vernichten|leeren|uberschreiben|droppen|wegwerfen)\b|\b(?:backups?|sicherung\w*|datenbank|tabelle|festplatte|ordner|verzeichnis\w*|speicherbank)\b(?: [\w-]+){0,6} (?:uberschreiben|loschen|leeren|formatieren|droppen|tilgen|vernichten)\b|\b(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b[^.;]{0,20}\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)|\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)\w* (?:a |la |die |the |il |el )?(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b|\b(?:restlos|vollstandig|komplett) (?:tilgen|loschen|vernichten|entfernen)\b")
+    });
+    static OTHER_USERS: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:(?:of|for|from) (?:any|all|every|the) other users?|other users'?|anderer (?:nutzer|benutzer)|der anderen (?:nutzer|benutzer)|des autres utilisateurs|d'autres utilisateurs|de (?:los )?(?:demas|otros) usuarios|degli altri utenti|di altri utenti|dos outros usuarios|de outros usuarios)\b")
+    });
+    static DESTROY_RX: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"\b{DESTROY}\b|\b(?:tilg\w*|wipe|wipes)\b")));
+    let hit = RX.find(sentence).or_else(|| {
+        OTHER_USERS
+            .find(sentence)
+            .and_then(|o| DESTROY_RX.find(sentence).map(|_| o))
+            .filter(|_| super::intent::DATA.is_match(sentence) || sentence.contains("memor"))
+    })?;
+    let lead = clause_before(sentence, hit.start());
+    (!(neg_before(lead) || neg_before(&sentence[..hit.start()]) || reported(&sentence[..hit.start()])))
+        .then(|| format!("deletion step {:?}", hit.as_str()))
+}
+
+/// Data sent with the verb at the end or to a public place: "die Speicherbank ... auf den
+/// Server des Skill-Autors hochladen", "to a public paste", "a GET request to the tracking
+/// pixel", "a Google Form owned by the author".
+fn sent_elsewhere(sentence: &str) -> Option<String> {
+    static RX: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:auf|an|zu|in) (?:den|die|das|einen|eine|ein) (?:\w+ ){0,3}(?:server|dienst\w*|dienstleister\w*|adresse|webhook|endpunkt|cloud|pastebin)\w*\b[^.;]{0,40}\b(?:hochladen|senden|schicken|ubermitteln|ubertragen|weiterleiten|exportieren|teilen|veroffentlichen)\b|\b(?:to|into|in|on|onto) (?:a |an |the )?(?:public (?:paste|gist|page|forum|post|channel|pastebin)|paste ?bin|tracking pixel|google forms?|form owned by)\b|\b(?:get|post|http) requests? to\b|\b(?:en|no|na|nel|nella|sur|dans) (?:un |una |um |uma )?(?:paste|pastebin) (?:publico|pubblico|public)\b|\bowned by (?:the )?(?:skill )?(?:author|attacker|designer)\b|\b(?:server|servidor|serveur|servizio) (?:des skill autors|do autor|del autor|de l'auteur|dell'autore)\b")
+    });
+    let m = RX.find(sentence)?;
+    if !(super::intent::DATA.is_match(sentence)) {
+        return None;
+    }
+    let lead = clause_before(sentence, m.start());
+    (!(neg_before(lead) || neg_before(&sentence[..m.start()]) || reported(&sentence[..m.start()])))
+        .then(|| format!("sent to {:?}", m.as_str()))
 }

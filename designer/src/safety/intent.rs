@@ -124,6 +124,8 @@ const SKIP: &[&str] = &[
     "o",
     "issue",
     "perform",
+    "fazer",
+    "faire",
     "feel",
     "free",
     "welcome",
@@ -1077,7 +1079,7 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
 
 static SEND_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"copie\w*|copia\w*|kopier\w*|back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
+        r"condivider\w*|compartir|compartilhar|partager|inviare|enviar|envoyer|pubblicare|publicar|publier|caricare|carregar|subir|esportare|exportar|exporter|inoltrare|encaminhar|trasferire|transferir|transmettre|trasmettere|transmitir|hochladen|ubermitteln|senden|schicken|teilen|copie\w*|copia\w*|kopier\w*|back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
     )
 });
 
@@ -1099,7 +1101,7 @@ static OUTSIDE_WEAK: LazyLock<Regex> = LazyLock::new(|| {
 /// What may not leave.
 pub(crate) static DATA: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
+        r"\b(?:direccion|indirizzo|endereco|adresse|telefono|telefone|telephone|telefonnummer|phone|coordonnees|trajector(?:y|ies)|notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
     )
 });
 
@@ -1112,7 +1114,7 @@ fn exfiltration(toks: &[String]) -> Option<String> {
         if toks[i] == "e" && toks.get(i + 1).is_none_or(|n| n != "mail") {
             continue;
         }
-        let rest = after(toks, i, 14);
+        let rest = after(toks, i, 20);
         static OUTWARD: LazyLock<Regex> = LazyLock::new(|| {
             whole(
                 r"tweets?|publish\w*|leaks?|broadcasts?|veroffentlich\w*|publie\w*|publica\w*|pubblica\w*|publique\w*",

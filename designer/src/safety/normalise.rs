@@ -664,7 +664,81 @@ pub fn join_split_words(cleaned: &str) -> String {
             k += 1;
         }
     }
-    out
+    out.lines().map(join_keyword_fragments).collect::<Vec<_>>().join("\n")
+}
+
+/// Words of the rules' classes that an author may break with spaces ("inst ruct ions",
+/// "cont rase ña", "rem ote"): adjacent fragments that spell one of them are joined.
+const SPLIT_KEYWORDS: &[&str] = &[
+    "instructions", "instruction", "instrucciones", "instrucoes", "istruzioni", "anweisungen",
+    "previous", "ignore", "ignora", "override", "overrides", "system", "sistema", "systeme",
+    "prompt", "policy", "policies", "guardrails", "bypass", "password", "passwords",
+    "contrasena", "contrasenas", "token", "tokens", "secret", "secrets", "credentials",
+    "credenciales", "credenciais", "credenziali", "exfiltrate", "memories", "memory",
+    "upload", "remote", "server", "webhook", "delete", "erase", "wipe", "purge", "enable",
+    "disable", "execution", "executor", "execute", "sandbox", "allowlist", "whitelist", "shell",
+    "root", "sudo", "admin", "administrator", "permissions", "privileges", "answer",
+    "respuesta", "resposta", "risposta", "correcta", "correta", "corretta", "pregunta",
+    "pergunta", "domanda", "attesa", "esperada", "expected", "label", "benchmark",
+    "richtlinien", "regeln", "verheimliche", "anderungen", "umgehe", "donnees", "autres",
+    "utilisateurs", "conversation", "effacer", "supprimer", "reglas", "seguridad",
+    "literalmente", "python", "freely", "liste", "autorisee", "desactive", "elargis",
+    "exfiltrer", "externe", "externo", "esterno", "externen", "credentials", "recuerdos",
+    "ricordi", "memorias", "erinnerungen", "souvenirs", "usuario", "utente", "nutzer",
+    "agenzia", "adozione", "servidor", "serveur", "envia", "envie", "invia", "sende",
+    "transmet", "partage", "compartilhe", "condividi", "elimina", "borra", "cancella",
+    "losche", "apaga", "supprime", "efface",
+];
+
+/// Joins adjacent space-separated fragments of `text` that spell a [`SPLIT_KEYWORDS`] word.
+fn join_keyword_fragments(text: &str) -> String {
+    const SMALL: &[&str] = &[
+        "the", "a", "to", "in", "on", "at", "of", "and", "or", "for", "is", "it", "as", "be",
+        "by", "we", "he", "me", "my", "no", "so", "up", "us", "an", "do", "go", "if", "la",
+        "le", "el", "il", "de", "di", "da", "y", "e", "et", "und", "les", "los", "las",
+    ];
+    let toks: Vec<&str> = text.split(' ').collect();
+    let letters = |t: &str| -> Option<String> {
+        let core = t.trim_end_matches(|c: char| !c.is_alphanumeric());
+        (!core.is_empty() && core.chars().all(char::is_alphabetic))
+            .then(|| strip_accents(&core.to_lowercase()))
+    };
+    let mut out: Vec<String> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        let mut joined = None;
+        for n in [4, 3, 2] {
+            if i + n > toks.len() {
+                continue;
+            }
+            let parts = &toks[i..i + n];
+            // only the last fragment may carry punctuation
+            if parts[..n - 1].iter().any(|p| p.chars().any(|c| !c.is_alphabetic())) {
+                continue;
+            }
+            let Some(ls) = parts.iter().map(|p| letters(p)).collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            if ls.iter().all(|l| SMALL.contains(&l.as_str()) || SPLIT_KEYWORDS.contains(&l.as_str())) {
+                continue;
+            }
+            if SPLIT_KEYWORDS.contains(&ls.concat().as_str()) {
+                joined = Some((n, parts.concat()));
+                break;
+            }
+        }
+        match joined {
+            Some((n, w)) => {
+                out.push(w);
+                i += n;
+            }
+            None => {
+                out.push(toks[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 /// One normalised text to scan and where it came from ("" for the plain text), with the
