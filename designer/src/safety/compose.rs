@@ -30,7 +30,7 @@ use regex::Regex;
 use super::rx;
 
 /// Negations, all languages (a word of the clause before the verb).
-const NEG: &str = r"(?:never|not|no|don'?t|dont|cannot|can'?t|won'?t|shouldn'?t|mustn'?t|nicht|nie|niemals|kein\w*|ne|pas|jamais|nunca|jamas|non|mai|nao|nem)";
+const NEG: &str = r"(?:without|sin|sans|senza|sem|ohne|nothing|nichts|rien|nada|niente|never|not|no|don'?t|dont|cannot|can'?t|won'?t|shouldn'?t|mustn'?t|nicht|nie|niemals|kein\w*|ne|pas|jamais|nunca|jamas|non|mai|nao|nem)";
 
 /// The governing rules of the agent, named with what makes them the agent's own.
 const GOV_RULE: &str = r"(?:(?:system|developer'?s?|operator'?s?|safety|security|privacy|content|original|initial|prior|previous|earlier|existing|default|built in|core|base|your|its|the agent'?s?|the assistant'?s?|the model'?s?|the system'?s?|the operator'?s?|the developer'?s?|platform|moderation)\s+(?:\w+\s+)?(?:prompts?|instructions?|rules?|polic(?:y|ies)|guidelines?|guidance|filters?|guardrails?|safeguards?|restrictions?|constraints?|settings|directives?|messages?|limits?|preferences)|system prompts?|(?:user'?s?|their) (?:privacy |data )?(?:preferences|wishes|opt ?outs?|consent|choices)|(?:vorherig\w*|bisherig\w*|fruher\w*|ursprunglich\w*|alle\w*) (?:anweisungen|regeln|vorgaben|richtlinien)(?: (?:zum|zur|des|der) \w+)?|(?:anweisungen|regeln|vorgaben|richtlinien|filter|einschrankungen) (?:des|der|vom) (?:systems?|entwicklers?|betreibers?|sicherheit|datenschutzes)|(?:pedidos?|peticiones|solicitudes|demandes?|richieste|wunsche|bitten|requests?) (?:do |del |de l'|de |dell'|des |der |of the |from the )?(?:usuario|utilisateur|utente|nutzers?|user)|\w*(?:system|sicherheits|datenschutz|entwickler|betreiber|schutz)(?:regeln|vorgaben|anweisungen|richtlinien|filter|einschrankungen|prompt)|(?:regles?|consignes?|instructions?|politiques?|filtres?|directives?|restrictions?|limites?|protections?|garde ?fous?) (?:de |du |des |d'|de la )?(?:la |le |l')?(?:systeme|securite|confidentialite|developpeur|operateur|moderation|protection)|(?:reglas?|normas?|instrucciones|instruccion|politicas?|filtros?|directrices|restricciones|limites|protecciones|salvaguardas) (?:de |del |de la )?(?:la |el )?(?:sistema|seguridad|privacidad|desarrollador|operador|moderacion|proteccion)|(?:regole|istruzion[ei]|politiche|politica|filtri|filtro|direttive|restrizioni|limiti|protezioni|linee guida) (?:di |del |della |dello |dell')?(?:sistema|sicurezza|privacy|riservatezza|sviluppatore|operatore|moderazione|protezione)|(?:regras?|instrucoes|instrucao|politicas?|filtros?|diretrizes|restricoes|limites|protecoes|salvaguardas) (?:de |do |da |dos )?(?:sistema|seguranca|privacidade|desenvolvedor|operador|moderacao|protecao)|prompt (?:du |del |di |do )?(?:systeme|sistema))";
@@ -294,7 +294,7 @@ fn capability_widened(sentence: &str, toks: &[String]) -> Option<String> {
     });
     static ADD: LazyLock<Regex> = LazyLock::new(|| {
         super::intent::whole(
-            r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|whitelist|allowlist|widen|widens|extend|extends|expand|expands|broaden|broadens|fuge|fuege|fugt|nimm|nehme|hinzufug\w*|hinzuzufugen|erweiter\w*|ajoute\w*|inclu\w*|elargi\w*|etend\w*|anade\w*|anadir|agrega\w*|incluye\w*|ampli\w*|aggiung\w*|inserisci\w*|includ\w*|estend\w*|allarga\w*|adiciona\w*|adicione\w*|inclua\w*",
+            r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|widen|widens|extend|extends|expand|expands|broaden|broadens|fuge|fuege|fugt|nimm|nehme|hinzufug\w*|hinzuzufugen|erweiter\w*|ajoute\w*|inclu\w*|elargi\w*|etend\w*|anade\w*|anadir|agrega\w*|incluye\w*|ampli\w*|aggiung\w*|inserisci\w*|includ\w*|estend\w*|allarga\w*|adiciona\w*|adicione\w*|inclua\w*",
         )
     });
     if let Some(l) = ALLOWLIST.find(sentence) {
@@ -351,6 +351,14 @@ fn secret_kept(sentence: &str) -> Option<String> {
     let secret = DESCRIBED
         .find(sentence)
         .or_else(|| super::intent::SECRET_OBJ.find(sentence))?;
+    // a secret replaced or masked before it is kept ("Sostituire con [RIMOSSO] qualunque
+    // chiave API ... prima di salvare")
+    static REDACTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:replace\w*|substitut\w*|sostitu\w*|trocar|troque|substitu\w*|ersetz\w*|remplac\w*|reemplaz\w*|sustitu\w*|mask|masks|masking|masked|maskier\w*|masquer|masque\w*|enmascar\w*|mascar\w*|mascher\w*|redact\w*|schwarz\w*|caviard\w*|tacha\w*|oscur\w*|censur\w*|placeholder|\[(?:removed|rimosso|oculto|redacted|secret|entfernt|supprime|eliminado)\])\b")
+    });
+    if REDACTED.is_match(&WHOLE_RX.replace_all(sentence, " ")) {
+        return None;
+    }
     // facts around a secret ("the date of the password change") stay facts, exactness or not
     if super::intent::SECRET_SAFE.is_match(&WHOLE_RX.replace_all(sentence, " ")) {
         return None;
@@ -435,7 +443,8 @@ fn rules_subordinated(sentence: &str) -> Option<String> {
         ))
     });
     RX.find(sentence).and_then(|m| {
-        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("skill above the rules {:?}", m.as_str()))
+        (!(neg_before(clause_before(sentence, m.start())) || neg_before(m.as_str())))
+            .then(|| format!("skill above the rules {:?}", m.as_str()))
     })
 }
 
