@@ -1279,7 +1279,19 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
 
 /// The rule id and the cues of the first intent-cue set that `norm` (one normalised view)
 /// meets; `cleaned` is the text with its case (for names).
+#[cfg(test)]
 pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str, String)> {
+    cue_hit_with(norm, cleaned, &mut std::collections::HashSet::new())
+}
+
+/// [`cue_hit`] with the sentences that the compositional cues ([`super::compose`], a pure
+/// function of the sentence) already passed in another view of the same text, or in another
+/// field of the same skill: they are not checked again.
+pub(crate) fn cue_hit_with(
+    norm: &str,
+    cleaned: Option<&str>,
+    composed: &mut std::collections::HashSet<String>,
+) -> Option<(&'static str, String)> {
     // the plain view line by line: a list item ends a sentence
     let lines = cleaned.map(|c| {
         c.lines()
@@ -1319,8 +1331,11 @@ pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str
         if let Some(c) = exfiltration(&toks) {
             return Some(("exfiltration", c));
         }
-        if let Some(hit) = super::compose::cue(s, &toks) {
-            return Some(hit);
+        if !composed.contains(s) {
+            if let Some(hit) = super::compose::cue(s, &toks) {
+                return Some(hit);
+            }
+            composed.insert(s.to_string());
         }
     }
     cleaned

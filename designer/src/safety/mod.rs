@@ -1447,6 +1447,11 @@ fn example_addresses_neutral(text: &str) -> std::borrow::Cow<'_, str> {
 /// only in a decoded view says so (``"safety rule `exfiltration` (in the decoded text)"``).
 /// A text holding a secret value (an API key, "password: hunter2") breaks `credentials`.
 pub fn safety_scan(text: &str) -> Result<(), String> {
+    scan_with(text, &mut std::collections::HashSet::new())
+}
+
+/// [`safety_scan`] sharing the sentences the compositional cues already passed.
+fn scan_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
     let views = scan_views(text);
     for v in &views {
@@ -1470,7 +1475,7 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
     }
     // the second layer: intent cues (verb class x object class, in command position)
     for v in &views {
-        if let Some((id, cues)) = intent::cue_hit(&v.text, v.cased.as_deref()) {
+        if let Some((id, cues)) = intent::cue_hit_with(&v.text, v.cased.as_deref(), composed) {
             let rule = rule_by_id(id);
             let how = if v.how.is_empty() {
                 String::new()
@@ -1507,15 +1512,17 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
 /// read as spaces, then description, then instructions), so that an instruction split
 /// across fields is read whole. `Err` names the field (or "fields together") and the rule.
 pub fn scan_skill(name: &str, description: &str, instructions: &str) -> Result<(), String> {
-    safety_scan(description).map_err(|r| format!("description: {r}"))?;
-    safety_scan(instructions).map_err(|r| format!("instructions: {r}"))?;
+    let composed = &mut std::collections::HashSet::new();
+    scan_with(description, composed).map_err(|r| format!("description: {r}"))?;
+    scan_with(instructions, composed).map_err(|r| format!("instructions: {r}"))?;
     let joined = format!(
         "{} {} {}",
         name.replace(['_', '-'], " "),
         description.trim(),
         instructions.trim()
     );
-    safety_scan(&joined).map_err(|r| format!("name, description and instructions together: {r}"))
+    scan_with(&joined, composed)
+        .map_err(|r| format!("name, description and instructions together: {r}"))
 }
 
 #[cfg(test)]
