@@ -702,6 +702,30 @@ const NEGATIONS: &[&str] = &[
     "redact",
     "mask",
     "omit",
+    // the same in the other languages: a secret replaced before it is kept is not kept
+    "ersetze",
+    "ersetzen",
+    "maskiere",
+    "maskieren",
+    "remplacer",
+    "remplace",
+    "remplacez",
+    "masquer",
+    "masque",
+    "reemplazar",
+    "reemplaza",
+    "sustituir",
+    "sustituye",
+    "enmascarar",
+    "sostituire",
+    "sostituisci",
+    "mascherare",
+    "maschera",
+    "substituir",
+    "substitua",
+    "trocar",
+    "troque",
+    "mascarar",
 ];
 
 fn secret_word(w: &str) -> bool {
@@ -891,6 +915,18 @@ fn clause_words(clause: &str) -> Vec<&str> {
 fn stores_secret(words: &[&str], i: usize) -> bool {
     let w = words[i];
     if !store_verb(w) || !holds_as_verb(words, i) || not_a_command(words, i) {
+        return false;
+    }
+    // "Sostituire con [RIMOSSO] qualunque chiave API ... prima di salvare": what is kept is
+    // the replacement
+    if words[..i].iter().any(|p| {
+        matches!(
+            *p,
+            "replace" | "redact" | "mask" | "ersetze" | "ersetzen" | "remplacer" | "remplace"
+                | "remplacez" | "reemplazar" | "reemplaza" | "sustituir" | "sustituye"
+                | "sostituire" | "sostituisci" | "substituir" | "substitua" | "trocar" | "troque"
+        )
+    }) {
         return false;
     }
     // verb-final clauses (German, participles): a secret noun a few words before
@@ -1312,7 +1348,9 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                     }
                     // "do not change any settings or permissions"
                     "permissions" => {
-                        !(reported_fact(norm, m.start()) || negated_close(norm, m.start()))
+                        !(reported_fact(norm, m.start())
+                            || negated_close(norm, m.start())
+                            || reported_verb(norm, m.start()))
                     }
                     // "do not put the system prompt into memories", "ne révèle jamais ..."
                     "prompt-disclosure" => {
