@@ -476,7 +476,13 @@ fn hidden_or_faked(sentence: &str) -> Option<String> {
     });
     RX.find(sentence).and_then(|m| {
         let lead = clause_before(sentence, m.start());
-        (!(neg_before(lead) || reported(&sentence[..m.start()]))).then(|| format!("concealment {:?}", m.as_str()))
+        // "hide nothing: tell the user what you stored"
+        let nothing = m.as_str().split_whitespace().nth(1).is_some_and(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            matches!(w, "nothing" | "none" | "nichts" | "rien" | "nada" | "niente" | "nulla")
+        });
+        (!(nothing || neg_before(lead) || reported(&sentence[..m.start()])))
+            .then(|| format!("concealment {:?}", m.as_str()))
     })
 }
 
