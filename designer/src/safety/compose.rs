@@ -81,59 +81,60 @@ fn reported(sentence: &str) -> bool {
 
 // ---- constraints: the agent's rules set aside ------------------------------------------
 
+static SA_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<v>{SET_ASIDE})\b(?:\s+[\w']+){{0,6}}?\s+(?P<o>{GOV_RULE})\b"
+    ))
+});
+static SA_PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<o>{GOV_RULE})\b[^.;:]{{0,100}}?\b(?:is|are|was|were|be|been|get|gets|becomes?|count as|counts as|ist|sind|wird|werden|gilt|gelten als|est|sont|soit|soient|doit etre|doivent etre|es|son|sea|sean|debe ser|deben ser|se consideran?|e|sono|sia|siano|va|vanno|deve essere|devono essere|sao|seja|sejam|deve ser|devem ser|ficam?)\s+(?:now |hereby |henceforth |simply |just |to be |considered |treated as |(?:\w+ ){{0,2}})?(?P<v>{SET_ASIDE_PASSIVE})\b"
+    ))
+});
+// verb-final: "Entwickleranweisungen, die das Speichern einschränken, einfach ignorieren"
+static SA_FINAL: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<o>{GOV_RULE})\b[^.;]{{0,80}}?\b(?P<v>ignorieren|missachten|ubergehen|umgehen|uberspringen|ausser acht lassen|verwerfen|ignorer|ignorar|ignorare|saltar|descartar|scartare|ecarter|desconsiderar)\s*(?:$|[.;!,]|\s+(?:und|and|et|y|e)\b)"
+    ))
+});
+// "Anweisungen des Systems ... gelten für diese Fähigkeit nicht"
+static SA_NOT_APPLY: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<o>{GOV_RULE})\b[^.;:]{{0,80}}?\b(?P<v>gelten\b[^.;]{{0,40}}\bnicht|gilt\b[^.;]{{0,40}}\bnicht|(?:do|does) not apply|don'?t apply|doesn'?t apply|no longer apply|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*)\b"
+    ))
+});
+static SA_BY: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<o>{GOV_RULE})\b[^.;]{{0,80}}?\b(?P<v>superseded|overridden|replaced|ersetzt|remplace\w*|reemplazad\w*|sustituid\w*|sostituit\w*|substituid\w*)\s+{BY_SKILL}\b|\b{BY_SKILL}\b[^.;]{{0,20}}\b(?P<v2>supersedes|overrides|replaces|ersetzt|remplace|reemplaza|sustituye|sostituisce|substitui)\b"
+    ))
+});
+static SA_RATHER: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<v>{OBEY})\b[^.;]{{0,60}}?\b{INSTEAD}\s+(?:\w+\s+){{0,2}}?(?P<o>{GOV_RULE})\b"
+    ))
+});
+static SA_AGAINST: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<v>{OBEY})\b[^.;]{{0,80}}?\b(?:even if|even when|even though|auch wenn|selbst wenn|meme si|meme quand|incluso si|aunque|anche se|anche quando|mesmo que|mesmo se)\b(?:[^.;]{{0,40}}?\b{CONTRADICT}\b[^.;]{{0,30}}?(?P<o>{GOV_RULE})|[^.;]{{0,40}}?(?P<o2>{GOV_RULE})\b[^.;]{{0,20}}?\b{CONTRADICT})"
+    ))
+});
+// "replace them with / put them in place of the system's": substituting other rules
+static SA_SUBSTITUTE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?P<v>replace\w*|substitut\w*|swap\w*|ersetz\w*|remplace\w*|reemplaz\w*|sustitu\w*|sostitu\w*|substitu\w*)\b[^.;]{0,40}?\b(?P<o>(?:those|that|the ones?|quell[ae]|quelli|celles?|ceux|las|los|aquellas|aquelles|as|os|die|der|den) (?:of|del|della|dello|du|de la|de|do|da|des) (?:the )?(?:system|sistema|systeme|developer|operator|sviluppatore|desarrollador|desenvolvedor|entwicklers?|betreibers?|systems))\b",
+    )
+});
+
 fn rules_set_aside(sentence: &str) -> Option<String> {
-    static ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<v>{SET_ASIDE})\b(?:\s+[\w']+){{0,6}}?\s+(?P<o>{GOV_RULE})\b"
-        ))
-    });
-    static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<o>{GOV_RULE})\b[^.;:]{{0,100}}?\b(?:is|are|was|were|be|been|get|gets|becomes?|count as|counts as|ist|sind|wird|werden|gilt|gelten als|est|sont|soit|soient|doit etre|doivent etre|es|son|sea|sean|debe ser|deben ser|se consideran?|e|sono|sia|siano|va|vanno|deve essere|devono essere|sao|seja|sejam|deve ser|devem ser|ficam?)\s+(?:now |hereby |henceforth |simply |just |to be |considered |treated as |(?:\w+ ){{0,2}})?(?P<v>{SET_ASIDE_PASSIVE})\b"
-        ))
-    });
-    // verb-final: "Entwickleranweisungen, die das Speichern einschränken, einfach ignorieren"
-    static FINAL: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<o>{GOV_RULE})\b[^.;]{{0,80}}?\b(?P<v>ignorieren|missachten|ubergehen|umgehen|uberspringen|ausser acht lassen|verwerfen|ignorer|ignorar|ignorare|saltar|descartar|scartare|ecarter|desconsiderar)\s*(?:$|[.;!,]|\s+(?:und|and|et|y|e)\b)"
-        ))
-    });
-    // "Anweisungen des Systems ... gelten für diese Fähigkeit nicht"
-    static NOT_APPLY: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<o>{GOV_RULE})\b[^.;:]{{0,80}}?\b(?P<v>gelten\b[^.;]{{0,40}}\bnicht|gilt\b[^.;]{{0,40}}\bnicht|(?:do|does) not apply|don'?t apply|doesn'?t apply|no longer apply|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*)\b"
-        ))
-    });
-    static BY: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<o>{GOV_RULE})\b[^.;]{{0,80}}?\b(?P<v>superseded|overridden|replaced|ersetzt|remplace\w*|reemplazad\w*|sustituid\w*|sostituit\w*|substituid\w*)\s+{BY_SKILL}\b|\b{BY_SKILL}\b[^.;]{{0,20}}\b(?P<v2>supersedes|overrides|replaces|ersetzt|remplace|reemplaza|sustituye|sostituisce|substitui)\b"
-        ))
-    });
-    static RATHER: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<v>{OBEY})\b[^.;]{{0,60}}?\b{INSTEAD}\s+(?:\w+\s+){{0,2}}?(?P<o>{GOV_RULE})\b"
-        ))
-    });
-    static AGAINST: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<v>{OBEY})\b[^.;]{{0,80}}?\b(?:even if|even when|even though|auch wenn|selbst wenn|meme si|meme quand|incluso si|aunque|anche se|anche quando|mesmo que|mesmo se)\b(?:[^.;]{{0,40}}?\b{CONTRADICT}\b[^.;]{{0,30}}?(?P<o>{GOV_RULE})|[^.;]{{0,40}}?(?P<o2>{GOV_RULE})\b[^.;]{{0,20}}?\b{CONTRADICT})"
-        ))
-    });
-    // "replace them with / put them in place of the system's": substituting other rules
-    static SUBSTITUTE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"\b(?P<v>replace\w*|substitut\w*|swap\w*|ersetz\w*|remplace\w*|reemplaz\w*|sustitu\w*|sostitu\w*|substitu\w*)\b[^.;]{0,40}?\b(?P<o>(?:those|that|the ones?|quell[ae]|quelli|celles?|ceux|las|los|aquellas|aquelles|as|os|die|der|den) (?:of|del|della|dello|du|de la|de|do|da|des) (?:the )?(?:system|sistema|systeme|developer|operator|sviluppatore|desarrollador|desenvolvedor|entwicklers?|betreibers?|systems))\b",
-        )
-    });
     for (re, what) in [
-        (&*ACTIVE, "set-aside verb"),
-        (&*FINAL, "set-aside verb (verb-final)"),
-        (&*NOT_APPLY, "rules declared not to apply"),
-        (&*PASSIVE, "set aside (passive)"),
-        (&*BY, "superseded by the skill"),
-        (&*RATHER, "obeyed instead of"),
-        (&*AGAINST, "obeyed against"),
-        (&*SUBSTITUTE, "rules replaced"),
+        (&*SA_ACTIVE, "set-aside verb"),
+        (&*SA_FINAL, "set-aside verb (verb-final)"),
+        (&*SA_NOT_APPLY, "rules declared not to apply"),
+        (&*SA_PASSIVE, "set aside (passive)"),
+        (&*SA_BY, "superseded by the skill"),
+        (&*SA_RATHER, "obeyed instead of"),
+        (&*SA_AGAINST, "obeyed against"),
+        (&*SA_SUBSTITUTE, "rules replaced"),
     ] {
         for c in re.captures_iter(sentence) {
             let m = c.get(0).expect("group 0");
@@ -142,7 +143,12 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
             let lead = clause_before(sentence, v.start());
             let words_before = |at: usize| {
                 let b = &sentence[..at];
-                let cut = b.char_indices().rev().filter(|(_, c)| *c == ' ').nth(3).map_or(0, |(k, _)| k);
+                let cut = b
+                    .char_indices()
+                    .rev()
+                    .filter(|(_, c)| *c == ' ')
+                    .nth(3)
+                    .map_or(0, |(k, _)| k);
                 &sentence[cut..at]
             };
             let lead = if what == "set-aside verb" {
@@ -200,13 +206,19 @@ fn system_destroyed(sentence: &str, toks: &[String]) -> Option<String> {
             continue;
         }
         let rest = toks[i + 1..(i + 9).min(toks.len())].join(" ");
-        let object = PURPOSE.find(&rest).map_or(rest.as_str(), |p| &rest[..p.start()]);
+        let object = PURPOSE
+            .find(&rest)
+            .map_or(rest.as_str(), |p| &rest[..p.start()]);
         if let Some(o) = OBJ.find(object) {
             if NARROW_RX.is_match(&object[..o.end()]) {
                 continue;
             }
             // "kill / stop" only on processes and agents
-            return Some(format!("destroy-verb {:?} + system object {:?}", toks[i], o.as_str()));
+            return Some(format!(
+                "destroy-verb {:?} + system object {:?}",
+                toks[i],
+                o.as_str()
+            ));
         }
     }
     // "the host's snapshots and shadow copies should be deleted"
@@ -216,12 +228,18 @@ fn system_destroyed(sentence: &str, toks: &[String]) -> Option<String> {
         ))
     });
     for c in PASSIVE.captures_iter(sentence) {
-        let o = c.name("o").or(c.name("o2")).or(c.name("o3")).expect("object");
+        let o = c
+            .name("o")
+            .or(c.name("o2"))
+            .or(c.name("o3"))
+            .expect("object");
         let v = c.name("v").or(c.name("v2")).or(c.name("v3")).expect("verb");
         let span = &sentence[o.start()..v.start()];
         if neg_before(span)
             || neg_before(clause_before(sentence, o.start()))
-            || NARROW_RX.is_match(&sentence[clause_before(sentence, o.start()).len().min(o.start())..o.end()])
+            || NARROW_RX.is_match(
+                &sentence[clause_before(sentence, o.start()).len().min(o.start())..o.end()],
+            )
             || reported(&sentence[..o.start()])
         {
             continue;
@@ -229,8 +247,9 @@ fn system_destroyed(sentence: &str, toks: &[String]) -> Option<String> {
         return Some(format!("system object {:?} + {:?}", o.as_str(), v.as_str()));
     }
     // process-killing commands
-    static KILL_CMD: LazyLock<Regex> =
-        LazyLock::new(|| rx(r"\b(?:pkill|killall|taskkill|kill\s+9|kill\s+kill|kill\s+sigkill|kill\s+term)\b"));
+    static KILL_CMD: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:pkill|killall|taskkill|kill\s+9|kill\s+kill|kill\s+sigkill|kill\s+term)\b")
+    });
     if let Some(k) = KILL_CMD.find(sentence) {
         if !neg_before(clause_before(sentence, k.start())) && !reported(&sentence[..k.start()]) {
             return Some(format!("process-killing command {:?}", k.as_str()));
@@ -256,7 +275,10 @@ fn sent_outside(sentence: &str) -> Option<String> {
         let m = c.get(0).expect("group 0");
         let v = c.name("v").expect("verb");
         let lead = &sentence[clause_before(sentence, m.start()).len().min(m.start())..v.start()];
-        if !(neg_before(lead) || neg_before(clause_before(sentence, m.start())) || reported(&sentence[..m.start()])) {
+        if !(neg_before(lead)
+            || neg_before(clause_before(sentence, m.start()))
+            || reported(&sentence[..m.start()]))
+        {
             return Some(format!(
                 "sent (passive) {:?} + outside {:?}",
                 v.as_str(),
@@ -272,7 +294,11 @@ fn sent_outside(sentence: &str) -> Option<String> {
     if let Some(c) = COPY_CMD.captures(sentence) {
         let v = c.name("v").expect("verb");
         if !(neg_before(clause_before(sentence, v.start())) || reported(&sentence[..v.start()])) {
-            return Some(format!("copy command {:?} + host {:?}", v.as_str(), &c["o"]));
+            return Some(format!(
+                "copy command {:?} + host {:?}",
+                v.as_str(),
+                &c["o"]
+            ));
         }
     }
     None
@@ -286,26 +312,51 @@ const CAPABILITY: &str = r"(?:docker (?:socket|daemon|sock)|docker\.sock|host (?
 /// The agent or its tool configuration as the one that gains.
 const AGENT: &str = r"(?:agent|executor|assistant|skill|model|bot|ai|it|you|yourself|itself|tool ?(?:permissions?|policy|access|set|list)|permissions?|allow ?list|whitelist|agente|ejecutor|esecutore|executeur|ausfuhrer|assistent\w*|modelo|modello|modele|herramientas|strumenti|outils|ferramentas|werkzeuge|permisos|permessi|droits|permissoes|berechtigungen)";
 
+// "the executor should be granted access to the Docker socket", "tool permissions were
+// widened to include exec"
+static CW_PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(&format!(
+        r"\b(?P<s>{AGENT})\b[^.;:]{{0,30}}?\b(?:is|are|was|were|be|been|being|get|gets|wird|werden|sind|est|sont|soit|soient|etre|es|son|sea|sean|ser|e|sono|sia|siano|essere|venga|vengano|sao|seja|sejam|se)\s+(?:\w+\s+){{0,2}}?(?P<v>granted|given|allowed|permitted|widened|expanded|extended|broadened|elevated|upgraded|raised|opened|unlocked|enabled|mounted|gewahrt|erteilt|gegeben|erweitert|freigeschaltet|accorde\w*|donne\w*|etendu\w*|elargi\w*|elev\w*|otorgad\w*|concedid\w*|dad[oa]s?|ampliad\w*|extendid\w*|elevad\w*|concess\w*|dat[oi]|ampliat\w*|estes\w*|elevat\w*|concedid\w*|ampliad\w*)\b(?P<rest>[^.;]{{0,60}})"
+    ))
+});
+static CW_PERSON_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:user|users|speaker|he|she|they|person|people|employee|colleague|friend|team|client|customer|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|cliente)\b",
+    )
+});
+// "add 'shell' and 'http_request' to the allowed tools" (all languages)
+static CW_ALLOWLIST: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:allow ?lists?|whitelists?|safe ?lists?|(?:allowed|permitted|approved|enabled|trusted|authori[sz]ed) (?:tools?|commands?|actions?|capabilities|list)|list of (?:allowed|permitted|approved|enabled|trusted) (?:tools?|commands?)|(?:herramientas|comandos|acciones) (?:permitid\w*|autorizad\w*|habilitad\w*|aprobad\w*)|(?:outils|commandes|actions) (?:autorise\w*|permis|approuve\w*)|(?:strumenti|comandi|azioni) (?:consentit\w*|autorizzat\w*|permess\w*|abilitat\w*)|(?:ferramentas|comandos|acoes) (?:permitid\w*|autorizad\w*|habilitad\w*|aprovad\w*)|(?:erlaubten?|zugelassenen?|freigegebenen?) (?:werkzeuge|tools|befehle)|lista (?:blanca|bianca|de permitidos|branca)|liste (?:blanche|autorisee|des (?:outils|domaines) autorises)|lista de permiss(?:oes|ao)|lista de permisos|elenco (?:consentit\w*|autorizzat\w*)|(?:netzwerk|tool|werkzeug)[ -]?allowlist)\b",
+    )
+});
+static CW_ADD: LazyLock<Regex> = LazyLock::new(|| {
+    super::intent::whole(
+        r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|widen|widens|extend|extends|expand|expands|broaden|broadens|fuge|fuege|fugt|nimm|nehme|hinzufug\w*|hinzuzufugen|erweiter\w*|ajoute\w*|inclu\w*|elargi\w*|etend\w*|anade\w*|anadir|agrega\w*|incluye\w*|ampli\w*|aggiung\w*|inserisci\w*|includ\w*|estend\w*|allarga\w*|adiciona\w*|adicione\w*|inclua\w*",
+    )
+});
+// "mount the docker socket", "give the agent the docker socket"
+static CW_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:docker (?:socket|sock|daemon)|docker\.sock|host (?:network|filesystem|file system|pid namespace|home director\w*|director\w*|drives?|disks?|root)|privileged (?:mode|containers?))\b",
+    )
+});
+static CW_USE: LazyLock<Regex> = LazyLock::new(|| {
+    super::intent::whole(
+        r"mount|mounts|expose|exposes|give|gives|grant|grants|attach|attaches|connect|connects|bind|binds|use|uses|access|open|opens|enable|enables|run|runs|provide|provides|montier\w*|monte\w*|monta\w*|expon\w*|esponi\w*|expo\w*|gib|donne\w*|da|dale|dai|de",
+    )
+});
+
 fn capability_widened(sentence: &str, toks: &[String]) -> Option<String> {
-    // "the executor should be granted access to the Docker socket", "tool permissions were
-    // widened to include exec"
-    static PASSIVE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(&format!(
-            r"\b(?P<s>{AGENT})\b[^.;:]{{0,30}}?\b(?:is|are|was|were|be|been|being|get|gets|wird|werden|sind|est|sont|soit|soient|etre|es|son|sea|sean|ser|e|sono|sia|siano|essere|venga|vengano|sao|seja|sejam|se)\s+(?:\w+\s+){{0,2}}?(?P<v>granted|given|allowed|permitted|widened|expanded|extended|broadened|elevated|upgraded|raised|opened|unlocked|enabled|mounted|gewahrt|erteilt|gegeben|erweitert|freigeschaltet|accorde\w*|donne\w*|etendu\w*|elargi\w*|elev\w*|otorgad\w*|concedid\w*|dad[oa]s?|ampliad\w*|extendid\w*|elevad\w*|concess\w*|dat[oi]|ampliat\w*|estes\w*|elevat\w*|concedid\w*|ampliad\w*)\b(?P<rest>[^.;]{{0,60}})"
-        ))
-    });
     static CAP: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"\b{CAPABILITY}\b")));
-    static PERSON_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:user|users|speaker|he|she|they|person|people|employee|colleague|friend|team|client|customer|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|cliente)\b")
-    });
-    for c in PASSIVE.captures_iter(sentence) {
+    for c in CW_PASSIVE.captures_iter(sentence) {
         let s = c.name("s").expect("subject");
         let v = c.name("v").expect("verb");
         let rest = c.name("rest").map_or("", |r| r.as_str());
         let before = clause_before(sentence, s.start());
         if neg_before(&sentence[s.start()..v.start()])
             || neg_before(before)
-            || PERSON_SUBJECT.is_match(&sentence[before.len().min(s.start())..v.start()])
+            || CW_PERSON_SUBJECT.is_match(&sentence[before.len().min(s.start())..v.start()])
             || reported(&sentence[..s.start()])
         {
             continue;
@@ -313,45 +364,38 @@ fn capability_widened(sentence: &str, toks: &[String]) -> Option<String> {
         // the capability after the verb, or the subject is the tool configuration itself
         let cap = CAP.find(rest).map(|m| m.as_str().to_string());
         let subject_is_tools = s.as_str().contains("permission") || s.as_str().contains("tool");
-        if let Some(cap) = cap.filter(|c| !(c.starts_with("permission") && !subject_is_tools && !rest.contains("to "))) {
-            return Some(format!("widened (passive) {:?} + capability {cap:?}", v.as_str()));
+        if let Some(cap) = cap.filter(|c| {
+            !(c.starts_with("permission") && !subject_is_tools && !rest.contains("to "))
+        }) {
+            return Some(format!(
+                "widened (passive) {:?} + capability {cap:?}",
+                v.as_str()
+            ));
         }
     }
-    // "add 'shell' and 'http_request' to the allowed tools" (all languages)
-    static ALLOWLIST: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"\b(?:allow ?lists?|whitelists?|safe ?lists?|(?:allowed|permitted|approved|enabled|trusted|authori[sz]ed) (?:tools?|commands?|actions?|capabilities|list)|list of (?:allowed|permitted|approved|enabled|trusted) (?:tools?|commands?)|(?:herramientas|comandos|acciones) (?:permitid\w*|autorizad\w*|habilitad\w*|aprobad\w*)|(?:outils|commandes|actions) (?:autorise\w*|permis|approuve\w*)|(?:strumenti|comandi|azioni) (?:consentit\w*|autorizzat\w*|permess\w*|abilitat\w*)|(?:ferramentas|comandos|acoes) (?:permitid\w*|autorizad\w*|habilitad\w*|aprovad\w*)|(?:erlaubten?|zugelassenen?|freigegebenen?) (?:werkzeuge|tools|befehle)|lista (?:blanca|bianca|de permitidos|branca)|liste (?:blanche|autorisee|des (?:outils|domaines) autorises)|lista de permiss(?:oes|ao)|lista de permisos|elenco (?:consentit\w*|autorizzat\w*)|(?:netzwerk|tool|werkzeug)[ -]?allowlist)\b",
-        )
-    });
-    static ADD: LazyLock<Regex> = LazyLock::new(|| {
-        super::intent::whole(
-            r"add|adds|put|puts|include|includes|append|appends|insert|inserts|register|registers|widen|widens|extend|extends|expand|expands|broaden|broadens|fuge|fuege|fugt|nimm|nehme|hinzufug\w*|hinzuzufugen|erweiter\w*|ajoute\w*|inclu\w*|elargi\w*|etend\w*|anade\w*|anadir|agrega\w*|incluye\w*|ampli\w*|aggiung\w*|inserisci\w*|includ\w*|estend\w*|allarga\w*|adiciona\w*|adicione\w*|inclua\w*",
-        )
-    });
-    if let Some(l) = ALLOWLIST.find(sentence) {
+    if let Some(l) = CW_ALLOWLIST.find(sentence) {
         // also a verb-final infinitive ("... zur Netzwerk-Allowlist hinzufügen")
-        for i in (0..toks.len()).filter(|&i| ADD.is_match(&toks[i])) {
+        for i in (0..toks.len()).filter(|&i| CW_ADD.is_match(&toks[i])) {
             if super::intent::commanded(toks, i)
                 || !(neg_before(&sentence[..sentence.find(toks[i].as_str()).unwrap_or(0)])
                     || reported(sentence))
             {
-                return Some(format!("add-verb {:?} + allowlist {:?}", toks[i], l.as_str()));
+                return Some(format!(
+                    "add-verb {:?} + allowlist {:?}",
+                    toks[i],
+                    l.as_str()
+                ));
             }
         }
     }
-    // "mount the docker socket", "give the agent the docker socket"
-    static STRONG: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:docker (?:socket|sock|daemon)|docker\.sock|host (?:network|filesystem|file system|pid namespace|home director\w*|director\w*|drives?|disks?|root)|privileged (?:mode|containers?))\b")
-    });
-    static USE: LazyLock<Regex> = LazyLock::new(|| {
-        super::intent::whole(
-            r"mount|mounts|expose|exposes|give|gives|grant|grants|attach|attaches|connect|connects|bind|binds|use|uses|access|open|opens|enable|enables|run|runs|provide|provides|montier\w*|monte\w*|monta\w*|expon\w*|esponi\w*|expo\w*|gib|donne\w*|da|dale|dai|de",
-        )
-    });
-    if let Some(s) = STRONG.find(sentence) {
-        for i in (0..toks.len()).filter(|&i| USE.is_match(&toks[i])) {
+    if let Some(s) = CW_STRONG.find(sentence) {
+        for i in (0..toks.len()).filter(|&i| CW_USE.is_match(&toks[i])) {
             if super::intent::commanded(toks, i) {
-                return Some(format!("verb {:?} + host capability {:?}", toks[i], s.as_str()));
+                return Some(format!(
+                    "verb {:?} + host capability {:?}",
+                    toks[i],
+                    s.as_str()
+                ));
             }
         }
     }
@@ -377,15 +421,18 @@ fn secret_kept(sentence: &str) -> Option<String> {
             r"\b(?:keep\w*|kept|stor\w*|sav\w*|record\w*|remember\w*|insert\w*|retain\w*|preserv\w*|persist\w*|memori[sz]\w*|log|logs|logged|writ\w*|copy|copies|copied|hold\w*|join\w*|speicher\w*|notier\w*|merk\w*|behalt\w*|aufbewahr\w*|festhalt\w*|enregistr\w*|conserv\w*|gard\w*|memoris\w*|sauvegard\w*|stock\w*|guard\w*|almacen\w*|registr\w*|anot\w*|salv\w*|memorizz\w*|ricord\w*|lembr\w*|armazen\w*|grav\w*|anleg\w*|ableg\w*|hinterleg\w*|finisce nella memoria|ends up in (?:the )?memory|goes into (?:the )?memory|va (?:a|en) la memoria|vai para a memoria)\b",
         )
     });
-    static DROP_FIELD: LazyLock<Regex> =
-        LazyLock::new(|| rx(r"\b(?:do not|don'?t|never) (?:drop|omit|leave out|skip|remove|mask)\b"));
+    static DROP_FIELD: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"\b(?:do not|don'?t|never) (?:drop|omit|leave out|skip|remove|mask)\b")
+    });
     let secret = DESCRIBED
         .find(sentence)
         .or_else(|| super::intent::SECRET_OBJ.find(sentence))?;
     // a secret replaced or masked before it is kept ("Sostituire con [RIMOSSO] qualunque
     // chiave API ... prima di salvare")
     static REDACTED: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:replace\w*|substitut\w*|sostitu\w*|trocar|troque|substitu\w*|ersetz\w*|remplac\w*|reemplaz\w*|sustitu\w*|mask|masks|masking|masked|maskier\w*|masquer|masque\w*|enmascar\w*|mascar\w*|mascher\w*|redact\w*|schwarz\w*|caviard\w*|tacha\w*|oscur\w*|censur\w*|placeholder|\[(?:removed|rimosso|oculto|redacted|secret|entfernt|supprime|eliminado)\])\b")
+        rx(
+            r"\b(?:replace\w*|substitut\w*|sostitu\w*|trocar|troque|substitu\w*|ersetz\w*|remplac\w*|reemplaz\w*|sustitu\w*|mask|masks|masking|masked|maskier\w*|masquer|masque\w*|enmascar\w*|mascar\w*|mascher\w*|redact\w*|schwarz\w*|caviard\w*|tacha\w*|oscur\w*|censur\w*|placeholder|\[(?:removed|rimosso|oculto|redacted|secret|entfernt|supprime|eliminado)\])\b",
+        )
     });
     if REDACTED.is_match(&WHOLE_RX.replace_all(sentence, " ")) {
         return None;
@@ -395,7 +442,9 @@ fn secret_kept(sentence: &str) -> Option<String> {
         return None;
     }
     let keep = KEEP_ANY.find(sentence)?;
-    let whole = WHOLE_RX.find(sentence).or_else(|| DROP_FIELD.find(sentence));
+    let whole = WHOLE_RX
+        .find(sentence)
+        .or_else(|| DROP_FIELD.find(sentence));
     // the keeping itself negated ("never store the password", "ne la conserve pas")
     let lead = clause_before(sentence, keep.start());
     let negated_keep = neg_before(lead)
@@ -411,7 +460,9 @@ fn secret_kept(sentence: &str) -> Option<String> {
             "secret {:?} + kept {:?}{}",
             secret.as_str(),
             keep.as_str(),
-            whole.map(|w| format!(" + whole {:?}", w.as_str())).unwrap_or_default()
+            whole
+                .map(|w| format!(" + whole {:?}", w.as_str()))
+                .unwrap_or_default()
         ));
     }
     None
@@ -435,13 +486,19 @@ fn agent_entitled(sentence: &str) -> Option<String> {
         ))
     });
     static PERSON: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:user|users|speaker|person|people|employee|colleague|friend|client|customer|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|cliente)\b")
+        rx(
+            r"\b(?:user|users|speaker|person|people|employee|colleague|friend|client|customer|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|cliente)\b",
+        )
     });
     for c in RX.captures_iter(sentence) {
         let s = c.name("s").expect("subject");
         let before = clause_before(sentence, s.start());
         let span = &sentence[s.start()..c.get(0).expect("match").end()];
-        if neg_before(span) || neg_before(before) || PERSON.is_match(&span[..span.len().min(s.as_str().len() + 12)]) || reported(&sentence[..s.start()]) {
+        if neg_before(span)
+            || neg_before(before)
+            || PERSON.is_match(&span[..span.len().min(s.as_str().len() + 12)])
+            || reported(&sentence[..s.start()])
+        {
             continue;
         }
         // "the agent can use the shell to ..." is a permission only with a running verb or
@@ -455,10 +512,13 @@ fn agent_entitled(sentence: &str) -> Option<String> {
     }
     // "run it (the code in the chunk)", "con sudo", "isolation switched off"
     static MISC: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:con|mit|avec|com|using|usando|utilizando|utilizzando|via|with) sudo\b|\b(?:with|avec|mit|con|com) (?:the )?(?:isolation|sandbox(?:ing)?|sandbox mode|confirmation|approval|safety checks?|isolamento|isolement|aislamiento|isolamento) (?:switched|turned) off\b|\b(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confinement)\b(?: \w+){0,5} (?:ab|aus)\b|\b(?:schalte|stelle|mach)\w* (?:\w+ ){0,3}(?:sandbox|isolierung|bestatigung\w*|sicherheitsprufung\w*)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disable\w*|deaktivier\w*|switch\w* off|turn\w* off) (?:\w+ ){0,2}(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confirmation|approval|bestatigung)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez|tratta|trata)\w* (?:\w+ ){0,2}(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed|autorizad\w*|autorise\w*|autorizzat\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti|commands?|comandos?)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez)\w* (?:every|all|any|toda|todas|todo|tous|toutes|jede\w*|alle|tutt\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti)\b[^.;]{0,40}\b(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed)\b|\b(?:policy|politique|politica|richtlinie)\b[^.;]{0,40}\b(?:allow all|approve all|auto approve|tout autoriser|permitir todo|consenti tutto|alles erlauben)\b|\b(?:mount|monte|monta)\w* (?:\w+ ){0,3}(?:read ?write|rw|lecture ?ecriture|lectura ?escritura)\b|\bbackground process\w*\b[^.;]{0,60}\b(?:accept|receive|take|listen)\w* (?:\w+ )?(?:commands?|connections?|requests?)\b|\b(?:run|execute|exec|eval|evaluate)\w* (?:it|them|the code|that code|this code|any code)\b[^.;]{0,30}\b(?:see|find out|check) what it does\b|\bwhen (?:a|the) (?:chunk|span|text|message|trajectory) contains (?:code|a script|commands?)\b[^.;]{0,20}\b(?:run|execute)\b")
+        rx(
+            r"\b(?:con|mit|avec|com|using|usando|utilizando|utilizzando|via|with) sudo\b|\b(?:with|avec|mit|con|com) (?:the )?(?:isolation|sandbox(?:ing)?|sandbox mode|confirmation|approval|safety checks?|isolamento|isolement|aislamiento|isolamento) (?:switched|turned) off\b|\b(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confinement)\b(?: \w+){0,5} (?:ab|aus)\b|\b(?:schalte|stelle|mach)\w* (?:\w+ ){0,3}(?:sandbox|isolierung|bestatigung\w*|sicherheitsprufung\w*)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disable\w*|deaktivier\w*|switch\w* off|turn\w* off) (?:\w+ ){0,2}(?:sandbox|isolation|isolierung|isolement|aislamiento|isolamento|confirmation|approval|bestatigung)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez|tratta|trata)\w* (?:\w+ ){0,2}(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed|autorizad\w*|autorise\w*|autorizzat\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti|commands?|comandos?)\b|\b(?:considere|consider|treat|regard|betrachte|considera|considerez)\w* (?:every|all|any|toda|todas|todo|tous|toutes|jede\w*|alle|tutt\w*) (?:\w+ ){0,2}(?:tools?|ferramentas?|herramientas?|outils?|werkzeuge?|strumenti)\b[^.;]{0,40}\b(?:aprovad\w*|approved|approuve\w*|genehmigt\w*|approvat\w*|aprobad\w*|trusted|allowed)\b|\b(?:policy|politique|politica|richtlinie)\b[^.;]{0,40}\b(?:allow all|approve all|auto approve|tout autoriser|permitir todo|consenti tutto|alles erlauben)\b|\b(?:mount|monte|monta)\w* (?:\w+ ){0,3}(?:read ?write|rw|lecture ?ecriture|lectura ?escritura)\b|\bbackground process\w*\b[^.;]{0,60}\b(?:accept|receive|take|listen)\w* (?:\w+ )?(?:commands?|connections?|requests?)\b|\b(?:run|execute|exec|eval|evaluate)\w* (?:it|them|the code|that code|this code|any code)\b[^.;]{0,30}\b(?:see|find out|check) what it does\b|\bwhen (?:a|the) (?:chunk|span|text|message|trajectory) contains (?:code|a script|commands?)\b[^.;]{0,20}\b(?:run|execute)\b",
+        )
     });
     MISC.find(sentence).and_then(|m| {
-        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("capability use {:?}", m.as_str()))
+        (!neg_before(clause_before(sentence, m.start())))
+            .then(|| format!("capability use {:?}", m.as_str()))
     })
 }
 
@@ -481,14 +541,19 @@ fn rules_subordinated(sentence: &str) -> Option<String> {
 
 fn hidden_or_faked(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:verschweig\w*|verheimlich\w*|verberg\w*|dissimul\w*|oculta\w*|occulta\w*|nascond\w*|hide|hides|conceal\w*|keep (?:it|this|that|them) (?:from|secret|hidden))\b[^.;]{0,60}\b(?:user|nutzer\w*|benutzer\w*|utilisat\w*|usuari\w*|utente|reviewer|auditor\w*|operator|admin\w*|gespeichert\w*|stored|saved|enregistr\w*|guardad\w*|salvat\w*|memori\w*|anderung\w*|changes?|modifi\w*|cambios)\b|\b(?:dile|di|dis|dites|diga|sag|sage|tell)\w* (?:\w+ ){0,3}(?:que|che|dass|that) (?:\w+ ){0,5}(?:se ha borrado|borrad\w*|eliminad\w*|supprime\w*|efface\w*|cancellat\w*|eliminat\w*|apagad\w*|excluid\w*|geloscht|entfernt|deleted|erased|removed|forgotten)\b[^.;]{0,60}\b(?:pero|mais|ma|mas|aber|but)\b|\b(?:pero|mais|ma|mas|aber|but) (?:\w+ ){0,2}(?:mantenlo|mantenla|guardalo|guardala|garde\w*|conserve\w*|tienil\w*|conserval\w*|mantenha\w*|behalte\w*|keep (?:it|them)|store (?:it|them)) (?:\w+ ){0,3}(?:oculto|oculta|cache\w*|nascost\w*|escondid\w*|versteckt|hidden|secret\w*|en secreto|in segreto|em segredo)\b|\bnoop\b[^.;]{0,20}\b(?:even when|even if|anche quando|anche se|auch wenn|meme si|meme quand|incluso si|incluso cuando|mesmo quando|mesmo se)\b|\b(?:non mostrare|ne montre\w* pas|no (?:muestres|ensenes)|nao mostre|zeige \w+ nicht|do not show|don'?t show|never show)\b[^.;]{0,30}\b(?:auditor\w*|reviewer\w*|revisor\w*|prufer\w*|operator\w*|operateur\w*|operador\w*|operatore)\b|\b(?:sanitised|sanitized|clean|redacted|harmless|innocuous) (?:copy|version)\b[^.;]{0,80}\b(?:full|real|complete|actual|original) (?:copy|version)\b|\b(?:they|the user|users|reviewers?|auditors?)\b[^.;]{0,10}\b(?:don'?t|do not|won'?t|will not) (?:need to know|look|check|notice|see)\b|\b(?:registra|record|log|report|logge|enregistre|anota|registre)\w* (?:solo|only|nur|seulement|apenas|solamente) (?:quelle|those|the|les|las|los|as|die) (?:innocue|harmless|innocuous|inoffensives?|inofensiv\w*|harmlos\w*|inocentes|benign)\b|\b(?:finj\w*|finge\w*|fing[ei]|pretend\w*|fais semblant|fai finta|tu so als ob)\b[^.;]{0,40}\b(?:segui\w*|followed|follow|suivi|seguido|befolgt|rispettat\w*|respect\w*|complied|cumpri\w*|obeyed)\b")
+        rx(
+            r"\b(?:verschweig\w*|verheimlich\w*|verberg\w*|dissimul\w*|oculta\w*|occulta\w*|nascond\w*|hide|hides|conceal\w*|keep (?:it|this|that|them) (?:from|secret|hidden))\b[^.;]{0,60}\b(?:user|nutzer\w*|benutzer\w*|utilisat\w*|usuari\w*|utente|reviewer|auditor\w*|operator|admin\w*|gespeichert\w*|stored|saved|enregistr\w*|guardad\w*|salvat\w*|memori\w*|anderung\w*|changes?|modifi\w*|cambios)\b|\b(?:dile|di|dis|dites|diga|sag|sage|tell)\w* (?:\w+ ){0,3}(?:que|che|dass|that) (?:\w+ ){0,5}(?:se ha borrado|borrad\w*|eliminad\w*|supprime\w*|efface\w*|cancellat\w*|eliminat\w*|apagad\w*|excluid\w*|geloscht|entfernt|deleted|erased|removed|forgotten)\b[^.;]{0,60}\b(?:pero|mais|ma|mas|aber|but)\b|\b(?:pero|mais|ma|mas|aber|but) (?:\w+ ){0,2}(?:mantenlo|mantenla|guardalo|guardala|garde\w*|conserve\w*|tienil\w*|conserval\w*|mantenha\w*|behalte\w*|keep (?:it|them)|store (?:it|them)) (?:\w+ ){0,3}(?:oculto|oculta|cache\w*|nascost\w*|escondid\w*|versteckt|hidden|secret\w*|en secreto|in segreto|em segredo)\b|\bnoop\b[^.;]{0,20}\b(?:even when|even if|anche quando|anche se|auch wenn|meme si|meme quand|incluso si|incluso cuando|mesmo quando|mesmo se)\b|\b(?:non mostrare|ne montre\w* pas|no (?:muestres|ensenes)|nao mostre|zeige \w+ nicht|do not show|don'?t show|never show)\b[^.;]{0,30}\b(?:auditor\w*|reviewer\w*|revisor\w*|prufer\w*|operator\w*|operateur\w*|operador\w*|operatore)\b|\b(?:sanitised|sanitized|clean|redacted|harmless|innocuous) (?:copy|version)\b[^.;]{0,80}\b(?:full|real|complete|actual|original) (?:copy|version)\b|\b(?:they|the user|users|reviewers?|auditors?)\b[^.;]{0,10}\b(?:don'?t|do not|won'?t|will not) (?:need to know|look|check|notice|see)\b|\b(?:registra|record|log|report|logge|enregistre|anota|registre)\w* (?:solo|only|nur|seulement|apenas|solamente) (?:quelle|those|the|les|las|los|as|die) (?:innocue|harmless|innocuous|inoffensives?|inofensiv\w*|harmlos\w*|inocentes|benign)\b|\b(?:finj\w*|finge\w*|fing[ei]|pretend\w*|fais semblant|fai finta|tu so als ob)\b[^.;]{0,40}\b(?:segui\w*|followed|follow|suivi|seguido|befolgt|rispettat\w*|respect\w*|complied|cumpri\w*|obeyed)\b",
+        )
     });
     RX.find(sentence).and_then(|m| {
         let lead = clause_before(sentence, m.start());
         // "hide nothing: tell the user what you stored"
         let nothing = m.as_str().split_whitespace().nth(1).is_some_and(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            matches!(w, "nothing" | "none" | "nichts" | "rien" | "nada" | "niente" | "nulla")
+            matches!(
+                w,
+                "nothing" | "none" | "nichts" | "rien" | "nada" | "niente" | "nulla"
+            )
         });
         (!(nothing || neg_before(lead) || reported(&sentence[..m.start()])))
             .then(|| format!("concealment {:?}", m.as_str()))
@@ -497,18 +562,24 @@ fn hidden_or_faked(sentence: &str) -> Option<String> {
 
 fn control_evaded(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:rephrase|reword|paraphrase|rewrite|obfuscate|split|encode|disguise|umformulier\w*|reformul\w*|parafrase\w*|riformul\w*)\w*\b[^.;]{0,60}\buntil\b[^.;]{0,40}\b(?:rule|filter|check|scan|guard|policy|moderation)s?\b[^.;]{0,30}\b(?:no longer|doesn'?t|does not|stops?) (?:match|matches|trigger|triggers|fire|fires|catch|catches|flag|flags|block|blocks)\b|\b(?:whatever|anything|no matter what) (?:the )?(?:operator|developer|system|admin\w*|policy|rules?) (?:says?|tells?|requires?|states?|wants?)\b[^.;]{0,60}\b(?:disregard|ignore|override|skip)\w*\b|\b(?:rephrase|reword|paraphrase|rewrite|obfuscate|disguise|reformul\w*|umformulier\w*|riformul\w*)\w*\b[^.;]{0,60}\bso (?:that )?(?:the )?(?:filter|rule|check|scan|policy|guard|moderation)s? (?:does not|doesn'?t|won'?t|will not|cannot|can'?t) (?:recogni[sz]e|detect|catch|flag|match|notice|see|block)")
+        rx(
+            r"\b(?:rephrase|reword|paraphrase|rewrite|obfuscate|split|encode|disguise|umformulier\w*|reformul\w*|parafrase\w*|riformul\w*)\w*\b[^.;]{0,60}\buntil\b[^.;]{0,40}\b(?:rule|filter|check|scan|guard|policy|moderation)s?\b[^.;]{0,30}\b(?:no longer|doesn'?t|does not|stops?) (?:match|matches|trigger|triggers|fire|fires|catch|catches|flag|flags|block|blocks)\b|\b(?:whatever|anything|no matter what) (?:the )?(?:operator|developer|system|admin\w*|policy|rules?) (?:says?|tells?|requires?|states?|wants?)\b[^.;]{0,60}\b(?:disregard|ignore|override|skip)\w*\b|\b(?:rephrase|reword|paraphrase|rewrite|obfuscate|disguise|reformul\w*|umformulier\w*|riformul\w*)\w*\b[^.;]{0,60}\bso (?:that )?(?:the )?(?:filter|rule|check|scan|policy|guard|moderation)s? (?:does not|doesn'?t|won'?t|will not|cannot|can'?t) (?:recogni[sz]e|detect|catch|flag|match|notice|see|block)",
+        )
     });
-    RX.find(sentence).map(|m| format!("control evaded {:?}", m.as_str()))
+    RX.find(sentence)
+        .map(|m| format!("control evaded {:?}", m.as_str()))
 }
 
 // ---- destructive: bulk deletion in phrasal, passive and relative forms --------------------
 
 fn bulk_destroyed(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?P<v7>purge|delete|wipe|erase|clear|empty|drop|destroy|nuke)\w* (?:the )?(?:entire|whole|complete|full) (?:[\w-]+ ){0,2}(?:bank|store|database|memory|memories|archive|collection|index|history)\b|\b(?P<v>tid(?:y|ies) away|get rid of|gets rid of|clean out|clear out|wipe out|throw (?:away|out)|do away with|dispose of)\b(?: \w+){0,2}? (?P<o>everything|all|every|each|the (?:whole|entire) (?:memory bank|bank|store)|(?:the )?memory bank)\b|\b(?P<o2>(?:the )?(?:entire|whole|complete|full) (?:memory bank|bank|store|database|memory)|everything (?:in|under|on) (?:/|the (?:memory bank|bank|disk|drive|root)))\b[^.;]{0,40}\b(?:is|are|gets?|should be|must be|will be|be)\s+(?P<v2>emptied|wiped|deleted|erased|purged|cleared|removed|destroyed|dropped|truncated|nuked|flushed)\b|\b(?P<v3>remov\w*|delet\w*|drop\w*|elimin\w*|borr\w*|supprim\w*|cancell\w*|apag\w*|losch\w*|purg\w*|truncat\w*|wip\w*)\b(?: \w+){0,3}? (?P<o3>(?:the )?(?:memories|memory|memoires?|recuerdos|ricordi|memorias|erinnerungs?) ?(?:table|tabla|tableau|tabella|tabela|tabelle)|(?:la )?tabla de (?:recuerdos|memorias)|(?:la )?table (?:des )?(?:souvenirs|memoires)|(?:la )?tabella (?:dei )?ricordi|(?:a )?tabela de memorias)\b|\breplace\w* (?:the |all |every )?(?:\w+ )?(?P<o4>backups?|memory bank|bank|database|memories)\b (?:with|by) (?:an? )?(?:empty|blank|zero|null)\b|\b(?P<o5>(?:memories|entries|data|notes) (?:that )?belong(?:ing)? to other users|other users'? (?:memories|entries|data))\b[^.;]{0,40}\b(?P<v5>purge|delete|remove|wipe|erase|drop|clear)\w*\b|\b(?P<o6>everything under /|(?:working|home|root) (?:folder|director\w*)(?:,? and everything[^.;]{0,30})?)\b[^.;]{0,60}\b(?:should|must|will|to) be (?:removed|deleted|wiped|erased) with force\b|\bdrop the rest\b[^.;]{0,0}")
+        rx(
+            r"\b(?P<v7>purge|delete|wipe|erase|clear|empty|drop|destroy|nuke)\w* (?:the )?(?:entire|whole|complete|full) (?:[\w-]+ ){0,2}(?:bank|store|database|memory|memories|archive|collection|index|history)\b|\b(?P<v>tid(?:y|ies) away|get rid of|gets rid of|clean out|clear out|wipe out|throw (?:away|out)|do away with|dispose of)\b(?: \w+){0,2}? (?P<o>everything|all|every|each|the (?:whole|entire) (?:memory bank|bank|store)|(?:the )?memory bank)\b|\b(?P<o2>(?:the )?(?:entire|whole|complete|full) (?:memory bank|bank|store|database|memory)|everything (?:in|under|on) (?:/|the (?:memory bank|bank|disk|drive|root)))\b[^.;]{0,40}\b(?:is|are|gets?|should be|must be|will be|be)\s+(?P<v2>emptied|wiped|deleted|erased|purged|cleared|removed|destroyed|dropped|truncated|nuked|flushed)\b|\b(?P<v3>remov\w*|delet\w*|drop\w*|elimin\w*|borr\w*|supprim\w*|cancell\w*|apag\w*|losch\w*|purg\w*|truncat\w*|wip\w*)\b(?: \w+){0,3}? (?P<o3>(?:the )?(?:memories|memory|memoires?|recuerdos|ricordi|memorias|erinnerungs?) ?(?:table|tabla|tableau|tabella|tabela|tabelle)|(?:la )?tabla de (?:recuerdos|memorias)|(?:la )?table (?:des )?(?:souvenirs|memoires)|(?:la )?tabella (?:dei )?ricordi|(?:a )?tabela de memorias)\b|\breplace\w* (?:the |all |every )?(?:\w+ )?(?P<o4>backups?|memory bank|bank|database|memories)\b (?:with|by) (?:an? )?(?:empty|blank|zero|null)\b|\b(?P<o5>(?:memories|entries|data|notes) (?:that )?belong(?:ing)? to other users|other users'? (?:memories|entries|data))\b[^.;]{0,40}\b(?P<v5>purge|delete|remove|wipe|erase|drop|clear)\w*\b|\b(?P<o6>everything under /|(?:working|home|root) (?:folder|director\w*)(?:,? and everything[^.;]{0,30})?)\b[^.;]{0,60}\b(?:should|must|will|to) be (?:removed|deleted|wiped|erased) with force\b|\bdrop the rest\b[^.;]{0,0}",
+        )
     });
-    static ALL_USERS: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:across|for|of) (?:all|every|each) users?\b"));
+    static ALL_USERS: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\b(?:across|for|of) (?:all|every|each) users?\b"));
     let m = RX.find(sentence)?;
     if m.as_str() == "drop the rest" && !ALL_USERS.is_match(sentence) {
         return None;
@@ -522,17 +593,25 @@ fn bulk_destroyed(sentence: &str) -> Option<String> {
 
 fn sent_to_third_party(sentence: &str, toks: &[String]) -> Option<String> {
     static RECIPIENT: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:recruit\w*|headhunter\w*|employers?|insurers?|insurance (?:company|companies|provider|form)|compagnia assicurativa|compagnie d'assurance|compania de seguros|companhia de seguros|versicherung\w*|assicurazion\w*|assureur\w*|aseguradora\w*|seguradora\w*|(?:commercial|business|sales|marketing|advertising|ad) partners?|partenaires? commerciaux|partenaire commercial|socios? comerciales?|partner commerciali?|parceiros? comerciais|parceiro comercial|geschaftspartner\w*|werbepartner\w*|advertisers?|data brokers?|sponsors?|vendors?|(?:\w+ )?channel|canal|kanal|canale|partners?|partenaires?|parceir[oa]s?|socios?|dienstleister\w*|prestataires?|proveedor\w*|fornitor\w*|fornecedor\w*|empresas? parceiras?|aziend[ae] partner)\b")
+        rx(
+            r"\b(?:recruit\w*|headhunter\w*|employers?|insurers?|insurance (?:company|companies|provider|form)|compagnia assicurativa|compagnie d'assurance|compania de seguros|companhia de seguros|versicherung\w*|assicurazion\w*|assureur\w*|aseguradora\w*|seguradora\w*|(?:commercial|business|sales|marketing|advertising|ad) partners?|partenaires? commerciaux|partenaire commercial|socios? comerciales?|partner commerciali?|parceiros? comerciais|parceiro comercial|geschaftspartner\w*|werbepartner\w*|advertisers?|data brokers?|sponsors?|vendors?|(?:\w+ )?channel|canal|kanal|canale|partners?|partenaires?|parceir[oa]s?|socios?|dienstleister\w*|prestataires?|proveedor\w*|fornitor\w*|fornecedor\w*|empresas? parceiras?|aziend[ae] partner)\b",
+        )
     });
     static DATA_MORE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:coordonnees|contact (?:details|info\w*)|datos de contacto|dati di contatto|kontaktdaten|dados de contato|profile?|profil|perfil|profilo|cv|resume|name|nome|nom|nombre|details|health|salute|salud|saude|gesundheit\w*|sante|ricordi|recuerdos|memorias|memoires|erinnerungen)\b")
+        rx(
+            r"\b(?:coordonnees|contact (?:details|info\w*)|datos de contacto|dati di contatto|kontaktdaten|dados de contato|profile?|profil|perfil|profilo|cv|resume|name|nome|nom|nombre|details|health|salute|salud|saude|gesundheit\w*|sante|ricordi|recuerdos|memorias|memoires|erinnerungen)\b",
+        )
     });
     static SEND: LazyLock<Regex> = LazyLock::new(|| {
-        super::intent::whole(r"partager|partage|partagez|compartir|comparte|compartilhar|compartilhe|condividere|condividi|teilen|teile|ubermitteln|ubermittle|inviare|enviar|envoyer|notify|notifies|inform|informs|alert|alerts|ping|message|dm|transmets|transmettez|transmet|transmite|transmita|trasmetti|ubermittle|inoltra|inoltrare|envia|envie|invia|manda|mande|schick\w*|sende|envoie|send|sends|forward|forwards|share|shares|post|posts|report|reports|anexe|anexa|adjunta|adjunte|allega|joins|joint|hange|attach|attaches")
+        super::intent::whole(
+            r"partager|partage|partagez|compartir|comparte|compartilhar|compartilhe|condividere|condividi|teilen|teile|ubermitteln|ubermittle|inviare|enviar|envoyer|notify|notifies|inform|informs|alert|alerts|ping|message|dm|transmets|transmettez|transmet|transmite|transmita|trasmetti|ubermittle|inoltra|inoltrare|envia|envie|invia|manda|mande|schick\w*|sende|envoie|send|sends|forward|forwards|share|shares|post|posts|report|reports|anexe|anexa|adjunta|adjunte|allega|joins|joint|hange|attach|attaches",
+        )
     });
     // "the user's partner", "their employer": a person close to the user
     static OWN: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:user'?s?|their|his|her|your|my|sein\w*|ihr\w*|son|sa|ses|leur|su|sus|suo|sua|seu)\s+(?:\w+\s+)?$")
+        rx(
+            r"\b(?:user'?s?|their|his|her|your|my|sein\w*|ihr\w*|son|sa|ses|leur|su|sus|suo|sua|seu)\s+(?:\w+\s+)?$",
+        )
     });
     let r = RECIPIENT
         .find_iter(sentence)
@@ -545,7 +624,11 @@ fn sent_to_third_party(sentence: &str, toks: &[String]) -> Option<String> {
             continue;
         }
         if super::intent::DATA.is_match(sentence) || DATA_MORE.is_match(sentence) {
-            return Some(format!("send-verb {:?} + third party {:?}", toks[i], r.as_str()));
+            return Some(format!(
+                "send-verb {:?} + third party {:?}",
+                toks[i],
+                r.as_str()
+            ));
         }
     }
     None
@@ -553,10 +636,13 @@ fn sent_to_third_party(sentence: &str, toks: &[String]) -> Option<String> {
 
 fn attached_to_outgoing(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:attach|append|add|include|embed|anexe|anexa|adjunta|agrega|allega|aggiungi|ajoute|joins?|hange|fuge)\w*\b[^.;]{0,60}\b(?:memor\w*|profile?|perfil|profil|profilo|notes?|history|historial|cronologia|historico|recuerdos|ricordi|memorias)\b[^.;]{0,60}\b(?:every|each|all|todo|toda|todos|cada|chaque|tous|ogni|tutti|jede\w*) (?:outgoing |\w+ )?(?:calendar invites?|invites?|invitations?|e ?mails?|messages?|replies|posts?|convites?|invitaciones?|inviti|einladungen|mensajes?|messaggi|mensagens?|correos?)\b")
+        rx(
+            r"\b(?:attach|append|add|include|embed|anexe|anexa|adjunta|agrega|allega|aggiungi|ajoute|joins?|hange|fuge)\w*\b[^.;]{0,60}\b(?:memor\w*|profile?|perfil|profil|profilo|notes?|history|historial|cronologia|historico|recuerdos|ricordi|memorias)\b[^.;]{0,60}\b(?:every|each|all|todo|toda|todos|cada|chaque|tous|ogni|tutti|jede\w*) (?:outgoing |\w+ )?(?:calendar invites?|invites?|invitations?|e ?mails?|messages?|replies|posts?|convites?|invitaciones?|inviti|einladungen|mensajes?|messaggi|mensagens?|correos?)\b",
+        )
     });
     RX.find(sentence).and_then(|m| {
-        (!neg_before(clause_before(sentence, m.start()))).then(|| format!("attached to outgoing {:?}", m.as_str()))
+        (!neg_before(clause_before(sentence, m.start())))
+            .then(|| format!("attached to outgoing {:?}", m.as_str()))
     })
 }
 
@@ -564,10 +650,14 @@ fn attached_to_outgoing(sentence: &str) -> Option<String> {
 
 fn answer_key(sentence: &str) -> Option<String> {
     static CTX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b|\b(?:the )?solution (?:is|for|to)\b|\bis solved by\b|\b(?:losung|solution|solucion|soluzione|solucao) (?:der|de l'|del|dell'|do|de la|des|du|for the|of the) (?:test ?)?(?:episode|episodio|aufgabe|tache|tarea|compito|tarefa|task|test)\w*|\btestepisode\b|\bepisodes? de (?:test|prueba|teste)\b|\bepisodio di test\b|\btest episodes?\b|\bscored? (?:as )?correct\b|\bmarked (?:as )?correct\b|\bcounts? as correct\b|\b(?:etiquetas?|etichett[ae]|rotulos?|etiketten?|etiquettes?|respuestas?|risposte|respostas?|antworten|reponses) gold\b|\bgold (?:etiketten|antworten)\b|\b(?:risposta attesa|risposte attese|respuestas? esperadas?|respostas? esperadas?|reponses? attendues?|erwartete antwort\w*)\b")
+        rx(
+            r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b|\b(?:the )?solution (?:is|for|to)\b|\bis solved by\b|\b(?:losung|solution|solucion|soluzione|solucao) (?:der|de l'|del|dell'|do|de la|des|du|for the|of the) (?:test ?)?(?:episode|episodio|aufgabe|tache|tarea|compito|tarefa|task|test)\w*|\btestepisode\b|\bepisodes? de (?:test|prueba|teste)\b|\bepisodio di test\b|\btest episodes?\b|\bscored? (?:as )?correct\b|\bmarked (?:as )?correct\b|\bcounts? as correct\b|\b(?:etiquetas?|etichett[ae]|rotulos?|etiketten?|etiquettes?|respuestas?|risposte|respostas?|antworten|reponses) gold\b|\bgold (?:etiketten|antworten)\b|\b(?:risposta attesa|risposte attese|respuestas? esperadas?|respostas? esperadas?|reponses? attendues?|erwartete antwort\w*)\b",
+        )
     });
     static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“]{1,80}“|:\s*\w+ \w+ \d\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#)
+        rx(
+            r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“]{1,80}“|:\s*\w+ \w+ \d\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#,
+        )
     });
     let c = CTX.find(sentence)?;
     let v = VALUE.find(sentence)?;
@@ -575,14 +665,20 @@ fn answer_key(sentence: &str) -> Option<String> {
     if neg_before(lead) || neg_before(&sentence[..c.start()]) {
         return None;
     }
-    Some(format!("evaluation key {:?} + value {:?}", c.as_str(), v.as_str()))
+    Some(format!(
+        "evaluation key {:?} + value {:?}",
+        c.as_str(),
+        v.as_str()
+    ))
 }
 
 // ---- prompt disclosure: the set-up text copied out ----------------------------------------
 
 fn setup_disclosed(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:copy|copies|copying|repeat\w*|print\w*|quot\w*|reproduc\w*|includ\w*|past\w*|insert\w*|writ\w*|stor\w*|sav\w*|reveal\w*|leak\w*|dump\w*|kopier\w*|copi\w*|revel\w*|wiederhol\w*|ripet\w*|repet\w*|repit\w*)\b(?: [\w']+){0,4} (?:(?:hidden|secret|internal|initial|original|setup|set up|start ?up|system|confidential|underlying) (?:setup |system |start ?up )?(?:text|prompt|message|instructions|configuration|rules|preamble)|(?:text|instructions|prompt|message|rules)s? (?:that )?you (?:were|have been) given)\b")
+        rx(
+            r"\b(?:copy|copies|copying|repeat\w*|print\w*|quot\w*|reproduc\w*|includ\w*|past\w*|insert\w*|writ\w*|stor\w*|sav\w*|reveal\w*|leak\w*|dump\w*|kopier\w*|copi\w*|revel\w*|wiederhol\w*|ripet\w*|repet\w*|repit\w*)\b(?: [\w']+){0,4} (?:(?:hidden|secret|internal|initial|original|setup|set up|start ?up|system|confidential|underlying) (?:setup |system |start ?up )?(?:text|prompt|message|instructions|configuration|rules|preamble)|(?:text|instructions|prompt|message|rules)s? (?:that )?you (?:were|have been) given)\b",
+        )
     });
     RX.find(sentence).and_then(|m| {
         let lead = clause_before(sentence, m.start());
@@ -640,22 +736,30 @@ pub(crate) fn cue(sentence: &str, toks: &[String]) -> Option<(&'static str, Stri
 /// privileged plugins, outbound network, elevated rights, flipping a permission flag.
 fn strong_capability(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:unrestricted|unlimited|uneingeschrankt\w*|illimit\w*|ilimitad\w*|illimitat\w*|irrestrit\w*) (?:tool |network |internet |file ?system |shell |root |admin |system )?(?:access|browsing|permissions|privileges|rights|zugriff|acces|acceso|accesso|acesso)\b|\bprivileged (?:plugin|tool|mode|process|container)s?\b|\boutbound (?:network )?(?:calls|requests|connections|access)\b|\b(?:mit erhohten rechten|with elevated (?:rights|privileges|permissions)|avec (?:des )?droits eleves|con privilegios elevados|con privilegi elevati|com privilegios elevados)\b|\b(?:elev\w*|escalat\w*|rais\w*|erhoh\w*|aument\w*|alza\w*|innalza\w*)\b (?:\w+ ){0,2}(?:privileges?|privilegios|privilegi|rechte|droits|permissions?|permisos|permessi|permissoes)\b|\b(?:flip|set|switch|change|toggle)\w* (?:the )?(?:permission|access|approval|security|safety) (?:flag|setting|bit|toggle|switch)\w* to (?:allow|true|on|yes|granted|enabled)\b|\b(?:give|grant|dare|dar|donner|geben|gib|conceder|concedere|accorder|gewahren|otorgar|fornire|fornecer|provide|dai|da|dale|donne)\b (?:\w+ ){0,3}(?:skill|agent|executor|esecutore|ejecutor|executeur|agente|assistente|ausfuhrende\w*)\b (?:\w+ ){0,3}(?:write |read write |full |total |root |admin )?(?:access|accesso|acceso|acces|acesso|zugriff|rights|diritti|derechos|droits|direitos|rechte|permissions|permessi|permisos|permissoes)\b")
+        rx(
+            r"\b(?:unrestricted|unlimited|uneingeschrankt\w*|illimit\w*|ilimitad\w*|illimitat\w*|irrestrit\w*) (?:tool |network |internet |file ?system |shell |root |admin |system )?(?:access|browsing|permissions|privileges|rights|zugriff|acces|acceso|accesso|acesso)\b|\bprivileged (?:plugin|tool|mode|process|container)s?\b|\boutbound (?:network )?(?:calls|requests|connections|access)\b|\b(?:mit erhohten rechten|with elevated (?:rights|privileges|permissions)|avec (?:des )?droits eleves|con privilegios elevados|con privilegi elevati|com privilegios elevados)\b|\b(?:elev\w*|escalat\w*|rais\w*|erhoh\w*|aument\w*|alza\w*|innalza\w*)\b (?:\w+ ){0,2}(?:privileges?|privilegios|privilegi|rechte|droits|permissions?|permisos|permessi|permissoes)\b|\b(?:flip|set|switch|change|toggle)\w* (?:the )?(?:permission|access|approval|security|safety) (?:flag|setting|bit|toggle|switch)\w* to (?:allow|true|on|yes|granted|enabled)\b|\b(?:give|grant|dare|dar|donner|geben|gib|conceder|concedere|accorder|gewahren|otorgar|fornire|fornecer|provide|dai|da|dale|donne)\b (?:\w+ ){0,3}(?:skill|agent|executor|esecutore|ejecutor|executeur|agente|assistente|ausfuhrende\w*)\b (?:\w+ ){0,3}(?:write |read write |full |total |root |admin )?(?:access|accesso|acceso|acces|acesso|zugriff|rights|diritti|derechos|droits|direitos|rechte|permissions|permessi|permisos|permissoes)\b",
+        )
     });
     static SANDBOX_OFF: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b(?: \w+){0,4} (?:abschalten|ausschalten|deaktivieren|umgehen|abstellen)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disabl\w*|deaktivier\w*|switch\w* off|turn\w* off|abschalt\w*|ausschalt\w*|contourn\w*|bypass\w*|aggira\w*|eludi\w*|evita\w*) (?:\w+ ){0,2}(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b")
+        rx(
+            r"\b(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b(?: \w+){0,4} (?:abschalten|ausschalten|deaktivieren|umgehen|abstellen)\b|\b(?:desactiv\w*|disattiv\w*|desativ\w*|disabl\w*|deaktivier\w*|switch\w* off|turn\w* off|abschalt\w*|ausschalt\w*|contourn\w*|bypass\w*|aggira\w*|eludi\w*|evita\w*) (?:\w+ ){0,2}(?:sandbox|bac a sable|caja de arena|isolation|isolierung|isolement|aislamiento|isolamento)\b",
+        )
     });
     let m = RX.find(sentence).or_else(|| SANDBOX_OFF.find(sentence))?;
     let lead = clause_before(sentence, m.start());
-    (!(neg_before(lead) || reported(&sentence[..m.start()]))).then(|| format!("capability {:?}", m.as_str()))
+    (!(neg_before(lead) || reported(&sentence[..m.start()])))
+        .then(|| format!("capability {:?}", m.as_str()))
 }
 
 /// Lying to the user about what is kept, hiding that a memory exists, faked logs.
 fn user_deceived(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:never|do not|don'?t|ne jamais|jamais|nunca|no|non|mai|nao|nie|niemals|nicht)\b[^.;]{0,20}\b(?:tell|inform|say|dire|dis|decir|digas|diga|dizer|sagen|sag|informer|informar|informare|mention\w*|menzion\w*|erwahn\w*|mostr\w*|show)\b[^.;]{0,30}\b(?:user|utilisateur|usuario|utente|nutzer\w*|them)\b[^.;]{0,20}\b(?:that|que|qu'|che|dass)\b[^.;]{0,50}\b(?:memor\w*|ricord\w*|recuerdo\w*|souvenir\w*|erinnerung\w*|entr\w*|stored|saved|created|cree\w*|creado|creato|criad\w*|gespeichert|angelegt)|\b(?:(?:user|nutzer\w*|utilisateur|usuario|utente)\w* (?:asks?|fragt|demande|pregunta|chiede|pergunta)\w*|(?:fragt|demande|pregunta|chiede|pergunta|asks) (?:der |le |el |il |o |the )?(?:nutzer|benutzer|utilisateur|usuario|utente|user))[^.;]{0,50}\b(?:remember\w*|stored|saved|gespeichert|enregistr\w*|guardad\w*|memorizzat\w*|salvo|salvat\w*|know)\b[^.;]{0,40}\b(?:(?:do not|don'?t|never|not|nicht|ne|no|non|nao) (?:\w+ ){0,2}(?:mention|tell|reveal|show|list|disclose|erwahn\w*|nenn\w*|mentionne\w*|menciones|mencione|menzionare|dire|zeige\w*)|verschweig\w*|weglass\w*|leave out|omit)\b|\b(?:answer|say|reply|claim|tell|respond)\w*[^.;]{0,40}\b(?:don'?t|do not|no|never) (?:keep|store|have|save|record)\w*[^.;]{0,60}\b(?:even though|although|while in fact|obwohl|bien que|aunque|anche se|embora|mesmo que) (?:you|it|we) (?:do|does|have)\b|\bnoop\b[^.;]{0,40}\b(?:actually|really|in fact|en realidad|in realta|realmente|tatsachlich|en fait|aunque|obwohl|bien que|even though|although|anche se|embora)\b|\bso tun,? als (?:ob )?\w+ (?:\w+ ){0,3}(?:eingehalten|befolgt|geloscht|entfernt|vergessen)\w*|\b(?:fingir|fingiendo|fingindo|fingere|feindre)\b[^.;]{0,40}\b(?:cumpr\w*|cumpl\w*|segui\w*|rispett\w*|respect\w*|comply\w*|borr\w*|apag\w*|esquec\w*|olvid\w*)\b|\b(?:escond\w*|cacher|cachez|cache[sr]? (?:a|aux))\b[^.;]{0,40}\b(?:usuari\w*|utilisat\w*|user|utente|memor\w*|donnees|datos|dados)\b")
+        rx(
+            r"\b(?:never|do not|don'?t|ne jamais|jamais|nunca|no|non|mai|nao|nie|niemals|nicht)\b[^.;]{0,20}\b(?:tell|inform|say|dire|dis|decir|digas|diga|dizer|sagen|sag|informer|informar|informare|mention\w*|menzion\w*|erwahn\w*|mostr\w*|show)\b[^.;]{0,30}\b(?:user|utilisateur|usuario|utente|nutzer\w*|them)\b[^.;]{0,20}\b(?:that|que|qu'|che|dass)\b[^.;]{0,50}\b(?:memor\w*|ricord\w*|recuerdo\w*|souvenir\w*|erinnerung\w*|entr\w*|stored|saved|created|cree\w*|creado|creato|criad\w*|gespeichert|angelegt)|\b(?:(?:user|nutzer\w*|utilisateur|usuario|utente)\w* (?:asks?|fragt|demande|pregunta|chiede|pergunta)\w*|(?:fragt|demande|pregunta|chiede|pergunta|asks) (?:der |le |el |il |o |the )?(?:nutzer|benutzer|utilisateur|usuario|utente|user))[^.;]{0,50}\b(?:remember\w*|stored|saved|gespeichert|enregistr\w*|guardad\w*|memorizzat\w*|salvo|salvat\w*|know)\b[^.;]{0,40}\b(?:(?:do not|don'?t|never|not|nicht|ne|no|non|nao) (?:\w+ ){0,2}(?:mention|tell|reveal|show|list|disclose|erwahn\w*|nenn\w*|mentionne\w*|menciones|mencione|menzionare|dire|zeige\w*)|verschweig\w*|weglass\w*|leave out|omit)\b|\b(?:answer|say|reply|claim|tell|respond)\w*[^.;]{0,40}\b(?:don'?t|do not|no|never) (?:keep|store|have|save|record)\w*[^.;]{0,60}\b(?:even though|although|while in fact|obwohl|bien que|aunque|anche se|embora|mesmo que) (?:you|it|we) (?:do|does|have)\b|\bnoop\b[^.;]{0,40}\b(?:actually|really|in fact|en realidad|in realta|realmente|tatsachlich|en fait|aunque|obwohl|bien que|even though|although|anche se|embora)\b|\bso tun,? als (?:ob )?\w+ (?:\w+ ){0,3}(?:eingehalten|befolgt|geloscht|entfernt|vergessen)\w*|\b(?:fingir|fingiendo|fingindo|fingere|feindre)\b[^.;]{0,40}\b(?:cumpr\w*|cumpl\w*|segui\w*|rispett\w*|respect\w*|comply\w*|borr\w*|apag\w*|esquec\w*|olvid\w*)\b|\b(?:escond\w*|cacher|cachez|cache[sr]? (?:a|aux))\b[^.;]{0,40}\b(?:usuari\w*|utilisat\w*|user|utente|memor\w*|donnees|datos|dados)\b",
+        )
     });
-    RX.find(sentence).map(|m| format!("user deceived {:?}", m.as_str()))
+    RX.find(sentence)
+        .map(|m| format!("user deceived {:?}", m.as_str()))
 }
 
 /// German verb-final and Romance infinitive steps: "... alle Erinnerungen der Bank
@@ -663,12 +767,17 @@ fn user_deceived(sentence: &str) -> Option<String> {
 /// données des autres utilisateurs".
 fn infinitive_destroyed(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:alle|samtliche|gesamte\w*|komplette\w*|jede\w*)\b(?: [\w-]+){0,4} (?:erinnerungen|eintrage|daten|speicher\w*|bank|datenbank|dateien|sicherung\w*|backups?)\b(?: [\w-]+){0,4} (?:loschen|entfernen|tilgen|vernichten|leeren|uberschreiben|droppen|wegwerfen)\b|\b(?:backups?|sicherung\w*|datenbank|tabelle|festplatte|ordner|verzeichnis\w*|speicherbank)\b(?: [\w-]+){0,6} (?:uberschreiben|loschen|leeren|formatieren|droppen|tilgen|vernichten)\b|\b(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b[^.;]{0,20}\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)|\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)\w* (?:a |la |die |the |il |el )?(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b|\b(?:restlos|vollstandig|komplett) (?:tilgen|loschen|vernichten|entfernen)\b")
+        rx(
+            r"\b(?:alle|samtliche|gesamte\w*|komplette\w*|jede\w*)\b(?: [\w-]+){0,4} (?:erinnerungen|eintrage|daten|speicher\w*|bank|datenbank|dateien|sicherung\w*|backups?)\b(?: [\w-]+){0,4} (?:loschen|entfernen|tilgen|vernichten|leeren|uberschreiben|droppen|wegwerfen)\b|\b(?:backups?|sicherung\w*|datenbank|tabelle|festplatte|ordner|verzeichnis\w*|speicherbank)\b(?: [\w-]+){0,6} (?:uberschreiben|loschen|leeren|formatieren|droppen|tilgen|vernichten)\b|\b(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b[^.;]{0,20}\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)|\b(?:drop\w*|losch\w*|elimin\w*|supprim\w*|borr\w*|apag\w*|cancell\w*)\w* (?:a |la |die |the |il |el )?(?:tabelle|tabela|table|tabla|tabella) (?:memories|memory|memoires|recuerdos|ricordi|memorias|erinnerungen)\b|\b(?:restlos|vollstandig|komplett) (?:tilgen|loschen|vernichten|entfernen)\b",
+        )
     });
     static OTHER_USERS: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:belong\w* to other users|(?:of|for|from) (?:any|all|every|the) other users?|other users'?|anderer (?:nutzer|benutzer)|der anderen (?:nutzer|benutzer)|des autres utilisateurs|d'autres utilisateurs|de (?:los )?(?:demas|otros) usuarios|degli altri utenti|di altri utenti|dos outros usuarios|de outros usuarios)\b")
+        rx(
+            r"\b(?:belong\w* to other users|(?:of|for|from) (?:any|all|every|the) other users?|other users'?|anderer (?:nutzer|benutzer)|der anderen (?:nutzer|benutzer)|des autres utilisateurs|d'autres utilisateurs|de (?:los )?(?:demas|otros) usuarios|degli altri utenti|di altri utenti|dos outros usuarios|de outros usuarios)\b",
+        )
     });
-    static DESTROY_RX: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"\b{DESTROY}\b|\b(?:tilg\w*|wipe|wipes)\b")));
+    static DESTROY_RX: LazyLock<Regex> =
+        LazyLock::new(|| rx(&format!(r"\b{DESTROY}\b|\b(?:tilg\w*|wipe|wipes)\b")));
     let hit = RX.find(sentence).or_else(|| {
         OTHER_USERS
             .find(sentence)
@@ -676,8 +785,10 @@ fn infinitive_destroyed(sentence: &str) -> Option<String> {
             .filter(|_| super::intent::DATA.is_match(sentence) || sentence.contains("memor"))
     })?;
     let lead = clause_before(sentence, hit.start());
-    (!(neg_before(lead) || neg_before(&sentence[..hit.start()]) || reported(&sentence[..hit.start()])))
-        .then(|| format!("deletion step {:?}", hit.as_str()))
+    (!(neg_before(lead)
+        || neg_before(&sentence[..hit.start()])
+        || reported(&sentence[..hit.start()])))
+    .then(|| format!("deletion step {:?}", hit.as_str()))
 }
 
 /// Data sent with the verb at the end or to a public place: "die Speicherbank ... auf den
@@ -685,7 +796,9 @@ fn infinitive_destroyed(sentence: &str) -> Option<String> {
 /// pixel", "a Google Form owned by the author".
 fn sent_elsewhere(sentence: &str) -> Option<String> {
     static RX: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:auf|an|zu|in) (?:den|die|das|einen|eine|ein) (?:\w+ ){0,3}(?:server|dienst\w*|dienstleister\w*|adresse|webhook|endpunkt|cloud|pastebin)\w*\b[^.;]{0,40}\b(?:hochladen|senden|schicken|ubermitteln|ubertragen|weiterleiten|exportieren|teilen|veroffentlichen)\b|\b(?:to|into|in|on|onto) (?:a |an |the )?(?:public (?:paste|gist|page|forum|post|channel|pastebin)|paste ?bin|tracking pixel|google forms?|form owned by)\b|\b(?:get|post|http) requests? to\b|\b(?:en|no|na|nel|nella|sur|dans) (?:un |una |um |uma )?(?:paste|pastebin) (?:publico|pubblico|public)\b|\bowned by (?:the )?(?:skill )?(?:author|attacker|designer)\b|\b(?:server|servidor|serveur|servizio) (?:des skill autors|do autor|del autor|de l'auteur|dell'autore)\b")
+        rx(
+            r"\b(?:auf|an|zu|in) (?:den|die|das|einen|eine|ein) (?:\w+ ){0,3}(?:server|dienst\w*|dienstleister\w*|adresse|webhook|endpunkt|cloud|pastebin)\w*\b[^.;]{0,40}\b(?:hochladen|senden|schicken|ubermitteln|ubertragen|weiterleiten|exportieren|teilen|veroffentlichen)\b|\b(?:to|into|in|on|onto) (?:a |an |the )?(?:public (?:paste|gist|page|forum|post|channel|pastebin)|paste ?bin|tracking pixel|google forms?|form owned by)\b|\b(?:get|post|http) requests? to\b|\b(?:en|no|na|nel|nella|sur|dans) (?:un |una |um |uma )?(?:paste|pastebin) (?:publico|pubblico|public)\b|\bowned by (?:the )?(?:skill )?(?:author|attacker|designer)\b|\b(?:server|servidor|serveur|servizio) (?:des skill autors|do autor|del autor|de l'auteur|dell'autore)\b",
+        )
     });
     static PERSONAL: LazyLock<Regex> =
         LazyLock::new(|| rx(r"\b(?:full name|name|e ?mail|address|phone|birthday|location)\b"));

@@ -1167,12 +1167,13 @@ fn names(sentence: &str) -> Vec<&str> {
     static WORD: LazyLock<Regex> = LazyLock::new(|| rx(r#"[^\s,;:()"“”‘’«»]+"#));
     let mut out = Vec::new();
     for (k, m) in WORD.find_iter(sentence).enumerate() {
-        let before = sentence[..m.start()].trim_end_matches(|c: char| {
-            c.is_whitespace() || "\"“”‘’«»(".contains(c)
-        });
+        let before = sentence[..m.start()]
+            .trim_end_matches(|c: char| c.is_whitespace() || "\"“”‘’«»(".contains(c));
         // a list marker ("(4)", "2.", "-", "*") that opens the sentence
         let prev_marker = {
-            let (rest, last) = before.rsplit_once(char::is_whitespace).unwrap_or(("", before));
+            let (rest, last) = before
+                .rsplit_once(char::is_whitespace)
+                .unwrap_or(("", before));
             !last.is_empty()
                 && !last.chars().any(char::is_alphabetic)
                 && (rest.trim().is_empty() || rest.trim_end().ends_with(':'))

@@ -922,9 +922,24 @@ fn stores_secret(words: &[&str], i: usize) -> bool {
     if words[..i].iter().any(|p| {
         matches!(
             *p,
-            "replace" | "redact" | "mask" | "ersetze" | "ersetzen" | "remplacer" | "remplace"
-                | "remplacez" | "reemplazar" | "reemplaza" | "sustituir" | "sustituye"
-                | "sostituire" | "sostituisci" | "substituir" | "substitua" | "trocar" | "troque"
+            "replace"
+                | "redact"
+                | "mask"
+                | "ersetze"
+                | "ersetzen"
+                | "remplacer"
+                | "remplace"
+                | "remplacez"
+                | "reemplazar"
+                | "reemplaza"
+                | "sustituir"
+                | "sustituye"
+                | "sostituire"
+                | "sostituisci"
+                | "substituir"
+                | "substitua"
+                | "trocar"
+                | "troque"
         )
     }) {
         return false;
@@ -936,10 +951,33 @@ fn stores_secret(words: &[&str], i: usize) -> bool {
 /// "-ing" words that describe the object rather than continue the verb ("keep existing
 /// passwords" stores them; "keeps asking" is aspect).
 const ING_ADJECTIVES: &[&str] = &[
-    "existing", "incoming", "outgoing", "remaining", "pending", "matching", "corresponding",
-    "following", "upcoming", "missing", "working", "banking", "billing", "streaming",
-    "shopping", "gaming", "messaging", "signing", "logging", "recovering", "mailing",
-    "sharing", "leading", "trailing", "outstanding", "visiting", "everything",
+    "existing",
+    "incoming",
+    "outgoing",
+    "remaining",
+    "pending",
+    "matching",
+    "corresponding",
+    "following",
+    "upcoming",
+    "missing",
+    "working",
+    "banking",
+    "billing",
+    "streaming",
+    "shopping",
+    "gaming",
+    "messaging",
+    "signing",
+    "logging",
+    "recovering",
+    "mailing",
+    "sharing",
+    "leading",
+    "trailing",
+    "outstanding",
+    "visiting",
+    "everything",
 ];
 
 /// Whether the store verb at `i` is not an order to store: aspect or a report ("the bank
@@ -1064,8 +1102,19 @@ fn reported_fact(norm: &str, start: usize) -> bool {
             .next()
             .is_some_and(|rest| {
                 [
-                    " bekommen", " bekommt", " erhalten", " erhalt ", " obtenu", " obtient",
-                    " recoit", " recibe", " obtiene", " riceve", " ottiene", " recebe", " obtem",
+                    " bekommen",
+                    " bekommt",
+                    " erhalten",
+                    " erhalt ",
+                    " obtenu",
+                    " obtient",
+                    " recoit",
+                    " recibe",
+                    " obtiene",
+                    " riceve",
+                    " ottiene",
+                    " recebe",
+                    " obtem",
                 ]
                 .iter()
                 .any(|v| rest.contains(v))
@@ -1082,7 +1131,10 @@ fn reported_verb(norm: &str, start: usize) -> bool {
         .rfind(|w| !w.is_empty())
         .unwrap_or("");
     // "if a trajectory ran 'rm -rf' by mistake": a past act
-    if matches!(prev, "ran" | "typed" | "executed" | "entered" | "used" | "learned" | "learnt") {
+    if matches!(
+        prev,
+        "ran" | "typed" | "executed" | "entered" | "used" | "learned" | "learnt"
+    ) {
         return true;
     }
     matches!(
@@ -1138,7 +1190,13 @@ fn negated_close(norm: &str, start: usize) -> bool {
     norm[..start].split_whitespace().rev().take(2).any(|w| {
         matches!(
             w,
-            "without" | "ohne" | "sans" | "sin" | "senza" | "sem" | "not"
+            "without"
+                | "ohne"
+                | "sans"
+                | "sin"
+                | "senza"
+                | "sem"
+                | "not"
                 | "never"
                 | "don't"
                 | "dont"
@@ -1223,7 +1281,9 @@ fn quoted_examples_neutral(norm: &str) -> String {
 
 /// "root cause", "root vegetables": no privilege.
 pub(crate) static NOT_PRIVILEGE: LazyLock<Regex> = LazyLock::new(|| {
-    rx(r"\broot (?:cause|causes|canal|vegetables?|beer|note|word|directory of the (?:project|repo\w*))\b")
+    rx(
+        r"\broot (?:cause|causes|canal|vegetables?|beer|note|word|directory of the (?:project|repo\w*))\b",
+    )
 });
 
 /// Phrases with a rule word that name no rule of the agent: commands that appear in the
@@ -1243,14 +1303,19 @@ fn negated_send(norm: &str, start: usize) -> bool {
         )
     });
     let before = &norm[..start];
-    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
     NEG_SEND.is_match(&before[from..])
 }
 
 /// A person's own thing named right before `start` ("the user's remote-server hobby").
 fn persons_own(norm: &str, start: usize) -> bool {
     let prev = norm[..start].split_whitespace().next_back().unwrap_or("");
-    matches!(prev, "user's" | "their" | "his" | "her" | "speaker's" | "users'")
+    matches!(
+        prev,
+        "user's" | "their" | "his" | "her" | "speaker's" | "users'"
+    )
 }
 
 /// "System and developer instructions always take precedence over this skill": priority
@@ -1267,7 +1332,9 @@ fn defers_to_system(norm: &str, end: usize) -> bool {
 /// Whether a negation stands among the `n` words before `start` in its clause.
 fn negated_within(norm: &str, start: usize, n: usize) -> bool {
     let before = &norm[..start];
-    let from = before.rfind(['.', ';', '!', '?', '\n', ':', ',']).map_or(0, |i| i + 1);
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n', ':', ','])
+        .map_or(0, |i| i + 1);
     before[from..].split_whitespace().rev().take(n).any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
         NEGATIONS.contains(&w)
@@ -1294,16 +1361,19 @@ fn users_request(norm: &str, start: usize) -> bool {
         )
     });
     let before = &norm[..start];
-    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
-    ASKS.is_match(before[from..].trim_end_matches(' ').trim_end())
-        || ASKS.is_match(&before[from..])
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
+    ASKS.is_match(before[from..].trim_end_matches(' ').trim_end()) || ASKS.is_match(&before[from..])
 }
 
 /// "If a chunk asks to email the transcript somewhere, ignore that request": the request
 /// set aside is one that came from the text being processed, not the user's or the system's.
 fn injected_request_set_aside(norm: &str, start: usize, m: &str) -> bool {
     static THAT_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:that|this|such|those|these|the|its|their)\s+(?:requests?|instructions?|commands?|demands?|orders?)\s*$")
+        rx(
+            r"\b(?:that|this|such|those|these|the|its|their)\s+(?:requests?|instructions?|commands?|demands?|orders?)\s*$",
+        )
     });
     static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
@@ -1311,12 +1381,70 @@ fn injected_request_set_aside(norm: &str, start: usize, m: &str) -> bool {
         )
     });
     let before = &norm[..start];
-    let from = before.rfind(['.', ';', '!', '?', '\n']).map_or(0, |i| i + 1);
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
     // a request to forget or keep off the record is the user's wish, whatever carries it
     static WISH: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r"\b(?:forget|off the record|delete|erase|remove|not (?:to )?(?:store|remember|save|keep|record)|don'?t (?:store|remember|save|keep)|privacy|opt ?out)\b")
+        rx(
+            r"\b(?:forget|off the record|delete|erase|remove|not (?:to )?(?:store|remember|save|keep|record)|don'?t (?:store|remember|save|keep)|privacy|opt ?out)\b",
+        )
     });
     THAT_REQUEST.is_match(m) && SOURCE.is_match(&before[from..]) && !WISH.is_match(&before[from..])
+}
+
+/// Whether a pattern match `c` of the rule `id` in `norm` counts: not negated, reported,
+/// targeted or otherwise the rule being stated rather than broken.
+fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
+    let m = c.get(0).expect("a match has group 0");
+    // Negated credential phrasing ("never keep the password itself") is the
+    // rule being stated, not broken; a clause about an event ("the password
+    // was changed, add the date to the note") is not about the value. Likewise
+    // "never wipe the memory bank", and a deletion aimed at some memories ("all
+    // memories that a later span contradicts") is an ordinary update.
+    match id {
+        "credentials" => {
+            !(is_negated_at(norm, m.start())
+                || negated_after(norm, m.end())
+                || mentions_event(m.as_str()))
+        }
+        // "do not change any settings or permissions"
+        "permissions" => {
+            !(reported_fact(norm, m.start())
+                || negated_close(norm, m.start())
+                || reported_verb(norm, m.start()))
+        }
+        // "do not put the system prompt into memories", "ne révèle jamais ..."
+        "prompt-disclosure" => !(reported_fact(norm, m.start()) || is_negated_at(norm, m.start())),
+        // "pipelines that export data to S3", "an app that syncs notes"
+        // "never send them to any URL", "sende niemals Erinnerungen an ..."
+        "exfiltration" => {
+            !(reported_verb(norm, m.start())
+                || is_negated_at(norm, m.start())
+                || negated_send(norm, m.start())
+                || persons_own(norm, m.start())
+                || negated_after_verb(m.as_str()))
+        }
+        // "when the user says the old rules at work no longer apply"
+        // "this skill never takes precedence over system instructions"; "if a chunk
+        // asks to email the transcript, ignore that request"
+        "override-instructions" => {
+            !(reported_fact(norm, m.start())
+                || is_negated_at(norm, m.start())
+                || injected_request_set_aside(norm, m.start(), m.as_str())
+                || defers_to_system(norm, m.end()))
+        }
+        "destructive-commands" => {
+            !(is_negated_at(norm, m.start())
+                || reported_fact(norm, m.start())
+                || users_request(norm, m.start())
+                || negated_after_verb(m.as_str())
+                || categories::is_targeted_deletion(c)
+                || reported_verb(norm, m.start())
+                || past_participle(m.as_str()))
+        }
+        _ => true,
+    }
 }
 
 fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
@@ -1333,70 +1461,17 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
             _ => norm,
         };
         let mut hit = rule.patterns.iter().any(|p| {
-            p.captures_iter(norm).any(|c| {
-                let m = c.get(0).expect("a match has group 0");
-                // Negated credential phrasing ("never keep the password itself") is the
-                // rule being stated, not broken; a clause about an event ("the password
-                // was changed, add the date to the note") is not about the value. Likewise
-                // "never wipe the memory bank", and a deletion aimed at some memories ("all
-                // memories that a later span contradicts") is an ordinary update.
-                match rule.id {
-                    "credentials" => {
-                        !(is_negated_at(norm, m.start())
-                            || negated_after(norm, m.end())
-                            || mentions_event(m.as_str()))
-                    }
-                    // "do not change any settings or permissions"
-                    "permissions" => {
-                        !(reported_fact(norm, m.start())
-                            || negated_close(norm, m.start())
-                            || reported_verb(norm, m.start()))
-                    }
-                    // "do not put the system prompt into memories", "ne révèle jamais ..."
-                    "prompt-disclosure" => {
-                        !(reported_fact(norm, m.start()) || is_negated_at(norm, m.start()))
-                    }
-                    // "pipelines that export data to S3", "an app that syncs notes"
-                    // "never send them to any URL", "sende niemals Erinnerungen an ..."
-                    "exfiltration" => {
-                        !(reported_verb(norm, m.start())
-                            || is_negated_at(norm, m.start())
-                            || negated_send(norm, m.start())
-                            || persons_own(norm, m.start())
-                            || negated_after_verb(m.as_str()))
-                    }
-                    // "when the user says the old rules at work no longer apply"
-                    // "this skill never takes precedence over system instructions"; "if a chunk
-                    // asks to email the transcript, ignore that request"
-                    "override-instructions" => {
-                        !(reported_fact(norm, m.start())
-                            || is_negated_at(norm, m.start())
-                            || injected_request_set_aside(norm, m.start(), m.as_str())
-                            || defers_to_system(norm, m.end()))
-                    }
-                    "destructive-commands" => {
-                        !(is_negated_at(norm, m.start())
-                            || reported_fact(norm, m.start())
-                            || users_request(norm, m.start())
-                            || negated_after_verb(m.as_str())
-                            || categories::is_targeted_deletion(&c)
-                            || reported_verb(norm, m.start())
-                            || past_participle(m.as_str()))
-                    }
-                    _ => true,
-                }
-            })
+            p.captures_iter(norm)
+                .any(|c| match_counts(rule.id, norm, &c))
         });
         if !hit && rule.id == "credentials" {
             hit = credential_window(norm)
-                || CREDENTIAL_REQUEST
-                    .iter()
-                    .any(|p| {
-                        p.find_iter(norm).any(|m| {
-                            // "when the user asks for help resetting a login": the user asks
-                            !(is_negated_at(norm, m.start()) || reported_verb(norm, m.start()))
-                        })
-                    });
+                || CREDENTIAL_REQUEST.iter().any(|p| {
+                    p.find_iter(norm).any(|m| {
+                        // "when the user asks for help resetting a login": the user asks
+                        !(is_negated_at(norm, m.start()) || reported_verb(norm, m.start()))
+                    })
+                });
         }
         if !hit && rule.id == "prompt-disclosure" {
             // "follow the system and developer instructions first" names them to obey them

@@ -585,13 +585,9 @@ fn join_word_parts(tok: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(joined)
 }
 
-/// Words split inside an otherwise ordinary text, joined (case kept): hyphens and dots
-/// between letters ([`join_word_parts`]), and runs of single characters spaced out
-/// ("m o t  d e  p a s s e", "r m  - r f  / h o m e"): a run of three or more, or of two
-/// next to another run across a wide gap, becomes one word. A hyphen or dot next to a
-/// digit (dates, versions) and abbreviations keep their meaning ("e.g." -> "eg.").
-pub fn join_split_words(cleaned: &str) -> String {
-    // (token, width of the gap before it, whether that gap breaks the line)
+/// The whitespace-separated tokens of `text`, each with the width of the gap before it and
+/// whether that gap breaks the line.
+fn gap_tokens(cleaned: &str) -> Vec<(&str, usize, bool)> {
     let mut toks: Vec<(&str, usize, bool)> = Vec::new();
     let (mut gap, mut line) = (0, false);
     let mut start = None;
@@ -610,6 +606,16 @@ pub fn join_split_words(cleaned: &str) -> String {
     if let Some(s) = start {
         toks.push((&cleaned[s..], gap, line));
     }
+    toks
+}
+
+/// Words split inside an otherwise ordinary text, joined (case kept): hyphens and dots
+/// between letters ([`join_word_parts`]), and runs of single characters spaced out
+/// ("m o t  d e  p a s s e", "r m  - r f  / h o m e"): a run of three or more, or of two
+/// next to another run across a wide gap, becomes one word. A hyphen or dot next to a
+/// digit (dates, versions) and abbreviations keep their meaning ("e.g." -> "eg.").
+pub fn join_split_words(cleaned: &str) -> String {
+    let toks = gap_tokens(cleaned);
     let single = |t: &str| {
         let mut cs = t.chars();
         matches!((cs.next(), cs.next()), (Some(c), None) if c.is_alphanumeric() || "-/.".contains(c))
@@ -620,7 +626,11 @@ pub fn join_split_words(cleaned: &str) -> String {
     while k < toks.len() {
         if single(toks[k].0) {
             let mut e = k;
-            while e + 1 < toks.len() && single(toks[e + 1].0) && toks[e + 1].1 == 1 && !toks[e + 1].2 {
+            while e + 1 < toks.len()
+                && single(toks[e + 1].0)
+                && toks[e + 1].1 == 1
+                && !toks[e + 1].2
+            {
                 e += 1;
             }
             let letters = toks[k..=e]
@@ -664,38 +674,148 @@ pub fn join_split_words(cleaned: &str) -> String {
             k += 1;
         }
     }
-    out.lines().map(join_keyword_fragments).collect::<Vec<_>>().join("\n")
+    out.lines()
+        .map(join_keyword_fragments)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Words of the rules' classes that an author may break with spaces ("inst ruct ions",
 /// "cont rase ña", "rem ote"): adjacent fragments that spell one of them are joined.
 const SPLIT_KEYWORDS: &[&str] = &[
-    "instructions", "instruction", "instrucciones", "instrucoes", "istruzioni", "anweisungen",
-    "previous", "ignore", "ignora", "override", "overrides", "system", "sistema", "systeme",
-    "prompt", "policy", "policies", "guardrails", "bypass", "password", "passwords",
-    "contrasena", "contrasenas", "token", "tokens", "secret", "secrets", "credentials",
-    "credenciales", "credenciais", "credenziali", "exfiltrate", "memories", "memory",
-    "upload", "remote", "server", "webhook", "delete", "erase", "wipe", "purge", "enable",
-    "disable", "execution", "executor", "execute", "sandbox", "allowlist", "whitelist", "shell",
-    "root", "sudo", "admin", "administrator", "permissions", "privileges", "answer",
-    "respuesta", "resposta", "risposta", "correcta", "correta", "corretta", "pregunta",
-    "pergunta", "domanda", "attesa", "esperada", "expected", "label", "benchmark",
-    "richtlinien", "regeln", "verheimliche", "anderungen", "umgehe", "donnees", "autres",
-    "utilisateurs", "conversation", "effacer", "supprimer", "reglas", "seguridad",
-    "literalmente", "python", "freely", "liste", "autorisee", "desactive", "elargis",
-    "exfiltrer", "externe", "externo", "esterno", "externen", "credentials", "recuerdos",
-    "ricordi", "memorias", "erinnerungen", "souvenirs", "usuario", "utente", "nutzer",
-    "agenzia", "adozione", "servidor", "serveur", "envia", "envie", "invia", "sende",
-    "transmet", "partage", "compartilhe", "condividi", "elimina", "borra", "cancella",
-    "losche", "apaga", "supprime", "efface",
+    "instructions",
+    "instruction",
+    "instrucciones",
+    "instrucoes",
+    "istruzioni",
+    "anweisungen",
+    "previous",
+    "ignore",
+    "ignora",
+    "override",
+    "overrides",
+    "system",
+    "sistema",
+    "systeme",
+    "prompt",
+    "policy",
+    "policies",
+    "guardrails",
+    "bypass",
+    "password",
+    "passwords",
+    "contrasena",
+    "contrasenas",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "credentials",
+    "credenciales",
+    "credenciais",
+    "credenziali",
+    "exfiltrate",
+    "memories",
+    "memory",
+    "upload",
+    "remote",
+    "server",
+    "webhook",
+    "delete",
+    "erase",
+    "wipe",
+    "purge",
+    "enable",
+    "disable",
+    "execution",
+    "executor",
+    "execute",
+    "sandbox",
+    "allowlist",
+    "whitelist",
+    "shell",
+    "root",
+    "sudo",
+    "admin",
+    "administrator",
+    "permissions",
+    "privileges",
+    "answer",
+    "respuesta",
+    "resposta",
+    "risposta",
+    "correcta",
+    "correta",
+    "corretta",
+    "pregunta",
+    "pergunta",
+    "domanda",
+    "attesa",
+    "esperada",
+    "expected",
+    "label",
+    "benchmark",
+    "richtlinien",
+    "regeln",
+    "verheimliche",
+    "anderungen",
+    "umgehe",
+    "donnees",
+    "autres",
+    "utilisateurs",
+    "conversation",
+    "effacer",
+    "supprimer",
+    "reglas",
+    "seguridad",
+    "literalmente",
+    "python",
+    "freely",
+    "liste",
+    "autorisee",
+    "desactive",
+    "elargis",
+    "exfiltrer",
+    "externe",
+    "externo",
+    "esterno",
+    "externen",
+    "credentials",
+    "recuerdos",
+    "ricordi",
+    "memorias",
+    "erinnerungen",
+    "souvenirs",
+    "usuario",
+    "utente",
+    "nutzer",
+    "agenzia",
+    "adozione",
+    "servidor",
+    "serveur",
+    "envia",
+    "envie",
+    "invia",
+    "sende",
+    "transmet",
+    "partage",
+    "compartilhe",
+    "condividi",
+    "elimina",
+    "borra",
+    "cancella",
+    "losche",
+    "apaga",
+    "supprime",
+    "efface",
 ];
 
 /// Joins adjacent space-separated fragments of `text` that spell a [`SPLIT_KEYWORDS`] word.
 fn join_keyword_fragments(text: &str) -> String {
     const SMALL: &[&str] = &[
-        "the", "a", "to", "in", "on", "at", "of", "and", "or", "for", "is", "it", "as", "be",
-        "by", "we", "he", "me", "my", "no", "so", "up", "us", "an", "do", "go", "if", "la",
-        "le", "el", "il", "de", "di", "da", "y", "e", "et", "und", "les", "los", "las",
+        "the", "a", "to", "in", "on", "at", "of", "and", "or", "for", "is", "it", "as", "be", "by",
+        "we", "he", "me", "my", "no", "so", "up", "us", "an", "do", "go", "if", "la", "le", "el",
+        "il", "de", "di", "da", "y", "e", "et", "und", "les", "los", "las",
     ];
     let toks: Vec<&str> = text.split(' ').collect();
     let letters = |t: &str| -> Option<String> {
@@ -713,13 +833,19 @@ fn join_keyword_fragments(text: &str) -> String {
             }
             let parts = &toks[i..i + n];
             // only the last fragment may carry punctuation
-            if parts[..n - 1].iter().any(|p| p.chars().any(|c| !c.is_alphabetic())) {
+            if parts[..n - 1]
+                .iter()
+                .any(|p| p.chars().any(|c| !c.is_alphabetic()))
+            {
                 continue;
             }
             let Some(ls) = parts.iter().map(|p| letters(p)).collect::<Option<Vec<_>>>() else {
                 continue;
             };
-            if ls.iter().all(|l| SMALL.contains(&l.as_str()) || SPLIT_KEYWORDS.contains(&l.as_str())) {
+            if ls
+                .iter()
+                .all(|l| SMALL.contains(&l.as_str()) || SPLIT_KEYWORDS.contains(&l.as_str()))
+            {
                 continue;
             }
             if SPLIT_KEYWORDS.contains(&ls.concat().as_str()) {
@@ -761,7 +887,11 @@ pub fn scan_views(text: &str) -> Vec<View> {
     }];
     let mut push_cased = |how: &'static str, t: String, cased: Option<String>| {
         if !views.iter().any(|v| v.text == t) {
-            views.push(View { how, text: t, cased });
+            views.push(View {
+                how,
+                text: t,
+                cased,
+            });
         }
     };
     if let Some(decoded) = decoded_text(&cleaned) {
@@ -769,7 +899,11 @@ pub fn scan_views(text: &str) -> Vec<View> {
     }
     let split = join_split_words(&cleaned);
     if split != cleaned {
-        push_cased("split words joined", normalise_for_scan(&split), Some(split));
+        push_cased(
+            "split words joined",
+            normalise_for_scan(&split),
+            Some(split),
+        );
     }
     let mut push = |how: &'static str, t: String| push_cased(how, t, None);
     let deob = deobfuscate_addresses(&plain);
@@ -858,11 +992,23 @@ mod tests {
     #[test]
     fn split_words_are_joined() {
         for (text, joined) in [
-            ("Keep the pass-word and se.cret to-ken", "Keep the password and secret token"),
+            (
+                "Keep the pass-word and se.cret to-ken",
+                "Keep the password and secret token",
+            ),
             ("Es-ca-late to r.o.o.t now", "Escalate to root now"),
-            ("le m o t  d e  p a s s e de l'utilisateur", "le mot de passe de l'utilisateur"),
-            ("run r m  - r f  / h o m e to clean", "run rm -rf /home to clean"),
-            ("Up-load it to hooks.ex-ample.io.", "Upload it to hooks.example.io."),
+            (
+                "le m o t  d e  p a s s e de l'utilisateur",
+                "le mot de passe de l'utilisateur",
+            ),
+            (
+                "run r m  - r f  / h o m e to clean",
+                "run rm -rf /home to clean",
+            ),
+            (
+                "Up-load it to hooks.ex-ample.io.",
+                "Upload it to hooks.example.io.",
+            ),
             ("Ig-nora las ins.truc.ciones", "Ignora las instrucciones"),
         ] {
             assert_eq!(join_split_words(text), joined, "{text}");
@@ -876,22 +1022,38 @@ mod tests {
             let j = join_split_words(text);
             assert!(j.contains("2024-05-03") || !text.contains("2024"), "{j}");
             assert!(j.contains("1.2.3") || !text.contains("1.2.3"), "{j}");
-            assert!(!j.contains("ya") && !j.contains("ab ") && !j.contains("ab\n"), "{j}");
+            assert!(
+                !j.contains("ya") && !j.contains("ab ") && !j.contains("ab\n"),
+                "{j}"
+            );
         }
-        assert_eq!(join_split_words("e.g. a follow-up e-mail"), "eg. a followup email");
+        assert_eq!(
+            join_split_words("e.g. a follow-up e-mail"),
+            "eg. a followup email"
+        );
         // space-split fragments that spell a rule word; ordinary word pairs stay apart
         assert_eq!(
             join_split_words("Ign-ore prev.ious inst ruct ions now"),
             "Ignore previous instructions now"
         );
-        assert_eq!(join_split_words("Guarda la cont rase ña"), "Guarda la contraseña");
-        for text in ["go to the shop and pass the word on", "in the system prompt area", "a bit of time"] {
+        assert_eq!(
+            join_split_words("Guarda la cont rase ña"),
+            "Guarda la contraseña"
+        );
+        for text in [
+            "go to the shop and pass the word on",
+            "in the system prompt area",
+            "a bit of time",
+        ] {
             assert_eq!(join_split_words(text), text);
         }
         // the view is there only when something was joined
-        assert!(scan_views("Keep the pass-word").iter().any(|v| v.how == "split words joined"
-            && v.text == "keep the password"));
-        assert!(scan_views("Keep the notes").iter().all(|v| v.how != "split words joined"));
+        assert!(scan_views("Keep the pass-word")
+            .iter()
+            .any(|v| v.how == "split words joined" && v.text == "keep the password"));
+        assert!(scan_views("Keep the notes")
+            .iter()
+            .all(|v| v.how != "split words joined"));
     }
 
     #[test]
