@@ -615,6 +615,34 @@ fn gap_tokens(cleaned: &str) -> Vec<(&str, usize, bool)> {
 /// next to another run across a wide gap, becomes one word. A hyphen or dot next to a
 /// digit (dates, versions) and abbreviations keep their meaning ("e.g." -> "eg.").
 pub fn join_split_words(cleaned: &str) -> String {
+    join_split(cleaned).0
+}
+
+/// Whether a word joined from hyphen- or dot-split parts looks like hiding: three parts or
+/// more ("Es-ca-late", "r.o.o.t"), dots inside a word ("se.cret", not "e.g."), or a word of
+/// the rules' vocabulary ("pass-word"); "follow-up" and "e-mail" do not.
+fn suspicious_join(tok: &str, joined: &str) -> bool {
+    let parts = tok
+        .split(['-', '.', '\u{2010}', '\u{2011}', '\u{00B7}'])
+        .filter(|p| !p.is_empty());
+    let lens: Vec<usize> = parts.map(|p| p.chars().count()).collect();
+    let dotted = tok
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .contains('.');
+    let word = strip_accents(
+        &joined
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase(),
+    );
+    lens.len() >= 3
+        || (dotted && lens.iter().any(|&l| l > 1))
+        || SPLIT_KEYWORDS.contains(&word.as_str())
+        || SPELLED_WORDS.contains(&word.as_str())
+}
+
+/// [`join_split_words`] and whether anything it joined looks like hiding (a spaced run, a
+/// keyword spelled in fragments, a [`suspicious_join`]): only then is it a view worth a scan.
+fn join_split(cleaned: &str) -> (String, bool) {
     let toks = gap_tokens(cleaned);
     let single = |t: &str| {
         let mut cs = t.chars();
@@ -659,6 +687,7 @@ pub fn join_split_words(cleaned: &str) -> String {
         .map(|(_, r)| *r)
         .collect();
     let mut out = String::with_capacity(cleaned.len());
+    let mut suspicious = !joinable.is_empty();
     let mut k = 0;
     while k < toks.len() {
         if k > 0 {
@@ -670,14 +699,16 @@ pub fn join_split_words(cleaned: &str) -> String {
             }
             k = e + 1;
         } else {
-            out.push_str(&join_word_parts(toks[k].0));
+            let joined = join_word_parts(toks[k].0);
+            suspicious |= joined != toks[k].0 && suspicious_join(toks[k].0, &joined);
+            out.push_str(&joined);
             k += 1;
         }
     }
-    out.lines()
-        .map(join_keyword_fragments)
-        .collect::<Vec<_>>()
-        .join("\n")
+    let lines: Vec<&str> = out.lines().collect();
+    let fragments: Vec<String> = lines.iter().map(|l| join_keyword_fragments(l)).collect();
+    suspicious |= fragments.iter().zip(&lines).any(|(f, l)| f != l);
+    (fragments.join("\n"), suspicious)
 }
 
 /// Words of the rules' classes that an author may break with spaces ("inst ruct ions",
@@ -808,6 +839,35 @@ const SPLIT_KEYWORDS: &[&str] = &[
     "apaga",
     "supprime",
     "efface",
+    "rm",
+    "rf",
+    "table",
+    "tables",
+    "directory",
+    "folder",
+    "database",
+    "backup",
+    "backups",
+    "sauvegardes",
+    "formate",
+    "format",
+    "disque",
+    "overwrite",
+    "nightly",
+    "history",
+    "logs",
+    "files",
+    "home",
+    "drop",
+    "kill",
+    "exec",
+    "network",
+    "internet",
+    "download",
+    "forward",
+    "mirror",
+    "sync",
+    "external",
 ];
 
 /// Joins adjacent space-separated fragments of `text` that spell a [`SPLIT_KEYWORDS`] word.
@@ -897,8 +957,8 @@ pub fn scan_views(text: &str) -> Vec<View> {
     if let Some(decoded) = decoded_text(&cleaned) {
         push_cased("decoded text", normalise_for_scan(&decoded), Some(decoded));
     }
-    let split = join_split_words(&cleaned);
-    if split != cleaned {
+    let (split, suspicious) = join_split(&cleaned);
+    if suspicious && split != cleaned {
         push_cased(
             "split words joined",
             normalise_for_scan(&split),
@@ -1051,6 +1111,10 @@ mod tests {
         assert!(scan_views("Keep the pass-word")
             .iter()
             .any(|v| v.how == "split words joined" && v.text == "keep the password"));
+        // ordinary compounds are joined but not worth a view of their own
+        assert!(scan_views("Send a follow-up e-mail, e.g. next week")
+            .iter()
+            .all(|v| v.how != "split words joined"));
         assert!(scan_views("Keep the notes")
             .iter()
             .all(|v| v.how != "split words joined"));
