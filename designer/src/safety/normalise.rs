@@ -637,7 +637,6 @@ fn suspicious_join(tok: &str, joined: &str) -> bool {
     lens.len() >= 3
         || (dotted && lens.iter().any(|&l| l > 1))
         || SPLIT_KEYWORDS.contains(&word.as_str())
-        || SPELLED_WORDS.contains(&word.as_str())
 }
 
 /// [`join_split_words`] and whether anything it joined looks like hiding (a spaced run, a
@@ -868,6 +867,14 @@ const SPLIT_KEYWORDS: &[&str] = &[
     "mirror",
     "sync",
     "external",
+    "question",
+    "questions",
+    "address",
+    "addresses",
+    "phone",
+    "contacts",
+    "password",
+    "passwords",
 ];
 
 /// Joins adjacent space-separated fragments of `text` that spell a [`SPLIT_KEYWORDS`] word.
