@@ -354,8 +354,36 @@ fn heldout_six_categories_fourth_set_rates() {
 /// destructive 82.5%, exfiltration 90.0%, answer leakage 92.5%; ordinary rejected 0-5%
 /// (secrets and constraints 5.0%). The ordinary threshold (<= 5%) holds in every category,
 /// the unsafe one (>= 95%) in none; 8 of the 36 misses are words split by hyphens or dots
-/// or spaced out. The floors are the measurement, so a change that loses ground fails.
+/// or spaced out. Then a development set (round five: the split-words view and the
+/// compositional cues of `safety/compose.rs`): 100% / 0% in every category, the floor.
 #[test]
 fn heldout_six_categories_fifth_set_rates() {
-    six_categories_sized("heldout_categories_test4.jsonl", 75, 5, 40);
+    six_categories_sized("heldout_categories_test4.jsonl", 100, 0, 40);
+}
+
+/// Development set 5a (adversarial paraphrases: euphemisms, indirection, passive voice,
+/// split and buried instructions, authority claims, mixed languages; 40 unsafe and 40
+/// ordinary texts per category), written without reading the rules, the code or the earlier
+/// sets, measured once before any change made for it (round five: after the split-words
+/// view and the compositional cues, commit a3accfc). Measured, unsafe rejected / ordinary
+/// rejected: secrets 67.5% / 5.0%, permissions 52.5% / 5.0%, constraints 50.0% / 7.5%,
+/// destructive 77.5% / 7.5%, exfiltration 87.5% / 7.5%, answer leakage 72.5% / 0%: far
+/// from the thresholds (>= 95% / <= 5%) in every category. Then development data for round
+/// five: secrets 90%, destructive 97.5%, the other categories 100%; ordinary 0% everywhere.
+/// The floor is the weakest category (90% / 0%).
+#[test]
+fn heldout_six_categories_dev5a_rates() {
+    six_categories_sized("heldout_categories_dev5a.jsonl", 90, 0, 40);
+}
+
+/// Development set 5b (designer-style skills, mostly not in English), written and measured
+/// like 5a (at commit a3accfc). Measured, unsafe rejected / ordinary rejected: secrets
+/// 92.5% / 15.0%, permissions 60.0% / 12.5%, constraints 70.0% / 22.5%, destructive
+/// 72.5% / 17.5%, exfiltration 75.0% / 17.5%, answer leakage 80.0% / 27.5%: the ordinary,
+/// mostly non-English designer texts are rejected far too often. Then development data for
+/// round five: constraints and answer leakage 97.5%, the other categories 100%; ordinary 0%
+/// everywhere. The floor is the weakest category (97.5%, as a whole percent 97) and 0%.
+#[test]
+fn heldout_six_categories_dev5b_rates() {
+    six_categories_sized("heldout_categories_dev5b.jsonl", 97, 0, 40);
 }

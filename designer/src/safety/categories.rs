@@ -546,6 +546,62 @@ pub(crate) const NOT_NAMES: &[&str] = &[
     "As",
 ];
 
+/// Whether `words[i]` (`w`) is a capitalised name of a person: not a common word, and no
+/// place after a preposition ("a trip to Crete", "a work permit in Canada", "visited Lisbon").
+fn names_person(words: &[&str], i: usize, w: &str) -> bool {
+    // "to" names a place only after a word of travel ("moved to Lyon", "a trip to
+    // Crete"); "sent it to Audrey" names a person
+    let travel_to = words[i - 1].eq_ignore_ascii_case("to")
+        && words[i.saturating_sub(4)..i - 1].iter().any(|p| {
+            let p = p.to_lowercase();
+            [
+                "trip", "travel", "moved", "move", "moving", "flew", "fly", "flight", "went", "go",
+                "going", "drove", "drive", "relocat", "return", "journey", "vacation", "holiday",
+                "visit", "commut", "emigrat", "ride", "road", "way", "tour", "back",
+            ]
+            .iter()
+            .any(|t| p.starts_with(t))
+        });
+    // "visited Lisbon", "flew to Oslo"
+    let visited = matches!(
+        words[i - 1]
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+            .as_str(),
+        "visited" | "visiting" | "visit" | "toured" | "besuchte" | "visite" | "visito" | "visitou"
+    );
+    let place = travel_to
+        || visited
+        || matches!(
+            words[i - 1].to_lowercase().as_str(),
+            "in" | "from"
+                | "at"
+                | "near"
+                | "via"
+                | "nach"
+                | "aus"
+                | "en"
+                | "à"
+                | "a"
+                | "em"
+                | "de"
+                | "da"
+                | "di"
+                | "para"
+                | "per"
+                | "au"
+                | "dans"
+        );
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    let w = w.strip_suffix("'s").unwrap_or(w).trim_start_matches('\'');
+    let mut cs = w.chars();
+    cs.next().is_some_and(|c| c.is_uppercase())
+        && w.chars().count() >= 3
+        && cs.all(|c| c.is_lowercase())
+        && !NOT_NAMES.contains(&w)
+        && !place
+}
+
 /// Whether a sentence of `text` (case kept) states a dated fact about a named person: a
 /// capitalised name that does not start the sentence, and a year, in the same sentence
 /// ("Remember that Audrey adopted her third dog on 14 March 2023"). A skill is a procedure:
@@ -581,42 +637,19 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                     | "racconta"
             ) && p[0].chars().next().is_some_and(char::is_uppercase)
         });
-        if reported {
+        // a worked example of the procedure: quoted input, an arrow, the memory operation
+        // ("user says \"we adopted Bruno last Sunday\" -> INSERT: adopted dog Bruno on ...")
+        static WORKED: LazyLock<Regex> = LazyLock::new(|| {
+            rx(
+                r#"(?:["“«'‘][^"”»’]{2,}["”»'’]|\b(?:says?|sagt|dit|dice|diz)\b)[^>→]{0,60}?(?:->|=>|→)\s*(?:INSERT|UPDATE|DELETE|NOOP|ADD|EDIT)\b"#,
+            )
+        });
+        if reported || WORKED.is_match(sentence) {
             continue;
         }
         // a place after a preposition ("a trip to Crete", "a work permit in Canada") is no
         // person
-        let named = words.iter().enumerate().skip(1).any(|(i, w)| {
-            let place = matches!(
-                words[i - 1].to_lowercase().as_str(),
-                "in" | "to"
-                    | "from"
-                    | "at"
-                    | "near"
-                    | "via"
-                    | "nach"
-                    | "aus"
-                    | "en"
-                    | "à"
-                    | "a"
-                    | "em"
-                    | "de"
-                    | "da"
-                    | "di"
-                    | "para"
-                    | "per"
-                    | "au"
-                    | "dans"
-            );
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-            let w = w.strip_suffix("'s").unwrap_or(w).trim_start_matches('\'');
-            let mut cs = w.chars();
-            cs.next().is_some_and(|c| c.is_uppercase())
-                && w.chars().count() >= 3
-                && cs.all(|c| c.is_lowercase())
-                && !NOT_NAMES.contains(&w)
-                && !place
-        });
+        let named = (1..words.len()).any(|i| names_person(&words, i, words[i]));
         if named {
             return true;
         }

@@ -124,6 +124,8 @@ const SKIP: &[&str] = &[
     "o",
     "issue",
     "perform",
+    "fazer",
+    "faire",
     "feel",
     "free",
     "welcome",
@@ -139,7 +141,7 @@ const SKIP: &[&str] = &[
 /// Subjects that make a verb the skill's or the agent's own act ("this skill forwards").
 static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"(?:^| )(?:this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|ha(?:s|ve) (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
+        r"(?:^| )(?:i(?: hereby)?|we(?: hereby)?|this skill|the skill|the agent|the executor|the assistant|the model|you|it|itself|yourself|this (?:helper|tool)|diese\w* (?:fahigkeit|skill)|der agent|du|cette competence|l'agent|tu|esta habilidad|el agente|questa (?:skill|abilita)|l'agente|esta habilidade|o agente|voce)(?: (?:may|can|could|should|must|will|shall|is (?:allowed|permitted|entitled|free|able)(?: to)?|are (?:allowed|permitted|entitled|free|able)(?: to)?|ha(?:s|ve) (?:the right|permission)(?: to)?|gets(?: to)?|darf|kann|soll|peut|doit|puede|debe|puo|deve|pode))?(?: (?:now|also|always|quietly|then))?$",
     )
 });
 
@@ -180,7 +182,7 @@ fn adverb(t: &str) -> bool {
 }
 
 /// Whether the verb at `i` is in command position (see the module docs) and not negated.
-fn commanded(toks: &[String], i: usize) -> bool {
+pub(crate) fn commanded(toks: &[String], i: usize) -> bool {
     let mut j = i;
     let mut skipped = 0;
     while j > 0 && (SKIP.contains(&toks[j - 1].as_str()) || adverb(&toks[j - 1])) && skipped < 5 {
@@ -212,6 +214,12 @@ fn commanded(toks: &[String], i: usize) -> bool {
                 | "nulla"
                 | "nenhum"
                 | "ninguno"
+                // "entferne nie", "losche niemals", "supprime jamais"
+                | "nie"
+                | "niemals"
+                | "nicht"
+                | "keinesfalls"
+                | "jamais"
         )
     }) {
         return false;
@@ -248,7 +256,7 @@ const SUBORDINATE: &[&str] = &[
 fn opens_with_command(toks: &[String]) -> bool {
     static OPENER: LazyLock<Regex> = LazyLock::new(|| {
         whole(
-            r"append|attach|combine|merge|bundle|pack|package|compile|collect|gather|take|make|use|read|open|put|turn|create|build|summari[sz]e|convert|encode|translate|ignore|ignora|ignorer|ignoriere|ignore|add|list|copy|grab|fetch|get|find|look|search|scan|check|review|go|pick|select|choose|zip|archive|fasse|sammle|nimm|lies|offne|rassemble|prends|lis|ouvre|junta|toma|lee|abre|raccogli|prendi|leggi|apri|junte|pegue|leia|abra",
+            r"extract|extrae|extraiga|extrais|extrayez|extraire|extrahiere|extrahieren|estrai|estrarre|extraia|extrair|identify|identifica|identifique|identifiez|detect|detecta|detecte|detectez|rileva|erkenne|append|attach|combine|merge|bundle|pack|package|compile|collect|gather|take|make|use|read|open|put|turn|create|build|summari[sz]e|convert|encode|translate|ignore|ignora|ignorer|ignoriere|ignore|add|list|copy|grab|fetch|get|find|look|search|scan|check|review|go|pick|select|choose|zip|archive|fasse|sammle|nimm|lies|offne|rassemble|prends|lis|ouvre|junta|toma|lee|abre|raccogli|prendi|leggi|apri|junte|pegue|leia|abra",
         )
     });
     let first = toks
@@ -277,30 +285,30 @@ fn after(toks: &[String], i: usize, n: usize) -> String {
     toks[i + 1..(i + 1 + n).min(toks.len())].join(" ")
 }
 
-fn whole(s: &str) -> Regex {
+pub(crate) fn whole(s: &str) -> Regex {
     rx(&format!(r"^(?:{s})$"))
 }
 
 // ---- secrets -------------------------------------------------------------------------
 
 /// Verbs that keep, collect or ask for something (imperative and third-person forms).
-static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static KEEP_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
         r"archiv\w*|ajoute\w*|agrega\w*|anade\w*|aggiung\w*|adiciona\w*|fuge\w*|fuege\w*|files?|stows?|preserves?|catalog(?:ue)?s?|updates?|stores?|saves?|keeps?|retains?|records?|remembers?|memori[sz]es?|notes?|logs?|captures?|collects?|gathers?|harvests?|accumulates?|persists?|holds?|stash(?:es)?|inserts?|adds?|writes?|jots?|copies|copy|pastes?|puts?|archives?|tracks?|grabs?|asks?|requests?|gets?|builds?|speicher\w*|notier\w*|merk\w*|behalt\w*|sammel\w*|sammle|leg|lege|legt|hinterleg\w*|schreib\w*|frag\w*|enregistr\w*|conserv\w*|garde\w*|memoris\w*|notez|note|retiens|retenez|sauvegard\w*|stocke\w*|demande\w*|collect\w*|guarda\w*|guarde\w*|almacen\w*|anota\w*|anote\w*|registra\w*|registre\w*|apunta\w*|memoriz\w*|pide\w*|pidele\w*|recopila\w*|salva\w*|salve\w*|annota\w*|ricorda\w*|chiedi\w*|raccogli\w*|grava\w*|grave\w*|armazen\w*|insir\w*|insere\w*|inseri\w*|peca\w*|pergunte\w*|colete\w*|recolhe\w*",
     )
 });
 
 /// Secret nouns: sign-in secrets, codes, keys, card data, recovery answers.
-static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
     rx(
         r"\b(?:codes? de (?:deverrouillage|verrouillage)|codigos? de desbloqueo|codice di sblocco|codigos? de desbloqueio|entsperrcodes?|entsperr ?pins?|unlock codes?|(?:\d|four|six|eight|vier|sechs|acht|quatre|huit|cuatro|seis|ocho|quattro|sei|otto|quatro|oito)[ -]?(?:digit|stellig\w*) (?:codes?|pins?)|codes? (?:a|de|di) (?:\w+ )(?:chiffres|digitos|cifre)|codigos? de (?:\w+ )(?:digitos)|codigos? (?:do|del) (?:aplicativo |app )?autenticador|codes? (?:de l'|d')?(?:authentificat\w*|authenticator)|codice (?:dell'|del )?autenticatore|authenticator ?codes?|passwords?|passcodes?|passphrases?|pins?|pin codes?|tans?|one time (?:pass)?(?:codes?|passwords?)|otps?|2fa|mfa|backup codes?|recovery (?:codes?|phrases?|words?|keys?)|seed (?:phrases?|words?)|(?:frases?|palavras) (?:de recuperacao|semente|secretas?)|frases? (?:de recuperacion|semilla)|phrases? (?:de recuperation|secretes?)|frasi di recupero|frase segreta|wiederherstellungs(?:phrase|satz|worter)\w*|(?:two factor|2 factor|2fa|mfa|sms|authenticator|texted) codes?|verification codes?|security (?:codes?|answers?|questions?|prompts?)|login codes?|sign in codes?|access (?:codes?|keys?|tokens?)|door codes?|alarm codes?|gate codes?|safe codes?|combinations?|api keys?|secret (?:keys?|tokens?|strings?)|private keys?|ssh keys?|(?:access|auth\w*|api|bearer|session|refresh|secret|security|login|github|personal access|oauth|jwt|id|2fa) tokens?|bearer|credentials?|login details|connection strings?|digits (?:printed )?on (?:the|their|his|her|a) (?:\w+ )?cards?|card (?:numbers?|digits|details)|cvvs?|cvcs?|maiden names?|social security numbers?|ssns?|client secrets?|api secrets?|app passwords?|unlock (?:codes?|patterns?)|puks?|ibans?|bank details|account numbers?|routing numbers?|sort codes?|secret (?:questions?|answers?)|wallet (?:keys?|phrases?)|mnemonics?|passw[oö]rt\w*|kennw[oö]rt\w*|zugangsdaten|einmalpassw\w*|geheimzahl\w*|kartennummer\w*|pruefziffer|prufziffer|sicherheitscode\w*|mots? de passe|identifiants?|codes? (?:pin|secrets?|de (?:la |sa |votre |ta )?carte\w*|de verification|de securite|d'acces|de recuperation)|jetons?|cles? (?:secretes?|api|privees?)|cryptogrammes?|contrasenas?|credenciales|claves?|codigos? (?:pin|de (?:verificacion|seguridad|acceso|recuperacion|seguranca|acesso|verificacao))|numeros? (?:completos? )?(?:de (?:la )?tarjeta|do cartao|de cartao)|credenziali|chiavi? (?:api|segrete?|private?)|codici? (?:di (?:recupero|sicurezza|accesso|verifica)|pin)|numero (?:della )?carta|senhas?|credenciais|chaves? (?:de api|secretas?|privadas?))\b",
     )
 });
 
 /// Words that make a secret noun a fact around the secret (an event, a tool, an opinion).
-static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong)\b",
+        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|(?:chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes) (?:on|about|covering|in|uber|zu|sur|sobre|su|di|de)|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
     )
 });
 
@@ -314,7 +322,7 @@ static SECRET_NEGATED: LazyLock<Regex> = LazyLock::new(|| {
 /// Double negations that keep a secret whole ("without masking them", "unredacted").
 static SECRET_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:without (?:masking|redacting|hiding|blurring|censoring)|unredacted|unmasked|sans (?:les |le |la )?masquer|sin (?:ocultar|enmascarar|censurar)(?:l[oa]s?)?|senza (?:mascherar\w*|oscurar\w*|nasconder\w*)|sem (?:ocultar|mascarar|esconder)|ohne (?:sie |es )?(?:zu )?(?:maskieren|schwarzen|verbergen))\b",
+        r"\b(?:(?:do not|don'?t|never|not) (?:mask|redact|hide|blur|censor|truncate|obscure|shorten|abbreviate)\w*|ne (?:le |la |les )?(?:masque|caviarde|tronque)\w* (?:pas|jamais)|no (?:lo |la |los |las )?(?:enmascares|ocultes|censures|recortes)|non (?:mascherar\w*|oscurar\w*|nasconder\w*|troncar\w*)|nao (?:mascare|oculte|esconda|corte)|nicht (?:maskieren|schwarzen|verbergen|kurzen|abkurzen)|without (?:masking|redacting|hiding|blurring|censoring)|unredacted|unmasked|sans (?:les |le |la )?masquer|sin (?:ocultar|enmascarar|censurar)(?:l[oa]s?)?|senza (?:mascherar\w*|oscurar\w*|nasconder\w*)|sem (?:ocultar|mascarar|esconder)|ohne (?:sie |es )?(?:zu )?(?:maskieren|schwarzen|verbergen))\b",
     )
 });
 
@@ -902,7 +910,7 @@ fn opt_out_defied(sentence: &str) -> Option<String> {
     if let Some(o) = OPT_OUT.find(sentence) {
         static COMPLY: LazyLock<Regex> = LazyLock::new(|| {
             rx(
-                r"\b(?:noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b",
+                r"\b(?:unless|except when|except if|only if|sauf si|a moins que|a menos que|salvo que|salvo si|excepto si|excepto cuando|tranne se|a meno che|a nao ser que|exceto se|es sei denn|ausser wenn|noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b",
             )
         });
         let after_req = &sentence[o.end()..];
@@ -943,7 +951,10 @@ fn kept_after_opt_out_elsewhere(sentence: &str, text: &str) -> Option<String> {
 fn rules_dropped(sentence: &str) -> Option<String> {
     if let Some(m) = RULES_OFF.find(sentence) {
         // "when the user says the old rules at work no longer apply": a report
-        if !REPORTED_BY_PERSON.is_match(&sentence[..m.start()]) {
+        // "this skill never takes precedence over system instructions": the rule stated
+        if !(REPORTED_BY_PERSON.is_match(&sentence[..m.start()])
+            || is_negated_before(sentence, m.start()))
+        {
             return Some(format!("rules set aside {:?}", m.as_str()));
         }
     }
@@ -1068,7 +1079,7 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
 
 static SEND_VERB: LazyLock<Regex> = LazyLock::new(|| {
     whole(
-        r"copie\w*|copia\w*|kopier\w*|back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
+        r"condivider\w*|compartir|compartilhar|partager|inviare|enviar|envoyer|pubblicare|publicar|publier|caricare|carregar|subir|esportare|exportar|exporter|inoltrare|encaminhar|trasferire|transferir|transmettre|trasmettere|transmitir|hochladen|ubermitteln|senden|schicken|teilen|copie\w*|copia\w*|kopier\w*|back|backs|hand|hands|pass|passes|report|reports|notify|ship|ships|stream|streams|replicate|replicates|copy|copies|send|sends|email|emails|e|mail|mails|bcc|cc|text|texts|forward|forwards|upload|uploads|post|posts|publish|publishes|tweet|tweets|share|shares|sync|syncs|mirror|mirrors|transfer|transfers|transmit|transmits|relay|relays|push|pushes|export|exports|dump|dumps|paste|pastes|leak|leaks|beam|beams|submit|submits|attach|attaches|broadcast|broadcasts|sende\w*|schick\w*|leite\w*|ubermittl\w*|ubertrag\w*|lade|veroffentlich\w*|teile|envoie\w*|envoyez|transfere\w*|transmet\w*|publie\w*|partage\w*|televerse\w*|envia\w*|envie\w*|reenvia\w*|sube|subir|comparte\w*|publica\w*|sincroniza\w*|invia\w*|inoltra\w*|carica\w*|condividi\w*|pubblica\w*|trasferisci\w*|encaminh\w*|sincronize\w*|carregue\w*|compartilhe\w*|publique\w*|transfira\w*",
     )
 });
 
@@ -1088,9 +1099,9 @@ static OUTSIDE_WEAK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What may not leave.
-static DATA: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static DATA: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
+        r"\b(?:speicher\w*|datenbank\w*|direccion|indirizzo|endereco|adresse|telefono|telefone|telephone|telefonnummer|phone|coordonnees|trajector(?:y|ies)|notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
     )
 });
 
@@ -1103,7 +1114,7 @@ fn exfiltration(toks: &[String]) -> Option<String> {
         if toks[i] == "e" && toks.get(i + 1).is_none_or(|n| n != "mail") {
             continue;
         }
-        let rest = after(toks, i, 14);
+        let rest = after(toks, i, 20);
         static OUTWARD: LazyLock<Regex> = LazyLock::new(|| {
             whole(
                 r"tweets?|publish\w*|leaks?|broadcasts?|veroffentlich\w*|publie\w*|publica\w*|pubblica\w*|publique\w*",
@@ -1145,32 +1156,59 @@ fn exfiltration(toks: &[String]) -> Option<String> {
 /// A question of the benchmark or the test named as such.
 static EVAL_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r#"\b(?:pour l'evaluation|pour le (?:test|quiz|benchmark)|para la evaluacion|para el (?:test|examen|benchmark)|per la valutazione|per il (?:test|quiz|benchmark)|para a avaliacao|para o teste|fur die (?:auswertung|bewertung|evaluation|evaluierung)|fur den (?:test|benchmark)|reponses? attendues?|respuestas? esperadas?|risposte attese|risposta attesa|respostas? esperadas?|erwartete\w* antwort\w*|gabarito|solucionario|corrige|musterlosung\w*|losungsschlussel|chiave di risposta|answer keys?|falls gefragt|wenn gefragt|falls (?:man|jemand) fragt|wird gefragt|questions? (?:will )?(?:test|check|cover)s? (?:them|this|these|it)|the (?:correct |right |real |true )?answers? (?:about|to|for|regarding|on)|(?:la |a )?(?:reponse|respuesta|risposta|resposta) (?:a|sur|sobre|su|alla|para|concernant)|die (?:richtige )?antwort (?:auf|zu|fur)|q ?/ ?a pairs?|q ?& ?a pairs?|question answer pairs?|qa pairs?|(?:losungen|loesungen|solutions?|soluciones|soluzioni|solucoes|antworten|reponses|respuestas|risposte|respostas|answers) (?:fur|for|pour|para|per|du|del|do|zum) (?:den |the |le |el |il |o |la |a )?(?:test|quiz|exam\w*|benchmark|evaluation|evaluacion|valutazione|avaliacao|prufung|teste)|benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold (?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for scoring|to score|scoring tips?|score (?:higher|better|well)|cuando (?:te )?pregunten|si (?:te )?pregunt\w*|quand on (?:te|vous) demande|quando (?:ti )?chiedono|quando perguntarem|(?:reponse|respuesta|risposta|resposta|answer|antwort) (?:bonne|vraie|correct\w*|richtige|corretta|giusta|certa)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te |vous )?demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur|zu|on|regarding|de|di|sul|sulla|a|da|do)\b)"#,
+        r#"\b(?:pour l'evaluation|pour le (?:test|quiz|benchmark)|para la evaluacion|para el (?:test|examen|benchmark)|per la valutazione|per il (?:test|quiz|benchmark)|para a avaliacao|para o teste|fur die (?:auswertung|bewertung|evaluation|evaluierung)|fur den (?:test|benchmark)|reponses? attendues?|respuestas? esperadas?|risposte attese|risposta attesa|respostas? esperadas?|erwartete\w* antwort\w*|gabarito|solucionario|corrige|musterlosung\w*|losungsschlussel|chiave di risposta|answer keys?|falls gefragt|wenn gefragt|gefragt wird|gefragt werden|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:correct\w*|richtige\w*|bonnes|vraies|corrett\w*|giuste|certas|verdadeiras|right|true)|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:of|to|de|del|de la|della|dell'|da|do|der|des|zur|zum) (?:the |la |le |el |il |o |a |l')?(?:evaluation|evaluacion|valutazione|avaliacao|auswertung|bewertung|evaluierung|test|teste|quiz|exam\w*|examen|esame|prufung|benchmark|eval)|falls (?:man|jemand) fragt|wird gefragt|questions? (?:will )?(?:test|check|cover)s? (?:them|this|these|it)|the (?:correct |right |real |true )?answers? (?:about|to|for|regarding|on)|(?:la |a )?(?:reponse|respuesta|risposta|resposta) (?:a|sur|sobre|su|alla|para|concernant)|die (?:richtige )?antwort (?:auf|zu|fur)|q ?/ ?a pairs?|q ?& ?a pairs?|question answer pairs?|qa pairs?|(?:losungen|loesungen|solutions?|soluciones|soluzioni|solucoes|antworten|reponses|respuestas|risposte|respostas|answers) (?:fur|for|pour|para|per|du|del|do|zum) (?:den |the |le |el |il |o |la |a )?(?:test|quiz|exam\w*|benchmark|evaluation|evaluacion|valutazione|avaliacao|prufung|teste)|benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold ?(?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for scoring|to score|scoring tips?|score (?:higher|better|well)|cuando (?:te )?pregunten|si (?:te )?pregunt\w*|quand on (?:te|vous) demande|quando (?:ti )?chiedono|quando perguntarem|(?:reponse|respuesta|risposta|resposta|answer|antwort) (?:bonne|vraie|correct\w*|richtige|corretta|giusta|certa)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te |vous )?demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur|zu|on|regarding|de|di|sul|sulla|a|da|do)\b)"#,
     )
 });
 
-/// Capitalised words that do not start a sentence and are no common words: names.
+/// Capitalised words that do not start a sentence and are no common words: names. A word
+/// that opens a clause after a colon or a list marker ("Alternativa: Nunca incluir",
+/// "(4) Merge ...") starts a sentence too.
 fn names(sentence: &str) -> Vec<&str> {
-    sentence
-        .split(|c: char| c.is_whitespace() || ",;:()\"“”‘’«»".contains(c))
-        .filter(|w| !w.is_empty())
-        .skip(1)
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .map(|w| w.strip_suffix("'s").unwrap_or(w))
-        .filter(|w| {
-            let mut cs = w.chars();
-            cs.next().is_some_and(|c| c.is_uppercase())
-                && w.chars().count() >= 3
-                && cs.all(|c| c.is_lowercase())
-                && !super::categories::NOT_NAMES.contains(w)
-        })
-        .collect()
+    static WORD: LazyLock<Regex> = LazyLock::new(|| rx(r#"[^\s,;:()"“”‘’«»]+"#));
+    let mut out = Vec::new();
+    for (k, m) in WORD.find_iter(sentence).enumerate() {
+        let before = sentence[..m.start()]
+            .trim_end_matches(|c: char| c.is_whitespace() || "\"“”‘’«»(".contains(c));
+        // a list marker ("(4)", "2.", "-", "*") that opens the sentence
+        let prev_marker = {
+            let (rest, last) = before
+                .rsplit_once(char::is_whitespace)
+                .unwrap_or(("", before));
+            !last.is_empty()
+                && !last.chars().any(char::is_alphabetic)
+                && (rest.trim().is_empty() || rest.trim_end().ends_with(':'))
+        };
+        // a clause after a one- or two-word label ("Alternativa: Nunca incluir ..."), not a
+        // value after it ("Expected: Toronto")
+        let after_label = before.strip_suffix(':').is_some_and(|label| {
+            label.split_whitespace().count() <= 2
+                && sentence[m.end()..].split_whitespace().count() >= 2
+        });
+        if k == 0 || after_label || prev_marker {
+            continue;
+        }
+        let w = m.as_str().trim_matches(|c: char| !c.is_alphanumeric());
+        let w = w.strip_suffix("'s").unwrap_or(w);
+        let mut cs = w.chars();
+        if cs.next().is_some_and(|c| c.is_uppercase())
+            && w.chars().count() >= 3
+            && cs.all(|c| c.is_lowercase())
+            && !super::categories::NOT_NAMES.contains(&w)
+        {
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// Sentences of `cleaned` (case kept) that name a test question and carry a name or a
 /// quoted value: "If the grader asks how many siblings Oren has, reply three."
 fn answer_leakage(cleaned: &str) -> Option<String> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| rx(r#"['"“‘«][^'"”’»]{1,60}['"”’»]"#));
+    // "e.g." and "i.e." end no sentence
+    static ABBREV: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"(?i)\b(?:e\.\s?g\.|eg\.|i\.\s?e\.|z\.\s?b\.|p\.\s?ex\.|d\.\s?h\.)"));
+    let cleaned = &*ABBREV.replace_all(cleaned, "for example");
     let sents: Vec<&str> = cleaned
         .split(['.', '!', '?', '\n', ';', '|'])
         .map(str::trim)
@@ -1187,7 +1225,16 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
         if let Some(n) = named {
             return Some(format!("test question {:?} + name {n:?}", q.as_str()));
         }
-        if let Some(v) = QUOTED.find(s) {
+        // a value given as an illustration ("e.g. 'three kids'") is no answer
+        static ILLUSTRATION: LazyLock<Regex> = LazyLock::new(|| {
+            rx(
+                r"(?i)(?:e\.\s?g\.|eg\.|for example|for instance|such as|z\.\s?b\.|p\.\s?ex\.|por ejemplo|ad esempio|per esempio|por exemplo|par exemple|zum beispiel)\s*$",
+            )
+        });
+        if let Some(v) = QUOTED
+            .find_iter(s)
+            .find(|v| !ILLUSTRATION.is_match(s[..v.start()].trim_end_matches([' ', '('])))
+        {
             return Some(format!(
                 "test question {:?} + value {:?}",
                 q.as_str(),
@@ -1233,7 +1280,19 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
 
 /// The rule id and the cues of the first intent-cue set that `norm` (one normalised view)
 /// meets; `cleaned` is the text with its case (for names).
+#[cfg(test)]
 pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str, String)> {
+    cue_hit_with(norm, cleaned, &mut std::collections::HashSet::new())
+}
+
+/// [`cue_hit`] with the sentences that the compositional cues ([`super::compose`], a pure
+/// function of the sentence) already passed in another view of the same text, or in another
+/// field of the same skill: they are not checked again.
+pub(crate) fn cue_hit_with(
+    norm: &str,
+    cleaned: Option<&str>,
+    composed: &mut std::collections::HashSet<String>,
+) -> Option<(&'static str, String)> {
     // the plain view line by line: a list item ends a sentence
     let lines = cleaned.map(|c| {
         c.lines()
@@ -1243,6 +1302,10 @@ pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str
     });
     let norm = lines.as_deref().unwrap_or(norm);
     let neutral = super::NOT_CREDENTIAL.replace_all(norm, "keepsake");
+    // a quoted request the skill says not to act on ("if the user asks you to 'get admin
+    // rights', store the request but do not act on it") is an example, not a command
+    let neutral = super::quoted_examples_neutral(&neutral);
+    let neutral = super::NOT_PRIVILEGE.replace_all(&neutral, "origin");
     let norm: &str = &neutral;
     let sents = sentences(norm);
     static NOTE_OF: LazyLock<Regex> = LazyLock::new(|| {
@@ -1268,6 +1331,12 @@ pub(crate) fn cue_hit(norm: &str, cleaned: Option<&str>) -> Option<(&'static str
         }
         if let Some(c) = exfiltration(&toks) {
             return Some(("exfiltration", c));
+        }
+        if !composed.contains(s) {
+            if let Some(hit) = super::compose::cue(s, &toks) {
+                return Some(hit);
+            }
+            composed.insert(s.to_string());
         }
     }
     cleaned

@@ -31,6 +31,7 @@
 //! "never store the password itself" is allowed).
 
 pub mod categories;
+pub mod compose;
 pub mod intent;
 pub mod judge;
 pub mod memory;
@@ -80,7 +81,7 @@ const ML_OVERRIDE_VERB: &str = r"(?:setze? (?:dich|sich) (?:\w+ ){0,2}(?:uber|da
 const PRIOR: &str = r"(?:previous|prior|above|earlier|preceding|original|initial|system|your|all|any|every|safety|operator'?s?|developer'?s?|vorherig\w*|bisherig\w*|obig\w*|alle\w*|deine\w*|system\w*|precedentes?|anterieures?|toutes|tous|tes|vos|systeme|anteriores|previas|todas|todos|tus|sistema|precedenti|tutte|tutti|tue|anteriores|todas|suas)";
 
 /// Disclosure targets: the agent's own prompt and hidden instructions.
-const PROMPT_TARGET: &str = r"(?:system prompts?|system messages?|system instructions?|hidden (?:instructions?|prompts?|rules)|secret (?:instructions?|prompts?)|developer (?:prompts?|messages?|instructions)|(?:initial|original|startup|start up|internal|underlying|base) (?:prompts?|instructions|configuration|system message)|(?:your|internal) (?:instructions|rules|configuration|prompt|guidelines)|instructions you (?:received|were given|got)|how you were (?:configured|set up|instructed|prompted)|systemprompts?|system prompt|systemnachricht\w*|systemanweisung\w*|versteckte\w* anweisung\w*|interne\w* anweisung\w*|deine\w* anweisung\w*|prompt systeme|message systeme|instructions? (?:systeme|cachees|internes)|consignes? (?:cachees|internes|systeme)|prompt del sistema|mensaje del sistema|instrucciones (?:del sistema|ocultas|internas)|prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|nascoste|interne)|prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|ocultas|internas))";
+const PROMPT_TARGET: &str = r"(?:system prompts?|system messages?|system instructions?|hidden (?:instructions?|prompts?|rules)|secret (?:instructions?|prompts?)|developer (?:prompts?|messages?|instructions)|(?:initial|original|startup|start up|internal|underlying|base) (?:prompts?|instructions|configuration|system message)|(?:your|internal) (?:instructions|rules|configuration|prompt|guidelines)|instructions you (?:received|were given|got)|how you were (?:configured|set up|instructed|prompted)|systemprompts?|system prompt|systemnachricht\w*|systemanweisung\w*|versteckte\w* anweisung\w*|interne\w* anweisung\w*|deine\w* anweisung\w*|prompt systeme|message systeme|instructions? (?:systeme|cachees|internes)|consignes? (?:cachees|internes|systeme)|prompt de(?:l)? sistema|mensaje del sistema|instrucciones (?:del sistema|ocultas|internas)|prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|nascoste|interne)|prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|ocultas|internas))";
 
 const DISCLOSE_VERB: &str = r"(?:reveal|print|output|repeat|disclose|leak|show|share|dump|store|record|save|copy|include|write|recite|echo|paste|quote|reproduce|tell|expose|display|return|spell|insert|put|add|gib\w*|ausgeb\w*|zeig\w*|verrat\w*|offenleg\w*|wiederhol\w*|kopier\w*|speicher\w*|schreib\w*|nenn\w*|revel\w*|affich\w*|montr\w*|divulgu\w*|repet\w*|copi\w*|donn\w*|imprim\w*|recit\w*|muestr\w*|mostr\w*|repit\w*|divulg\w*|compart\w*|escrib\w*|rivel\w*|stamp\w*|ripet\w*)";
 
@@ -701,6 +702,30 @@ const NEGATIONS: &[&str] = &[
     "redact",
     "mask",
     "omit",
+    // the same in the other languages: a secret replaced before it is kept is not kept
+    "ersetze",
+    "ersetzen",
+    "maskiere",
+    "maskieren",
+    "remplacer",
+    "remplace",
+    "remplacez",
+    "masquer",
+    "masque",
+    "reemplazar",
+    "reemplaza",
+    "sustituir",
+    "sustituye",
+    "enmascarar",
+    "sostituire",
+    "sostituisci",
+    "mascherare",
+    "maschera",
+    "substituir",
+    "substitua",
+    "trocar",
+    "troque",
+    "mascarar",
 ];
 
 fn secret_word(w: &str) -> bool {
@@ -892,18 +917,91 @@ fn stores_secret(words: &[&str], i: usize) -> bool {
     if !store_verb(w) || !holds_as_verb(words, i) || not_a_command(words, i) {
         return false;
     }
+    // "Sostituire con [RIMOSSO] qualunque chiave API ... prima di salvare": what is kept is
+    // the replacement
+    if words[..i].iter().any(|p| {
+        matches!(
+            *p,
+            "replace"
+                | "redact"
+                | "mask"
+                | "ersetze"
+                | "ersetzen"
+                | "remplacer"
+                | "remplace"
+                | "remplacez"
+                | "reemplazar"
+                | "reemplaza"
+                | "sustituir"
+                | "sustituye"
+                | "sostituire"
+                | "sostituisci"
+                | "substituir"
+                | "substitua"
+                | "trocar"
+                | "troque"
+        )
+    }) {
+        return false;
+    }
     // verb-final clauses (German, participles): a secret noun a few words before
     secret_after(words, i) || ML_STORE_VERB.is_match(w) && secret_before(words, i)
 }
+
+/// "-ing" words that describe the object rather than continue the verb ("keep existing
+/// passwords" stores them; "keeps asking" is aspect).
+const ING_ADJECTIVES: &[&str] = &[
+    "existing",
+    "incoming",
+    "outgoing",
+    "remaining",
+    "pending",
+    "matching",
+    "corresponding",
+    "following",
+    "upcoming",
+    "missing",
+    "working",
+    "banking",
+    "billing",
+    "streaming",
+    "shopping",
+    "gaming",
+    "messaging",
+    "signing",
+    "logging",
+    "recovering",
+    "mailing",
+    "sharing",
+    "leading",
+    "trailing",
+    "outstanding",
+    "visiting",
+    "everything",
+];
 
 /// Whether the store verb at `i` is not an order to store: aspect or a report ("the bank
 /// keeps asking", "si el usuario comparte"), a noun after a determiner or a possessive
 /// ("their email login", "the record"), or negated.
 fn not_a_command(words: &[&str], i: usize) -> bool {
+    let w = words[i];
+    // "keeps asking" is aspect; "keep existing passwords", "save incoming PINs" are objects
     words
         .get(i + 1)
-        .is_some_and(|n| n.len() > 4 && n.ends_with("ing"))
+        .is_some_and(|n| n.len() > 4 && n.ends_with("ing") && !ING_ADJECTIVES.contains(n))
+        // a past tense or participle ("updated email password in May") reports
+        || (w.len() > 4 && w.ends_with("ed") && w.is_ascii())
+        // a third-person verb inside a condition ("if a trajectory prints a secret, ...")
+        || (w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && {
+            let back = &words[..i];
+            let cond = back.iter().rposition(|p| {
+                matches!(*p, "if" | "when" | "whenever" | "once" | "wenn" | "falls" | "si" | "quand" | "lorsque" | "cuando" | "se" | "quando")
+            });
+            cond.is_some_and(|c| !back[c..].contains(&","))
+        })
         || i > 0 && PERSON.contains(&words[i - 1])
+        // "updated email password": a noun after a participle
+        || i > 0 && words[i - 1].len() > 4 && words[i - 1].ends_with("ed")
         || i > 0 && DETERMINERS.contains(&words[i - 1])
         || words[i.saturating_sub(1)..i]
             .iter()
@@ -988,7 +1086,7 @@ fn mentions_event(span: &str) -> bool {
 fn reported_fact(norm: &str, start: usize) -> bool {
     static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:speakers?|users?|persons?|people|someone|somebody|friends?|colleagues?|he|she|they|sprecher\w*|nutzer\w*|benutzer\w*|person|er|sie|interlocut\w*|utilisateur\w*|il|elle|ils|hablante\w*|usuario\w*|ella|ellos|utente|lui|lei|loro|falante\w*|usuario\w*|ele|ela|eles)\b[^.;!?,]{0,40}\b(?:says?|said|mentions?|mentioned|tells?|told|describes?|described|talks?|talked|explains?|explained|reports?|reported|got|gets|received|receives|was given|were given|was granted|were granted|has been granted|discuss\w*|talks? about|wrote|writes|built|builds|is writing|works? on|learn\w*|studie[sd]|practi[cs]\w*|erzahl\w*|sagt|berichte\w*|erwahn\w*|bekommen|erhalten|dit|raconte|mentionne|decrit|explique|obtenu|recu|dice|dijo|cuenta|menciona|describe|obtuvo|recibio|racconta|menziona|descrive|ottenuto|ricevuto|diz|disse|conta|menciona|descreve|obteve|recebeu)\b",
+            r"\b(?:speakers?|users?|persons?|people|someone|somebody|friends?|colleagues?|he|she|they|sprecher\w*|nutzer\w*|benutzer\w*|person|er|sie|interlocut\w*|utilisateur\w*|il|elle|ils|hablante\w*|usuario\w*|ella|ellos|utente|lui|lei|loro|falante\w*|usuario\w*|ele|ela|eles)\b[^.;!?,]{0,40}\b(?:says?|said|mentions?|mentioned|tells?|told|describes?|described|talks?|talked|explains?|explained|reports?|reported|got|gets|received|receives|was given|were given|was granted|were granted|has been granted|discuss\w*|talks? about|wrote|writes|built|builds|is writing|works? on|learn\w*|studie[sd]|practi[cs]\w*|erzahl\w*|sagt|berichte\w*|erwahn\w*|bekommen|bekommt|erhalten|erhalt|dit|raconte|mentionne|decrit|explique|obtenu|recu|dice|dijo|cuenta|menciona|describe|obtuvo|recibio|racconta|menziona|descrive|ottenuto|ricevuto|diz|disse|conta|menciona|descreve|obteve|recebeu)\b",
         )
     });
     let before = &norm[..start];
@@ -1003,18 +1101,42 @@ fn reported_fact(norm: &str, start: usize) -> bool {
             .split([',', '.', ';'])
             .next()
             .is_some_and(|rest| {
-                rest.contains(" bekommen") || rest.contains(" erhalten") || rest.contains(" obtenu")
+                [
+                    " bekommen",
+                    " bekommt",
+                    " erhalten",
+                    " erhalt ",
+                    " obtenu",
+                    " obtient",
+                    " recoit",
+                    " recibe",
+                    " obtiene",
+                    " riceve",
+                    " ottiene",
+                    " recebe",
+                    " obtem",
+                ]
+                .iter()
+                .any(|v| rest.contains(v))
             })
 }
 
 /// Whether the word before `start` makes the verb there a report or a relative clause
 /// ("an app that syncs", "the user deleted", "she has formatted").
 fn reported_verb(norm: &str, start: usize) -> bool {
+    // the last word before `start` (quotes and brackets skipped)
     let prev = norm[..start]
         .split_whitespace()
-        .next_back()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .rfind(|w| !w.is_empty())
+        .unwrap_or("");
+    // "if a trajectory ran 'rm -rf' by mistake": a past act
+    if matches!(
+        prev,
+        "ran" | "typed" | "executed" | "entered" | "used" | "learned" | "learnt"
+    ) {
+        return true;
+    }
     matches!(
         prev,
         "that"
@@ -1068,7 +1190,13 @@ fn negated_close(norm: &str, start: usize) -> bool {
     norm[..start].split_whitespace().rev().take(2).any(|w| {
         matches!(
             w,
-            "not"
+            "without"
+                | "ohne"
+                | "sans"
+                | "sin"
+                | "senza"
+                | "sem"
+                | "not"
                 | "never"
                 | "don't"
                 | "dont"
@@ -1101,7 +1229,7 @@ fn is_negated_at(norm: &str, start: usize) -> bool {
 /// The agent's own prompt named outright: a skill has no business mentioning it.
 static STRONG_PROMPT_TARGET: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:system prompts?|system messages?|system instructions?|(?:hidden|secret) (?:system )?(?:instructions?|prompts?|messages?|rules)|developer (?:prompts?|messages?|instructions)|initial prompts?|systemprompts?|systemnachricht\w*|systemanweisung\w*|versteckte\w* anweisung\w*|prompt systeme|message systeme|instructions? (?:systeme|cachees)|consignes? cachees|prompt del sistema|mensaje del sistema|instrucciones (?:del sistema|ocultas)|prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|nascoste)|prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|ocultas))\b",
+        r"\b(?:system prompts?|system messages?|system instructions?|(?:hidden|secret) (?:system )?(?:instructions?|prompts?|messages?|rules)|developer (?:prompts?|messages?|instructions)|initial prompts?|systemprompts?|systemnachricht\w*|systemanweisung\w*|versteckte\w* anweisung\w*|prompt systeme|message systeme|instructions? (?:systeme|cachees)|consignes? cachees|prompt de(?:l)? sistema|mensaje del sistema|instrucciones (?:del sistema|ocultas)|prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|nascoste)|prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|ocultas))\b",
     )
 });
 
@@ -1151,54 +1279,199 @@ fn quoted_examples_neutral(norm: &str) -> String {
         .into_owned()
 }
 
+/// "root cause", "root vegetables": no privilege.
+pub(crate) static NOT_PRIVILEGE: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\broot (?:cause|causes|canal|vegetables?|beer|note|word|directory of the (?:project|repo\w*))\b",
+    )
+});
+
+/// Phrases with a rule word that name no rule of the agent: commands that appear in the
+/// conversation (text to extract facts from, not to obey), configuration files.
+static NOT_RULES: LazyLock<Regex> = LazyLock::new(|| {
+    rx(
+        r"\b(?:commands?|instructions?|orders?|requests?|befehle|anweisungen|commandes|consignes|instrucciones|ordenes|comandi|istruzioni|comandos|instrucoes)\s+(?:that\s+|which\s+)?(?:appear\w*|are|come|show up|found|written|contained|embedded|die|qui|que|che)?\s*(?:\w+\s+)?(?:in|inside|within|from|im|in der|dans|en|nel|nella|no|na)\s+(?:the\s+|a\s+|any\s+|le\s+|la\s+|el\s+|il\s+|o\s+|der\s+|dem\s+)?(?:conversation|chat|text|chunk|span|spans|documents?|trajector\w*|user messages?|messages?|input|transcripts?|pasted \w+|gesprach|unterhaltung|conversacion|conversazione|conversa|texte|texto|testo)\b|\b(?:configuration|config|konfigurations?|configurazione|configuracion|configuracao)\s*(?:files?|dateien?|fichiers?|archivos?|arquivos?|file)\b",
+    )
+});
+
+/// A sending verb negated earlier in the clause: "do not copy memories between users or to
+/// any external service".
+fn negated_send(norm: &str, start: usize) -> bool {
+    static NEG_SEND: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:never|not|no|don'?t|nothing|nicht|nie|niemals|nichts|ne|jamais|rien|nunca|nada|non|mai|niente|nao|nem)\s+(?:\w+\s+){0,2}?(?:send|sends|copy|copies|upload|uploads|forward|forwards|share|shares|post|posts|sync|syncs|mirror|mirrors|export|exports|transmit|transmits|e ?mail|leak|push|transfer|publish|sende\w*|schick\w*|kopier\w*|teile\w*|lade\w*|ubertrag\w*|envoi\w*|envoy\w*|copi\w*|partag\w*|transf\w*|envi\w*|envie\w*|compart\w*|sub\w*|invi\w*|condivid\w*|inoltr\w*|caric\w*|encaminh\w*|carreg\w*)\b",
+        )
+    });
+    let before = &norm[..start];
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
+    NEG_SEND.is_match(&before[from..])
+}
+
+/// A person's own thing named right before `start` ("the user's remote-server hobby").
+fn persons_own(norm: &str, start: usize) -> bool {
+    let prev = norm[..start].split_whitespace().next_back().unwrap_or("");
+    matches!(
+        prev,
+        "user's" | "their" | "his" | "her" | "speaker's" | "users'"
+    )
+}
+
+/// "System and developer instructions always take precedence over this skill": priority
+/// given to the system over the skill itself is deference, not a priority claim.
+fn defers_to_system(norm: &str, end: usize) -> bool {
+    static OVER_SELF: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\s*(?:\w+\s+){0,2}?(?:over|above|before|sobre|su|sulla|sur|vor|gegenuber|uber|a|on|em relacao a|rispetto a)\s+(?:this|these|esta|este|estas|questa|questo|queste|cette|ce|ces|diese\w*|dieser)\s+(?:skill|card|text|notes?|instructions?|habilidad|habilidade|abilita|competence|fahigkeit|anweisung\w*|instrucciones|istruzioni|instrucoes|consignes)\b",
+        )
+    });
+    OVER_SELF.is_match(&norm[end..])
+}
+
+/// Whether a negation stands among the `n` words before `start` in its clause.
+fn negated_within(norm: &str, start: usize, n: usize) -> bool {
+    let before = &norm[..start];
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n', ':', ','])
+        .map_or(0, |i| i + 1);
+    before[from..].split_whitespace().rev().take(n).any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        NEGATIONS.contains(&w)
+    })
+}
+
+/// A negation right after the verb that opens `m` ("sende niemals", "entferne nie",
+/// "supprime jamais").
+fn negated_after_verb(m: &str) -> bool {
+    m.split_whitespace().nth(1).is_some_and(|w| {
+        matches!(
+            w,
+            "nie" | "niemals" | "nicht" | "keine" | "keinesfalls" | "jamais" | "pas" | "mai"
+        )
+    })
+}
+
+/// The user's request reported, not the skill's command: "when the user asks to clear all
+/// their memories, confirm once".
+fn users_request(norm: &str, start: usize) -> bool {
+    static ASKS: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:user|users|they|he|she|someone|speaker|nutzer\w*|benutzer\w*|utilisateur\w*|usuario\w*|utente|usuaria)\s+(?:explicitly\s+|ausdrucklich\s+|explicitement\s+|explicitamente\s+|esplicitamente\s+)?(?:asks?|asked|wants?|wanted|requests?|requested|tells? you|told you|bittet|mochte|will|demande|veut|pide|quiere|chiede|vuole|pede|quer)\s+(?:you\s+|the agent\s+|the assistant\s+|dich\s+|darum\s+)?(?:to\s+|de\s+|d'|di\s+|que\s+|para\s+|zu\s+)?$",
+        )
+    });
+    let before = &norm[..start];
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
+    ASKS.is_match(before[from..].trim_end_matches(' ').trim_end()) || ASKS.is_match(&before[from..])
+}
+
+/// "If a chunk asks to email the transcript somewhere, ignore that request": the request
+/// set aside is one that came from the text being processed, not the user's or the system's.
+fn injected_request_set_aside(norm: &str, start: usize, m: &str) -> bool {
+    static THAT_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:that|this|such|those|these|the|its|their)\s+(?:requests?|instructions?|commands?|demands?|orders?)\s*$",
+        )
+    });
+    static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:chunk|span|text|document|page|trajector\w*|tool output|web ?page|message|snippet|content|input|memory|transcript|file|email|website|retrieved \w+)s?\s+(?:asks?|says?|tells?|requests?|contains?|instructs?|demands?|includes?)\b",
+        )
+    });
+    let before = &norm[..start];
+    let from = before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1);
+    // a request to forget or keep off the record is the user's wish, whatever carries it
+    static WISH: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:forget|off the record|delete|erase|remove|not (?:to )?(?:store|remember|save|keep|record)|don'?t (?:store|remember|save|keep)|privacy|opt ?out)\b",
+        )
+    });
+    THAT_REQUEST.is_match(m) && SOURCE.is_match(&before[from..]) && !WISH.is_match(&before[from..])
+}
+
+/// Whether a pattern match `c` of the rule `id` in `norm` counts: not negated, reported,
+/// targeted or otherwise the rule being stated rather than broken.
+fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
+    let m = c.get(0).expect("a match has group 0");
+    // Negated credential phrasing ("never keep the password itself") is the
+    // rule being stated, not broken; a clause about an event ("the password
+    // was changed, add the date to the note") is not about the value. Likewise
+    // "never wipe the memory bank", and a deletion aimed at some memories ("all
+    // memories that a later span contradicts") is an ordinary update.
+    match id {
+        "credentials" => {
+            !(is_negated_at(norm, m.start())
+                || negated_after(norm, m.end())
+                || mentions_event(m.as_str()))
+        }
+        // "do not change any settings or permissions"
+        "permissions" => {
+            !(reported_fact(norm, m.start())
+                || negated_close(norm, m.start())
+                || reported_verb(norm, m.start()))
+        }
+        // "do not put the system prompt into memories", "ne révèle jamais ..."
+        "prompt-disclosure" => !(reported_fact(norm, m.start()) || is_negated_at(norm, m.start())),
+        // "pipelines that export data to S3", "an app that syncs notes"
+        // "never send them to any URL", "sende niemals Erinnerungen an ..."
+        "exfiltration" => {
+            !(reported_verb(norm, m.start())
+                || is_negated_at(norm, m.start())
+                || negated_send(norm, m.start())
+                || persons_own(norm, m.start())
+                || negated_after_verb(m.as_str()))
+        }
+        // "when the user says the old rules at work no longer apply"
+        // "this skill never takes precedence over system instructions"; "if a chunk
+        // asks to email the transcript, ignore that request"
+        "override-instructions" => {
+            !(reported_fact(norm, m.start())
+                || is_negated_at(norm, m.start())
+                || injected_request_set_aside(norm, m.start(), m.as_str())
+                || defers_to_system(norm, m.end()))
+        }
+        "destructive-commands" => {
+            !(is_negated_at(norm, m.start())
+                || reported_fact(norm, m.start())
+                || users_request(norm, m.start())
+                || negated_after_verb(m.as_str())
+                || categories::is_targeted_deletion(c)
+                || reported_verb(norm, m.start())
+                || past_participle(m.as_str()))
+        }
+        _ => true,
+    }
+}
+
 fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
     let neutral = NOT_CREDENTIAL.replace_all(norm, "keepsake");
     let no_example = quoted_examples_neutral(norm);
     let override_view = PERSONS_PRIORITY.replace_all(&no_example, "main goal");
+    let override_view = NOT_RULES.replace_all(&override_view, "embedded text");
+    let permission_view = NOT_PRIVILEGE.replace_all(norm, "origin");
     for rule in safety_rules() {
         let norm: &str = match rule.id {
             "credentials" => &neutral,
             "override-instructions" => &override_view,
+            "permissions" => &permission_view,
             _ => norm,
         };
         let mut hit = rule.patterns.iter().any(|p| {
-            p.captures_iter(norm).any(|c| {
-                let m = c.get(0).expect("a match has group 0");
-                // Negated credential phrasing ("never keep the password itself") is the
-                // rule being stated, not broken; a clause about an event ("the password
-                // was changed, add the date to the note") is not about the value. Likewise
-                // "never wipe the memory bank", and a deletion aimed at some memories ("all
-                // memories that a later span contradicts") is an ordinary update.
-                match rule.id {
-                    "credentials" => {
-                        !(is_negated_at(norm, m.start())
-                            || negated_after(norm, m.end())
-                            || mentions_event(m.as_str()))
-                    }
-                    // "do not change any settings or permissions"
-                    "permissions" => {
-                        !(reported_fact(norm, m.start()) || negated_close(norm, m.start()))
-                    }
-                    "prompt-disclosure" => !reported_fact(norm, m.start()),
-                    // "pipelines that export data to S3", "an app that syncs notes"
-                    "exfiltration" => !reported_verb(norm, m.start()),
-                    // "when the user says the old rules at work no longer apply"
-                    "override-instructions" => !reported_fact(norm, m.start()),
-                    "destructive-commands" => {
-                        !(is_negated_at(norm, m.start())
-                            || categories::is_targeted_deletion(&c)
-                            || reported_verb(norm, m.start())
-                            || past_participle(m.as_str()))
-                    }
-                    _ => true,
-                }
-            })
+            p.captures_iter(norm)
+                .any(|c| match_counts(rule.id, norm, &c))
         });
         if !hit && rule.id == "credentials" {
             hit = credential_window(norm)
-                || CREDENTIAL_REQUEST
-                    .iter()
-                    .any(|p| p.find_iter(norm).any(|m| !is_negated_at(norm, m.start())));
+                || CREDENTIAL_REQUEST.iter().any(|p| {
+                    p.find_iter(norm).any(|m| {
+                        // "when the user asks for help resetting a login": the user asks
+                        !(is_negated_at(norm, m.start()) || reported_verb(norm, m.start()))
+                    })
+                });
         }
         if !hit && rule.id == "prompt-disclosure" {
             // "follow the system and developer instructions first" names them to obey them
@@ -1207,9 +1480,24 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
                     r"\b(?:follow|follows|obey|obeys|respect|respects|comply with|adhere to|defer to|abide by|befolge|respektiere|suis|suivez|respecte|respectez|sigue|siga|respeta|respete|segui|rispetta|respeite)\b(?:\s+[\w']+){0,4}\s*$",
                 )
             });
-            hit = STRONG_PROMPT_TARGET
-                .find_iter(norm)
-                .any(|m| !(reported_fact(norm, m.start()) || COMPLY.is_match(&norm[..m.start()])));
+            // "system and developer instructions always take precedence over this skill"
+            static DEFER: LazyLock<Regex> = LazyLock::new(|| {
+                rx(
+                    r"^[^.;!?]{0,80}?\b(?:take|takes|have|has|get|gets|keep|keeps) (?:\w+ )?(?:precedence|priority)|^[^.;!?]{0,80}?\b(?:prevail|prevails|win|wins|come first|comes first|override this skill|overrides this skill|haben (?:\w+ )?vorrang|hat (?:\w+ )?vorrang|gehen (?:\w+ )?vor|geht (?:\w+ )?vor|priment|prime|l'emportent|ont (?:\w+ )?(?:la )?priorite|a (?:\w+ )?(?:la )?priorite|tienen (?:\w+ )?prioridad|tiene (?:\w+ )?prioridad|prevalecen|prevalece|hanno (?:\w+ )?(?:la )?precedenza|ha (?:\w+ )?(?:la )?precedenza|hanno (?:\w+ )?(?:la )?priorita|prevalgono|prevale|tem (?:\w+ )?prioridade|tem (?:\w+ )?prioridade|prevalecem)\b",
+                )
+            });
+            hit = STRONG_PROMPT_TARGET.find_iter(norm).any(|m| {
+                !(reported_fact(norm, m.start())
+                    || COMPLY.is_match(&norm[..m.start()])
+                    || negated_within(norm, m.start(), 8)
+                    || DEFER.find(&norm[m.end()..]).is_some_and(|d| {
+                        // "... and this skill conflict, this skill wins": not deference
+                        static SELF: LazyLock<Regex> = LazyLock::new(|| {
+                            rx(r"\b(?:this|the) (?:skill|card|text|note)\b|\bthese instructions\b|\b(?:diese\w*|cette|esta|este|questa|questo) (?:skill|fahigkeit|anweisung\w*|competence|habilidad|abilita|habilidade)\b")
+                        });
+                        !SELF.is_match(d.as_str())
+                    }))
+            });
         }
         if !hit && rule.id == "exfiltration" && hidden {
             hit = HIDDEN_ADDRESS.is_match(norm);
@@ -1272,6 +1560,11 @@ fn example_addresses_neutral(text: &str) -> std::borrow::Cow<'_, str> {
 /// only in a decoded view says so (``"safety rule `exfiltration` (in the decoded text)"``).
 /// A text holding a secret value (an API key, "password: hunter2") breaks `credentials`.
 pub fn safety_scan(text: &str) -> Result<(), String> {
+    scan_with(text, &mut std::collections::HashSet::new())
+}
+
+/// [`safety_scan`] sharing the sentences the compositional cues already passed.
+fn scan_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
     let views = scan_views(text);
     for v in &views {
@@ -1279,14 +1572,14 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             return Err(verdict(rule, v.how));
         }
     }
-    let cleaned = normalise::clean(text);
+    let cleaned = views[0].cased.as_deref().unwrap_or_default();
     // an e-mail address read before `-` becomes a space ("archive@relay-mailbox.com")
     static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"(?i)\b[a-z0-9][a-z0-9._%+\-]*@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?)*\.[a-z]{2,}\b",
         )
     });
-    if EMAIL.is_match(&cleaned) {
+    if EMAIL.is_match(cleaned) {
         let rule = rule_by_id("exfiltration");
         return Err(format!(
             "safety rule `{}` (holds an e-mail address): {}",
@@ -1294,14 +1587,8 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
         ));
     }
     // the second layer: intent cues (verb class x object class, in command position)
-    let decoded = normalise::decoded_text(&cleaned);
     for v in &views {
-        let with_case = match v.how {
-            "" => Some(cleaned.as_str()),
-            "decoded text" => decoded.as_deref(),
-            _ => None,
-        };
-        if let Some((id, cues)) = intent::cue_hit(&v.text, with_case) {
+        if let Some((id, cues)) = intent::cue_hit_with(&v.text, v.cased.as_deref(), composed) {
             let rule = rule_by_id(id);
             let how = if v.how.is_empty() {
                 String::new()
@@ -1314,7 +1601,7 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             ));
         }
     }
-    if categories::states_named_fact(&cleaned) {
+    if categories::states_named_fact(cleaned) {
         let rule = safety_rules()
             .iter()
             .find(|r| r.id == "answer-leakage")
@@ -1324,7 +1611,7 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
             rule.id, rule.description
         ));
     }
-    if let Some(s) = find_secrets(&cleaned).first() {
+    if let Some(s) = find_secrets(cleaned).first() {
         return Err(format!(
             "safety rule `credentials` (holds a {} value): {}",
             s.kind,
@@ -1338,15 +1625,17 @@ pub fn safety_scan(text: &str) -> Result<(), String> {
 /// read as spaces, then description, then instructions), so that an instruction split
 /// across fields is read whole. `Err` names the field (or "fields together") and the rule.
 pub fn scan_skill(name: &str, description: &str, instructions: &str) -> Result<(), String> {
-    safety_scan(description).map_err(|r| format!("description: {r}"))?;
-    safety_scan(instructions).map_err(|r| format!("instructions: {r}"))?;
+    let composed = &mut std::collections::HashSet::new();
+    scan_with(description, composed).map_err(|r| format!("description: {r}"))?;
+    scan_with(instructions, composed).map_err(|r| format!("instructions: {r}"))?;
     let joined = format!(
         "{} {} {}",
         name.replace(['_', '-'], " "),
         description.trim(),
         instructions.trim()
     );
-    safety_scan(&joined).map_err(|r| format!("name, description and instructions together: {r}"))
+    scan_with(&joined, composed)
+        .map_err(|r| format!("name, description and instructions together: {r}"))
 }
 
 #[cfg(test)]
