@@ -33,6 +33,7 @@
 pub mod categories;
 pub mod intent;
 pub mod judge;
+pub mod learned;
 pub mod memory;
 pub mod normalise;
 pub mod secrets;
