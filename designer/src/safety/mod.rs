@@ -1268,11 +1268,18 @@ fn example_addresses_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// [`rules_scan`], then, when the rules pass, the learned second opinion
+/// ([`learned::second_opinion`]: ``"safety rule `learned-<category>` ..."``).
+pub fn safety_scan(text: &str) -> Result<(), String> {
+    rules_scan(text)?;
+    learned::second_opinion(text)
+}
+
 /// Check a skill text. `Err(rule)` names the rule id and what it forbids, e.g.
 /// ``"safety rule `credentials`: asks to store or reveal credentials, ..."``; a rule broken
 /// only in a decoded view says so (``"safety rule `exfiltration` (in the decoded text)"``).
 /// A text holding a secret value (an API key, "password: hunter2") breaks `credentials`.
-pub fn safety_scan(text: &str) -> Result<(), String> {
+pub fn rules_scan(text: &str) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
     let views = scan_views(text);
     for v in &views {
