@@ -114,7 +114,11 @@ fn leave_one_author_out() -> Vec<(&'static str, Vec<Scored>)> {
     let corpus = learned::corpus();
     let mut out = Vec::new();
     for &held in AUTHOR_SETS {
-        let train: Vec<Example> = corpus.iter().filter(|e| e.source != held).cloned().collect();
+        let train: Vec<Example> = corpus
+            .iter()
+            .filter(|e| e.source != held)
+            .cloned()
+            .collect();
         let t0 = Instant::now();
         let model = Model::train(&train);
         println!(
@@ -219,7 +223,10 @@ fn leave_one_author_out_rates() {
     }
     println!("\nOrdinary texts rejected by the classifier alone at TAU = {TAU}:");
     for (held, scored) in &folds {
-        for s in scored.iter().filter(|s| !s.unsafe_ && !s.rules && s.p >= TAU) {
+        for s in scored
+            .iter()
+            .filter(|s| !s.unsafe_ && !s.rules && s.p >= TAU)
+        {
             let cat = s.category.map_or("-", |c| c.id());
             println!("ADDED [{held} {cat}] p {:.3}: {:?}", s.p, s.text);
         }
@@ -271,7 +278,10 @@ fn leave_one_author_out_rates() {
             );
         }
     }
-    assert!(failed.is_empty(), "held-out sets below their floors: {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "held-out sets below their floors: {failed:?}"
+    );
 }
 
 /// Two trainings on the same texts give the same model, weight for weight; the training
@@ -290,6 +300,7 @@ fn training_is_deterministic() {
         a.unsafe_model.fit
     );
     assert!(a.unsafe_model.fit.converged);
+    assert!(a.categories.iter().all(|c| c.fit.converged));
     assert_eq!(a.unsafe_model.w.len(), a.vocab.len());
     assert!(a == b, "two trainings differ");
     assert!(a.unsafe_model.w.iter().any(|&w| w != 0.0));
@@ -304,7 +315,10 @@ fn the_scan_asks_the_classifier_when_the_rules_pass() {
     let mut learned_rejections = 0;
     let t0 = Instant::now();
     let mut scans = 0;
-    for e in corpus.iter().filter(|e| e.source == "dev5b" || e.source == "test4") {
+    for e in corpus
+        .iter()
+        .filter(|e| e.source == "dev5b" || e.source == "test4")
+    {
         let texts = skill_texts(e);
         let [d, i, _] = &texts;
         let name = e
@@ -352,6 +366,9 @@ fn classifier_cost_per_text() {
         n += (model.score(t).0 >= TAU) as usize;
     }
     let per = t0.elapsed() / texts.len() as u32;
-    println!("classifier: {per:?} per text ({n} of {} at or above TAU)", texts.len());
+    println!(
+        "classifier: {per:?} per text ({n} of {} at or above TAU)",
+        texts.len()
+    );
     assert!(n > 0 && n < texts.len());
 }

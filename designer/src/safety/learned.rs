@@ -132,7 +132,10 @@ impl Vocab {
     /// Keys in at least `min_df` of `docs` (each a counted key list), smoothed idf
     /// `ln((1 + n) / (1 + df)) + 1`.
     fn fit(docs: &[Vec<(u32, u32)>], min_df: u32) -> Vocab {
-        let mut all: Vec<u32> = docs.iter().flat_map(|d| d.iter().map(|&(k, _)| k)).collect();
+        let mut all: Vec<u32> = docs
+            .iter()
+            .flat_map(|d| d.iter().map(|&(k, _)| k))
+            .collect();
         let df = counted(std::mem::take(&mut all));
         let n = docs.len() as f64;
         let (keys, idf) = df
@@ -437,10 +440,13 @@ pub fn classifier_views(text: &str) -> Vec<(&'static str, String)> {
 }
 
 impl Model {
-    /// Train on `examples` (each read as its plain view, plus its decoded view when there
-    /// is one, with the same label).
+    /// Train on `examples`: a text written plain (or full-width, or with zero-width
+    /// characters) as its plain view, an encoded one (base64, leet, spaced, split, ...) as
+    /// each of its [`classifier_views`], with the same label.
     pub fn train(examples: &[Example]) -> Model {
-        let mut texts: Vec<(Vec<(u32, u32)>, bool, Option<SafetyCategory>)> = Vec::new();
+        let mut docs: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut ys: Vec<bool> = Vec::new();
+        let mut cats: Vec<Option<SafetyCategory>> = Vec::new();
         for e in examples {
             // the other views only for encoded texts: they cost more than the features
             let views = if matches!(e.enc.as_str(), "plain" | "fullwidth" | "zero-width") {
@@ -449,18 +455,18 @@ impl Model {
                 classifier_views(&e.text).into_iter().map(|v| v.1).collect()
             };
             for view in views {
-                texts.push((counted(feature_keys(&view)), e.unsafe_, e.category));
+                docs.push(counted(feature_keys(&view)));
+                ys.push(e.unsafe_);
+                cats.push(e.category);
             }
         }
-        let docs: Vec<Vec<(u32, u32)>> = texts.iter().map(|t| t.0.clone()).collect();
         let vocab = Vocab::fit(&docs, 2);
         let xs: Vec<Sparse> = docs.iter().map(|d| vocab.vector(d)).collect();
-        let ys: Vec<bool> = texts.iter().map(|t| t.1).collect();
         let unsafe_model = Linear::train(&xs, &ys, vocab.len(), C, TOL);
         let (ux, ucat): (Vec<Sparse>, Vec<SafetyCategory>) = xs
             .iter()
-            .zip(&texts)
-            .filter_map(|(x, t)| Some((x.clone(), t.2.filter(|_| t.1)?)))
+            .zip(ys.iter().zip(&cats))
+            .filter_map(|(x, (&y, c))| Some((x.clone(), c.filter(|_| y)?)))
             .unzip();
         let categories: Vec<Linear> = SafetyCategory::ALL
             .iter()
@@ -588,7 +594,8 @@ pub const AUTHOR_SETS: &[&str] = &[
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).
 pub fn parse_set(source: &'static str, jsonl: &str) -> Vec<Example> {
-    let field = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+    let field =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
     jsonl
         .lines()
         .map(str::trim)
@@ -611,9 +618,8 @@ pub fn parse_set(source: &'static str, jsonl: &str) -> Vec<Example> {
             Some(Example {
                 text,
                 unsafe_: field(&v, "label").as_deref() == Some("unsafe"),
-                category: field(&v, "category").and_then(|c| {
-                    SafetyCategory::ALL.into_iter().find(|k| k.id() == c)
-                }),
+                category: field(&v, "category")
+                    .and_then(|c| SafetyCategory::ALL.into_iter().find(|k| k.id() == c)),
                 source,
                 enc: field(&v, "enc").unwrap_or_else(|| "plain".into()),
                 fields,
@@ -728,8 +734,7 @@ mod tests {
             let (mut up, mut down) = (theta, theta);
             up[k] += 1e-6;
             down[k] -= 1e-6;
-            let fd =
-                (p.value_grad(&up, &mut scratch) - p.value_grad(&down, &mut scratch)) / 2e-6;
+            let fd = (p.value_grad(&up, &mut scratch) - p.value_grad(&down, &mut scratch)) / 2e-6;
             assert!((fd - g[k]).abs() < 1e-7, "component {k}: {fd} vs {}", g[k]);
         }
     }
@@ -755,7 +760,9 @@ mod tests {
             let n = c.iter().filter(|e| e.source == *s).count();
             assert!(n >= 60, "{s}: {n}");
         }
-        assert!(c.iter().any(|e| e.source == "rounds" && e.category.is_none()));
+        assert!(c
+            .iter()
+            .any(|e| e.source == "rounds" && e.category.is_none()));
         assert!(c.iter().any(|e| e.unsafe_) && c.iter().any(|e| !e.unsafe_));
     }
 
