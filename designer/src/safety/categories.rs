@@ -61,7 +61,11 @@ impl SafetyCategory {
             "destructive-commands" => SafetyCategory::Destructive,
             "exfiltration" => SafetyCategory::Exfiltration,
             "answer-leakage" => SafetyCategory::AnswerLeakage,
-            _ => return None,
+            // the learned second opinion: `learned-<category id>`
+            _ => match rule.strip_prefix("learned-") {
+                Some(c) => return SafetyCategory::ALL.into_iter().find(|k| k.id() == c),
+                None => return None,
+            },
         })
     }
 

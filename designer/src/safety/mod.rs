@@ -34,6 +34,7 @@ pub mod categories;
 pub mod compose;
 pub mod intent;
 pub mod judge;
+pub mod learned;
 pub mod memory;
 pub mod normalise;
 pub mod secrets;
@@ -1555,16 +1556,28 @@ fn example_addresses_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// Check a skill text. `Err(rule)` names the rule id and what it forbids, e.g.
-/// ``"safety rule `credentials`: asks to store or reveal credentials, ..."``; a rule broken
-/// only in a decoded view says so (``"safety rule `exfiltration` (in the decoded text)"``).
-/// A text holding a secret value (an API key, "password: hunter2") breaks `credentials`.
+/// [`rules_scan`], then, when the rules pass, the learned second opinion
+/// ([`learned::second_opinion`]: ``"safety rule `learned-<category>` ..."``).
 pub fn safety_scan(text: &str) -> Result<(), String> {
     scan_with(text, &mut std::collections::HashSet::new())
 }
 
 /// [`safety_scan`] sharing the sentences the compositional cues already passed.
 fn scan_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
+    rules_with(text, composed)?;
+    learned::second_opinion(text)
+}
+
+/// Check a skill text. `Err(rule)` names the rule id and what it forbids, e.g.
+/// ``"safety rule `credentials`: asks to store or reveal credentials, ..."``; a rule broken
+/// only in a decoded view says so (``"safety rule `exfiltration` (in the decoded text)"``).
+/// A text holding a secret value (an API key, "password: hunter2") breaks `credentials`.
+pub fn rules_scan(text: &str) -> Result<(), String> {
+    rules_with(text, &mut std::collections::HashSet::new())
+}
+
+/// [`rules_scan`] sharing the sentences the compositional cues already passed.
+fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
     let views = scan_views(text);
     for v in &views {

@@ -1,0 +1,780 @@
+//! A learned second opinion after the rules: a linear classifier over hashed character and
+//! word n-grams, trained once per process (on first use) from the labelled skill texts
+//! embedded in the crate. [`crate::safety::safety_scan`] asks it only when the rules pass,
+//! and rejects when the probability of "unsafe" on the plain or a decoded view reaches
+//! [`TAU`].
+//!
+//! Features (a text is first put through [`normalise_for_scan`]: NFKC, hidden characters
+//! out, look-alike letters folded, accents removed, lower case):
+//! - character 2-5-grams inside word boundaries (each whitespace-separated word padded with a
+//!   space on both sides, as scikit-learn's `char_wb`), and word 1-2-grams (words of two or
+//!   more letters or digits);
+//! - each n-gram hashed by FNV-1a (64 bit) into 2^20 buckets per block;
+//! - sublinear term frequency (1 + ln tf) times the smoothed idf of the training texts
+//!   (buckets in fewer than two training texts are dropped), each block L2-normalised.
+//!
+//! Model: logistic regression unsafe-vs-ordinary with class-balanced weights, L2 penalty
+//! 1/(2C) (C = 10, the intercept not penalised), minimised by L-BFGS with a backtracking
+//! line search over the examples in a fixed order until the largest gradient component is
+//! below a tolerance, so two trainings give the same weights bit for bit. A rejected text's
+//! category is named by six one-vs-rest models of the same kind, trained on the unsafe texts.
+//!
+//! The data: `designer/tests/fixtures/safety/` (the six-category sets, among them two
+//! development sets by independent authors, `heldout_categories_dev5a.jsonl`, adversarial
+//! paraphrase, and `_dev5b.jsonl`, long designer-style skills; and the skill lines of the
+//! earlier held-out sets). docs/safety.md, "The learned second opinion", has the
+//! leave-one-author-out measurement and why [`TAU`] is what it is.
+
+use std::sync::LazyLock;
+
+use super::categories::SafetyCategory;
+use super::normalise::{normalise_for_scan, scan_views};
+
+/// Buckets per feature block (character n-grams, word n-grams).
+pub const BUCKETS: u32 = 1 << 20;
+
+/// The probability of "unsafe" at and above which the classifier rejects a text the rules
+/// passed. Chosen by leave-one-author-out (docs/safety.md).
+pub const TAU: f64 = 0.9;
+
+/// Texts (views) shorter than this many words are left to the rules: a short text has too
+/// few n-grams for the model ("Helps write memories." scored 0.46-0.78 leave-one-author-out,
+/// its topic words being those of many unsafe texts).
+pub const MIN_WORDS: usize = 8;
+
+/// The views of [`scan_views`] the classifier reads: the plain text and the decoded or
+/// de-obfuscated ones that hold words (not the address view, which only rewrites dots).
+pub const VIEWS: &[&str] = &[
+    "",
+    "decoded text",
+    "spaced-out letters",
+    "digits read as letters",
+];
+
+/// FNV-1a, 64 bit, over `bytes` after a one-byte block tag.
+pub fn fnv1a(tag: u8, bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    for &b in std::iter::once(&tag).chain(bytes) {
+        h ^= b as u64;
+        h = h.wrapping_mul(PRIME);
+    }
+    h
+}
+
+/// The feature keys of a normalised text, with repeats: block 0 (character n-grams) keys
+/// are `bucket`, block 1 (word n-grams) keys are `BUCKETS + bucket`.
+pub fn feature_keys(normalised: &str) -> Vec<u32> {
+    let mut keys = Vec::new();
+    let mut buf = String::new();
+    for word in normalised.split_whitespace() {
+        let padded: Vec<char> = std::iter::once(' ')
+            .chain(word.chars())
+            .chain(std::iter::once(' '))
+            .collect();
+        for n in 2..=5usize {
+            // as scikit-learn's char_wb: a word shorter than n gives itself once
+            let mut offset = 0;
+            loop {
+                let end = (offset + n).min(padded.len());
+                buf.clear();
+                buf.extend(&padded[offset..end]);
+                keys.push((fnv1a(b'c', buf.as_bytes()) % BUCKETS as u64) as u32);
+                if offset + n >= padded.len() {
+                    break;
+                }
+                offset += 1;
+            }
+        }
+    }
+    let words: Vec<&str> = normalised
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().count() >= 2)
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        keys.push(BUCKETS + (fnv1a(b'w', w.as_bytes()) % BUCKETS as u64) as u32);
+        if let Some(next) = words.get(i + 1) {
+            buf.clear();
+            buf.push_str(w);
+            buf.push(' ');
+            buf.push_str(next);
+            keys.push(BUCKETS + (fnv1a(b'w', buf.as_bytes()) % BUCKETS as u64) as u32);
+        }
+    }
+    keys
+}
+
+/// Distinct keys with their counts, sorted by key.
+fn counted(mut keys: Vec<u32>) -> Vec<(u32, u32)> {
+    keys.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(keys.len());
+    for k in keys {
+        match out.last_mut() {
+            Some((last, n)) if *last == k => *n += 1,
+            _ => out.push((k, 1)),
+        }
+    }
+    out
+}
+
+/// A sparse vector: (feature index, value), indices ascending.
+pub type Sparse = Vec<(u32, f64)>;
+
+/// The vocabulary: the kept keys (sorted) and their idf.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vocab {
+    keys: Vec<u32>,
+    idf: Vec<f64>,
+}
+
+impl Vocab {
+    /// Keys in at least `min_df` of `docs` (each a counted key list), smoothed idf
+    /// `ln((1 + n) / (1 + df)) + 1`.
+    fn fit(docs: &[Vec<(u32, u32)>], min_df: u32) -> Vocab {
+        let mut all: Vec<u32> = docs
+            .iter()
+            .flat_map(|d| d.iter().map(|&(k, _)| k))
+            .collect();
+        let df = counted(std::mem::take(&mut all));
+        let n = docs.len() as f64;
+        let (keys, idf) = df
+            .into_iter()
+            .filter(|&(_, d)| d >= min_df)
+            .map(|(k, d)| (k, ((1.0 + n) / (1.0 + d as f64)).ln() + 1.0))
+            .unzip();
+        Vocab { keys, idf }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The tf-idf vector of counted keys: sublinear tf, idf, each block L2-normalised.
+    fn vector(&self, counts: &[(u32, u32)]) -> Sparse {
+        let mut v: Sparse = counts
+            .iter()
+            .filter_map(|&(k, tf)| {
+                let i = self.keys.binary_search(&k).ok()?;
+                Some((i as u32, (1.0 + (tf as f64).ln()) * self.idf[i]))
+            })
+            .collect();
+        // keys of block 0 sort before block 1, and so do their indices
+        let split = self.keys.partition_point(|&k| k < BUCKETS) as u32;
+        for block in [0, 1] {
+            let in_block = |i: u32| (i < split) == (block == 0);
+            let norm = v
+                .iter()
+                .filter(|(i, _)| in_block(*i))
+                .map(|(_, x)| x * x)
+                .sum::<f64>()
+                .sqrt();
+            if norm > 0.0 {
+                for (i, x) in v.iter_mut() {
+                    if in_block(*i) {
+                        *x /= norm;
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// The tf-idf vector of a normalised text.
+    pub fn features(&self, normalised: &str) -> Sparse {
+        self.vector(&counted(feature_keys(normalised)))
+    }
+}
+
+fn sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// ln(1 + e^z) without overflow.
+fn softplus(z: f64) -> f64 {
+    if z > 0.0 {
+        z + (-z).exp().ln_1p()
+    } else {
+        z.exp().ln_1p()
+    }
+}
+
+fn dot(w: &[f64], x: &Sparse) -> f64 {
+    x.iter().map(|&(i, v)| w[i as usize] * v).sum()
+}
+
+/// A weighted, L2-penalised logistic loss over sparse examples. Parameters: `dim` weights,
+/// then the intercept (not penalised). The loss is divided by the weight sum, so the
+/// penalty is `1 / (2 C S)` with S the weight sum (the minimiser of scikit-learn's
+/// `C * sum(s_i * loss_i) + |w|^2 / 2`).
+pub struct Logistic<'a> {
+    pub xs: &'a [Sparse],
+    pub ys: &'a [bool],
+    pub weights: &'a [f64],
+    pub dim: usize,
+    pub c: f64,
+}
+
+impl Logistic<'_> {
+    /// Class-balanced example weights: `n / (2 n_class)`.
+    pub fn balanced(ys: &[bool]) -> Vec<f64> {
+        let n = ys.len() as f64;
+        let pos = ys.iter().filter(|&&y| y).count() as f64;
+        let neg = n - pos;
+        ys.iter()
+            .map(|&y| n / (2.0 * if y { pos } else { neg }).max(1.0))
+            .collect()
+    }
+
+    /// The loss and its gradient at `theta` (length `dim + 1`).
+    pub fn value_grad(&self, theta: &[f64], grad: &mut [f64]) -> f64 {
+        let (w, b) = (&theta[..self.dim], theta[self.dim]);
+        let s: f64 = self.weights.iter().sum();
+        let lambda = 1.0 / (self.c * s);
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        let mut loss = 0.0;
+        for ((x, &y), &sw) in self.xs.iter().zip(self.ys).zip(self.weights) {
+            let z = dot(w, x) + b;
+            loss += sw * (softplus(z) - if y { z } else { 0.0 });
+            let r = sw * (sigmoid(z) - y as u8 as f64) / s;
+            for &(i, v) in x {
+                grad[i as usize] += r * v;
+            }
+            grad[self.dim] += r;
+        }
+        let mut pen = 0.0;
+        for (g, &wi) in grad[..self.dim].iter_mut().zip(w) {
+            *g += lambda * wi;
+            pen += wi * wi;
+        }
+        loss / s + 0.5 * lambda * pen
+    }
+}
+
+/// What an L-BFGS run ended with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fit {
+    pub iterations: usize,
+    /// The largest gradient component at the end.
+    pub grad_max: f64,
+    pub loss: f64,
+    pub converged: bool,
+}
+
+/// Minimise `f` (value and gradient) from `theta` by L-BFGS (memory 10, Armijo
+/// backtracking) until the largest gradient component is below `tol` or `max_iter` steps.
+/// Deterministic: no randomness, a fixed order of operations.
+pub fn lbfgs(
+    f: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    theta: &mut [f64],
+    tol: f64,
+    max_iter: usize,
+) -> Fit {
+    const M: usize = 10;
+    let n = theta.len();
+    let mut g = vec![0.0; n];
+    let mut loss = f(theta, &mut g);
+    let mut s_hist: Vec<Vec<f64>> = Vec::new();
+    let mut y_hist: Vec<Vec<f64>> = Vec::new();
+    let mut rho: Vec<f64> = Vec::new();
+    let gmax = |g: &[f64]| g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut it = 0;
+    let mut g_new = vec![0.0; n];
+    let mut trial = vec![0.0; n];
+    while it < max_iter && gmax(&g) >= tol {
+        it += 1;
+        // two-loop recursion: d = -H g
+        let mut q = g.clone();
+        let mut alpha = vec![0.0; s_hist.len()];
+        for k in (0..s_hist.len()).rev() {
+            alpha[k] = rho[k] * s_hist[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
+            for (qi, yi) in q.iter_mut().zip(&y_hist[k]) {
+                *qi -= alpha[k] * yi;
+            }
+        }
+        let gamma = match (s_hist.last(), y_hist.last()) {
+            (Some(s), Some(y)) => {
+                let sy: f64 = s.iter().zip(y).map(|(a, b)| a * b).sum();
+                let yy: f64 = y.iter().map(|a| a * a).sum();
+                sy / yy
+            }
+            _ => 1.0 / g.iter().map(|a| a * a).sum::<f64>().sqrt().max(1e-12),
+        };
+        q.iter_mut().for_each(|x| *x *= gamma);
+        for k in 0..s_hist.len() {
+            let beta = rho[k] * y_hist[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
+            for (qi, si) in q.iter_mut().zip(&s_hist[k]) {
+                *qi += (alpha[k] - beta) * si;
+            }
+        }
+        let mut d: Vec<f64> = q.into_iter().map(|x| -x).collect();
+        let mut slope: f64 = d.iter().zip(&g).map(|(a, b)| a * b).sum();
+        if slope >= 0.0 {
+            // not a descent direction: restart from the gradient
+            s_hist.clear();
+            y_hist.clear();
+            rho.clear();
+            d = g.iter().map(|x| -x).collect();
+            slope = -g.iter().map(|a| a * a).sum::<f64>();
+        }
+        let mut step = 1.0;
+        let mut new_loss;
+        loop {
+            for ((t, &th), &di) in trial.iter_mut().zip(theta.iter()).zip(&d) {
+                *t = th + step * di;
+            }
+            new_loss = f(&trial, &mut g_new);
+            if new_loss <= loss + 1e-4 * step * slope || step < 1e-12 {
+                break;
+            }
+            step *= 0.5;
+        }
+        let s: Vec<f64> = trial.iter().zip(theta.iter()).map(|(a, b)| a - b).collect();
+        let y: Vec<f64> = g_new.iter().zip(&g).map(|(a, b)| a - b).collect();
+        let sy: f64 = s.iter().zip(&y).map(|(a, b)| a * b).sum();
+        theta.copy_from_slice(&trial);
+        std::mem::swap(&mut g, &mut g_new);
+        let improved = new_loss < loss;
+        loss = new_loss;
+        if sy > 1e-12 {
+            if s_hist.len() == M {
+                s_hist.remove(0);
+                y_hist.remove(0);
+                rho.remove(0);
+            }
+            s_hist.push(s);
+            y_hist.push(y);
+            rho.push(1.0 / sy);
+        }
+        if !improved && step < 1e-12 {
+            break;
+        }
+    }
+    let grad_max = gmax(&g);
+    Fit {
+        iterations: it,
+        grad_max,
+        loss,
+        converged: grad_max < tol,
+    }
+}
+
+/// One binary linear model over a vocabulary's features.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linear {
+    pub w: Vec<f64>,
+    pub b: f64,
+    pub fit: Fit,
+}
+
+impl Linear {
+    /// Class-balanced logistic regression (see [`Logistic`]).
+    pub fn train(xs: &[Sparse], ys: &[bool], dim: usize, c: f64, tol: f64) -> Linear {
+        let weights = Logistic::balanced(ys);
+        let problem = Logistic {
+            xs,
+            ys,
+            weights: &weights,
+            dim,
+            c,
+        };
+        let mut theta = vec![0.0; dim + 1];
+        let fit = lbfgs(&|t, g| problem.value_grad(t, g), &mut theta, tol, 1000);
+        let b = theta.pop().expect("the intercept");
+        Linear { w: theta, b, fit }
+    }
+
+    pub fn prob(&self, x: &Sparse) -> f64 {
+        sigmoid(dot(&self.w, x) + self.b)
+    }
+}
+
+/// One labelled skill text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    /// The text as written (a skill's fields joined as [`crate::safety::scan_skill`] does).
+    pub text: String,
+    pub unsafe_: bool,
+    pub category: Option<SafetyCategory>,
+    /// The author set it comes from (`categories`, `own`, `test` .. `test4`, `dev5a`,
+    /// `dev5b`, `rounds` for the skill lines of the earlier held-out sets).
+    pub source: &'static str,
+    /// `plain`, `base64`, `leet`, ... as the author labelled it.
+    pub enc: String,
+    /// A skill given as fields: (name, description, instructions); `text` joins them.
+    pub fields: Option<[String; 3]>,
+}
+
+/// Regularisation of the binary and the category models.
+pub const C: f64 = 10.0;
+/// The gradient tolerance of training (largest component).
+pub const TOL: f64 = 1e-6;
+/// The gradient tolerance of the category models (they only name a category).
+pub const CATEGORY_TOL: f64 = 1e-4;
+
+/// The trained second opinion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub vocab: Vocab,
+    pub unsafe_model: Linear,
+    /// One-vs-rest category models, in [`SafetyCategory::ALL`] order.
+    pub categories: Vec<Linear>,
+}
+
+/// The normalised views of a text the classifier reads ([`VIEWS`]), with their names.
+pub fn classifier_views(text: &str) -> Vec<(&'static str, String)> {
+    scan_views(text)
+        .into_iter()
+        .filter(|v| VIEWS.contains(&v.how))
+        .map(|v| (v.how, v.text))
+        .collect()
+}
+
+impl Model {
+    /// Train on `examples`: a text written plain (or full-width, or with zero-width
+    /// characters) as its plain view, an encoded one (base64, leet, spaced, split, ...) as
+    /// each of its [`classifier_views`], with the same label.
+    pub fn train(examples: &[Example]) -> Model {
+        let mut docs: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut ys: Vec<bool> = Vec::new();
+        let mut cats: Vec<Option<SafetyCategory>> = Vec::new();
+        for e in examples {
+            // the other views only for encoded texts: they cost more than the features
+            let views = if matches!(e.enc.as_str(), "plain" | "fullwidth" | "zero-width") {
+                vec![normalise_for_scan(&e.text)]
+            } else {
+                classifier_views(&e.text).into_iter().map(|v| v.1).collect()
+            };
+            for view in views {
+                docs.push(counted(feature_keys(&view)));
+                ys.push(e.unsafe_);
+                cats.push(e.category);
+            }
+        }
+        let vocab = Vocab::fit(&docs, 2);
+        let xs: Vec<Sparse> = docs.iter().map(|d| vocab.vector(d)).collect();
+        let unsafe_model = Linear::train(&xs, &ys, vocab.len(), C, TOL);
+        let (ux, ucat): (Vec<Sparse>, Vec<SafetyCategory>) = xs
+            .iter()
+            .zip(ys.iter().zip(&cats))
+            .filter_map(|(x, (&y, c))| Some((x.clone(), c.filter(|_| y)?)))
+            .unzip();
+        let categories: Vec<Linear> = SafetyCategory::ALL
+            .iter()
+            .map(|&c| {
+                let ys: Vec<bool> = ucat.iter().map(|&u| u == c).collect();
+                Linear::train(&ux, &ys, vocab.len(), C, CATEGORY_TOL)
+            })
+            .collect();
+        Model {
+            vocab,
+            unsafe_model,
+            categories,
+        }
+    }
+
+    /// P(unsafe) of one normalised view.
+    pub fn p_unsafe(&self, normalised: &str) -> f64 {
+        self.unsafe_model.prob(&self.vocab.features(normalised))
+    }
+
+    /// The most likely category of an unsafe normalised view.
+    pub fn category(&self, normalised: &str) -> SafetyCategory {
+        let x = self.vocab.features(normalised);
+        let mut best = (SafetyCategory::ALL[0], f64::NEG_INFINITY);
+        for (&c, m) in SafetyCategory::ALL.iter().zip(&self.categories) {
+            let z = dot(&m.w, &x) + m.b;
+            if z > best.1 {
+                best = (c, z);
+            }
+        }
+        best.0
+    }
+
+    /// The highest P(unsafe) over the classifier's views of `text`: (probability, view
+    /// name, view). A text of fewer than [`MIN_WORDS`] words scores 0: too few n-grams.
+    pub fn score(&self, text: &str) -> (f64, &'static str, String) {
+        let mut best = (0.0, "", String::new());
+        for (how, view) in classifier_views(text) {
+            if view.split_whitespace().count() < MIN_WORDS {
+                continue;
+            }
+            let p = self.p_unsafe(&view);
+            if p > best.0 {
+                best = (p, how, view);
+            }
+        }
+        best
+    }
+
+    /// The rejection of `text` at threshold `tau`, or `None`. It names the rule
+    /// `learned-<category>`, the probability and the view.
+    pub fn judge(&self, text: &str, tau: f64) -> Option<String> {
+        let (p, how, view) = self.score(text);
+        if p < tau {
+            return None;
+        }
+        let cat = self.category(&view);
+        let how = if how.is_empty() {
+            String::new()
+        } else {
+            format!(", in the {how}")
+        };
+        Some(format!(
+            "safety rule `learned-{}` (learned classifier: p_unsafe {p:.2} >= {tau}{how}): reads as a {} risk the rules did not name",
+            cat.id(),
+            cat.id()
+        ))
+    }
+}
+
+/// The embedded training sets: (author set, JSONL text).
+const SETS: &[(&str, &str)] = &[
+    (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/heldout.jsonl"),
+    ),
+    (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/heldout_round2.jsonl"),
+    ),
+    (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/heldout_round3.jsonl"),
+    ),
+    (
+        "categories",
+        include_str!("../../tests/fixtures/safety/heldout_categories.jsonl"),
+    ),
+    (
+        "own",
+        include_str!("../../tests/fixtures/safety/heldout_categories_own.jsonl"),
+    ),
+    (
+        "test",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test.jsonl"),
+    ),
+    (
+        "test2",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test2.jsonl"),
+    ),
+    (
+        "test3",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test3.jsonl"),
+    ),
+    (
+        "test4",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test4.jsonl"),
+    ),
+    (
+        "dev5a",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev5a.jsonl"),
+    ),
+    (
+        "dev5b",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev5b.jsonl"),
+    ),
+];
+
+/// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
+/// always trained on).
+pub const AUTHOR_SETS: &[&str] = &[
+    "categories",
+    "own",
+    "test",
+    "test2",
+    "test3",
+    "test4",
+    "dev5a",
+    "dev5b",
+];
+
+/// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).
+pub fn parse_set(source: &'static str, jsonl: &str) -> Vec<Example> {
+    let field =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+    jsonl
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("embedded sets are JSON");
+            if field(&v, "set").as_deref() != Some("skill") {
+                return None;
+            }
+            let fields = v.get("fields").map(|f| {
+                ["name", "description", "instructions"].map(|k| field(f, k).unwrap_or_default())
+            });
+            let text = match (&fields, field(&v, "text")) {
+                (Some([n, d, i]), _) => {
+                    format!("{} {} {}", n.replace(['_', '-'], " "), d.trim(), i.trim())
+                }
+                (None, Some(t)) => t,
+                (None, None) => return None,
+            };
+            Some(Example {
+                text,
+                unsafe_: field(&v, "label").as_deref() == Some("unsafe"),
+                category: field(&v, "category")
+                    .and_then(|c| SafetyCategory::ALL.into_iter().find(|k| k.id() == c)),
+                source,
+                enc: field(&v, "enc").unwrap_or_else(|| "plain".into()),
+                fields,
+            })
+        })
+        .collect()
+}
+
+/// Every embedded labelled skill text, in a fixed order.
+pub fn corpus() -> Vec<Example> {
+    SETS.iter().flat_map(|(s, j)| parse_set(s, j)).collect()
+}
+
+static MODEL: LazyLock<Model> = LazyLock::new(|| Model::train(&corpus()));
+
+/// The model trained on the whole corpus (trained on first use).
+pub fn model() -> &'static Model {
+    &MODEL
+}
+
+/// The second opinion on a skill text the rules passed: `Err` at p_unsafe >= [`TAU`].
+pub fn second_opinion(text: &str) -> Result<(), String> {
+    match model().judge(text, TAU) {
+        Some(v) => Err(v),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_is_the_standard_hash() {
+        // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c; the tag byte comes first
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        h ^= b'a' as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        assert_eq!(h, 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b'a', b""), 0xaf63_dc4c_8601_ec8c);
+        assert_ne!(fnv1a(b'c', b"ab"), fnv1a(b'w', b"ab"));
+    }
+
+    #[test]
+    fn char_wb_and_word_ngrams() {
+        // " ab " -> 2-grams " a", "ab", "b "; 3-grams " ab", "ab "; 4-gram " ab "; 5: once
+        let keys = feature_keys("ab");
+        let char_keys = keys.iter().filter(|&&k| k < BUCKETS).count();
+        assert_eq!(char_keys, 3 + 2 + 1 + 1);
+        let h = |s: &str| (fnv1a(b'c', s.as_bytes()) % BUCKETS as u64) as u32;
+        for g in [" a", "ab", "b ", " ab", "ab ", " ab "] {
+            assert!(keys.contains(&h(g)), "{g:?}");
+        }
+        // words: unigrams of two or more characters and bigrams of neighbours
+        let w = |s: &str| BUCKETS + (fnv1a(b'w', s.as_bytes()) % BUCKETS as u64) as u32;
+        let keys = feature_keys("delete all x memories");
+        for g in ["delete", "all", "memories", "delete all", "all memories"] {
+            assert!(keys.contains(&w(g)), "{g:?}");
+        }
+        assert!(!keys.contains(&w("x")));
+    }
+
+    #[test]
+    fn vectors_are_l2_normalised_per_block() {
+        let docs: Vec<Vec<(u32, u32)>> = ["delete all memories", "delete the old memories"]
+            .iter()
+            .map(|t| counted(feature_keys(t)))
+            .collect();
+        let vocab = Vocab::fit(&docs, 2);
+        let v = vocab.vector(&docs[0]);
+        let split = vocab.keys.partition_point(|&k| k < BUCKETS) as u32;
+        let norm = |block0: bool| {
+            v.iter()
+                .filter(|(i, _)| (*i < split) == block0)
+                .map(|(_, x)| x * x)
+                .sum::<f64>()
+        };
+        assert!((norm(true) - 1.0).abs() < 1e-12);
+        assert!((norm(false) - 1.0).abs() < 1e-12);
+        // a key in one document only is dropped (min_df 2)
+        assert!(vocab.features("zzzz").is_empty());
+    }
+
+    fn toy() -> (Vec<Sparse>, Vec<bool>) {
+        // feature 0 says positive, feature 1 negative, feature 2 is noise
+        let xs = vec![
+            vec![(0, 1.0), (2, 0.3)],
+            vec![(0, 0.8)],
+            vec![(0, 0.9), (2, 0.5)],
+            vec![(1, 1.0), (2, 0.3)],
+            vec![(1, 0.7), (2, 0.9)],
+        ];
+        (xs, vec![true, true, true, false, false])
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let (xs, ys) = toy();
+        let weights = Logistic::balanced(&ys);
+        let p = Logistic {
+            xs: &xs,
+            ys: &ys,
+            weights: &weights,
+            dim: 3,
+            c: 2.0,
+        };
+        let theta = [0.3, -0.2, 0.1, 0.05];
+        let mut g = [0.0; 4];
+        p.value_grad(&theta, &mut g);
+        let mut scratch = [0.0; 4];
+        for k in 0..4 {
+            let (mut up, mut down) = (theta, theta);
+            up[k] += 1e-6;
+            down[k] -= 1e-6;
+            let fd = (p.value_grad(&up, &mut scratch) - p.value_grad(&down, &mut scratch)) / 2e-6;
+            assert!((fd - g[k]).abs() < 1e-7, "component {k}: {fd} vs {}", g[k]);
+        }
+    }
+
+    #[test]
+    fn a_separable_problem_is_learned_to_tolerance() {
+        let (xs, ys) = toy();
+        let m = Linear::train(&xs, &ys, 3, 10.0, 1e-8);
+        assert!(m.fit.converged, "{:?}", m.fit);
+        for (x, &y) in xs.iter().zip(&ys) {
+            assert_eq!(m.prob(x) >= 0.5, y, "{x:?}");
+        }
+        assert!(m.w[0] > 0.0 && m.w[1] < 0.0);
+        // the optimum: a stronger penalty gives smaller weights
+        let weak = Linear::train(&xs, &ys, 3, 0.1, 1e-8);
+        assert!(weak.w[0] < m.w[0]);
+    }
+
+    #[test]
+    fn the_corpus_has_every_author_set() {
+        let c = corpus();
+        for s in AUTHOR_SETS {
+            let n = c.iter().filter(|e| e.source == *s).count();
+            assert!(n >= 60, "{s}: {n}");
+        }
+        assert!(c
+            .iter()
+            .any(|e| e.source == "rounds" && e.category.is_none()));
+        assert!(c.iter().any(|e| e.unsafe_) && c.iter().any(|e| !e.unsafe_));
+    }
+
+    #[test]
+    fn views_are_normalised() {
+        let v = classifier_views("ＤＥＬＥＴＥ all memories");
+        assert_eq!(v[0], ("", "delete all memories".to_string()));
+    }
+}
