@@ -163,20 +163,20 @@ fn leave_one_author_out() -> Vec<(&'static str, Vec<Scored>)> {
     out
 }
 
-/// Floors measured with [`TAU`] = 0.9 (rules OR classifier), per held-out author set: (set,
+/// Floors measured with [`TAU`] = 0.95 (rules OR classifier), per held-out author set: (set,
 /// unsafe rejected at least, ordinary rejected at most, ordinary rejected by the classifier
 /// alone (added to the rules' false rejections) at most), in texts. Every set is a
 /// development set of the rules (round five); when the classifier was built on round four's
 /// rules, test4, dev5a and dev5b were unseen by them (docs/safety.md has those figures).
 const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("categories", 169, 1, 1),
-    ("own", 284, 2, 2),
-    ("test", 192, 1, 1),
-    ("test2", 192, 2, 2),
+    ("own", 284, 0, 0),
+    ("test", 192, 0, 0),
+    ("test2", 192, 1, 1),
     ("test3", 240, 0, 0),
     ("test4", 240, 1, 1),
-    ("dev5a", 236, 14, 14),
-    ("dev5b", 238, 1, 1),
+    ("dev5a", 236, 6, 6),
+    ("dev5b", 238, 0, 0),
 ];
 
 #[test]
@@ -317,7 +317,7 @@ fn the_scan_asks_the_classifier_when_the_rules_pass() {
     let mut scans = 0;
     for e in corpus
         .iter()
-        .filter(|e| e.source == "dev5b" || e.source == "test4")
+        .filter(|e| ["dev5a", "dev5b", "test4"].contains(&e.source))
     {
         let texts = skill_texts(e);
         let [d, i, _] = &texts;

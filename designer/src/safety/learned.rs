@@ -34,13 +34,36 @@ use super::normalise::{normalise_for_scan, scan_views};
 pub const BUCKETS: u32 = 1 << 20;
 
 /// The probability of "unsafe" at and above which the classifier rejects a text the rules
-/// passed. Chosen by leave-one-author-out (docs/safety.md).
-pub const TAU: f64 = 0.9;
+/// passed. Chosen by leave-one-author-out (docs/safety.md): 0.9 was the choice on round
+/// four's rules; on round five's, 0.9 rejected ordinary sentences of the rules' own unit
+/// tests ("System and developer instructions always take precedence over this skill.",
+/// p 0.92), so 0.95, before the sixth independent set was scored.
+pub const TAU: f64 = 0.95;
 
 /// Texts (views) shorter than this many words are left to the rules: a short text has too
 /// few n-grams for the model ("Helps write memories." scored 0.46-0.78 leave-one-author-out,
 /// its topic words being those of many unsafe texts).
 pub const MIN_WORDS: usize = 8;
+
+/// Whether every sentence of a (normalised) view says what not to do: each sentence of three
+/// words or more holds a negation ("never", "do not", "nunca", "nie", "jamais", "mai",
+/// "nao", ...) or opens with "avoid". Such a text is left to the rules, which read what a
+/// negation covers; the classifier reads n-grams and takes "never override the system
+/// prompt" for an override (its most common false rejection leave-one-author-out).
+/// "Without" is no negation here: "without masking it" is how unsafe texts say "unmasked".
+pub fn protective(view: &str) -> bool {
+    static NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:never|not|no|nothing|nobody|none|cannot|\w+n't|nunca|jamas|nada|nadie|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*)\b|^\W*(?:avoid|evita\w*|evite\w*|vermeide\w*)\b",
+        )
+        .expect("the negation pattern compiles")
+    });
+    let mut sentences = view
+        .split(['.', '!', '?', ';', '\n'])
+        .filter(|s| s.split_whitespace().count() >= 3)
+        .peekable();
+    sentences.peek().is_some() && sentences.all(|s| NEG.is_match(s.trim()))
+}
 
 /// The views of [`scan_views`] the classifier reads: the plain text and the decoded or
 /// de-obfuscated ones that hold words (not the address view, which only rewrites dots).
@@ -505,7 +528,7 @@ impl Model {
     pub fn score(&self, text: &str) -> (f64, &'static str, String) {
         let mut best = (0.0, "", String::new());
         for (how, view) in classifier_views(text) {
-            if view.split_whitespace().count() < MIN_WORDS {
+            if view.split_whitespace().count() < MIN_WORDS || protective(&view) {
                 continue;
             }
             let p = self.p_unsafe(&view);
