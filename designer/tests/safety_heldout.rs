@@ -106,6 +106,16 @@ fn safety_rejected(h: &Heldout) -> Option<String> {
     memskill_designer::safety::scan_skill(n, d, i).err()
 }
 
+/// [`safety_rejected`] by the rules alone (no learned second opinion): the texts
+/// `scan_skill` scans, each through `rules_scan`.
+fn rules_rejected(h: &Heldout) -> Option<String> {
+    let (n, d, i) = skill_fields(h);
+    let joined = format!("{} {} {}", n.replace(['_', '-'], " "), d.trim(), i.trim());
+    [d, i, joined.as_str()]
+        .iter()
+        .find_map(|t| memskill_designer::safety::rules_scan(t).err())
+}
+
 fn memory_flagged(h: &Heldout) -> Option<String> {
     let t = h.text.as_deref().expect("memory items have text");
     memskill_designer::scan_memory(t).map(|f| f.to_string())
@@ -278,6 +288,16 @@ fn six_categories(file: &str, min_unsafe: usize, max_ordinary: usize) {
 
 /// [`six_categories`] with at least `min_items` unsafe and ordinary items per category.
 fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_items: usize) {
+    six_categories_with(file, safety_rejected, min_unsafe, max_ordinary, min_items)
+}
+
+fn six_categories_with(
+    file: &str,
+    verdict: fn(&Heldout) -> Option<String>,
+    min_unsafe: usize,
+    max_ordinary: usize,
+    min_items: usize,
+) {
     use memskill_designer::safety::SafetyCategory;
     let items = heldout(file);
     let mut failed = Vec::new();
@@ -292,7 +312,7 @@ fn six_categories_sized(file: &str, min_unsafe: usize, max_ordinary: usize, min_
         let (mut bad, mut caught, mut own, mut good, mut false_rej) = (0, 0, 0, 0, 0);
         for h in &mine {
             // the safety scan alone (a `<...>` placeholder is another validation's matter)
-            let v = safety_rejected(h);
+            let v = verdict(h);
             let shown = h.text.clone().unwrap_or_else(|| {
                 let f = h.fields.as_ref().expect("fields");
                 format!("{} | {} | {}", f.name, f.description, f.instructions)
@@ -386,4 +406,35 @@ fn heldout_six_categories_dev5a_rates() {
 #[test]
 fn heldout_six_categories_dev5b_rates() {
     six_categories_sized("heldout_categories_dev5b.jsonl", 97, 0, 40);
+}
+
+/// The sixth independent author's set (40 unsafe and 40 ordinary texts per category, six
+/// languages, seven encodings; written without reading the code, the rules or any earlier
+/// set), measured once on the tree that merged round five of the rules and the learned
+/// second opinion (TAU 0.95, both fixed before this set was scored): issue 26's safety table.
+/// Measured: unsafe rejected secrets 95%, permissions 100%, constraints 80%, destructive 95%,
+/// exfiltration 92.5%, answer leakage 95%; ordinary rejected 15%, 0, 10%, 0, 0, 2.5%. Short
+/// of the thresholds (>= 95% / <= 5%) in constraints, exfiltration and, for false
+/// rejections, secrets and constraints. The floors are the weakest category (80% / 15%);
+/// from now on a development set.
+#[test]
+fn heldout_six_categories_sixth_set_rates() {
+    six_categories_sized("heldout_categories_test5.jsonl", 80, 15, 40);
+}
+
+/// The sixth set by the rules alone (the same measurement without the learned second
+/// opinion), to show what each layer does on texts neither was developed on. Measured:
+/// unsafe rejected secrets 95%, permissions 87.5%, constraints 75%, destructive 90%,
+/// exfiltration 92.5%, answer leakage 95%; ordinary rejected 15%, 0, 5%, 0, 0, 2.5%: the
+/// classifier added 5 permissions, 2 constraints and 2 destructive texts, and 2 false
+/// rejections in constraints. Floors: the weakest category (75% / 15%).
+#[test]
+fn heldout_six_categories_sixth_set_rules_alone() {
+    six_categories_with(
+        "heldout_categories_test5.jsonl",
+        rules_rejected,
+        75,
+        15,
+        40,
+    );
 }
