@@ -292,6 +292,15 @@ pub fn parse_structured_with(
 ) -> Option<Vec<ParsedAction>> {
     let reply: Reply = serde_json::from_str(text.trim()).ok()?;
     let index = |i: u64| (i < n_retrieved as u64).then_some(i as usize);
+    // the stated type, confidence and scope, or `None`: a field the schema did not offer
+    let stated = |kind, confidence, scope| {
+        let meta = StatedMeta {
+            kind,
+            confidence,
+            scope,
+        };
+        meta.fits(fields).then_some(meta)
+    };
     let mut out = Vec::new();
     for item in reply.actions {
         out.push(match item {
@@ -301,14 +310,7 @@ pub fn parse_structured_with(
                 confidence,
                 scope,
             } => {
-                let meta = StatedMeta {
-                    kind,
-                    confidence,
-                    scope,
-                };
-                if !meta.fits(fields) {
-                    return None;
-                }
+                let meta = stated(kind, confidence, scope)?;
                 let c = memory_item.trim();
                 if c.is_empty() {
                     ParsedAction::failed("INSERT with an empty memory_item")
@@ -323,14 +325,7 @@ pub fn parse_structured_with(
                 confidence,
                 scope,
             } => {
-                let meta = StatedMeta {
-                    kind,
-                    confidence,
-                    scope,
-                };
-                if !meta.fits(fields) {
-                    return None;
-                }
+                let meta = stated(kind, confidence, scope)?;
                 let c = updated_memory.trim();
                 match index(memory_index) {
                     None => ParsedAction::failed(format!(

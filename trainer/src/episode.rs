@@ -1083,7 +1083,7 @@ pub fn run_episode(ctx: &EpisodeCtx<'_>, sample: &Sample, seed: u64) -> Result<E
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use memskill_core::{ChatResponse, LlmError, Usage};
 
@@ -1152,6 +1152,21 @@ mod tests {
         }
     }
 
+    /// The synthetic task's test settings as `--set` lines: hashing encoder (32 dims), K = 1,
+    /// the scripted executor.
+    pub(crate) fn synthetic_test_sets() -> Vec<String> {
+        [
+            "data.dataset=\"synthetic\"",
+            "encoder.kind=\"hashing\"",
+            "encoder.dim=32",
+            "controller.top_k=1",
+            "executor.backend=\"scripted-synthetic\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
     /// Run `f` with an episode context over `skills`: the synthetic task's test settings
     /// (hashing encoder, K = 1) plus `extra`, `executor` in place of the executor (counted)
     /// and, when given, `answerer` in place of the answerer, a fresh controller.
@@ -1162,16 +1177,7 @@ mod tests {
         answerer: Option<Arc<dyn Llm>>,
         f: impl FnOnce(&EpisodeCtx<'_>, &crate::runtime::Runtime) -> R,
     ) -> R {
-        let mut sets: Vec<String> = [
-            "data.dataset=\"synthetic\"",
-            "encoder.kind=\"hashing\"",
-            "encoder.dim=32",
-            "controller.top_k=1",
-            "executor.backend=\"scripted-synthetic\"",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let mut sets = synthetic_test_sets();
         sets.extend(extra.iter().cloned());
         let cfg = crate::config::Config::from_toml_str("", &sets, "test").unwrap();
         let mut rt =

@@ -513,16 +513,7 @@ mod tests {
         selection: ReplaySelection,
         f: impl FnOnce(&Replayer) -> R,
     ) -> R {
-        let sets: Vec<String> = [
-            "data.dataset=\"synthetic\"",
-            "encoder.kind=\"hashing\"",
-            "encoder.dim=32",
-            "controller.top_k=1",
-            "executor.backend=\"scripted-synthetic\"",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let sets = crate::episode::tests::synthetic_test_sets();
         let cfg = Config::from_toml_str("", &sets, "test").unwrap();
         let samples = crate::synthetic::dataset(2, 3, 1);
         let mut rt = Runtime::build(&cfg, &std::env::temp_dir(), samples.clone(), false).unwrap();

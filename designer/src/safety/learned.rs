@@ -293,6 +293,60 @@ pub struct Fit {
     pub converged: bool,
 }
 
+/// The last (at most 10) steps `s` and gradient changes `y` of L-BFGS, with `rho = 1 / s.y`.
+#[derive(Default)]
+struct History {
+    s: Vec<Vec<f64>>,
+    y: Vec<Vec<f64>>,
+    rho: Vec<f64>,
+}
+
+impl History {
+    const M: usize = 10;
+
+    /// The two-loop recursion: `-H g`, H the inverse-Hessian estimate of the history.
+    fn direction(&self, g: &[f64]) -> Vec<f64> {
+        let mut q = g.to_vec();
+        let mut alpha = vec![0.0; self.s.len()];
+        for k in (0..self.s.len()).rev() {
+            alpha[k] = self.rho[k] * self.s[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
+            for (qi, yi) in q.iter_mut().zip(&self.y[k]) {
+                *qi -= alpha[k] * yi;
+            }
+        }
+        let gamma = match (self.s.last(), self.y.last()) {
+            (Some(s), Some(y)) => {
+                let sy: f64 = s.iter().zip(y).map(|(a, b)| a * b).sum();
+                let yy: f64 = y.iter().map(|a| a * a).sum();
+                sy / yy
+            }
+            _ => 1.0 / g.iter().map(|a| a * a).sum::<f64>().sqrt().max(1e-12),
+        };
+        q.iter_mut().for_each(|x| *x *= gamma);
+        for k in 0..self.s.len() {
+            let beta = self.rho[k] * self.y[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
+            for (qi, si) in q.iter_mut().zip(&self.s[k]) {
+                *qi += (alpha[k] - beta) * si;
+            }
+        }
+        q.into_iter().map(|x| -x).collect()
+    }
+
+    /// Keep a step when the curvature `s.y` is positive, dropping the oldest beyond [`Self::M`].
+    fn push(&mut self, s: Vec<f64>, y: Vec<f64>, sy: f64) {
+        if sy > 1e-12 {
+            if self.s.len() == Self::M {
+                self.s.remove(0);
+                self.y.remove(0);
+                self.rho.remove(0);
+            }
+            self.s.push(s);
+            self.y.push(y);
+            self.rho.push(1.0 / sy);
+        }
+    }
+}
+
 /// Minimise `f` (value and gradient) from `theta` by L-BFGS (memory 10, Armijo
 /// backtracking) until the largest gradient component is below `tol` or `max_iter` steps.
 /// Deterministic: no randomness, a fixed order of operations.
@@ -302,50 +356,21 @@ pub fn lbfgs(
     tol: f64,
     max_iter: usize,
 ) -> Fit {
-    const M: usize = 10;
     let n = theta.len();
     let mut g = vec![0.0; n];
     let mut loss = f(theta, &mut g);
-    let mut s_hist: Vec<Vec<f64>> = Vec::new();
-    let mut y_hist: Vec<Vec<f64>> = Vec::new();
-    let mut rho: Vec<f64> = Vec::new();
+    let mut hist = History::default();
     let gmax = |g: &[f64]| g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let mut it = 0;
     let mut g_new = vec![0.0; n];
     let mut trial = vec![0.0; n];
     while it < max_iter && gmax(&g) >= tol {
         it += 1;
-        // two-loop recursion: d = -H g
-        let mut q = g.clone();
-        let mut alpha = vec![0.0; s_hist.len()];
-        for k in (0..s_hist.len()).rev() {
-            alpha[k] = rho[k] * s_hist[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
-            for (qi, yi) in q.iter_mut().zip(&y_hist[k]) {
-                *qi -= alpha[k] * yi;
-            }
-        }
-        let gamma = match (s_hist.last(), y_hist.last()) {
-            (Some(s), Some(y)) => {
-                let sy: f64 = s.iter().zip(y).map(|(a, b)| a * b).sum();
-                let yy: f64 = y.iter().map(|a| a * a).sum();
-                sy / yy
-            }
-            _ => 1.0 / g.iter().map(|a| a * a).sum::<f64>().sqrt().max(1e-12),
-        };
-        q.iter_mut().for_each(|x| *x *= gamma);
-        for k in 0..s_hist.len() {
-            let beta = rho[k] * y_hist[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
-            for (qi, si) in q.iter_mut().zip(&s_hist[k]) {
-                *qi += (alpha[k] - beta) * si;
-            }
-        }
-        let mut d: Vec<f64> = q.into_iter().map(|x| -x).collect();
+        let mut d = hist.direction(&g);
         let mut slope: f64 = d.iter().zip(&g).map(|(a, b)| a * b).sum();
         if slope >= 0.0 {
             // not a descent direction: restart from the gradient
-            s_hist.clear();
-            y_hist.clear();
-            rho.clear();
+            hist = History::default();
             d = g.iter().map(|x| -x).collect();
             slope = -g.iter().map(|a| a * a).sum::<f64>();
         }
@@ -368,16 +393,7 @@ pub fn lbfgs(
         std::mem::swap(&mut g, &mut g_new);
         let improved = new_loss < loss;
         loss = new_loss;
-        if sy > 1e-12 {
-            if s_hist.len() == M {
-                s_hist.remove(0);
-                y_hist.remove(0);
-                rho.remove(0);
-            }
-            s_hist.push(s);
-            y_hist.push(y);
-            rho.push(1.0 / sy);
-        }
+        hist.push(s, y, sy);
         if !improved && step < 1e-12 {
             break;
         }
