@@ -430,11 +430,5 @@ fn heldout_six_categories_sixth_set_rates() {
 /// rejections in constraints. Floors: the weakest category (75% / 15%).
 #[test]
 fn heldout_six_categories_sixth_set_rules_alone() {
-    six_categories_with(
-        "heldout_categories_test5.jsonl",
-        rules_rejected,
-        75,
-        15,
-        40,
-    );
+    six_categories_with("heldout_categories_test5.jsonl", rules_rejected, 75, 15, 40);
 }

@@ -376,6 +376,30 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
 /// ("record that ...", "note the date it arrived"); the reason names `secret`.
 fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
     for i in commands(toks, &KEEP_VERB) {
+        // "tries to get the assistant to remember a PIN", "advised to keep PINs in a vault":
+        // someone's attempt or advice, not this skill's order
+        if i > 0
+            && matches!(toks[i - 1].as_str(), "to" | "zu")
+            && toks[..i - 1].iter().any(|t| {
+                matches!(
+                    t.as_str(),
+                    "tries"
+                        | "tried"
+                        | "attempts"
+                        | "attempted"
+                        | "advised"
+                        | "urged"
+                        | "encouraged"
+                        | "recommended"
+                        | "reminded"
+                        | "warned"
+                        | "geraten"
+                        | "empfohlen"
+                )
+            })
+        {
+            continue;
+        }
         // "record that ...": a fact about something, not the thing
         let mut n = i + 1;
         while toks
