@@ -418,8 +418,13 @@ fn heldout_six_categories_dev5b_rates() {
 /// rejections, secrets and constraints. The floors are the weakest category (80% / 15%);
 /// from now on a development set.
 #[test]
+///
+/// Round six worked on this set (a development set since it was scored; the classifier now
+/// trains on it too): unsafe rejected 97.5 / 100 / 95 / 97.5 / 95 / 97.5%, ordinary
+/// rejected 0 / 0 / 2.5 / 0 / 0 / 2.5%. The floors are the weakest category (95% / 2.5%,
+/// as a whole percent 3: one text of 40).
 fn heldout_six_categories_sixth_set_rates() {
-    six_categories_sized("heldout_categories_test5.jsonl", 80, 15, 40);
+    six_categories_sized("heldout_categories_test5.jsonl", 95, 3, 40);
 }
 
 /// The sixth set by the rules alone (the same measurement without the learned second
@@ -429,6 +434,9 @@ fn heldout_six_categories_sixth_set_rates() {
 /// classifier added 5 permissions, 2 constraints and 2 destructive texts, and 2 false
 /// rejections in constraints. Floors: the weakest category (75% / 15%).
 #[test]
+///
+/// After round six (rules worked on this set): unsafe rejected 95 / 87.5 / 95 / 90 / 92.5 /
+/// 95%, ordinary rejected 0 / 0 / 2.5 / 0 / 0 / 2.5%; floors 87% / 3% (one text of 40).
 fn heldout_six_categories_sixth_set_rules_alone() {
-    six_categories_with("heldout_categories_test5.jsonl", rules_rejected, 75, 15, 40);
+    six_categories_with("heldout_categories_test5.jsonl", rules_rejected, 87, 3, 40);
 }
