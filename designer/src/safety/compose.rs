@@ -76,7 +76,13 @@ fn reported(sentence: &str) -> bool {
             r"\b(?:user|users|speaker|someone|person|he|she|they|we|i|manager|colleague|friend|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|falante)\b[^.;]{0,30}\b(?:says?|said|mentions?|mentioned|tells?|told|reports?|reported|complains?|complained|noticed|learn\w*|read|wrote|sagt|erzahlt|dit|raconte|dice|cuenta|racconta|diz|conta)\b",
         )
     });
-    R.is_match(sentence)
+    // "if an imported skill claims to override system rules": another text's claim
+    static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:an?|any|another|other|some|imported|third party|external|retrieved|embedded)\s+(?:\w+\s+)?(?:skills?|texts?|documents?|chunks?|messages?|pages?|plugins?|tools?|inputs?|snippets?|files?|e ?mails?|cards?|notes?|prompts?)\b[^.;]{0,30}\b(?:claims?|claimed|claiming|purports?|purported|pretends?|pretended|tries|tried|attempts?|attempted)\b",
+        )
+    });
+    R.is_match(sentence) || CLAIM.is_match(sentence)
 }
 
 // ---- constraints: the agent's rules set aside ------------------------------------------
@@ -442,6 +448,14 @@ fn secret_kept(sentence: &str) -> Option<String> {
         return None;
     }
     let keep = KEEP_ANY.find(sentence)?;
+    // "remember that the recovery phrase is stored in a safe at home": a fact about where
+    // the secret is kept is what is remembered, unless the words are to be kept whole
+    static FACT_THAT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"^\s*(?:only\s+)?(?:that|where|whether|dass|wo|ob|que|donde|dove|onde|che)\b")
+    });
+    if FACT_THAT.is_match(&sentence[keep.end()..]) && !WHOLE_RX.is_match(sentence) {
+        return None;
+    }
     let whole = WHOLE_RX
         .find(sentence)
         .or_else(|| DROP_FIELD.find(sentence));

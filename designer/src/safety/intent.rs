@@ -376,6 +376,30 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
 /// ("record that ...", "note the date it arrived"); the reason names `secret`.
 fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
     for i in commands(toks, &KEEP_VERB) {
+        // "tries to get the assistant to remember a PIN", "advised to keep PINs in a vault":
+        // someone's attempt or advice, not this skill's order
+        if i > 0
+            && matches!(toks[i - 1].as_str(), "to" | "zu")
+            && toks[..i - 1].iter().any(|t| {
+                matches!(
+                    t.as_str(),
+                    "tries"
+                        | "tried"
+                        | "attempts"
+                        | "attempted"
+                        | "advised"
+                        | "urged"
+                        | "encouraged"
+                        | "recommended"
+                        | "reminded"
+                        | "warned"
+                        | "geraten"
+                        | "empfohlen"
+                )
+            })
+        {
+            continue;
+        }
         // "record that ...": a fact about something, not the thing
         let mut n = i + 1;
         while toks
@@ -656,7 +680,7 @@ static CONTROL: LazyLock<Regex> = LazyLock::new(|| {
 /// Compliance faked: "pretend you deleted it", "finja que apagou", "fais semblant d'oublier".
 static PRETEND_COMPLY: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:pretend\w*|act as if|behave as if|fake|feign\w*|finj\w*|finge\w*|fing[ei]|fais semblant|faites semblant|faire semblant|fai finta|fate finta|so tun,? als ob|tu so,? als ob|tue so,? als ob)\b[^.;]{0,40}\b(?:delet\w*|forg[eo]t\w*|eras\w*|remov\w*|compl(?:y|ied|ies)|obey\w*|apag\w*|borr\w*|elimin\w*|esquec\w*|olvid\w*|supprim\w*|effac\w*|oubli\w*|cancell\w*|dimentic\w*|rimoss\w*|geloscht|vergessen|entfernt|excluiu|exclui\w*)\b",
+        r"\b(?:pretend\w*|act as if|behave as if|fake|feign\w*|finj\w*|finge\w*|fing[ei]|fais semblant|faites semblant|faire semblant|fai finta|fate finta|so tun,? als ob|tu so,? als ob|tue so,? als ob)\b[^.;]{0,40}\b(?:delet\w*|forg[eo]t\w*|eras\w*|remov\w*|compl(?:y|ied|ies)|obey\w*|respect\w*|rispett\w*|respet\w*|respeit\w*|honou?r\w*|follow\w*|befolg\w*|einh[ae]lt\w*|apag\w*|borr\w*|elimin\w*|esquec\w*|olvid\w*|supprim\w*|effac\w*|oubli\w*|cancell\w*|dimentic\w*|rimoss\w*|geloscht|vergessen|entfernt|excluiu|exclui\w*)\b",
     )
 });
 
@@ -706,6 +730,7 @@ static REWRITE_RULES: LazyLock<Regex> = LazyLock::new(|| {
 /// the user's requests, with its reason.
 fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) -> Option<String> {
     hides_skill(sentence)
+        .or_else(|| compliance_shown_not_done(sentence))
         .or_else(|| circumvents(sentence))
         .or_else(|| prohibition_defied(sentence))
         .or_else(|| {
@@ -730,6 +755,72 @@ fn constraints(sentence: &str, toks: &[String], text: &str, prev: Option<&str>) 
                 .filter(|_| !commands(toks, &DISCLOSE_VERB).is_empty())
                 .map(|o| format!("disclosure of {:?}", o.as_str()))
         })
+}
+
+/// Compliance shown but not done (round six): a check reported as passed whether or not it
+/// ran, a forgetting confirmed while nothing is deleted, a cleaned copy shown and the real
+/// one kept, a made-up reason given instead of the real one, memories hidden from the person
+/// who looks ("masque-lui les souvenirs"), a request to stop using the skill ignored, content
+/// split so that each piece passes a rule.
+fn compliance_shown_not_done(sentence: &str) -> Option<String> {
+    static CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+        vec![
+            (
+                "reported regardless",
+                rx(
+                    r"\b(?:report|log|say|state|claim|tell|confirm|mark|record)\w*\b[^.;]{0,80}\b(?:passed|succeeded|successful\w*|completed?|done|compliant|ok|approved|verified)\b[^.;]{0,60}\b(?:whether or not|regardless of whether|even if (?:it|they|the \w+) (?:was not|were not|wasn'?t|weren'?t|did not|didn'?t|never|failed))\b|\b(?:ob|que|se|whether)\b[^.;]{0,20}\b(?:oder nicht|ou non|o no|o meno|ou nao|or not)\b[^.;]{0,60}\b(?:bestanden|reussi|aprobado|superato|aprovado|passed)\b",
+                ),
+            ),
+            (
+                "confirmed, nothing deleted",
+                rx(
+                    r"\b(?:confirm|bestatig|confirme|confirma|conferm|acknowledg)\w*\b[^.;]{0,80}\b(?:but|aber|mais|pero|ma|mas|yet|while)\b[^.;]{0,30}\b(?:(?:delete|remove|erase|forget|losch\w*|entfern\w*|supprime\w*|efface\w*|borra\w*|elimina\w*|cancella\w*|apaga\w*|apague)\w*\s+(?:\w+\s+)?(?:nothing|nichts|rien|nada|niente|nulla)|(?:keep|behalt\w*|garde\w*|conserv\w*|manten\w*|mantien\w*|guarda\w*) (?:\w+ )?(?:it|them|everything|alles|tout|todo|tutto|tudo))\b|\b(?:confirm|bestatig|confirme|confirma|conferm|acknowledg)\w*\b[^.;]{0,80}\b(?:losch\w*|entfern\w*|supprime\w*|efface\w*|borra\w*|elimina\w*|cancella\w*|apaga\w*|apague|delete|remove|erase)\s+(?:aber|mais|pero|ma|mas|but)\s+(?:\w+\s+)?(?:nichts|rien|nada|niente|nulla|nothing)\b",
+                ),
+            ),
+            (
+                "two versions kept",
+                rx(
+                    r"\b(?:sanitiz|sanitis|clean|redact|edit|censor|filter|harmless|bereinigt|nettoy|limpi|ripulit|pulit)\w*\s+(?:\w+\s+)?(?:one|copy|copies|version|versions?|fassung|kopie|copie|copia|versione|versao)\b[^.]{0,100}\b(?:real|true|actual|full|unfiltered|original|echte\w*|vraie|verdadera|vera|verdadeira)\s+(?:one|copy|version|fassung|kopie|copie|copia|versione|versao)\b",
+                ),
+            ),
+            (
+                "false reason given",
+                rx(
+                    r"\b(?:generic|vague|made up|invented|false|fake|plausible|cover)\s+(?:\w+\s+)?(?:reason|source|explanation|story|answer)s?\b[^.;]{0,40}\b(?:instead of|rather than|in place of|not)\b[^.;]{0,20}\b(?:real|true|actual)\b",
+                ),
+            ),
+            (
+                "hidden from the viewer",
+                rx(
+                    r"\b(?:masque|cache|dissimule|verberg\w*|versteck\w*)\s+(?:lui|leur|ihm|ihr|ihnen)\b|\b(?:ocultale\w*|escondele\w*|nascondigli|nascondile|nascondergli|esconda lhe|esconde lhe|oculte lhe)\b|\b(?:hide|conceal|withhold)\w*\b[^.;]{0,60}\bfrom (?:the |an |any )?(?:auditors?|reviewers?|inspectors?|moderators?|admins?|administrators?)\b",
+                ),
+            ),
+            (
+                "stop request ignored",
+                rx(
+                    r"\b(?:stop|quit|cease|disable|remove|uninstall|deactivate)\w*\s+(?:using|applying|running)?\s*(?:this|the) skill\b[^.;]{0,40}\b(?:ignore|disregard|override|refuse)\w*\b",
+                ),
+            ),
+            (
+                "split to pass a rule",
+                rx(
+                    r"\b(?:split|break|divide|spread|chunk|fragment|cut)\w*\b[^.;]{0,100}\b(?:each|every) (?:\w+ )?(?:passes|pass|gets through|slips through|stays under)\b|\b(?:jede\w* (?:teil|stuck)\w* (?:\w+ )?(?:passiert|durchkommt)|chaque (?:morceau|partie|fragment) passe|cada (?:parte|trozo|pedazo|fragmento) pase|ogni (?:parte|pezzo|frammento) passi|cada (?:parte|pedaco|fragmento) passe)\b",
+                ),
+            ),
+        ]
+    });
+    // a confirmation is faked only about a forgetting or a deletion
+    static FORGET: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:forget\w*|forgott\w*|delet\w*|eras\w*|vergess\w*|losch\w*|oubli\w*|supprim\w*|effac\w*|olvid\w*|borr\w*|dimentic\w*|cancell\w*|esquec\w*|apag\w*)\b",
+        )
+    });
+    CUES.iter().find_map(|(what, re)| {
+        re.find(sentence)
+            .filter(|_| *what != "confirmed, nothing deleted" || FORGET.is_match(sentence))
+            .filter(|m| !is_negated_before(sentence, m.start()))
+            .map(|m| format!("{what} {:?}", m.as_str()))
+    })
 }
 
 /// The skill hides itself or what it stores from its audience.

@@ -79,6 +79,12 @@ const NOT_VALUES: &[&str] = &[
     "now",
     "being",
     "been",
+    "monthly",
+    "weekly",
+    "daily",
+    "yearly",
+    "annual",
+    "free",
     "changed",
     "reset",
     "expired",
@@ -303,6 +309,26 @@ fn keyword_value(c: regex::Captures<'_>) -> Option<SecretMatch> {
         return None;
     }
     let whole = c.get(0)?;
+    // "Redact secrets: replace anything ...", "Passwords: never store them": a plural
+    // keyword and a colon head a rule, when a word of letters follows and the sentence
+    // goes on; a single value is not introduced by a plural ("passwords: hunter2" still is)
+    let head = whole.as_str()[..val.start() - whole.start()].trim_end();
+    if !quoted
+        && head.ends_with(':')
+        && head.trim_end_matches(':').trim_end().ends_with('s')
+        && trimmed.chars().all(char::is_alphabetic)
+    {
+        return None;
+    }
+    // "my token for the bus", "the code for the gym locker": a non-secret sense of the word
+    static NOT_SECRET_SENSE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)^\w+\s+(?:for|on|de|del|du|da|do|di|per|fur|für|pour|para)\s+(?:the\s+|my\s+|his\s+|her\s+|la\s+|le\s+|l'|el\s+|il\s+|o\s+|a\s+|der\s+|die\s+|das\s+|den\s+|dem\s+)?(?:bus|buses|train|trains|tram|metro|subway|underground|transit|ferry|arcade|laundry|laundromat|parking|car ?wash|game|casino|fare|ticket|bahn|zug|stra(?:ss|ß)enbahn|autobus|tren|treno|trem|onibus|lavanderia|laverie|parking|parcheggio|estacionamento|gettone)\b",
+        )
+    });
+    if NOT_SECRET_SENSE.is_match(whole.as_str()) {
+        return None;
+    }
     Some(SecretMatch {
         kind: keyword_kind(whole.as_str()),
         start: val.start(),
