@@ -358,10 +358,10 @@ impl History {
             _ => 1.0 / g.iter().map(|a| a * a).sum::<f64>().sqrt().max(1e-12),
         };
         q.iter_mut().for_each(|x| *x *= gamma);
-        for k in 0..self.s.len() {
+        for (k, a) in alpha.iter().enumerate() {
             let beta = self.rho[k] * self.y[k].iter().zip(&q).map(|(a, b)| a * b).sum::<f64>();
             for (qi, si) in q.iter_mut().zip(&self.s[k]) {
-                *qi += (alpha[k] - beta) * si;
+                *qi += (a - beta) * si;
             }
         }
         q.into_iter().map(|x| -x).collect()
