@@ -31,21 +31,7 @@ fn texts() -> (Vec<String>, &'static str) {
         Some(c) if c.is_file() => c.display().to_string(),
         _ => shared.to_string(),
     });
-    if let Ok(out) = memskill_datasets::locomo_turn_texts(std::path::Path::new(&path), N_TEXTS) {
-        if out.len() == N_TEXTS {
-            return (out, "locomo10.json");
-        }
-    }
-    let synth = (0..N_TEXTS)
-        .map(|i| {
-            format!(
-                "Sentence number {i} talks about topic {} and mentions item {} with some extra words.",
-                i % 17,
-                i * 7 % 31
-            )
-        })
-        .collect();
-    (synth, "synthetic")
+    memskill_datasets::bench_turn_texts(Some(std::path::Path::new(&path)), N_TEXTS)
 }
 
 fn torch_numbers() -> Option<serde_json::Value> {

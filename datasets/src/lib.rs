@@ -5,7 +5,8 @@
 //!   [`load_hotpotqa`] (HotpotQA, LongBench long-context or classic dev-distractor),
 //!   [`load_msc`] (MSC-Self-Instruct, MemGPT's Deep Memory Retrieval); each module documents
 //!   the exact schema it accepts. [`load`] dispatches on a [`DatasetKind`].
-//! - [`locomo_turn_texts`]: LoCoMo's raw turn texts in file order (what the benchmarks embed).
+//! - [`locomo_turn_texts`]: LoCoMo's raw turn texts in file order (what the benchmarks embed;
+//!   [`bench_turn_texts`] falls back to synthetic sentences without the file).
 //! - [`segment`] fills `Sample::spans` according to a [`SpanMode`].
 //! - [`split_locomo`] / [`load_lme_splits`] select train / val / test.
 //!
@@ -34,8 +35,8 @@ pub use hotpotqa::{
 };
 pub use json::{check_data_file, DEFAULT_MAX_FILE_BYTES};
 pub use locomo::{
-    load_locomo, locomo_from_json, locomo_turn_texts, render_locomo_turn, LocomoOptions,
-    LOCOMO_ADVERSARIAL_CATEGORY,
+    bench_turn_texts, load_locomo, locomo_from_json, locomo_turn_texts, render_locomo_turn,
+    LocomoOptions, LOCOMO_ADVERSARIAL_CATEGORY,
 };
 pub use longmemeval::{
     lme_splits_from_json, load_lme_splits, load_longmemeval, longmemeval_from_json,

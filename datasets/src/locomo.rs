@@ -40,6 +40,27 @@ pub fn render_locomo_turn(speaker: &str, text: &str, blip_caption: Option<&str>)
     }
 }
 
+/// The texts the encoder and controller benchmarks embed: the first `n` turn texts of the
+/// LoCoMo file at `path` ([`locomo_turn_texts`]) when it reads and holds `n`, else `n`
+/// synthetic sentences; with the source's name (`"locomo10.json"` or `"synthetic"`).
+pub fn bench_turn_texts(path: Option<&Path>, n: usize) -> (Vec<String>, &'static str) {
+    if let Some(Ok(out)) = path.map(|p| locomo_turn_texts(p, n)) {
+        if out.len() == n {
+            return (out, "locomo10.json");
+        }
+    }
+    let synth = (0..n)
+        .map(|i| {
+            format!(
+                "Sentence number {i} talks about topic {} and mentions item {} with some extra words.",
+                i % 17,
+                i * 7 % 31
+            )
+        })
+        .collect();
+    (synth, "synthetic")
+}
+
 /// The raw `text` of the first `n` turns of `locomo10.json` in file order (conversation by
 /// conversation, its sessions as the loader reads them: every `session_N` list by N, null
 /// ones skipped, [`session_lists`]): the texts the encoder and controller benchmarks embed,

@@ -322,21 +322,7 @@ pub fn bench_texts(n: usize) -> (Vec<String>, &'static str) {
         .map(PathBuf::from)
         .ok()
         .or(cache);
-    if let Some(Ok(out)) = path.map(|p| memskill_datasets::locomo_turn_texts(&p, n)) {
-        if out.len() == n {
-            return (out, "locomo10.json");
-        }
-    }
-    let synth = (0..n)
-        .map(|i| {
-            format!(
-                "Sentence number {i} talks about topic {} and mentions item {} with some extra words.",
-                i % 17,
-                i * 7 % 31
-            )
-        })
-        .collect();
-    (synth, "synthetic")
+    memskill_datasets::bench_turn_texts(path.as_deref(), n)
 }
 
 /// The PPO workload of the twin: a controller (d 384, H 256) and 4 episodes x 16 transitions
