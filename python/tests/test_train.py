@@ -55,7 +55,10 @@ def test_train_errors(root, tmp_path):
 
 INTERRUPTED = textwrap.dedent(
     """
-    import sys, memskill
+    import signal, sys, memskill
+    # Python keeps SIGINT ignored when it starts with it ignored (a job started with `&` by a
+    # non-interactive shell): Ctrl-C's handler is set here so the test does not depend on that
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         memskill.train(sys.argv[1], run_dir=sys.argv[2], overrides={
             "run.outer_epochs": 1, "run.inner_epochs": int(sys.argv[3]),
