@@ -34,6 +34,9 @@ struct Scored {
     category: Option<SafetyCategory>,
     plain_enc: bool,
     rules: bool,
+    /// The rules' rejection still standing after the fold's model had its say
+    /// (`Model::overturns`).
+    kept: bool,
     p: f64,
     p_plain: f64,
     /// The category the classifier's verdict names, at TAU.
@@ -57,7 +60,7 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, s: &Scored) {
-        let or = TAUS.map(|t| s.rules || s.p >= t);
+        let or = TAUS.map(|t| s.kept || s.p >= t);
         if s.unsafe_ {
             self.unsafe_n += 1;
             self.unsafe_rules += s.rules as usize;
@@ -146,6 +149,9 @@ fn leave_one_author_out() -> Vec<(&'static str, Vec<Scored>)> {
                     category: e.category,
                     plain_enc: e.enc == "plain",
                     rules: texts.iter().any(|t| rules_scan(t).is_err()),
+                    kept: texts
+                        .iter()
+                        .any(|t| rules_scan(t).is_err() && !model.overturns(t)),
                     p: texts
                         .iter()
                         .map(|t| model.score(t).0)
@@ -181,6 +187,9 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dev5b", 238, 0, 0),
     // round six: the sixth independent set, spent, trained on like the others
     ("test5", 229, 2, 0),
+    // round seven: the seventh independent set, spent, trained on like the others; the
+    // classifier overturns six of the rules' ten false rejections of it (`Model::overturns`)
+    ("test6", 230, 6, 2),
 ];
 
 #[test]
@@ -217,7 +226,7 @@ fn leave_one_author_out_rates() {
             .iter()
             .find(|f| f.0 == *held)
             .expect("a floor per author set");
-        let added = t.ordinary_or[tau_k] - t.ordinary_rules;
+        let added = t.ordinary_or[tau_k].saturating_sub(t.ordinary_rules);
         if t.unsafe_or[tau_k] < *min_unsafe
             || t.ordinary_or[tau_k] > *max_ordinary
             || added > *max_added
@@ -233,6 +242,14 @@ fn leave_one_author_out_rates() {
         {
             let cat = s.category.map_or("-", |c| c.id());
             println!("ADDED [{held} {cat}] p {:.3}: {:?}", s.p, s.text);
+        }
+    }
+    println!("\nRules verdicts the classifier overturned (`Model::overturns`):");
+    for (held, scored) in &folds {
+        for s in scored.iter().filter(|s| s.rules && !s.kept) {
+            let cat = s.category.map_or("-", |c| c.id());
+            let label = if s.unsafe_ { "UNSAFE" } else { "ordinary" };
+            println!("OVERTURNED [{held} {cat} {label}]: {:?}", s.text);
         }
     }
     let caught: Vec<&Scored> = folds
