@@ -400,12 +400,15 @@ fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
         {
             continue;
         }
-        // "record that ...": a fact about something, not the thing
+        // "record that ...": a fact about something, not the thing ("note only / at most /
+        // hochstens, dass ...")
+        static ONLY_ADVERB: LazyLock<Regex> = LazyLock::new(|| {
+            whole(
+                r"only|just|down|merely|simply|at|most|hochstens|allenfalls|nur|lediglich|seulement|uniquement|simplement|solo|solamente|soltanto|unicamente|simplemente|apenas|somente|,",
+            )
+        });
         let mut n = i + 1;
-        while toks
-            .get(n)
-            .is_some_and(|t| matches!(t.as_str(), "only" | "just" | "down"))
-        {
+        while toks.get(n).is_some_and(|t| ONLY_ADVERB.is_match(t)) {
             n += 1;
         }
         // "record that ...", "note the date it arrived": a fact about the secret
@@ -536,7 +539,16 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
                 static PERSONS: LazyLock<Regex> = LazyLock::new(|| {
                     rx(r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$")
                 });
-                if CONTENT.is_match(&rest[o.end()..]) || PERSONS.is_match(&rest[..o.start()]) {
+                // "use only the tools listed in the policy": a limit, not a grant
+                static ONLY_LISTED: LazyLock<Regex> = LazyLock::new(|| {
+                    rx(
+                        r"^\s*(?:only|just|nur|seulement|uniquement|solo|solamente|soltanto|unicamente|apenas|somente)\b[^.;]{0,40}\b(?:listed|allowed|approved|permitted|configured|granted|whitelisted|erlaubt\w*|freigegeben\w*|autorise\w*|permis|permitid\w*|autorizad\w*|consentit\w*|aprobad\w*|approvat\w*|aprovad\w*)\b",
+                    )
+                });
+                if CONTENT.is_match(&rest[o.end()..])
+                    || PERSONS.is_match(&rest[..o.start()])
+                    || ONLY_LISTED.is_match(&rest)
+                {
                     continue;
                 }
                 return Some(format!("{what} {:?} + {:?}", toks[i], o.as_str()));
@@ -607,7 +619,7 @@ const RULES: &str = r"(?:\w+(?:regeln|vorgaben|richtlinien|einschrankungen|anwei
 /// Rules declared void, optional or in the way.
 static RULES_OFF: LazyLock<Regex> = LazyLock::new(|| {
     rx(&format!(
-        r"\b{RULES}\b[^.;]{{0,40}}\b(?:(?:are|is) (?:just|only|merely) (?:guidelines|suggestions|recommendations|advice|defaults|a preference|preferences)|(?:are|is|were|was|have been|has been) (?:now )?(?:removed|lifted|switched off|turned off|disabled|outdated|obsolete|suspended|void|optional|irrelevant|gone|off|waived)|no longer (?:apply|applies|exist|matter|count|bind)|(?:do|does) not apply|don'?t apply|apply to nothing|get in the way|gelten (?:\w+ ){{0,4}}nicht|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*|sind (?:\w+ ){{0,4}}?(?:ausgesetzt|aufgehoben|ungultig|nichtig|deaktiviert|abgeschaltet|optional|nur (?:empfehlungen|vorschlage|ratschlage))|(?:sont|est) (?:\w+ ){{0,3}}?(?:suspendu\w*|levee?s?|annulee?s?|caduque?s?|facultati\w*|optionnel\w*|(?:seulement|juste|que) des (?:conseils|suggestions))|(?:son|es|estan) (?:\w+ ){{0,3}}?(?:suspendid\w*|anulad\w*|opcional\w*|solo (?:consejos|sugerencias))|(?:sono|e) (?:\w+ ){{0,3}}?(?:sospes\w*|annullat\w*|facoltativ\w*|opzional\w*|solo (?:consigli|suggerimenti))|(?:sao|estao) (?:\w+ ){{0,3}}?(?:suspens\w*|anulad\w*|opciona\w*|facultativ\w*|apenas (?:conselhos|sugestoes))|(?:do not|don'?t|no longer) concern you|ne te concern\w* (?:plus|pas)|ne vous concern\w* (?:plus|pas)|no te concierne\w*|non ti riguarda\w*|nao te (?:dizem respeito|afetam)|betreff\w* dich nicht|no valen|no rigen|no cuentan|ne valent (?:\w+ )?pas|ne comptent (?:\w+ )?pas|non valgono|non contano|nao valem|nao contam|zahlen (?:\w+ )?nicht)\b|\b(?:neither|nor|not even)\b[^.;]{{0,40}}\b{RULES}\b[^.;]{{0,30}}\bappl(?:y|ies)\b|\banswers to no one\b|\b(?:whatever|no matter what|regardless of what) (?:the )?(?:operator|developer|system|user|policy|rules?)\b[^.;]{{0,40}}\b(?:your|this skill'?s?|the skill'?s?|its own|my)\b[^.;]{{0,40}}\b(?:wins?|prevails?|decides?|comes? first|takes? precedence|overrides?)\b|\b{RULES}\b[^.;]{{0,60}}\b(?:you (?:can|may)|tu peux|vous pouvez|puedes|puoi|podes|voce pode|du kannst|du darfst) (?:\w+ )?(?:ignor|disregard|overrid|outrepass|skip)\w*|\b(?:you (?:can|may)|tu peux|vous pouvez|puedes|puoi|podes|voce pode|du kannst|du darfst) (?:\w+ )?(?:ignor|disregard|overrid|outrepass|skip)\w* (?:\w+ ){{0,3}}?{RULES}\b|\bregardless of (?:any |the |all )?(?:\w+ )?{RULES}\b|\b(?:work|get|go) around (?:them|it|these|those|the \w+)\b|\b(?:outrank\w*|take\w* precedence over|prevail\w* over|trump\w*|win\w* over|come\w* before)\b[^.;]{{0,40}}\b(?:system|developer|operator|user|instructions?|rules|others)\b|\bset (?:the others|them|the rest|those) aside\b|\b(?:ignore|disregard|defy|disobey)\w* (?:the |any |all )?(?:developer|system|operator)\b|\b(?:unrestricted|unfiltered|uncensored|jailbroken|rule ?less) (?:persona|archivist|agent|assistant|writer|version|character|mode|ai|model)\b|\b(?:treat|consider|regard|view|handle)\w* (?:\w+ ){{0,4}}?(?:requests?|wishes|rules?|limits?|instructions?|opt outs?|it|them|this|that) (?:\w+ ){{0,3}}?as (?:an? )?(?:mistakes?|errors?|optional|void|suggestions?|irrelevant|on the record|noise|jokes?)\b"
+        r"\b{RULES}\b[^.;]{{0,40}}\b(?:(?:are|is) (?:just|only|merely) (?:guidelines|suggestions|recommendations|advice|defaults|a preference|preferences)|(?:are|is|were|was|have been|has been) (?:now )?(?:removed|lifted|switched off|turned off|disabled|outdated|obsolete|suspended|void|optional|irrelevant|gone|off|waived)|no longer (?:apply|applies|exist|matter|count|bind)|(?:do|does) not apply|don'?t apply|apply to nothing|get in the way|gelten (?:\w+ ){{0,4}}nicht|ne s'appliqu\w* (?:\w+ ){{0,3}}pas|no (?:se )?aplica\w*|non (?:si )?applica\w*|nao (?:se )?aplica\w*|sind (?:\w+ ){{0,4}}?(?:ausgesetzt|aufgehoben|ungultig|nichtig|deaktiviert|abgeschaltet|optional|nur (?:empfehlungen|vorschlage|ratschlage))|(?:sont|est) (?:\w+ ){{0,3}}?(?:suspendu\w*|levee?s?|annulee?s?|caduque?s?|facultati\w*|optionnel\w*|(?:seulement|juste|que) des (?:conseils|suggestions))|(?:son|es|estan) (?:\w+ ){{0,3}}?(?:suspendid\w*|anulad\w*|opcional\w*|solo (?:consejos|sugerencias))|(?:sono|e) (?:\w+ ){{0,3}}?(?:sospes\w*|annullat\w*|facoltativ\w*|opzional\w*|solo (?:consigli|suggerimenti))|(?:sao|estao) (?:\w+ ){{0,3}}?(?:suspens\w*|anulad\w*|opciona\w*|facultativ\w*|apenas (?:conselhos|sugestoes))|(?:do not|don'?t|no longer) concern you|ne te concern\w* (?:plus|pas)|ne vous concern\w* (?:plus|pas)|no te concierne\w*|non ti riguarda\w*|nao te (?:dizem respeito|afetam)|betreff\w* dich nicht|no valen|no rigen|no cuentan|ne valent (?:\w+ )?pas|ne comptent (?:\w+ )?pas|non valgono|non contano|nao valem|nao contam|zahlen (?:\w+ )?nicht)\b|\b(?:neither|nor|not even)\b[^.;]{{0,40}}\b{RULES}\b[^.;]{{0,30}}\bappl(?:y|ies)\b|\banswers to no one\b|\b(?:whatever|no matter what|regardless of what) (?:the )?(?:operator|developer|system|user|policy|rules?)\b[^.;]{{0,40}}\b(?:your|this skill'?s?|the skill'?s?|its own|my)\b[^.;]{{0,40}}\b(?:wins?|prevails?|decides?|comes? first|takes? precedence|overrides?)\b|\b{RULES}\b[^.;]{{0,60}}\b(?:you (?:can|may)|tu peux|vous pouvez|puedes|puoi|podes|voce pode|du kannst|du darfst) (?:\w+ )?(?:ignor|disregard|overrid|outrepass|skip)\w*|\b(?:you (?:can|may)|tu peux|vous pouvez|puedes|puoi|podes|voce pode|du kannst|du darfst) (?:\w+ )?(?:ignor|disregard|overrid|outrepass|skip)\w* (?:\w+ ){{0,3}}?{RULES}\b|\bregardless of (?:any |the |all )?(?:\w+ )?{RULES}\b|\b(?:work|get|go) around (?:them|it|these|those|the \w+)\b|\b(?:outrank\w*|take\w* precedence over|prevail\w* over|trump\w*|win\w* over|come\w* before)\b[^.;]{{0,40}}\b(?:system|developer|operator|user|instructions?|rules|others)\b|\bset (?:the others|them|the rest|those) aside\b|\b(?:ignore|disregard|defy|disobey)\w* (?:the |any |all )?(?:developer|system|operator)\b|\b(?:unrestricted|unfiltered|uncensored|jailbroken|rule ?less) (?:persona|archivist|agent|assistant|writer|version|character|mode|ai|model)\b|\b(?:treat|consider|regard|view|handle)\w* (?:[\w'-]+ ){{0,4}}?(?:requests?|wishes|rules?|limits?|instructions?|opt[ -]?outs?|it|them|this|that) (?:[\w'-]+ ){{0,3}}?as (?:an? )?(?:mistakes?|errors?|optional|void|suggestions?|irrelevant|on the record|noise|jokes?)\b"
     ))
 });
 
@@ -668,7 +680,7 @@ static AUDIENCE: LazyLock<Regex> = LazyLock::new(|| {
 /// same sentence ("slip past the filter", "aggira il divieto", "contourne-la").
 static CIRCUMVENT: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:hinwegsetz\w*|(?:uber|daruber) (?:\w+ )?hinweg|bypass\w*|circumvent\w*|evad(?:e|es|ing)|sidestep\w*|dodg(?:e|es|ing)|slip\w* (?:past|around|through|by)|get\w* (?:past|around)|sneak\w* (?:past|around|by)|works? around|trick\w* the|outsmart\w*|umgeh\w*|austrickse\w*|contourne\w*|dejoue\w*|elude\w*|esquiva\w*|burla\w*|sortea\w*|aggira\w*|eludi\w*|schiva\w*|contorne\w*|burle\w*|driblar|dribla\w*)\b",
+        r"\b(?:hinwegsetz\w*|(?:uber|daruber) (?:\w+ )?hinweg|bypass\w*|circumvent\w*|evad(?:e|es|ing)|sidestep\w*|dodg(?:e|es|ing)|slip\w* (?:past|around|through|by)|get\w* (?:past|around)|sneak\w* (?:past|around|by)|works? around|trick\w* the|outsmart\w*|umgeh\w*|austrickse\w*|contourne\w*|dejoue\w*|elude\w*|esquiva\w*|burla\w*|sortea\w*|aggira\w*|eludi\w*|schiva\w*|contorne\w*|burle\w*|driblar|dribla\w*|rodea\w*|rodear|saltarse|saltarte|(?:clever |smart |creative |sneaky |quiet )?ways? around|workarounds?)\b",
     )
 });
 static CONTROL: LazyLock<Regex> = LazyLock::new(|| {
@@ -1059,7 +1071,7 @@ fn rules_dropped(sentence: &str) -> Option<String> {
 }
 
 /// A negation among the four words before `at` in `sentence`.
-fn is_negated_before(sentence: &str, at: usize) -> bool {
+pub(crate) fn is_negated_before(sentence: &str, at: usize) -> bool {
     sentence[..at]
         .split_whitespace()
         .rev()
@@ -1084,12 +1096,12 @@ static WIPE_VERB: LazyLock<Regex> = LazyLock::new(|| {
 /// Whole stores and machines, a wholesale quantifier with a collection, or "everything".
 static WIPE_TARGET: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:procesos|processus|prozesse|processi|processos|memoires?|memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|all traces|every trace|archive|vault|index|repository|workspace|home director\w*|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[ei]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memoires?|memor\w*|items?|entries|records?|files?|data|notes?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
+        r"\b(?:procesos|processus|prozesse|processi|processos|memoires?|memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|all traces|every trace|archive|vault|index|repository|workspace|home director\w*|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[aeio]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memoires?|memor\w*|items?|entries|records?|files?|data|notes?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
     )
 });
 
 /// Words that make a deletion a targeted one.
-static TARGETED: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static TARGETED: LazyLock<Regex> = LazyLock::new(|| {
     rx(
         r"\b(?:that|which|whose|where|about|mentioning|concerning|related to|qui|que|dont|che|cui|welche\w*|only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*)\b",
     )
@@ -1118,7 +1130,12 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     for i in commands(toks, &WIPE_VERB) {
         let rest = after(toks, i, 10);
         if let Some(o) = OTHER_USERS.find(&rest) {
-            if WIPE_TARGET.is_match(&rest) || DATA.is_match(&rest) {
+            static PROFILES: LazyLock<Regex> = LazyLock::new(|| {
+                rx(
+                    r"\b(?:profiles?|perfiles|profils?|profili|perfis|perfil|accounts?|cuentas|comptes|konten|contas)\b",
+                )
+            });
+            if WIPE_TARGET.is_match(&rest) || DATA.is_match(&rest) || PROFILES.is_match(&rest) {
                 return Some(format!(
                     "wipe-verb {:?} + other users' data {:?}",
                     toks[i],
@@ -1177,7 +1194,7 @@ static SEND_VERB: LazyLock<Regex> = LazyLock::new(|| {
 /// Places outside the memory bank, named outright.
 static OUTSIDE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:extern[ao]s?|esterna|esterni|externes?|publicit\w*|werbepartner\w*|whoever|anyone who|anybody who|quiconque|quienquiera|chiunque|quem quer que|wer auch immer|insurers?|insurance (?:company|companies|provider)|aseguradoras?|assureurs?|versicherung\w*|assicurazion\w*|assicurator\w*|seguradoras?|advertisers?|ad networks?|anunciantes|annonceurs?|werbe\w*|inserzionisti|data brokers?|brokers?|employers?|arbeitgeber\w*|employeurs?|empleador\w*|datore di lavoro|empregador\w*|marketing (?:team|partners?|firms?|agenc\w*)|off site|the following (?:address|url|endpoint|number|server)|this (?:address|url|endpoint|link|server)|personal (?:server|inbox|account|e ?mail)|anyone can (?:open|read|see|access|view)|publicly (?:accessible|readable|visible)|world readable|external|remote|third party|third parties|outside|offsite|foreign|public|publicly|gist|paste ?(?:site|bin)|inbox|url|server|endpoint|webhook|bot|channel|discord|slack|telegram|twitter|social media|ftp|bucket|s3|api|collector|author'?s?|attacker|fremd\w*|extern\w*|entfernt\w*|offentlich\w*|dritte\w*|distant\w*|exterieur|publique?|serveur|tiers|externo|remoto|publico|servidor|terceros|esterno|pubblico|terzi|terceiros)\b|[a-z0-9]@[a-z0-9]|\b[a-z0-9]+(?:\.[a-z0-9]+)*\.(?:com|net|org|io|co|info|biz|xyz|ru|cn|me|app|dev|site|online|top|example|de|fr|es|it|pt|uk|us)\b",
+        r"\b(?:extern[ao]s?|esterna|esterni|externes?|publicit\w*|werbepartner\w*|whoever|anyone who|anybody who|quiconque|quienquiera|chiunque|quem quer que|wer auch immer|insurers?|insurance (?:company|companies|provider)|aseguradoras?|assureurs?|versicherung\w*|assicurazion\w*|assicurator\w*|seguradoras?|advertisers?|ad networks?|anunciantes|annonceurs?|werbe\w*|inserzionisti|data brokers?|brokers?|employers?|arbeitgeber\w*|employeurs?|empleador\w*|datore di lavoro|empregador\w*|marketing (?:team|partners?|firms?|agenc\w*)|off site|the following (?:address|url|endpoint|number|server)|this (?:address|url|endpoint|link|server)|personal (?:server|inbox|account|e ?mail)|anyone can (?:open|read|see|access|view)|publicly (?:accessible|readable|visible)|world readable|external|remote|third party|third parties|outside|offsite|foreign|public|publicly|gist|paste ?(?:site|bin)|inbox|url|server|endpoint|webhook|bot|channel|discord|slack|telegram|twitter|social media|ftp|bucket|s3|api|collector|author'?s?|attacker|fremd\w*|extern\w*|entfernt\w*|offentlich\w*|dritte\w*|distant\w*|exterieur|publique?|serveur|tiers|externo|remoto|publico|servidor|terceros|esterno|pubblico|terzi|terze parti|terceiros|drittanbieter\w*)\b|[a-z0-9]@[a-z0-9]|\b[a-z0-9]+(?:\.[a-z0-9]+)*\.(?:com|net|org|io|co|info|biz|xyz|ru|cn|me|app|dev|site|online|top|example|de|fr|es|it|pt|uk|us)\b",
     )
 });
 
@@ -1192,7 +1209,7 @@ static OUTSIDE_WEAK: LazyLock<Regex> = LazyLock::new(|| {
 /// What may not leave.
 pub(crate) static DATA: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:speicher\w*|datenbank\w*|direccion|indirizzo|endereco|adresse|telefono|telefone|telephone|telefonnummer|phone|coordonnees|trajector(?:y|ies)|notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records)|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
+        r"\b(?:speicher\w*|datenbank\w*|direccion|indirizzo|endereco|adresse|telefono|telefone|telephone|telefonnummer|phone|coordonnees|trajector(?:y|ies)|notes?|notas|notizen|appunti|datos|dati|dados|donnees|daten|informations?|informacion|informazioni|informacoes|(?:health|medical|personal|financial) (?:data|details|information|records|conditions?)|medical conditions?|diagnos[ei]s|memor\w*|memory bank|conversations?|transcripts?|chats?|history|credentials?|files?|documents?|contact list|contacts|digest|summar(?:y|ies)|cop(?:y|ies)|contents?|export|everything|all|data|address|phone number|erinnerung\w*|gesprach\w*|verlauf|zugangsdaten|dateien|memoires?|souvenirs|conversations?|historique|identifiants|fichiers|memorias|recuerdos|conversacion\w*|historial|credenciales|archivos|memorie|ricordi|conversazion\w*|cronologia|credenziali|file|memorias|lembrancas|conversas|historico|credenciais|arquivos)\b",
     )
 });
 
@@ -1422,6 +1439,9 @@ pub(crate) fn cue_hit_with(
         }
         if let Some(c) = exfiltration(&toks) {
             return Some(("exfiltration", c));
+        }
+        if let Some(hit) = super::broad::cue(s) {
+            return Some(hit);
         }
         if !composed.contains(s) {
             if let Some(hit) = super::compose::cue(s, &toks) {

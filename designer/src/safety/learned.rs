@@ -98,6 +98,15 @@ pub fn guards(sentence: &str) -> bool {
         )
         .expect("the reported-request pattern compiles")
     });
+    // "write that a password was changed, without the value": a clause that keeps the value
+    // out is negated as much as "do not keep the value"
+    static WITHOUT_VALUE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:without|ohne|sans|sin|senza|sem)\s+(?:the|its|their|any|den|dem|seinen|la|sa|leur|el|su|il|o|seu)?\s*(?:actual\s+|eigentlichen\s+)?(?:values?|wert\w*|valeurs?|valor(?:es)?|valori?|digits|ziffern|chiffres|digitos|cifre|secret itself|password itself)\b",
+        )
+        .expect("the without-the-value pattern compiles")
+    });
+    let sentence = &WITHOUT_VALUE.replace_all(sentence, "not the value");
     protective(sentence)
         && !TURN.is_match(sentence)
         && !SAFEGUARD.is_match(sentence)

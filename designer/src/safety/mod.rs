@@ -30,6 +30,7 @@
 //! clause break such as "that", "when", "dass", "que" comes first, and unless negated:
 //! "never store the password itself" is allowed).
 
+pub mod broad;
 pub mod categories;
 pub mod compose;
 pub mod intent;
@@ -1393,7 +1394,7 @@ fn users_request(norm: &str, start: usize) -> bool {
 fn injected_request_set_aside(norm: &str, start: usize, m: &str) -> bool {
     static THAT_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:that|this|such|those|these|the|its|their)\s+(?:requests?|instructions?|commands?|demands?|orders?)\s*$",
+            r"\b(?:that|this|such|those|these|the|its|their)\s+(?:embedded\s+|injected\s+|pasted\s+|quoted\s+|hidden\s+)?(?:requests?|instructions?|commands?|demands?|orders?)\s*$",
         )
     });
     static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
