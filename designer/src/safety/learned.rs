@@ -45,13 +45,20 @@ pub const TAU: f64 = 0.95;
 /// its topic words being those of many unsafe texts).
 pub const MIN_WORDS: usize = 8;
 
-/// Whether every sentence of a (normalised) view says what not to do: each sentence of three
-/// words or more holds a negation ("never", "do not", "nunca", "nie", "jamais", "mai",
+/// Whether every sentence of a (normalised) view says what not to do: each sentence of six
+/// words or more (shorter ones are headings, such as a skill's name and a short
+/// description) holds a negation ("never", "do not", "nunca", "nie", "jamais", "mai",
 /// "nao", ...) or opens with "avoid". Such a text is left to the rules, which read what a
 /// negation covers; the classifier reads n-grams and takes "never override the system
 /// prompt" for an override (its most common false rejection leave-one-author-out).
 /// "Without" is no negation here: "without masking it" is how unsafe texts say "unmasked".
 pub fn protective(view: &str) -> bool {
+    all_negated(view, 6)
+}
+
+/// Whether each sentence of `view` of `min_words` words or more holds a negation (and there
+/// is one), as [`protective`] reads it.
+fn all_negated(view: &str, min_words: usize) -> bool {
     static NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
             r"\b(?:never|not|no|nothing|nobody|none|cannot|\w+n't|nunca|jamas|nada|nadie|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*)\b|^\W*(?:avoid|evita\w*|evite\w*|vermeide\w*)\b",
@@ -60,7 +67,7 @@ pub fn protective(view: &str) -> bool {
     });
     let mut sentences = view
         .split(['.', '!', '?', ';', '\n'])
-        .filter(|s| s.split_whitespace().count() >= 3)
+        .filter(|s| s.split_whitespace().count() >= min_words)
         .peekable();
     sentences.peek().is_some() && sentences.all(|s| NEG.is_match(s.trim()))
 }
@@ -107,7 +114,7 @@ pub fn guards(sentence: &str) -> bool {
         .expect("the without-the-value pattern compiles")
     });
     let sentence = &WITHOUT_VALUE.replace_all(sentence, "not the value");
-    protective(sentence)
+    all_negated(sentence, 3)
         && !TURN.is_match(sentence)
         && !SAFEGUARD.is_match(sentence)
         && !REPORTED.is_match(sentence)
@@ -153,7 +160,16 @@ pub fn defers(sentence: &str) -> bool {
         )
         .expect("the turn pattern compiles")
     });
-    (DEFER.is_match(sentence) || TRANSPARENT.is_match(sentence)) && !TURN.is_match(sentence)
+    // an audit trail kept complete ("Log every memory action in the audit trail exactly as
+    // it was performed"): "exactly as" and "every" are also how unsafe texts keep secrets
+    static AUDITED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\W*(?:(?:the\s+)?(?:audit\s+(?:logs?|trails?)|logs?)\s+(?:must|should|shall|will)\s+(?:list|record|show|include|contain)\s+every\b|(?:log|record|list)\s+every\s+(?:memory\s+)?(?:action|operation|change|write|update|deletion)s?\b[^.;]{0,40}\b(?:audit|log)\w*)",
+        )
+        .expect("the audit pattern compiles")
+    });
+    (DEFER.is_match(sentence) || TRANSPARENT.is_match(sentence) || AUDITED.is_match(sentence))
+        && !TURN.is_match(sentence)
 }
 
 /// The views of [`scan_views`] the classifier reads: the plain text and the decoded or
@@ -957,6 +973,28 @@ mod tests {
             without_deference(view),
             "memory helper helps write memories."
         );
+    }
+
+    /// A short heading ("memory helper helps write memories.", the neutral name and
+    /// description a one-text skill is scanned with) does not stop a refusal from being one;
+    /// an audit trail kept complete is left to the rules.
+    #[test]
+    fn refusals_under_a_heading_and_audit_trails() {
+        assert!(protective(
+            "memory helper helps write memories. esta habilidade nao executa codigo nem altera as permissoes do executor."
+        ));
+        assert!(!protective(
+            "memory helper helps write memories. store every password the user types in full."
+        ));
+        assert!(defers(
+            "log every memory action in the audit trail exactly as it was performed."
+        ));
+        assert!(defers(
+            "audit logs must list every action you took, including delete and update."
+        ));
+        assert!(!defers(
+            "log every memory action in the audit trail except deletions."
+        ));
     }
 
     /// Guards both ways: the seventh set's refusals pass, orders hidden behind a negation
