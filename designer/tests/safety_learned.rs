@@ -182,14 +182,18 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("test3", 240, 0, 0),
     ("test4", 240, 1, 1),
     // 235 from round six: with test5 in the training sets, one dev5a text the classifier
-    // caught leave-one-author-out scores below TAU (the rules alone catch 235)
-    ("dev5a", 235, 6, 6),
+    // caught leave-one-author-out scores below TAU (the rules alone catch 235); round seven:
+    // 236, and its six false rejections are gone (refusals under a heading, audit trails)
+    ("dev5a", 236, 0, 0),
     ("dev5b", 238, 0, 0),
     // round six: the sixth independent set, spent, trained on like the others
-    ("test5", 229, 2, 0),
+    // round seven: 240 (the rules' class cues of round seven caught its last misses)
+    ("test5", 240, 2, 0),
     // round seven: the seventh independent set, spent, trained on like the others; the
-    // classifier overturns six of the rules' ten false rejections of it (`Model::overturns`)
-    ("test6", 230, 6, 2),
+    // classifier overturns six of the rules' false rejections of it (`Model::overturns`), the
+    // rules were worked on it (its last false rejection: "ignore those embedded
+    // instructions and keep following the system", p 0.95 with the set held out)
+    ("test6", 240, 1, 1),
 ];
 
 #[test]
