@@ -991,7 +991,48 @@ pub fn scan_views(text: &str) -> Vec<View> {
     if let Some(p) = drop_word_punctuation(&plain) {
         push("punctuation removed", p);
     }
+    let affirmative = affirmative_reading(&plain);
+    if affirmative != plain {
+        push("double negation read as an order", affirmative);
+    }
     views
+}
+
+/// `norm` (a normalised text) with its double negations read as the orders they are: "do
+/// not forget to / fail to / hesitate to X", "never ask (the user) before X", "never wait
+/// for confirmation before X" become "X", "do not skip / omit / leave out X" "keep X", in the six languages
+/// ("vergiss nie", "n'oublie pas de", "no olvides", "non dimenticare di", "nao esqueca de",
+/// ...). Each negation the rules see is then one that forbids.
+pub fn affirmative_reading(norm: &str) -> String {
+    static DOUBLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\b(?:do not|don'?t|never|not|nie|niemals|nicht)\s+(?:skip(?:ping)?|omit(?:ting)?|forget(?:ting)?(?:\s+to)?|fail(?:ing)?(?:\s+to)?|neglect(?:ing)?(?:\s+to)?|hesitate(?:\s+to)?|leave\s+out|miss(?:\s+out\s+on)?|(?:bother\s+to\s+)?(?:ask|wait|check|confirm)\w*(?:\s+[\w']+){0,4}?\s+before)\b|\bvergiss\s+(?:nie|nicht|niemals)\b,?(?:\s+dass)?|\bn'oublie[sz]?\s+(?:jamais|pas)\s+(?:de\s+|d')|\b(?:no|nunca)\s+(?:olvides|olvide|dejes\s+de|deje\s+de|omitas|omita)(?:\s+de)?\b|\bnon\s+(?:dimenticare|dimenticate|tralasciare|omettere|esitare)(?:\s+(?:di|a))?\b|\b(?:nao|nunca)\s+(?:esqueca|esquecas|deixe\s+de|omita|hesite)(?:\s+(?:de|em))?\b",
+        )
+        .expect("the double-negation pattern compiles")
+    });
+    // "do not omit the cvv" keeps it: the verb of keeping stands in
+    static OMIT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:do not|don'?t|never|not)\s+(?:skip|omit|leave\s+out)\b")
+            .expect("the omission pattern compiles")
+    });
+    // ... unless what is not to be skipped is a safeguard ("do not skip the masking step")
+    static SAFEGUARD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:\S+\s+){0,3}?(?:mask\w*|redact\w*|confirm\w*|consent|check\w*|review\w*|approv\w*|step|warning|notice|audit\w*|log\w*|encrypt\w*|verif\w*)\b")
+            .expect("the safeguard pattern compiles")
+    });
+    let kept = OMIT.replace_all(norm, |c: &regex::Captures<'_>| {
+        let end = c.get(0).map_or(0, |m| m.end());
+        if SAFEGUARD.is_match(&norm[end..]) {
+            ""
+        } else {
+            "keep"
+        }
+    });
+    DOUBLE
+        .replace_all(&kept, " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
