@@ -1000,13 +1000,13 @@ pub fn scan_views(text: &str) -> Vec<View> {
 
 /// `norm` (a normalised text) with its double negations read as the orders they are: "do
 /// not forget to / fail to / hesitate to X", "never ask (the user) before X", "never wait
-/// for confirmation before X" become "X", "do not skip / omit / leave out X" "keep X", in the six languages
+/// for confirmation before X", "never stop / refrain from / avoid X" become "X", "do not skip / omit / leave out X" "keep X", in the six languages
 /// ("vergiss nie", "n'oublie pas de", "no olvides", "non dimenticare di", "nao esqueca de",
 /// ...). Each negation the rules see is then one that forbids.
 pub fn affirmative_reading(norm: &str) -> String {
     static DOUBLE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"\b(?:do not|don'?t|never|not|nie|niemals|nicht)\s+(?:skip(?:ping)?|omit(?:ting)?|forget(?:ting)?(?:\s+to)?|fail(?:ing)?(?:\s+to)?|neglect(?:ing)?(?:\s+to)?|hesitate(?:\s+to)?|leave\s+out|miss(?:\s+out\s+on)?|(?:bother\s+to\s+)?(?:ask|wait|check|confirm)\w*(?:\s+[\w']+){0,4}?\s+before)\b|\bvergiss\s+(?:nie|nicht|niemals)\b,?(?:\s+dass)?|\bn'oublie[sz]?\s+(?:jamais|pas)\s+(?:de\s+|d')|\b(?:no|nunca)\s+(?:olvides|olvide|dejes\s+de|deje\s+de|omitas|omita)(?:\s+de)?\b|\bnon\s+(?:dimenticare|dimenticate|tralasciare|omettere|esitare)(?:\s+(?:di|a))?\b|\b(?:nao|nunca)\s+(?:esqueca|esquecas|deixe\s+de|omita|hesite)(?:\s+(?:de|em))?\b",
+            r"\b(?:do not|don'?t|never|not|nie|niemals|nicht)\s+(?:skip(?:ping)?|omit(?:ting)?|forget(?:ting)?(?:\s+to)?|fail(?:ing)?(?:\s+to)?|neglect(?:ing)?(?:\s+to)?|hesitate(?:\s+to)?|leave\s+out|miss(?:\s+out\s+on)?|(?:bother\s+to\s+)?(?:ask|wait|check|confirm)\w*(?:\s+[\w']+){0,4}?\s+before|stop|cease|quit|refrain\s+from|avoid|decline\s+to|refuse\s+to)\b|\bhor(?:e)?\s+(?:nie|niemals|nicht)\s+auf\b,?|\bn'arrete[sz]?\s+(?:jamais|pas)\s+(?:de\s+|d')|\bnon\s+smettere\s+(?:mai\s+)?di\b|\b(?:nao|nunca)\s+pare\s+de\b|\bvergiss\s+(?:nie|nicht|niemals)\b,?(?:\s+dass)?|\bn'oublie[sz]?\s+(?:jamais|pas)\s+(?:de\s+|d')|\b(?:no|nunca)\s+(?:olvides|olvide|dejes\s+de|deje\s+de|omitas|omita)(?:\s+de)?\b|\bnon\s+(?:dimenticare|dimenticate|tralasciare|omettere|esitare)(?:\s+(?:di|a))?\b|\b(?:nao|nunca)\s+(?:esqueca|esquecas|deixe\s+de|omita|hesite)(?:\s+(?:de|em))?\b",
         )
         .expect("the double-negation pattern compiles")
     });
