@@ -1000,9 +1000,11 @@ pub fn scan_views(text: &str) -> Vec<View> {
 
 /// `norm` (a normalised text) with its double negations read as the orders they are: "do
 /// not forget to / fail to / hesitate to X", "never ask (the user) before X", "never wait
-/// for confirmation before X", "never stop / refrain from / avoid X" become "X", "do not skip / omit / leave out X" "keep X", in the six languages
-/// ("vergiss nie", "n'oublie pas de", "no olvides", "non dimenticare di", "nao esqueca de",
-/// ...). Each negation the rules see is then one that forbids.
+/// for confirmation before X", "never stop / refrain from / avoid X" become "X", and "do not
+/// skip / omit / leave out X" becomes "keep X" (unless X is a safeguard: "do not skip the
+/// masking step"), in the six languages ("vergiss nie", "n'oublie pas de", "no olvides",
+/// "non dimenticare di", "nao esqueca de", ...). Each negation the rules see is then one
+/// that forbids.
 pub fn affirmative_reading(norm: &str) -> String {
     static DOUBLE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
