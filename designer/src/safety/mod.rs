@@ -874,14 +874,13 @@ fn credential_window(norm: &str) -> bool {
 }
 
 /// `norm` with the phrases that would mislead the window rewritten: "instead of" is a
-/// negation, intensifiers that look like negations go ("do not forget to store" = "store"),
-/// "tokens of appreciation" is a gift and "make a note of" is "record".
+/// negation, intensifiers that look like negations go ("not only", "without fail"; the double
+/// negations, "do not forget to store", are read as orders by a view of their own,
+/// `normalise::affirmative_reading`), "tokens of appreciation" is a gift and "make a note of"
+/// is "record".
 fn credential_text(norm: &str) -> String {
-    static INTENS: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"\b(?:do not|don't|dont|never|not) (?:forget|fail|neglect|omit|hesitate)(?: to)?\b|\bnot only\b|\bno matter\b|\bwithout fail\b|\bwithout exception\b|\bnicht vergessen\b|\bn'oublie pas de\b|\bno olvides\b",
-        )
-    });
+    static INTENS: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\bnot only\b|\bno matter\b|\bwithout fail\b|\bwithout exception\b"));
     static GIFT: LazyLock<Regex> = LazyLock::new(|| {
         rx(r"\btokens? of (?:appreciation|gratitude|thanks|love|respect|friendship|affection)\b")
     });
