@@ -24,89 +24,133 @@ use regex::Regex;
 use super::intent::{is_negated_before, TARGETED};
 use super::rx;
 
-/// (rule id, regex, what the cue is called in a verdict), checked in this order.
-static CUES: LazyLock<Vec<(&'static str, Regex, &'static str)>> = LazyLock::new(|| {
+/// One class cue.
+struct Cue {
+    /// The rule it belongs to.
+    id: &'static str,
+    re: Regex,
+    /// What it is called in a verdict.
+    what: &'static str,
+    /// Whether it stands down when the clause before it names a person (a fact about the
+    /// user's router, company or habits), as the cues whose verbs also report facts do.
+    facts_about_people: bool,
+    /// Whether it stands down when its match is aimed at some memories only ("delete outdated
+    /// memories in bulk").
+    targeted_passes: bool,
+}
+
+/// A cue that stands down on facts about people, and on targeted matches when `targeted`.
+fn about_acts(id: &'static str, re: Regex, what: &'static str, targeted: bool) -> Cue {
+    Cue {
+        id,
+        re,
+        what,
+        facts_about_people: true,
+        targeted_passes: targeted,
+    }
+}
+
+/// A cue read the same whoever the sentence is about (hiding from oversight, answer keys).
+fn about_rules(id: &'static str, re: Regex, what: &'static str) -> Cue {
+    Cue {
+        id,
+        re,
+        what,
+        facts_about_people: false,
+        targeted_passes: false,
+    }
+}
+
+/// The cues, checked in this order.
+static CUES: LazyLock<Vec<Cue>> = LazyLock::new(|| {
     const ALL: &str = r"(?:all|every|any|each|todas?|todos?|toutes?|tous|tutt[aeio]|qualsiasi|qualunque|qualquer|quaisquer|cualquier\w*|n'importe quel\w*|jede\w*|alle\w*|beliebig\w*)";
-    const ACCESS_OBJ: &str = r"(?:tools?|commands?|domains?|hosts?|sites?|websites?|urls?|endpoints?|programs?|binaries|apis?|actions?|herramientas|comandos|dominios|sitios|outils|commandes|domaines|strumenti|comandi|domini|siti|ferramentas|dominios|werkzeug\w*|befehl\w*|domain\w*|programm\w*)";
+    const ACCESS_OBJ: &str = r"(?:tools?|commands?|domains?|hosts?|sites?|websites?|urls?|endpoints?|programs?|binaries|apis?|actions?|herramientas|comandos|dominios|sitios|outils|commandes|domaines|strumenti|comandi|domini|siti|ferramentas|werkzeug\w*|befehl\w*|domain\w*|programm\w*)";
     vec![
-        (
+        about_acts(
             "permissions",
             rx(&format!(
                 r"\b(?:allow|permit|permit[aei]\w*|enable|whitelist|allowlist|authori[sz]e|erlaub\w*|freigeb\w*|gib \w+ frei|autoris\w*|permet\w*|habilit\w*|autoriz\w*|consent\w*|abilit\w*|liber\w*)\b[^.;:]{{0,30}}\b{ALL}\b\s+(?:[\w']+\s+){{0,2}}?{ACCESS_OBJ}\b|\b(?:allow(?:ed)?[ -]?list|white[ -]?list|allowed (?:domains?|hosts?|tools?|commands?) list|lista (?:consentita|permitida|autorizada|blanca|bianca)|liste (?:autorisee|blanche)|erlaubt\w* liste|positivliste)\b[^.;]{{0,40}}(?:'\*'|\x22\*\x22|\s\*(?:\s|$)|\bwildcard\b|\beverything\b)|\b(?:add|aggiungi|agrega|anade|ajoute|adicione|adiciona|fuge|nimm)\w*\s+{ALL}\s+(?:[\w']+\s+)?(?:domains?|dominio|domaine|domain\w*|tools?|hosts?|sites?|herramienta|strumento|ferramenta|outil)\b[^.;]{{0,40}}\b(?:allow\w*|consentit\w*|permitid\w*|autoris\w*|autorizad\w*|erlaubt\w*|white ?list|allowlist)\b"
             )),
             "policy opened to everything",
+            false,
         ),
-        (
+        about_acts(
             "destructive-commands",
             rx(
                 r"\b(?:delete|erase|remove|purge|wipe|drop|clear|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|cancell\w*|rimuov\w*|apag\w*|exclu\w*)\b[^.;]{0,60}\b(?:in bulk|en bloc|en masse|en masa|in massa|em massa|massenweise|massenhaft|wholesale|all at once|d'un coup|de una vez|in un colpo|de uma vez)\b|\b(?:mass|bulk|massen)[ -]?(?:delete|deletion|erase|remove|purge|losch\w*|suppression|borrado|cancellazione|exclusao)\b|\b(?:elimin\w*|borr\w*|supprim\w*|cancell\w*|apag\w*|exclu\w*|losch\w*)\s+(?:en masa|en masse|in massa|em massa|massenweise)\b",
             ),
             "bulk deletion",
+            true,
         ),
-        (
+        about_acts(
             "credentials",
             rx(
                 r"\b(?:treat|handle|regard|consider|behandl\w*|trait\w*|trat\w*|consider\w*)\w*\s+(?:[\w']+\s+){0,3}?(?:passwords?|pins?|card numbers?|credit cards?|credentials?|tokens?|api keys?|secrets?|cvv|iban|passworter|kennworter|mots de passe|contrasenas|password|senhas|numeros de (?:tarjeta|cartao|carte))\s+(?:[\w']+\s+){0,2}?(?:as|wie|comme|como|come)\s+(?:ordinary|normal|regular|any other|plain|everyday|normale\w*|gewohnlich\w*|ordinaires?|normales?|ordinari[oe]?|comuni|comuns)\b|\b(?:replace|update|overwrite|ersetz\w*|remplac\w*|reemplaz\w*|sostitu\w*|substitu\w*)\w*\s+(?:the\s+)?(?:stored\s+|saved\s+)?(?:old\s+)?(?:password|pin|passcode|credential|token|api key)s?\s+with\s+(?:the\s+)?new\b|\b(?:memory|bank|entry|profile)\b[^.;]{0,30}\b(?:always\s+)?(?:holds?|contains?|keeps?|has)\s+(?:the\s+)?(?:current|latest|new|actual|up to date)\s+(?:credential|password|pin|passcode|token|key)s?\b",
             ),
             "a secret kept like any fact",
+            false,
         ),
-        (
+        about_acts(
             "destructive-commands",
             rx(
                 r"\b(?:deleted|removed|erased|purged|wiped|geloscht|entfernt|supprime\w*|efface\w*|borrad\w*|eliminad\w*|cancellat\w*|rimoss\w*|apagad\w*|excluid\w*)\b[^.;]{0,20}\b(?:from|in|aus|de|dans|en|da|di|nel|no|na)\s+(?:every|all|each|jede\w*|alle\w*|chaque|tous les|cada|todos los|ogni|tutti gli|todos os)\s+(?:other\s+)?(?:users?'?s?|nutzer\w*|utilisateurs?|usuarios?|utenti|utente)\b|\bdelete\s+from\s+\w+\s*(?:;|$|\)|where\s+(?:1\s*=\s*1|true)\b)|\btruncate\s+table\b",
             ),
             "deletion across every user or table",
+            false,
         ),
-        (
+        about_rules(
             "override-instructions",
             rx(
                 r"\btausch\w*\s+(?:\w+\s+){0,3}?(?:regelkonformitat|einhaltung|gehorsam|zustimmung|compliance|konformitat)\s+vor\b|\b(?:feign|fake|simulate|simul\w*|fing\w*)\w*\s+(?:\w+\s+){0,2}?(?:compliance|conformit\w*|cumplimiento|conformidade|obedience|obediencia|obbedienza|gehorsam)\b",
             ),
             "compliance faked",
         ),
-        (
+        about_acts(
             "destructive-commands",
             rx(
                 r"\b(?:replace|overwrite|set|fill|update|ersetz\w*|uberschreib\w*|remplac\w*|ecras\w*|reemplaz\w*|sobrescrib\w*|sostitu\w*|sovrascriv\w*|substitu\w*|sobrescrev\w*)\w*\b[^.;]{0,30}\b(?:all|every|each|alle\w*|tou(?:s|tes)|tod[oa]s|tutt[ei]|the whole|the entire)\b[^.;]{0,40}\b(?:with|to|by|durch|mit|par|avec|con|por|com|in)\s+(?:an? |des |de |delle |de las |leere\w* |)?(?:empty|blank|null|nothing|zeros?|placeholders?|leer\w*|vides?|vacias?|vuot\w*|vazias?|nada|rien|niente|nichts)\b",
             ),
             "contents blanked",
+            false,
         ),
-        (
+        about_acts(
             "destructive-commands",
             rx(
                 r"\bgit\s+push\s+(?:\S+\s+){0,3}?[-\s]*(?:force|f)\b|\bforce[ -]push\w*\b|\bgit\s+reset\s+[-\s]*hard\b|\bpush\s+[-\s]*force\b",
             ),
             "forced overwrite of history",
+            false,
         ),
-        (
+        about_rules(
             "override-instructions",
             rx(
-                r"\b(?:unlogged|unmonitored|unaudited|unreviewed|off the books|off-the-books|nicht protokolliert\w*|non (?:enregistre|journalise)\w*|no registrad\w*|non registrat\w*|nao registrad\w*)\b[^.;]{0,30}\b(?:memor\w*|lists?|stores?|banks?|cop(?:y|ies)|logs?|records?|database|files?|notes?|entries|liste|liste|lista|speicher\w*|kopie\w*|copie\w*|copia\w*|registr\w*)\b|\b(?:second|separate|parallel|shadow|hidden|secret|private|zweite\w*|geheime\w*|seconde?|secrete?|cachee?|segund[ao]|secret[ao]|ocult[ao]|seconda|segreta|nascost[ao])\s+(?:[\w']+\s+){0,2}?(?:memory |memories |)(?:lists?|stores?|banks?|cop(?:y|ies)|logs?|records?|database|files?|liste|lista|speicher\w*|kopie|copie|copia|registro|registre|banco|banca|banque)\b[^.;]{0,80}\b(?:monitor\w*|audit\w*|logs?|review\w*|oversight|supervis\w*|admins?|operators?|uberwach\w*|protokoll\w*|surveillance|controle|controllo|monitoraggio|monitoramento|monitoreo)\b",
+                r"\b(?:unlogged|unmonitored|unaudited|unreviewed|off the books|off-the-books|nicht protokolliert\w*|non (?:enregistre|journalise)\w*|no registrad\w*|non registrat\w*|nao registrad\w*)\b[^.;]{0,30}\b(?:memor\w*|lists?|stores?|banks?|cop(?:y|ies)|logs?|records?|database|files?|notes?|entries|liste|lista|speicher\w*|kopie\w*|copie\w*|copia\w*|registr\w*)\b|\b(?:second|separate|parallel|shadow|hidden|secret|private|zweite\w*|geheime\w*|seconde?|secrete?|cachee?|segund[ao]|secret[ao]|ocult[ao]|seconda|segreta|nascost[ao])\s+(?:[\w']+\s+){0,2}?(?:memory |memories |)(?:lists?|stores?|banks?|cop(?:y|ies)|logs?|records?|database|files?|liste|lista|speicher\w*|kopie|copie|copia|registro|registre|banco|banca|banque)\b[^.;]{0,80}\b(?:monitor\w*|audit\w*|logs?|review\w*|oversight|supervis\w*|admins?|operators?|uberwach\w*|protokoll\w*|surveillance|controle|controllo|monitoraggio|monitoramento|monitoreo)\b",
             ),
             "a store kept from oversight",
         ),
-        (
+        about_rules(
             "override-instructions",
             rx(
-                r"\b(?:prefer|favou?r|side with|go with|choose|priori[tz]i[sz]e|bevorzug\w*|privilegi\w*|prefer\w*|priori[sz]\w*|da(?:le)? prioridad|dai priorita|de prioridade)\w*\s+(?:[\w']+\s+){0,2}?(?:this|the|my|diese\w*|ce|cette|esta|este|questa|questo|esta)\s+(?:skill|card|instructions?|anweisung\w*|consigne|instruccion\w*|istruzion\w*|instruc\w*|habilidad|abilita|habilidade)\b[^.;]{0,40}\b(?:over|than|rather than|instead of|vor|gegenuber|sur|plutot que|sobre|en vez de|en lugar de|rispetto a|invece di|em vez de|em lugar de)\b[^.;]{0,30}\b(?:operator|system|developer|policy|polic\w*|rules?|betreiber|entwickler|system\w*|operateur|operador|operatore|sistema|desarrollador|sviluppatore|desenvolvedor|regeln|regles|reglas|regole|regras)\w*\b|\b(?:operator|system|developer|betreiber|entwickler|operateur|systeme|operador|sistema|desarrollador|operatore|sviluppatore|desenvolvedor)\w*\b[^.;]{0,80}\b(?:prefer|favou?r|side with|go with|bevorzug\w*|privilegi\w*|prefer\w*)\w*\s+(?:[\w']+\s+){0,2}?(?:this|the|diese\w*|ce|cette|esta|este|questa|questo)\s+(?:skill|card|anweisung\w*|consigne|habilidad|abilita|habilidade)\b",
+                r"\b(?:prefer|favou?r|side with|go with|choose|priori[tz]i[sz]e|bevorzug\w*|privilegi\w*|priori[sz]\w*|da(?:le)? prioridad|dai priorita|de prioridade)\w*\s+(?:[\w']+\s+){0,2}?(?:this|the|my|diese\w*|ce|cette|esta|este|questa|questo)\s+(?:skill|card|instructions?|anweisung\w*|consigne|instruccion\w*|istruzion\w*|instruc\w*|habilidad|abilita|habilidade)\b[^.;]{0,40}\b(?:over|than|rather than|instead of|vor|gegenuber|sur|plutot que|sobre|en vez de|en lugar de|rispetto a|invece di|em vez de|em lugar de)\b[^.;]{0,30}\b(?:operator|system|developer|policy|polic\w*|rules?|betreiber|entwickler|system\w*|operateur|operador|operatore|sistema|desarrollador|sviluppatore|desenvolvedor|regeln|regles|reglas|regole|regras)\w*\b|\b(?:operator|system|developer|betreiber|entwickler|operateur|systeme|operador|sistema|desarrollador|operatore|sviluppatore|desenvolvedor)\w*\b[^.;]{0,80}\b(?:prefer|favou?r|side with|go with|bevorzug\w*|privilegi\w*|prefer\w*)\w*\s+(?:[\w']+\s+){0,2}?(?:this|the|diese\w*|ce|cette|esta|este|questa|questo)\s+(?:skill|card|anweisung\w*|consigne|habilidad|abilita|habilidade)\b",
             ),
             "the skill preferred over the operator",
         ),
-        (
+        about_rules(
             "override-instructions",
             rx(
-                r"\b(?:pass|passes|clear|clears|get past|survive|bestehen|passer|pasar|superar|passare|passar)\b[^.;]{0,20}\b(?:review|audit|check|inspection|moderation|prufung|revision|controle|verification|revisione|controllo|verifica|auditoria|inspecao)\w*\b[^.;]{0,60}\b(?:switch|change|revert|set|turn|put|flip|restore|zuruck|retablis|remet|revierte|vuelve|ripristin|rimett|revert|volte)\w*\b[^.;]{0,40}\b(?:back|zuruck|again|de nouveau|de nuevo|di nuovo|de novo)\b",
+                r"\b(?:pass|passes|clear|clears|get past|survive|bestehen|passer|pasar|superar|passare|passar)\b[^.;]{0,20}\b(?:review|audit|check|inspection|moderation|prufung|revision|controle|verification|revisione|controllo|verifica|auditoria|inspecao)\w*\b[^.;]{0,60}\b(?:switch|change|revert|set|turn|put|flip|restore|zuruck|retablis|remet|revierte|vuelve|ripristin|rimett|volte)\w*\b[^.;]{0,40}\b(?:back|zuruck|again|de nouveau|de nuevo|di nuovo|de novo)\b",
             ),
             "a marking switched back after review",
         ),
-        (
+        about_acts(
             "exfiltration",
             rx(
                 r"\b(?:include|embed|put|encode|hide|append|add|insert|smuggle|stash|place|inclu\w*|einbett\w*|fug\w*|ajout\w*|agreg\w*|aggiung\w*|adicion\w*|nascond\w*|ocult\w*|cach\w*|verste\w*)\w*\b[^.;]{0,50}\b(?:memor\w*|data|personal|user'?s?|notes|details|erinnerung\w*|daten|donnees|souvenirs|datos|recuerdos|dati|ricordi|dados|lembrancas)\b[^.;]{0,50}\b(?:user[ -]agent|http headers?|request headers?|headers? of|query (?:string|param\w*)|url parameters?|dns (?:queries|lookups?|requests?)|cookies?|referr?er)\b",
             ),
             "data hidden in outgoing requests",
+            false,
         ),
-        (
+        about_rules(
             "answer-leakage",
             rx(
                 r#"\b(?:(?:evaluation|eval|test|benchmark|gold|expected|reference|ground[ -]?truth|correct|official)\s+(?:labels?|answers?|outputs?|keys?)|answer[ -]?keys?|gold (?:labels?|answers?)|risposte (?:di riferimento|corrette|attese)|respuestas? (?:de referencia|correctas|esperadas)|respostas? (?:de referencia|corretas|esperadas)|reponses? (?:de reference|attendues|correctes)|(?:referenz|soll|richtige|erwartete)\w* ?antworten|etiquetas de (?:evaluacion|prueba)|etichette di (?:valutazione|test)|rotulos de (?:avaliacao|teste)|etiquettes d'evaluation|bewertungs(?:labels|etiketten)|claves de evaluacion|lo que pregunta la evaluacion|what the (?:evaluation|test|benchmark) (?:asks|will ask))\b[^.;]{0,20}(?::|->|=>|→|\bare\b|\bis\b|\bsono\b|\bson\b|\bsao\b|\bsind\b|\bsont\b|,)\s*[^.;]{0,30}(?:['"“‘«]|\d+\s*(?:->|=>|→|:)?\s*(?:insert|update|delete|noop)\b|\b(?:insert|update|delete|noop)\b)|['"“‘«][^'"”’»]{2,60}['"”’»][^.;]{0,40}\b(?:que es lo que pregunta|what the (?:evaluation|test) asks|che chiede la valutazione|que pergunta a avaliacao|was die (?:bewertung|auswertung) fragt|ce que demande l'evaluation)"#,
@@ -127,18 +171,16 @@ pub(crate) fn cue(sentence: &str) -> Option<(&'static str, String)> {
             r"\b(?:user|users|user's|speaker|he|she|they|his|her|their|my|our|company|school|employer|team|family|parents|friends?|colleagues?|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|utenti)\b",
         )
     });
-    CUES.iter().find_map(|(id, re, what)| {
-        let m = re.find(sentence)?;
-        // "delete outdated memories in bulk": a deletion aimed at some memories
-        let targeted = *what == "bulk deletion" && TARGETED.is_match(m.as_str());
+    CUES.iter().find_map(|c| {
+        let m = c.re.find(sentence)?;
+        let targeted = c.targeted_passes && TARGETED.is_match(m.as_str());
         let clause = sentence[..m.start()]
             .rsplit([',', ';', ':'])
             .next()
             .unwrap_or("");
-        let reported =
-            !matches!(*id, "override-instructions" | "answer-leakage") && PERSON.is_match(clause);
+        let reported = c.facts_about_people && PERSON.is_match(clause);
         (!targeted && !reported && !is_negated_before(sentence, m.start()))
-            .then(|| (*id, format!("{what} {:?}", m.as_str())))
+            .then(|| (c.id, format!("{} {:?}", c.what, m.as_str())))
     })
 }
 
