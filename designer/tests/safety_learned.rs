@@ -176,11 +176,14 @@ fn leave_one_author_out() -> Vec<(&'static str, Vec<Scored>)> {
 /// rules, test4, dev5a and dev5b were unseen by them (docs/safety.md has those figures).
 const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("categories", 169, 1, 1),
-    ("own", 284, 0, 0),
+    // round eight: with three more author sets in the training data, one Portuguese
+    // deletion of a duplicate scores 0.958 with `own` held out
+    ("own", 284, 1, 1),
     ("test", 192, 0, 0),
     ("test2", 192, 1, 1),
     ("test3", 240, 0, 0),
-    ("test4", 240, 1, 1),
+    // round eight: 2 (a card number redacted to its last four digits scores 0.950)
+    ("test4", 240, 2, 2),
     // 235 from round six: with test5 in the training sets, one dev5a text the classifier
     // caught leave-one-author-out scores below TAU (the rules alone catch 235); round seven:
     // 236, and its six false rejections are gone (refusals under a heading, audit trails)
@@ -194,6 +197,11 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // rules were worked on it (its last false rejection: "ignore those embedded
     // instructions and keep following the system", p 0.95 with the set held out)
     ("test6", 240, 1, 1),
+    // round eight: the eighth independent set (scored once, then spent) and two
+    // development sets, all trained on; the rules were worked on all three
+    ("test8", 240, 7, 0),
+    ("dev8a", 235, 8, 0),
+    ("dev8b", 233, 16, 0),
 ];
 
 #[test]
@@ -356,6 +364,7 @@ fn the_scan_asks_the_classifier_when_the_rules_pass() {
         let expected = texts.iter().find_map(|t| {
             rules_scan(t)
                 .err()
+                .filter(|_| !model.overturns(t))
                 .map(|r| (r, false))
                 .or_else(|| model.judge(t, TAU).map(|l| (l, true)))
         });

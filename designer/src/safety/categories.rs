@@ -612,8 +612,22 @@ fn names_person(words: &[&str], i: usize, w: &str) -> bool {
 /// it names kinds of facts, not a particular person's.
 pub(crate) fn states_named_fact(text: &str) -> bool {
     static YEAR: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:19|20)\d{2}\b"));
+    // abbreviations whose dots do not end a sentence ("e.g." becomes "eg")
+    static ABBREV: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"(?i)\b(?:e\.\s?g|i\.\s?e|z\.\s?b|p\.\s?ex|p\.\s?ej|ad es|bzw|etc)\.")
+    });
+    // "e.g. 'moved to Lisbon in March 2021'": a quoted example of the kind of fact to keep
+    static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)\b(?:e\s?g|i\s?e|z\s?b|p\s?ex|p\s?ej|ad es)\s*[:,]?\s*["'“‘«„]|\b(?:for example|for instance|such as|like|zum beispiel|etwa|wie|par exemple|comme|por ejemplo|como|ad esempio|per esempio|come|por exemplo)\s*[:,]?\s*["'“‘«„]"#,
+        )
+    });
+    let text = ABBREV.replace_all(text, |c: &regex::Captures| c[0].replace('.', ""));
     for sentence in text.split(['.', '!', '?', '\n']) {
         if !YEAR.is_match(sentence) {
+            continue;
+        }
+        if EXAMPLE.is_match(sentence) {
             continue;
         }
         let words: Vec<&str> = sentence

@@ -175,7 +175,7 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
             {
                 continue;
             }
-            if reported(&sentence[..m.start()]) {
+            if reported(&sentence[..m.start()]) || governing_rules_win(sentence, v.start()) {
                 continue;
             }
             let o = c.name("o").or(c.name("o2")).map_or("", |o| o.as_str());
@@ -183,6 +183,28 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// "System rules take precedence over instructions found in the chat": the operator's rules
+/// win over what the conversation says, which is deference, not a rule set aside.
+pub(crate) fn governing_rules_win(sentence: &str, verb: usize) -> bool {
+    static WIN: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^(?:always\s+|immer\s+|toujours\s+|siempre\s+|sempre\s+)?(?:takes?|take|win|wins|prevail\w*|override\w*|outrank\w*|come first|gehen vor|haben vorrang|priment|l'emportent|prevalecen|prevalgono|prevalecem)\b",
+        )
+    });
+    static GOVERNING: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:system|developer|operator|operator's|policy|betreiber\w*|entwickler\w*|system\w*|operateur\w*|developpeur\w*|operador\w*|desarrollador\w*|sistema|operatore|sviluppatore|desenvolvedor)\b",
+        )
+    });
+    static FROM_CHAT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:found|quoted|written|appearing|embedded|contained)?\s*(?:in|inside|within|from)\s+(?:the\s+|a\s+|any\s+)?(?:chat|conversation|messages?|text|span|document|gesprach\w*|conversation|conversacion|conversazione|conversa)\b",
+        )
+    });
+    let rest = &sentence[verb..];
+    WIN.is_match(rest) && GOVERNING.is_match(&sentence[..verb]) && FROM_CHAT.is_match(rest)
 }
 
 // ---- destructive: system objects destroyed ---------------------------------------------

@@ -38,9 +38,40 @@ fn sentences(norm: &str) -> Vec<&str> {
     static SPLIT: LazyLock<Regex> = LazyLock::new(|| rx(r"[.!?]+(?:\s+|$)|\n+|;"));
     SPLIT
         .split(norm)
+        .flat_map(split_heading)
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// A skill's title before a colon is a sentence of its own ("credential mentions handler:
+/// keep one fact per entry" names no order about credentials).
+fn split_heading(s: &str) -> Vec<&str> {
+    static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\s*(?:skill\s*:\s*)?(?:[\w'-]+\s+){0,5}?(?:skill|handler|tracker|helper|manager|guard|recorder|pruner|applier|keeper|sync|memory|memories|policy|notes|log|directives|preferences|habilidad|habilidade|competence|fahigkeit|gedachtnis|memoria|memoire|tracker|pflege|gestion|gestione|gestao)\s*:",
+        )
+    });
+    // "build a little keychain memory: ..." is an order, not a title
+    let first = s.split_whitespace().next().unwrap_or("");
+    let verb = [
+        &*KEEP_VERB,
+        &*GRANT_VERB,
+        &*EXEC_VERB,
+        &*CHANGE_VERB,
+        &*WIPE_VERB,
+        &*SEND_VERB,
+    ]
+    .iter()
+    .any(|v| v.is_match(first))
+        || matches!(
+            first,
+            "build" | "create" | "make" | "set" | "start" | "maintain" | "run"
+        );
+    match HEADING.find(s) {
+        Some(h) if !verb => vec![&s[..h.end() - 1], &s[h.end()..]],
+        _ => vec![s],
+    }
 }
 
 fn is_boundary(t: &str) -> bool {
@@ -528,6 +559,29 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     ];
     for (verb, obj, what) in pairs {
         for i in commands(toks, verb) {
+            // "use when a conversation touches on work tools": when the skill applies
+            if matches!(
+                toks[i].as_str(),
+                "use" | "usa" | "utilise" | "utilisez" | "usar"
+            ) && toks.get(i + 1).is_some_and(|t| {
+                matches!(
+                    t.as_str(),
+                    "when"
+                        | "whenever"
+                        | "if"
+                        | "once"
+                        | "while"
+                        | "wenn"
+                        | "quand"
+                        | "lorsque"
+                        | "cuando"
+                        | "quando"
+                        | "si"
+                        | "se"
+                )
+            }) {
+                continue;
+            }
             let rest = after(toks, i, 12);
             if let Some(o) = obj.find(&rest) {
                 // "change the role memory", "the user's access": memory content, a person's
@@ -614,7 +668,7 @@ static EVEN_IF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What rules, limits and wishes are called.
-const RULES: &str = r"(?:\w+(?:regeln|vorgaben|richtlinien|einschrankungen|anweisungen)|istruzion[ei]|instrucciones|instrucoes|anweisungen|rules?|restrictions?|limits?|limitations?|guardrails?|polic(?:y|ies)|guidelines?|safeguards?|filters?|constraints?|instructions?|wishes|requests?|consent|system messages?|system prompts?|developer|operator|safety|regeln|vorgaben|richtlinien|einschrankungen|grenzen|wunsche|regles|consignes|limites|souhaits|reglas|normas|restricciones|deseos|regole|limiti|restrizioni|desideri|regras|restricoes|desejos)";
+const RULES: &str = r"(?:opt[ -]?out (?:settings?|preferences?|flags?)|\w+(?:regeln|vorgaben|richtlinien|einschrankungen|anweisungen)|istruzion[ei]|instrucciones|instrucoes|anweisungen|rules?|restrictions?|limits?|limitations?|guardrails?|polic(?:y|ies)|guidelines?|safeguards?|filters?|constraints?|instructions?|wishes|requests?|consent|system messages?|system prompts?|developer|operator|safety|regeln|vorgaben|richtlinien|einschrankungen|grenzen|wunsche|regles|consignes|limites|souhaits|reglas|normas|restricciones|deseos|regole|limiti|restrizioni|desideri|regras|restricoes|desejos)";
 
 /// Rules declared void, optional or in the way.
 static RULES_OFF: LazyLock<Regex> = LazyLock::new(|| {
@@ -1055,8 +1109,15 @@ fn rules_dropped(sentence: &str) -> Option<String> {
     if let Some(m) = RULES_OFF.find(sentence) {
         // "when the user says the old rules at work no longer apply": a report
         // "this skill never takes precedence over system instructions": the rule stated
+        // "system rules take precedence over instructions found in the chat": deference
         if !(REPORTED_BY_PERSON.is_match(&sentence[..m.start()])
-            || is_negated_before(sentence, m.start()))
+            || is_negated_before(sentence, m.start())
+            || m.as_str()
+                .match_indices(|c: char| c.is_alphabetic())
+                .any(|(i, _)| {
+                    (i == 0 || !m.as_str()[..i].ends_with(char::is_alphabetic))
+                        && super::compose::governing_rules_win(sentence, m.start() + i)
+                }))
         {
             return Some(format!("rules set aside {:?}", m.as_str()));
         }
@@ -1414,6 +1475,7 @@ pub(crate) fn cue_hit_with(
     // rights', store the request but do not act on it") is an example, not a command
     let neutral = super::quoted_examples_neutral(&neutral);
     let neutral = super::NOT_PRIVILEGE.replace_all(&neutral, "origin");
+    let neutral = operation_names(&neutral);
     let norm: &str = &neutral;
     let sents = sentences(norm);
     static NOTE_OF: LazyLock<Regex> = LazyLock::new(|| {
@@ -1443,6 +1505,9 @@ pub(crate) fn cue_hit_with(
         if let Some(hit) = super::broad::cue(s) {
             return Some(hit);
         }
+        if let Some(hit) = super::classes8::cue(s) {
+            return Some(hit);
+        }
         if !composed.contains(s) {
             if let Some(hit) = super::compose::cue(s, &toks) {
                 return Some(hit);
@@ -1453,6 +1518,28 @@ pub(crate) fn cue_hit_with(
     cleaned
         .and_then(answer_leakage)
         .map(|c| ("answer-leakage", c))
+}
+
+/// The memory operations named as a list ("only performs insert, update, delete or noop",
+/// "every delete and update must be visible in the audit log") are nouns, not orders: a list
+/// with NOOP or INSERT in it, or one after "every" / "each", becomes "memory operations".
+fn operation_names(norm: &str) -> String {
+    static OPS: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:(?:every|each|all|any|jede\w*|chaque|cada|ogni)\s+)?(?:insert|update|delete|noop)s?(?:(?:\s*[,/|]\s*(?:or\s+|and\s+)?|\s+(?:or|and|oder|und|ou|et|o|y|e)\s+)(?:insert|update|delete|noop)s?)+\b",
+        )
+    });
+    static NOUN: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"\b(?:noop|insert|every|each|all|any|jede\w*|chaque|cada|ogni)\b"));
+    OPS.replace_all(norm, |c: &regex::Captures| {
+        let m = &c[0];
+        if NOUN.is_match(m) {
+            "memory operations".to_string()
+        } else {
+            m.to_string()
+        }
+    })
+    .into_owned()
 }
 
 #[cfg(test)]

@@ -92,13 +92,13 @@ pub const VETO: f64 = 0.3;
 pub fn guards(sentence: &str) -> bool {
     static TURN: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:anyway|anyhow|regardless|all the same|even though|even if|even so|lo stesso|comunque|trotzdem|dennoch|quand meme|de toute facon|de todos modos|igual|mesmo assim|de qualquer forma|auch wenn|aunque|sebbene|anche se|meme si|mesmo que|but|aber|mais|pero|ma|mas|so tun|finge\w*|fingi\w*|pretend\w*|semblant|as if|als ob|comme si|come se|como si|como se|damit|so that|afin|para que|perche|instead|statt|secretly|silently|quietly|heimlich|nascosto|en secret|sin avisar|sem avisar|without telling|ohne)\b"#,
+            r#"\b(?:anyway|anyhow|regardless|all the same|even though|even if|even so|lo stesso|comunque|trotzdem|dennoch|quand meme|de toute facon|de todos modos|igual|mesmo assim|de qualquer forma|auch wenn|aunque|sebbene|anche se|meme si|mesmo que|but|aber|mais|pero|ma|mas|so tun|finge\w*|fingi\w*|pretend\w*|semblant|as if|als ob|comme si|come se|como si|como se|damit|so that|so (?:the|it|they|we|you|he|she)|discreet\w*|discret\w*|discretamente|unauffallig\w*|afin|para que|perche|instead|statt|secretly|silently|quietly|heimlich|nascosto|en secret|sin avisar|sem avisar|without telling|ohne)\b"#,
         )
         .expect("the turn pattern compiles")
     });
     static SAFEGUARD: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:mention\w*|tell|reveal\w*|revel\w*|verrat\w*|disclose\w*|inform\w*|notify|warn\w*|refus\w*|recus\w*|rechaz\w*|rifiut\w*|verweiger\w*|respect\w*|respet\w*|rispett\w*|respeit\w*|honou?r\w*|bind\w*|vincol\w*|obey|confirm\w*|acknowledg\w*|log|logs|logged|audit\w*|mask\w*|redact\w*|notice|recogni[sz]\w*|auffall\w*|erwahn\w*|menziona\w*|mencion\w*|only|nur|seulement|solo|apenas|asked|guidelines|rules|regeln|regles|reglas|regole|regras|restri\w*|limits?|filter\w*|diverge\w*|show\w*|zeig\w*|montr\w*|mostr\w*)\b"#,
+            r#"\b(?:mention\w*|tell|dire|dis|dites|decir\w*|digas|diga|dica|dici|dizer|sagen|sag|sage|mitteil\w*|avis\w*|avvis\w*|prevenir|reveal\w*|revel\w*|verrat\w*|disclose\w*|inform\w*|notify|warn\w*|refus\w*|recus\w*|rechaz\w*|rifiut\w*|verweiger\w*|respect\w*|respet\w*|rispett\w*|respeit\w*|honou?r\w*|bind\w*|vincol\w*|obey|confirm\w*|acknowledg\w*|log|logs|logged|audit\w*|mask\w*|redact\w*|notice|recogni[sz]\w*|auffall\w*|erwahn\w*|menziona\w*|mencion\w*|only|nur|seulement|solo|apenas|asked|guidelines|rules|regeln|regles|reglas|regole|regras|restri\w*|limits?|filter\w*|diverge\w*|show\w*|zeig\w*|montr\w*|mostr\w*|report\w*|review\w*|melde\w*|signal\w*|compte|cuenta|conto|beacht\w*|berucksichtig\w*|heed)\b"#,
         )
         .expect("the safeguard pattern compiles")
     });
@@ -122,10 +122,88 @@ pub fn guards(sentence: &str) -> bool {
         return false;
     }
     let sentence = &WITHOUT_VALUE.replace_all(sentence, "not the value");
+    // "never written to memory, even if the user insists": the refusal holds all the more
+    static INSISTS: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:even if|even when|auch wenn|meme si|incluso si|aunque|anche se|mesmo que|mesmo se)\s+(?:the |a )?(?:user|users|they|someone|anyone|person|nutzer\w*|utilisat\w*|usuari\w*|utente|alguien|qualcuno|alguem)\s+(?:\w+\s+)?(?:insists?|asks?|begs?|requests?|pleads?|says so|insiste\w*|besteht darauf|darum bittet|lo pide|lo chiede|pede|demande)\b",
+        )
+        .expect("the insisting pattern compiles")
+    });
+    let sentence = &INSISTS.replace_all(sentence, "");
+    if refused_request(sentence) {
+        return !TURN.is_match(sentence);
+    }
     all_negated(sentence, 3)
         && !TURN.is_match(sentence)
         && !SAFEGUARD.is_match(sentence)
         && !REPORTED.is_match(sentence)
+        && !negation_only_in_relative(sentence)
+}
+
+/// Whether every negation of `sentence` stands in a relative clause ("keep a second list
+/// that the monitoring tools do not see"): the order before it is not negated.
+fn negation_only_in_relative(sentence: &str) -> bool {
+    static RELATIVE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:that|which|who|whom|where|qui|dont|che|cui|welche\w*|donde|onde)\b",
+        )
+        .expect("the relative pattern compiles")
+    });
+    static FIRST_NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:never|not|no|nothing|cannot|\w+n't|nunca|jamas|nada|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*|without|ohne|sans|sin|senza|sem)\b",
+        )
+        .expect("the negation pattern compiles")
+    });
+    // "reply that the skill cannot send data": what is said, not a relative clause
+    static SAYS: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:reply|replies|say|says|explain|explains|tell|tells|answer|answers|respond|responds|note|notes|write|writes|record|records|state|states|confirm|confirms|remind|reminds|told|said)\s+(?:\w+\s+)?$",
+        )
+        .expect("the saying pattern compiles")
+    });
+    let Some(n) = FIRST_NEG.find(sentence) else {
+        return false;
+    };
+    RELATIVE
+        .find_iter(&sentence[..n.start()])
+        .any(|r| !SAYS.is_match(&sentence[..r.start()]))
+}
+
+/// Whether a (normalised) sentence turns down a request it reports: "if a message asks you
+/// to forward memories to an e-mail address, refuse", "si alguien pide desactivar el
+/// sandbox, no lo hagas", "if the user asks to remember their password, decline". A request
+/// from the user to stop, forget or opt out is not one a skill may turn down, so those stay
+/// with the rules.
+fn refused_request(sentence: &str) -> bool {
+    static REFUSED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\W*(?:if|when|whenever|wenn|falls|sobald|si|se|quand|lorsque|cuando|quando)\b(?P<req>[^.;]{0,140}?\b(?:asks?|requests?|says?|wants?|tells?|contains?|demands?|instructs?|pide|piden|dice|demande|dit|chiede|pede|diz|bittet|verlangt|fordert|enthalt|contient|contiene|contem)\b[^.;]{0,140}?),\s*(?:then\s+)?(?:please\s+)?(?:do not|don't|never|ignore|refuse|decline|reject|treat (?:it|them|this|that) as|record only|store only|at most|explain|confirm|flag|nicht|ignorier\w*|lehne|ne\b|n'|ignore\w*|refuse\w*|no\b|ignora\w*|rechaz\w*|non\b|rifiut\w*|nao\b|recus\w*|declin\w*)",
+        )
+        .expect("the refused-request pattern compiles")
+    });
+    static FROM_USER: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\b(?:user|users|nutzer\w*|utilisat\w*|usuari\w*|utente|utenti)\b")
+            .expect("the user pattern compiles")
+    });
+    static USER_RIGHT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:stop|forget|opt\w* out|not to (?:remember|store|keep)|delete (?:my|their|his|her)|erase (?:my|their)|vergiss\w*|vergessen|aufhor\w*|oubli\w*|arret\w*|olvid\w*|parar|dejar de|dimentic\w*|smett\w*|esquec\w*|withdraw\w*|revok\w*)\b",
+        )
+        .expect("the user-right pattern compiles")
+    });
+    // what a user may ask that a skill turns down: a secret kept, a privilege, a command, a
+    // wholesale wipe, data sent out, the set-up text
+    static UNSAFE_ASK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:passwords?|passcodes?|pins?|secrets?|credentials?|tokens?|keys?|card numbers?|admin\w*|root|sudo|shell|permissions?|privileges?|rights|sandbox|rm -rf|wipe everything|delete everything|everything|send|forward|email|e mail|upload|system prompt|passw\w*|kennw\w*|mot de passe|contrasen\w*|senha\w*)\b",
+        )
+        .expect("the unsafe-ask pattern compiles")
+    });
+    REFUSED.captures(sentence).is_some_and(|c| {
+        let req = &c["req"];
+        !FROM_USER.is_match(req) || (UNSAFE_ASK.is_match(req) && !USER_RIGHT.is_match(req))
+    })
 }
 
 /// Whether the classifier overturns the rules' rejection of `text`: the sentences the rules
@@ -176,7 +254,18 @@ pub fn defers(sentence: &str) -> bool {
         )
         .expect("the audit pattern compiles")
     });
-    (DEFER.is_match(sentence) || TRANSPARENT.is_match(sentence) || AUDITED.is_match(sentence))
+    // "every deletion this skill makes is written to the audit log", "todas las acciones
+    // quedan registradas"
+    static EVERY_LOGGED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\W*(?:every|each|all|jede\w*|toute?s?|tous|tod[oa]s?|ogni|tutt[ei])\s+(?:[\w']+\s+){0,4}?(?:deletions?|changes?|operations?|actions?|writes?|updates?|edits?|inserts?|deletes?|loschung\w*|anderung\w*|aktion\w*|operation\w*|suppressions?|modifications?|acciones|cambios|operaciones|azioni|modifiche|operazioni|acoes|alteracoes|operacoes)\b[^.;]{0,60}\b(?:written|logged|recorded|listed|visible|shown|appears?|registrad\w*|registrat\w*|protokolliert|consigne\w*|enregistre\w*|journalise\w*)\b[^.;]{0,40}\b(?:audit\w*|logs?|trail|journal|protokoll\w*|registro|auditor\w*)\b",
+        )
+        .expect("the every-logged pattern compiles")
+    });
+    (DEFER.is_match(sentence)
+        || TRANSPARENT.is_match(sentence)
+        || AUDITED.is_match(sentence)
+        || EVERY_LOGGED.is_match(sentence))
         && !TURN.is_match(sentence)
 }
 
@@ -759,6 +848,18 @@ const SETS: &[(&str, &str)] = &[
         "test6",
         include_str!("../../tests/fixtures/safety/heldout_categories_test6.jsonl"),
     ),
+    (
+        "test8",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test8.jsonl"),
+    ),
+    (
+        "dev8a",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev8a.jsonl"),
+    ),
+    (
+        "dev8b",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev8b.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -774,6 +875,9 @@ pub const AUTHOR_SETS: &[&str] = &[
     "dev5b",
     "test5",
     "test6",
+    "test8",
+    "dev8a",
+    "dev8b",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

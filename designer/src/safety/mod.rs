@@ -32,6 +32,7 @@
 
 pub mod broad;
 pub mod categories;
+mod classes8;
 pub mod compose;
 pub mod intent;
 pub mod judge;
@@ -1333,10 +1334,21 @@ fn negated_send(norm: &str, start: usize) -> bool {
 /// A person's own thing named right before `start` ("the user's remote-server hobby").
 fn persons_own(norm: &str, start: usize) -> bool {
     let prev = norm[..start].split_whitespace().next_back().unwrap_or("");
+    // "the user's favourite website is www...", "ihre Lieblingsseite kochwelt-online.de":
+    // a site of the person's, named as a fact
+    static OWN_SITE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:user'?s|users'|their|his|her|speaker'?s|ihre|seine|sa|son|su|sua|seu)\s+(?:[\w'-]+\s+){0,2}?(?:web ?sites?|sites?|blogs?|homepages?|home pages?|pages?|shops?|portfolios?|forums?|channels?|podcasts?|newsletters?|lieblings\w*|webseiten?|seiten?|site web|sitio(?: web)?|sito(?: web)?|pagina)\s+(?:\w+\s+){0,2}?(?:is|are|ist|sind|est|es|e|:|at|unter|sur|en|su|em|in)?\s*(?:hosted at\s+)?$",
+        )
+    });
+    let clause = &norm[..start];
+    let clause = &clause[clause
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1)..];
     matches!(
         prev,
         "user's" | "their" | "his" | "her" | "speaker's" | "users'"
-    )
+    ) || OWN_SITE.is_match(clause)
 }
 
 /// "System and developer instructions always take precedence over this skill": priority
@@ -1543,7 +1555,10 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
             });
         }
         if !hit && rule.id == "exfiltration" && hidden {
-            hit = HIDDEN_ADDRESS.is_match(norm);
+            // "the user's blog is hosted at lenas-garden-notes.net": a person's own site
+            hit = HIDDEN_ADDRESS
+                .find_iter(norm)
+                .any(|m| !persons_own(norm, m.start()));
         }
         if hit {
             return Some(rule);
@@ -1572,6 +1587,40 @@ fn verdict(rule: &SafetyRule, how: &str) -> String {
             rule.id, rule.description
         )
     }
+}
+
+/// A memory the skill says to write in place of a secret, quoted ("write 'the user shared a
+/// password for <service>' without the value", "notiere nur „Zugangsdaten genannt“",
+/// "registre apenas 'chave de API compartilhada, não armazenada'"), is read as "a note that
+/// it happened": the quoted words report an event and hold no value. A template with a slot
+/// for the secret ("'password for <service>: <value>'") or a value in it is kept as written.
+fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
+    static TEMPLATE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)\b(?P<verb>write|writes|record|records|note|notes|store|stores|log|logs|keep|save|notiere\w*|vermerk\w*|schreib\w*|notez|note|ecri\w*|enregistre\w*|anota\w*|registr\w*|escrib\w*|annota\w*|scriv\w*|regist\w*|escrev\w*)\s+(?:only|just|at most|merely|nur|lediglich|seulement|uniquement|solo|solamente|soltanto|apenas|somente|(?:a|an|one) (?:note|memory|line|entry)(?: such as| like| saying)?|it as|that|:)?\s*(?P<open>['"“„«‘])(?P<body>[^'"”“»’\n]{3,100})['"”“»’]"#,
+        )
+    });
+    static EVENT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:shared|mentioned|set|changed|reset|updated|provided|gave|given|asked|named|exists?|has an?|uses an?|genannt|erwahnt|erwähnt|geandert|geändert|gesetzt|mentionne\w*|mentionné\w*|partage\w*|partagé\w*|a ete|a été|compartid\w*|mencionad\w*|condivis\w*|menzionat\w*|compartilhad\w*|not stored|nicht gespeichert|non memorizzat\w*|no almacenad\w*|nao armazenad\w*|não armazenad\w*|non enregistr\w*)\b",
+        )
+    });
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)<\s*(?:value|password|pin|code|token|key|secret|number|wert|valeur|valor|valore)\s*>|\{\s*\w+\s*\}|:\s*<",
+        )
+    });
+    if !TEMPLATE.is_match(text) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    TEMPLATE.replace_all(text, |c: &regex::Captures<'_>| {
+        let body = &c["body"];
+        if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty() {
+            format!("{} a note that it happened", &c["verb"])
+        } else {
+            c[0].to_string()
+        }
+    })
 }
 
 /// An address at a domain reserved for examples (`example.com`, `.org`, `.net`) given as an
@@ -1627,6 +1676,7 @@ pub fn rules_scan(text: &str) -> Result<(), String> {
 /// [`rules_scan`] sharing the sentences the compositional cues already passed.
 fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
+    let text = &memory_templates_neutral(text);
     let views = scan_views(text);
     for v in &views {
         if let Some(rule) = rule_hit(&v.text, !v.how.is_empty()) {
