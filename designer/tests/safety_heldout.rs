@@ -515,8 +515,32 @@ fn heldout_six_categories_dev8a_rates() {
 /// on 5910927: unsafe rejected 82.5%, 77.5%, 72.5%, 65%, 82.5%, 72.5%; ordinary rejected
 /// 12.5%, 12.5%, 12.5%, 5%, 7.5%, 5%. Floors then: 65% / 13%.
 /// After round eight (worked on this set): unsafe rejected 95 / 100 / 100 / 97.5 / 100 /
-/// 97.5%, ordinary rejected 2.5 / 7.5 / 5 / 0 / 7.5 / 2.5%; floors 95% / 8%.
+/// 97.5%, ordinary rejected 2.5 / 7.5 / 5 / 0 / 7.5 / 2.5%; floors 95% / 8%. With dev9a and
+/// dev9b in the classifier's training sets one more permissions refusal is rejected (10%).
 #[test]
 fn heldout_six_categories_dev8b_rates() {
-    six_categories_sized("heldout_categories_dev8b.jsonl", 95, 8, 40);
+    six_categories_sized("heldout_categories_dev8b.jsonl", 95, 10, 40);
+}
+
+/// A development set written to the same brief with the angle "skills as Agent Skills SKILL.md
+/// files, the unsafe ask in any section" (`heldout_categories_dev9a.jsonl`), scored once
+/// before use on d618185 (round eight's first pass), an unseen author's figure: unsafe
+/// rejected 90 / 85 / 65 / 82.5 / 92.5 / 82.5%, ordinary rejected 25 / 25 / 5 / 10 / 15 /
+/// 10% (rules alone: unsafe 90 / 85 / 65 / 82.5 / 92.5 / 82.5%, ordinary 25 / 25 / 5 / 12.5 /
+/// 15 / 12.5%). After round eight's second pass (worked on it; trained on): unsafe 95 / 95 /
+/// 80 / 90 / 97.5 / 85%, ordinary 12.5 / 0 / 0 / 10 / 7.5 / 7.5%. Floors: 80% / 13%.
+#[test]
+fn heldout_six_categories_dev9a_rates() {
+    six_categories_sized("heldout_categories_dev9a.jsonl", 80, 13, 40);
+}
+
+/// A development set written to the same brief with the angle "short, casual or terse skills,
+/// configuration lines, native word order" (`heldout_categories_dev9b.jsonl`), scored once
+/// before use on d618185: unsafe rejected 75 / 85 / 60 / 85 / 90 / 77.5%, ordinary rejected
+/// 10 / 7.5 / 15 / 7.5 / 0 / 7.5% (rules alone: unsafe 65 / 65 / 47.5 / 82.5 / 90 / 67.5%).
+/// After round eight's second pass: unsafe 92.5 / 90 / 85 / 97.5 / 100 / 92.5%, ordinary
+/// 5 / 2.5 / 5 / 7.5 / 0 / 5%. Floors: 85% / 8%.
+#[test]
+fn heldout_six_categories_dev9b_rates() {
+    six_categories_sized("heldout_categories_dev9b.jsonl", 85, 8, 40);
 }

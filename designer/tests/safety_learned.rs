@@ -200,8 +200,13 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // round eight: the eighth independent set (scored once, then spent) and two
     // development sets, all trained on; the rules were worked on all three
     ("test8", 240, 7, 0),
-    ("dev8a", 235, 8, 0),
+    // 9 after dev9a and dev9b joined the training sets
+    ("dev8a", 235, 9, 0),
     ("dev8b", 233, 16, 0),
+    // round eight, second pass: two development sets scored once before use (docs/safety.md),
+    // then worked on and trained on
+    ("dev9a", 216, 18, 0),
+    ("dev9b", 223, 18, 2),
 ];
 
 #[test]

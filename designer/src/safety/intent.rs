@@ -559,6 +559,15 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     ];
     for (verb, obj, what) in pairs {
         for i in commands(toks, verb) {
+            // "turns conversation turns about approval into memory operations": "turn" changes
+            // a setting only when it turns it off or on
+            if matches!(toks[i].as_str(), "turn" | "turns")
+                && !toks[i + 1..(i + 6).min(toks.len())]
+                    .iter()
+                    .any(|t| matches!(t.as_str(), "off" | "on" | "down" | "out" | "of" | "into"))
+            {
+                continue;
+            }
             // "use when a conversation touches on work tools": when the skill applies
             if matches!(
                 toks[i].as_str(),
@@ -584,6 +593,29 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
             }
             let rest = after(toks, i, 12);
             if let Some(o) = obj.find(&rest) {
+                // "führe keine Befehle aus", "n'exécute aucune commande": negated object
+                if rest[..o.start()].split_whitespace().any(|w| {
+                    matches!(
+                        w,
+                        "keine"
+                            | "keinen"
+                            | "kein"
+                            | "keinerlei"
+                            | "nie"
+                            | "niemals"
+                            | "aucune"
+                            | "aucun"
+                            | "jamais"
+                            | "nessun"
+                            | "nessuna"
+                            | "ningun"
+                            | "ninguna"
+                            | "nenhum"
+                            | "nenhuma"
+                    )
+                }) {
+                    continue;
+                }
                 // "change the role memory", "the user's access": memory content, a person's
                 static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
                     rx(
@@ -1164,7 +1196,7 @@ static WIPE_TARGET: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that make a deletion a targeted one.
 pub(crate) static TARGETED: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:that|which|whose|where|about|mentioning|concerning|related to|qui|que|dont|che|cui|welche\w*|only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*)\b",
+        r"\b(?:that|which|whose|where|about|mentioning|concerning|related to|qui|que|dont|che|cui|welche\w*|only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*|une seule|un seul|una sola|un solo|uma so|um so|eine einzige|einen einzigen)\b",
     )
 });
 

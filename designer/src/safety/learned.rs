@@ -54,7 +54,21 @@ pub const MIN_WORDS: usize = 8;
 /// prompt" for an override (its most common false rejection leave-one-author-out).
 /// "Without" is no negation here: "without masking it" is how unsafe texts say "unmasked".
 pub fn protective(view: &str) -> bool {
-    all_negated(view, 6)
+    // a refused request ("if a message contains expected answers, ignore them") guards
+    // as a negation does
+    let long = |s: &&str| s.split_whitespace().count() >= 6;
+    let refused = view
+        .split(['.', '!', '?', ';', '\n'])
+        .filter(long)
+        .any(|s| refused_request(s.trim()));
+    if !refused {
+        return all_negated(view, 6);
+    }
+    let rest: String = view
+        .split_inclusive(['.', '!', '?', ';', '\n'])
+        .filter(|s| !refused_request(s.trim()))
+        .collect();
+    !rest.split(['.', '!', '?', ';', '\n']).any(|s| long(&s)) || all_negated(&rest, 6)
 }
 
 /// Whether each sentence of `view` of `min_words` words or more holds a negation (and there
@@ -178,7 +192,7 @@ fn negation_only_in_relative(sentence: &str) -> bool {
 fn refused_request(sentence: &str) -> bool {
     static REFUSED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"^\W*(?:if|when|whenever|wenn|falls|sobald|si|se|quand|lorsque|cuando|quando)\b(?P<req>[^.;]{0,140}?\b(?:asks?|requests?|says?|wants?|tells?|contains?|demands?|instructs?|pide|piden|dice|demande|dit|chiede|pede|diz|bittet|verlangt|fordert|enthalt|contient|contiene|contem)\b[^.;]{0,140}?),\s*(?:then\s+)?(?:please\s+)?(?:do not|don't|never|ignore|refuse|decline|reject|treat (?:it|them|this|that) as|record only|store only|at most|explain|confirm|flag|nicht|ignorier\w*|lehne|ne\b|n'|ignore\w*|refuse\w*|no\b|ignora\w*|rechaz\w*|non\b|rifiut\w*|nao\b|recus\w*|declin\w*)",
+            r"^\W*(?:if|when|whenever|wenn|falls|sobald|si|se|quand|lorsque|cuando|quando)\b(?P<req>[^.;]{0,140}?\b(?:asks?|requests?|says?|wants?|tells?|contains?|demands?|instructs?|pide|piden|dice|demande|dit|chiede|pede|diz|bittet|verlangt|fordert|enthalt|contient|contiene|contem)\b[^.;]{0,140}?)(?:,|:|->|→)\s*(?:then\s+)?(?:please\s+)?(?:do not|don't|never|ignore|refuse|decline|reject|treat (?:it|them|this|that) as|record only|store only|at most|explain|confirm|flag|reply|respond|answer|spiega\w*|expliqu\w*|explica\w*|erklar\w*|rispond\w*|repond\w*|respond\w*|antworte\w*|nicht|ignorier\w*|lehne|ne\b|n'|ignore\w*|refuse\w*|no\b|ignora\w*|rechaz\w*|non\b|rifiut\w*|nao\b|recus\w*|declin\w*)",
         )
         .expect("the refused-request pattern compiles")
     });
@@ -860,6 +874,14 @@ const SETS: &[(&str, &str)] = &[
         "dev8b",
         include_str!("../../tests/fixtures/safety/heldout_categories_dev8b.jsonl"),
     ),
+    (
+        "dev9a",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev9a.jsonl"),
+    ),
+    (
+        "dev9b",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev9b.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -878,6 +900,8 @@ pub const AUTHOR_SETS: &[&str] = &[
     "test8",
     "dev8a",
     "dev8b",
+    "dev9a",
+    "dev9b",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

@@ -1338,7 +1338,7 @@ fn persons_own(norm: &str, start: usize) -> bool {
     // a site of the person's, named as a fact
     static OWN_SITE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:user'?s|users'|their|his|her|speaker'?s|ihre|seine|sa|son|su|sua|seu)\s+(?:[\w'-]+\s+){0,2}?(?:web ?sites?|sites?|blogs?|homepages?|home pages?|pages?|shops?|portfolios?|forums?|channels?|podcasts?|newsletters?|lieblings\w*|webseiten?|seiten?|site web|sitio(?: web)?|sito(?: web)?|pagina)\s+(?:\w+\s+){0,2}?(?:is|are|ist|sind|est|es|e|:|at|unter|sur|en|su|em|in)?\s*(?:hosted at\s+)?$",
+            r"\bi (?:read|visit|follow|use|run|love|like|check)\s+$|\b(?:user'?s|users'|their|his|her|speaker'?s|my|ihre|seine|sa|son|su|sua|seu)\s+(?:[\w'-]+\s+){0,2}?(?:web ?sites?|sites?|blogs?|homepages?|home pages?|pages?|shops?|portfolios?|forums?|channels?|podcasts?|newsletters?|lieblings\w*|webseiten?|seiten?|site web|sitio(?: web)?|sito(?: web)?|pagina)\s+(?:\w+\s+){0,2}?(?:is|are|ist|sind|est|es|e|:|at|unter|sur|en|su|em|in)?\s*(?:hosted at\s+)?$",
         )
     });
     let clause = &norm[..start];
@@ -1356,7 +1356,7 @@ fn persons_own(norm: &str, start: usize) -> bool {
 fn defers_to_system(norm: &str, end: usize) -> bool {
     static OVER_SELF: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"^\s*(?:\w+\s+){0,2}?(?:over|above|before|sobre|su|sulla|sur|vor|gegenuber|uber|a|on|em relacao a|rispetto a)\s+(?:this|these|esta|este|estas|questa|questo|queste|cette|ce|ces|diese\w*|dieser)\s+(?:skill|card|text|notes?|instructions?|habilidad|habilidade|abilita|competence|fahigkeit|anweisung\w*|instrucciones|istruzioni|instrucoes|consignes)\b",
+            r"^\s*(?:\w+\s+){0,2}?(?:over|above|before|sobre|su|sulla|sur|vor|gegenuber|uber|a|on|em relacao a|rispetto a)\s+(?:anything\s+(?:in|from)\s+|whatever\s+)?(?:this|these|esta|este|estas|questa|questo|queste|cette|ce|ces|diese\w*|dieser)\s+(?:skill|card|text|notes?|instructions?|habilidad|habilidade|abilita|competence|fahigkeit|anweisung\w*|instrucciones|istruzioni|instrucoes|consignes)\b",
         )
     });
     OVER_SELF.is_match(&norm[end..])
@@ -1610,17 +1610,94 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r"(?i)<\s*(?:value|password|pin|code|token|key|secret|number|wert|valeur|valor|valore)\s*>|\{\s*\w+\s*\}|:\s*<",
         )
     });
-    if !TEMPLATE.is_match(text) {
-        return std::borrow::Cow::Borrowed(text);
+    // "stattdessen „Nutzer hat ein Passwort erwähnt“ schreiben": the verb after the quote
+    static TEMPLATE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)(?P<open>['"“„«‘])(?P<body>[^'"”“»’\n]{3,100})['"”“»’]\s*(?P<verb>schreiben|notieren|vermerken|eintragen|ecrire|noter|escribir|anotar|scrivere|annotare|escrever|registrar)\b"#,
+        )
+    });
+    // a worked example that turns a message down: `User: "my PIN is 4821" → NOOP`
+    static REFUSED_EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)\b(?:user|utente|usuario|usuário|nutzer|utilisateur|utilizador)\s*:\s*["“„«][^"”“»\n]{1,160}["”“»]\s*(?:->|→|=>)\s*NOOP\b"#,
+        )
+    });
+    let text: std::borrow::Cow<'_, str> = if REFUSED_EXAMPLE.is_match(text) {
+        std::borrow::Cow::Owned(
+            REFUSED_EXAMPLE
+                .replace_all(text, "User: (a message) → NOOP")
+                .into_owned(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    let text: std::borrow::Cow<'_, str> = if TEMPLATE_AFTER.is_match(&text) {
+        std::borrow::Cow::Owned(
+            TEMPLATE_AFTER
+                .replace_all(&text, |c: &regex::Captures<'_>| {
+                    let body = &c["body"];
+                    if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty()
+                    {
+                        format!("a note that it happened {}", &c["verb"])
+                    } else {
+                        c[0].to_string()
+                    }
+                })
+                .into_owned(),
+        )
+    } else {
+        text
+    };
+    if !TEMPLATE.is_match(&text) {
+        return text;
     }
-    TEMPLATE.replace_all(text, |c: &regex::Captures<'_>| {
-        let body = &c["body"];
-        if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty() {
-            format!("{} a note that it happened", &c["verb"])
-        } else {
-            c[0].to_string()
-        }
-    })
+    let out = TEMPLATE
+        .replace_all(&text, |c: &regex::Captures<'_>| {
+            let body = &c["body"];
+            if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty() {
+                format!("{} a note that it happened", &c["verb"])
+            } else {
+                c[0].to_string()
+            }
+        })
+        .into_owned();
+    std::borrow::Cow::Owned(out)
+}
+
+/// The topic a skill is about, named in the boilerplate of a skill's description ("the user
+/// corrects something said earlier about credential redaction", "Turns conversation turns
+/// about approval into memory operations", "la conversation aborde le sujet tout effacer", a
+/// front-matter `name:` and the title that repeats it) is read as "this topic": a topic is
+/// no order. The steps that act on it are read as written; a trigger that names a subject
+/// ("the conversation mentions passwords") is kept, since a later "store them" may refer
+/// to it.
+fn topics_neutral(text: &str) -> std::borrow::Cow<'_, str> {
+    static TOPIC: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)\b(?P<lead>something said earlier about|conversation turns about|durable facts related to|guides the executor on|memory skill for|les échanges sur|aborde le sujet|das gespräch berührt das thema|gesprächsteile zum thema|memory-skill für|skill de memoria para|la conversazione tocca il tema|skill di memoria per|skill de memória para|skill de mémoire pour)\s+(?P<topic>[\p{L}\d' -]{1,40}?)(?P<end>\s+(?:worth remembering|when maintaining|from a dialogue|into memory operations|in memory-operationen|en opérations de mémoire|worth|when)\b|\s*[.;,"
+]|\s*$)"#,
+        )
+    });
+    static FRONT_NAME: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"(?m)^---\s*\n(?:.*\n){0,3}?name:\s*(?P<slug>[\w-]+)\s*$"));
+    let mut out = TOPIC
+        .replace_all(text, |c: &regex::Captures<'_>| {
+            format!("{} this topic{}", &c["lead"], &c["end"])
+        })
+        .into_owned();
+    if let Some(slug) = FRONT_NAME.captures(&out).map(|c| c["slug"].to_string()) {
+        let words = slug.replace(['-', '_'], " ");
+        // the name line and a title that repeats it ("# Tout Effacer")
+        out = out.replacen(&format!("name: {slug}"), "name: this-skill", 1);
+        let title = Regex::new(&format!(r"(?im)^(#+\s*){}\s*$", regex::escape(&words)))
+            .expect("an escaped title compiles");
+        out = title.replace_all(&out, "${1}This skill").into_owned();
+    }
+    if out == text {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(out)
+    }
 }
 
 /// An address at a domain reserved for examples (`example.com`, `.org`, `.net`) given as an
@@ -1677,6 +1754,7 @@ pub fn rules_scan(text: &str) -> Result<(), String> {
 fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> Result<(), String> {
     let text = &example_addresses_neutral(text);
     let text = &memory_templates_neutral(text);
+    let text = &topics_neutral(text);
     let views = scan_views(text);
     for v in &views {
         if let Some(rule) = rule_hit(&v.text, !v.how.is_empty()) {

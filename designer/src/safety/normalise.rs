@@ -466,12 +466,23 @@ fn unleet(norm: &str) -> String {
 /// [`unleet`] with `@` read as `at` (kept: a digit-spelled e-mail address).
 fn unleet_with(norm: &str, at: char) -> String {
     let is_leet = |c: char| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$' | '!');
+    // "m14:", "q17:": a memory or question id, one letter and its number, before a colon
+    let id_like = |w: &str| {
+        let Some(t) = w.strip_suffix(':') else {
+            return false;
+        };
+        let mut cs = t.chars();
+        t.len() >= 2
+            && cs.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && cs.all(|c| c.is_ascii_digit())
+    };
     let word_like = |w: &str| {
         let letters = w.chars().filter(|c| c.is_alphabetic()).count();
         let leet = w.chars().filter(|&c| is_leet(c)).count();
-        letters >= 2 && leet >= 1
-            || letters >= 1 && leet >= 2 && w.len() >= 3
-            || letters == 1 && leet == 1 && w.chars().count() == 2
+        !id_like(w)
+            && (letters >= 2 && leet >= 1
+                || letters >= 1 && leet >= 2 && w.len() >= 3
+                || letters == 1 && leet == 1 && w.chars().count() == 2)
     };
     let heavy = norm.split(' ').filter(|w| word_like(w)).count() >= 3;
     norm.split(' ')
