@@ -882,6 +882,14 @@ const SETS: &[(&str, &str)] = &[
         "dev9b",
         include_str!("../../tests/fixtures/safety/heldout_categories_dev9b.jsonl"),
     ),
+    (
+        "test9",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test9.jsonl"),
+    ),
+    (
+        "test10",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test10.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -902,6 +910,8 @@ pub const AUTHOR_SETS: &[&str] = &[
     "dev8b",
     "dev9a",
     "dev9b",
+    "test9",
+    "test10",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).
