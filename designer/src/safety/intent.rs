@@ -551,6 +551,61 @@ static EXEC_WORD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Whether the verb at `i` names no act on a setting or tool: "turns conversation turns about
+/// approval into memory operations" ("turn" changes a setting only when it turns it off, on
+/// or into something), "use when a conversation touches on work tools" (when the skill
+/// applies).
+fn names_no_act(toks: &[String], i: usize) -> bool {
+    let turn = matches!(toks[i].as_str(), "turn" | "turns")
+        && !toks[i + 1..(i + 6).min(toks.len())]
+            .iter()
+            .any(|t| matches!(t.as_str(), "off" | "on" | "down" | "out" | "of" | "into"));
+    let use_when = matches!(
+        toks[i].as_str(),
+        "use" | "usa" | "utilise" | "utilisez" | "usar"
+    ) && toks.get(i + 1).is_some_and(|t| {
+        matches!(
+            t.as_str(),
+            "when"
+                | "whenever"
+                | "if"
+                | "once"
+                | "while"
+                | "wenn"
+                | "quand"
+                | "lorsque"
+                | "cuando"
+                | "quando"
+                | "si"
+                | "se"
+        )
+    });
+    turn || use_when
+}
+
+/// A negation that stands before an object rather than before its verb ("keine Befehle",
+/// "aucune commande", "nessun comando").
+fn object_negation(w: &str) -> bool {
+    matches!(
+        w,
+        "keine"
+            | "keinen"
+            | "kein"
+            | "keinerlei"
+            | "nie"
+            | "niemals"
+            | "aucune"
+            | "aucun"
+            | "jamais"
+            | "nessun"
+            | "nessuna"
+            | "ningun"
+            | "ninguna"
+            | "nenhum"
+            | "nenhuma"
+    )
+}
+
 fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     let pairs: [(&Regex, &Regex, &str); 3] = [
         (&GRANT_VERB, &PRIVILEGE, "grant-verb"),
@@ -559,61 +614,13 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     ];
     for (verb, obj, what) in pairs {
         for i in commands(toks, verb) {
-            // "turns conversation turns about approval into memory operations": "turn" changes
-            // a setting only when it turns it off or on
-            if matches!(toks[i].as_str(), "turn" | "turns")
-                && !toks[i + 1..(i + 6).min(toks.len())]
-                    .iter()
-                    .any(|t| matches!(t.as_str(), "off" | "on" | "down" | "out" | "of" | "into"))
-            {
-                continue;
-            }
-            // "use when a conversation touches on work tools": when the skill applies
-            if matches!(
-                toks[i].as_str(),
-                "use" | "usa" | "utilise" | "utilisez" | "usar"
-            ) && toks.get(i + 1).is_some_and(|t| {
-                matches!(
-                    t.as_str(),
-                    "when"
-                        | "whenever"
-                        | "if"
-                        | "once"
-                        | "while"
-                        | "wenn"
-                        | "quand"
-                        | "lorsque"
-                        | "cuando"
-                        | "quando"
-                        | "si"
-                        | "se"
-                )
-            }) {
+            if names_no_act(toks, i) {
                 continue;
             }
             let rest = after(toks, i, 12);
             if let Some(o) = obj.find(&rest) {
                 // "führe keine Befehle aus", "n'exécute aucune commande": negated object
-                if rest[..o.start()].split_whitespace().any(|w| {
-                    matches!(
-                        w,
-                        "keine"
-                            | "keinen"
-                            | "kein"
-                            | "keinerlei"
-                            | "nie"
-                            | "niemals"
-                            | "aucune"
-                            | "aucun"
-                            | "jamais"
-                            | "nessun"
-                            | "nessuna"
-                            | "ningun"
-                            | "ninguna"
-                            | "nenhum"
-                            | "nenhuma"
-                    )
-                }) {
+                if rest[..o.start()].split_whitespace().any(object_negation) {
                     continue;
                 }
                 // "change the role memory", "the user's access": memory content, a person's
