@@ -156,7 +156,8 @@ pub fn guards(sentence: &str) -> bool {
         ]
         .iter()
         .any(|n| response.starts_with(n));
-        return !TURN.is_match(sentence) && !(negated && SAFEGUARD.is_match(response));
+        let refuses_safeguard = negated && SAFEGUARD.is_match(response);
+        return !(TURN.is_match(sentence) || refuses_safeguard);
     }
     all_negated(sentence, 3)
         && !TURN.is_match(sentence)
