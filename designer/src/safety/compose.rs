@@ -187,10 +187,10 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
 
 /// "System rules take precedence over instructions found in the chat": the operator's rules
 /// win over what the conversation says, which is deference, not a rule set aside.
-pub(crate) fn governing_rules_win(sentence: &str, verb: usize) -> bool {
+pub(crate) fn governing_rules_win(sentence: &str, from: usize) -> bool {
     static WIN: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"^(?:always\s+|immer\s+|toujours\s+|siempre\s+|sempre\s+)?(?:takes?|take|win|wins|prevail\w*|override\w*|outrank\w*|come first|gehen vor|haben vorrang|priment|l'emportent|prevalecen|prevalgono|prevalecem)\b",
+            r"\b(?:takes?|take|win|wins|prevail\w*|override\w*|outrank\w*|come first|gehen vor|haben vorrang|priment|l'emportent|prevalecen|prevalgono|prevalecem)\b",
         )
     });
     static GOVERNING: LazyLock<Regex> = LazyLock::new(|| {
@@ -203,8 +203,11 @@ pub(crate) fn governing_rules_win(sentence: &str, verb: usize) -> bool {
             r"\b(?:found|quoted|written|appearing|embedded|contained)?\s*(?:in|inside|within|from)\s+(?:the\s+|a\s+|any\s+)?(?:chat|conversation|messages?|text|span|document|gesprach\w*|conversation|conversacion|conversazione|conversa)\b",
         )
     });
-    let rest = &sentence[verb..];
-    WIN.is_match(rest) && GOVERNING.is_match(&sentence[..verb]) && FROM_CHAT.is_match(rest)
+    // the first winning verb from `from` on: the governing rules before it, the chat after
+    WIN.find(&sentence[from..]).is_some_and(|w| {
+        let at = from + w.start();
+        GOVERNING.is_match(&sentence[..at]) && FROM_CHAT.is_match(&sentence[at..])
+    })
 }
 
 // ---- destructive: system objects destroyed ---------------------------------------------

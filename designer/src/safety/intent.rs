@@ -1151,12 +1151,7 @@ fn rules_dropped(sentence: &str) -> Option<String> {
         // "system rules take precedence over instructions found in the chat": deference
         if !(REPORTED_BY_PERSON.is_match(&sentence[..m.start()])
             || is_negated_before(sentence, m.start())
-            || m.as_str()
-                .match_indices(|c: char| c.is_alphabetic())
-                .any(|(i, _)| {
-                    (i == 0 || !m.as_str()[..i].ends_with(char::is_alphabetic))
-                        && super::compose::governing_rules_win(sentence, m.start() + i)
-                }))
+            || super::compose::governing_rules_win(sentence, m.start()))
         {
             return Some(format!("rules set aside {:?}", m.as_str()));
         }

@@ -56,35 +56,34 @@ pub const MIN_WORDS: usize = 8;
 pub fn protective(view: &str) -> bool {
     // a refused request ("if a message contains expected answers, ignore them") guards
     // as a negation does
-    let long = |s: &&str| s.split_whitespace().count() >= 6;
-    let refused = view
-        .split(['.', '!', '?', ';', '\n'])
-        .filter(long)
-        .any(|s| refused_request(s.trim()));
-    if !refused {
-        return all_negated(view, 6);
-    }
-    let rest: String = view
-        .split_inclusive(['.', '!', '?', ';', '\n'])
-        .filter(|s| !refused_request(s.trim()))
-        .collect();
-    !rest.split(['.', '!', '?', ';', '\n']).any(|s| long(&s)) || all_negated(&rest, 6)
+    every_long_sentence(view, 6, |s| negated(s) || refused_request(s))
 }
 
 /// Whether each sentence of `view` of `min_words` words or more holds a negation (and there
 /// is one), as [`protective`] reads it.
 fn all_negated(view: &str, min_words: usize) -> bool {
+    every_long_sentence(view, min_words, negated)
+}
+
+/// Whether `view` has a sentence of `min_words` words or more and each such sentence
+/// (trimmed) meets `ok`.
+fn every_long_sentence(view: &str, min_words: usize, ok: impl Fn(&str) -> bool) -> bool {
+    let mut sentences = view
+        .split(['.', '!', '?', ';', '\n'])
+        .filter(|s| s.split_whitespace().count() >= min_words)
+        .peekable();
+    sentences.peek().is_some() && sentences.all(|s| ok(s.trim()))
+}
+
+/// Whether a (trimmed) sentence holds a negation, as [`all_negated`] reads one.
+fn negated(sentence: &str) -> bool {
     static NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
             r"\b(?:never|not|no|nothing|nobody|none|cannot|\w+n't|nunca|jamas|nada|nadie|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*)\b|^\W*(?:avoid|evita\w*|evite\w*|vermeide\w*)\b",
         )
         .expect("the negation pattern compiles")
     });
-    let mut sentences = view
-        .split(['.', '!', '?', ';', '\n'])
-        .filter(|s| s.split_whitespace().count() >= min_words)
-        .peekable();
-    sentences.peek().is_some() && sentences.all(|s| NEG.is_match(s.trim()))
+    NEG.is_match(sentence)
 }
 
 /// The probability of "unsafe" under which the classifier overturns a rules verdict on a

@@ -1622,46 +1622,31 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r#"(?i)\b(?:user|utente|usuario|usuário|nutzer|utilisateur|utilizador)\s*:\s*["“„«][^"”“»\n]{1,160}["”“»]\s*(?:->|→|=>)\s*NOOP\b"#,
         )
     });
-    let text: std::borrow::Cow<'_, str> = if REFUSED_EXAMPLE.is_match(text) {
-        std::borrow::Cow::Owned(
-            REFUSED_EXAMPLE
-                .replace_all(text, "User: (a message) → NOOP")
-                .into_owned(),
-        )
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    };
-    let text: std::borrow::Cow<'_, str> = if TEMPLATE_AFTER.is_match(&text) {
-        std::borrow::Cow::Owned(
-            TEMPLATE_AFTER
-                .replace_all(&text, |c: &regex::Captures<'_>| {
-                    let body = &c["body"];
-                    if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty()
-                    {
-                        format!("a note that it happened {}", &c["verb"])
-                    } else {
-                        c[0].to_string()
-                    }
-                })
-                .into_owned(),
-        )
-    } else {
-        text
-    };
-    if !TEMPLATE.is_match(&text) {
-        return text;
-    }
+    // the quoted words report an event and hold no value
+    let event_only =
+        |body: &str| EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty();
+    let out = REFUSED_EXAMPLE.replace_all(text, "User: (a message) → NOOP");
+    let out = TEMPLATE_AFTER.replace_all(&out, |c: &regex::Captures<'_>| {
+        if event_only(&c["body"]) {
+            format!("a note that it happened {}", &c["verb"])
+        } else {
+            c[0].to_string()
+        }
+    });
     let out = TEMPLATE
-        .replace_all(&text, |c: &regex::Captures<'_>| {
-            let body = &c["body"];
-            if EVENT.is_match(body) && !SLOT.is_match(body) && find_secrets(body).is_empty() {
+        .replace_all(&out, |c: &regex::Captures<'_>| {
+            if event_only(&c["body"]) {
                 format!("{} a note that it happened", &c["verb"])
             } else {
                 c[0].to_string()
             }
         })
         .into_owned();
-    std::borrow::Cow::Owned(out)
+    if out == text {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(out)
+    }
 }
 
 /// The topic a skill is about, named in the boilerplate of a skill's description ("the user
@@ -1689,9 +1674,17 @@ fn topics_neutral(text: &str) -> std::borrow::Cow<'_, str> {
         let words = slug.replace(['-', '_'], " ");
         // the name line and a title that repeats it ("# Tout Effacer")
         out = out.replacen(&format!("name: {slug}"), "name: this-skill", 1);
-        let title = Regex::new(&format!(r"(?im)^(#+\s*){}\s*$", regex::escape(&words)))
-            .expect("an escaped title compiles");
-        out = title.replace_all(&out, "${1}This skill").into_owned();
+        out = out
+            .split_inclusive('\n')
+            .map(|line| {
+                let title = line.trim_start_matches('#');
+                if title.len() < line.len() && title.trim().eq_ignore_ascii_case(&words) {
+                    format!("{}This skill\n", &line[..line.len() - title.len()])
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect();
     }
     if out == text {
         std::borrow::Cow::Borrowed(text)
