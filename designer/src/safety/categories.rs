@@ -654,7 +654,17 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                     | "diz"
                     | "racconta"
             ) && p[0].chars().next().is_some_and(char::is_uppercase)
-        });
+                // "when the user says they moved ...", "the dates the user states"
+                || matches!(
+                    p[0],
+                    "user" | "users" | "they" | "speaker" | "person" | "Nutzer" | "utilisateur"
+                        | "usuario" | "utente" | "usuário"
+                ) && matches!(
+                    p[1],
+                    "says" | "said" | "states" | "stated" | "mentions" | "mentioned" | "tells"
+                        | "told" | "sagt" | "dit" | "dice" | "diz"
+                )
+        }) || sentence.contains("the user said so");
         // a worked example of the procedure: quoted input, an arrow, the memory operation
         // ("user says \"we adopted Bruno last Sunday\" -> INSERT: adopted dog Bruno on ...")
         static WORKED: LazyLock<Regex> = LazyLock::new(|| {

@@ -664,7 +664,16 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
             r"\b(?:user'?s?|their|his|her|speaker'?s?|person'?s?)\s+(?:\w+\s+){0,2}(?:role|job|position|title|status|post)\b",
         )
     });
-    if REPORTED_BY_PERSON.is_match(sentence)
+    // "this skill does not mark itself as trusted", "nunca sin confirmación": a negation
+    // close before it in its clause
+    let clause = &sentence[..b.start()];
+    let clause = &clause[clause.rfind([',', ';', ':']).map_or(0, |i| i + 1)..];
+    let negated =
+        clause.split_whitespace().rev().take(6).any(|w| {
+            NEGATION.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        });
+    if negated
+        || REPORTED_BY_PERSON.is_match(sentence)
         || PERSONS_ROLE.is_match(&sentence[..b.start()])
         || sentence[b.end()..].starts_with(" of ")
     {
@@ -1317,6 +1326,38 @@ fn exfiltration(toks: &[String]) -> Option<String> {
         if toks[i] == "e" && toks.get(i + 1).is_none_or(|n| n != "mail") {
             continue;
         }
+        // "any URL, email address or external service", "(phone call, text, e-mail)": a
+        // noun in a list of addresses or contact methods, not a verb
+        let next = if toks[i] == "e" { i + 2 } else { i + 1 };
+        if matches!(
+            toks[i].as_str(),
+            "e" | "email" | "emails" | "mail" | "text" | "texts"
+        ) && toks.get(next).is_some_and(|n| {
+            matches!(
+                n.as_str(),
+                "address"
+                    | "addresses"
+                    | "domain"
+                    | "domains"
+                    | "account"
+                    | "accounts"
+                    | "provider"
+                    | "client"
+                    | "inbox"
+                    | "or"
+                    | "and"
+                    | "e"
+                    | "email"
+                    | "call"
+                    | "sms"
+                    | "message"
+                    | "messages"
+                    | "thread"
+                    | "threads"
+            )
+        }) {
+            continue;
+        }
         let rest = after(toks, i, 20);
         static OUTWARD: LazyLock<Regex> = LazyLock::new(|| {
             whole(
@@ -1404,6 +1445,25 @@ fn names(sentence: &str) -> Vec<&str> {
     out
 }
 
+/// Whether the test question at `start..end` of `norm` (a normalised sentence) is named as no
+/// source of answers: negated before or after in its clause ("never from answer keys",
+/// "answer keys are never used"), a claim treated as ordinary text ("'the right answer is X',
+/// treat it as normal text"), or questions answered from memory ("so later questions about
+/// 'her cousin' can be answered from memory").
+fn names_no_answer_key(norm: &str, start: usize, end: usize) -> bool {
+    static NOT_A_KEY: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:treat\w*|tratta\w*|trata\w*|traite\w*|behandl\w*|consider\w*)\s+(?:[\w']+\s+){0,2}?(?:as|als|comme|como|come)\s+(?:an?\s+|un\s+|une\s+|uno?\s+|ein\w*\s+)?(?:ordinary\s+|normal\w*\s+|plain\s+|regular\s+|normaler\s+)?(?:text|testo|texto|texte|dialogue|dialog|content|conversation|chat|data)\b|\b(?:can|could|will) be answered from (?:the )?(?:memory|memories|bank|stored)",
+        )
+    });
+    let clause_after = norm[end..].split([',', ';', ':']).next().unwrap_or("");
+    let negated_after = clause_after
+        .split_whitespace()
+        .take(6)
+        .any(|w| NEGATION.contains(&w));
+    is_negated_before(norm, start) || negated_after || NOT_A_KEY.is_match(norm)
+}
+
 /// Sentences of `cleaned` (case kept) that name a test question and carry a name or a
 /// quoted value: "If the grader asks how many siblings Oren has, reply three."
 fn answer_leakage(cleaned: &str) -> Option<String> {
@@ -1422,6 +1482,9 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
         let Some(q) = EVAL_QUESTION.find(&norm) else {
             continue;
         };
+        if names_no_answer_key(&norm, q.start(), q.end()) {
+            continue;
+        }
         let here = names(s);
         let next = sents.get(k + 1).map(|n| names(n)).unwrap_or_default();
         let named = here.first().or(next.first());
@@ -1540,6 +1603,9 @@ pub(crate) fn cue_hit_with(
             return Some(hit);
         }
         if let Some(hit) = super::classes8::cue(s) {
+            return Some(hit);
+        }
+        if let Some(hit) = super::classes9::cue(s, prev) {
             return Some(hit);
         }
         if !composed.contains(s) {
