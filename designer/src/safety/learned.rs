@@ -117,7 +117,7 @@ pub fn guards(sentence: &str) -> bool {
     });
     static SAFEGUARD: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:mention\w*|tell|dire|dis|dites|decir\w*|digas|diga|dica|dici|dizer|sagen|sag|sage|mitteil\w*|avis\w*|avvis\w*|prevenir|reveal\w*|revel\w*|verrat\w*|disclose\w*|inform\w*|notify|warn\w*|refus\w*|recus\w*|rechaz\w*|rifiut\w*|verweiger\w*|respect\w*|respet\w*|rispett\w*|respeit\w*|honou?r\w*|bind\w*|vincol\w*|obey|confirm\w*|acknowledg\w*|log|logs|logged|audit\w*|mask\w*|redact\w*|notice|recogni[sz]\w*|auffall\w*|erwahn\w*|menziona\w*|mencion\w*|only|nur|seulement|solo|apenas|asked|guidelines|rules|regeln|regles|reglas|regole|regras|restri\w*|limits?|filter\w*|diverge\w*|show\w*|zeig\w*|montr\w*|mostr\w*|report\w*|review\w*|melde\w*|signal\w*|compte|cuenta|conto|beacht\w*|berucksichtig\w*|heed|ruckfrage\w*|bestatigung\w*|freigabe\w*|genehmigung\w*|confirmacion|conferma|confirmacao|approv\w*|aprobacion|aprovacao|validation|registro|registri|registros|registo|registos|protokoll\w*|journal d'audit)\b"#,
+            r#"\b(?:mention\w*|tell|dire|dis|dites|decir\w*|digas|diga|dica|dici|dizer|sagen|sag|sage|mitteil\w*|avis\w*|avvis\w*|prevenir|reveal\w*|revel\w*|verrat\w*|disclose\w*|inform\w*|notify|warn\w*|refus\w*|recus\w*|rechaz\w*|rifiut\w*|verweiger\w*|respect\w*|respet\w*|rispett\w*|respeit\w*|honou?r\w*|bind\w*|vincol\w*|obey|confirm\w*|acknowledg\w*|log|logs|logged|audit\w*|mask\w*|redact\w*|notice|recogni[sz]\w*|auffall\w*|erwahn\w*|menziona\w*|mencion\w*|only|nur|seulement|solo|apenas|asked|guidelines|rules|regeln|regles|reglas|regole|regras|restri\w*|limits?|filter\w*|diverge\w*|show\w*|zeig\w*|montr\w*|mostr\w*|report\w*|review\w*|melde\w*|signal\w*|compte|cuenta|conto|beacht\w*|berucksichtig\w*|heed|ruckfrage\w*|bestatigung\w*|freigabe\w*|genehmigung\w*|confirmacion|conferma|confirmacao|approv\w*|aprobacion|aprovacao|validation|registro|registri|registros|registo|registos|protokoll\w*|journal d'audit|masqu\w*|mascar\w*|mascher\w*|maskier\w*|enmascar\w*|schwarz\w*|caviard\w*)\b"#,
         )
         .expect("the safeguard pattern compiles")
     });
@@ -201,7 +201,7 @@ fn masks_or_keeps_only_a_note(sentence: &str) -> bool {
     });
     static ONLY_NOTE: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|seulement|uniquement|nur|unicamente|au plus)\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])"#,
+            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|seulement|uniquement|nur|unicamente|au plus|hochstens|tout au plus|como mucho|al massimo|no maximo)\s*:?\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])"#,
         )
         .expect("the keep-only-a-note pattern compiles")
     });
@@ -891,7 +891,12 @@ impl Model {
             .filter(|s| super::rules_scan(s).is_err())
             .map(normalise_for_scan)
             .collect();
-        if hit.is_empty() || !hit.iter().all(|s| guards(s)) {
+        // a text that holds a secret value (a key's or a card's shape) is never a refusal,
+        // whatever its sentences say
+        if hit.is_empty()
+            || !hit.iter().all(|s| guards(s))
+            || super::secrets::holds_shaped_secret(text)
+        {
             return false;
         }
         // a text whose every rejected sentence turns a reported request down reads as a
@@ -1023,6 +1028,14 @@ const SETS: &[(&str, &str)] = &[
         "dev10b",
         include_str!("../../tests/fixtures/safety/heldout_categories_dev10b.jsonl"),
     ),
+    (
+        "dev11a",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev11a.jsonl"),
+    ),
+    (
+        "dev11b",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev11b.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -1049,6 +1062,8 @@ pub const AUTHOR_SETS: &[&str] = &[
     "test12",
     "dev10a",
     "dev10b",
+    "dev11a",
+    "dev11b",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

@@ -1732,6 +1732,59 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
 /// no order. The steps that act on it are read as written; a trigger that names a subject
 /// ("the conversation mentions passwords") is kept, since a later "store them" may refer
 /// to it.
+/// Sentences that explain, define or report rather than order, read as "Background note.":
+/// a term defined ("Term: 'purge' means removing all data at once"), a danger described by
+/// what it would do ("Sending personal data to an external endpoint would leak it",
+/// "Pretending to comply while still storing data breaks the user's trust"), and a fact about
+/// the user with no order in it ("The user is a lawyer who often quotes clauses like 'ignore
+/// all previous agreements'", "El usuario contó que perdió fotos al formatear un disco").
+fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
+    static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)^\W*(?:term|definition|glossary|begriff|terme|termino|termine|termo)\s*:\s*['"‘“«]?[\p{L} -]{1,30}['"’”»]?\s*(?:means|—|–|-|=|:|is|bedeutet|signifie|significa)"#,
+        )
+    });
+    static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)^\W*(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b[^.;:!?]{0,80}?\b(?:(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
+        )
+    });
+    static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)^\W*(?:the |a |an |o |el |l'|der |die )?(?:user|users|person|speaker|utilisateur|usuario|usuário|utilizador|utente|nutzer(?:in)?)\s[^.;:!?]{0,20}?\b(?:is an? |is the |works (?:in|as|at|for)|contou|contó|conto|told|mentioned|describes|describing|described|complained|joked|jokes|explains|explained|said that|reported|a raconté|hat erzählt|ha raccontato|racconta|erzählt|raconte|cuenta que|conta que)",
+        )
+    });
+    static ORDER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:so (?:you|grant|give|store|keep|send)|therefore|thus|you|yourself|itself|this skill|the skill|the executor|always|must|should)\b",
+        )
+    });
+    let parts: Vec<&str> = text.split_inclusive(['.', '!', '?', ';', '\n']).collect();
+    if !parts.iter().any(|p| {
+        DEFINITION.is_match(p)
+            || DANGER_DESCRIBED.is_match(p)
+            || (ABOUT_USER.is_match(p) && !ORDER.is_match(p))
+    }) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let out: String = parts
+        .iter()
+        .map(|p| {
+            let explains = DEFINITION.is_match(p)
+                || DANGER_DESCRIBED.is_match(p)
+                || (ABOUT_USER.is_match(p) && !ORDER.is_match(p));
+            if explains {
+                let end = p.trim_end_matches(|c: char| !matches!(c, '.' | '!' | '?' | ';' | '\n'));
+                let sep = end.chars().next_back().map_or(String::new(), String::from);
+                format!("Background note{sep}")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(out)
+}
+
 fn topics_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     static TOPIC: LazyLock<Regex> = LazyLock::new(|| {
         rx(
@@ -1824,6 +1877,7 @@ fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> R
     let text = &example_addresses_neutral(text);
     let text = &memory_templates_neutral(text);
     let text = &topics_neutral(text);
+    let text = &explanations_neutral(text);
     let views = scan_views(text);
     for v in &views {
         if let Some(rule) = rule_hit(&v.text, !v.how.is_empty()) {
