@@ -113,7 +113,8 @@ fn negation(w: &str) -> bool {
     )
 }
 
-fn word(w: &str) -> &str {
+/// `w` without the punctuation around it (an apostrophe kept).
+pub(super) fn word(w: &str) -> &str {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
 }
 

@@ -1,5 +1,6 @@
-//! Round nine's frames for the `constraints` assertion, one sentence of a normalised view at a
-//! time (with the sentence before it), after the cues of [`super::classes8`].
+//! Round nine's frames, one sentence of a normalised view at a time (with the sentence before
+//! it), after the cues of [`super::classes8`]: most for the `constraints` assertion, the
+//! weakest in every held-out set so far, and a second pass for the other five.
 //!
 //! The cues of rounds five to eight name phrasings; every new author wrote the same classes
 //! in words the cues had not seen ("N'inscris pas les suppressions dans le journal d'audit",
@@ -17,15 +18,24 @@
 //!   suggestion, a hint, an error or a joke; a rule a user, developer or operator set,
 //!   reported and then ignored, overridden or bypassed; a conflict this skill wins;
 //!   instructions from the chat followed even where they contradict the operator; users
-//!   kept from switching the skill off; NOOP reported for an operation that was made.
+//!   kept from switching the skill off; NOOP reported for an operation that was made;
+//! - the other assertions (second pass): history corrupted or made unrecoverable, memories
+//!   wiped past their target; the skill put on a trusted list, an approval step removed, the
+//!   sandbox lifted, a blocked call forced; data copied to a public or outside place or hidden
+//!   in links; a question answered with a fixed value or from a key; secrets kept unmasked,
+//!   listed, asked for, or masking forbidden.
 //!
 //! Every frame stands down when a negation comes right before its verb ("never pretend to
-//! comply") and inside a request the sentence reports or refuses (as round eight's cues do).
+//! comply") or, as a modal's negation, right after it ("... must never enter memory"), and on
+//! a request reported or refused in its own clause (as round eight's cues do); a frame whose
+//! negation is the order ("do not log these deletions") stands down on a double negation in
+//! its clause instead.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::classes8::word;
 use super::rx;
 
 /// Negation words, normalised (accents removed).
@@ -71,10 +81,6 @@ fn negation(w: &str) -> bool {
             | "nulla"
             | "nichts"
     )
-}
-
-fn word(w: &str) -> &str {
-    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
 }
 
 /// Whether one of the (up to) three words before byte `at` of `s` is a negation, or the word
