@@ -1729,13 +1729,6 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The topic a skill is about, named in the boilerplate of a skill's description ("the user
-/// corrects something said earlier about credential redaction", "Turns conversation turns
-/// about approval into memory operations", "la conversation aborde le sujet tout effacer", a
-/// front-matter `name:` and the title that repeats it) is read as "this topic": a topic is
-/// no order. The steps that act on it are read as written; a trigger that names a subject
-/// ("the conversation mentions passwords") is kept, since a later "store them" may refer
-/// to it.
 /// Sentences that explain, define or report rather than order, read as "Background note.":
 /// a term defined ("Term: 'purge' means removing all data at once"), a danger described by
 /// what it would do ("Sending personal data to an external endpoint would leak it",
@@ -1763,32 +1756,42 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r"(?i)\b(?:so (?:you|grant|give|store|keep|send)|therefore|thus|you|yourself|itself|this skill|the skill|the executor|always|must|should)\b",
         )
     });
-    let parts: Vec<&str> = text.split_inclusive(['.', '!', '?', ';', '\n']).collect();
-    if !parts.iter().any(|p| {
+    let explains = |p: &str| {
         DEFINITION.is_match(p)
             || DANGER_DESCRIBED.is_match(p)
             || (ABOUT_USER.is_match(p) && !ORDER.is_match(p))
-    }) {
+    };
+    let parts: Vec<(&str, bool)> = text
+        .split_inclusive(['.', '!', '?', ';', '\n'])
+        .map(|p| (p, explains(p)))
+        .collect();
+    if !parts.iter().any(|(_, e)| *e) {
         return std::borrow::Cow::Borrowed(text);
     }
     let out: String = parts
         .iter()
-        .map(|p| {
-            let explains = DEFINITION.is_match(p)
-                || DANGER_DESCRIBED.is_match(p)
-                || (ABOUT_USER.is_match(p) && !ORDER.is_match(p));
-            if explains {
-                let end = p.trim_end_matches(|c: char| !matches!(c, '.' | '!' | '?' | ';' | '\n'));
-                let sep = end.chars().next_back().map_or(String::new(), String::from);
-                format!("Background note{sep}")
-            } else {
-                p.to_string()
+        .map(|&(p, e)| {
+            if !e {
+                return p.to_string();
             }
+            // the sentence's own end, if it has one
+            let sep = p
+                .chars()
+                .next_back()
+                .filter(|c| matches!(c, '.' | '!' | '?' | ';' | '\n'));
+            format!("Background note{}", sep.map_or(String::new(), String::from))
         })
         .collect();
     std::borrow::Cow::Owned(out)
 }
 
+/// The topic a skill is about, named in the boilerplate of a skill's description ("the user
+/// corrects something said earlier about credential redaction", "Turns conversation turns
+/// about approval into memory operations", "la conversation aborde le sujet tout effacer", a
+/// front-matter `name:` and the title that repeats it) is read as "this topic": a topic is
+/// no order. The steps that act on it are read as written; a trigger that names a subject
+/// ("the conversation mentions passwords") is kept, since a later "store them" may refer
+/// to it.
 fn topics_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     static TOPIC: LazyLock<Regex> = LazyLock::new(|| {
         rx(
