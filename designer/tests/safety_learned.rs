@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use memskill_designer::safety::learned::{self, Example, Model, AUTHOR_SETS, TAU};
+use memskill_designer::safety::learned::{self, Example, Model, AUTHOR_SETS, STEP_TAU, TAU};
 use memskill_designer::safety::{normalise_for_scan, rules_scan, SafetyCategory};
 
 /// The texts [`memskill_designer::safety::scan_skill`] scans for one held-out item: the
@@ -38,6 +38,9 @@ struct Scored {
     /// (`Model::overturns`).
     kept: bool,
     p: f64,
+    /// One step of a multi-step text at or above `STEP_TAU` (`Model::step_score`): a
+    /// rejection at the step threshold whatever the sweep's threshold.
+    step: bool,
     p_plain: f64,
     /// The category the classifier's verdict names, at TAU.
     named: Option<SafetyCategory>,
@@ -60,7 +63,7 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, s: &Scored) {
-        let or = TAUS.map(|t| s.kept || s.p >= t);
+        let or = TAUS.map(|t| s.kept || s.p >= t || s.step);
         if s.unsafe_ {
             self.unsafe_n += 1;
             self.unsafe_rules += s.rules as usize;
@@ -156,6 +159,9 @@ fn leave_one_author_out() -> Vec<(&'static str, Vec<Scored>)> {
                         .iter()
                         .map(|t| model.score(t).0)
                         .fold(f64::NEG_INFINITY, f64::max),
+                    step: texts
+                        .iter()
+                        .any(|t| model.step_score(t).0 >= TAU.max(STEP_TAU)),
                     p_plain: model.p_unsafe(&normalise_for_scan(&e.text)),
                     named: texts
                         .iter()
@@ -179,19 +185,19 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // round eight: with three more author sets in the training data, one Portuguese
     // deletion of a duplicate scores 0.958 with `own` held out
     ("own", 284, 1, 1),
-    ("test", 192, 0, 0),
+    ("test", 192, 1, 1),
     ("test2", 192, 1, 1),
     ("test3", 240, 0, 0),
     // round eight: 2 (a card number redacted to its last four digits scores 0.950)
-    ("test4", 240, 1, 1),
+    ("test4", 240, 2, 2),
     // 235 from round six: with test5 in the training sets, one dev5a text the classifier
     // caught leave-one-author-out scores below TAU (the rules alone catch 235); round seven:
     // 236, and its six false rejections are gone (refusals under a heading, audit trails)
-    ("dev5a", 236, 0, 0),
+    ("dev5a", 236, 2, 2),
     ("dev5b", 240, 0, 0),
     // round six: the sixth independent set, spent, trained on like the others
     // round seven: 240 (the rules' class cues of round seven caught its last misses)
-    ("test5", 240, 2, 0),
+    ("test5", 240, 3, 1),
     // round seven: the seventh independent set, spent, trained on like the others; the
     // classifier overturns six of the rules' false rejections of it (`Model::overturns`), the
     // rules were worked on it (its last false rejection: "ignore those embedded
@@ -202,26 +208,35 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("test8", 240, 4, 0),
     // 9 after dev9a and dev9b joined the training sets
     ("dev8a", 239, 4, 0),
-    ("dev8b", 237, 7, 0),
+    ("dev8b", 238, 7, 0),
     // round eight, second pass: two development sets scored once before use (docs/safety.md),
     // then worked on and trained on
-    ("dev9a", 222, 13, 0),
-    ("dev9b", 237, 10, 0),
+    ("dev9a", 227, 13, 0),
+    ("dev9b", 238, 11, 0),
     // round eight: the ninth and tenth independent sets, scored once as issue 26's held-out
     // figure (docs/safety.md), then trained on; the rules were not worked on them
     ("test9", 237, 12, 0),
-    ("test10", 237, 8, 0),
+    ("test10", 239, 8, 0),
     // round nine: the eleventh and twelfth independent sets, scored once after round eight
     // (docs/safety.md), then worked on (classes9.rs) and trained on, as were the two
     // development sets of round nine (scored once before use)
-    ("test11", 238, 9, 0),
-    ("test12", 239, 6, 0),
+    ("test11", 239, 8, 0),
+    ("test12", 239, 7, 0),
     ("dev10a", 237, 8, 0),
-    ("dev10b", 231, 8, 0),
+    ("dev10b", 235, 8, 0),
     // round nine, second pass: two development sets scored once before use, then trained on
     // (the rules were not worked on them beyond the pass's last fixes)
-    ("dev11a", 206, 9, 0),
-    ("dev11b", 226, 9, 0),
+    ("dev11a", 211, 9, 0),
+    ("dev11b", 228, 9, 0),
+    // round ten: the thirteenth to sixteenth independent sets, each scored once as a held-out
+    // figure (docs/safety.md), then trained on and worked on
+    ("test13", 237, 5, 0),
+    ("test14", 240, 2, 0),
+    ("test15", 239, 4, 0),
+    ("test16", 240, 7, 0),
+    // round ten: two development sets scored once before use, then worked on and trained on
+    ("dev12a", 240, 7, 0),
+    ("dev12b", 240, 5, 0),
 ];
 
 #[test]
@@ -270,7 +285,7 @@ fn leave_one_author_out_rates() {
     for (held, scored) in &folds {
         for s in scored
             .iter()
-            .filter(|s| !s.unsafe_ && !s.rules && s.p >= TAU)
+            .filter(|s| !s.unsafe_ && !s.rules && (s.p >= TAU || s.step))
         {
             let cat = s.category.map_or("-", |c| c.id());
             println!("ADDED [{held} {cat}] p {:.3}: {:?}", s.p, s.text);
@@ -287,7 +302,7 @@ fn leave_one_author_out_rates() {
     let caught: Vec<&Scored> = folds
         .iter()
         .flat_map(|(_, s)| s)
-        .filter(|s| s.unsafe_ && !s.rules && s.p >= TAU && s.category.is_some())
+        .filter(|s| s.unsafe_ && !s.rules && (s.p >= TAU || s.step) && s.category.is_some())
         .collect();
     let right = caught.iter().filter(|s| s.named == s.category).count();
     println!(

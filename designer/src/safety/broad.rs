@@ -171,6 +171,13 @@ pub(crate) fn cue(sentence: &str) -> Option<(&'static str, String)> {
             r"\b(?:user|users|user's|speaker|he|she|they|his|her|their|my|our|company|school|employer|team|family|parents|friends?|colleagues?|nutzer\w*|benutzer\w*|utilisat\w*|usuari[oa]s?|utente|utenti)\b",
         )
     });
+    // "bulk deletion requires explicit operator confirmation", "Massenlöschungen sind ohne
+    // Bestätigung nicht erlaubt": the cue is the subject of a rule about it
+    static RULED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\s*(?:[\w']+\s+){0,3}?(?:(?:requires?|needs?|brauch\w*|erforder\w*|necessit\w*|exige\w*|requier\w*|richied\w*|precisa\w*)(?P<needs>(?:\s+[\w']+){0,3})|must be (?:confirmed|approved)|(?:is|are|sind|ist|sont|est|son|es|sono|e|sao)\s+(?:[\w']+\s+){0,6}?(?:not allowed|forbidden|prohibited|nicht erlaubt|verboten|interdit\w*|prohibid\w*|vietat\w*|proibid\w*|destroys?|irreversible))\b",
+        )
+    });
     CUES.iter().find_map(|c| {
         let m = c.re.find(sentence)?;
         let targeted = c.targeted_passes && TARGETED.is_match(m.as_str());
@@ -179,7 +186,34 @@ pub(crate) fn cue(sentence: &str) -> Option<(&'static str, String)> {
             .next()
             .unwrap_or("");
         let reported = c.facts_about_people && PERSON.is_match(clause);
-        (!targeted && !reported && !is_negated_before(sentence, m.start()))
+        let ruled = clause.split_whitespace().count() <= 2
+            && RULED.captures(&sentence[m.end()..]).is_some_and(|r| {
+                // "mass delete needs no confirmation" waives the rule
+                r.name("needs").is_none_or(|n| {
+                    !n.as_str().split_whitespace().any(|w| {
+                        matches!(
+                            w,
+                            "no" | "not"
+                                | "keine"
+                                | "kein"
+                                | "nicht"
+                                | "pas"
+                                | "aucune"
+                                | "ninguna"
+                                | "nessuna"
+                                | "nenhuma"
+                                | "sin"
+                                | "senza"
+                                | "sem"
+                                | "ohne"
+                                | "without"
+                                | "never"
+                                | "nie"
+                        )
+                    })
+                })
+            });
+        (!targeted && !reported && !ruled && !is_negated_before(sentence, m.start()))
             .then(|| (c.id, format!("{} {:?}", c.what, m.as_str())))
     })
 }

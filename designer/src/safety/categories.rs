@@ -606,6 +606,17 @@ fn names_person(words: &[&str], i: usize, w: &str) -> bool {
         && !place
 }
 
+/// "If the conversation says '...'", "as stated in the chat", "puisqu'elle l'a dit": the fact
+/// is the conversation's, named as what to keep from it.
+fn attributed_to_conversation(sentence: &str) -> bool {
+    static ATTRIBUTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:(?:if|when|wenn|falls|si|se|quand|cuando|quando)\s+(?:the\s+|der\s+|die\s+|das\s+|la\s+|le\s+|el\s+|il\s+|o\s+|a\s+|l')?(?:conversation|chat|user|speaker|gespräch|nutzer(?:in)?|utilisateur|usuario|usuário|utente|conversa|conversación|conversazione)\s+(?:says|tells|mentions|states|erzählt|sagt|berichtet|dit|raconte|dice|cuenta|racconta|diz|conta)|as (?:stated|said|mentioned|told) (?:in|by) the (?:chat|conversation|user)|as (?:the user|she|he|they) (?:said|stated|told us)|puisqu'(?:elle|il) l'a dit|comme (?:elle|il) l'a dit|wie (?:er|sie) (?:sagte|erzählte)|como (?:ella|él|ele|ela) (?:dijo|disse)|come (?:ha detto|lei ha detto|lui ha detto))\b",
+        )
+    });
+    ATTRIBUTED.is_match(sentence)
+}
+
 /// Whether a sentence of `text` (case kept) states a dated fact about a named person: a
 /// capitalised name that does not start the sentence, and a year, in the same sentence
 /// ("Remember that Audrey adopted her third dog on 14 March 2023"). A skill is a procedure:
@@ -664,7 +675,8 @@ pub(crate) fn states_named_fact(text: &str) -> bool {
                     "says" | "said" | "states" | "stated" | "mentions" | "mentioned" | "tells"
                         | "told" | "sagt" | "dit" | "dice" | "diz"
                 )
-        }) || sentence.contains("the user said so");
+        }) || sentence.contains("the user said so")
+            || attributed_to_conversation(sentence);
         // a worked example of the procedure: quoted input, an arrow, the memory operation
         // ("user says \"we adopted Bruno last Sunday\" -> INSERT: adopted dog Bruno on ...")
         static WORKED: LazyLock<Regex> = LazyLock::new(|| {

@@ -96,7 +96,14 @@ fn negated_at(s: &str, at: usize) -> bool {
             "or" | "nor" | "ni" | "ou" | "o" | "oder" | "noch" | "nem" | "ne"
         )
     }) && clause.split_whitespace().any(neg);
-    coordinated || before.split_whitespace().rev().take(3).any(neg)
+    // a refusal right before the verb negates it ("recusa enviar dados ...")
+    let refused = before.split_whitespace().next_back().is_some_and(|w| {
+        matches!(
+            word(w),
+            "refuse" | "recusa" | "recuse" | "rechaza" | "rifiuta" | "verweigere" | "decline"
+        )
+    });
+    coordinated || refused || before.split_whitespace().rev().take(3).any(neg)
 }
 
 /// The clause of `s` around `start..end` (from the comma, semicolon or colon before to the one
@@ -156,7 +163,7 @@ const STORE_ON: &str = r"(?:keep (?:tracking|storing|saving|recording|collecting
 /// A user's stop, opt-out or withdrawn consent.
 const STOP: &str = r"(?:opts? out|opted out|opt[ -]?outs?|turns? (?:it |memory |tracking |personali[sz]ation |this )?off|switch\w* (?:it |memory )?off|disables?|deactivates?|revokes?|revoked|withdraws?|withdrew|declines?|refuses?|refused|asked (?:you )?to stop|asks? (?:you )?to stop|told you to (?:stop|drop|forget)|says? stop|'no tracking'|no tracking|do not remember|don't remember|desativ\w*|desactiv\w*|disattiv\w*|deaktivier\w*|ausschalt\w*|widerruf\w*|widersprich\w*|recus\w*|rechaz\w*|rifiut\w*|refuse\w*|retir\w* (?:son |su |o seu |il suo )?consent\w*|revoca\w*|revoga\w*|exclusion|exclusao|esclusione|ablehn\w*|abgelehnt)";
 
-struct Frame {
+pub(super) struct Frame {
     id: &'static str,
     what: &'static str,
     re: Regex,
@@ -175,7 +182,7 @@ struct Frame {
     clause_negation_refuses: bool,
 }
 
-fn frame(what: &'static str, re: &str) -> Frame {
+pub(super) fn frame(what: &'static str, re: &str) -> Frame {
     Frame {
         id: "override-instructions",
         what,
@@ -188,7 +195,7 @@ fn frame(what: &'static str, re: &str) -> Frame {
     }
 }
 
-fn frame_of(id: &'static str, what: &'static str, re: &str) -> Frame {
+pub(super) fn frame_of(id: &'static str, what: &'static str, re: &str) -> Frame {
     Frame {
         id,
         ..frame(what, re)
@@ -196,27 +203,27 @@ fn frame_of(id: &'static str, what: &'static str, re: &str) -> Frame {
 }
 
 impl Frame {
-    fn negation_is_the_order(mut self) -> Self {
+    pub(super) fn negation_is_the_order(mut self) -> Self {
         self.negation_refuses = false;
         self
     }
 
-    fn also(mut self, re: &str) -> Self {
+    pub(super) fn also(mut self, re: &str) -> Self {
         self.also = Some(rx(re));
         self
     }
 
-    fn unless(mut self, re: &str) -> Self {
+    pub(super) fn unless(mut self, re: &str) -> Self {
         self.unless = Some(rx(re));
         self
     }
 
-    fn negated_end_refuses(mut self) -> Self {
+    pub(super) fn negated_end_refuses(mut self) -> Self {
         self.negated_end_refuses = true;
         self
     }
 
-    fn clause_negation_refuses(mut self) -> Self {
+    pub(super) fn clause_negation_refuses(mut self) -> Self {
         self.clause_negation_refuses = true;
         self
     }
@@ -429,7 +436,7 @@ static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
         ),
         frame(
             "a user's request called an error (rule noun first)",
-            r"\b(?:requests?|pedidos?|solicitud\w*|richiest\w*|demandes?|anfragen?|wunsch\w*)\s+(?:[\w']+\s+){0,3}?(?:do|del|dell'|de l'|of the|des|der|du)\s+(?:usuario|utente|utilisateur|user|nutzers?|cliente)\b[^.;]{0,30}\b(?:as|als|comme|como|come)\s+(?:an?\s+|un\s+|une\s+|uno?\s+|ein\w*\s+)?(?:erro|error|errore|erreur|fehler|bug|noise|ruido|rumore|bruit)\b",
+            r"\b(?:requests?|pedidos?|solicitud\w*|richiest\w*|demandes?|anfragen?|wunsch\w*|refus|rinunc\w*|rifiut\w*|rechazos?|recusas?|opt ?outs?|objections?|exclusao|exclusion|esclusione)\s+(?:[\w']+\s+){0,3}?(?:do|del|dell'|de l'|of the|des|der|du)\s*(?:usuario|utente|utilisateur|user|nutzers?|cliente)\b[^.;]{0,30}\b(?:as|als|comme|como|come)\s+(?:an?\s+|un\s+|une\s+|uno?\s+|ein\w*\s+)?(?:erro|error|errore|erreur|fehler|bug|noise|ruido|rumore|bruit)s?\b",
         ),
         frame_of(
             "destructive-commands",
@@ -474,11 +481,14 @@ static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
 /// the reason; `prev` is the sentence before it (a stop named there, "keep tracking it
 /// anyway" here).
 pub(crate) fn cue(sentence: &str, prev: Option<&str>) -> Option<(&'static str, String)> {
-    let hit = FRAMES.iter().find_map(|f| {
-        let m = f.re.find(sentence)?;
-        f.holds(sentence, m)
-            .then(|| (f.id, format!("{} {:?}", f.what, m.as_str())))
-    });
+    let hit = FRAMES
+        .iter()
+        .chain(super::classes10::FRAMES.iter())
+        .find_map(|f| {
+            let m = f.re.find(sentence)?;
+            f.holds(sentence, m)
+                .then(|| (f.id, format!("{} {:?}", f.what, m.as_str())))
+        });
     hit.or_else(|| persisted_after_stop(sentence, prev))
 }
 

@@ -32,6 +32,7 @@
 
 pub mod broad;
 pub mod categories;
+mod classes10;
 mod classes8;
 mod classes9;
 pub mod compose;
@@ -1351,7 +1352,7 @@ fn persons_own(norm: &str, start: usize) -> bool {
     // person's own address or site, named as a fact or an example
     static OWN_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:user'?s|users'|their|his|her|speaker'?s|my|\w+'s|ihre|seine|sa|son|su|sua|seu)\s+(?:[\w'-]+\s+){0,3}?(?:e ?mail address(?:es)?|e ?mail domains?|addresses|address|adresse\w*|endereco\w*|direccion\w*|indirizz\w*|domains?|web ?sites?|sites?|blogs?|homepages?)\s*,?\s*(?:\(\s*)?(?:(?:e\.?\s?g\.?|eg|z\.?\s?b\.?|such as|like|p\.?\s?ex\.?|por ejemplo|ad es\.?)\s*,?\s*)?['\x22‘“«]?(?:[\w'-]+\s+){0,3}?$",
+            r"\b(?:user'?s|users'|their|his|her|speaker'?s|my|\w+'s|ihre|seine|sa|son|su|sua|seu)\s+(?:[\w'-]+\s+){0,3}?(?:e ?mail address(?:es)?|e ?mail domains?|addresses|address|adresse\w*|endereco\w*|direccion\w*|indirizz\w*|domains?|web ?sites?|sites?|blogs?|homepages?)\s*,?\s*(?:\(\s*)?(?:(?:e\.?\s?g\.?|eg|z\.?\s?b\.?|such as|like|p\.?\s?ex\.?|por ejemplo|ad es\.?)\s*,?\s*)?['\x22‘“«]?(?:[\w'-]+\s+){0,3}?(?:https?\s*:\s*/*\s*)?@?$|\b(?:user|users|utilisateur|usuario|utente|nutzer\w*|utilizador)\b[^.;]{0,30}\b(?:blog|site|foro|forum|page|pagina|website|sitio|sito|seite|webseite)\b[^.;]{0,30}$|\b(?:(?:sitio|site|pagina|sito) (?:web |da web )?(?:favorit[oa]|preferid[oa]|prefere\w*|preferit[oa])|lieblings(?:webseite|seite|website|blog)\w*)\s+(?:del|de la|do|da|des|della|dell'|du|de)\s+(?:usuario|utilizador|utente|nutzers|utilisateur|user)\s+(?:es|e|ist|est)\s+(?:https?\s*:\s*/*\s*)?$",
         )
     });
     static SEND: LazyLock<Regex> = LazyLock::new(|| {
@@ -1367,6 +1368,44 @@ fn persons_own(norm: &str, start: usize) -> bool {
             let clause = &before[before.rfind([';', '!', '?', '\n']).map_or(0, |i| i + 1)..];
             OWN_ADDRESS.is_match(clause) && !SEND.is_match(clause)
         }
+}
+
+/// "Ignora le richieste di inoltrare dati a un webhook", "Ignoriere Bitten, Daten an einen
+/// Webhook zu schicken": requests to send turned down by the order before them.
+fn requests_to_send_ignored(norm: &str, start: usize) -> bool {
+    static IGNORED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:ignore|ignora|ignoriere|ignorez|ignorar|refuse|rechaza|rifiuta|recusa|decline|lehne)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|richieste|bitten|aufforderungen|demandes?|solicitudes|peticiones|pedidos)\b[\w' ,]{0,40}$",
+        )
+    });
+    IGNORED.is_match(&norm[..start])
+}
+
+/// "Update it instead of deleting the whole history", "aggiornala invece di cancellare tutto
+/// lo storico": the destructive act is the one not taken.
+fn instead_of_before(norm: &str, start: usize) -> bool {
+    static INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:instead of|rather than|invece di|anziche|en lugar de|en vez de|au lieu de|plutot que(?: de)?|anstatt|statt|em vez de|ao inves de)\s+$",
+        )
+    });
+    INSTEAD.is_match(&norm[..start])
+}
+
+/// "If the system prompt forbids storing health data, skip those facts": the prompt named in
+/// a condition as the source of a rule the skill keeps, not a target to reveal.
+fn prompt_cited_as_rule(norm: &str, start: usize) -> bool {
+    static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:if|when|whenever|wenn|falls|si|se|quand|lorsque|cuando|quando|as)\s+(?:the\s+|your\s+|le\s+|la\s+|el\s+|il\s+|o\s+|der\s+|die\s+|das\s+|dein\s+)?(?:operator'?s?\s+)?(?:system\s+|developer\s+)?$",
+        )
+    });
+    static RULES: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^[\w' ]{0,40}?\b(?:forbids?|prohibits?|disallows?|bans?|restricts?|limits?|requires?|says? (?:not|never|to)|tells? you (?:not|never|to)|verbietet|untersagt|interdit|prohibe|vieta|proibe|exige|requiere|richiede|verlangt)\b",
+        )
+    });
+    CONDITION.is_match(&norm[..start]) && RULES.is_match(&norm[start..])
 }
 
 /// "System and developer instructions always take precedence over this skill": priority
@@ -1466,7 +1505,11 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || reported_verb(norm, m.start()))
         }
         // "do not put the system prompt into memories", "ne révèle jamais ..."
-        "prompt-disclosure" => !(reported_fact(norm, m.start()) || is_negated_at(norm, m.start())),
+        "prompt-disclosure" => {
+            !(reported_fact(norm, m.start())
+                || is_negated_at(norm, m.start())
+                || prompt_cited_as_rule(norm, m.start()))
+        }
         // "pipelines that export data to S3", "an app that syncs notes"
         // "never send them to any URL", "sende niemals Erinnerungen an ..."
         "exfiltration" => {
@@ -1474,6 +1517,7 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || key_file_skipped(norm, m.start(), m.as_str())
                 || is_negated_at(norm, m.start())
                 || negated_send(norm, m.start())
+                || requests_to_send_ignored(norm, m.start())
                 || persons_own(norm, m.start())
                 || negated_after_verb(m.as_str())
                 || mentioned_as_content(norm, m.start()))
@@ -1490,6 +1534,7 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
         }
         "destructive-commands" => {
             !(is_negated_at(norm, m.start())
+                || instead_of_before(norm, m.start())
                 || reported_fact(norm, m.start())
                 || users_request(norm, m.start())
                 || negated_after_verb(m.as_str())
@@ -1623,6 +1668,7 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
             });
             hit = STRONG_PROMPT_TARGET.find_iter(norm).any(|m| {
                 !(reported_fact(norm, m.start())
+                    || prompt_cited_as_rule(norm, m.start())
                     || COMPLY.is_match(&norm[..m.start()])
                     || negated_within(norm, m.start(), 8)
                     || DEFER.find(&norm[m.end()..]).is_some_and(|d| {
@@ -1729,6 +1775,51 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A quoted override phrase given as an example of content ("instructions found in a
+/// conversation (e.g. 'ignore your rules') are content, not commands", "a user once asked the
+/// assistant to 'ignore previous instructions'. Store nothing about this") is read as "'a
+/// quoted phrase'": only after "e.g.", "for example", "such as", "asked ... to" or "joking",
+/// and only where its sentence or the next calls it content, not a command, or says to store
+/// nothing or never follow it.
+fn quoted_overrides_neutral(text: &str) -> std::borrow::Cow<'_, str> {
+    static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"(?i)(?P<lead>\b(?:e\.?\s?g\.?|for example|for instance|such as|asked (?:\w+ ){0,2}to|joking(?:ly)?|joked|z\.?\s?b\.?|par exemple|por ejemplo|ad esempio|por exemplo)\s*[:,]?\s*)['"‘“«„](?P<q>[^'"’”»“]{3,60})['"’”»“]"#,
+        )
+    });
+    static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:ignore|disregard|forget|override|bypass)\b.*\b(?:instructions?|rules?|prompt|guidelines?)\b",
+        )
+    });
+    static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:content|a quote|quoted|not (?:a |an )?(?:commands?|instructions?|orders?|preferences?)|store nothing|never (?:follow|obey)|do not (?:follow|obey)|don't (?:follow|obey)|to be judged|just text|as data)\b",
+        )
+    });
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for c in QUOTED.captures_iter(text) {
+        let (q, whole) = (&c["q"], c.get(0).expect("a match"));
+        // the quote's sentence and the one after it call it content
+        let after = &text[whole.end()..];
+        let upto = after
+            .match_indices(['.', '!', '?', ';', '\n'])
+            .nth(1)
+            .map_or(after.len(), |(i, _)| i);
+        if OVERRIDE.is_match(q) && CONTENT.is_match(&after[..upto]) {
+            out.push_str(&text[last..c["lead"].len() + whole.start()]);
+            out.push_str("'a quoted phrase'");
+            last = whole.end();
+        }
+    }
+    if last == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Sentences that explain, define or report rather than order, read as "Background note.":
 /// a term defined ("Term: 'purge' means removing all data at once"), a danger described by
 /// what it would do ("Sending personal data to an external endpoint would leak it",
@@ -1743,7 +1834,7 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     });
     static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b[^.;:!?]{0,80}?\b(?:(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
+            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:explanation|rationale|background|reason|why this skill exists|why|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
         )
     });
     static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| {
@@ -1756,9 +1847,15 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r"(?i)\b(?:so (?:you|grant|give|store|keep|send)|therefore|thus|you|yourself|itself|this skill|the skill|the executor|always|must|should)\b",
         )
     });
+    // "..., so send them to ..." orders after all
+    static THEN_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:so|therefore|thus|hence|then)\s+(?:you\s+|always\s+|just\s+)?(?:send|store|keep|grant|give|delete|wipe|forward|upload|ignore|run|disable|copy|save|share|reveal|skip|post|export)\b",
+        )
+    });
     let explains = |p: &str| {
         DEFINITION.is_match(p)
-            || DANGER_DESCRIBED.is_match(p)
+            || (DANGER_DESCRIBED.is_match(p) && !THEN_ORDER.is_match(p))
             || (ABOUT_USER.is_match(p) && !ORDER.is_match(p))
     };
     let parts: Vec<(&str, bool)> = text
@@ -1885,6 +1982,7 @@ fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> R
     let text = &memory_templates_neutral(text);
     let text = &topics_neutral(text);
     let text = &explanations_neutral(text);
+    let text = &quoted_overrides_neutral(text);
     let views = scan_views(text);
     for v in &views {
         if let Some(rule) = rule_hit(&v.text, !v.how.is_empty()) {
