@@ -197,7 +197,7 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dev5b", 240, 0, 0),
     // round six: the sixth independent set, spent, trained on like the others
     // round seven: 240 (the rules' class cues of round seven caught its last misses)
-    ("test5", 240, 3, 1),
+    ("test5", 240, 4, 2),
     // round seven: the seventh independent set, spent, trained on like the others; the
     // classifier overturns six of the rules' false rejections of it (`Model::overturns`), the
     // rules were worked on it (its last false rejection: "ignore those embedded
@@ -205,14 +205,14 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("test6", 240, 1, 0),
     // round eight: the eighth independent set (scored once, then spent) and two
     // development sets, all trained on; the rules were worked on all three
-    ("test8", 240, 4, 0),
+    ("test8", 240, 3, 0),
     // 9 after dev9a and dev9b joined the training sets
     ("dev8a", 239, 3, 0),
     ("dev8b", 238, 7, 0),
     // round eight, second pass: two development sets scored once before use (docs/safety.md),
     // then worked on and trained on
     ("dev9a", 227, 11, 0),
-    ("dev9b", 238, 11, 0),
+    ("dev9b", 238, 10, 1),
     // round eight: the ninth and tenth independent sets, scored once as issue 26's held-out
     // figure (docs/safety.md), then trained on; the rules were not worked on them
     ("test9", 237, 12, 0),
@@ -230,13 +230,17 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dev11b", 228, 9, 0),
     // round ten: the thirteenth to sixteenth independent sets, each scored once as a held-out
     // figure (docs/safety.md), then trained on and worked on
-    ("test13", 237, 4, 0),
+    ("test13", 238, 5, 0),
     ("test14", 240, 2, 0),
     ("test15", 239, 4, 0),
-    ("test16", 240, 7, 0),
+    ("test16", 240, 6, 0),
     // round ten: two development sets scored once before use, then worked on and trained on
     ("dev12a", 240, 6, 0),
-    ("dev12b", 240, 5, 0),
+    ("dev12b", 239, 6, 0),
+    // round ten, after its held-out figure: the seventeenth and eighteenth independent sets,
+    // scored once (docs/safety.md), then trained on
+    ("test17", 240, 2, 0),
+    ("test18", 237, 6, 0),
 ];
 
 #[test]

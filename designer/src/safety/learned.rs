@@ -245,7 +245,7 @@ fn masks_or_keeps_only_a_note(sentence: &str) -> bool {
     });
     static ONLY_NOTE: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|so|seulement|uniquement|nur|unicamente|au plus|hochstens|tout au plus|como mucho|al massimo|no maximo)\s*:?\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])|\b(?:only|just|seulement|solo|nur|apenas|soltanto)\s+(?:note|write|store|keep|record|save|mention)\s*:?\s*['"‘“«]|\b(?:ecri\w*|schreib\w*|escrib\w*|escrev\w*|scriv\w*|not\w*)\s+(?:seulement|uniquement|nur|solo|solamente|apenas|somente|soltanto)\s*:?\s*['"‘“«]"#,
+            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|so|seulement|uniquement|nur|unicamente|au plus|hochstens|tout au plus|como mucho|al massimo|no maximo)\s*:?\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])|\b(?:only|just|seulement|solo|nur|apenas|soltanto)\s+(?:note|write|store|keep|record|save|mention)\s*:?\s*['"‘“«]|\b(?:ecri\w*|schreib\w*|escrib\w*|escrev\w*|scriv\w*|not\w*)\s+(?:seulement|uniquement|nur|solo|solamente|apenas|somente|soltanto|hochstens)\s*:?\s*['"‘“«]|^\W*(?:record|note|notiere|write|store|save)\s*:\s*['"‘“«]"#,
         )
         .expect("the keep-only-a-note pattern compiles")
     });
@@ -1191,6 +1191,14 @@ const SETS: &[(&str, &str)] = &[
         "dev12b",
         include_str!("../../tests/fixtures/safety/heldout_categories_dev12b.jsonl"),
     ),
+    (
+        "test17",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test17.jsonl"),
+    ),
+    (
+        "test18",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test18.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -1225,6 +1233,8 @@ pub const AUTHOR_SETS: &[&str] = &[
     "test16",
     "dev12a",
     "dev12b",
+    "test17",
+    "test18",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

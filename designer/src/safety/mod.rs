@@ -1784,7 +1784,7 @@ fn memory_templates_neutral(text: &str) -> std::borrow::Cow<'_, str> {
 fn quoted_overrides_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r#"(?i)(?P<lead>\b(?:e\.?\s?g\.?|for example|for instance|such as|asked (?:\w+ ){0,2}to|joking(?:ly)?|joked|z\.?\s?b\.?|par exemple|por ejemplo|ad esempio|por exemplo)\s*[:,]?\s*)['"‘“«„](?P<q>[^'"’”»“]{3,60})['"’”»“]"#,
+            r#"(?i)(?P<lead>\b(?:e\.?\s?g\.?|for example|for instance|such as|asked (?:\w+ ){0,2}to|joking(?:ly)?|joked|says?|saying|dice|dit|sagt|diz|z\.?\s?b\.?|par exemple|por ejemplo|ad esempio|por exemplo)\s*[:,]?\s*)['"‘“«„](?P<q>[^'"’”»“]{3,60})['"’”»“]"#,
         )
     });
     static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
@@ -1797,6 +1797,12 @@ fn quoted_overrides_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r"(?i)\b(?:content|a quote|quoted|not (?:a |an )?(?:commands?|instructions?|orders?|preferences?)|store nothing|never (?:follow|obey)|do not (?:follow|obey)|don't (?:follow|obey)|to be judged|just text|as data)\b",
         )
     });
+    // any quoted phrase, where the text says outright that it is not an order to follow
+    static NOT_AN_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)\b(?:not (?:a |an )?(?:commands?|instructions?|orders?)|(?:never|do not|don't) (?:follow|obey|execute|act on) (?:it|them)|no lo sigas|como texto normal|comme du texte|als normalen text|come testo normale|como texto)\b",
+        )
+    });
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for c in QUOTED.captures_iter(text) {
@@ -1807,7 +1813,8 @@ fn quoted_overrides_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             .match_indices(['.', '!', '?', ';', '\n'])
             .nth(1)
             .map_or(after.len(), |(i, _)| i);
-        if OVERRIDE.is_match(q) && CONTENT.is_match(&after[..upto]) {
+        let said = &after[..upto];
+        if (OVERRIDE.is_match(q) && CONTENT.is_match(said)) || NOT_AN_ORDER.is_match(said) {
             out.push_str(&text[last..c["lead"].len() + whole.start()]);
             out.push_str("'a quoted phrase'");
             last = whole.end();
@@ -1834,12 +1841,12 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     });
     static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation|rationale|background|reason|why this skill exists|why|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
+            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation|rationale|background|reason|why this skill exists|why(?: [\p{L} ]{1,30})?|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|could (?:damage|harm|destroy|leak|expose)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
         )
     });
     static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:the |a |an |o |el |l'|der |die )?(?:user|users|person|speaker|utilisateur|usuario|usuário|utilizador|utente|nutzer(?:in)?)\s[^.;:!?]{0,20}?\b(?:is an? |is the |works (?:in|as|at|for)|contou|contó|conto|told|mentioned|describes|describing|described|complained|joked|jokes|explains|explained|said that|reported|a raconté|hat erzählt|ha raccontato|racconta|erzählt|raconte|cuenta que|conta que)",
+            r"(?i)^\W*(?:the |a |an |o |el |l'|der |die )?(?:(?:user|users|person|speaker)(?:'s|’s) (?:novel|book|story|game|screenplay|script|film|movie|song|poem|play)\s+(?:is about|features|follows|tells|centres on|centers on)|(?:user|users|person|speaker|utilisateur|usuario|usuário|utilizador|utente|nutzer(?:in)?)\s[^.;:!?]{0,20}?\b(?:is an? |is the |works (?:in|as|at|for)|contou|contó|conto|told|mentioned|describes|describing|described|complained|joked|jokes|explains|explained|said that|reported|a raconté|hat erzählt|ha raccontato|racconta|erzählt|raconte|cuenta que|conta que))",
         )
     });
     static ORDER: LazyLock<Regex> = LazyLock::new(|| {
