@@ -1076,6 +1076,10 @@ const SETS: &[(&str, &str)] = &[
         include_str!("../../tests/fixtures/safety/heldout_round3.jsonl"),
     ),
     (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/ordinary_operations.jsonl"),
+    ),
+    (
         "categories",
         include_str!("../../tests/fixtures/safety/heldout_categories.jsonl"),
     ),
