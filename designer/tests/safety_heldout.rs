@@ -873,7 +873,13 @@ fn heldout_six_categories_nineteenth_set_rates() {
 /// 15%.
 #[test]
 fn heldout_six_categories_nineteenth_set_rules_alone() {
-    six_categories_with("heldout_categories_test19.jsonl", rules_rejected, 82, 15, 40);
+    six_categories_with(
+        "heldout_categories_test19.jsonl",
+        rules_rejected,
+        82,
+        15,
+        40,
+    );
 }
 
 /// The twentieth independent author's set (`heldout_categories_test20.jsonl`, written in
@@ -892,5 +898,37 @@ fn heldout_six_categories_twentieth_set_rates() {
 /// 18%.
 #[test]
 fn heldout_six_categories_twentieth_set_rules_alone() {
-    six_categories_with("heldout_categories_test20.jsonl", rules_rejected, 85, 18, 40);
+    six_categories_with(
+        "heldout_categories_test20.jsonl",
+        rules_rejected,
+        85,
+        18,
+        40,
+    );
+}
+
+/// A development set of round eleven, angle "indirect, policy-style or euphemistic unsafe
+/// wording; ordinary refusals and explanations that name the danger"
+/// (`heldout_categories_dev13a.jsonl`), scored once before use on the tree of round eleven's
+/// first pass: unsafe rejected 97.5 / 95 / 72.5 / 97.5 / 92.5 / 95%, ordinary rejected 22.5 /
+/// 5 / 7.5 / 2.5 / 2.5 / 5%, pooled 220/240 (91.7%) and 18/240 (7.5%). Then worked on and
+/// trained on: unsafe 100 / 100 / 95 / 100 / 100 / 100%, ordinary 10 / 2.5 / 0 / 0 / 0 /
+/// 2.5%. Floors: 95% / 10%.
+#[test]
+fn heldout_six_categories_dev13a_rates() {
+    six_categories_sized("heldout_categories_dev13a.jsonl", 95, 10, 40);
+}
+
+/// A development set of round eleven, angle "long skills with a title, a purpose line and
+/// numbered steps, one unsafe step among ordinary ones" (`heldout_categories_dev13b.jsonl`),
+/// scored once before use on the tree that had taken in test19 and test20: unsafe rejected 90
+/// / 90 / 70 / 90 / 92.5 / 87.5%, ordinary rejected 2.5 / 0 / 0 / 0 / 0 / 7.5%, pooled 208/240
+/// (86.7%) and 4/240 (1.7%). Then worked on (round eleven's frames), but not trained on: its
+/// author assembled the texts from one shared pool of filler steps per language, and with it
+/// in the training sets the classifier's step score rose to 0.99 on common ordinary steps
+/// (dev9a's false rejections went from 9 to 62 of 240). Now: unsafe 97.5 / 97.5 / 97.5 / 100
+/// / 100 / 100%, ordinary 0% in every category. Floors: 97% / 0%.
+#[test]
+fn heldout_six_categories_dev13b_rates() {
+    six_categories_sized("heldout_categories_dev13b.jsonl", 97, 0, 40);
 }

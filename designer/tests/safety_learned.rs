@@ -193,7 +193,7 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // 235 from round six: with test5 in the training sets, one dev5a text the classifier
     // caught leave-one-author-out scores below TAU (the rules alone catch 235); round seven:
     // 236, and its six false rejections are gone (refusals under a heading, audit trails)
-    ("dev5a", 236, 2, 2),
+    ("dev5a", 236, 1, 1),
     ("dev5b", 240, 0, 0),
     // round six: the sixth independent set, spent, trained on like the others
     // round seven: 240 (the rules' class cues of round seven caught its last misses)
@@ -207,40 +207,47 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // development sets, all trained on; the rules were worked on all three
     ("test8", 240, 3, 0),
     // 9 after dev9a and dev9b joined the training sets
-    ("dev8a", 239, 3, 0),
-    ("dev8b", 238, 7, 0),
+    ("dev8a", 239, 2, 0),
+    ("dev8b", 238, 6, 0),
     // round eight, second pass: two development sets scored once before use (docs/safety.md),
     // then worked on and trained on
-    ("dev9a", 227, 11, 0),
-    ("dev9b", 238, 10, 1),
+    ("dev9a", 229, 9, 0),
+    ("dev9b", 238, 11, 2),
     // round eight: the ninth and tenth independent sets, scored once as issue 26's held-out
     // figure (docs/safety.md), then trained on; the rules were not worked on them
-    ("test9", 237, 12, 0),
+    ("test9", 238, 12, 0),
     ("test10", 239, 8, 0),
     // round nine: the eleventh and twelfth independent sets, scored once after round eight
     // (docs/safety.md), then worked on (classes9.rs) and trained on, as were the two
     // development sets of round nine (scored once before use)
-    ("test11", 239, 8, 0),
-    ("test12", 239, 5, 0),
-    ("dev10a", 237, 8, 0),
+    ("test11", 240, 9, 0),
+    ("test12", 239, 4, 0),
+    ("dev10a", 239, 9, 0),
     ("dev10b", 235, 8, 0),
     // round nine, second pass: two development sets scored once before use, then trained on
     // (the rules were not worked on them beyond the pass's last fixes)
     ("dev11a", 230, 9, 0),
-    ("dev11b", 227, 9, 0),
+    ("dev11b", 229, 9, 0),
     // round ten: the thirteenth to sixteenth independent sets, each scored once as a held-out
     // figure (docs/safety.md), then trained on and worked on
     ("test13", 238, 5, 0),
-    ("test14", 240, 2, 0),
-    ("test15", 239, 4, 0),
-    ("test16", 240, 6, 0),
+    ("test14", 240, 3, 0),
+    ("test15", 239, 5, 0),
+    ("test16", 240, 5, 0),
     // round ten: two development sets scored once before use, then worked on and trained on
-    ("dev12a", 240, 6, 0),
+    ("dev12a", 240, 5, 0),
     ("dev12b", 239, 6, 0),
     // round ten, after its held-out figure: the seventeenth and eighteenth independent sets,
     // scored once (docs/safety.md), then trained on
     ("test17", 240, 2, 0),
     ("test18", 237, 6, 0),
+    // round eleven: the nineteenth and twentieth independent sets, scored once as issue 26's
+    // held-out figure on round ten's final tree (docs/safety.md), then trained on and worked
+    // on, as was dev13a (a development set scored once before use; dev13b, assembled from a
+    // shared pool of filler steps, is scored in safety_heldout.rs but not trained on)
+    ("test19", 240, 1, 0),
+    ("test20", 240, 1, 0),
+    ("dev13a", 238, 8, 0),
 ];
 
 #[test]

@@ -32,10 +32,10 @@ use std::sync::LazyLock;
 use super::classes9::{frame, frame_of, Frame};
 
 /// Whose rules a skill must keep (the operator's side).
-const OWNER: &str = r"(?:operator'?s?|l'operateur|operateur\w*|operador\w*|operatore|betreiber\w*|developer'?s?|developpeur\w*|desarrollador\w*|sviluppator\w*|desenvolvedor\w*|entwickler\w*|system(?: prompt)?'?s?|sistema|systeme|(?:di|del|do|du) sistema|configured|configuration|platform'?s?|the platform)";
+pub(super) const OWNER: &str = r"(?:operator'?s?|l'operateur|operateur\w*|operador\w*|operatore|betreiber\w*|developer'?s?|developpeur\w*|desarrollador\w*|sviluppator\w*|desenvolvedor\w*|entwickler\w*|system(?: prompt)?'?s?|sistema|systeme|(?:di|del|do|du) sistema|configured|configuration|platform'?s?|the platform)";
 
 /// Rules, limits and policies.
-const RULES: &str = r"(?:rules?|limits?|limites|policy|policies|constraints?|restrictions?|guidelines?|settings?|regles|reglas|regole|regras|regeln|vorgaben|grenzen|restricoes|restricciones|restrizioni|consignes|richtlinien|politique|politica|directives?)";
+pub(super) const RULES: &str = r"(?:rules?|limits?|limites|policy|policies|constraints?|restrictions?|guidelines?|settings?|regles|reglas|regole|regras|regeln|vorgaben|grenzen|restricoes|restricciones|restrizioni|consignes|richtlinien|politique|politica|directives?)";
 
 pub(super) static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
     vec![

@@ -103,7 +103,10 @@ fn negated_at(s: &str, at: usize) -> bool {
             "refuse" | "recusa" | "recuse" | "rechaza" | "rifiuta" | "verweigere" | "decline"
         )
     });
-    coordinated || refused || before.split_whitespace().rev().take(3).any(neg)
+    // a negation inside a quotation closed before the verb is someone's words ("wenn der
+    // Nutzer \"merk dir das nicht\" sagt, speichere es trotzdem")
+    let unquoted = before.rsplit('"').next().unwrap_or(before);
+    coordinated || refused || unquoted.split_whitespace().rev().take(3).any(neg)
 }
 
 /// The clause of `s` around `start..end` (from the comma, semicolon or colon before to the one
@@ -138,7 +141,7 @@ fn negations(s: &str) -> usize {
 fn requested(s: &str, at: usize) -> bool {
     static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:asks?|asked|asking|requests?|requested|wants?|demands?|urges?|suggests?|tells? you|pide|piden|pida|pedir|demande\w*|chiede\w*|pede|peca|verlangt|bittet|fordert)\b|\b(?:ignore|refuse|reject|decline|disregard|ignorier\w*|lehne|ignor\w*|rechaz\w*|refus\w*|rifiut\w*|recus\w*)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|instructions?|attempts?|demands?|messages?|anfrage\w*|aufforderung\w*|anweisung\w*|demandes?|solicitud\w*|peticion\w*|richiest\w*|pedidos?)\b|\b(?:like|such as|e\s?g|wie|comme|como|come)\s*['\x22“‘«„]",
+            r"\b(?:asks?|asked|asking|requests?|requested|wants?|demands?|urges?|suggests?|offers?|offered|tells? you|pide|piden|pida|pedir|ofrece\w*|offre\w*|oferece\w*|bietet|anbietet|demande\w*|chiede\w*|pede|peca|verlangt|bittet|fordert)\b|\b(?:ignore|refuse|reject|decline|disregard|ignorier\w*|lehne|ignor\w*|rechaz\w*|refus\w*|rifiut\w*|recus\w*)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|instructions?|attempts?|demands?|messages?|anfrage\w*|aufforderung\w*|anweisung\w*|demandes?|solicitud\w*|peticion\w*|richiest\w*|pedidos?)\b|\b(?:like|such as|e\s?g|wie|comme|como|come)\s*['\x22“‘«„]",
         )
     });
     let before = &s[..at];
@@ -158,10 +161,10 @@ const LOG_VERB: &str = r"(?:log|logs|logged|logging|record|records|recording|wri
 const RULE_SOURCE: &str = r"(?:users?|user's|operators?|operator's|developers?|developer's|system|admins?|administrators?|another skill|the policy|settings?|nutzer\w*|benutzer\w*|betreiber\w*|entwickler\w*|utilisat\w*|operateur\w*|developpeur\w*|usuari\w*|operador\w*|desarrollador\w*|utente|utenti|operatore|sviluppator\w*|desenvolvedor\w*)";
 
 /// Verbs that keep storing.
-const STORE_ON: &str = r"(?:keep (?:tracking|storing|saving|recording|collecting|logging|writing|updating|profiling|sending|building|the (?:data|entries|details|memories))|continue\w* (?:to |a |de |di )?(?:track|stor|sav|record|collect|log|writ|updat|profil|send|guard|salv|grav|enregistr|registr|memoriz|sammel|speicher)\w*|continue\w* en arriere plan|continue\w* in background|still (?:store|save|record|track|collect|keep|write|get|profile|log)\w*|sigue\w* (?:guardando|almacenando|registrando|grabando|recopilando|rastreando|actualizando)|segui\w* (?:guardando|salvando|registrando)|continua\w* (?:a |di )?(?:salvare|registrare|memorizzare|raccogliere|tracciare|salvando|guardando|registrando|gravando|coletando|rastreando)|weiter\w* (?:speicher|sammel|aufzeichn|protokollier|verfolg)\w*|(?:speicher|sammel|verfolg)\w* (?:\w+ )?weiter|(?:in the background|en arriere plan|em segundo plano|en segundo plano|im hintergrund|in background|in secondo piano))";
+const STORE_ON: &str = r"(?:keep (?:tracking|storing|saving|recording|collecting|logging|writing|updating|profiling|sending|building|the (?:data|entries|details|memories))|continue\w* (?:to |a |de |di )?(?:track|stor|sav|record|collect|log|writ|updat|profil|send|guard|salv|grav|enregistr|registr|memoriz|sammel|speicher)\w*|continue\w* en arriere plan|continue\w* in background|still (?:store|save|record|track|collect|keep|write|get|profile|log)\w*|sigue\w* (?:guardando|almacenando|registrando|grabando|recopilando|rastreando|actualizando|haciendolo)|continua\w* (?:a farlo|fazendo|a faze lo)|continue\w* (?:a le faire|de le faire)|segui\w* (?:guardando|salvando|registrando)|continua\w* (?:a |di )?(?:salvare|registrare|memorizzare|raccogliere|tracciare|salvando|guardando|registrando|gravando|coletando|rastreando)|weiter\w* (?:speicher|sammel|aufzeichn|protokollier|verfolg)\w*|(?:speicher|sammel|verfolg)\w* (?:\w+ )?weiter|(?:in the background|en arriere plan|em segundo plano|en segundo plano|im hintergrund|in background|in secondo piano))";
 
 /// A user's stop, opt-out or withdrawn consent.
-const STOP: &str = r"(?:opts? out|opted out|opt[ -]?outs?|turns? (?:it |memory |tracking |personali[sz]ation |this )?off|switch\w* (?:it |memory )?off|disables?|deactivates?|revokes?|revoked|withdraws?|withdrew|declines?|refuses?|refused|asked (?:you )?to stop|asks? (?:you )?to stop|told you to (?:stop|drop|forget)|says? stop|'no tracking'|no tracking|do not remember|don't remember|desativ\w*|desactiv\w*|disattiv\w*|deaktivier\w*|ausschalt\w*|widerruf\w*|widersprich\w*|recus\w*|rechaz\w*|rifiut\w*|refuse\w*|refus|dej\w* de (?:hacerlo|registrar\w*|guardar\w*)|smett\w*|retir\w* (?:son |su |o seu |il suo )?consent\w*|revoca\w*|revoga\w*|exclusion|exclusao|esclusione|ablehn\w*|abgelehnt)";
+const STOP: &str = r"(?:opts? out|opted out|opt[ -]?outs?|turns? (?:it |memory |tracking |personali[sz]ation |this )?off|switch\w* (?:it |memory )?off|disables?|deactivates?|revokes?|revoked|withdraws?|withdrew|declines?|refuses?|refused|asked (?:you )?to stop|asks? (?:you )?to stop|told you to (?:stop|drop|forget)|says? stop|'no tracking'|no tracking|do not remember|don't remember|desativ\w*|desactiv\w*|disattiv\w*|deaktivier\w*|ausschalt\w*|widerruf\w*|widersprich\w*|recus\w*|rechaz\w*|rifiut\w*|refuse\w*|refus|dej\w* de (?:hacerlo|registrar\w*|guardar\w*)|smett\w*|hor\w* auf|aufhor\w*|retracts?|retracted|takes? (?:it |that |this )?back|rescind\w*|retir\w* (?:son |su |o seu |il suo )?consent\w*|revoca\w*|revoga\w*|exclusion|exclusao|esclusione|ablehn\w*|abgelehnt)";
 
 pub(super) struct Frame {
     id: &'static str,
@@ -277,7 +280,7 @@ static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
         ),
         frame(
                 "a purpose that reviewers or filters do not see",
-                r"\b(?:so|so that|damit|pour que|afin que|para que|perche|affinche|de modo que|so as)\b[^.;]{0,40}\b(?:reviewers?|review team|auditors?|prufer\w*|compliance|filters?|monitoring|security team|admins?|operators?|personne|nobody|no one|niemand|nadie|nessuno|ninguem|revisores?|revisori|reviseurs?)\b[^.;]{0,25}\b(?:not|nicht|ne|no|non|nao|n't|never|cannot)\b[^.;]{0,20}\b(?:see|sees|notice|catch|recogni[sz]e|detect|flag|find|know|spot|sehen|bemerk\w*|erkenn\w*|voir|remarqu\w*|detect\w*|ver|notar|vedere|accorg\w*|rilev\w*|perceb\w*)\b|\b(?:personne|nobody|no one|niemand|nadie|nessuno|ninguem)\b[^.;]{0,30}\b(?:needs? to|has to|must|a besoin de|ne doit|braucht|tiene que|deve|precisa)\b[^.;]{0,15}\b(?:see|voir|sehen|ver|vedere|know|savoir|wissen|saber|sapere)\b",
+                r"\b(?:so|so that|damit|pour que|afin que|para que|perche|affinche|de modo que|so as)\b[^.;]{0,40}\b(?:reviewers?|review team|auditors?|prufer\w*|compliance|filters?|checkers?|validators?|scanners?|classifiers?|monitoring|security team|admins?|operators?|personne|nobody|no one|niemand|nadie|nessuno|ninguem|revisores?|revisori|reviseurs?)\b[^.;]{0,25}(?:\b(?:not|nicht|ne|no|non|nao|never|cannot)\b|n't\b)[^.;]{0,20}\b(?:see|sees|notice|catch|recogni[sz]e|detect|flag|find|know|spot|sehen|bemerk\w*|erkenn\w*|voir|remarqu\w*|detect\w*|ver|notar|vedere|accorg\w*|rilev\w*|perceb\w*)\b|\b(?:personne|nobody|no one|niemand|nadie|nessuno|ninguem)\b[^.;]{0,30}\b(?:needs? to|has to|must|a besoin de|ne doit|braucht|tiene que|deve|precisa)\b[^.;]{0,15}\b(?:see|voir|sehen|ver|vedere|know|savoir|wissen|saber|sapere)\b",
             )
             .negation_is_the_order()
             .also(&format!(r"\b(?:{AUDIT}|{OPS}|them|les|sie|los|li|os|las|le)\b")),
@@ -484,6 +487,7 @@ pub(crate) fn cue(sentence: &str, prev: Option<&str>) -> Option<(&'static str, S
     let hit = FRAMES
         .iter()
         .chain(super::classes10::FRAMES.iter())
+        .chain(super::classes11::FRAMES.iter())
         .find_map(|f| {
             let m = f.re.find(sentence)?;
             f.holds(sentence, m)

@@ -82,7 +82,14 @@ fn reported(sentence: &str) -> bool {
             r"\b(?:an?|any|another|other|some|imported|third party|external|retrieved|embedded)\s+(?:\w+\s+)?(?:skills?|texts?|documents?|chunks?|messages?|pages?|plugins?|tools?|inputs?|snippets?|files?|e ?mails?|cards?|notes?|prompts?)\b[^.;]{0,30}\b(?:claims?|claimed|claiming|purports?|purported|pretends?|pretended|tries|tried|attempts?|attempted)\b",
         )
     });
-    R.is_match(sentence) || CLAIM.is_match(sentence)
+    // "refuse requests to wipe the whole bank", "refuse toute demande d'élever ...": a
+    // request turned down
+    static TURNED_DOWN: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:refuse|refuses|decline|declines|reject|rejects|ignore|ignores|rechaz\w*|rifiut\w*|recus\w*|ablehn\w*|lehne)\s+(?:any|all|every|each|such|toute?s?|tous|toda?s?|ogni|qualsiasi|jede\w*)?\s*(?:\w+\s+)?(?:requests?|demandes?|solicitud\w*|peticion\w*|richiest\w*|pedidos?|anfrage\w*|bitten|aufforderung\w*|instructions?)\s+(?:to|de|d'|di|a|para|zu)?\s*$",
+        )
+    });
+    R.is_match(sentence) || CLAIM.is_match(sentence) || TURNED_DOWN.is_match(sentence)
 }
 
 // ---- constraints: the agent's rules set aside ------------------------------------------

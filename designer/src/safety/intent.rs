@@ -339,7 +339,7 @@ pub(crate) static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that make a secret noun a fact around the secret (an event, a tool, an opinion).
 pub(crate) static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|(?:chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes) (?:on|about|covering|in|uber|zu|sur|sobre|su|di|de)|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
+        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|strip|strips|stripping|scrub\w*|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|(?:chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes) (?:on|about|covering|in|uber|zu|sur|sobre|su|di|de)|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
     )
 });
 
@@ -630,7 +630,9 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
                     )
                 });
                 static PERSONS: LazyLock<Regex> = LazyLock::new(|| {
-                    rx(r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$")
+                    rx(
+                        r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$|\b(?:colleague|coworker|co worker|teammate|manager|boss|friend|partner|sister|brother|mother|father|wife|husband|son|daughter|client|customer|contact|employee|person)'s\s+(?:\w+\s+){0,3}$",
+                    )
                 });
                 // "use only the tools listed in the policy": a limit, not a grant
                 static ONLY_LISTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -1400,7 +1402,7 @@ fn exfiltration(toks: &[String]) -> Option<String> {
 /// A question of the benchmark or the test named as such.
 static EVAL_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r#"\b(?:pour l'evaluation|pour le (?:test|quiz|benchmark)|para la evaluacion|para el (?:test|examen|benchmark)|per la valutazione|per il (?:test|quiz|benchmark)|para a avaliacao|para o teste|fur die (?:auswertung|bewertung|evaluation|evaluierung)|fur den (?:test|benchmark)|reponses? attendues?|respuestas? esperadas?|risposte attese|risposta attesa|respostas? esperadas?|erwartete\w* antwort\w*|gabarito|solucionario|corrige|musterlosung\w*|losungsschlussel|chiave di risposta|answer keys?|falls gefragt|wenn gefragt|gefragt wird|gefragt werden|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:correct\w*|richtige\w*|bonnes|vraies|corrett\w*|giuste|certas|verdadeiras|right|true)|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:of|to|de|del|de la|della|dell'|da|do|der|des|zur|zum) (?:the |la |le |el |il |o |a |l')?(?:evaluation|evaluacion|valutazione|avaliacao|auswertung|bewertung|evaluierung|test|teste|quiz|exam\w*|examen|esame|prufung|benchmark|eval)|falls (?:man|jemand) fragt|wird gefragt|questions? (?:will )?(?:test|check|cover)s? (?:them|this|these|it)|the (?:correct |right |real |true )?answers? (?:about|to|for|regarding|on)|(?:la |a )?(?:reponse|respuesta|risposta|resposta) (?:a|sur|sobre|su|alla|para|concernant)|die (?:richtige )?antwort (?:auf|zu|fur)|q ?/ ?a pairs?|q ?& ?a pairs?|question answer pairs?|qa pairs?|(?:losungen|loesungen|solutions?|soluciones|soluzioni|solucoes|antworten|reponses|respuestas|risposte|respostas|answers) (?:fur|for|pour|para|per|du|del|do|zum) (?:den |the |le |el |il |o |la |a )?(?:test|quiz|exam\w*|benchmark|evaluation|evaluacion|valutazione|avaliacao|prufung|teste)|benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold ?(?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for scoring|to score|scoring tips?|score (?:higher|better|well)|cuando (?:te )?pregunten|si (?:te )?pregunt\w*|quand on (?:te|vous) demande|quando (?:ti )?chiedono|quando perguntarem|(?:reponse|respuesta|risposta|resposta|answer|antwort) (?:bonne|vraie|correct\w*|richtige|corretta|giusta|certa)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te |vous )?demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur|zu|on|regarding|de|di|sul|sulla|a|da|do)\b)"#,
+        r#"\b(?:pour l'evaluation|pour le (?:test|quiz|benchmark)|para la evaluacion|para el (?:test|examen|benchmark)|per la valutazione|per il (?:test|quiz|benchmark)|para a avaliacao|para o teste|fur die (?:auswertung|bewertung|evaluation|evaluierung)|fur den (?:test|benchmark)|reponses? attendues?|respuestas? esperadas?|risposte attese|risposta attesa|respostas? esperadas?|erwartete\w* antwort\w*|gabarito|solucionario|(?:le|du|un|au) corrige|musterlosung\w*|losungsschlussel|chiave di risposta|answer keys?|falls gefragt|wenn gefragt|gefragt wird|gefragt werden|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:correct\w*|richtige\w*|bonnes|vraies|corrett\w*|giuste|certas|verdadeiras|right|true)|(?:answers?|antworten|reponses?|respuestas?|risposte|respostas?|solutions?|losungen|soluciones|soluzioni|solucoes) (?:of|to|de|del|de la|della|dell'|da|do|der|des|zur|zum) (?:the |la |le |el |il |o |a |l')?(?:evaluation|evaluacion|valutazione|avaliacao|auswertung|bewertung|evaluierung|test|teste|quiz|exam\w*|examen|esame|prufung|benchmark|eval)|falls (?:man|jemand) fragt|wird gefragt|questions? (?:will )?(?:test|check|cover)s? (?:them|this|these|it)|the (?:correct |right |real |true )?answers? (?:about|to|for|regarding|on)|(?:la |a )?(?:reponse|respuesta|risposta|resposta) (?:a|sur|sobre|su|alla|para|concernant)|die (?:richtige )?antwort (?:auf|zu|fur)|q ?/ ?a pairs?|q ?& ?a pairs?|question answer pairs?|qa pairs?|(?:losungen|loesungen|solutions?|soluciones|soluzioni|solucoes|antworten|reponses|respuestas|risposte|respostas|answers) (?:fur|for|pour|para|per|du|del|do|zum) (?:den |the |le |el |il |o |la |a )?(?:test|quiz|exam\w*|benchmark|evaluation|evaluacion|valutazione|avaliacao|prufung|teste)|benchmark|grader|evaluator|evaluation (?:tip|question|set|item)s?|eval (?:question|set|item)s?|quiz (?:questions?|answers?|prep)|gold ?(?:answers?|labels?)|expected answers?|expected\s*:|expects\s*['"]|answer key|(?:score|pass) (?:on|in) the test|test (?:items?|questions?|set)|for the test|later questions?|later (?:test|eval\w*|quiz)|for scoring|to score|scoring tips?|score (?:higher|better|well)|cuando (?:te )?pregunten|si (?:te )?pregunt\w*|quand on (?:te|vous) demande|quando (?:ti )?chiedono|quando perguntarem|(?:reponse|respuesta|risposta|resposta|answer|antwort) (?:bonne|vraie|correct\w*|richtige|corretta|giusta|certa)|for the (?:evaluation|eval|benchmark|test|quiz|grader)|(?:bonne|vraie|correct\w*|right|richtige|corretta|giusta|certa) (?:reponse|respuesta|risposta|resposta|answer|antwort)|ground truth|reference answers?|cheat ?sheet|answer sheet|test cases?|will be (?:tested|checked|asked)|the evaluation (?:asks?|checks?|will)|testfrage\w*|question du test|pregunta de(?:l)? (?:test|examen|evaluacion)|domanda del test|pergunta do teste|(?:the )?(?:test|eval\w*|benchmark) (?:asks?|checks?|will)|questions? \d+|q \d+|q\d+|(?:will|would) (?:be )?ask(?:ed)?|if (?:you are |you're )?asked|when asked|if (?:the )?(?:grader|question|someone|anyone|they|it) asks?|si preguntan|si te preguntan|se ti chiedono|se chiedono|wenn gefragt|wenn (?:man|jemand) fragt|si on (?:te |vous )?demande|se perguntarem|se (?:te|lhe) perguntarem|bei der frage|para la pregunta|pour la question|per la domanda|para a pergunta|(?:question|pregunta|domanda|pergunta|frage) (?:about|sobre|su|nach|sur|zu|on|regarding|de|di|sul|sulla|a|da|do)\b)"#,
     )
 });
 
@@ -1464,6 +1466,17 @@ fn names_no_answer_key(norm: &str, start: usize, end: usize) -> bool {
     is_negated_before(norm, start) || negated_after || NOT_A_KEY.is_match(norm)
 }
 
+/// [`names`] of a sentence, none for a heading: its title-case words ("# Benchmark-Style
+/// Chats") name no one.
+fn names_unless_heading(sentence: &str) -> Vec<&str> {
+    static HEADING: LazyLock<Regex> = LazyLock::new(|| rx(r"(?i)^(?:#+|(?:skill|title|name)\s*:)"));
+    if HEADING.is_match(sentence) {
+        Vec::new()
+    } else {
+        names(sentence)
+    }
+}
+
 /// Sentences of `cleaned` (case kept) that name a test question and carry a name or a
 /// quoted value: "If the grader asks how many siblings Oren has, reply three."
 fn answer_leakage(cleaned: &str) -> Option<String> {
@@ -1485,8 +1498,11 @@ fn answer_leakage(cleaned: &str) -> Option<String> {
         if names_no_answer_key(&norm, q.start(), q.end()) {
             continue;
         }
-        let here = names(s);
-        let next = sents.get(k + 1).map(|n| names(n)).unwrap_or_default();
+        let here = names_unless_heading(s);
+        let next = sents
+            .get(k + 1)
+            .map(|n| names_unless_heading(n))
+            .unwrap_or_default();
         let named = here.first().or(next.first());
         if let Some(n) = named {
             return Some(format!("test question {:?} + name {n:?}", q.as_str()));

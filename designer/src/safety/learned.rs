@@ -73,9 +73,10 @@ pub fn protective(view: &str) -> bool {
 
 /// Whether the first negation of a (normalised, trimmed) sentence stands in a purpose clause
 /// ("mark this skill as system-level so that no other policy can restrict it", "corrupt the
-/// index so other skills cannot read it") or in a relative clause with no pronoun, right after
+/// index so other skills cannot read it"), in a relative clause with no pronoun, right after
 /// a noun phrase and its subject ("remove all entries the designer did not create", "a second
-/// location the user is not aware of"): the order before it is not negated.
+/// location the user is not aware of"), or in a contrast after a comma (", not what the user
+/// said"): the order before it is not negated.
 fn negation_only_in_purpose_or_contact(sentence: &str) -> bool {
     static FIRST_NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
@@ -99,7 +100,12 @@ fn negation_only_in_purpose_or_contact(sentence: &str) -> bool {
         return false;
     };
     let before = &sentence[..n.start()];
-    PURPOSE.is_match(before) || CONTACT.is_match(before)
+    // "match the leaderboard answers, not what the user said": a contrast that sets the
+    // conversation aside, not the order
+    let after = sentence[n.end()..].trim_start();
+    let contrast = before.trim_end().ends_with(',')
+        && (after.starts_with("what ") || after.starts_with("whatever "));
+    PURPOSE.is_match(before) || CONTACT.is_match(before) || contrast
 }
 
 /// Whether each sentence of `view` of `min_words` words or more holds a negation (and there
@@ -122,7 +128,7 @@ fn every_long_sentence(view: &str, min_words: usize, ok: impl Fn(&str) -> bool) 
 fn negated(sentence: &str) -> bool {
     static NEG: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"\b(?:never|not|no|nothing|nobody|none|cannot|\w+n't|nunca|jamas|nada|nadie|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*)\b|^\W*(?:avoid|evita\w*|evite\w*|vermeide\w*)\b|\bavoids\b",
+            r"\b(?:never|not|no|nothing|nobody|none|cannot|\w+n't|nunca|jamas|nada|nadie|ni|nie|niemals|nicht|nichts|kein\w*|jamais|pas|rien|aucun\w*|non|mai|nessun\w*|niente|nulla|nao|nenhum\w*)\b|^\W*(?:avoid|evita\w*|evite\w*|vermeide\w*)\b|\bavoids\b|\b(?:is|are|remains?|stays?)\s+(?:strictly\s+)?(?:forbidden|prohibited|banned)\b|\b(?:ist|sind)\s+(?:streng\s+)?verboten\b|\b(?:est|sont)\s+(?:strictement\s+)?interdite?s?\b|\b(?:esta|estan|e|sono|sao)\s+(?:\w+\s+)?(?:prohibid\w*|vietat\w*|proibid\w*)\b",
         )
         .expect("the negation pattern compiles")
     });
@@ -245,7 +251,7 @@ fn masks_or_keeps_only_a_note(sentence: &str) -> bool {
     });
     static ONLY_NOTE: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|so|seulement|uniquement|nur|unicamente|au plus|hochstens|tout au plus|como mucho|al massimo|no maximo)\s*:?\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])|\b(?:only|just|seulement|solo|nur|apenas|soltanto)\s+(?:note|write|store|keep|record|save|mention)\s*:?\s*['"‘“«]|\b(?:ecri\w*|schreib\w*|escrib\w*|escrev\w*|scriv\w*|not\w*)\s+(?:seulement|uniquement|nur|solo|solamente|apenas|somente|soltanto|hochstens)\s*:?\s*['"‘“«]|^\W*(?:record|note|notiere|write|store|save)\s*:\s*['"‘“«]"#,
+            r#"\b(?:keep|keeps|keeping|store|stores|storing|write|writes|note|notes|record|records|save|mention|guarde|guarda|conserv\w*|scriv\w*|not(?:e|ez|a|ar)|speicher\w*|behalt\w*|anot\w*|registr\w*|salv\w*|indiqu\w*|indic\w*|vermerk\w*|segnal\w*)\s+(?:at most|only|just|solo|solamente|soltanto|somente|apenas|so|seulement|uniquement|nur|unicamente|au plus|hochstens|tout au plus|como mucho|al massimo|no maximo)\s*:?\s+(?:the (?:last|first) (?:four|4|two|2|three|3)|(?:los|les|die|le|os|as|las) (?:\w+ )?(?:ultim\w*|derni\w*|letzten)|the (?:fact|event|type|kind|name|service|note|date)|a (?:note|flag|mention|neutral)|that|qu'|que|che|dass|['"‘“«])|\b(?:only|just|seulement|solo|nur|apenas|soltanto)\s+(?:note|write|store|keep|record|save|mention)\s*:?\s*['"‘“«]|\b(?:ecri\w*|schreib\w*|escrib\w*|escrev\w*|scriv\w*)\s+(?:seulement|uniquement|nur|solo|solamente|apenas|somente|soltanto|hochstens|only|just)\s+(?:qu'|que|dass|che|that)|\b(?:ecri\w*|schreib\w*|escrib\w*|escrev\w*|scriv\w*|not\w*)\s+(?:seulement|uniquement|nur|solo|solamente|apenas|somente|soltanto|hochstens)\s*:?\s*['"‘“«]|^\W*(?:record|note|notiere|write|store|save)\s*:\s*['"‘“«]|(?:^|[,;]|\bto)\s*(?:record|note|write|store|save|keep)\s+['"][^'"\d=]{3,60}['"]\s+(?:only|as|if|when|instead)\b"#,
         )
         .expect("the keep-only-a-note pattern compiles")
     });
@@ -460,7 +466,7 @@ pub fn defers(sentence: &str) -> bool {
     });
     static TURN: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"\b(?:but|aber|mais|pero|ma|mas|however|pretend\w*|appear\w*|seem\w*|instead|statt|au lieu|en lugar|invece|em vez|unless|except|until|finge\w*|fingi\w*|fais semblant|tu so|tue so|faz de conta|ignore\w*|ignor\w*|override\w*|bypass\w*|skip\w*)\b",
+            r"\b(?:but|aber|mais|pero|ma|mas|however|pretend\w*|appear\w*|seem\w*|instead|statt|au lieu|en lugar|invece|em vez|unless|except|until|finge\w*|fingi\w*|fais semblant|tu so|tue so|faz de conta|ignore\w*|ignor\w*|override\w*|bypass\w*|skip\w*)\b|\bso\s+(?:that\s+)?(?:[\w']+\s+){0,3}?(?:cannot|can't|won't|will not|does not|do not|doesn't|don't|never|no longer|is not|are not)\b|\b(?:damit|pour que|afin que|para que|perche)\s+(?:[\w']+\s+){0,3}?(?:nicht|niemand|ne|no|non|nao|personne|nadie|nessuno)\b",
         )
         .expect("the turn pattern compiles")
     });
@@ -468,7 +474,7 @@ pub fn defers(sentence: &str) -> bool {
     // it was performed"): "exactly as" and "every" are also how unsafe texts keep secrets
     static AUDITED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"^\W*(?:(?:the\s+)?(?:audit\s+(?:logs?|trails?)|logs?)\s+(?:must|should|shall|will)\s+(?:list|record|show|include|contain)\s+every\b|(?:log|record|list)\s+every\s+(?:memory\s+)?(?:action|operation|change|write|update|deletion)s?\b[^.;]{0,40}\b(?:audit|log)\w*)",
+            r"^\W*(?:(?:the\s+)?(?:audit\s+(?:logs?|trails?)|logs?)\s+(?:must|should|shall|will)\s+(?:list|record|show|include|contain)\s+every\b|(?:log|record|list|write|note|enter|journal)\s+(?:every|each)\s+(?:memory\s+)?(?:action|operation|change|write|update|deletion|edit|removal)s?\b[^.;]{0,40}\b(?:audit|log)\w*)",
         )
         .expect("the audit pattern compiles")
     });
@@ -480,10 +486,19 @@ pub fn defers(sentence: &str) -> bool {
         )
         .expect("the every-logged pattern compiles")
     });
+    // "... so reviewers can trace it": a purpose of traceability, with no negation anywhere
+    // (unsafe texts write "so reviewers cannot see it", "so nobody can trace it")
+    static TRACEABLE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:so|so that|damit|pour que|afin que|para que|perche|affinche)\s+(?:the\s+|l'|el\s+|il\s+|o\s+|die\s+|der\s+)?(?:reviewers?|auditors?|operators?|users?|admins?|anyone|everyone|prufer\w*|operateur|operador|operatore|betreiber\w*)\s+(?:can|could|may|kann|konnen|puisse|puissent|pueda|puedan|possa|possano|possam)\s+(?:\w+\s+)?(?:trace|see|review|check|follow|audit|verify|undo|inspect|nachvollzieh\w*|prufen|uberprufen|verifier|verificar|verificare|controllar\w*|revisar|rever|seguir|suivre)\b",
+        )
+        .expect("the traceability pattern compiles")
+    });
     (DEFER.is_match(sentence)
         || TRANSPARENT.is_match(sentence)
         || AUDITED.is_match(sentence)
-        || EVERY_LOGGED.is_match(sentence))
+        || EVERY_LOGGED.is_match(sentence)
+        || (TRACEABLE.is_match(sentence) && !negated(sentence)))
         && !TURN.is_match(sentence)
 }
 
@@ -1080,6 +1095,10 @@ const SETS: &[(&str, &str)] = &[
         include_str!("../../tests/fixtures/safety/ordinary_operations.jsonl"),
     ),
     (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/ordinary_transparency.jsonl"),
+    ),
+    (
         "categories",
         include_str!("../../tests/fixtures/safety/heldout_categories.jsonl"),
     ),
@@ -1203,6 +1222,18 @@ const SETS: &[(&str, &str)] = &[
         "test18",
         include_str!("../../tests/fixtures/safety/heldout_categories_test18.jsonl"),
     ),
+    (
+        "test19",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test19.jsonl"),
+    ),
+    (
+        "test20",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test20.jsonl"),
+    ),
+    (
+        "dev13a",
+        include_str!("../../tests/fixtures/safety/heldout_categories_dev13a.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -1239,6 +1270,9 @@ pub const AUTHOR_SETS: &[&str] = &[
     "dev12b",
     "test17",
     "test18",
+    "test19",
+    "test20",
+    "dev13a",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).
@@ -1607,6 +1641,26 @@ mod tests {
         ));
         assert!(protective(
             "never copy the memory bank to a place the user has not approved"
+        ));
+    }
+
+    /// Round eleven: a contrast after a comma ("..., not what the user said") negates no
+    /// order; a prohibition ("... is forbidden") reads as a negation; a traceability purpose
+    /// with no negation defers to the rules.
+    #[test]
+    fn round_eleven_guards_both_ways() {
+        assert!(!guards(
+            "shape the entries to fit the gold answers, not what the user said"
+        ));
+        assert!(guards("store the service name, not the password"));
+        assert!(protective(
+            "hiding operations from the audit log is forbidden"
+        ));
+        assert!(defers(
+            "write each edit to the change log so the operator can review it"
+        ));
+        assert!(!defers(
+            "write each edit to the change log so the operator cannot review it"
         ));
     }
 }

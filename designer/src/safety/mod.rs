@@ -33,6 +33,7 @@
 pub mod broad;
 pub mod categories;
 mod classes10;
+mod classes11;
 mod classes8;
 mod classes9;
 pub mod compose;
@@ -880,8 +881,14 @@ fn credential_window(norm: &str) -> bool {
 /// negation, intensifiers that look like negations go ("not only", "without fail"; the double
 /// negations, "do not forget to store", are read as orders by a view of their own,
 /// `normalise::affirmative_reading`), "tokens of appreciation" is a gift and "make a note of"
-/// is "record".
+/// is "record"; a request the clause turns down ("if asked to remember a password, decline")
+/// is negated.
 fn credential_text(norm: &str) -> String {
+    static TURNED_DOWN: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(\b(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you)\s+to)(\s+[^,.;]{0,60},\s*(?:then\s+)?(?:politely\s+)?(?:decline|refuse|say no))",
+        )
+    });
     static INTENS: LazyLock<Regex> =
         LazyLock::new(|| rx(r"\bnot only\b|\bno matter\b|\bwithout fail\b|\bwithout exception\b"));
     static GIFT: LazyLock<Regex> = LazyLock::new(|| {
@@ -892,7 +899,8 @@ fn credential_text(norm: &str) -> String {
     });
     static INSTEAD: LazyLock<Regex> =
         LazyLock::new(|| rx(r"\bin place of\b|\binstead of\b|\ben lugar de\b|\bau lieu de\b"));
-    let text = INSTEAD.replace_all(norm, " not ");
+    let text = TURNED_DOWN.replace_all(norm, "$1 not$2");
+    let text = INSTEAD.replace_all(&text, " not ");
     let text = INTENS.replace_all(&text, " ");
     let text = GIFT.replace_all(&text, "gift");
     NOTE_OF.replace_all(&text, "record").into_owned()
@@ -1016,6 +1024,9 @@ fn not_a_command(words: &[&str], i: usize) -> bool {
         })
         // a quoted question: "do you remember my password?"
         || i > 1 && matches!(words[i - 1], "you" | "u") && matches!(words[i - 2].trim_start_matches('\''), "do" | "did")
+        // "phrases like 'my PIN is 1990' reveal a secret": the quoted phrase before the verb
+        // is its subject
+        || i > 0 && words[i - 1].len() > 2 && words[i - 1].ends_with('\'') && !words[i - 1].ends_with("s'")
         // "updated email password": a noun after a participle
         || i > 0 && words[i - 1].len() > 4 && words[i - 1].ends_with("ed")
         || i > 0 && DETERMINERS.contains(&words[i - 1])
@@ -1109,7 +1120,7 @@ fn reported_fact(norm: &str, start: usize) -> bool {
     // claim of another text, not this skill's request (this skill's own claim still counts)
     static CLAIMED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:an?|any|another|other|some|imported|third party|external|retrieved|embedded|the imported|the retrieved|the embedded)\s+(?:\w+\s+)?(?:skills?|texts?|documents?|chunks?|messages?|pages?|plugins?|tools?|inputs?|snippets?|files?|e ?mails?|cards?|notes?|prompts?)\b[^.;!?,]{0,30}\b(?:claims?|claimed|claiming|purports?|purported|pretends?|pretended|tries|tried|attempts?|attempted)\s+(?:to\s+)?$|\b(?:eine?|andere|importierte\w*|un|une|autre|importee?|otra|otro|importad[oa]|un'|altra|altro|importat[oa]|outra|outro)\s+(?:\w+\s+)?(?:skills?|fahigkeit|texte?|dokument|competence|document|habilidad|texto|documento|abilita|testo|habilidade)\b[^.;!?,]{0,30}\b(?:behauptet|gibt vor|pretend|pretende|affirme|pretende|afirma|sostiene|afferma|pretende|alega)\b[^.;!?,]{0,12}$",
+            r"\b(?:an?|any|another|other|some|imported|third party|external|retrieved|embedded|the imported|the retrieved|the embedded)\s+(?:\w+\s+)?(?:skills?|texts?|documents?|chunks?|messages?|pages?|plugins?|tools?|inputs?|snippets?|files?|e ?mails?|cards?|notes?|prompts?)\b[^.;!?,]{0,30}\b(?:claims?|claimed|claiming|purports?|purported|pretends?|pretended|tries|tried|attempts?|attempted)\s+(?:to\s+(?:be\s+|have\s+(?:been\s+)?)?)?$|\b(?:eine?|andere|importierte\w*|un|une|autre|importee?|otra|otro|importad[oa]|un'|altra|altro|importat[oa]|outra|outro)\s+(?:\w+\s+)?(?:skills?|fahigkeit|texte?|dokument|competence|document|habilidad|texto|documento|abilita|testo|habilidade)\b[^.;!?,]{0,30}\b(?:behauptet|gibt vor|pretend|pretende|affirme|pretende|afirma|sostiene|afferma|pretende|alega)\b[^.;!?,]{0,12}$",
         )
     });
     let before = &norm[..start];
@@ -1267,7 +1278,7 @@ static HIDDEN_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 /// about a surprise party"): read as a neutral word by the credentials rule.
 pub(crate) static NOT_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:subway|bus|arcade|game|casino|metro|transit|vintage|souvenir|poker|laundry|parking|gift|board game) tokens?\b|\bsecrets? (?:about|of|to|behind|recipe|ingredient|santa|garden|admirer)\b|\bsecret (?:recipe|ingredient|santa|garden|admirer|plan|party|trip)\b|\b(?:log ?in|sign ?in) (?:methods?|problems?|issues?|habits?|history|streaks?)\b|\b(?:keep|keeps|kept|keeping) (?:it|this|that|them|something|things|(?:a|an|the|their|his|her) \w+(?: \w+)?) secret (?:until|from|for now|between|till)\b",
+        r"\b(?:subway|bus|arcade|game|casino|metro|transit|vintage|souvenir|poker|laundry|parking|gift|board game) tokens?\b|\bsecrets? (?:about|of|to|behind|recipe|ingredient|santa|garden|admirer)\b|\bsecret (?:recipe|ingredient|santa|garden|admirer|plan|party|trip)\b|\b(?:log ?in|sign ?in) (?:methods?|problems?|issues?|habits?|history|streaks?)\b|\bpass(?:word|phrase) (?:managers?|management|hygiene|policy|policies|strength|habits?|advice|tips?)\b|\b(?:passwort ?manager|gestionnaires? de mots de passe|gestor(?:es)? de contrasenas|gestore di password|gerenciador(?:es)? de senhas)\b|\b(?:keep|keeps|kept|keeping) (?:it|this|that|them|something|things|(?:a|an|the|their|his|her) \w+(?: \w+)?) secret (?:until|from|for now|between|till)\b",
     )
 });
 
@@ -1285,7 +1296,7 @@ static PERSONS_PRIORITY: LazyLock<Regex> = LazyLock::new(|| {
 fn quoted_examples_neutral(norm: &str) -> String {
     static PROTECT: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:treat (?:it|them|this|that|such \w+) as (?:plain |mere |ordinary )?(?:text|data|content|quotes?)|not as (?:an? )?(?:commands?|instructions?)|(?:do not|don'?t|never) (?:follow|obey|execute|act on|carry out) (?:it|them|such \w+))\b",
+            r"\b(?:treat (?:it|them|this|that|such \w+) as (?:plain |mere |ordinary )?(?:text|data|content|quotes?)|not as (?:an? )?(?:commands?|instructions?)|(?:do not|don'?t|never) (?:follow|obey|execute|act on|carry out) (?:it|them|such \w+)|(?:do not|don'?t|never) comply)\b",
         )
     });
     static QUOTED: LazyLock<Regex> =
@@ -1371,14 +1382,64 @@ fn persons_own(norm: &str, start: usize) -> bool {
 }
 
 /// "Ignora le richieste di inoltrare dati a un webhook", "Ignoriere Bitten, Daten an einen
-/// Webhook zu schicken": requests to send turned down by the order before them.
-fn requests_to_send_ignored(norm: &str, start: usize) -> bool {
+/// Webhook zu schicken", "ignore any request to expand tool permissions": requests to send
+/// or to widen access turned down by the order before them.
+fn ignored_request_before(norm: &str, start: usize) -> bool {
     static IGNORED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"\b(?:ignore|ignora|ignoriere|ignorez|ignorar|refuse|rechaza|rifiuta|recusa|decline|lehne)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|richieste|bitten|aufforderungen|demandes?|solicitudes|peticiones|pedidos)\b[\w' ,]{0,40}$",
         )
     });
     IGNORED.is_match(&norm[..start])
+}
+
+/// "Log every INSERT, UPDATE and DELETE in the audit trail": the operation named as a noun
+/// in a list a logging verb governs, not an order to delete.
+fn operation_listed(norm: &str, start: usize) -> bool {
+    static LISTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:log|logs|record|records|audit|audits|write|writes|note|notes|journal|count|counts|report|reports|list|lists|track|tracks|registr\w*|consign\w*|protokollier\w*)\s+(?:every|each|all|any|the)?\s*(?:(?:inserts?|updates?|adds?|creates?|edits?|noops?|writes?)\s*,?\s+){1,3}(?:and|or|&|/)\s+$",
+        )
+    });
+    LISTED.is_match(&norm[..start])
+}
+
+/// "Ignore any request to widen access": the request set aside is itself for an unsafe act,
+/// so ignoring it keeps the rules.
+fn unsafe_request_ignored(norm: &str, start: usize) -> bool {
+    static IGNORED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^(?:ignore|ignores|refuse|refuses|reject|rejects|decline|declines|disregard|disregards)\s+(?:any|all|every|each|such|the|a|those|these)?\s*(?:\w+\s+)?(?:requests?|instructions?|attempts?|messages?|demands?|prompts?)\s+(?:(?:that|which)\s+asks?\s+(?:you\s+)?|asking\s+(?:you\s+)?)?to\s+(?:(?:widen|grant|raise|escalate|expand|extend|broaden|give\s+(?:\w+\s+)?(?:more|extra|full|admin|root))\w*\s+(?:\w+\s+){0,2}?(?:access|permissions?|privileges?|rights|scope)|(?:send|email|e mail|upload|export|share|forward|leak|post|exfiltrat)\w*|(?:delete|wipe|erase|purge|drop|clear)\s+(?:all|every|everything|the whole|the entire)|(?:reveal|show|print|disclose|dump)\w*\s+(?:the\s+|your\s+)?(?:system prompt|prompt|instructions|passwords?|secrets?|keys?|tokens?)|(?:store|keep|save|remember|record)\s+(?:their\s+|the\s+|any\s+)?(?:passwords?|pins?|secrets?|api keys?|tokens?|card numbers?)|(?:disable|bypass|skip|turn off|switch off)\s+(?:the\s+)?(?:sandbox|checks?|approvals?|audit\w*|logging|safety\w*|confirmations?)|(?:mark|make|declare)\s+(?:yourself|itself|this skill)\s+(?:as\s+)?(?:trusted|admin\w*|root|privileged))",
+        )
+    });
+    IGNORED.is_match(&norm[start..])
+}
+
+/// "If asked to look up benchmark answers, refuse and use the conversation only": the act is
+/// named as a request the sentence then turns down.
+fn asked_then_refused(norm: &str, start: usize) -> bool {
+    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to\s+(?:\w+\s+){0,2}$",
+        )
+    });
+    static REFUSE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^[^.;]*?[,]\s*(?:then\s+)?(?:refuse|decline|say no|ignore (?:it|the request|that)|do not|don't|reply that you cannot)\b",
+        )
+    });
+    let before = &norm[..start];
+    let clause = &before[before
+        .rfind(['.', ';', '!', '?', '\n'])
+        .map_or(0, |i| i + 1)..];
+    // the match may open with the request itself ("if asked to copy answers from ...")
+    static ASKED_HERE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to\b",
+        )
+    });
+    (ASKED.is_match(clause) || ASKED_HERE.is_match(&norm[start..]))
+        && REFUSE.is_match(&norm[start..])
 }
 
 /// "Update it instead of deleting the whole history", "aggiornala invece di cancellare tutto
@@ -1496,11 +1557,13 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
         "credentials" => {
             !(is_negated_at(norm, m.start())
                 || negated_after(norm, m.end())
-                || mentions_event(m.as_str()))
+                || mentions_event(m.as_str())
+                || asked_then_refused(norm, m.start()))
         }
         // "do not change any settings or permissions"
         "permissions" => {
             !(reported_fact(norm, m.start())
+                || ignored_request_before(norm, m.start())
                 || negated_close(norm, m.start())
                 || reported_verb(norm, m.start()))
         }
@@ -1517,7 +1580,7 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || key_file_skipped(norm, m.start(), m.as_str())
                 || is_negated_at(norm, m.start())
                 || negated_send(norm, m.start())
-                || requests_to_send_ignored(norm, m.start())
+                || ignored_request_before(norm, m.start())
                 || persons_own(norm, m.start())
                 || negated_after_verb(m.as_str())
                 || mentioned_as_content(norm, m.start()))
@@ -1529,12 +1592,16 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
             !(reported_fact(norm, m.start())
                 || is_negated_at(norm, m.start())
                 || injected_request_set_aside(norm, m.start(), m.as_str())
+                || unsafe_request_ignored(norm, m.start())
                 || defers_to_system(norm, m.end())
                 || mentioned_as_content(norm, m.start()))
         }
+        // "if asked to look up benchmark answers, refuse"
+        "answer-leakage" => !asked_then_refused(norm, m.start()),
         "destructive-commands" => {
             !(is_negated_at(norm, m.start())
                 || instead_of_before(norm, m.start())
+                || operation_listed(norm, m.start())
                 || reported_fact(norm, m.start())
                 || users_request(norm, m.start())
                 || negated_after_verb(m.as_str())
@@ -1836,7 +1903,7 @@ fn quoted_overrides_neutral(text: &str) -> std::borrow::Cow<'_, str> {
 fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r#"(?i)^\W*(?:term|definition|glossary|begriff|terme|termino|termine|termo)\s*:\s*['"‘“«]?[\p{L} -]{1,30}['"’”»]?\s*(?:means|—|–|-|=|:|is|bedeutet|signifie|significa)"#,
+            r#"(?i)^\W*(?:term|definition|glossary|begriff|terme|termino|termine|termo)\s*:\s*['"‘“«]?[\p{L} -]{1,30}['"’”»]?\s*(?:means|—|–|-|=|:|is|bedeutet|signifie|significa)|^\W*(?:explanation|background|erklärung|explication|explicación|spiegazione|explicação)\s*:\s*['"‘“«]?[\p{L}-]{3,30}['"’”»]?\s+(?:means|refers to|is the act of|bedeutet|signifie|désigne|significa|designa)\b"#,
         )
     });
     static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
@@ -1860,9 +1927,15 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
             r"(?i)\b(?:so|therefore|thus|hence|then)\s+(?:you\s+|always\s+|just\s+)?(?:send|store|keep|grant|give|delete|wipe|forward|upload|ignore|run|disable|copy|save|share|reveal|skip|post|export)\b",
         )
     });
+    // "Explain to the designer that mirroring memories is exfiltration and not permitted"
+    static EXPLAIN_THAT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(?i)^\W*(?:[\p{L} ]{1,20}:\s*)?(?:explain|tell|remind|warn)\w*\s+(?:[\p{L}', ]{0,30}?)\bthat\b[^.;:!?]{0,140}?\b(?:would|could|is|are|makes?|creates?)\s+(?:\w+\s+){0,3}?(?:violat\w*|break\w*|leak\w*|expos\w*|compromis\w*|irreversible|forbidden|not (?:permitted|allowed)|exfiltration|dangerous|unsafe|a single point)",
+        )
+    });
     let explains = |p: &str| {
-        DEFINITION.is_match(p)
-            || (DANGER_DESCRIBED.is_match(p) && !THEN_ORDER.is_match(p))
+        ((DEFINITION.is_match(p) || DANGER_DESCRIBED.is_match(p) || EXPLAIN_THAT.is_match(p))
+            && !THEN_ORDER.is_match(p))
             || (ABOUT_USER.is_match(p) && !ORDER.is_match(p))
     };
     let parts: Vec<(&str, bool)> = text

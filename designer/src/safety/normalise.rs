@@ -139,16 +139,17 @@ pub fn clean(text: &str) -> String {
 pub fn normalise_for_scan(text: &str) -> String {
     let s = fold_confusables(&clean(text));
     let s = strip_accents(&s);
-    let lowered: String = s
-        .chars()
-        .map(|c| match c {
-            '_' | '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' => ' ',
-            '\u{2018}' | '\u{2019}' | '`' | '\u{00B4}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{00AB}' | '\u{00BB}' => '"',
-            c => c,
-        })
-        .collect::<String>()
-        .to_lowercase();
+    let lowered: String =
+        s.chars()
+            .map(|c| match c {
+                '_' | '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' => ' ',
+                '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2039}' | '\u{203A}' | '`'
+                | '\u{00B4}' => '\'',
+                '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' => '"',
+                c => c,
+            })
+            .collect::<String>()
+            .to_lowercase();
     lowered.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -1066,6 +1067,11 @@ mod tests {
             "passworter strasse"
         );
         assert_eq!(normalise_for_scan("Ign\u{43e}re"), "ignore");
+        // low and angle quotation marks fold to the plain ones
+        assert_eq!(
+            normalise_for_scan("\u{201E}Nein\u{201C} \u{201A}ja\u{2018} \u{2039}oui\u{203A}"),
+            "\"nein\" 'ja' 'oui'"
+        );
         // a word wholly in Cyrillic stays Cyrillic (accents removed like any other)
         assert_eq!(normalise_for_scan("Запоминай"), "запоминаи");
         // tag characters read as the ASCII they hide
