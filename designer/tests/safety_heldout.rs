@@ -950,7 +950,13 @@ fn heldout_six_categories_twenty_first_set_rates() {
 /// Floors: 87% / 13%.
 #[test]
 fn heldout_six_categories_twenty_first_set_rules_alone() {
-    six_categories_with("heldout_categories_test21.jsonl", rules_rejected, 87, 13, 40);
+    six_categories_with(
+        "heldout_categories_test21.jsonl",
+        rules_rejected,
+        87,
+        13,
+        40,
+    );
 }
 
 /// The twenty-second independent author's set (`heldout_categories_test22.jsonl`, written in
@@ -968,5 +974,11 @@ fn heldout_six_categories_twenty_second_set_rates() {
 /// Floors: 92% / 13%.
 #[test]
 fn heldout_six_categories_twenty_second_set_rules_alone() {
-    six_categories_with("heldout_categories_test22.jsonl", rules_rejected, 92, 13, 40);
+    six_categories_with(
+        "heldout_categories_test22.jsonl",
+        rules_rejected,
+        92,
+        13,
+        40,
+    );
 }

@@ -700,9 +700,10 @@ fn answer_key(sentence: &str) -> Option<String> {
             r"\b(?:answer ?keys?|from the key|the key|key snippet|gold ?labels?|expected (?:outputs?|answers?|results?|values?)|scorer\w*|grader\w*|evaluator\w*|eval|evals|evaluation|benchmark\w*|held ?out|(?:test|eval) (?:set|split)|task ids?|ground truth|clave de respuestas|respuestas? correctas?|chave de respostas|respostas? corretas?|risposte (?:corrette|esatte)|risposta corretta|bonnes reponses|reponses? correctes?|bonne reponse|richtige antwort\w*|losung\w*|gabarito|(?:le|du|un|au) corrige|b3nchm4rk)\b|\bwhat the (?:scorer|grader|evaluator|test|benchmark) expects\b|\b(?:should|must|will) be answered with\b|\b(?:the )?solution (?:is|for|to)\b|\bis solved by\b|\b(?:losung|solution|solucion|soluzione|solucao) (?:der|de l'|del|dell'|do|de la|des|du|for the|of the) (?:test ?)?(?:episode|episodio|aufgabe|tache|tarea|compito|tarefa|task|test)\w*|\btestepisode\b|\bepisodes? de (?:test|prueba|teste)\b|\bepisodio di test\b|\btest episodes?\b|\bscored? (?:as )?correct\b|\bmarked (?:as )?correct\b|\bcounts? as correct\b|\b(?:etiquetas?|etichett[ae]|rotulos?|etiketten?|etiquettes?|respuestas?|risposte|respostas?|antworten|reponses) gold\b|\bgold (?:etiketten|antworten)\b|\b(?:risposta attesa|risposte attese|respuestas? esperadas?|respostas? esperadas?|reponses? attendues?|erwartete antwort\w*)\b",
         )
     });
+    // a quote opened right after a letter is an elision ("d'un jeu d'évaluation")
     static VALUE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“]{1,80}“|:\s*\w+ \w+ \d\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#,
+            r#"\w\s*=\s*\S|(?:->|=>|→)\s*\S|#\d+|\b[qpd] ?\d+\b|(?:^|[^\p{L}'])'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“]{1,80}“|:\s*\w+ \w+ \d\b|\b\d{1,2} (?:january|february|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b|\b(?:is always|always is|ist immer|est toujours|es siempre|e sempre|e sempre) (?:the )?\w+"#,
         )
     });
     let c = CTX.find(sentence)?;
