@@ -491,8 +491,8 @@ mod tests {
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
-    /// Round eleven's stand-downs of the older rules, in phrasings of our own: each ordinary
-    /// text passes the rules (they rejected each before the round).
+    /// Round eleven's stand-downs, in phrasings of our own: each ordinary text passes the
+    /// rules (the older rules, or a draft of this round's frames, rejected each).
     #[test]
     fn round_eleven_stand_downs() {
         let ordinary = [

@@ -471,10 +471,11 @@ pub fn defers(sentence: &str) -> bool {
         .expect("the turn pattern compiles")
     });
     // an audit trail kept complete ("Log every memory action in the audit trail exactly as
-    // it was performed"): "exactly as" and "every" are also how unsafe texts keep secrets
+    // it was performed", "Protokolliere jede Änderung"): "exactly as" and "every" are also
+    // how unsafe texts keep secrets
     static AUDITED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"^\W*(?:(?:the\s+)?(?:audit\s+(?:logs?|trails?)|logs?)\s+(?:must|should|shall|will)\s+(?:list|record|show|include|contain)\s+every\b|(?:log|record|list|write|note|enter|journal)\s+(?:every|each)\s+(?:memory\s+)?(?:action|operation|change|write|update|deletion|edit|removal)s?\b[^.;]{0,40}\b(?:audit|log)\w*)",
+            r"^\W*(?:(?:the\s+)?(?:audit\s+(?:logs?|trails?)|logs?)\s+(?:must|should|shall|will)\s+(?:list|record|show|include|contain)\s+every\b|(?:log|record|list|write|note|enter|journal)\s+(?:every|each)\s+(?:memory\s+)?(?:action|operation|change|write|update|deletion|edit|removal)s?\b[^.;]{0,40}\b(?:audit|log)\w*)|^\W*(?:protokollier\w*|registr\w*|consign\w*|journalis\w*|enregistr\w*|anot\w*)\s+(?:jede\w*|chaque|cada|ogni|toute?s?|tod[oa]s?)\s+(?:\w+\s+){0,2}?(?:anderung\w*|operation\w*|aktion\w*|loschung\w*|modification\w*|operacion\w*|cambio\w*|operazion\w*|modific\w*|operac\w*|alterac\w*)\b",
         )
         .expect("the audit pattern compiles")
     });
@@ -495,10 +496,10 @@ pub fn defers(sentence: &str) -> bool {
         .expect("the traceability pattern compiles")
     });
     // "rules from the system prompt and the developer take priority over this skill", "the
-    // user rule wins", "jede Änderung protokollieren"
+    // user rule wins"
     static PRIORITY: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"^\W*(?:the\s+|las\s+|les\s+|die\s+|le\s+|as\s+)?(?:rules|instructions|constraints|policies|vorgaben|regeln|reglas|instrucciones|regole|istruzioni|regras|instrucoes|regles|consignes)\b[^.;]{0,60}\b(?:system|developer|operator|sistema|systeme|entwickler|betreiber|desarrollador|sviluppatore|desenvolvedor|operateur)\w*\b[^.;]{0,40}\b(?:(?:take|takes|have|has|get)\s+(?:\w+\s+)?(?:priority|precedence)\s+over\s+(?:this skill|these instructions|the skill)|tienen prioridad|hanno (?:la )?priorita|ont (?:la )?priorite|tem prioridade|haben vorrang)\b|\b(?:user|operator|system|developer)'?s?\s+(?:rule|rules|instructions?|settings?|wishes)\s+(?:wins?|prevails?|comes? first|takes? precedence)\b|^\W*(?:protokollier\w*|registr\w*|consign\w*|journalis\w*|enregistr\w*|anot\w*)\s+(?:jede\w*|chaque|cada|ogni|toute?s?|tod[oa]s?)\s+(?:\w+\s+){0,2}?(?:anderung\w*|operation\w*|aktion\w*|loschung\w*|modification\w*|operacion\w*|cambio\w*|operazion\w*|modific\w*|operac\w*|alterac\w*)\b",
+            r"^\W*(?:the\s+|las\s+|les\s+|die\s+|le\s+|as\s+)?(?:rules|instructions|constraints|policies|vorgaben|regeln|reglas|instrucciones|regole|istruzioni|regras|instrucoes|regles|consignes)\b[^.;]{0,60}\b(?:system|developer|operator|sistema|systeme|entwickler|betreiber|desarrollador|sviluppatore|desenvolvedor|operateur)\w*\b[^.;]{0,40}\b(?:(?:take|takes|have|has|get)\s+(?:\w+\s+)?(?:priority|precedence)\s+over\s+(?:this skill|these instructions|the skill)|tienen prioridad|hanno (?:la )?priorita|ont (?:la )?priorite|tem prioridade|haben vorrang)\b|\b(?:user|operator|system|developer)'?s?\s+(?:rule|rules|instructions?|settings?|wishes)\s+(?:wins?|prevails?|comes? first|takes? precedence)\b",
         )
         .expect("the priority pattern compiles")
     });

@@ -885,9 +885,9 @@ fn credential_window(norm: &str) -> bool {
 /// is negated.
 fn credential_text(norm: &str) -> String {
     static TURNED_DOWN: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"(\b(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you)\s+to)(\s+[^,.;]{0,60},\s*(?:then\s+)?(?:politely\s+)?(?:decline|refuse|say no))",
-        )
+        rx(&format!(
+            r"(\b{ASKED_TO})(\s+[^,.;]{{0,60}},\s*(?:then\s+)?(?:politely\s+)?(?:decline|refuse|say no))"
+        ))
     });
     static INTENS: LazyLock<Regex> =
         LazyLock::new(|| rx(r"\bnot only\b|\bno matter\b|\bwithout fail\b|\bwithout exception\b"));
@@ -1415,14 +1415,17 @@ fn unsafe_request_ignored(norm: &str, start: usize) -> bool {
     IGNORED.is_match(&norm[start..])
 }
 
+/// "If asked to", "when someone tells you to": a request named in a condition (the act after
+/// it may be turned down; see [`asked_then_refused`] and `credential_text`).
+const ASKED_TO: &str = r"(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to";
+
 /// "If asked to look up benchmark answers, refuse and use the conversation only": the act is
 /// named as a request the sentence then turns down.
 fn asked_then_refused(norm: &str, start: usize) -> bool {
-    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"\b(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to\s+(?:\w+\s+){0,2}$",
-        )
-    });
+    // the request before the match, or opening it ("if asked to copy answers from ...")
+    static ASKED: LazyLock<Regex> =
+        LazyLock::new(|| rx(&format!(r"\b{ASKED_TO}\s+(?:\w+\s+){{0,2}}$")));
+    static ASKED_HERE: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"^{ASKED_TO}\b")));
     static REFUSE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
             r"^[^.;]*?[,]\s*(?:then\s+)?(?:refuse|decline|say no|ignore (?:it|the request|that)|do not|don't|reply that you cannot)\b",
@@ -1432,12 +1435,6 @@ fn asked_then_refused(norm: &str, start: usize) -> bool {
     let clause = &before[before
         .rfind(['.', ';', '!', '?', '\n'])
         .map_or(0, |i| i + 1)..];
-    // the match may open with the request itself ("if asked to copy answers from ...")
-    static ASKED_HERE: LazyLock<Regex> = LazyLock::new(|| {
-        rx(
-            r"^(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to\b",
-        )
-    });
     (ASKED.is_match(clause) || ASKED_HERE.is_match(&norm[start..]))
         && REFUSE.is_match(&norm[start..])
 }
