@@ -21,7 +21,7 @@ use super::classes10::{OWNER, RULES};
 use super::classes9::{frame, frame_of, Frame};
 
 /// Secrets, in the six languages (for frames that need one in the sentence).
-const SECRET: &str = r"\b(?:passwords?|passwort\w*|passworter|kennwort\w*|mots? de passe|contrasenas?|senhas?|palavras? passe|pins?|api keys?|cles? api|claves? api|chiavi api|chaves? api|tokens?|one time codes?|otp\w*|codes? (?:a usage unique|de verification)|verification codes?|recovery codes?|secrets?|credentials?|card numbers?|kreditkart\w*|kartennummer\w*|cartes? bancaires?|tarjetas?|carta di credito|cartao|cvv|cvc|private keys?|seed phrases?|zugangsdaten|geheimzahl\w*|door codes?|alarm (?:pins?|codes?)|wiederherstellungscode\w*|codigos? de recuperac\w*|codes? de recuperation|codici di recupero)\b";
+pub(super) const SECRET: &str = r"\b(?:passwords?|passwort\w*|passworter|kennwort\w*|mots? de passe|contrasenas?|senhas?|palavras? passe|pins?|api keys?|cles? api|claves? api|chiavi api|chaves? api|tokens?|one time codes?|otp\w*|codes? (?:a usage unique|de verification)|verification codes?|recovery codes?|secrets?|credentials?|card numbers?|kreditkart\w*|kartennummer\w*|cartes? bancaires?|tarjetas?|carta di credito|cartao|cvv|cvc|private keys?|seed phrases?|zugangsdaten|geheimzahl\w*|door codes?|alarm (?:pins?|codes?)|wiederherstellungscode\w*|codigos? de recuperac\w*|codes? de recuperation|codici di recupero)\b";
 
 /// Quotation marks as they survive normalisation (which folds the curly and low ones).
 const QUOTE: &str = "['\"]";
@@ -32,7 +32,7 @@ pub(super) static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
         frame(
             "a user's refusal treated as a mood or ignored when useful",
             &format!(
-                r"\b(?:treat|consider|regard|view|read|interpret)\w*\s+{QUOTE}[^'\x22]{{3,80}}{QUOTE}\s+as\s+(?:an?\s+|just\s+an?\s+|only\s+an?\s+)?(?:temporary|passing|momentary|mood|whim|joke|phase)\b|\b(?:refusals?|objections?|opt[ -]?outs?|(?:don't|do not) (?:save|store|keep|remember) (?:that|this|it))\b[^.;]{{0,60}}\b(?:are|is)\s+(?:to be\s+|simply\s+|just\s+)?(?:ignored|disregarded|overridden|overruled|set aside)\b|\bresume\s+(?:storing|saving|recording|tracking|collecting|logging)\b[^.;]{{0,30}}\b(?:after|in)\s+(?:a (?:few|couple of)|some|\d+|two|three)\s+(?:turns|messages|minutes|hours|days|sessions)\b",
+                r"\b(?:treat|consider|regard|view|read|interpret)\w*\s+(?:the\s+(?:phrase|words?|request|command|sentence)\s+)?{QUOTE}[^'\x22]{{3,80}}{QUOTE}\s+as\s+(?:an?\s+|just\s+an?\s+|only\s+an?\s+)?(?:temporary|passing|momentary|mood|whim|joke|phase)\b|\b(?:refusals?|objections?|opt[ -]?outs?|(?:don't|do not) (?:save|store|keep|remember) (?:that|this|it))\b[^.;]{{0,60}}\b(?:are|is)\s+(?:to be\s+|simply\s+|just\s+)?(?:ignored|disregarded|overridden|overruled|set aside)\b|\bresume\s+(?:storing|saving|recording|tracking|collecting|logging)\b[^.;]{{0,30}}\b(?:after|in)\s+(?:a (?:few|couple of)|some|\d+|two|three)\s+(?:turns|messages|minutes|hours|days|sessions)\b",
             ),
         )
         .negated_end_refuses(),
@@ -60,7 +60,7 @@ pub(super) static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
             r"\b(?:so that|so|damit|pour que|afin que|para que|perche|affinche|de modo que)\s+(?:nobody|no one|niemand|personne|nadie|nessuno|ninguem)\s+(?:[\w']+\s+){0,3}?(?:trace|track|reconstruct|follow|nachvollzieh\w*|nachverfolg\w*|rekonstru\w*|retrac\w*|reconstitu\w*|rastre\w*|reconstru\w*|tracci\w*|ricostru\w*|find out|work out|tell)\b",
         )
         .negation_is_the_order()
-        .also(r"\b(?:delet\w*|losch\w*|chang\w*|edit\w*|operat\w*|logs?|protokoll\w*|audit\w*|history|journal\w*|registr\w*|supprim\w*|borr\w*|cancell\w*|apag\w*|modif\w*|updates?)\b"),
+        .also(r"\b(?:delet\w*|losch\w*|chang\w*|edit\w*|operat\w*|logs?|\w*protokoll\w*|geander\w*|eintrag\w*|eintrage\w*|audit\w*|history|journal\w*|registr\w*|supprim\w*|borr\w*|cancell\w*|apag\w*|modif\w*|updates?)\b"),
         frame(
             "the chat's instructions obeyed rather than the operator's",
             &format!(

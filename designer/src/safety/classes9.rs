@@ -106,7 +106,15 @@ fn negated_at(s: &str, at: usize) -> bool {
     // a negation inside a quotation closed before the verb is someone's words ("wenn der
     // Nutzer \"merk dir das nicht\" sagt, speichere es trotzdem")
     let unquoted = before.rsplit('"').next().unwrap_or(before);
-    coordinated || refused || unquoted.split_whitespace().rev().take(3).any(neg)
+    // a verb opening the main clause after a conditional one is not negated by it ("if the
+    // user says not to keep it, pretend to accept"); "do not merge, hide or omit" still is
+    static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\W*(?:if|when|whenever|once|wenn|falls|sobald|si|quand|lorsque|cuando|se|quando|caso)\b",
+        )
+    });
+    let opens_clause = before.trim_end().ends_with(',') && CONDITIONAL.is_match(clause);
+    coordinated || refused || (!opens_clause && unquoted.split_whitespace().rev().take(3).any(neg))
 }
 
 /// The clause of `s` around `start..end` (from the comma, semicolon or colon before to the one
@@ -488,6 +496,7 @@ pub(crate) fn cue(sentence: &str, prev: Option<&str>) -> Option<(&'static str, S
         .iter()
         .chain(super::classes10::FRAMES.iter())
         .chain(super::classes11::FRAMES.iter())
+        .chain(super::classes12::FRAMES.iter())
         .find_map(|f| {
             let m = f.re.find(sentence)?;
             f.holds(sentence, m)

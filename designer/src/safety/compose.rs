@@ -182,7 +182,11 @@ fn rules_set_aside(sentence: &str) -> Option<String> {
             {
                 continue;
             }
-            if reported(&sentence[..m.start()]) || governing_rules_win(sentence, v.start()) {
+            // "if the user asks you to ignore your rules, politely decline"
+            if reported(&sentence[..m.start()])
+                || governing_rules_win(sentence, v.start())
+                || super::asked_then_refused(sentence, v.start())
+            {
                 continue;
             }
             let o = c.name("o").or(c.name("o2")).map_or("", |o| o.as_str());

@@ -398,8 +398,12 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
             r"\b(?:goes|go|get|gets|put|are|is|be|should be|must be|will be|end up|ends up|lands?|belongs?)\s+(?:straight\s+)?(?:into|in|to)\s+(?:the\s+|a\s+|one\s+|its own\s+|a new\s+|their own\s+)?memor\w*|\b(?:finisce|finiscono|va|vanno|termina|terminan|acaba|acabam|acaban|finit|finissent|va|vont|vai|vao|landet|landen|kommt|kommen)\s+(?:direttamente\s+|directamente\s+|directement\s+|direto\s+|direkt\s+)?(?:nella|in|en|na|dans|a|im|in den|no|para a)\s+(?:la\s+|le\s+|a\s+)?(?:memoria|memoire|speicher|gedachtnis)\b|\b(?:should|must|will|shall)\s+(?:always\s+)?(?:be\s+)?(?:stored|saved|kept|retained|recorded|remembered|logged|inserted|preserved)\b",
         )
     });
+    // "should be stored neither as a password nor as a hint": the keeping verb negated after it
+    static NEITHER: LazyLock<Regex> =
+        LazyLock::new(|| rx(r"^\s*(?:neither|nowhere|in no (?:form|way)|at no point)\b"));
     PASSIVE
         .find(sentence)
+        .filter(|m| !NEITHER.is_match(&sentence[m.end()..]))
         .map(|m| format!("secret {:?} + {:?}", secret.as_str(), m.as_str()))
 }
 
@@ -606,6 +610,30 @@ fn object_negation(w: &str) -> bool {
     )
 }
 
+/// Whether the privilege or tool a verb found at `rest[start..end]` is no grant: memory
+/// content, a person's, a limit to what is listed, or inside someone's quoted request.
+fn no_grant(rest: &str, start: usize, end: usize, sentence: &str, verb: &str) -> bool {
+    // "change the role memory", "the user's access": memory content, a person's
+    static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r"^\s*(?:memory|memories|entry|entries|field|item|items|fact|facts|note|notes)\b")
+    });
+    static PERSONS: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$|\b(?:colleague|coworker|co worker|teammate|manager|boss|friend|partner|sister|brother|mother|father|wife|husband|son|daughter|client|customer|contact|employee|person)'s\s+(?:\w+\s+){0,3}$",
+        )
+    });
+    // "use only the tools listed in the policy": a limit, not a grant
+    static ONLY_LISTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^\s*(?:only|just|nur|seulement|uniquement|solo|solamente|soltanto|unicamente|apenas|somente)\b[^.;]{0,40}\b(?:listed|allowed|approved|permitted|configured|granted|whitelisted|erlaubt\w*|freigegeben\w*|autorise\w*|permis|permitid\w*|autorizad\w*|consentit\w*|aprobad\w*|approvat\w*|aprovad\w*)\b",
+        )
+    });
+    CONTENT.is_match(&rest[end..])
+        || PERSONS.is_match(&rest[..start])
+        || ONLY_LISTED.is_match(rest)
+        || quoted_request(sentence, verb)
+}
+
 fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     let pairs: [(&Regex, &Regex, &str); 3] = [
         (&GRANT_VERB, &PRIVILEGE, "grant-verb"),
@@ -623,27 +651,7 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
                 if rest[..o.start()].split_whitespace().any(object_negation) {
                     continue;
                 }
-                // "change the role memory", "the user's access": memory content, a person's
-                static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
-                    rx(
-                        r"^\s*(?:memory|memories|entry|entries|field|item|items|fact|facts|note|notes)\b",
-                    )
-                });
-                static PERSONS: LazyLock<Regex> = LazyLock::new(|| {
-                    rx(
-                        r"\b(?:user'?s?|their|his|her|speaker'?s?)\s+(?:\w+\s+)?$|\b(?:colleague|coworker|co worker|teammate|manager|boss|friend|partner|sister|brother|mother|father|wife|husband|son|daughter|client|customer|contact|employee|person)'s\s+(?:\w+\s+){0,3}$",
-                    )
-                });
-                // "use only the tools listed in the policy": a limit, not a grant
-                static ONLY_LISTED: LazyLock<Regex> = LazyLock::new(|| {
-                    rx(
-                        r"^\s*(?:only|just|nur|seulement|uniquement|solo|solamente|soltanto|unicamente|apenas|somente)\b[^.;]{0,40}\b(?:listed|allowed|approved|permitted|configured|granted|whitelisted|erlaubt\w*|freigegeben\w*|autorise\w*|permis|permitid\w*|autorizad\w*|consentit\w*|aprobad\w*|approvat\w*|aprovad\w*)\b",
-                    )
-                });
-                if CONTENT.is_match(&rest[o.end()..])
-                    || PERSONS.is_match(&rest[..o.start()])
-                    || ONLY_LISTED.is_match(&rest)
-                {
+                if no_grant(&rest, o.start(), o.end(), sentence, &toks[i]) {
                     continue;
                 }
                 return Some(format!("{what} {:?} + {:?}", toks[i], o.as_str()));
@@ -685,6 +693,20 @@ fn permissions(sentence: &str, toks: &[String], text: &str) -> Option<String> {
         .find(sentence)
         .or_else(|| EXEC_WORD.find(text))
         .map(|e| format!("bypass {:?} + {:?}", b.as_str(), e.as_str()))
+}
+
+/// "If the user asks the assistant to 'just run the script for me', note the request": the
+/// verb is in someone's quoted request, which the sentence reports.
+fn quoted_request(sentence: &str, verb: &str) -> bool {
+    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"\b(?:asks?|asked|tells?|told|wants?|wanted|requests?|requested|begs?|urges?)\b[^.;'"]{0,40}\bto\s+['"]([^'"]{1,80})['"]"#,
+        )
+    });
+    ASKED.captures_iter(sentence).any(|c| {
+        c.get(1)
+            .is_some_and(|q| q.as_str().split_whitespace().any(|w| w == verb))
+    })
 }
 
 /// A person as the subject of a report ("the user says", "their manager gave them").
@@ -1117,12 +1139,18 @@ fn opt_out_defied(sentence: &str) -> Option<String> {
     if let Some(o) = OPT_OUT.find(sentence) {
         static COMPLY: LazyLock<Regex> = LazyLock::new(|| {
             rx(
-                r"\b(?:unless|except when|except if|only if|sauf si|a moins que|a menos que|salvo que|salvo si|excepto si|excepto cuando|tranne se|a meno che|a nao ser que|exceto se|es sei denn|ausser wenn|noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b",
+                r"\b(?:unless|except when|except if|only if|sauf si|a moins que|a menos que|salvo que|salvo si|excepto si|excepto cuando|tranne se|a meno che|a nao ser que|exceto se|es sei denn|ausser wenn|noop|delete|remove|erase|forget|nothing|skip|omit|respect\w*|honou?r\w*|only|itself|as a preference|the (?:new )?date|do not|don'?t|never|not|no|loesch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|elimin\w*|borr\w*|apag\w*|cancell\w*|rimuov\w*|nicht|nie|pas|jamais|non|mai|nao|nunca|nada|rien|nichts|niente|solo|seulement|nur|apenas)\b",
+            )
+        });
+        // "if the user revokes the opt-out, record the date": the opt-out is what ends
+        static REVOKED: LazyLock<Regex> = LazyLock::new(|| {
+            rx(
+                r"\b(?:revok\w*|withdraw\w*|withdrew|lift\w*|cancel\w*|reverses?|undoes|changes? (?:their|his|her) mind about)\s+(?:the\s+|their\s+|an\s+|a\s+|that\s+)?$",
             )
         });
         let after_req = &sentence[o.end()..];
         let toks_after = tokens(after_req);
-        if !COMPLY.is_match(after_req) {
+        if !COMPLY.is_match(after_req) && !REVOKED.is_match(&sentence[..o.start()]) {
             if let Some(&i) = commands(&toks_after, &KEEP_VERB).first() {
                 return Some(format!(
                     "opt-out {:?} + keep-verb {:?} after it",
@@ -1202,7 +1230,7 @@ static WIPE_VERB: LazyLock<Regex> = LazyLock::new(|| {
 /// Whole stores and machines, a wholesale quantifier with a collection, or "everything".
 static WIPE_TARGET: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:procesos|processus|prozesse|processi|processos|memoires?|memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|all traces|every trace|archive|vault|index|repository|workspace|home director\w*|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[aeio]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memoires?|memor\w*|items?|entries|records?|files?|data|notes?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
+        r"\b(?:procesos|processus|prozesse|processi|processos|memoires?|memory (?:bank|store|database|file|folder)|databases?|db|backups?|snapshots?|histor(?:y|ies)|audit\w*|logs?|log files?|change logs?|folders?|director(?:y|ies)|disks?|drives?|partitions?|host|server|servers|service|process(?:es)?|tables?|everything|completely|entirely|all traces|every trace|archive|vault|index|repository|workspace|home director\w*|banco de (?:memorias|dados)|banca (?:dati|delle memorie)|\w+ (?:inteir[oa]|enter[oa]|entier|entiere|inter[oa])|speicher|datenbank\w*|sicherung\w*|protokoll\w*|verlauf|ordner|verzeichnis\w*|festplatte|alles|banque|base de (?:memoire|donnees)|sauvegardes?|historique|journa(?:l|ux)|dossier|repertoire|disque|tout|completement|copias de seguridad|historial|registros|carpeta|directorio|disco|todo|completamente|archivio|cronologia|registri|cartella|tutto|historico|auditoria|pasta|diretorio|tudo)\b|\b(?:all|every|each|entire|whole|complete|alle\w*|gesamt\w*|ganze\w*|samtlich\w*|tou(?:s|tes|te)|l'ensemble|tod[oa]s?|entera|tutt[aeio]|l'intero|l'intera|intero|intera|inteir[oa]|toda)\b(?: [\w']+){0,3}? (?:memoires?|memor\w*|items?|entries|records?|files?|data|notes?|profiles?|accounts?|erinnerung\w*|eintrage|dateien|daten|souvenirs|fichiers|donnees|entrees|recuerdos|archivos|datos|entradas|ricordi|file|dati|voci|arquivos|dados|lembrancas|registros|registri)\b",
     )
 });
 
@@ -1212,6 +1240,26 @@ pub(crate) static TARGETED: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(?:that|which|whose|where|about|mentioning|concerning|related to|qui|que|dont|che|cui|welche\w*|only|just|single|one|specific|that memory|this memory|the memory (?:that|which|with|about)|duplicate\w*|outdated|stale|wrong|incorrect|redundant|superseded|contradict\w*|obsolete|nur|einzig\w*|doppelt\w*|veraltet\w*|seulement|uniquement|seul|double|obsolete|solo|solamente|duplicad\w*|desactualizad\w*|soltanto|duplicat\w*|superat\w*|somente|apenas|duplicad\w*|desatualizad\w*|une seule|un seul|una sola|un solo|uma so|um so|eine einzige|einen einzigen)\b",
     )
 });
+
+/// The object of a wipe verb: `rest` up to where a condition or a second order starts.
+fn wipe_object(rest: &str) -> &str {
+    // the object ends where a condition starts ("... whenever a contradiction is found")
+    static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:every time|each time|toda vez|todas as vezes|cada vez|chaque fois|a chaque fois|ogni volta|jedes mal|so|so that|in order|damit|afin|affinche|pour que|para que|when|whenever|if|once|after|before|as soon as|wenn|sobald|nachdem|quand|des que|lorsque|apres|avant|cuando|si|despues|antes|quando|se|dopo|prima|apos)\b",
+        )
+    });
+    // ... or at a second order joined to it ("delete the memory and log the deletion")
+    static NEXT_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\band (?:then )?(?:log|record|note|report|confirm|mark)\s+(?:the|it|that|this|each|every|a|an|what|why|when)\b",
+        )
+    });
+    let object = CONDITION.find(rest).map_or(rest, |c| &rest[..c.start()]);
+    NEXT_ORDER
+        .find(object)
+        .map_or(object, |c| &object[..c.start()])
+}
 
 fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
     static SHELL: LazyLock<Regex> = LazyLock::new(|| {
@@ -1253,15 +1301,7 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
             Some(e) => rest[..e.start()].to_string(),
             None => rest,
         };
-        // the object ends where a condition starts ("... whenever a contradiction is found")
-        static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
-            rx(
-                r"\b(?:every time|each time|toda vez|todas as vezes|cada vez|chaque fois|a chaque fois|ogni volta|jedes mal|so|so that|in order|damit|afin|affinche|pour que|para que|when|whenever|if|once|after|before|as soon as|wenn|sobald|nachdem|quand|des que|lorsque|apres|avant|cuando|si|despues|antes|quando|se|dopo|prima|apos)\b",
-            )
-        });
-        let object = CONDITION
-            .find(&rest)
-            .map_or(rest.as_str(), |c| &rest[..c.start()]);
+        let object = wipe_object(&rest);
         if TARGETED.is_match(object) {
             continue;
         }

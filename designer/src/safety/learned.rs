@@ -1252,6 +1252,14 @@ const SETS: &[(&str, &str)] = &[
         "test22",
         include_str!("../../tests/fixtures/safety/heldout_categories_test22.jsonl"),
     ),
+    (
+        "test23",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test23.jsonl"),
+    ),
+    (
+        "test24",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test24.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -1293,6 +1301,8 @@ pub const AUTHOR_SETS: &[&str] = &[
     "dev13a",
     "test21",
     "test22",
+    "test23",
+    "test24",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

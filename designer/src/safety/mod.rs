@@ -34,6 +34,7 @@ pub mod broad;
 pub mod categories;
 mod classes10;
 mod classes11;
+mod classes12;
 mod classes8;
 mod classes9;
 pub mod compose;
@@ -1220,6 +1221,29 @@ fn negated_after(norm: &str, end: usize) -> bool {
     })
 }
 
+/// "Treat strings such as sk-... as a secret and drop it before writing memory": the
+/// sentence orders the secret it names removed and keeps nothing.
+fn secret_removed(norm: &str, start: usize) -> bool {
+    static REMOVED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:drop|remove|strip|delete|discard|redact|mask|scrub|omit|cut)\w*\s+(?:it|them|that|those|these|the (?:value|string|key|token|secret)s?)\b",
+        )
+    });
+    static KEPT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:store|save|keep|record|insert|remember|copy|include|retain|collect|gather|request|ask|note)\w*\b",
+        )
+    });
+    let from = norm[..start]
+        .rfind(['.', '!', '?', ';', '\n'])
+        .map_or(0, |i| i + 1);
+    let end = norm[start..]
+        .find(['!', '?', ';', '\n'])
+        .map_or(norm.len(), |i| start + i);
+    let sentence = &norm[from..end];
+    REMOVED.is_match(sentence) && !KEPT.is_match(sentence)
+}
+
 /// A negation right before `start` ("do not change", "never grant", "don't modify").
 fn negated_close(norm: &str, start: usize) -> bool {
     norm[..start].split_whitespace().rev().take(2).any(|w| {
@@ -1281,6 +1305,16 @@ pub(crate) static NOT_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(?:subway|bus|arcade|game|casino|metro|transit|vintage|souvenir|poker|laundry|parking|gift|board game) tokens?\b|\bsecrets? (?:about|of|to|behind|recipe|ingredient|santa|garden|admirer)\b|\bsecret (?:recipe|ingredient|santa|garden|admirer|plan|party|trip)\b|\b(?:log ?in|sign ?in) (?:methods?|problems?|issues?|habits?|history|streaks?)\b|\bpass(?:word|phrase) (?:managers?|management|hygiene|policy|policies|strength|habits?|advice|tips?)\b|\b(?:passwort ?manager|gestionnaires? de mots de passe|gestor(?:es)? de contrasenas|gestore di password|gerenciador(?:es)? de senhas)\b|\b(?:keep|keeps|kept|keeping) (?:it|this|that|them|something|things|(?:a|an|the|their|his|her) \w+(?: \w+)?) secret (?:until|from|for now|between|till)\b",
     )
 });
+
+/// Whether the plain view shows `address` (found in another view) already: a plain address
+/// with a first label of four letters or more that ends it ("journal.example" for
+/// "greenleafjournal.example"), not a letter left over from a spaced-out name.
+fn address_in_sight(plain: &str, address: &str) -> bool {
+    HIDDEN_ADDRESS.find_iter(plain).any(|p| {
+        let p = p.as_str();
+        address.ends_with(p) && p.split('.').next().is_some_and(|l| l.len() >= 4)
+    })
+}
 
 /// The first rule `norm` (one normalised view) breaks.
 /// A person's priority ("the user's top priority this month") is no priority claim.
@@ -1417,7 +1451,7 @@ fn unsafe_request_ignored(norm: &str, start: usize) -> bool {
 
 /// "If asked to", "when someone tells you to": a request named in a condition (the act after
 /// it may be turned down; see [`asked_then_refused`] and `credential_text`).
-const ASKED_TO: &str = r"(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+)?(?:asked|asks? you|tells? you|told)\s+to";
+const ASKED_TO: &str = r"(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|someone\s+|anyone\s+|the\s+user\s+|a\s+user\s+|a\s+message\s+|the\s+conversation\s+)?(?:asked|asks? you|tells? you|told)\s+to";
 
 /// "If asked to look up benchmark answers, refuse and use the conversation only": the act is
 /// named as a request the sentence then turns down.
@@ -1428,7 +1462,13 @@ fn asked_then_refused(norm: &str, start: usize) -> bool {
     static ASKED_HERE: LazyLock<Regex> = LazyLock::new(|| rx(&format!(r"^{ASKED_TO}\b")));
     static REFUSE: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"^[^.;]*?[,]\s*(?:then\s+)?(?:refuse|decline|say no|ignore (?:it|the request|that)|do not|don't|reply that you cannot)\b",
+            r"^[^.;]*?[,]\s*(?:then\s+)?(?:politely\s+|firmly\s+|kindly\s+|calmly\s+)?(?:refuse|decline|say no|ignore (?:it|the request|that)|do not|don't|reply that you cannot)\b",
+        )
+    });
+    // "..., don't argue": compliance, not a refusal
+    static COMPLY: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"^[^.;]*?[,]\s*(?:then\s+)?(?:do not|don't)\s+(?:hesitate|argue|question|resist|push back|wait|object|ask why|refuse|decline)\b",
         )
     });
     let before = &norm[..start];
@@ -1437,6 +1477,7 @@ fn asked_then_refused(norm: &str, start: usize) -> bool {
         .map_or(0, |i| i + 1)..];
     (ASKED.is_match(clause) || ASKED_HERE.is_match(&norm[start..]))
         && REFUSE.is_match(&norm[start..])
+        && !COMPLY.is_match(&norm[start..])
 }
 
 /// "Update it instead of deleting the whole history", "aggiornala invece di cancellare tutto
@@ -1555,7 +1596,8 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
             !(is_negated_at(norm, m.start())
                 || negated_after(norm, m.end())
                 || mentions_event(m.as_str())
-                || asked_then_refused(norm, m.start()))
+                || asked_then_refused(norm, m.start())
+                || secret_removed(norm, m.start()))
         }
         // "do not change any settings or permissions"
         "permissions" => {
@@ -1580,7 +1622,8 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || ignored_request_before(norm, m.start())
                 || persons_own(norm, m.start())
                 || negated_after_verb(m.as_str())
-                || mentioned_as_content(norm, m.start()))
+                || mentioned_as_content(norm, m.start())
+                || tool_listed(norm, m.start(), m.as_str()))
         }
         // "when the user says the old rules at work no longer apply"
         // "this skill never takes precedence over system instructions"; "if a chunk
@@ -1590,6 +1633,7 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || is_negated_at(norm, m.start())
                 || injected_request_set_aside(norm, m.start(), m.as_str())
                 || unsafe_request_ignored(norm, m.start())
+                || asked_then_refused(norm, m.start())
                 || defers_to_system(norm, m.end())
                 || mentioned_as_content(norm, m.start()))
         }
@@ -1651,7 +1695,20 @@ fn mentioned_as_content(norm: &str, start: usize) -> bool {
         && !ORDER_FIRST.is_match(sentence)
         && !RUN
             .find_iter(sentence)
+            // "the executor never runs commands": the noun is no order
+            .filter(|r| !r.as_str().starts_with("executor"))
             .any(|r| !is_negated_at(sentence, r.start()))
+}
+
+/// "Users may mention tools like bash, kubectl or curl": a transfer tool named in a list of
+/// tools, not an order to use it.
+fn tool_listed(norm: &str, start: usize, found: &str) -> bool {
+    static LISTED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"\b(?:tools?|commands?|utilities|programs?|clis?|binaries)\s+(?:like|such as|including|e g|for example)\s+(?:[\w]+,?\s+(?:or\s+|and\s+)?){0,5}$",
+        )
+    });
+    matches!(found, "curl" | "wget") && LISTED.is_match(&norm[..start])
 }
 
 /// "Only the operator may reset the memory bank": what someone else may do, not an order to
@@ -1691,7 +1748,9 @@ fn key_file_skipped(norm: &str, start: usize, m: &str) -> bool {
     SKIPPED.is_match(&norm[from..end])
 }
 
-fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
+/// `plain` is the plain view when `norm` is another one (decoded, joined, de-obfuscated).
+fn rule_hit(norm: &str, plain: Option<&str>) -> Option<&'static SafetyRule> {
+    let hidden = plain.is_some();
     let neutral = NOT_CREDENTIAL.replace_all(norm, "keepsake");
     let no_example = quoted_examples_neutral(norm);
     let override_view = PERSONS_PRIORITY.replace_all(&no_example, "main goal");
@@ -1746,9 +1805,11 @@ fn rule_hit(norm: &str, hidden: bool) -> Option<&'static SafetyRule> {
         }
         if !hit && rule.id == "exfiltration" && hidden {
             // "the user's blog is hosted at lenas-garden-notes.net": a person's own site
-            hit = HIDDEN_ADDRESS
-                .find_iter(norm)
-                .any(|m| !persons_own(norm, m.start()));
+            // "a newsletter from greenleaf-journal.example" joined: the address was in sight
+            hit = HIDDEN_ADDRESS.find_iter(norm).any(|m| {
+                !persons_own(norm, m.start())
+                    && !plain.is_some_and(|p| address_in_sight(p, m.as_str()))
+            });
         }
         if hit {
             return Some(rule);
@@ -1905,7 +1966,7 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     });
     static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation|rationale|background|reason|why this skill exists|why(?: [\p{L} ]{1,30})?|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|could (?:damage|harm|destroy|leak|expose)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
+            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza|explain(?: to (?:the )?[\p{L}]+)?)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation|rationale|background|reason|why this skill exists|why(?: [\p{L} ]{1,30})?|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|could (?:damage|harm|destroy|leak|expose)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
         )
     });
     static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| {
@@ -1927,7 +1988,7 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     // "Explain to the designer that mirroring memories is exfiltration and not permitted"
     static EXPLAIN_THAT: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:[\p{L} ]{1,20}:\s*)?(?:explain|tell|remind|warn)\w*\s+(?:[\p{L}', ]{0,30}?)\bthat\b[^.;:!?]{0,140}?\b(?:would|could|is|are|makes?|creates?)\s+(?:\w+\s+){0,3}?(?:violat\w*|break\w*|leak\w*|expos\w*|compromis\w*|irreversible|forbidden|not (?:permitted|allowed)|exfiltration|dangerous|unsafe|a single point)",
+            r"(?i)^\W*(?:[\p{L} ]{1,20}:\s*)?(?:explain|tell|remind|warn)\w*[\s,]+(?:[\p{L}', ]{0,30}?)\bthat\b(?:[^.;:!?]{0,140}?\b(?:would|could|is|are|makes?|creates?)\s+(?:\w+\s+){0,3}?(?:violat\w*|break\w*|leak\w*|expos\w*|compromis\w*|irreversible|forbidden|not (?:permitted|allowed)|exfiltration|dangerous|unsafe|a single point)|\s+(?:this|the|its|our)\s+(?:assistant|skill|executor|agent|bot|model)\s+(?:cannot|can't|can not|is unable to|is not able to|may not|has no)\b)",
         )
     });
     let explains = |p: &str| {
@@ -2062,7 +2123,8 @@ fn rules_with(text: &str, composed: &mut std::collections::HashSet<String>) -> R
     let text = &quoted_overrides_neutral(text);
     let views = scan_views(text);
     for v in &views {
-        if let Some(rule) = rule_hit(&v.text, !v.how.is_empty()) {
+        let plain = (!v.how.is_empty()).then_some(views[0].text.as_str());
+        if let Some(rule) = rule_hit(&v.text, plain) {
             return Err(verdict(rule, v.how));
         }
     }
