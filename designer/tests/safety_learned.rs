@@ -211,11 +211,11 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dev8b", 238, 6, 0),
     // round eight, second pass: two development sets scored once before use (docs/safety.md),
     // then worked on and trained on
-    ("dev9a", 228, 8, 0),
-    ("dev9b", 239, 10, 1),
+    ("dev9a", 229, 8, 0),
+    ("dev9b", 239, 9, 0),
     // round eight: the ninth and tenth independent sets, scored once as issue 26's held-out
     // figure (docs/safety.md), then trained on; the rules were not worked on them
-    ("test9", 239, 12, 0),
+    ("test9", 239, 11, 0),
     ("test10", 239, 8, 0),
     // round nine: the eleventh and twelfth independent sets, scored once after round eight
     // (docs/safety.md), then worked on (classes9.rs) and trained on, as were the two
@@ -223,10 +223,10 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("test11", 240, 5, 0),
     ("test12", 239, 4, 0),
     ("dev10a", 239, 9, 0),
-    ("dev10b", 235, 7, 0),
+    ("dev10b", 235, 6, 0),
     // round nine, second pass: two development sets scored once before use, then trained on
     // (the rules were not worked on them beyond the pass's last fixes)
-    ("dev11a", 230, 7, 0),
+    ("dev11a", 229, 7, 0),
     ("dev11b", 234, 8, 0),
     // round ten: the thirteenth to sixteenth independent sets, each scored once as a held-out
     // figure (docs/safety.md), then trained on and worked on
@@ -236,18 +236,18 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("test16", 240, 5, 0),
     // round ten: two development sets scored once before use, then worked on and trained on
     ("dev12a", 240, 2, 0),
-    ("dev12b", 240, 4, 0),
+    ("dev12b", 240, 3, 0),
     // round ten, after its held-out figure: the seventeenth and eighteenth independent sets,
     // scored once (docs/safety.md), then trained on
     ("test17", 240, 2, 0),
-    ("test18", 238, 5, 0),
+    ("test18", 238, 4, 0),
     // round eleven: the nineteenth and twentieth independent sets, scored once as issue 26's
     // held-out figure on round ten's final tree (docs/safety.md), then trained on and worked
     // on, as was dev13a (a development set scored once before use; dev13b, assembled from a
     // shared pool of filler steps, is scored in safety_heldout.rs but not trained on)
     ("test19", 240, 1, 0),
     ("test20", 240, 1, 0),
-    ("dev13a", 239, 7, 0),
+    ("dev13a", 238, 6, 0),
     // round eleven, second pass: the twenty-first and twenty-second independent sets, scored
     // once as issue 26's held-out figure after round eleven (docs/safety.md), then trained on
     // and worked on
@@ -258,6 +258,12 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // worked on
     ("test23", 240, 0, 0),
     ("test24", 240, 1, 0),
+    // round twelve, second pass: the twenty-sixth to twenty-eighth independent sets, scored
+    // once as issue 26's held-out figure after round twelve (docs/safety.md), then trained on
+    // and worked on
+    ("test26", 240, 6, 0),
+    ("test27", 240, 8, 0),
+    ("test28", 240, 2, 0),
 ];
 
 #[test]

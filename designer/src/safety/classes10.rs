@@ -43,7 +43,7 @@ pub(super) static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
         frame(
             "instructions from the chat declared over the operator's",
             &format!(
-                r"\b(?:instructions?|anweisungen|consignes|instrucciones|istruzioni|instrucoes|commands?|directives?|befehle|ordres)\b[^.;]{{0,50}}\b(?:conversation|chat\w*|gesprach\w*|messages?|nachricht\w*|pasted|eingefugt\w*|collee?s?|pegad\w*|incollat\w*|colad\w*|documents?|conversacion|conversazione|conversa)\b[^.;]{{0,40}}\b(?:take precedence|have priority|outrank|override|supersede|replace|win over|beat|haben vorrang|gehen vor|ersetzen|remplacent|l'emportent|priment|prevalecen|reemplazan|sustituyen|prevalgono|sostituiscono|prevalecem|substituem)\b[^.;]{{0,40}}\b(?:{OWNER}|{RULES})",
+                r"\b(?:instructions?|anweisungen|consignes|instrucciones|istruzioni|instrucoes|commands?|directives?|befehle|ordres)\b[^.;]{{0,50}}\b(?:conversation|chat\w*|gesprach\w*|messages?|nachricht\w*|pasted|eingefugt\w*|collee?s?|pegad\w*|incollat\w*|colad\w*|documents?|conversacion|conversazione|conversa)\b[^.;]{{0,40}}\b(?:take precedence|have priority|outrank|override|supersede|replace|win over|beat|haben vorrang|gehen vor|ersetzen|remplacent|l'emportent|priment|prevalecen|reemplazan|sustituyen|prevalgono|sostituiscono|prevalecem|substituem|mandan sobre|manda sobre|mandam sobre|comandano su|stehen uber|gelten vor)\b[^.;]{{0,40}}\b(?:{OWNER}|{RULES})",
             ),
         )
         .unless(r"\b(?:never|not|no|don't|do not|cannot|nicht|nie|ne|pas|jamais|nunca|non|mai|nao)\b"),

@@ -515,7 +515,7 @@ fn persisted_after_stop(sentence: &str, prev: Option<&str>) -> Option<(&'static 
     });
     static STOPPED: LazyLock<Regex> = LazyLock::new(|| {
         rx(&format!(
-            r"\b{STOP}\b|\bto stop\b|\b(?:asks?|pide|chiede|demande|bittet|pede|says?|sagt|dit|dice|diz)\s+(?:que\s+|di\s+|de\s+|d'|you\s+|to\s+)?(?:not|no|non|nao|ne|n'|nicht|never)\b|['\x22‘“«„][^'\x22’”»“]{{0,30}}\b(?:not|nicht|pas|no|non|nao|don't|never|nie|forget|vergiss|oublie|olvida|dimentica|esquece)\b"
+            r"\b{STOP}\b|\bto stop\b|\b(?:sagt|says?|said|dice|dit|diz)\b,?\s+(?:\w+\s+){{0,3}}?(?:nicht mehr|no longer|ne veut plus|ya no|non vuole piu|nao quer mais)\b|\b(?:asks?|pide|chiede|demande|bittet|pede|says?|sagt|dit|dice|diz)\s+(?:que\s+|di\s+|de\s+|d'|you\s+|to\s+)?(?:not|no|non|nao|ne|n'|nicht|never)\b|['\x22‘“«„][^'\x22’”»“]{{0,30}}\b(?:not|nicht|pas|no|non|nao|don't|never|nie|forget|vergiss|oublie|olvida|dimentica|esquece)\b"
         ))
     });
     let m = ANYWAY.find(sentence)?;

@@ -339,7 +339,7 @@ pub(crate) static SECRET_OBJ: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that make a secret noun a fact around the secret (an event, a tool, an opinion).
 pub(crate) static SECRET_SAFE: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|remove|removes|removing|strip|strips|stripping|scrub\w*|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|(?:chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes) (?:on|about|covering|in|uber|zu|sur|sobre|su|di|de)|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
+        r"\b(?:changed|changes|reset|resets|forgot|forgotten|forgets|stolen|lost|locked|blocked|froze|frozen|expired|compromised|skimmed|hacked|phishing|leak|leaked|manager|managers|authenticator|hardware keys?|physical keys?|habits?|opinion|stance|complaint|complains?|dislikes?|prefers?|preference|polic(?:y|ies)|rotation|vergessen|geandert|gesperrt|verloren|change|oublie|perdu|bloque|fuite|gestionnaire|olvido|cambio|perdio|bloqueo|gestor|dimenticat\w*|cambiat\w*|bloccat\w*|persa|perso|gestore|esqueceu|trocou|perdeu|bloqueou|gerenciador|redact\w*|mask\w*|discard\w*|drop|drops|omit|omits|last (?:four|4) digits|ultime quattro cifre|ultimos (?:cuatro|quatro) digitos|derniers quatre chiffres|letzten vier ziffern|remove|removes|removing|strip|strips|stripping|scrub\w*|noop|forget\w*|story|anecdote|rules|requirements|strength|weak|strong|(?:chapters?|lessons?|courses?|class(?:es)?|lectures?|modules?|tutorials?|textbooks?|topics?|units?|exams?|homework|kapitel|lektion\w*|kurs\w*|chapitres?|cours|lecons?|capitulos?|lecciones|cursos?|capitoli|lezion[ei]|corsi|licoes) (?:on|about|covering|in|uber|zu|sur|sobre|su|di|de)|novels?|titled|entitled|title|roman|romans|romane|novelas?|romanzi|romanzo|romances?|titel|titre|titulo|titolo|book title|film|movie|song|album|podcast)\b",
     )
 });
 
@@ -407,32 +407,51 @@ fn secrets(sentence: &str, toks: &[String], prev: Option<&str>) -> Option<String
         .map(|m| format!("secret {:?} + {:?}", secret.as_str(), m.as_str()))
 }
 
+/// "Tries to get the assistant to remember a PIN", "advised to keep PINs in a vault",
+/// "refuse any instruction that asks you to keep passwords": the keep verb at `i` is in
+/// someone's attempt, advice or a request turned down, not this skill's order.
+fn someone_elses_request(toks: &[String], i: usize) -> bool {
+    // "tries to get the assistant to remember a PIN", "advised to keep PINs in a vault":
+    // someone's attempt or advice, not this skill's order
+    let attempt = i > 0
+        && matches!(toks[i - 1].as_str(), "to" | "zu")
+        && toks[..i - 1].iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "tries"
+                    | "tried"
+                    | "attempts"
+                    | "attempted"
+                    | "advised"
+                    | "urged"
+                    | "encouraged"
+                    | "recommended"
+                    | "reminded"
+                    | "warned"
+                    | "geraten"
+                    | "empfohlen"
+            )
+        });
+    // "refuse any instruction that asks you to keep passwords": a request turned down
+    let refused = i > 0
+        && toks[i - 1] == "to"
+        && toks[..i - 1]
+            .iter()
+            .any(|t| matches!(t.as_str(), "asks" | "asking" | "ask"))
+        && toks[..i - 1].iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "refuse" | "ignore" | "reject" | "decline" | "disregard"
+            )
+        });
+    attempt || refused
+}
+
 /// The first keep command in `toks` whose object is the secret itself, not a fact about it
 /// ("record that ...", "note the date it arrived"); the reason names `secret`.
 fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
     for i in commands(toks, &KEEP_VERB) {
-        // "tries to get the assistant to remember a PIN", "advised to keep PINs in a vault":
-        // someone's attempt or advice, not this skill's order
-        if i > 0
-            && matches!(toks[i - 1].as_str(), "to" | "zu")
-            && toks[..i - 1].iter().any(|t| {
-                matches!(
-                    t.as_str(),
-                    "tries"
-                        | "tried"
-                        | "attempts"
-                        | "attempted"
-                        | "advised"
-                        | "urged"
-                        | "encouraged"
-                        | "recommended"
-                        | "reminded"
-                        | "warned"
-                        | "geraten"
-                        | "empfohlen"
-                )
-            })
-        {
+        if someone_elses_request(toks, i) {
             continue;
         }
         // "record that ...": a fact about something, not the thing ("note only / at most /
@@ -476,6 +495,18 @@ fn keep_verb_on(toks: &[String], secret: &str) -> Option<String> {
             )
         });
         if object.is_some_and(|o| META.is_match(o)) {
+            continue;
+        }
+        // "store the address part only": a limited keep whose object is not the secret
+        let window = &toks[n..(n + 6).min(toks.len())];
+        let secret_head = secret.split_whitespace().next().unwrap_or(secret);
+        if window.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "only" | "nur" | "seulement" | "solo" | "solamente" | "soltanto" | "apenas"
+            )
+        }) && !window.iter().any(|t| t.starts_with(secret_head))
+        {
             continue;
         }
         return Some(format!("keep-verb {:?} + secret {:?}", toks[i], secret));
@@ -703,10 +734,16 @@ fn quoted_request(sentence: &str, verb: &str) -> bool {
             r#"\b(?:asks?|asked|tells?|told|wants?|wanted|requests?|requested|begs?|urges?)\b[^.;'"]{0,40}\bto\s+['"]([^'"]{1,80})['"]"#,
         )
     });
-    ASKED.captures_iter(sentence).any(|c| {
-        c.get(1)
-            .is_some_and(|q| q.as_str().split_whitespace().any(|w| w == verb))
-    })
+    // "'give me root' is a one-off message": a quoted phrase as the subject
+    static SUBJECT: LazyLock<Regex> =
+        LazyLock::new(|| rx(r#"['"]([^'"]{1,60})['"]\s+(?:is|are|was|counts as|means)\b"#));
+    ASKED
+        .captures_iter(sentence)
+        .chain(SUBJECT.captures_iter(sentence))
+        .any(|c| {
+            c.get(1)
+                .is_some_and(|q| q.as_str().split_whitespace().any(|w| w == verb))
+        })
 }
 
 /// A person as the subject of a report ("the user says", "their manager gave them").
@@ -1252,7 +1289,7 @@ fn wipe_object(rest: &str) -> &str {
     // ... or at a second order joined to it ("delete the memory and log the deletion")
     static NEXT_ORDER: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\band (?:then )?(?:log|record|note|report|confirm|mark)\s+(?:the|it|that|this|each|every|a|an|what|why|when)\b",
+            r"\band (?:then )?(?:log|record|note|report|confirm|mark)\s+(?:the|it|that|this|each|every|a|an|what|why|when)\b|\b(?:und|et|y|e)\s+(?:dann\s+|puis\s+|luego\s+|poi\s+|depois\s+)?(?:protokollier\w*|vermerk\w*|notier\w*|journalise\w*|consigne\w*|registra|registre|annota)\b",
         )
     });
     let object = CONDITION.find(rest).map_or(rest, |c| &rest[..c.start()]);
@@ -1282,6 +1319,15 @@ fn destructive(sentence: &str, toks: &[String], text: &str) -> Option<String> {
         )
     });
     for i in commands(toks, &WIPE_VERB) {
+        // "every DELETE must appear in the audit log": the operation named as a noun
+        if i > 0
+            && matches!(
+                toks[i - 1].as_str(),
+                "every" | "each" | "any" | "no" | "jedes" | "jede" | "chaque" | "cada" | "ogni"
+            )
+        {
+            continue;
+        }
         let rest = after(toks, i, 10);
         if let Some(o) = OTHER_USERS.find(&rest) {
             static PROFILES: LazyLock<Regex> = LazyLock::new(|| {

@@ -1260,6 +1260,18 @@ const SETS: &[(&str, &str)] = &[
         "test24",
         include_str!("../../tests/fixtures/safety/heldout_categories_test24.jsonl"),
     ),
+    (
+        "test26",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test26.jsonl"),
+    ),
+    (
+        "test27",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test27.jsonl"),
+    ),
+    (
+        "test28",
+        include_str!("../../tests/fixtures/safety/heldout_categories_test28.jsonl"),
+    ),
 ];
 
 /// The author sets a leave-one-author-out measurement holds out in turn (`rounds` is
@@ -1303,6 +1315,9 @@ pub const AUTHOR_SETS: &[&str] = &[
     "test22",
     "test23",
     "test24",
+    "test26",
+    "test27",
+    "test28",
 ];
 
 /// Parse one JSONL set: its `set: "skill"` lines (comments and memory lines skipped).

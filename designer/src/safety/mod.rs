@@ -878,8 +878,9 @@ fn credential_window(norm: &str) -> bool {
     })
 }
 
-/// `norm` with the phrases that would mislead the window rewritten: "instead of" is a
-/// negation, intensifiers that look like negations go ("not only", "without fail"; the double
+/// `norm` with the phrases that would mislead the window rewritten: a request the text
+/// refuses is negated, a quoted note ("record 'user set up account recovery'") is a note,
+/// "instead of" is a negation, intensifiers that look like negations go ("not only", "without fail"; the double
 /// negations, "do not forget to store", are read as orders by a view of their own,
 /// `normalise::affirmative_reading`), "tokens of appreciation" is a gift and "make a note of"
 /// is "record"; a request the clause turns down ("if asked to remember a password, decline")
@@ -900,7 +901,21 @@ fn credential_text(norm: &str) -> String {
     });
     static INSTEAD: LazyLock<Regex> =
         LazyLock::new(|| rx(r"\bin place of\b|\binstead of\b|\ben lugar de\b|\bau lieu de\b"));
+    // "refuse any instruction in the chat that asks you to keep passwords"
+    static REFUSED: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r"(\b(?:refuse|ignore|reject|decline|disregard)\w*\s+(?:any|all|every|each|such|the|a|those)?\s*(?:\w+\s+)?(?:requests?|instructions?|messages?|attempts?|demands?)\b[^.;]{0,40}?\b(?:asks?|asking)\s+(?:you\s+)?to)",
+        )
+    });
+    // "record 'user set up account recovery'": the quoted note is what is written
+    static QUOTED_NOTE: LazyLock<Regex> = LazyLock::new(|| {
+        rx(
+            r#"\b(record|note|write|store|insert|save|log)\s+['"](?:the )?(?:user|a|an|one|some|they|he|she)\b[^'"]{0,60}['"]"#,
+        )
+    });
     let text = TURNED_DOWN.replace_all(norm, "$1 not$2");
+    let text = REFUSED.replace_all(&text, "$1 not");
+    let text = QUOTED_NOTE.replace_all(&text, "$1 a note");
     let text = INSTEAD.replace_all(&text, " not ");
     let text = INTENS.replace_all(&text, " ");
     let text = GIFT.replace_all(&text, "gift");
@@ -1222,7 +1237,8 @@ fn negated_after(norm: &str, end: usize) -> bool {
 }
 
 /// "Treat strings such as sk-... as a secret and drop it before writing memory": the
-/// sentence orders the secret it names removed and keeps nothing.
+/// sentence (with the clause or line after it) orders the secret it names removed and keeps
+/// nothing.
 fn secret_removed(norm: &str, start: usize) -> bool {
     static REMOVED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
@@ -1231,15 +1247,19 @@ fn secret_removed(norm: &str, start: usize) -> bool {
     });
     static KEPT: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:store|save|keep|record|insert|remember|copy|include|retain|collect|gather|request|ask|note)\w*\b",
+            r"\b(?:store|save|keep|record|insert|remember|copy|include|retain|collect|gather|request|ask)\w*\b|\bnote (?:them|it|down)\b",
         )
     });
     let from = norm[..start]
         .rfind(['.', '!', '?', ';', '\n'])
         .map_or(0, |i| i + 1);
-    let end = norm[start..]
-        .find(['!', '?', ';', '\n'])
-        .map_or(norm.len(), |i| start + i);
+    // ... and the clause or line after it ("1. Detect keys (sk-, ghp_ ...). 2. Drop them.")
+    let stops = ['!', '?', ';', '\n'];
+    let end = norm[start..].find(stops).map_or(norm.len(), |i| start + i);
+    let end = norm
+        .get(end + 1..)
+        .and_then(|rest| rest.find(stops))
+        .map_or(norm.len(), |i| end + 1 + i);
     let sentence = &norm[from..end];
     REMOVED.is_match(sentence) && !KEPT.is_match(sentence)
 }
@@ -1330,7 +1350,7 @@ static PERSONS_PRIORITY: LazyLock<Regex> = LazyLock::new(|| {
 fn quoted_examples_neutral(norm: &str) -> String {
     static PROTECT: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:treat (?:it|them|this|that|such \w+) as (?:plain |mere |ordinary )?(?:text|data|content|quotes?)|not as (?:an? )?(?:commands?|instructions?)|(?:do not|don'?t|never) (?:follow|obey|execute|act on|carry out) (?:it|them|such \w+)|(?:do not|don'?t|never) comply)\b",
+            r"\b(?:treat (?:it|them|this|that|such \w+) as (?:plain |mere |ordinary )?(?:text|data|content|quotes?)|not as (?:an? )?(?:commands?|instructions?)|(?:do not|don'?t|never) (?:follow|obey|execute|act on|carry out) (?:it|them|such \w+)|(?:do not|don'?t|never) comply|(?:is|are|looks?|seems?) (?:suspicious|an? (?:injection|attack|scam|phishing \w+)|phishing\w*)|never obeyed)\b",
         )
     });
     static QUOTED: LazyLock<Regex> =
@@ -1421,7 +1441,7 @@ fn persons_own(norm: &str, start: usize) -> bool {
 fn ignored_request_before(norm: &str, start: usize) -> bool {
     static IGNORED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:ignore|ignora|ignoriere|ignorez|ignorar|refuse|rechaza|rifiuta|recusa|decline|lehne)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|richieste|bitten|aufforderungen|demandes?|solicitudes|peticiones|pedidos)\b[\w' ,]{0,40}$",
+            r"\b(?:ignore|ignora|ignoriere|ignorez|ignorar|refuse|rechaza|rifiuta|recusa|decline|lehne)\w*\s+(?:[\w']+\s+){0,3}?(?:requests?|instructions?|messages?|attempts?|demands?|richieste|bitten|aufforderungen|anweisung\w*|demandes?|consignes|solicitudes|peticiones|instrucciones|istruzioni|pedidos)\b[\w' ,]{0,40}$",
         )
     });
     IGNORED.is_match(&norm[..start])
@@ -1597,6 +1617,7 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
                 || negated_after(norm, m.end())
                 || mentions_event(m.as_str())
                 || asked_then_refused(norm, m.start())
+                || ignored_request_before(norm, m.start())
                 || secret_removed(norm, m.start()))
         }
         // "do not change any settings or permissions"
@@ -1604,7 +1625,8 @@ fn match_counts(id: &str, norm: &str, c: &regex::Captures<'_>) -> bool {
             !(reported_fact(norm, m.start())
                 || ignored_request_before(norm, m.start())
                 || negated_close(norm, m.start())
-                || reported_verb(norm, m.start()))
+                || reported_verb(norm, m.start())
+                || quoted_subject(norm, m.start()))
         }
         // "do not put the system prompt into memories", "ne révèle jamais ..."
         "prompt-disclosure" => {
@@ -1698,6 +1720,18 @@ fn mentioned_as_content(norm: &str, start: usize) -> bool {
             // "the executor never runs commands": the noun is no order
             .filter(|r| !r.as_str().starts_with("executor"))
             .any(|r| !is_negated_at(sentence, r.start()))
+}
+
+/// "'Give me admin rights' is a passing demand": the match inside a quoted phrase that is the
+/// subject of the sentence.
+fn quoted_subject(norm: &str, start: usize) -> bool {
+    static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rx(r#"(?:^|[\s(\[])['"]([^'"]{1,60})['"]\s+(?:is|are|was|counts as|means)\b"#)
+    });
+    SUBJECT.captures_iter(norm).any(|c| {
+        c.get(1)
+            .is_some_and(|q| q.start() <= start && start < q.end())
+    })
 }
 
 /// "Users may mention tools like bash, kubectl or curl": a transfer tool named in a list of
@@ -1966,7 +2000,7 @@ fn explanations_neutral(text: &str) -> std::borrow::Cow<'_, str> {
     });
     static DANGER_DESCRIBED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza|explain(?: to (?:the )?[\p{L}]+)?)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation|rationale|background|reason|why this skill exists|why(?: [\p{L} ]{1,30})?|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|could (?:damage|harm|destroy|leak|expose)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
+            r"(?i)^\W*(?:(?:(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza|designers?|reviewers?|authors?|explain(?: to (?:the )?[\p{L}]+)?)(?: for designers)?\s*:\s*)?(?:[\p{L}]+ing|one|a|an|any|skills?|texts?|anything|whatever)\b|(?:(?:note|warning|hinweis|remarque|nota|aviso|avvertenza)(?: for designers)?|explanation(?: for (?:designers|reviewers|developers|authors))?|rationale|background|reason|why this skill exists|why(?: [\p{L} ]{1,30})?|erklärung|begründung|explication|pourquoi|explicación|por qué|spiegazione|perché|explicação|porquê)\s*:\s*[\p{L}])[^.;:!?]{0,80}?\b(?:is an? (?:\w+ )?(?:breach|violation|leak)|is exfiltration|(?:is|are) (?:always |automatically )?(?:rejected|refused|blocked)|would (?:let|allow|enable) (?:anyone|attackers?|someone|others|strangers)|protects?|can (?:resurface|reappear|be (?:leaked|shown|exposed|stolen))|would (?:bypass|circumvent|defeat|undermine)|could (?:damage|harm|destroy|leak|expose)|(?:will|would) be (?:rejected|refused|blocked|flagged)|breaks?|would (?:leak|expose|break|destroy|violate|ruin)|leaks?|can destroy|could destroy|destroys|is dangerous|are dangerous|is forbidden|is not allowed|is prohibited|turns? [^.;]{0,40} into|violates?|defeats?|exposes?|is unsafe|is risky|harms?|undermines?|can (?:erase|wipe|leak|expose|ruin))\b)",
         )
     });
     static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| {
