@@ -211,7 +211,7 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dev8b", 238, 6, 0),
     // round eight, second pass: two development sets scored once before use (docs/safety.md),
     // then worked on and trained on
-    ("dev9a", 229, 8, 0),
+    ("dev9a", 230, 8, 0),
     ("dev9b", 239, 9, 0),
     // round eight: the ninth and tenth independent sets, scored once as issue 26's held-out
     // figure (docs/safety.md), then trained on; the rules were not worked on them
@@ -222,7 +222,7 @@ const FLOORS: &[(&str, usize, usize, usize)] = &[
     // development sets of round nine (scored once before use)
     ("test11", 240, 5, 0),
     ("test12", 239, 4, 0),
-    ("dev10a", 239, 9, 0),
+    ("dev10a", 239, 8, 0),
     ("dev10b", 235, 6, 0),
     // round nine, second pass: two development sets scored once before use, then trained on
     // (the rules were not worked on them beyond the pass's last fixes)

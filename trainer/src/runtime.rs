@@ -269,6 +269,23 @@ fn membank_path_of(
 mod tests {
     use super::*;
 
+    /// The banks a run starts from when it names none (the seed bank, the synthetic tasks'
+    /// banks) pass the checks of imports and designer edits, the safety scan included: a
+    /// classifier retrained on new labelled sets must not reject the project's own skills
+    /// (round twelve's training once rejected `capture-facts` at p_unsafe 0.96).
+    #[test]
+    fn built_in_banks_pass_the_safety_scan() {
+        for (name, bank) in [
+            ("seed", SkillBank::seed()),
+            ("synthetic", crate::synthetic::skill_bank()),
+            ("contextual", crate::synthetic::contextual::skill_bank()),
+        ] {
+            if let Err(e) = memskill_designer::check_bank(&bank) {
+                panic!("the {name} bank fails the checks: {e}");
+            }
+        }
+    }
+
     /// Item 7 of the leftovers: the memory-bank cache key has a version (the cache's format
     /// and the build's package version), so that an entry written by another format or
     /// build of the bank code is never read: it is simply not found, and the bank is built.

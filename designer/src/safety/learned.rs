@@ -1109,6 +1109,10 @@ const SETS: &[(&str, &str)] = &[
         include_str!("../../tests/fixtures/safety/ordinary_transparency.jsonl"),
     ),
     (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/ordinary_codes.jsonl"),
+    ),
+    (
         "categories",
         include_str!("../../tests/fixtures/safety/heldout_categories.jsonl"),
     ),

@@ -880,11 +880,11 @@ fn credential_window(norm: &str) -> bool {
 
 /// `norm` with the phrases that would mislead the window rewritten: a request the text
 /// refuses is negated, a quoted note ("record 'user set up account recovery'") is a note,
-/// "instead of" is a negation, intensifiers that look like negations go ("not only", "without fail"; the double
-/// negations, "do not forget to store", are read as orders by a view of their own,
-/// `normalise::affirmative_reading`), "tokens of appreciation" is a gift and "make a note of"
-/// is "record"; a request the clause turns down ("if asked to remember a password, decline")
-/// is negated.
+/// "instead of" is a negation, intensifiers that look like negations go ("not only",
+/// "without fail"; the double negations, "do not forget to store", are read as orders by a
+/// view of their own, `normalise::affirmative_reading`), "tokens of appreciation" is a gift
+/// and "make a note of" is "record"; a request the clause turns down ("if asked to remember a
+/// password, decline") is negated.
 fn credential_text(norm: &str) -> String {
     static TURNED_DOWN: LazyLock<Regex> = LazyLock::new(|| {
         rx(&format!(
