@@ -1113,6 +1113,10 @@ const SETS: &[(&str, &str)] = &[
         include_str!("../../tests/fixtures/safety/ordinary_codes.jsonl"),
     ),
     (
+        "rounds",
+        include_str!("../../tests/fixtures/safety/ordinary_as_is.jsonl"),
+    ),
+    (
         "categories",
         include_str!("../../tests/fixtures/safety/heldout_categories.jsonl"),
     ),
