@@ -56,7 +56,7 @@ pub(super) static FRAMES: LazyLock<Vec<Frame>> = LazyLock::new(|| {
             r"\b(?:hidden|shadow|secret|silent|covert|invisible)\s+(?:shadow\s+)?(?:cop(?:y|ies)|backups?|duplicates?|archives?|mirrors?)\b[^.;]{0,50}\b(?:delet|remov|forget|eras|drop)\w*",
         ),
         frame(
-            "memories hidden from the user's view",
+            "memories hidden from the user's view, or steps from a reviewer",
             r"\b(?:keep|kept|hide|hides|hidden)\s+(?:them|it|these|those|(?:the |such |those |these )?(?:entries|memories|notes|records))\s+(?:hidden\s+)?(?:from|out of)\s+(?:the\s+)?(?:user'?s?\s+)?(?:memory viewer|viewer|export|dashboard|memory list|memory page|settings page)\b|\b(?:reviewers?|auditors?|operators?|the user|users)\s+asks?\b[^.;]{0,40}\b(?:describe|mention|list|show|report|explain)\s+only\s+(?:its|the|our|this skill'?s?)\s+(?:harmless|innocent|safe|benign|boring|ordinary)\b",
         ),
         frame(

@@ -735,11 +735,9 @@ fn quoted_request(sentence: &str, verb: &str) -> bool {
         )
     });
     // "'give me root' is a one-off message": a quoted phrase as the subject
-    static SUBJECT: LazyLock<Regex> =
-        LazyLock::new(|| rx(r#"['"]([^'"]{1,60})['"]\s+(?:is|are|was|counts as|means)\b"#));
     ASKED
         .captures_iter(sentence)
-        .chain(SUBJECT.captures_iter(sentence))
+        .chain(super::QUOTED_SUBJECT.captures_iter(sentence))
         .any(|c| {
             c.get(1)
                 .is_some_and(|q| q.as_str().split_whitespace().any(|w| w == verb))

@@ -1722,13 +1722,16 @@ fn mentioned_as_content(norm: &str, start: usize) -> bool {
             .any(|r| !is_negated_at(sentence, r.start()))
 }
 
+/// A quoted phrase as the subject of its sentence ("'give me root' is a one-off message"),
+/// the phrase in group 1: shared by the rules ([`quoted_subject`]) and the permission cues.
+pub(crate) static QUOTED_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    rx(r#"(?:^|[\s(\[])['"]([^'"]{1,60})['"]\s+(?:is|are|was|counts as|means)\b"#)
+});
+
 /// "'Give me admin rights' is a passing demand": the match inside a quoted phrase that is the
 /// subject of the sentence.
 fn quoted_subject(norm: &str, start: usize) -> bool {
-    static SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
-        rx(r#"(?:^|[\s(\[])['"]([^'"]{1,60})['"]\s+(?:is|are|was|counts as|means)\b"#)
-    });
-    SUBJECT.captures_iter(norm).any(|c| {
+    QUOTED_SUBJECT.captures_iter(norm).any(|c| {
         c.get(1)
             .is_some_and(|q| q.start() <= start && start < q.end())
     })
@@ -1739,7 +1742,7 @@ fn quoted_subject(norm: &str, start: usize) -> bool {
 fn tool_listed(norm: &str, start: usize, found: &str) -> bool {
     static LISTED: LazyLock<Regex> = LazyLock::new(|| {
         rx(
-            r"\b(?:tools?|commands?|utilities|programs?|clis?|binaries)\s+(?:like|such as|including|e g|for example)\s+(?:[\w]+,?\s+(?:or\s+|and\s+)?){0,5}$",
+            r"\b(?:tools?|commands?|utilities|programs?|clis?|binaries)\s+(?:like|such as|including|e g|for example)\s+(?:\w+,?\s+(?:or\s+|and\s+)?){0,5}$",
         )
     });
     matches!(found, "curl" | "wget") && LISTED.is_match(&norm[..start])
