@@ -132,7 +132,7 @@ fn build(a: BuildArgs) -> Result<()> {
     }
     let mut bank = built.memory;
     // as the evaluation cache: a flagged secret is stored nowhere verbatim
-    bank.redact_flagged(memskill_designer::redact_secrets);
+    bank.redact_flagged(memskill_guard::redact_secrets);
     write_output(
         &a.out,
         &serde_json::to_vec_pretty(&bank)?,
@@ -196,7 +196,7 @@ fn show(a: ShowArgs) -> Result<()> {
     } else {
         ScopeMatch::Visible
     };
-    let shown = bank.shown(a.show_flagged, memskill_designer::redact_private);
+    let shown = bank.shown(a.show_flagged, memskill_guard::redact_private);
     let seen: Cow<'_, MemoryBank> = match &scope {
         Some(s) => Cow::Owned(shown.only_scope(s, mode)),
         None => shown,

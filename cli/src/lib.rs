@@ -21,6 +21,11 @@ pub mod train;
     about = "Learn, evolve and evaluate memory skills for LLM agents"
 )]
 struct Cli {
+    /// Scan every loaded bank strictly (checkpoints, saved banks, exports), not trusting the
+    /// guard records the bank keeps: a skill a later guard rejects then fails instead of
+    /// loading with a warning.
+    #[arg(long, global = true)]
+    rescan: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -89,6 +94,7 @@ where
             return e.exit_code();
         }
     };
+    memskill_designer::set_rescan(cli.rescan);
     let res = match cli.cmd {
         Cmd::Data(c) => data::run(c),
         Cmd::Skills(c) => skills::run(c),

@@ -79,6 +79,36 @@ pub enum SkillsCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Scan candidate skills or memories with the guard: one verdict per line of a JSONL file
+    /// (`{"text": ...}` or `{"name", "description", "instructions"}`), in input order. Exits
+    /// 0 whether or not texts were rejected (non-zero only when the input cannot be read).
+    Scan {
+        /// JSON Lines file (`-` for standard input).
+        file: PathBuf,
+        /// One JSON object per line: accepted, category, rule, stage, view, evidence.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Accept a guard finding on one skill after review, recorded in the bank: a guard record
+    /// with the rule, the reason and who approved it, and an `approved` release record. Later
+    /// loads and imports of the same text pass that rule; any other finding still fails.
+    Approve {
+        /// The skill's name.
+        name: String,
+        /// The bank.json to record it in (an exported folder's bank.json, or a bank file);
+        /// rewritten atomically.
+        #[arg(long)]
+        bank: PathBuf,
+        /// The rule id the guard reports (see `memskill skills scan --json`).
+        #[arg(long)]
+        rule: String,
+        /// Why the finding is a false rejection.
+        #[arg(long)]
+        reason: String,
+        /// Who approves (default: $USER).
+        #[arg(long = "by")]
+        by: Option<String>,
+    },
     /// Show added, removed and changed skills between two banks, with text diffs.
     Diff {
         /// Old bank (file or directory).
@@ -327,6 +357,14 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
         }
         SkillsCmd::Eval(a) => eval_skills(a)?,
         SkillsCmd::Usage { run, skill, json } => usage(&run, skill.as_deref(), json)?,
+        SkillsCmd::Scan { file, json } => scan(&file, json)?,
+        SkillsCmd::Approve {
+            name,
+            bank,
+            rule,
+            reason,
+            by,
+        } => approve(&name, &bank, &rule, &reason, by)?,
         SkillsCmd::Diff { a, b } => {
             let (x, y) = (load(&a)?, load(&b)?);
             let d = bank_diff(&x, &y);
@@ -442,5 +480,86 @@ fn usage(run: &Path, skill: Option<&str>, json: bool) -> anyhow::Result<()> {
         }
         None => print!("{}", invocations::render(&invocations::summarise(&log))),
     }
+    Ok(())
+}
+
+/// `skills scan`: the guard's verdict on each line of a JSONL file, in order.
+fn scan(file: &Path, json: bool) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let input: Box<dyn BufRead> = if file == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let text = memskill_core::fsio::read_user_text(file, memskill_core::fsio::SMALL_FILE_LIMIT, "scan input")
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        Box::new(std::io::Cursor::new(text.into_bytes()))
+    };
+    let guard = memskill_guard::Guard::shipped();
+    let mut out = std::io::stdout().lock();
+    let (mut n, mut rejected) = (0usize, 0usize);
+    for (i, line) in input.lines().enumerate() {
+        let line = line.with_context(|| format!("{}: line {}: not UTF-8 text", file.display(), i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        n += 1;
+        let verdict = match scan_line(&line) {
+            Ok((name, d, ins)) => Ok(guard.scan_skill(&name, &d, &ins)),
+            Err(e) => Err(format!("{}: line {}: {e}", file.display(), i + 1)),
+        };
+        let f = match &verdict {
+            Ok(f) => f.as_ref(),
+            Err(_) => None,
+        };
+        rejected += f.is_some() as usize;
+        if json {
+            let v = match &verdict {
+                Err(e) => serde_json::json!({"accepted": null, "error": e}),
+                Ok(None) => serde_json::json!({"accepted": true, "category": null, "rule": null, "stage": null, "view": null, "evidence": null}),
+                Ok(Some(f)) => serde_json::json!({"accepted": false, "category": f.category, "rule": f.rule, "stage": f.stage, "view": f.view, "evidence": f.evidence}),
+            };
+            writeln!(out, "{v}")?;
+        } else {
+            match &verdict {
+                Err(e) => writeln!(out, "{:>5}  error: {e}", i + 1)?,
+                Ok(None) => writeln!(out, "{:>5}  accepted", i + 1)?,
+                Ok(Some(f)) => writeln!(out, "{:>5}  rejected: {f}", i + 1)?,
+            }
+        }
+    }
+    if !json {
+        writeln!(out, "{n} texts: {} accepted, {rejected} rejected (guard {})", n - rejected, *memskill_guard::GUARD_VERSION)?;
+    }
+    Ok(())
+}
+
+/// One `skills scan` line as (name, description, instructions): a bare text is scanned as
+/// the instructions of a skill with a neutral name and description.
+fn scan_line(line: &str) -> Result<(String, String, String), String> {
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+    if let Some(t) = field("text") {
+        let (n, d) = memskill_guard::data::NEUTRAL;
+        return Ok((n.into(), d.into(), t));
+    }
+    match (field("name"), field("description"), field("instructions")) {
+        (Some(n), Some(d), Some(i)) => Ok((n, d, i)),
+        _ => Err("needs \"text\" or \"name\", \"description\" and \"instructions\" (strings)".into()),
+    }
+}
+
+/// `skills approve`: record a reviewed guard finding in a bank.json.
+fn approve(name: &str, bank_path: &Path, rule: &str, reason: &str, by: Option<String>) -> anyhow::Result<()> {
+    let path = if bank_path.is_dir() { bank_path.join("bank.json") } else { bank_path.to_path_buf() };
+    let mut bank = memskill_designer::read_bank_unchecked(&path)?;
+    let by = by
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+        .ok_or_else(|| anyhow::anyhow!("who approves? pass --by NAME (no $USER set)"))?;
+    memskill_designer::approve(&mut bank, name, rule, reason, &by)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    write_bank(&bank, &path, &WriteGuard::new("skills approve", true))?;
+    println!(
+        "approved: skill `{name}`, rule {rule}, by {by}: {reason}\nrecorded in {} (guard record and an `approved` release)",
+        path.display()
+    );
     Ok(())
 }

@@ -624,7 +624,7 @@ fn eval_bank_tips(
     let bank = bank
         .shown(
             eval_cfg.memory.show_flagged,
-            memskill_designer::redact_private,
+            memskill_guard::redact_private,
         )
         .into_owned();
     Ok(tip_source(

@@ -38,6 +38,7 @@ pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
 pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
-    validate_skill_name, ActionKind, CompareMode, EvalMode, EvalRun, ReleaseKind, ReleaseRecord,
+    validate_skill_name, ActionKind, CompareMode, EvalMode, EvalRun, GuardApproval, GuardRecord,
+    ReleaseKind, ReleaseRecord,
     Skill, SkillBank, SkillStatus, UsageStats, Version,
 };

@@ -326,6 +326,9 @@ pub enum ReleaseKind {
     Deprecated,
     Archived,
     Restored,
+    /// A person accepted a guard finding on the skill's current text after review (the
+    /// rule, the reason and `approved_by` in the record); the text and version are unchanged.
+    Approved,
 }
 
 /// One entry of a skill's release history.
@@ -347,6 +350,9 @@ pub struct ReleaseRecord {
     pub stage: u32,
     #[serde(default)]
     pub note: String,
+    /// The person who approved the change, where a person did (`skills approve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
 }
 
 impl ReleaseRecord {
@@ -370,8 +376,33 @@ impl ReleaseRecord {
             reward_after: None,
             stage,
             note,
+            approved_by: None,
         }
     }
+}
+
+/// Which guard accepted a skill's text, or who approved it past one finding: the record
+/// that keeps a later guard from locking a researcher out of their own bank (see
+/// `memskill_designer::check_bank_with`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuardRecord {
+    pub skill: String,
+    /// sha256 of the skill's name, description and instructions (`memskill_guard::text_hash`).
+    pub hash: String,
+    /// The guard version that accepted this text (`memskill_guard::GUARD_VERSION`), or
+    /// `before-records` for a bank written before records existed.
+    pub guard: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<GuardApproval>,
+}
+
+/// A guard finding a person accepted on review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuardApproval {
+    /// The rule id the finding named.
+    pub rule: String,
+    pub reason: String,
+    pub approved_by: String,
 }
 
 /// The skill bank: skills ordered by name plus their release history.
@@ -387,6 +418,10 @@ pub struct SkillBank {
     /// record per evaluated skill version (empty with the gate off).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub eval_runs: Vec<EvalRun>,
+    /// Which guard accepted each skill's text, and approvals (empty in banks written before
+    /// records existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guard: Vec<GuardRecord>,
 }
 
 /// A bank as stored. Banks written before the release gate existed (no `canaried` or
@@ -401,6 +436,8 @@ struct StoredBank {
     releases: Vec<ReleaseRecord>,
     #[serde(default)]
     eval_runs: Vec<EvalRun>,
+    #[serde(default)]
+    guard: Vec<GuardRecord>,
 }
 
 impl From<StoredBank> for SkillBank {
@@ -423,6 +460,7 @@ impl From<StoredBank> for SkillBank {
             skills,
             releases: b.releases,
             eval_runs: b.eval_runs,
+            guard: b.guard,
         }
     }
 }
@@ -604,6 +642,7 @@ impl SkillBank {
             skills: Vec::new(),
             releases: Vec::new(),
             eval_runs: Vec::new(),
+            guard: Vec::new(),
         }
     }
 
@@ -673,6 +712,7 @@ impl SkillBank {
                 reward_after: None,
                 stage: 0,
                 note: "seed skill".into(),
+                approved_by: None,
             })
             .collect();
         bank.releases = records;
@@ -770,6 +810,7 @@ mod tests {
             reward_after: None,
             stage: 1,
             note: String::new(),
+            approved_by: None,
         });
         b.eval_runs.push(EvalRun {
             id: "stage-1:keep-dates@1.0.0".into(),

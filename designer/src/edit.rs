@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 use crate::config::DesignerConfig;
-use crate::safety::judge::JudgeContext;
-use crate::safety::scan_skill;
+use crate::judge::JudgeContext;
 use crate::text::clip;
 
 /// Longest allowed skill description (Agent Skills limit).
@@ -56,9 +55,9 @@ impl Edit {
         }
     }
     /// The edit with secret values in its texts redacted (for records of rejected edits);
-    /// `known` values (see [`crate::safety::secret_values`]) are redacted wherever they occur.
+    /// `known` values (see [`memskill_guard::secret_values`]) are redacted wherever they occur.
     pub fn redacted(self, known: &[(&'static str, String)]) -> Edit {
-        let r = |t: &str| crate::safety::redact_with(t, known);
+        let r = |t: &str| memskill_guard::redact_with(t, known);
         let o = |t: Option<String>| t.map(|t| r(&t));
         match self {
             Edit::AddNew {
@@ -193,20 +192,28 @@ fn check_field(field: &str, text: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The checks every skill text must pass, in designer edits, imports and `validate`:
-/// valid name, non-empty bounded description and instructions, no template placeholders,
-/// and the [safety scan](crate::safety) of each field and of the fields joined. `Err` names
-/// the rule broken.
-pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Result<(), String> {
+/// The checks of a skill text's shape: valid name, non-empty bounded description and
+/// instructions, no template placeholders.
+pub fn check_skill_shape(name: &str, description: &str, instructions: &str) -> Result<(), String> {
     validate_skill_name(name).map_err(|e| e.to_string())?;
     check_field("description", description, MAX_DESCRIPTION_CHARS)?;
-    check_field("instructions", instructions, MAX_INSTRUCTIONS_CHARS)?;
-    scan_skill(name, description, instructions)
+    check_field("instructions", instructions, MAX_INSTRUCTIONS_CHARS)
+}
+
+/// The checks every new skill text must pass, in designer edits, imports and `validate`:
+/// [`check_skill_shape`], then the guard ([`memskill_guard::scan_skill`]). `Err` names the
+/// rule broken (`safety: <category> (rule <id>, <stage> stage): <evidence>`).
+pub fn check_skill_text(name: &str, description: &str, instructions: &str) -> Result<(), String> {
+    check_skill_shape(name, description, instructions)?;
+    match memskill_guard::scan_skill(name, description, instructions) {
+        Some(f) => Err(format!("safety: {f}")),
+        None => Ok(()),
+    }
 }
 
 /// Split `accepted` into the edits that carry no gold answer of `cases` and those that do
 /// (rejected under the `answer-leakage` rule, naming the case; see
-/// [`crate::safety::leaked_answer`]).
+/// [`memskill_guard::leaked_answer`]).
 pub fn reject_leaked_answers(
     accepted: Vec<Edit>,
     cases: &[crate::pool::HardCase],
@@ -218,7 +225,7 @@ pub fn reject_leaked_answers(
         let hit = e
             .texts()
             .into_iter()
-            .find_map(|t| crate::safety::leaked_answer(t, &golds));
+            .find_map(|t| memskill_guard::leaked_answer(t, &golds));
         match hit {
             None => kept.push(e),
             Some(gold) => {
@@ -230,7 +237,7 @@ pub fn reject_leaked_answers(
                 leaked.push((
                     e,
                     format!(
-                        "safety rule `answer-leakage` (carries the gold answer {gold:?} of hard case {case}): a skill must hold a procedure, not an answer it was shown"
+                        "safety: answer-leakage (carries the gold answer {gold:?} of hard case {case}): a skill must hold a procedure, not an answer it was shown"
                     ),
                 ));
             }
@@ -239,14 +246,13 @@ pub fn reject_leaked_answers(
     (kept, leaked)
 }
 
-/// Scan every skill of a bank (any status) with the checks of imports and designer edits
-/// ([`check_skill_text`]). `Err` names the first skill that fails and why.
+/// Scan every skill of a bank (any status) with the checks of imports and designer edits,
+/// strictly (approvals recorded in the bank still count): see [`crate::guard`]. `Err` names
+/// the first skill that fails and why.
 pub fn check_bank(bank: &SkillBank) -> Result<(), String> {
-    for s in bank.skills() {
-        check_skill_text(&s.name, &s.description, &s.instructions)
-            .map_err(|r| format!("skill `{}`: {r}", s.name))?;
-    }
-    Ok(())
+    crate::guard::check_bank_with(bank, crate::guard::GuardMode::Strict, false)
+        .map(|_| ())
+        .map_err(String::from)
 }
 
 /// The skill as it would read after `edit`, as the safety judge is shown it (None for edits

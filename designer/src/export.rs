@@ -12,7 +12,7 @@
 //!
 //! On import the SKILL.md files are authoritative for what they contain (so hand-edited
 //! folders count); `bank.json` supplies the rest (provenance, recent rewards, releases,
-//! bank version). Every skill passes [`check_skill_text`] (name, lengths, placeholders,
+//! bank version). Every skill passes [`crate::check_skill_text`] (name, lengths, placeholders,
 //! safety scan) or the import fails naming the skill and the rule.
 
 use std::collections::BTreeMap;
@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use memskill_core::fsio::{self, WriteGuard};
 use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Version};
 
-use crate::edit::check_skill_text;
+use crate::edit::check_skill_shape;
+use crate::guard::{check_bank_with, load_mode, stamp_guard};
 use crate::error::DesignerError;
 use crate::stage::text_diff;
 
@@ -334,9 +335,19 @@ pub fn render_releases(bank: &SkillBank) -> String {
 /// skill folders of a previous export that are no longer in the bank are removed.
 pub fn export_bank(bank: &SkillBank, dir: &Path, force: bool) -> Result<(), DesignerError> {
     let mut files = Vec::new();
+    // the guard as on load: the bank's own records are trusted (strict with --rescan), so a
+    // bank a researcher evolved exports whatever guard came later; bank.json records which
+    // guard accepted each skill
+    check_bank_with(bank, load_mode(), false).map_err(|e| {
+        let md = dir.join(&e.skill).join(SKILL_FILE);
+        invalid(&e.skill, &md, e.reason)
+    })?;
+    let mut stamped = bank.clone();
+    stamp_guard(&mut stamped);
+    let bank = &stamped;
     for s in bank.skills() {
         let md = dir.join(&s.name).join(SKILL_FILE);
-        check_skill_text(&s.name, &s.description, &s.instructions)
+        check_skill_shape(&s.name, &s.description, &s.instructions)
             .map_err(|r| invalid(&s.name, &md, r))?;
         if !s.usage.mean_reward.is_finite() || s.usage.recent_rewards.iter().any(|r| !r.is_finite())
         {
@@ -401,6 +412,12 @@ fn remove_stale_folders(bank: &SkillBank, dir: &Path) -> Result<(), DesignerErro
         }
     }
     Ok(())
+}
+
+/// A bank read from a JSON file with no check at all (`skills approve`, which records a
+/// review of a skill the guard rejects, must read it first).
+pub fn read_bank_unchecked(path: &Path) -> Result<SkillBank, DesignerError> {
+    read_json_bank(path)
 }
 
 fn read_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
@@ -506,7 +523,7 @@ fn imported_skill(
             ),
         ));
     }
-    check_skill_text(&md.name, &md.description, &md.instructions)
+    check_skill_shape(&md.name, &md.description, &md.instructions)
         .map_err(|r| invalid(&md.name, path, r))?;
     let prior = json.and_then(|b| b.get(&md.name));
     let usage = UsageStats {
@@ -556,6 +573,14 @@ fn finish_import(
         bank.bank_version = b.bank_version;
         bank.releases = b.releases;
         bank.eval_runs = b.eval_runs;
+        bank.guard = b.guard;
+    }
+    // an import is scanned strictly, whatever guard accepted it before; an approval recorded
+    // for a skill's exact text (with its rule, reason and approver) still counts
+    for s in bank.skills() {
+        if let Some(f) = crate::guard::finding_for(&bank, s) {
+            return Err(invalid(&s.name, &dir.join(&s.name).join(SKILL_FILE), format!("safety: {f}")));
+        }
     }
     Ok(bank)
 }
@@ -569,20 +594,28 @@ pub fn validate_dir(dir: &Path) -> Result<Vec<String>, DesignerError> {
         .collect())
 }
 
-/// A bank read from JSON, with every skill through [`check_skill_text`] (as imports).
+/// A bank read from JSON (a bank or checkpoint this project wrote): every skill through
+/// [`check_skill_shape`], the guard trusting the bank's own records as loads do
+/// ([`crate::guard`]); each skill a later guard would reject is named on stderr.
 fn read_checked_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
     let bank = read_json_bank(path)?;
     for s in bank.skills() {
-        check_skill_text(&s.name, &s.description, &s.instructions)
+        check_skill_shape(&s.name, &s.description, &s.instructions)
             .map_err(|r| invalid(&s.name, path, r))?;
+    }
+    let warnings = check_bank_with(&bank, load_mode(), false)
+        .map_err(|e| invalid(&e.skill, path, e.reason))?;
+    for w in warnings {
+        eprintln!("warning: {}: {w}", path.display());
     }
     Ok(bank)
 }
 
 /// Load a bank from a JSON file, a checkpoint directory (`bank.json` or `skills.json`
 /// inside) or an exported skills folder (folders with SKILL.md take precedence). Every
-/// skill passes [`check_skill_text`] (names, lengths, placeholders, safety scan), however
-/// the bank is given. Anything but a folder is read as a JSON file through the bounded
+/// skill passes the shape checks and the guard, however the bank is given: strictly for an
+/// exported folder (an import), trusting the bank's own records for a JSON bank
+/// ([`crate::guard`]). Anything but a folder is read as a JSON file through the bounded
 /// reader (a FIFO or a device is refused, naming it).
 pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
     if !path.is_dir() {

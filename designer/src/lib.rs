@@ -3,16 +3,18 @@
 //! - [`pool`]: the hard-case pool (failed queries, fail counts, window, cap);
 //! - [`select`]: dedupe + seeded KMeans over question embeddings + hardest-first selection;
 //! - [`stage`]: the designer LLM rounds (analysis, reflection, refinement) and applying edits;
-//! - [`edit`]: edits and their validation (and the same checks over a whole bank), on top of
-//!   [`safety`]: the safety layer (skill texts, memory texts, secret redaction, the optional
-//!   LLM safety judge);
+//! - [`edit`]: edits and their validation (and the same checks over a whole bank); the safety
+//!   scan itself is the `memskill-guard` crate;
+//! - [`guard`]: how banks meet the guard (strict for imports and edits, trusting its own
+//!   records on load, approvals past a false rejection);
+//! - [`judge`]: the optional LLM safety judge;
 //! - [`gate`]: the release gate between candidate and canary (thresholds, verdict, status
 //!   transitions) and the skill score;
 //! - [`evolution`]: snapshots, rollback (bank, optionally controller bytes), early stopping,
 //!   the stage reward and the feedback on earlier changes;
 //! - [`export`]: Agent Skills folders (`<name>/SKILL.md`) + `bank.json` + `RELEASES.md`.
 //!
-//! The designer depends on core only: the LLM is a `&dyn memskill_core::Llm` and question
+//! The designer depends on core and the guard only: the LLM is a `&dyn memskill_core::Llm` and question
 //! embeddings are passed in by the caller.
 
 pub mod config;
@@ -21,17 +23,18 @@ pub mod error;
 pub mod evolution;
 pub mod export;
 pub mod gate;
+pub mod guard;
 pub mod json;
+pub mod judge;
 pub mod pool;
 pub mod prompts;
-pub mod safety;
 pub mod select;
 pub mod stage;
 mod text;
 
 pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
-    check_bank, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
+    check_bank, check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
     validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
 };
 pub use error::DesignerError;
@@ -40,7 +43,7 @@ pub use evolution::{
     Feedback, FinalState, Rollback, Snapshot, StageDecision,
 };
 pub use export::{
-    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_skill_md,
+    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_bank_unchecked, read_skill_md,
     render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
@@ -50,10 +53,11 @@ pub use gate::{
 };
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
-pub use safety::{
-    find_secrets, memory_sensitivity, normalise_for_scan, redact_private, redact_secrets,
-    safety_rules, safety_scan, scan_memory, scan_skill, MemoryFilter, MemoryFinding, SafetyRule,
+pub use guard::{
+    adopt_legacy, approve, check_bank_with, finding_for, load_mode, record_for, set_rescan, stamp_guard,
+    GuardMode, GuardWarning, SkillRejected, LEGACY_GUARD,
 };
+pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};
 

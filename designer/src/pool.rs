@@ -39,7 +39,7 @@ impl HardCase {
     /// memories, evidence) replaced by `[REDACTED:<kind>]` ([`crate::redact_secrets`]); a
     /// value found in one text is redacted wherever it occurs in the others.
     pub fn redacted(mut self) -> Self {
-        use crate::safety::{redact_with, secret_values};
+        use memskill_guard::{redact_with, secret_values};
         let known = secret_values(
             [&self.question, &self.gold, &self.prediction, &self.evidence]
                 .into_iter()

@@ -220,14 +220,14 @@ pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
             }
         }
     }
-    let judge = crate::safety::judge::JudgeContext {
+    let judge = crate::judge::JudgeContext {
         kind: "add_new".into(),
         name: "dates".into(),
         action: "insert".into(),
         description: "Records dates.".into(),
         instructions: "Store the date of each event.".into(),
     };
-    prompts.render_chat(crate::safety::SAFETY_JUDGE_PROMPT, &judge)?;
+    prompts.render_chat(crate::judge::SAFETY_JUDGE_PROMPT, &judge)?;
     Ok(())
 }
 

@@ -118,13 +118,13 @@ pub fn run_stage(
         }
         // What is recorded (designer/stage-N.json, metrics.jsonl) carries no secret values: a
         // value found anywhere in the rounds or the rejected edits is redacted everywhere.
-        let known = crate::safety::secret_values(
+        let known = memskill_guard::secret_values(
             transcript
                 .iter()
                 .flat_map(|(p, a)| [p.as_str(), a.as_str()])
                 .chain(rejected.iter().flat_map(|(e, _)| e.texts())),
         );
-        let redact = |t: &str| crate::safety::redact_with(t, &known);
+        let redact = |t: &str| memskill_guard::redact_with(t, &known);
         let mut drafted = bank.clone();
         drafted.releases.extend(drafts.into_iter().map(|mut r| {
             r.note = redact(&r.note);
@@ -310,7 +310,7 @@ fn judge_accepted(
             continue;
         };
         tally.calls += 1;
-        match crate::safety::judge::judge_skill(llm, prompts, &jc, cfg.temperature)? {
+        match crate::judge::judge_skill(llm, prompts, &jc, cfg.temperature)? {
             None => kept.push(e),
             Some(reason) => {
                 tally.rejections += 1;
@@ -471,6 +471,7 @@ fn add_skill(out: &mut SkillBank, edit: &Edit, case_ids: &[String], stage: u32) 
         reward_after: None,
         stage,
         note: format!("added by designer stage {stage}"),
+        approved_by: None,
     });
     Some(name.clone())
 }
@@ -520,6 +521,7 @@ fn refine_skill(
         reward_after: None,
         stage,
         note: format!("refined by designer stage {stage}"),
+        approved_by: None,
     };
     out.releases.push(rec);
     Some(name.clone())

@@ -65,9 +65,13 @@ fn export_import_round_trip_is_identical() {
         .contains("capture-dates"));
     let back = import_bank(dir.path()).unwrap();
     assert_eq!(back.content_hash(), bank.content_hash());
+    // the export records which guard accepted each skill (memskill_designer::stamp_guard)
+    let mut stamped = bank.clone();
+    memskill_designer::stamp_guard(&mut stamped);
+    assert_eq!(stamped.guard.len(), bank.len());
     assert_eq!(
-        back, bank,
-        "full equality incl. usage, releases, bank version"
+        back, stamped,
+        "full equality incl. usage, releases, bank version, guard records"
     );
     let mut names = validate_dir(dir.path()).unwrap();
     names.sort();
@@ -75,7 +79,7 @@ fn export_import_round_trip_is_identical() {
         names,
         ["capture-dates", "delete", "insert", "noop", "update"]
     );
-    assert_eq!(load_bank(dir.path()).unwrap(), bank);
+    assert_eq!(load_bank(dir.path()).unwrap(), stamped);
     // Re-export over an export needs force; then stale skill folders are removed.
     let e = export_bank(&SkillBank::seed(), dir.path(), false)
         .unwrap_err()
@@ -83,12 +87,14 @@ fn export_import_round_trip_is_identical() {
     assert!(e.contains("already exists") && e.contains("--force"), "{e}");
     assert_eq!(
         import_bank(dir.path()).unwrap(),
-        bank,
+        stamped,
         "a refused export writes nothing"
     );
     export_bank(&SkillBank::seed(), dir.path(), true).unwrap();
     assert!(!dir.path().join("capture-dates").exists());
-    assert_eq!(import_bank(dir.path()).unwrap(), SkillBank::seed());
+    let mut seed = SkillBank::seed();
+    memskill_designer::stamp_guard(&mut seed);
+    assert_eq!(import_bank(dir.path()).unwrap(), seed);
 }
 
 #[test]
@@ -141,7 +147,7 @@ fn tampered_folders_are_rejected_naming_skill_and_rule() {
         ),
     )
     .unwrap();
-    expect_invalid(dir.path(), "insert", "override-instructions");
+    expect_invalid(dir.path(), "insert", "constraints");
     fs::write(
         &p,
         orig.replace(
@@ -183,7 +189,7 @@ fn tampered_folders_are_rejected_naming_skill_and_rule() {
     let e = export_bank(&unsafe_bank, &out.path().join("x"), false)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("\"insert\"") && e.contains("credentials"), "{e}");
+    assert!(e.contains("\"insert\"") && e.contains("secrets"), "{e}");
     assert!(!out.path().join("x").exists());
 }
 

@@ -43,7 +43,7 @@ fn unsafe_proposals_of_every_disguise_are_rejected_in_a_stage() {
     assert!(accepted.is_empty(), "accepted: {accepted:#?}");
     assert_eq!(out.rejected.len(), 10);
     for (e, why) in &out.rejected {
-        assert!(why.contains("safety rule"), "{}: {why}", e.summary());
+        assert!(why.contains("safety: "), "{}: {why}", e.summary());
     }
     // the skills are unchanged; each proposal stays a draft, recorded as rejected
     assert_eq!(
@@ -51,7 +51,7 @@ fn unsafe_proposals_of_every_disguise_are_rejected_in_a_stage() {
         (bank.skills(), bank.bank_version)
     );
     let rejected = out.bank.releases.iter().filter(|r| {
-        r.kind == memskill_core::ReleaseKind::Rejected && r.note.contains("safety rule")
+        r.kind == memskill_core::ReleaseKind::Rejected && r.note.contains("safety: ")
     });
     assert_eq!(rejected.count(), 10);
 }

@@ -118,7 +118,7 @@ fn full_stage_produces_valid_edits_and_versions() {
     assert_eq!(out.rejected.len(), 2);
     assert!(out.rejected[0].1.contains("noop"));
     assert!(
-        out.rejected[1].1.contains("credentials"),
+        out.rejected[1].1.contains("secrets"),
         "{}",
         out.rejected[1].1
     );
@@ -179,7 +179,7 @@ fn full_stage_produces_valid_edits_and_versions() {
     assert!(of("capture-dates", Validated)
         .note
         .contains("safety scan: no finding"));
-    assert!(of("leak-keys", Rejected).note.contains("credentials"));
+    assert!(of("leak-keys", Rejected).note.contains("secrets"));
     assert!(of("noop", Rejected).note.starts_with("stays a draft: "));
     let refine = of("update", Drafted);
     assert_eq!(

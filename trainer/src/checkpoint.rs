@@ -19,7 +19,10 @@ use serde::{Deserialize, Serialize};
 use crate::fsutil::{fsync_dir, sha256_bytes, write_atomic, write_synced};
 
 /// Bumped whenever the checkpoint layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: the bank records which guard accepted each skill (`SkillBank::guard`). Format 1 is
+/// still read: its bank is trusted as accepted by the guard of its day (with a warning for
+/// each skill today's guard rejects; `--rescan` refuses them).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One row of the skill bank's evolution (rendered into `skills.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,9 +101,13 @@ fn json<T: Serialize>(v: &T, what: &str) -> Result<Vec<u8>> {
 
 impl Checkpoint {
     fn files(&self) -> Result<Vec<(&'static str, Vec<u8>)>> {
+        // the bank as written records which guard accepted each skill, so that a later
+        // guard cannot lock the run out of it (memskill_designer::stamp_guard)
+        let mut bank = self.bank.clone();
+        memskill_designer::stamp_guard(&mut bank);
         Ok(vec![
             ("controller.bin", self.controller.clone()),
-            ("skill_bank.json", json(&self.bank, "skill bank")?),
+            ("skill_bank.json", json(&bank, "skill bank")?),
             (
                 "evolution.json",
                 json(&self.evolution, "evolution snapshots")?,
@@ -167,9 +174,9 @@ impl Checkpoint {
             &fs::read(&mpath).with_context(|| format!("reading {}", mpath.display()))?,
         )
         .with_context(|| format!("parsing {}", mpath.display()))?;
-        if manifest.format_version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&manifest.format_version) {
             bail!(
-                "{}: checkpoint format {} is not supported (expected {FORMAT_VERSION})",
+                "{}: checkpoint format {} is not supported (this memskill reads 1 to {FORMAT_VERSION})",
                 mpath.display(),
                 manifest.format_version
             );
@@ -204,16 +211,16 @@ impl Checkpoint {
         };
         let state: TrainState = serde_json::from_value(parse("state.json")?)
             .with_context(|| format!("{}: bad state.json", dir.display()))?;
-        let bank: SkillBank = serde_json::from_value(parse("skill_bank.json")?)
+        let mut bank: SkillBank = serde_json::from_value(parse("skill_bank.json")?)
             .with_context(|| format!("{}: bad skill_bank.json", dir.display()))?;
         // A checkpoint's bank is used (resumed, evaluated) only after the checks every bank
-        // passes: a hand-edited or old skill_bank.json may hold an unsafe skill.
-        memskill_designer::check_bank(&bank).map_err(|r| {
-            anyhow::anyhow!(
-                "{}: refusing the checkpoint's skill bank: {r}",
-                dir.join("skill_bank.json").display()
-            )
-        })?;
+        // passes: a hand-edited skill_bank.json may hold an unsafe skill. The guard trusts
+        // the bank's own records (a later guard warns, --rescan refuses): see
+        // memskill_designer::guard.
+        let legacy = manifest.format_version < 2;
+        let warnings = crate::runtime::check_saved_bank(&bank, &dir.join("skill_bank.json"), legacy)
+            .map_err(|e| anyhow::anyhow!("refusing the checkpoint's skill bank: {e:#}"))?;
+        memskill_designer::adopt_legacy(&mut bank, &warnings);
         Ok(Checkpoint {
             state,
             controller: get("controller.bin")?.clone(),
@@ -365,7 +372,7 @@ mod tests {
         let e = format!("{:#}", Checkpoint::load(&bad).err().expect("must refuse"));
         assert!(
             e.contains("skill `insert`")
-                && e.contains("`credentials`")
+                && e.contains("secrets")
                 && e.contains("skill_bank.json"),
             "{e}"
         );

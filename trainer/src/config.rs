@@ -14,8 +14,9 @@ pub use memskill_controller::{
     BiasConfig, LongText, PolicyConfig, PolicyDevice, PpoConfig, ShapingConfig,
 };
 pub use memskill_datasets::{DatasetKind, SpanMode, SplitSpec};
+pub use memskill_guard::MemoryFilter;
 pub use memskill_designer::{
-    DesignerConfig, EvolutionConfig, MemoryFilter, PoolConfig, SelectConfig,
+    DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig,
 };
 pub use memskill_executor::{
     CacheMode, HotpotF1, JudgeStyle, LocalArch, LocalSettings, OpenAiConfig, Overflow, Structured,

@@ -10,7 +10,7 @@ use memskill_core::{
     ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, PromptSet, Provenance, Query,
     Sample, Skill, TextEncoder,
 };
-use memskill_designer::MemoryFilter;
+use memskill_guard::MemoryFilter;
 use memskill_executor::{JudgeContext, JudgeStyle, MemoryDomain};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -211,7 +211,7 @@ impl<'a> EpisodeCtx<'a> {
     /// values and identifiers redacted), and, with `answer.memory_types`, only memories of
     /// those types; with `answer.scope`, only those that scope sees.
     pub fn shown_memory<'m>(&self, memory: &'m MemoryBank) -> std::borrow::Cow<'m, MemoryBank> {
-        let mut shown = memory.shown(self.show_flagged, memskill_designer::redact_private);
+        let mut shown = memory.shown(self.show_flagged, memskill_guard::redact_private);
         if !self.answer_types.is_empty() {
             shown = std::borrow::Cow::Owned(
                 shown.only_types(self.answer_types, self.answer_keep_untyped),
@@ -244,13 +244,13 @@ impl<'a> EpisodeCtx<'a> {
     /// earlier one). Returns whether it was flagged.
     fn mark_text(&self, bank: &mut MemoryBank, id: MemoryId, text: &str) -> bool {
         if self.memory_filter != MemoryFilter::Off {
-            let (level, _) = memskill_designer::memory_sensitivity(text);
+            let (level, _) = memskill_guard::memory_sensitivity(text);
             let _ = bank.set_sensitivity(id, level);
         }
         if self.memory_filter != MemoryFilter::Flag {
             return false;
         }
-        let flag = memskill_designer::scan_memory(text).map(|f| f.to_string());
+        let flag = memskill_guard::scan_memory(text).map(|f| f.to_string());
         let flagged = flag.is_some();
         let _ = bank.set_flag(id, flag);
         flagged
@@ -491,7 +491,7 @@ fn build_span(
     let retrieved_owned: Vec<String> = retrieved
         .iter()
         .map(|m| match m.flag {
-            Some(_) => memskill_designer::redact_secrets(&m.content),
+            Some(_) => memskill_guard::redact_secrets(&m.content),
             None => m.content.clone(),
         })
         .collect();
@@ -754,7 +754,7 @@ fn take_meta(
 /// Apply parsed actions through the memory filter: "refuse" drops writes whose text reads
 /// as an instruction to the agent or holds a secret; "flag" stores them with a flag. Unless
 /// the filter is off, every written text gets its sensitivity from the same layer's scan
-/// (`memskill_designer::memory_sensitivity`). Stated types, confidences and scopes are set
+/// (`memskill_guard::memory_sensitivity`). Stated types, confidences and scopes are set
 /// on what was written. Returns the kinds that took effect and the memories inserted or
 /// updated.
 fn apply_filtered(
@@ -769,7 +769,7 @@ fn apply_filtered(
         memskill_core::MemoryAction::Insert { content }
         | memskill_core::MemoryAction::Update { content, .. } => {
             ctx.memory_filter == MemoryFilter::Refuse
-                && memskill_designer::scan_memory(content).is_some()
+                && memskill_guard::scan_memory(content).is_some()
         }
         _ => false,
     };

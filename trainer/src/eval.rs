@@ -238,7 +238,7 @@ pub fn cached_memory(
     let mut built = build()?;
     built
         .memory
-        .redact_flagged(memskill_designer::redact_secrets);
+        .redact_flagged(memskill_guard::redact_secrets);
     if built.call_errors == 0 {
         write_atomic(path, &serde_json::to_vec(&built.memory)?)?;
     } else {

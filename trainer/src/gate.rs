@@ -341,8 +341,8 @@ impl Replayer<'_> {
             regressions: 0,
             token_overhead: 0.0,
             safety_findings: u64::from(
-                memskill_designer::scan_skill(&cand.name, &cand.description, &cand.instructions)
-                    .is_err(),
+                memskill_guard::scan_skill(&cand.name, &cand.description, &cand.instructions)
+                    .is_some(),
             ),
             activation,
             notes,

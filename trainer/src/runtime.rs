@@ -165,9 +165,28 @@ pub fn load_bank(p: &Path) -> Result<SkillBank> {
         crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
     let bank: SkillBank = serde_json::from_str(&text)
         .with_context(|| format!("parsing skill bank {}", p.display()))?;
-    // the checks of imports and designer edits, safety scan included
-    memskill_designer::check_bank(&bank).map_err(|r| anyhow::anyhow!("{}: {r}", p.display()))?;
+    // the checks of designer edits, the guard trusting the bank's own records (strict
+    // with --rescan): a bank a run saved is not locked out by a later guard
+    check_saved_bank(&bank, p, false)?;
     Ok(bank)
+}
+
+/// Check a bank this project wrote (a checkpoint's, a saved `bank.json`) with the guard's
+/// load mode ([`memskill_designer::load_mode`]; `legacy` for a checkpoint written before
+/// guard records): print a warning for each skill its records let through that today's
+/// guard would reject, and return them; `Err` names the first skill that fails.
+pub fn check_saved_bank(
+    bank: &SkillBank,
+    origin: &Path,
+    legacy: bool,
+) -> Result<Vec<memskill_designer::GuardWarning>> {
+    let warnings =
+        memskill_designer::check_bank_with(bank, memskill_designer::load_mode(), legacy)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", origin.display()))?;
+    for w in &warnings {
+        eprintln!("warning: {}: {w}", origin.display());
+    }
+    Ok(warnings)
 }
 
 /// `runs_dir/<name>`.
@@ -182,8 +201,8 @@ pub fn run_dir(runs_dir: &Path, cfg: &Config) -> PathBuf {
 /// left for the first real call to report.
 fn warm_up(cfg: &Config, encoder: &dyn TextEncoder) {
     let _ = memskill_executor::parse_response("INSERT: warm-up", 0);
-    if cfg.memory.filter_mode() != memskill_designer::MemoryFilter::Off {
-        let _ = memskill_designer::scan_memory("warm-up");
+    if cfg.memory.filter_mode() != memskill_guard::MemoryFilter::Off {
+        let _ = memskill_guard::scan_memory("warm-up");
     }
     let _ = encoder.embed(&["warm-up"]);
 }
@@ -390,7 +409,7 @@ mod tests {
         assert!(
             e.contains("run.skill_bank")
                 && e.contains("`update`")
-                && e.contains("override-instructions"),
+                && e.contains("constraints"),
             "{e}"
         );
         // a clean bank loads

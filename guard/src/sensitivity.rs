@@ -1,5 +1,5 @@
 //! The sensitivity half of the memory filter: how private a memory text is. A secret value
-//! ([`super::find_secrets`]: passwords, keys, tokens, card numbers) makes it `secret`;
+//! ([`crate::find_secrets`]: passwords, keys, tokens, card numbers) makes it `secret`;
 //! identifiers whose leak harms (a US social security number, an IBAN, a passport, licence,
 //! national-id, tax, bank-account or medical-record number given after its name) make it
 //! `sensitive`; contact details (an e-mail address, a phone number after its name or in
@@ -14,8 +14,8 @@ use std::sync::LazyLock;
 use memskill_core::Sensitivity;
 use regex::Regex;
 
-use super::normalise::clean;
-use super::secrets::find_secrets;
+use crate::normalise::clean;
+use crate::secrets::find_secrets;
 
 fn rx(s: &str) -> Regex {
     Regex::new(s).expect("sensitivity regexes are valid")
@@ -104,7 +104,7 @@ pub fn memory_sensitivity(text: &str) -> (Sensitivity, Option<&'static str>) {
 pub fn redact_private(text: &str) -> String {
     // over the text the sensitivity was judged on (invisible characters removed, NFKC):
     // an identifier spelled with a zero-width space or full-width digits is found there
-    let t = super::redact_secrets(&clean(text));
+    let t = crate::redact_secrets(&clean(text));
     let mut found = values(&SENSITIVE, &t);
     found.sort_by_key(|(_, r)| (r.start, std::cmp::Reverse(r.end)));
     let mut out = String::with_capacity(t.len());

@@ -2,7 +2,9 @@
 //! prompt disclosure, sending memories out, lines addressed to the assistant) or that holds a
 //! secret value (API keys, tokens, private keys, card numbers, "my password is ...").
 //!
-//! Memories are facts about people, so the memory scan is narrower than the skill scan: an
+//! Memories are facts about people, so the memory scan is narrower than the skill scan: only
+//! the rules that read as an order to the agent (override, jailbreak, prompt disclosure,
+//! following embedded orders, sending data out) and the lines addressed to the assistant; an
 //! e-mail address, a link, "promoted to admin" or "changed her password" are facts and pass.
 
 use std::str::FromStr;
@@ -11,8 +13,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::normalise::{clean, scan_views};
-use super::secrets::find_secrets;
+use crate::normalise::clean;
+use crate::rules::{PatternScanner, RuleId};
+use crate::secrets::find_secrets;
+use crate::Document;
 
 /// What happens to a memory write whose text the scan flags (`memory.filter`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,11 +102,19 @@ static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     ]
 });
 
-/// Sending the memories, the conversation or secrets somewhere.
-static SEND_DATA: LazyLock<Regex> = LazyLock::new(|| {
-    rx(
-        r"\b(?:send|upload|post|transmit|forward|email|e mail|mail|leak|copy|export|push|relay|sync|exfiltrat)\w*\b[^.;]{0,50}?\b(?:memor\w*|conversations?|chats?|history|data|facts|notes|everything|information|details|secrets?|credentials?|passwords?|messages|context|transcripts?)\b[^.;]{0,40}?\b(?:to|into|onto|at)\b[^.;]{0,30}?(?:https?\s*:\s*//|www\.|[a-z0-9.+]+@[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,}|\b(?:external|remote|attacker|outside|third party|webhook|server|endpoint)\b)",
-    )
+
+/// The rules a memory is read with: orders to the agent, not facts about people.
+static MEMORY_RULES: LazyLock<PatternScanner> = LazyLock::new(|| {
+    let ids = [
+        RuleId::OverrideRules,
+        RuleId::Jailbreak,
+        RuleId::DisclosePrompt,
+        RuleId::FollowEmbedded,
+        RuleId::SendOutside,
+        RuleId::CovertChannel,
+    ];
+    let rules: Vec<_> = crate::rules::all().filter(|r| ids.contains(&r.id)).collect();
+    PatternScanner::of(rules.iter())
 });
 
 /// Scan a memory text. `None` = ordinary memory.
@@ -111,33 +123,23 @@ pub fn scan_memory(text: &str) -> Option<MemoryFinding> {
         kind: "instruction".into(),
         rule: rule.into(),
     };
-    static OVERRIDE: LazyLock<Vec<Regex>> = LazyLock::new(super::override_patterns);
-    static DISCLOSE: LazyLock<Vec<Regex>> = LazyLock::new(super::disclosure_patterns);
-    // only the other-language send pattern: the English one also matches ordinary facts
-    // ("posted the photos to the family account")
-    static SEND_ML: LazyLock<Vec<Regex>> =
-        LazyLock::new(|| super::send_patterns().into_iter().skip(1).collect());
-    let views = scan_views(text);
-    for v in &views {
-        let t = v.text.as_str();
-        // "Gina ignored the instructions on the cake box": what someone did is a fact
-        let told = |m: regex::Match<'_>| {
-            let verb = m.as_str().split_whitespace().next().unwrap_or("");
-            !(verb.ends_with("ed") || matches!(verb, "forgot" | "overrode"))
-        };
-        if OVERRIDE.iter().any(|p| p.find_iter(t).any(told)) {
-            return Some(instruction("override-instructions"));
+    let doc = Document::new(text);
+    // what someone did is a fact ("Gina ignored the instructions on the cake box")
+    let told = |evidence: &str| {
+        let verb = evidence.split_whitespace().next().unwrap_or("");
+        !(verb.ends_with("ed") || matches!(verb, "forgot" | "overrode"))
+    };
+    if let Some((rule, _, evidence)) = MEMORY_RULES.first(&doc) {
+        if told(&evidence) {
+            return Some(instruction(rule.id.id()));
         }
-        if DISCLOSE.iter().any(|p| p.is_match(t)) {
-            return Some(instruction("prompt-disclosure"));
-        }
-        if SEND_DATA.is_match(t) || SEND_ML.iter().any(|p| p.is_match(t)) {
-            return Some(instruction("exfiltration"));
-        }
-        if ADDRESSED.iter().any(|p| p.is_match(t)) {
+    }
+    for v in &doc.views {
+        if ADDRESSED.iter().any(|p| p.is_match(&v.text)) {
             return Some(instruction("addressed-to-assistant"));
         }
     }
+    let views = &doc.views;
     let cleaned = clean(text);
     let decoded: Vec<String> = std::iter::once(cleaned)
         .chain(views.iter().skip(1).map(|v| v.text.clone()))
