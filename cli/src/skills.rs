@@ -95,8 +95,8 @@ pub enum SkillsCmd {
     Approve {
         /// The skill's name.
         name: String,
-        /// The bank.json to record it in (an exported folder's bank.json, or a bank file);
-        /// rewritten atomically.
+        /// Where to record it: a bank.json, an exported folder (its bank.json) or a checkpoint
+        /// folder (its skill_bank.json and manifest); rewritten atomically.
         #[arg(long)]
         bank: PathBuf,
         /// The rule id the guard reports (see `memskill skills scan --json`).
@@ -549,11 +549,19 @@ fn scan_line(line: &str) -> Result<(String, String, String), String> {
 
 /// `skills approve`: record a reviewed guard finding in a bank.json.
 fn approve(name: &str, bank_path: &Path, rule: &str, reason: &str, by: Option<String>) -> anyhow::Result<()> {
-    let path = if bank_path.is_dir() { bank_path.join("bank.json") } else { bank_path.to_path_buf() };
-    let mut bank = memskill_designer::read_bank_unchecked(&path)?;
     let by = by
         .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
         .ok_or_else(|| anyhow::anyhow!("who approves? pass --by NAME (no $USER set)"))?;
+    if bank_path.join("manifest.json").is_file() {
+        memskill_trainer::checkpoint::approve_in_checkpoint(bank_path, name, rule, reason, &by)?;
+        println!(
+            "approved: skill `{name}`, rule {rule}, by {by}: {reason}\nrecorded in the checkpoint {} (bank and manifest rewritten)",
+            bank_path.display()
+        );
+        return Ok(());
+    }
+    let path = if bank_path.is_dir() { bank_path.join("bank.json") } else { bank_path.to_path_buf() };
+    let mut bank = memskill_designer::read_bank_unchecked(&path)?;
     memskill_designer::approve(&mut bank, name, rule, reason, &by)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     write_bank(&bank, &path, &WriteGuard::new("skills approve", true))?;

@@ -246,14 +246,6 @@ pub fn reject_leaked_answers(
     (kept, leaked)
 }
 
-/// Scan every skill of a bank (any status) with the checks of imports and designer edits,
-/// strictly (approvals recorded in the bank still count): see [`crate::guard`]. `Err` names
-/// the first skill that fails and why.
-pub fn check_bank(bank: &SkillBank) -> Result<(), String> {
-    crate::guard::check_bank_with(bank, crate::guard::GuardMode::Strict, false)
-        .map(|_| ())
-        .map_err(String::from)
-}
 
 /// The skill as it would read after `edit`, as the safety judge is shown it (None for edits
 /// that change no skill).

@@ -141,6 +141,15 @@ pub fn check_bank_with(
     Ok(warnings)
 }
 
+/// Scan every skill of a bank (any status) with the checks of imports and designer edits,
+/// strictly (approvals recorded in the bank still count). `Err` names the first skill that
+/// fails and why.
+pub fn check_bank(bank: &SkillBank) -> Result<(), String> {
+    check_bank_with(bank, GuardMode::Strict, false)
+        .map(|_| ())
+        .map_err(String::from)
+}
+
 /// Record, for every skill without a record for its current text that today's guard
 /// accepts, that it did: called where a bank is written (checkpoints, exports), so that a
 /// later guard cannot lock it out. A skill today's guard rejects gets no record.

@@ -34,7 +34,7 @@ mod text;
 
 pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
-    check_bank, check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
+    check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
     validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
 };
 pub use error::DesignerError;
@@ -54,7 +54,7 @@ pub use gate::{
 pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use guard::{
-    adopt_legacy, approve, check_bank_with, finding_for, load_mode, record_for, set_rescan, stamp_guard,
+    adopt_legacy, approve, check_bank, check_bank_with, finding_for, load_mode, record_for, set_rescan, stamp_guard,
     GuardMode, GuardWarning, SkillRejected, LEGACY_GUARD,
 };
 pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};

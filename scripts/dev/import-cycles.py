@@ -7,7 +7,9 @@ a/mod.rs as Rust reads them, inline `mod x { .. }` too). Submodules collapse to 
 top-level module (trainer's `train::rollout` -> `train`); a name the crate root re-exports
 (`pub use b::Item;`) counts as b. Test code (items under #[cfg(test)] / #[test]) is left out:
 `--with-tests` takes it in. Prints each strongly connected component of more than one module
-with the edges inside it (and one file:line that makes each).
+with the edges inside it (and one file:line that makes each). The same is done inside every
+module that has submodules: its children are the nodes (`safety::intent` -> `safety::compose`
+is an edge of `safety`'s graph), so a circle among files of one folder is found too.
   scripts/dev/import-cycles.py [--with-tests] [crate dirs; default: every dir with src/lib.rs or src/main.rs]"""
 import os, re, sys
 
@@ -170,7 +172,38 @@ def crate_graph(crate, with_tests):
             top = a[0] if a[0] in tops else reexport.get(a[0])
             if top and top != me[0]:
                 edges.setdefault((me[0], top), f"{f}:{no}")
-    return sorted(tops), edges
+    return sorted(tops), edges, sub_graphs(src, files, refs)
+
+
+def sub_graphs(src, files, refs):
+    """{parent module (tuple): (children, {(child, child): where})} for every module with
+    submodules: an edge where code under parent::x names parent::y::.. (x != y)."""
+    modules = set()
+    for f in files:
+        m = module_of(src, f)
+        for i in range(1, len(m) + 1):
+            modules.add(tuple(m[:i]))
+    graphs = {}
+    for m in modules:
+        parent = m[:-1]
+        if parent:
+            graphs.setdefault(parent, (set(), {}))[0].add(m[-1])
+    for f in files:
+        for p, cur, no in refs[f]:
+            a = resolve(p, cur)
+            if not a:
+                continue
+            k = 0
+            while k < min(len(a), len(cur)) and a[k] == cur[k]:
+                k += 1
+            parent = tuple(cur[:k])
+            if not parent or parent not in graphs or k >= len(cur) or k >= len(a):
+                continue
+            children, edges = graphs[parent]
+            x, y = cur[k], a[k]
+            if x in children and y in children and x != y:
+                edges.setdefault((x, y), f"{f}:{no}")
+    return graphs
 
 
 def sccs(nodes, edges):
@@ -212,15 +245,19 @@ def main():
     for crate in crates:
         if not os.path.isdir(os.path.join(crate, "src")):
             sys.exit(f"error: {crate}/src is not a folder")
-        nodes, edges = crate_graph(crate, with_tests)
-        for comp in sccs(nodes, edges):
-            if len(comp) < 2:
-                continue
-            found += 1
-            print(f"{crate}: circle {' <-> '.join(comp)}")
-            for (a, b), where in sorted(edges.items()):
-                if a in comp and b in comp:
-                    print(f"    {a} -> {b}  ({where})")
+        nodes, edges, subs = crate_graph(crate, with_tests)
+        graphs = [("", nodes, edges)] + [
+            ("::".join(parent) + "::", sorted(ch), e) for parent, (ch, e) in sorted(subs.items())
+        ]
+        for prefix, ns, es in graphs:
+            for comp in sccs(ns, es):
+                if len(comp) < 2:
+                    continue
+                found += 1
+                print(f"{crate}: circle {' <-> '.join(prefix + c for c in comp)}")
+                for (a, b), where in sorted(es.items()):
+                    if a in comp and b in comp:
+                        print(f"    {prefix}{a} -> {prefix}{b}  ({where})")
     if found:
         sys.exit(1)
     print(f"ok: no module import circle in {', '.join(crates)}")

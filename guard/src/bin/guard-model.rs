@@ -123,7 +123,8 @@ fn eval(args: &[String]) -> Result<(), String> {
     let rules = PatternScanner::shipped();
     let secrets = memskill_guard::secrets::SecretScanner;
     let only: Option<Vec<String>> = opt(args, "--sets").map(|s| s.split(',').map(String::from).collect());
-    // (set, unsafe, category, rules rejected, p) for every held-out text
+    // (set, unsafe, category, rules rejected, calibration, p) for every held-out text
+    #[allow(clippy::type_complexity)]
     let mut rows: Vec<(String, bool, Option<Category>, Option<String>, bool, f64)> = Vec::new();
     for (i, (entry, held)) in sets.iter().enumerate() {
         if entry.note.contains("engineers") || only.as_ref().is_some_and(|o| !o.contains(&entry.name)) {

@@ -498,6 +498,29 @@ mod tests {
             ),
             (64, 8, 5, 1)
         );
+        // The fixture's placeholder cards ("Placeholder skill one: keeps facts the chunk
+        // adds. Placeholder card one. ...") are known false rejections of the guard's
+        // classifier, which reads "placeholder" as a sign of overwritten secrets or history
+        // (p 0.96; docs/safety.md): the import refuses them by name, and the documented way
+        // past them, an approval with a name per finding, makes the run evaluable.
+        let e = format!("{:#}", Checkpoint::load(&imported.dir).err().expect("refused"));
+        assert!(e.contains("skill `") && e.contains("rule learned"), "{e}");
+        let bank: SkillBank = serde_json::from_slice(
+            &std::fs::read(imported.dir.join("skill_bank.json")).unwrap(),
+        )
+        .unwrap();
+        for sk in bank.skills() {
+            if let Some(f) = memskill_designer::finding_for(&bank, sk) {
+                crate::checkpoint::approve_in_checkpoint(
+                    &imported.dir,
+                    &sk.name,
+                    f.rule.id(),
+                    "placeholder text of the test fixture",
+                    "memskill tests",
+                )
+                .unwrap();
+            }
+        }
         let ck = Checkpoint::load(&imported.dir).unwrap();
         assert_eq!(ck.state.update_step, 40);
         assert_eq!(
