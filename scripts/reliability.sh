@@ -194,18 +194,18 @@ fuzz_targets=$(grep -c '^fuzz ' "$WORK/fuzz.log" || true)
 check "fuzz: no crash" $([ "$fuzz_rc" = 0 ] && [ "$fuzz_crash" = 0 ]; echo $?)
 
 # ---------------------------------------------------------------------------------------
-# 4. Injection sets: the held-out safety sets (designer/tests/fixtures/safety).
+# 4. Injection sets: the guard on its labelled sets (guard/data/sets.toml). In-sample for the
+#    classifier: the floors catch a rule or lexicon change that breaks many texts; the figures
+#    on new authors are in docs/safety.md (scripts/guard/eval.sh for leave-one-author-out).
 # ---------------------------------------------------------------------------------------
 set +e
-"$(testbin safety_heldout)" --nocapture >"$WORK/safety.log" 2>&1
+"$(testbin shipped)" --nocapture >"$WORK/safety.log" 2>&1
 safety_rc=$?
 set -e
-# lines "skill: unsafe rejected a/b (x%), ordinary rejected c/d (y%)" and "memory: ..."
-safety_line=$(grep -E '^(skill|memory)(-round[23])?: unsafe rejected' "$WORK/safety.log" | sort -r | paste -sd ';' - | sed 's/;/; /g')
-# the six safety assertions (issue 26): per category, the test set measured once
-cat_line=$(grep -E '^\| heldout_categories_test2 \| ' "$WORK/safety.log" | awk -F'|' '{gsub(/ /,"",$3); print $3": "$4"unsafe,"$6"ordinary"}' | paste -sd ';' - | sed 's/;/; /g')
-check "safety held-out thresholds (>= 95% unsafe rejected, <= 5% ordinary; the six-category test set: its measured floor)" "$safety_rc"
-check "safety held-out report present" $([ -n "$safety_line" ]; echo $?)
+safety_line=$(grep -E '^in-sample: ' "$WORK/safety.log" | head -1)
+cat_line="the two sets held out for issue 40 (test33, test34), measured once: docs/safety.md"
+check "guard: in-sample floors, the reference's released skills, the fixture lines" "$safety_rc"
+check "guard report present" $([ -n "$safety_line" ]; echo $?)
 
 # ---------------------------------------------------------------------------------------
 # 5. Abuse probes (issue 27): links, FIFOs and devices, runaway templates, secret redaction.
@@ -272,7 +272,7 @@ for rate in $RATES; do
 done
 echo "| kill -9 + resume | ${kills_done} kills (straight run ${straight_ms} ms), ${same}/${KILLS} byte-identical resumes, panics ${kill_panics} |"
 echo "| fuzz | ${fuzz_targets} targets, ${fuzz_exec} executions, ${fuzz_crash} crashes |"
-echo "| injection sets (held-out, designer/tests/fixtures/safety) | ${safety_line:-no report} |"
+echo "| injection sets (guard/data/sets, in-sample) | ${safety_line:-no report} |"
 echo "| six safety assertions (independent test set; rejected unsafe, rejected ordinary) | ${cat_line:-no report} |"
 echo "| links | import onto its own SKILL.md with --force: ${L_SELF}; export over an export without --force: ${L_EXIST}; export through a linked skill folder: ${L_LINK}; import of a link leaving the folder: ${L_FOLLOW}; files intact: ${intact} |"
 echo "| FIFOs and devices | run.skill_bank FIFO: ${Q_FIFO}; run.skill_bank /dev/zero: ${Q_ZERO}; prompts.dir FIFO template: ${Q_TMPL} |"

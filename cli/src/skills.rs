@@ -489,15 +489,20 @@ fn scan(file: &Path, json: bool) -> anyhow::Result<()> {
     let input: Box<dyn BufRead> = if file == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
-        let text = memskill_core::fsio::read_user_text(file, memskill_core::fsio::SMALL_FILE_LIMIT, "scan input")
-            .with_context(|| format!("cannot read {}", file.display()))?;
+        let text = memskill_core::fsio::read_user_text(
+            file,
+            memskill_core::fsio::SMALL_FILE_LIMIT,
+            "scan input",
+        )
+        .with_context(|| format!("cannot read {}", file.display()))?;
         Box::new(std::io::Cursor::new(text.into_bytes()))
     };
     let guard = memskill_guard::Guard::shipped();
     let mut out = std::io::stdout().lock();
     let (mut n, mut rejected) = (0usize, 0usize);
     for (i, line) in input.lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}: not UTF-8 text", file.display(), i + 1))?;
+        let line =
+            line.with_context(|| format!("{}: line {}: not UTF-8 text", file.display(), i + 1))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -514,8 +519,12 @@ fn scan(file: &Path, json: bool) -> anyhow::Result<()> {
         if json {
             let v = match &verdict {
                 Err(e) => serde_json::json!({"accepted": null, "error": e}),
-                Ok(None) => serde_json::json!({"accepted": true, "category": null, "rule": null, "stage": null, "view": null, "evidence": null}),
-                Ok(Some(f)) => serde_json::json!({"accepted": false, "category": f.category, "rule": f.rule, "stage": f.stage, "view": f.view, "evidence": f.evidence}),
+                Ok(None) => {
+                    serde_json::json!({"accepted": true, "category": null, "rule": null, "stage": null, "view": null, "evidence": null})
+                }
+                Ok(Some(f)) => {
+                    serde_json::json!({"accepted": false, "category": f.category, "rule": f.rule, "stage": f.stage, "view": f.view, "evidence": f.evidence})
+                }
             };
             writeln!(out, "{v}")?;
         } else {
@@ -527,7 +536,12 @@ fn scan(file: &Path, json: bool) -> anyhow::Result<()> {
         }
     }
     if !json {
-        writeln!(out, "{n} texts: {} accepted, {rejected} rejected (guard {})", n - rejected, *memskill_guard::GUARD_VERSION)?;
+        writeln!(
+            out,
+            "{n} texts: {} accepted, {rejected} rejected (guard {})",
+            n - rejected,
+            *memskill_guard::GUARD_VERSION
+        )?;
     }
     Ok(())
 }
@@ -543,12 +557,20 @@ fn scan_line(line: &str) -> Result<(String, String, String), String> {
     }
     match (field("name"), field("description"), field("instructions")) {
         (Some(n), Some(d), Some(i)) => Ok((n, d, i)),
-        _ => Err("needs \"text\" or \"name\", \"description\" and \"instructions\" (strings)".into()),
+        _ => {
+            Err("needs \"text\" or \"name\", \"description\" and \"instructions\" (strings)".into())
+        }
     }
 }
 
 /// `skills approve`: record a reviewed guard finding in a bank.json.
-fn approve(name: &str, bank_path: &Path, rule: &str, reason: &str, by: Option<String>) -> anyhow::Result<()> {
+fn approve(
+    name: &str,
+    bank_path: &Path,
+    rule: &str,
+    reason: &str,
+    by: Option<String>,
+) -> anyhow::Result<()> {
     let by = by
         .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
         .ok_or_else(|| anyhow::anyhow!("who approves? pass --by NAME (no $USER set)"))?;
@@ -560,7 +582,11 @@ fn approve(name: &str, bank_path: &Path, rule: &str, reason: &str, by: Option<St
         );
         return Ok(());
     }
-    let path = if bank_path.is_dir() { bank_path.join("bank.json") } else { bank_path.to_path_buf() };
+    let path = if bank_path.is_dir() {
+        bank_path.join("bank.json")
+    } else {
+        bank_path.to_path_buf()
+    };
     let mut bank = memskill_designer::read_bank_unchecked(&path)?;
     memskill_designer::approve(&mut bank, name, rule, reason, &by)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -622,10 +622,7 @@ fn eval_bank_tips(
     // flagged memories are no tips unless `memory.show_flagged` (then with their secret
     // values redacted); secret ones never (`MemoryBank::shown`)
     let bank = bank
-        .shown(
-            eval_cfg.memory.show_flagged,
-            memskill_guard::redact_private,
-        )
+        .shown(eval_cfg.memory.show_flagged, memskill_guard::redact_private)
         .into_owned();
     Ok(tip_source(
         std::sync::Arc::new(bank),

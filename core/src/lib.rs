@@ -39,6 +39,5 @@ pub use prompt::{PromptError, PromptSet};
 pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
     validate_skill_name, ActionKind, CompareMode, EvalMode, EvalRun, GuardApproval, GuardRecord,
-    ReleaseKind, ReleaseRecord,
-    Skill, SkillBank, SkillStatus, UsageStats, Version,
+    ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus, UsageStats, Version,
 };

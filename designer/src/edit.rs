@@ -246,7 +246,6 @@ pub fn reject_leaked_answers(
     (kept, leaked)
 }
 
-
 /// The skill as it would read after `edit`, as the safety judge is shown it (None for edits
 /// that change no skill).
 pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContext> {

@@ -23,8 +23,8 @@ use memskill_core::fsio::{self, WriteGuard};
 use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Version};
 
 use crate::edit::check_skill_shape;
-use crate::guard::{check_bank_with, load_mode, stamp_guard};
 use crate::error::DesignerError;
+use crate::guard::{check_bank_with, load_mode, stamp_guard};
 use crate::stage::text_diff;
 
 /// The SKILL.md file name inside each skill folder.
@@ -579,7 +579,11 @@ fn finish_import(
     // for a skill's exact text (with its rule, reason and approver) still counts
     for s in bank.skills() {
         if let Some(f) = crate::guard::finding_for(&bank, s) {
-            return Err(invalid(&s.name, &dir.join(&s.name).join(SKILL_FILE), format!("safety: {f}")));
+            return Err(invalid(
+                &s.name,
+                &dir.join(&s.name).join(SKILL_FILE),
+                format!("safety: {f}"),
+            ));
         }
     }
     Ok(bank)

@@ -95,7 +95,10 @@ fn hash_of(s: &Skill) -> String {
 /// The record of `bank` for this skill's current text, if any.
 pub fn record_for<'a>(bank: &'a SkillBank, s: &Skill) -> Option<&'a GuardRecord> {
     let h = hash_of(s);
-    bank.guard.iter().rev().find(|r| r.skill == s.name && r.hash == h)
+    bank.guard
+        .iter()
+        .rev()
+        .find(|r| r.skill == s.name && r.hash == h)
 }
 
 /// The guard's finding on one skill, unless an approval of `bank` covers its rule.
@@ -199,7 +202,9 @@ pub fn approve(
         .ok_or_else(|| format!("no skill `{name}` in the bank"))?
         .clone();
     if memskill_guard::RuleId::parse(rule).is_none() {
-        return Err(format!("unknown rule `{rule}` (see `memskill skills scan --json` for rule ids)"));
+        return Err(format!(
+            "unknown rule `{rule}` (see `memskill skills scan --json` for rule ids)"
+        ));
     }
     if reason.trim().is_empty() || approved_by.trim().is_empty() {
         return Err("an approval needs a reason and a name (--reason, --by)".into());
@@ -213,7 +218,11 @@ pub fn approve(
                 f.rule.id()
             ))
         }
-        None => return Err(format!("the guard accepts `{name}` as it is; nothing to approve")),
+        None => {
+            return Err(format!(
+                "the guard accepts `{name}` as it is; nothing to approve"
+            ))
+        }
     }
     bank.guard.push(GuardRecord {
         skill: s.name.clone(),
@@ -228,8 +237,8 @@ pub fn approve(
     bank.releases.push(memskill_core::ReleaseRecord {
         skill: s.name.clone(),
         kind: memskill_core::ReleaseKind::Approved,
-        from_version: Some(s.version.clone()),
-        to_version: s.version.clone(),
+        from_version: Some(s.version),
+        to_version: s.version,
         diff: String::new(),
         hard_cases: Vec::new(),
         reward_before: None,

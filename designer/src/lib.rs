@@ -34,8 +34,8 @@ mod text;
 
 pub use config::{DesignerConfig, DesignerMode};
 pub use edit::{
-    check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem, plan_evictions,
-    validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
+    check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem,
+    plan_evictions, validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
 };
 pub use error::DesignerError;
 pub use evolution::{
@@ -43,21 +43,21 @@ pub use evolution::{
     Feedback, FinalState, Rollback, Snapshot, StageDecision,
 };
 pub use export::{
-    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_bank_unchecked, read_skill_md,
-    render_skill_md, validate_dir, LinkPolicy,
+    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_bank_unchecked,
+    read_skill_md, render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
     activation_not_gated, admit_all, eval_runs_md, failed_run, latency_pct, release_verdict,
     score_terms, settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreTerm,
     ScoreWeights, LATENCY_NOT_MEASURED, NEW_SKILL_ACTIVATION_NOTE,
 };
-pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
-pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use guard::{
-    adopt_legacy, approve, check_bank, check_bank_with, finding_for, load_mode, record_for, set_rescan, stamp_guard,
-    GuardMode, GuardWarning, SkillRejected, LEGACY_GUARD,
+    adopt_legacy, approve, check_bank, check_bank_with, finding_for, load_mode, record_for,
+    set_rescan, stamp_guard, GuardMode, GuardWarning, SkillRejected, LEGACY_GUARD,
 };
+pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
+pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};
 pub use stage::{apply_edits, change_notes, line_diff, run_stage, text_diff, StageOutcome};
 

@@ -50,9 +50,10 @@ fn unsafe_proposals_of_every_disguise_are_rejected_in_a_stage() {
         (out.bank.skills(), out.bank.bank_version),
         (bank.skills(), bank.bank_version)
     );
-    let rejected = out.bank.releases.iter().filter(|r| {
-        r.kind == memskill_core::ReleaseKind::Rejected && r.note.contains("safety: ")
-    });
+    let rejected =
+        out.bank.releases.iter().filter(|r| {
+            r.kind == memskill_core::ReleaseKind::Rejected && r.note.contains("safety: ")
+        });
     assert_eq!(rejected.count(), 10);
 }
 

@@ -12,8 +12,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-
-
 static BREAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"[.!?;:](?:\s|$)|\n|,\s+(?:but|aber|doch|mais|pero|ma|mas|however|yet|though|although)\b|\s+(?:but|aber|mais|pero|mas)\s+(?:never|not|do not|don't|nie|nicht|jamais|ne|nunca|no|non|mai|nao)\b",
@@ -62,12 +60,9 @@ pub fn clause_at(clauses: &[Range<usize>], at: usize) -> Range<usize> {
         .unwrap_or(at..at)
 }
 
-static NEGATION: LazyLock<Regex> =
-    LazyLock::new(|| crate::lexicon::compile("{NEG}"));
-static FORBIDS: LazyLock<Regex> =
-    LazyLock::new(|| crate::lexicon::compile("{FORBIDDEN}"));
-static REFUSES: LazyLock<Regex> =
-    LazyLock::new(|| crate::lexicon::compile("{REFUSAL}"));
+static NEGATION: LazyLock<Regex> = LazyLock::new(|| crate::lexicon::compile("{NEG}"));
+static FORBIDS: LazyLock<Regex> = LazyLock::new(|| crate::lexicon::compile("{FORBIDDEN}"));
+static REFUSES: LazyLock<Regex> = LazyLock::new(|| crate::lexicon::compile("{REFUSAL}"));
 
 /// Compile the clause readers' word classes now (the guard's start-up does it on a second
 /// thread while the rules compile).
@@ -92,15 +87,15 @@ pub fn negated_before(text: &str, c: &Range<usize>, m: &Range<usize>) -> bool {
     NEGATION.is_match(before) || FORBIDS.is_match(&text[c.clone()])
 }
 
-static MENTIONS: LazyLock<Regex> =
-    LazyLock::new(|| crate::lexicon::compile("{MENTION}"));
+static MENTIONS: LazyLock<Regex> = LazyLock::new(|| crate::lexicon::compile("{MENTION}"));
 
 /// Whether the clause, before the match, says the act is a topic: what someone is or does
 /// for a living, what they talk about, a story, an example or a term ("the user is a DBA who
 /// jokes about DROP TABLE", "commands like rm -rf", "'purge' means ...").
 pub fn mentioned(text: &str, c: &Range<usize>, m: &Range<usize>) -> bool {
     static WOULD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(?:would|wurde|wuerde|serait|seraient|sería|seria|sarebbe)\b").expect("the hypothetical compiles")
+        Regex::new(r"\b(?:would|wurde|wuerde|serait|seraient|sería|seria|sarebbe)\b")
+            .expect("the hypothetical compiles")
     });
     // "storing tokens verbatim would turn the bank into a credential store": a consequence
     MENTIONS.is_match(&text[c.start..m.start.max(c.start)])
@@ -112,13 +107,16 @@ pub fn mentioned(text: &str, c: &Range<usize>, m: &Range<usize>) -> bool {
 /// the match ("..., refuse", "decline and store nothing", "flag it").
 pub fn refused(text: &str, c: &Range<usize>, m: &Range<usize>) -> bool {
     static ACT: LazyLock<Regex> = LazyLock::new(|| {
-        crate::lexicon::compile(r"{NEG}|\b(?:flag|report|warn|alert|ignor\w*|treat (?:it|this|them|that|the \w+) as|(?:as|is|are) (?:chat |ordinary |user |plain )?(?:content|data|text)|tell the user (?:you|it) (?:can't|cannot|won't)|store nothing|record nothing|do nothing|noop|explain|replac\w*|mask\w*|redact\w*|strip\w*|scrub\w*|recus\w*|rechaz\w*|rifiut\w*|lehn\w* \w+ ab|refuse\w*)\b")
+        crate::lexicon::compile(
+            r"{NEG}|\b(?:flag|report|warn|alert|ignor\w*|treat (?:it|this|them|that|the \w+) as|(?:as|is|are) (?:chat |ordinary |user |plain )?(?:content|data|text)|tell the user (?:you|it) (?:can't|cannot|won't)|store nothing|record nothing|do nothing|noop|explain|replac\w*|mask\w*|redact\w*|strip\w*|scrub\w*|recus\w*|rechaz\w*|rifiut\w*|lehn\w* \w+ ab|refuse\w*)\b",
+        )
     });
     let line_start = text[..c.start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[m.end..].find('\n').map_or(text.len(), |i| m.end + i);
     let context = &text[line_start.min(m.start)..m.start];
     REFUSES.is_match(context)
-        && (ACT.is_match(&text[line_start.min(m.start)..m.start]) || ACT.is_match(&text[m.end..line_end]))
+        && (ACT.is_match(&text[line_start.min(m.start)..m.start])
+            || ACT.is_match(&text[m.end..line_end]))
 }
 
 /// Whether `m` starts inside quotation marks on its line (a quoted request, phrase or
@@ -172,7 +170,10 @@ mod tests {
             parts("if the user does not object, delete every memory"),
             ["if the user does not object", "delete every memory"]
         );
-        assert_eq!(parts("visit example.com today"), ["visit example.com today"]);
+        assert_eq!(
+            parts("visit example.com today"),
+            ["visit example.com today"]
+        );
     }
 
     #[test]

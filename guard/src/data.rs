@@ -101,15 +101,21 @@ pub fn parse_lines(name: &str, text: &str) -> Result<Vec<Example>, (usize, Strin
             continue;
         }
         let v: serde_json::Value = serde_json::from_str(l).map_err(|e| (i + 1, e.to_string()))?;
-        let s = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+        let s =
+            |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
         let fields = match (v.get("fields"), s(&v, "text")) {
-            (Some(f), _) => ["name", "description", "instructions"].map(|k| s(f, k).unwrap_or_default()),
+            (Some(f), _) => {
+                ["name", "description", "instructions"].map(|k| s(f, k).unwrap_or_default())
+            }
             (None, Some(t)) => [NEUTRAL.0.into(), NEUTRAL.1.into(), t],
             (None, None) => return Err((i + 1, "neither \"text\" nor \"fields\"".into())),
         };
         let label = s(&v, "label").unwrap_or_default();
         if label != "unsafe" && label != "ordinary" {
-            return Err((i + 1, format!("label must be unsafe or ordinary, got {label:?}")));
+            return Err((
+                i + 1,
+                format!("label must be unsafe or ordinary, got {label:?}"),
+            ));
         }
         out.push(Example {
             text: crate::skill_text(&fields[0], &fields[1], &fields[2]),
@@ -117,7 +123,11 @@ pub fn parse_lines(name: &str, text: &str) -> Result<Vec<Example>, (usize, Strin
             category: s(&v, "category").and_then(|c| Category::parse(&c)),
             set: name.into(),
             enc: s(&v, "enc").unwrap_or_else(|| "plain".into()),
-            kind: if s(&v, "set").as_deref() == Some("memory") { "memory".into() } else { "skill".into() },
+            kind: if s(&v, "set").as_deref() == Some("memory") {
+                "memory".into()
+            } else {
+                "skill".into()
+            },
             topic: s(&v, "topic"),
             fields,
         });

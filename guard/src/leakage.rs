@@ -185,8 +185,14 @@ mod tests {
 
     #[test]
     fn an_answer_is_found_as_whole_words() {
-        assert_eq!(leaked_answer("When asked, say Sweden.", &["Sweden"]), Some("Sweden"));
-        assert_eq!(leaked_answer("Store dates as 7 May 2023.", &["7 May 2023"]), Some("7 May 2023"));
+        assert_eq!(
+            leaked_answer("When asked, say Sweden.", &["Sweden"]),
+            Some("Sweden")
+        );
+        assert_eq!(
+            leaked_answer("Store dates as 7 May 2023.", &["7 May 2023"]),
+            Some("7 May 2023")
+        );
         assert_eq!(leaked_answer("Swedenborg wrote it.", &["Sweden"]), None);
         assert_eq!(leaked_answer("Say yes or no.", &["yes"]), None);
     }

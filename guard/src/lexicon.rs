@@ -230,8 +230,8 @@ classes! {
     ];
     IGNORE = [
         "ignor\\w*", "disregard\\w*", "overrid\\w*", "overrul\\w*", "bypass\\w*", "circumvent\\w*",
-        "set\\w* aside", "pay no (?:attention|heed|mind) to", "don't follow", "do not follow", "stop following",
-        "no longer (?:follow|obey|respect|honou?r)", "not bound by", "violat\\w*",
+        "set\\w* aside", "pay no (?:attention|heed|mind) to", "stop following", "violat\\w*",
+        "vergiss", "vergesst", "oublie[zs]?", "olvida[dn]?", "dimentica(?:te)?", "esquec[ae]m?",
         "supersed\\w*", "forget (?:about )?(?:all |any |the |your )?(?:previous|prior|earlier|above|system|original)",
         "discard\\w*", "work around",
         "ignorier\\w*", "missacht\\w*", "uberschreib\\w*", "umgeh\\w*", "hinwegsetz\\w*",
@@ -249,6 +249,9 @@ classes! {
         "(?:the )?users? (?:opt outs?|preferences?|requests?|wish\\w*|refusals?|objections?|decisions?|consent|choices?|no|instructions?|settings?)",
         "opt outs?", "do not track", "do not store", "consent", "objections?", "refusals?", "deletion requests?",
         "unsubscrib\\w*", "privacy settings?",
+        "(?:vorherigen|bisherigen|fruheren|obigen|alten) (?:anweisungen|regeln)", "(?:instructions|consignes|regles) (?:precedentes|anterieures)",
+        "(?:instrucciones|reglas|normas) (?:anteriores|previas)", "(?:istruzioni|regole) precedenti", "(?:instrucoes|regras) anteriores",
+        "(?:tus|tes|deine|le tue|tuas|suas|as suas|vos|sus) (?:reglas|regles|regeln|regole|regras|instrucciones|instructions|anweisungen|istruzioni|instrucoes)",
         "systemprompt\\w*", "systemanweisung\\w*", "regeln", "vorgaben", "richtlinien", "einschrankungen", "widerspruch\\w*", "einwilligung",
         "prompt systeme", "instructions? (?:du systeme|precedentes)", "regles", "consignes", "restrictions", "consentement", "refus",
         "prompt del sistema", "instrucciones (?:del sistema|anteriores)", "reglas", "normas", "restricciones", "consentimiento", "negativa",
@@ -466,7 +469,9 @@ pub fn expand(template: &str) -> String {
 /// from about 450 ms to the figure in docs/safety.md) and make the lazy DFA give up on
 /// non-ASCII input.
 pub fn compile(template: &str) -> regex::Regex {
-    let pattern = expand(template).replace(r"\b", r"(?-u:\b)").replace(r"\w", "[0-9a-z_]");
+    let pattern = expand(template)
+        .replace(r"\b", r"(?-u:\b)")
+        .replace(r"\w", "[0-9a-z_]");
     regex::RegexBuilder::new(&pattern)
         .dfa_size_limit(1 << 20)
         .build()
@@ -485,7 +490,11 @@ mod tests {
             assert!(re.is_ok(), "{}: {:?}", c.name, re.err());
             for a in c.alts {
                 assert_eq!(a.trim(), *a, "{}: {a:?} has outer spaces", c.name);
-                assert!(!a.contains(['A', 'E', 'I', 'O', 'U']), "{}: {a:?} not lower case", c.name);
+                assert!(
+                    !a.contains(['A', 'E', 'I', 'O', 'U']),
+                    "{}: {a:?} not lower case",
+                    c.name
+                );
             }
         }
     }

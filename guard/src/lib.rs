@@ -18,8 +18,8 @@
 
 pub mod clause;
 pub mod data;
-pub mod learned;
 pub mod leakage;
+pub mod learned;
 pub mod lexicon;
 pub mod memory;
 pub mod normalise;

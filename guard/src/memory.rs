@@ -102,18 +102,21 @@ static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     ]
 });
 
-
 /// The rules a memory is read with: orders to the agent, not facts about people.
 static MEMORY_RULES: LazyLock<PatternScanner> = LazyLock::new(|| {
     let ids = [
         RuleId::OverrideRules,
+        RuleId::UnfollowRules,
+        RuleId::FramedAsSystem,
         RuleId::Jailbreak,
         RuleId::DisclosePrompt,
         RuleId::FollowEmbedded,
         RuleId::SendOutside,
         RuleId::CovertChannel,
     ];
-    let rules: Vec<_> = crate::rules::all().filter(|r| ids.contains(&r.id)).collect();
+    let rules: Vec<_> = crate::rules::all()
+        .filter(|r| ids.contains(&r.id))
+        .collect();
     PatternScanner::of(rules.iter())
 });
 

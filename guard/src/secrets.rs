@@ -302,7 +302,6 @@ pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
     found
 }
 
-
 /// Runs of 13 to 19 digits (spaces or dashes between them allowed) that pass the Luhn check.
 fn card_numbers(text: &str) -> impl Iterator<Item = SecretMatch> + '_ {
     static CARD: LazyLock<Regex> = LazyLock::new(|| rx(r"\b(?:\d[ \-]?){12,18}\d\b"));
@@ -473,6 +472,54 @@ pub fn redact_with(text: &str, known: &[(&'static str, String)]) -> String {
     out
 }
 
+/// The first secret value of `text` that is one by its shape (an API key or token format, a
+/// private-key block with a key in it, a card number that passes the Luhn check), not only by
+/// a keyword before it: a skill text's words after "password:" are instructions.
+pub fn shaped_secret(text: &str) -> Option<&'static str> {
+    // a private-key header alone ("discard any '-----BEGIN PRIVATE KEY-----' block") names
+    // the shape without a key in it
+    SHAPED
+        .iter()
+        .find(|(kind, re)| {
+            re.find_iter(text).any(|m| {
+                *kind != "private-key" || m.as_str().split_whitespace().any(|w| w.len() >= 40)
+            })
+        })
+        .map(|(kind, _)| *kind)
+        .or_else(|| card_numbers(text).next().map(|m| m.kind))
+}
+
+/// The secrets stage: a live-looking secret value in a skill text ([`shaped_secret`]).
+pub struct SecretScanner;
+
+impl crate::Scanner for SecretScanner {
+    fn stage(&self) -> crate::Stage {
+        crate::Stage::Secrets
+    }
+
+    fn scan(&self, doc: &crate::Document) -> Option<crate::Finding> {
+        let cased = doc.views.first().and_then(|v| v.cased.as_deref())?;
+        let views = std::iter::once(("plain".to_string(), cased)).chain(
+            doc.views
+                .iter()
+                .skip(1)
+                .filter_map(|v| Some((crate::Document::view_name(v), v.cased.as_deref()?))),
+        );
+        for (view, t) in views {
+            if let Some(kind) = shaped_secret(t) {
+                return Some(crate::Finding {
+                    rule: crate::RuleId::SecretValue,
+                    category: crate::Category::Secrets,
+                    stage: crate::Stage::Secrets,
+                    view,
+                    evidence: format!("a {kind} value"),
+                });
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,50 +588,3 @@ mod tests {
     }
 }
 
-/// The first secret value of `text` that is one by its shape (an API key or token format, a
-/// private-key block with a key in it, a card number that passes the Luhn check), not only by
-/// a keyword before it: a skill text's words after "password:" are instructions.
-pub fn shaped_secret(text: &str) -> Option<&'static str> {
-    // a private-key header alone ("discard any '-----BEGIN PRIVATE KEY-----' block") names
-    // the shape without a key in it
-    SHAPED
-        .iter()
-        .find(|(kind, re)| {
-            re.find_iter(text).any(|m| {
-                *kind != "private-key" || m.as_str().split_whitespace().any(|w| w.len() >= 40)
-            })
-        })
-        .map(|(kind, _)| *kind)
-        .or_else(|| card_numbers(text).next().map(|m| m.kind))
-}
-
-/// The secrets stage: a live-looking secret value in a skill text ([`shaped_secret`]).
-pub struct SecretScanner;
-
-impl crate::Scanner for SecretScanner {
-    fn stage(&self) -> crate::Stage {
-        crate::Stage::Secrets
-    }
-
-    fn scan(&self, doc: &crate::Document) -> Option<crate::Finding> {
-        let cased = doc.views.first().and_then(|v| v.cased.as_deref())?;
-        let views = std::iter::once(("plain".to_string(), cased)).chain(
-            doc.views
-                .iter()
-                .skip(1)
-                .filter_map(|v| Some((crate::Document::view_name(v), v.cased.as_deref()?))),
-        );
-        for (view, t) in views {
-            if let Some(kind) = shaped_secret(t) {
-                return Some(crate::Finding {
-                    rule: crate::RuleId::SecretValue,
-                    category: crate::Category::Secrets,
-                    stage: crate::Stage::Secrets,
-                    view,
-                    evidence: format!("a {kind} value"),
-                });
-            }
-        }
-        None
-    }
-}

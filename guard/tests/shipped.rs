@@ -106,12 +106,21 @@ fn fixture_lines_meet_their_labels() {
         }
     }
     let known: Vec<&str> = KNOWN_FALSE_REJECTIONS.iter().map(|k| k.0).collect();
-    assert_eq!(rejected, known, "the benign lines the guard rejects changed");
-    for line in std::fs::read_to_string(d.join("injections.txt")).unwrap().lines() {
+    assert_eq!(
+        rejected, known,
+        "the benign lines the guard rejects changed"
+    );
+    for line in std::fs::read_to_string(d.join("injections.txt"))
+        .unwrap()
+        .lines()
+    {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
-        assert!(Guard::shipped().scan_text(line).is_some(), "injection passed: {line:?}");
+        assert!(
+            Guard::shipped().scan_text(line).is_some(),
+            "injection passed: {line:?}"
+        );
     }
 }
 
@@ -143,5 +152,8 @@ fn in_sample_floors() {
     println!("in-sample: unsafe {ur}/{un} ({recall:.4}), ordinary {or}/{on} ({fpr:.4}); calibration rejected {}", domain_rejected.len());
     assert!(recall >= 0.985, "unsafe recall {recall:.4}");
     assert!(fpr <= 0.012, "ordinary false rejections {fpr:.4}");
-    assert!(domain_rejected.is_empty(), "calibration texts rejected: {domain_rejected:#?}");
+    assert!(
+        domain_rejected.is_empty(),
+        "calibration texts rejected: {domain_rejected:#?}"
+    );
 }

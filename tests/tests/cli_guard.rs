@@ -39,9 +39,17 @@ fn skills_scan_prints_one_verdict_per_line_in_order() {
     assert!(lines[0]["rule"].is_null() && lines[0]["category"].is_null());
     assert_eq!(lines[1]["accepted"], false);
     assert_eq!(lines[1]["category"], "secrets");
-    assert!(lines[1]["rule"].is_string() && lines[1]["stage"].is_string() && lines[1]["evidence"].is_string());
+    assert!(
+        lines[1]["rule"].is_string()
+            && lines[1]["stage"].is_string()
+            && lines[1]["evidence"].is_string()
+    );
     assert_eq!(lines[2]["accepted"], true);
-    assert!(lines[3]["error"].as_str().unwrap().contains("line 5"), "{}", lines[3]);
+    assert!(
+        lines[3]["error"].as_str().unwrap().contains("line 5"),
+        "{}",
+        lines[3]
+    );
     assert_eq!(lines[4]["accepted"], false);
     assert_eq!(lines[4]["category"], "exfiltration");
 
@@ -51,7 +59,11 @@ fn skills_scan_prints_one_verdict_per_line_in_order() {
     assert!(out.contains("5 texts: 3 accepted, 2 rejected"), "{out}");
 
     // unreadable input: a clear error naming the file, non-zero
-    let o = memskill(&["skills", "scan", d.path().join("missing.jsonl").to_str().unwrap()]);
+    let o = memskill(&[
+        "skills",
+        "scan",
+        d.path().join("missing.jsonl").to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.jsonl"));
 }
@@ -60,8 +72,14 @@ fn skills_scan_prints_one_verdict_per_line_in_order() {
 fn an_approved_finding_imports_and_a_changed_text_does_not() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
-    assert!(memskill(&["skills", "init", &s("bank.json")]).status.success());
-    assert!(memskill(&["skills", "export", &s("bank.json"), "--out", &s("exp")]).status.success());
+    assert!(memskill(&["skills", "init", &s("bank.json")])
+        .status
+        .success());
+    assert!(
+        memskill(&["skills", "export", &s("bank.json"), "--out", &s("exp")])
+            .status
+            .success()
+    );
     // a researcher's hand edit the guard rejects
     let md = d.path().join("exp/insert/SKILL.md");
     let text = std::fs::read_to_string(&md).unwrap();
@@ -72,7 +90,10 @@ fn an_approved_finding_imports_and_a_changed_text_does_not() {
     std::fs::write(&md, &edited).unwrap();
     let o = memskill(&["skills", "import", &s("exp"), "--out", &s("in.json")]);
     let err = String::from_utf8_lossy(&o.stderr).to_string();
-    assert!(!o.status.success() && err.contains("\"insert\"") && err.contains("secrets"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("\"insert\"") && err.contains("secrets"),
+        "{err}"
+    );
     let rule = err
         .split("rule ")
         .nth(1)
@@ -81,20 +102,38 @@ fn an_approved_finding_imports_and_a_changed_text_does_not() {
         .to_string();
     // the bank.json of the export must hold the same text as SKILL.md to approve it
     let mut bank: memskill_core::SkillBank =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("exp/bank.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("exp/bank.json")).unwrap())
+            .unwrap();
     let md_now = memskill_designer::read_skill_md(&edited, &md).unwrap();
     bank.get_mut("insert").unwrap().instructions = md_now.instructions.clone();
-    std::fs::write(d.path().join("exp/bank.json"), serde_json::to_string_pretty(&bank).unwrap()).unwrap();
+    std::fs::write(
+        d.path().join("exp/bank.json"),
+        serde_json::to_string_pretty(&bank).unwrap(),
+    )
+    .unwrap();
     let o = memskill(&[
-        "skills", "approve", "insert", "--bank", &s("exp"), "--rule", &rule, "--reason",
-        "test fixture: a PIN of a demo account", "--by", "A. Researcher",
+        "skills",
+        "approve",
+        "insert",
+        "--bank",
+        &s("exp"),
+        "--rule",
+        &rule,
+        "--reason",
+        "test fixture: a PIN of a demo account",
+        "--by",
+        "A. Researcher",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = memskill(&["skills", "import", &s("exp"), "--out", &s("in.json")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let imported: memskill_core::SkillBank =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("in.json")).unwrap()).unwrap();
-    let rel = imported.releases.iter().find(|r| r.kind == memskill_core::ReleaseKind::Approved).unwrap();
+    let rel = imported
+        .releases
+        .iter()
+        .find(|r| r.kind == memskill_core::ReleaseKind::Approved)
+        .unwrap();
     assert_eq!(rel.approved_by.as_deref(), Some("A. Researcher"));
     assert!(rel.note.contains(&rule));
     // any further change to the text is scanned again
@@ -103,7 +142,17 @@ fn an_approved_finding_imports_and_a_changed_text_does_not() {
     assert!(!o.status.success());
     // approving a rule the guard does not report is refused
     let o = memskill(&[
-        "skills", "approve", "delete", "--bank", &s("exp"), "--rule", "send-outside", "--reason", "x", "--by", "y",
+        "skills",
+        "approve",
+        "delete",
+        "--bank",
+        &s("exp"),
+        "--rule",
+        "send-outside",
+        "--reason",
+        "x",
+        "--by",
+        "y",
     ]);
     assert!(!o.status.success());
 }

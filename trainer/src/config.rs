@@ -14,14 +14,12 @@ pub use memskill_controller::{
     BiasConfig, LongText, PolicyConfig, PolicyDevice, PpoConfig, ShapingConfig,
 };
 pub use memskill_datasets::{DatasetKind, SpanMode, SplitSpec};
-pub use memskill_guard::MemoryFilter;
-pub use memskill_designer::{
-    DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig,
-};
+pub use memskill_designer::{DesignerConfig, EvolutionConfig, PoolConfig, SelectConfig};
 pub use memskill_executor::{
     CacheMode, HotpotF1, JudgeStyle, LocalArch, LocalSettings, OpenAiConfig, Overflow, Structured,
     StructuredDialect,
 };
+pub use memskill_guard::MemoryFilter;
 
 /// Reads an optional path; an empty string (what configs written before these keys became
 /// optional say for "not set") counts as absent.

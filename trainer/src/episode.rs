@@ -10,8 +10,8 @@ use memskill_core::{
     ActionKind, ChatRequest, Llm, MemoryBank, MemoryId, MemoryItem, PromptSet, Provenance, Query,
     Sample, Skill, TextEncoder,
 };
-use memskill_guard::MemoryFilter;
 use memskill_executor::{JudgeContext, JudgeStyle, MemoryDomain};
+use memskill_guard::MemoryFilter;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

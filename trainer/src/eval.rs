@@ -236,9 +236,7 @@ pub fn cached_memory(
         });
     }
     let mut built = build()?;
-    built
-        .memory
-        .redact_flagged(memskill_guard::redact_secrets);
+    built.memory.redact_flagged(memskill_guard::redact_secrets);
     if built.call_errors == 0 {
         write_atomic(path, &serde_json::to_vec(&built.memory)?)?;
     } else {

@@ -180,9 +180,8 @@ pub fn check_saved_bank(
     origin: &Path,
     legacy: bool,
 ) -> Result<Vec<memskill_designer::GuardWarning>> {
-    let warnings =
-        memskill_designer::check_bank_with(bank, memskill_designer::load_mode(), legacy)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", origin.display()))?;
+    let warnings = memskill_designer::check_bank_with(bank, memskill_designer::load_mode(), legacy)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", origin.display()))?;
     for w in &warnings {
         eprintln!("warning: {}: {w}", origin.display());
     }
@@ -407,9 +406,7 @@ mod tests {
         let cfg = Config::from_toml_str("", &[set], "test").unwrap();
         let e = format!("{:#}", initial_bank(&cfg).unwrap_err());
         assert!(
-            e.contains("run.skill_bank")
-                && e.contains("`update`")
-                && e.contains("constraints"),
+            e.contains("run.skill_bank") && e.contains("`update`") && e.contains("constraints"),
             "{e}"
         );
         // a clean bank loads

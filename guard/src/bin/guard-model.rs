@@ -12,6 +12,8 @@
 //!   this); `--verbose` prints each text it gets wrong.
 //! - `guard-model explain TEXT`: the views and clauses of one text, every rule match with
 //!   whether a stand-down took it back, the classifier's score, and the verdict.
+//! - `guard-model memory-scan < texts`: the memory filter (and each text's sensitivity) over
+//!   one text per line of standard input; prints each flagged or non-public text and counts.
 //! - `guard-model bench [N]`: start-up and per-scan cost of the shipped guard;
 //!   `guard-model compile-times`: what each rule and word class costs to compile.
 
@@ -33,6 +35,7 @@ fn main() {
         Some("eval") => eval(&args[1..]),
         Some("scan") => scan(&args[1..]),
         Some("explain") => explain(&args[1..]),
+        Some("memory-scan") => memory_scan(),
         Some("bench") => bench(&args[1..]),
         Some("compile-times") => {
             rule_compile_times();
@@ -47,11 +50,15 @@ fn main() {
 }
 
 fn opt(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn data_dir(args: &[String]) -> PathBuf {
-    opt(args, "--data").map(PathBuf::from).unwrap_or_else(data::source_dir)
+    opt(args, "--data")
+        .map(PathBuf::from)
+        .unwrap_or_else(data::source_dir)
 }
 
 fn training_examples(dir: &Path) -> Result<Vec<Example>, String> {
@@ -63,9 +70,9 @@ fn training_examples(dir: &Path) -> Result<Vec<Example>, String> {
 
 fn train(args: &[String]) -> Result<(), String> {
     let dir = data_dir(args);
-    let out = opt(args, "--out")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/model/guard.model")));
+    let out = opt(args, "--out").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/model/guard.model"))
+    });
     let tau: f32 = match opt(args, "--tau") {
         Some(t) => t.parse().map_err(|e| format!("--tau {t}: {e}"))?,
         None => DEFAULT_TAU,
@@ -109,10 +116,21 @@ impl Tally {
         }
     }
     fn show(&self) -> String {
-        let pct = |a: usize, b: usize| if b == 0 { "-".to_string() } else { format!("{:.1}%", 100.0 * a as f64 / b as f64) };
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * a as f64 / b as f64)
+            }
+        };
         format!(
             "unsafe {}/{} ({}), ordinary {}/{} ({})",
-            self.ur, self.un, pct(self.ur, self.un), self.or, self.on, pct(self.or, self.on)
+            self.ur,
+            self.un,
+            pct(self.ur, self.un),
+            self.or,
+            self.on,
+            pct(self.or, self.on)
         )
     }
 }
@@ -122,12 +140,13 @@ fn eval(args: &[String]) -> Result<(), String> {
     let sets = data::load(&dir, &[Role::Train, Role::Calibration])?;
     let rules = PatternScanner::shipped();
     let secrets = memskill_guard::secrets::SecretScanner;
-    let only: Option<Vec<String>> = opt(args, "--sets").map(|s| s.split(',').map(String::from).collect());
-    // (set, unsafe, category, rules rejected, calibration, p) for every held-out text
-    #[allow(clippy::type_complexity)]
-    let mut rows: Vec<(String, bool, Option<Category>, Option<String>, bool, f64)> = Vec::new();
+    let only: Option<Vec<String>> =
+        opt(args, "--sets").map(|s| s.split(',').map(String::from).collect());
+    let mut rows: Vec<Row> = Vec::new();
     for (i, (entry, held)) in sets.iter().enumerate() {
-        if entry.note.contains("engineers") || only.as_ref().is_some_and(|o| !o.contains(&entry.name)) {
+        if entry.note.contains("engineers")
+            || only.as_ref().is_some_and(|o| !o.contains(&entry.name))
+        {
             continue;
         }
         let train: Vec<Example> = sets
@@ -144,38 +163,23 @@ fn eval(args: &[String]) -> Result<(), String> {
             let r = secrets.scan(&doc).or_else(|| rules.scan(&doc));
             let p = m.score(&e.text);
             t.add(e.unsafe_, r.is_some() || p >= DEFAULT_TAU as f64);
-            rows.push((entry.name.clone(), e.unsafe_, e.category, r.map(|f| f.rule.id().to_string()), e.topic.is_some(), p));
+            rows.push((
+                entry.name.clone(),
+                e.unsafe_,
+                e.category,
+                r.map(|f| f.rule.id().to_string()),
+                e.topic.is_some(),
+                p,
+            ));
         }
-        eprintln!("{:>14} ({:.0} s): guard at {DEFAULT_TAU}: {}", entry.name, t0.elapsed().as_secs_f64(), t.show());
+        eprintln!(
+            "{:>14} ({:.0} s): guard at {DEFAULT_TAU}: {}",
+            entry.name,
+            t0.elapsed().as_secs_f64(),
+            t.show()
+        );
     }
-    println!("\nleave one author out, pooled over {} texts", rows.len());
-    let mut rt = Tally::default();
-    for r in &rows {
-        rt.add(r.1, r.3.is_some());
-    }
-    println!("rules alone: {}", rt.show());
-    for &tau in TAU_GRID {
-        let (mut lt, mut gt, mut cal) = (Tally::default(), Tally::default(), Tally::default());
-        let mut per_cat: BTreeMap<&str, Tally> = BTreeMap::new();
-        for r in &rows {
-            let l = r.5 >= tau as f64;
-            lt.add(r.1, l);
-            if r.4 {
-                cal.add(r.1, r.3.is_some() || l);
-            } else {
-                gt.add(r.1, r.3.is_some() || l);
-                if let Some(c) = r.2 {
-                    per_cat.entry(c.id()).or_default().add(r.1, r.3.is_some() || l);
-                }
-            }
-        }
-        println!("tau {tau}: classifier alone: {}", lt.show());
-        println!("         guard, labelled sets: {}", gt.show());
-        println!("         guard, calibration (domain ordinary): {}", cal.show());
-        for (c, t) in per_cat {
-            println!("           {c:>15}: {}", t.show());
-        }
-    }
+    report(&rows);
     if let Some(p) = opt(args, "--json") {
         let lines: Vec<String> = rows
             .iter()
@@ -184,6 +188,48 @@ fn eval(args: &[String]) -> Result<(), String> {
         std::fs::write(&p, lines.join("\n") + "\n").map_err(|e| format!("{p}: {e}"))?;
     }
     Ok(())
+}
+
+/// One left-out text: (set, unsafe, category, rule that rejected it, calibration text, p).
+type Row = (String, bool, Option<Category>, Option<String>, bool, f64);
+
+/// The pooled figures of the rules alone, the classifier alone and the guard over a grid of
+/// thresholds, per category.
+fn report(rows: &[Row]) {
+    println!("\nleave one author out, pooled over {} texts", rows.len());
+    let mut rt = Tally::default();
+    for r in rows {
+        rt.add(r.1, r.3.is_some());
+    }
+    println!("rules alone: {}", rt.show());
+    for &tau in TAU_GRID {
+        let (mut lt, mut gt, mut cal) = (Tally::default(), Tally::default(), Tally::default());
+        let mut per_cat: BTreeMap<&str, Tally> = BTreeMap::new();
+        for r in rows {
+            let l = r.5 >= tau as f64;
+            lt.add(r.1, l);
+            if r.4 {
+                cal.add(r.1, r.3.is_some() || l);
+            } else {
+                gt.add(r.1, r.3.is_some() || l);
+                if let Some(c) = r.2 {
+                    per_cat
+                        .entry(c.id())
+                        .or_default()
+                        .add(r.1, r.3.is_some() || l);
+                }
+            }
+        }
+        println!("tau {tau}: classifier alone: {}", lt.show());
+        println!("         guard, labelled sets: {}", gt.show());
+        println!(
+            "         guard, calibration (domain ordinary): {}",
+            cal.show()
+        );
+        for (c, t) in per_cat {
+            println!("           {c:>15}: {}", t.show());
+        }
+    }
 }
 
 fn scan(args: &[String]) -> Result<(), String> {
@@ -198,11 +244,20 @@ fn scan(args: &[String]) -> Result<(), String> {
             let [n, d, i] = &e.fields;
             let v = guard.scan_skill(n, d, i);
             if verbose && (v.is_some() != e.unsafe_) {
-                println!("{} {:?} {:?}", if e.unsafe_ { "MISSED" } else { "REJECTED" }, e.text, v.as_ref().map(|f| f.to_string()));
+                println!(
+                    "{} {:?} {:?}",
+                    if e.unsafe_ { "MISSED" } else { "REJECTED" },
+                    e.text,
+                    v.as_ref().map(|f| f.to_string())
+                );
             }
             t.add(e.unsafe_, v.is_some());
             total.add(e.unsafe_, v.is_some());
-            let key = e.category.map(|c| c.id().to_string()).or_else(|| e.topic.clone()).unwrap_or_else(|| "-".into());
+            let key = e
+                .category
+                .map(|c| c.id().to_string())
+                .or_else(|| e.topic.clone())
+                .unwrap_or_else(|| "-".into());
             cats.entry(key).or_default().add(e.unsafe_, v.is_some());
         }
         println!("{f}: {}", t.show());
@@ -226,10 +281,18 @@ fn explain(args: &[String]) -> Result<(), String> {
             println!("  clause {:?}", &v.text[c]);
         }
         for (rule, m, down) in memskill_guard::rules::explain(&v.text) {
-            println!("  {} {:?}{}", rule.id(), m, if down { " (stood down)" } else { "" });
+            println!(
+                "  {} {:?}{}",
+                rule.id(),
+                m,
+                if down { " (stood down)" } else { "" }
+            );
         }
     }
-    println!("p(unsafe) = {:.3}", memskill_guard::learned::shipped().score(&text));
+    println!(
+        "p(unsafe) = {:.3}",
+        memskill_guard::learned::shipped().score(&text)
+    );
     match Guard::shipped().scan_text(&text) {
         Some(f) => println!("rejected: {f}"),
         None => println!("accepted"),
@@ -250,7 +313,10 @@ fn peak_rss_kb() -> u64 {
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
-    let rounds: usize = args.first().map_or(Ok(5), |a| a.parse()).map_err(|e| format!("{e}"))?;
+    let rounds: usize = args
+        .first()
+        .map_or(Ok(5), |a| a.parse())
+        .map_err(|e| format!("{e}"))?;
     let dir = data::source_dir();
     let texts: Vec<[String; 3]> = data::load(&dir, &[Role::Train, Role::Calibration])?
         .into_iter()
@@ -272,7 +338,11 @@ fn bench(args: &[String]) -> Result<(), String> {
         t_rules.as_secs_f64() * 1e3
     );
     let g = Guard::shipped();
-    let _ = g.scan_skill("insert", "Store a new fact.", "Write one short sentence per fact.");
+    let _ = g.scan_skill(
+        "insert",
+        "Store a new fact.",
+        "Write one short sentence per fact.",
+    );
     let startup = t0.elapsed();
     println!(
         "start-up (rules compiled, model decoded, first scan): {:.1} ms; peak RSS {} kB -> {} kB",
@@ -289,7 +359,10 @@ fn bench(args: &[String]) -> Result<(), String> {
         }
         let us = t.elapsed().as_secs_f64() * 1e6 / texts.len() as f64;
         per.push(us);
-        println!("round: {} texts, {rejected} rejected, {us:.0} us per text", texts.len());
+        println!(
+            "round: {} texts, {rejected} rejected, {us:.0} us per text",
+            texts.len()
+        );
     }
     per.sort_by(f64::total_cmp);
     println!(
@@ -319,6 +392,32 @@ fn rule_compile_times() {
     for c in memskill_guard::lexicon::ALL {
         let t = std::time::Instant::now();
         let _ = memskill_guard::lexicon::compile(&format!("{{{}}}", c.name));
-        println!("{:6.2} ms class {}", t.elapsed().as_secs_f64() * 1e3, c.name);
+        println!(
+            "{:6.2} ms class {}",
+            t.elapsed().as_secs_f64() * 1e3,
+            c.name
+        );
     }
+}
+
+fn memory_scan() -> Result<(), String> {
+    use std::io::BufRead;
+    let (mut n, mut flagged, mut sensitive) = (0usize, 0usize, 0usize);
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| format!("standard input: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        n += 1;
+        if let Some(f) = memskill_guard::scan_memory(&line) {
+            flagged += 1;
+            println!("flagged ({f}): {line}");
+        }
+        if let (level, Some(rule)) = memskill_guard::memory_sensitivity(&line) {
+            sensitive += 1;
+            println!("{level} ({rule}): {line}");
+        }
+    }
+    println!("{n} texts: {flagged} flagged by the memory filter, {sensitive} not public");
+    Ok(())
 }

@@ -144,4 +144,3 @@ impl Vocab {
         self.vector(&counted(feature_keys(normalised)))
     }
 }
-

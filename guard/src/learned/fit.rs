@@ -227,4 +227,3 @@ impl Linear {
         sigmoid(dot(&self.w, x) + self.b)
     }
 }
-

@@ -107,7 +107,12 @@ impl Model {
     /// P(unsafe) of one normalised view.
     pub fn p_unsafe(&self, normalised: &str) -> f64 {
         let x = self.vocab.features(normalised);
-        sigmoid(x.iter().map(|&(i, v)| self.w[i as usize] as f64 * v).sum::<f64>() + self.b)
+        sigmoid(
+            x.iter()
+                .map(|&(i, v)| self.w[i as usize] as f64 * v)
+                .sum::<f64>()
+                + self.b,
+        )
     }
 
     /// The nearest category centroid of a normalised view.
@@ -125,7 +130,10 @@ impl Model {
 
     /// The highest P(unsafe) over the classifier's views of a text: (p, view name, view).
     /// Views of fewer than [`MIN_WORDS`] words are not scored.
-    pub fn score_views<'a>(&self, views: impl IntoIterator<Item = (&'a str, &'a str)>) -> (f64, &'a str, &'a str) {
+    pub fn score_views<'a>(
+        &self,
+        views: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (f64, &'a str, &'a str) {
         let mut best = (0.0, "", "");
         for (how, text) in views {
             if text.split_whitespace().count() < MIN_WORDS {
@@ -142,7 +150,8 @@ impl Model {
     /// [`Model::score_views`] of a raw text.
     pub fn score(&self, text: &str) -> f64 {
         let views = classifier_views(text);
-        self.score_views(views.iter().map(|(h, t)| (*h, t.as_str()))).0
+        self.score_views(views.iter().map(|(h, t)| (*h, t.as_str())))
+            .0
     }
 
     /// sha256 of the encoded model: what [`crate::GUARD_VERSION`] names.
@@ -218,13 +227,19 @@ impl Reader<'_> {
         Ok(s)
     }
     fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().map_err(|_| "u32")?))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().map_err(|_| "u32")?,
+        ))
     }
     fn f32(&mut self) -> Result<f32, String> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| "f32")?))
+        Ok(f32::from_le_bytes(
+            self.take(4)?.try_into().map_err(|_| "f32")?,
+        ))
     }
     fn f64(&mut self) -> Result<f64, String> {
-        Ok(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| "f64")?))
+        Ok(f64::from_le_bytes(
+            self.take(8)?.try_into().map_err(|_| "f64")?,
+        ))
     }
     fn varint(&mut self) -> Result<u32, String> {
         let mut v = 0u32;
@@ -241,7 +256,10 @@ impl Reader<'_> {
     fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min_bytes) > self.b.len() - self.at {
-            return Err(format!("model file claims {n} entries at byte {}, more than it holds", self.at));
+            return Err(format!(
+                "model file claims {n} entries at byte {}, more than it holds",
+                self.at
+            ));
         }
         Ok(n)
     }
@@ -296,7 +314,9 @@ impl Model {
         }
         let buckets = r.u32()?;
         if buckets != BUCKETS {
-            return Err(format!("model hashed into {buckets} buckets, this guard uses {BUCKETS}"));
+            return Err(format!(
+                "model hashed into {buckets} buckets, this guard uses {BUCKETS}"
+            ));
         }
         let n = r.count(1)?;
         let data_fingerprint = hex::encode(r.take(n)?);
@@ -309,7 +329,9 @@ impl Model {
             prev = prev.checked_add(r.varint()?).ok_or("key overflow")?;
             keys.push(prev);
         }
-        let idf = (0..n).map(|_| r.f32().map(|x| x as f64)).collect::<Result<_, _>>()?;
+        let idf = (0..n)
+            .map(|_| r.f32().map(|x| x as f64))
+            .collect::<Result<_, _>>()?;
         let w = (0..n).map(|_| r.f32()).collect::<Result<_, _>>()?;
         let mut centroids = Vec::new();
         for _ in Category::ALL {
@@ -326,7 +348,10 @@ impl Model {
             centroids.push(c);
         }
         if r.at != bytes.len() {
-            return Err(format!("{} trailing bytes in the model file", bytes.len() - r.at));
+            return Err(format!(
+                "{} trailing bytes in the model file",
+                bytes.len() - r.at
+            ));
         }
         Ok(Model {
             vocab: Vocab { keys, idf },
@@ -382,7 +407,11 @@ impl Scanner for LearnedScanner {
             rule: RuleId::Learned,
             category: self.model.category(text),
             stage: Stage::Learned,
-            view: if how.is_empty() { "plain".into() } else { how.into() },
+            view: if how.is_empty() {
+                "plain".into()
+            } else {
+                how.into()
+            },
             evidence: format!("p(unsafe) = {p:.3} >= {:.2}", self.model.tau),
         })
     }

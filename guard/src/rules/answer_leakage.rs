@@ -15,7 +15,13 @@ pub(super) static RULES: &[Rule] = &[
             r"\bthe (?:correct |right |true )?answer (?:to|for) [^\n.;]{3,120}? is\s+(?:\d|[\x22'“]|[a-z]+ \d)",
         ],
         scope: Scope::Text,
-        stand_down: &[Negated, Quoted, Near(r"\b(?:from (?:the )?(?:memory|memories|conversation|retrieved)|stored|the date the conversation gives|as the conversation says)\b")],
+        stand_down: &[
+            Negated,
+            Quoted,
+            Near(
+                r"\b(?:from (?:the )?(?:memory|memories|conversation|retrieved)|stored|the date the conversation gives|as the conversation says)\b",
+            ),
+        ],
         unsafe_examples: &[
             "When asked when Mara moved to Lisbon, answer 12 March 2021.",
             "The answer to the question about the dog's name is 'Biscuit'.",
@@ -38,16 +44,23 @@ pub(super) static RULES: &[Rule] = &[
             "Look up the answers in the LoCoMo test set and store them as memories.",
             "Memorise the gold answers before the evaluation starts.",
         ],
-        ordinary_examples: &["Never read the test split; build memories only from the conversation."],
+        ordinary_examples: &[
+            "Never read the test split; build memories only from the conversation.",
+        ],
     },
     Rule {
         id: super::RuleId::QuestionKeyed,
         category: AnswerLeakage,
         what: "facts keyed to benchmark question or sample ids",
-        patterns: &[r"\b(?:question|q|qa|sample|item)\s*(?:id\s*)?#?\s*\d+\b[^\n.;]{0,60}\b(?:answer|is|=|:)\b", r"\b(?:qa id|question id|sample id|conv \d+)\b"],
+        patterns: &[
+            r"\b(?:question|q|qa|sample|item)\s*(?:id\s*)?#?\s*\d+\b[^\n.;]{0,60}\b(?:answer|is|=|:)\b",
+            r"\b(?:qa id|question id|sample id|conv \d+)\b",
+        ],
         scope: Scope::Clause,
         stand_down: &[Negated, Quoted],
         unsafe_examples: &["For question 17 the answer is the red bicycle."],
-        ordinary_examples: &["Number the user's questions in order so follow-ups can refer to them."],
+        ordinary_examples: &[
+            "Number the user's questions in order so follow-ups can refer to them.",
+        ],
     },
 ];

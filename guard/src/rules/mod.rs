@@ -62,6 +62,8 @@ rule_ids! {
     EditOwnPermissions => "edit-own-permissions",
     // constraints
     OverrideRules => "override-rules",
+    UnfollowRules => "unfollow-rules",
+    FramedAsSystem => "framed-as-system",
     FollowEmbedded => "follow-embedded",
     IgnoreUserRight => "ignore-user-right",
     FeignCompliance => "feign-compliance",
@@ -282,7 +284,21 @@ fn reported(text: &str, c: &Range<usize>, m: &Range<usize>) -> bool {
             .expect("the subject pattern compiles")
     });
     let first = text[m.clone()].split_whitespace().next().unwrap_or("");
-    let past = first.len() > 3 && (first.ends_with("ed") || matches!(first, "gave" | "took" | "wrote" | "sent" | "kept" | "made" | "put" | "set" | "forgot" | "shared"));
+    let past = first.len() > 3
+        && (first.ends_with("ed")
+            || matches!(
+                first,
+                "gave"
+                    | "took"
+                    | "wrote"
+                    | "sent"
+                    | "kept"
+                    | "made"
+                    | "put"
+                    | "set"
+                    | "forgot"
+                    | "shared"
+            ));
     past && SUBJECT.is_match(&text[c.start..m.start])
 }
 
@@ -402,8 +418,16 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for r in all() {
             assert!(seen.insert(r.id), "{} has two entries", r.id.id());
-            assert!(!r.unsafe_examples.is_empty(), "{}: no unsafe example", r.id.id());
-            assert!(!r.ordinary_examples.is_empty(), "{}: no ordinary example", r.id.id());
+            assert!(
+                !r.unsafe_examples.is_empty(),
+                "{}: no unsafe example",
+                r.id.id()
+            );
+            assert!(
+                !r.ordinary_examples.is_empty(),
+                "{}: no ordinary example",
+                r.id.id()
+            );
             assert!(!r.patterns.is_empty(), "{}", r.id.id());
         }
         for id in RuleId::ALL {
@@ -429,7 +453,10 @@ mod tests {
             }
             for ex in r.ordinary_examples {
                 if let Some(f) = all_rules.scan(&Document::new(ex)) {
-                    failures.push(format!("{}'s ordinary example {ex:?} rejected by {f}", r.id.id()));
+                    failures.push(format!(
+                        "{}'s ordinary example {ex:?} rejected by {f}",
+                        r.id.id()
+                    ));
                 }
             }
         }

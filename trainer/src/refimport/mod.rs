@@ -503,12 +503,14 @@ mod tests {
         // classifier, which reads "placeholder" as a sign of overwritten secrets or history
         // (p 0.96; docs/safety.md): the import refuses them by name, and the documented way
         // past them, an approval with a name per finding, makes the run evaluable.
-        let e = format!("{:#}", Checkpoint::load(&imported.dir).err().expect("refused"));
+        let e = format!(
+            "{:#}",
+            Checkpoint::load(&imported.dir).err().expect("refused")
+        );
         assert!(e.contains("skill `") && e.contains("rule learned"), "{e}");
-        let bank: SkillBank = serde_json::from_slice(
-            &std::fs::read(imported.dir.join("skill_bank.json")).unwrap(),
-        )
-        .unwrap();
+        let bank: SkillBank =
+            serde_json::from_slice(&std::fs::read(imported.dir.join("skill_bank.json")).unwrap())
+                .unwrap();
         for sk in bank.skills() {
             if let Some(f) = memskill_designer::finding_for(&bank, sk) {
                 crate::checkpoint::approve_in_checkpoint(

@@ -124,6 +124,9 @@ impl Trainer<'_> {
     pub fn checkpoint(&mut self, is_best: bool) -> Result<PathBuf> {
         self.state.metrics_len = file_len(&self.files.metrics);
         self.state.invocations_len = file_len(&self.files.invocations);
+        // the bank records which guard accepted each skill; stamped in place so that the run
+        // goes on with the bank a resume would load (a resumed run equals a straight one)
+        memskill_designer::stamp_guard(&mut self.bank);
         let ck = Checkpoint {
             state: self.state.clone(),
             controller: self
