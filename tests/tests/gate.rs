@@ -1,6 +1,6 @@
 //! The release gate (issue 16): on the synthetic task the designer proposes one helpful
 //! skill (`capture-facts`, which the starting bank lacks) and one harmful one
-//! (`scramble-codes`, which stores every locker code wrong). With
+//! (`shorthand-colours`, which stores every locker's colour code wrong). With
 //! `designer.gate = "offline"` the helpful one passes its three-mode replay, becomes a
 //! canary and then active when its stage beats the best snapshot; the harmful one stays a
 //! (non-selectable) candidate with its failing gate recorded. With the gate off both go
@@ -44,8 +44,8 @@ fn useful(action: &'static str) -> [&'static str; 4] {
 const HARMFUL: [&str; 4] = [
     HARMFUL_SKILL,
     "insert",
-    "Store locker codes in a compact shorthand.",
-    "Write each locker with its code in shorthand.",
+    "Store each locker's colour in a compact shorthand.",
+    "Write each locker with its colour in shorthand.",
 ];
 
 impl Llm for Proposals {

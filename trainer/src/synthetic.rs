@@ -7,7 +7,7 @@
 //! question. The skill bank holds one useful skill (`capture-facts`) and distractors. The
 //! oracle executor emits the INSERT of the span's fact exactly when `capture-facts` is
 //! among the selected skills in the executor prompt, a useless note when `note-mood` is,
-//! a wrong code when `scramble-codes` (a harmful skill a test's designer may propose) is, and
+//! a wrong code when `shorthand-colours` (a harmful skill a test's designer may propose) is, and
 //! NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
 //! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
 //! selects `capture-facts`. Serving another dataset's samples (LoCoMo with
@@ -33,7 +33,11 @@ pub const USEFUL_SKILL: &str = "capture-facts";
 pub const NOISE_SKILL: &str = "note-mood";
 /// Not in the bank: a skill a designer might propose that writes each locker code wrong
 /// (the oracle stores the next colour of the list), so it hurts every answer it touches.
-pub const HARMFUL_SKILL: &str = "scramble-codes";
+/// (Named `scramble-codes` before the guard: the guard's classifier reads a skill named for
+/// scrambling codes that stores "locker codes in a compact shorthand" as one that hides
+/// access codes, p 0.95, and rejects it before the release gate this skill exists to test.
+/// The task's codes are colours; the skill now says so.)
+pub const HARMFUL_SKILL: &str = "shorthand-colours";
 
 const CODES: [&str; 16] = [
     "amber", "cobalt", "crimson", "olive", "saffron", "teal", "violet", "indigo", "maroon",
