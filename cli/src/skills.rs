@@ -44,9 +44,11 @@ pub enum SkillsCmd {
         #[arg(long)]
         force: bool,
     },
-    /// Import an exported skills directory into a bank.json (validated like designer edits).
+    /// Import a bank into a bank.json (validated like designer edits): an exported skills
+    /// directory, the reference's released skill folder (flat `<name>.md` files, e.g.
+    /// MemSkill's skills/conversational_skills) or its OperationBank JSON.
     Import {
-        /// Exported skills directory.
+        /// Exported skills directory, released skill folder, or OperationBank JSON file.
         dir: PathBuf,
         /// Output bank.json path (written atomically).
         #[arg(long)]
@@ -431,8 +433,21 @@ fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Re
     } else {
         LinkPolicy::InsideOnly
     };
-    let bank =
-        import_bank_with(dir, links).with_context(|| format!("cannot import {}", dir.display()))?;
+    // a file: the reference's OperationBank JSON (a foreign bank, scanned strictly)
+    let bank = if dir.is_file() {
+        let text = memskill_core::fsio::read_user_text(dir, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
+        if !memskill_designer::reference_bank::is_operation_bank(&text) {
+            anyhow::bail!(
+                "{}: a file to import must be the reference's OperationBank JSON \
+                 ({{\"operations\": ...}}); import an exported skills folder otherwise",
+                dir.display()
+            );
+        }
+        load_bank(dir)
+    } else {
+        import_bank_with(dir, links)
+    }
+    .with_context(|| format!("cannot import {}", dir.display()))?;
     write_bank(&bank, out, &guard)?;
     println!(
         "imported {} skills into {} (hash {})",

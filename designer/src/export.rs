@@ -25,6 +25,7 @@ use memskill_core::{ActionKind, Skill, SkillBank, SkillStatus, UsageStats, Versi
 use crate::edit::check_skill_shape;
 use crate::error::DesignerError;
 use crate::guard::{check_bank_with, load_mode, stamp_guard};
+use crate::reference_bank;
 use crate::stage::text_diff;
 
 /// The SKILL.md file name inside each skill folder.
@@ -467,6 +468,10 @@ pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
 
 /// [`import_bank`] with a choice of what to do with links that leave the folder.
 pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, DesignerError> {
+    if reference_bank::is_reference_dir(dir) {
+        let skills = read_reference_dir(dir, links)?;
+        return finish_import(dir, &dir.join("bank.json"), skills, None);
+    }
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| DesignerError::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -503,6 +508,42 @@ pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, Desi
         skills.push(imported_skill(&fname, &path, &text, json.as_ref())?);
     }
     finish_import(dir, &json_path, skills, json)
+}
+
+/// The skills of a folder in the reference's released layout ([`reference_bank`]), in file
+/// name order, shape-checked (the guard scan is [`finish_import`]'s).
+fn read_reference_dir(dir: &Path, links: LinkPolicy) -> Result<Vec<Skill>, DesignerError> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| DesignerError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| reference_bank::is_skill_file(p))
+        .collect();
+    files.sort();
+    let folder = fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|f| f.to_string_lossy().to_string()))
+        .unwrap_or_default();
+    let mut skills: Vec<Skill> = Vec::new();
+    for p in files {
+        check_link(&p, dir, links)?;
+        let text = fsio::read_user_text(&p, fsio::SMALL_FILE_LIMIT, "skill file")?;
+        let file = p
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let s = reference_bank::read_reference_bank(&text, &format!("{folder}/{file}"), &p)?;
+        check_skill_shape(&s.name, &s.description, &s.instructions)
+            .map_err(|r| invalid(&s.name, &p, r))?;
+        if let Some(other) = skills.iter().find(|o| o.name == s.name) {
+            return Err(invalid(
+                &s.name,
+                &p,
+                format!("the same skill name as {}", other.provenance[0]),
+            ));
+        }
+        skills.push(s);
+    }
+    Ok(skills)
 }
 
 /// One skill folder's SKILL.md, checked, with what `bank.json` adds.
@@ -565,7 +606,10 @@ fn finish_import(
     if skills.is_empty() {
         return Err(DesignerError::format(
             dir,
-            format!("no skill folders (<name>/{SKILL_FILE}) found"),
+            format!(
+                "no skill folders (<name>/{SKILL_FILE}) found, nor the reference's released \
+                 layout (<name>.md files with an `Action type:` line)"
+            ),
         ));
     }
     let mut bank = SkillBank::from_skills(skills)?;
@@ -602,7 +646,12 @@ pub fn validate_dir(dir: &Path) -> Result<Vec<String>, DesignerError> {
 /// [`check_skill_shape`], the guard trusting the bank's own records as loads do
 /// ([`crate::guard`]); each skill a later guard would reject is named on stderr.
 fn read_checked_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
-    let bank = read_json_bank(path)?;
+    let text = fsio::read_user_text(path, fsio::SMALL_FILE_LIMIT, "skill bank")?;
+    if reference_bank::is_operation_bank(&text) {
+        return read_operation_bank_file(&text, path);
+    }
+    let bank: SkillBank = serde_json::from_str(&text)
+        .map_err(|e| DesignerError::format(path, format!("not a skill bank: {e}")))?;
     for s in bank.skills() {
         check_skill_shape(&s.name, &s.description, &s.instructions)
             .map_err(|r| invalid(&s.name, path, r))?;
@@ -611,6 +660,23 @@ fn read_checked_json_bank(path: &Path) -> Result<SkillBank, DesignerError> {
         .map_err(|e| invalid(&e.skill, path, e.reason))?;
     for w in warnings {
         eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(bank)
+}
+
+/// The reference's `OperationBank.to_dict()` JSON as a bank: a foreign bank, so every
+/// skill passes the shape checks and the guard strictly.
+fn read_operation_bank_file(text: &str, path: &Path) -> Result<SkillBank, DesignerError> {
+    let skills = reference_bank::read_operation_bank(text, path)?;
+    for s in &skills {
+        check_skill_shape(&s.name, &s.description, &s.instructions)
+            .map_err(|r| invalid(&s.name, path, r))?;
+    }
+    let bank = SkillBank::from_skills(skills)?;
+    for s in bank.skills() {
+        if let Some(f) = crate::guard::finding_for(&bank, s) {
+            return Err(invalid(&s.name, path, format!("safety: {f}")));
+        }
     }
     Ok(bank)
 }
@@ -629,7 +695,7 @@ pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
         .map_err(|e| DesignerError::io(path, e))?
         .filter_map(|e| e.ok())
         .any(|e| fs::symlink_metadata(e.path().join(SKILL_FILE)).is_ok());
-    if has_skill_folders {
+    if has_skill_folders || reference_bank::is_reference_dir(path) {
         return import_bank(path);
     }
     for f in ["bank.json", "skills.json"] {

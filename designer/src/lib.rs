@@ -28,6 +28,7 @@ pub mod json;
 pub mod judge;
 pub mod pool;
 pub mod prompts;
+pub mod reference_bank;
 pub mod select;
 pub mod stage;
 mod text;

@@ -51,7 +51,11 @@ class FakeEncoder:
         return np.stack(out)
 
 
-def build_case(ref, ob, seed, emb_dim, hidden, with_new, train_step):
+def build_case(ref, ob, seed, emb_dim, hidden, with_new, train_step, real_ops=False):
+    """One checkpoint and its expected values. `real_ops`: keep the reference's own seed
+    operations (its OperationBank built from get_initial_operations, NOOP included) instead of
+    the placeholders; the texts then come from the checkout and must not be written into this
+    repository (reference_checkpoint_real_ops.py writes such a checkpoint to a temp folder)."""
     torch.manual_seed(seed)
     random.seed(seed)
     np.random.seed(seed)
@@ -65,7 +69,8 @@ def build_case(ref, ob, seed, emb_dim, hidden, with_new, train_step):
                           "recent_usage_ema": 0.1, "created_at": "x", "last_modified": "x"}}
         for k, (n, d, t) in PLACEHOLDER_OPS.items()
     }
-    bank.load_from_templates(templates)
+    if not real_ops:
+        bank.load_from_templates(templates)
     bank.set_encoder(FakeEncoder(emb_dim))
     if with_new:
         name, kind, d, t = NEW_OP

@@ -14,9 +14,17 @@ cargo build --release --bin memskill
 scripts/alfworld/setup.sh
 scripts/alfworld/unpack.sh
 common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"" --set "alfworld.workers=$WORKERS")
+# MEMSKILL_REFERENCE=/path/to/MemSkill: train from the reference's initial skills (written from
+# that checkout by scripts/fidelity/reference-initial-bank.sh) instead of memskill's seed bank.
+train_bank=()
+if [ -n "${MEMSKILL_REFERENCE:-}" ]; then
+  mkdir -p runs
+  scripts/fidelity/reference-initial-bank.sh "$MEMSKILL_REFERENCE" runs/reference-initial.json
+  train_bank=(--set "run.skill_bank=\"$PWD/runs/reference-initial.json\"")
+fi
 
 # Expert trajectories of all training games, replayed once (cached; later runs skip this).
 "$BIN" alfworld trajectories --workers "$WORKERS"
-"$BIN" train --config configs/alfworld.toml --run-name "$RUN" "${common[@]}"
+"$BIN" train --config configs/alfworld.toml --run-name "$RUN" "${common[@]}" ${train_bank[@]+"${train_bank[@]}"}
 "$BIN" eval --checkpoint "runs/$RUN" --dataset alfworld --actor llm "${common[@]}"
 "$BIN" plot "runs/$RUN"

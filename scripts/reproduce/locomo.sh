@@ -10,8 +10,16 @@ RUN="${RUN_NAME:-locomo-$(date +%Y%m%d)}"
 BIN=target/release/memskill
 cargo build --release --bin memskill
 common=(--set "executor.base_urls=$URLS" --set "executor.model=\"$MODEL\"")
+# MEMSKILL_REFERENCE=/path/to/MemSkill: train from the reference's initial skills (written from
+# that checkout by scripts/fidelity/reference-initial-bank.sh) instead of memskill's seed bank.
+train_bank=()
+if [ -n "${MEMSKILL_REFERENCE:-}" ]; then
+  mkdir -p runs
+  scripts/fidelity/reference-initial-bank.sh "$MEMSKILL_REFERENCE" runs/reference-initial.json
+  train_bank=(--set "run.skill_bank=\"$PWD/runs/reference-initial.json\"")
+fi
 
-"$BIN" train --config configs/locomo.toml --run-name "$RUN" "${common[@]}"
+"$BIN" train --config configs/locomo.toml --run-name "$RUN" "${common[@]}" ${train_bank[@]+"${train_bank[@]}"}
 "$BIN" eval --checkpoint "runs/$RUN" --dataset locomo --split test "${common[@]}"
 # Transfer evaluations, when scripts/fetch-data.sh has put the files into the cache.
 DATA="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}/data"

@@ -26,6 +26,9 @@
 #   MEMSKILL_SWEEP     the sweep's `--sweep` arguments, one per line (default: the HotpotQA
 #                      context lengths x eval.top_k=3,5,7)
 #   MEMSKILL_EVAL_SPLIT  evaluation split (default: test)
+#   MEMSKILL_REFERENCE a MemSkill checkout: training and the static-skills baseline start from
+#                      the reference's initial skills, written from it by
+#                      scripts/fidelity/reference-initial-bank.sh (default: memskill's seed bank)
 #   MEMSKILL_REFERENCE_CHECKPOINT  a checkpoint saved by the reference trainer: imported
 #                      (`memskill import-reference`, with MEMSKILL_REFERENCE_CONFIG, default
 #                      configs/locomo.toml) and evaluated as the row reference-released
@@ -55,6 +58,14 @@ done <<< "${MEMSKILL_SETS:-}"
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
+# The starting bank of training runs and of the static-skills baseline (not of evaluations of
+# a checkpoint, which use the checkpoint's bank).
+bank=()
+if [ -n "${MEMSKILL_REFERENCE:-}" ]; then
+  scripts/fidelity/reference-initial-bank.sh "$MEMSKILL_REFERENCE" "$RUNS/reference-initial.json"
+  bank=(--set "run.skill_bank=\"$(cd "$RUNS" && pwd)/reference-initial.json\"")
+fi
+
 # 1 + 2: the method and its ablations, each trained then evaluated on the test split.
 # Run names follow Table 2's rows (w/o controller = random skills, w/o designer = the static
 # initial skills); the baseline that applies every initial skill to every span is
@@ -70,7 +81,8 @@ for variant in full no-controller no-designer refine-only; do
   if [ -f "$RUNS/$variant/checkpoints/latest" ]; then
     "$BIN" train --resume --run-name "$variant" --runs-dir "$RUNS" --no-progress
   else
-    "$BIN" train --config "$cfg" --run-name "$variant" --runs-dir "$RUNS" --no-progress ${sets[@]+"${sets[@]}"}
+    "$BIN" train --config "$cfg" --run-name "$variant" --runs-dir "$RUNS" --no-progress ${sets[@]+"${sets[@]}"} \
+      ${bank[@]+"${bank[@]}"}
   fi
   step "eval $variant"
   "$BIN" eval --checkpoint "$RUNS/$variant" --split "$SPLIT" --method "$variant" \
@@ -81,7 +93,7 @@ done
 for method in no-memory raw-rag static-skills; do
   step "baseline $method"
   "$BIN" eval --method "$method" --config configs/locomo.toml --split "$SPLIT" \
-    --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"}
+    --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"} ${bank[@]+"${bank[@]}"}
 done
 
 # 3b: external memory systems from their own packages, through the adapter protocol

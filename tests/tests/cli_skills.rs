@@ -347,3 +347,45 @@ fn skills_eval_cases_pass_a_targeted_skill_and_fail_one_that_fires_everywhere() 
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("data.dataset is `locomo`"));
 }
+
+/// `skills import` of the reference's two bank shapes, with our own texts (the reference's
+/// released files are imported in designer/tests/reference_skills.rs): a folder of flat
+/// `<name>.md` files and an OperationBank JSON file; a memskill bank.json given as a file is
+/// refused with the reason.
+#[test]
+fn skills_import_reads_the_reference_layouts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = |p: &str| tmp.path().join(p).to_string_lossy().to_string();
+    let released = tmp.path().join("released");
+    std::fs::create_dir(&released).unwrap();
+    std::fs::write(
+        released.join("keep_trip_dates.md"),
+        "# Keep Trip Dates\n\n## Description\n\nSkill for keeping the dates of planned trips.\n\n\
+         ## Purpose\n\nKeep when each planned trip starts and ends.\n\n## When to Use\n\n\
+         - A trip is planned or moved.\n\n## How to Apply\n\n- Write the place and both dates.\n\n\
+         ## Constraints\n\n- One memory per trip.\n\nAction type: INSERT only.\n",
+    )
+    .unwrap();
+    ok(&["skills", "validate", &s("released")]);
+    let out = ok(&["skills", "import", &s("released"), "--out", &s("a.json")]);
+    assert!(out.contains("imported 1 skills"), "{out}");
+    let a: memskill_core::SkillBank =
+        serde_json::from_str(&std::fs::read_to_string(s("a.json")).unwrap()).unwrap();
+    let sk = a.get("keep-trip-dates").unwrap();
+    assert!(sk.instructions.starts_with("Skill: Keep Trip Dates\nPurpose: Keep when"));
+    assert_eq!(sk.provenance, ["imported:reference:released/keep_trip_dates.md"]);
+
+    let ops = serde_json::json!({"operations": {
+        "keep_trip_dates": {"name": "keep_trip_dates", "description": sk.description,
+            "instruction_template": sk.instructions, "update_type": "insert", "meta_info": {}}},
+        "max_ops": 20, "skip_noop": true});
+    std::fs::write(s("ops.json"), ops.to_string()).unwrap();
+    ok(&["skills", "import", &s("ops.json"), "--out", &s("b.json")]);
+    let diff = ok(&["skills", "diff", &s("a.json"), &s("b.json")]);
+    assert!(diff.contains("no skill differences"), "{diff}");
+
+    let o = memskill(&["skills", "import", &s("a.json"), "--out", &s("c.json")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("OperationBank JSON"), "{err}");
+    assert!(!tmp.path().join("c.json").exists());
+}

@@ -258,7 +258,8 @@ pub struct RunConfig {
     pub keep_last: usize,
     /// Write a checkpoint every this many inner epochs (and always at outer-epoch ends).
     pub checkpoint_every: u32,
-    /// Initial skill bank (bank.json or an exported skills folder); absent = the four seed
+    /// Initial skill bank (bank.json, an exported skills folder, the reference's released
+    /// folder of `<name>.md` files or its OperationBank JSON); absent = the four seed
     /// skills (the synthetic task's own bank for `data.dataset = "synthetic"`).
     #[serde(
         deserialize_with = "empty_is_none::deserialize",

@@ -138,7 +138,8 @@ impl Runtime {
     }
 }
 
-/// The starting skill bank: `run.skill_bank` (bank.json or an exported folder), the
+/// The starting skill bank: `run.skill_bank` (bank.json, an exported folder, the reference's
+/// released folder or its OperationBank JSON), the
 /// synthetic bank for the synthetic dataset, else the four seed skills.
 pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
     match &cfg.run.skill_bank {
@@ -151,7 +152,8 @@ pub fn initial_bank(cfg: &Config) -> Result<SkillBank> {
     }
 }
 
-/// Load a bank from a `bank.json`, an exported skills folder, or a checkpoint folder.
+/// Load a bank from a `bank.json`, an exported skills folder, a checkpoint folder, or the
+/// reference's released folder or OperationBank JSON.
 pub fn load_bank(p: &Path) -> Result<SkillBank> {
     if p.is_dir() {
         if p.join("skill_bank.json").exists() {
@@ -163,6 +165,12 @@ pub fn load_bank(p: &Path) -> Result<SkillBank> {
     // bounded: a FIFO, a device or a huge file is refused before anything is read
     let text =
         crate::fsutil::read_input_text(p, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
+    if memskill_designer::reference_bank::is_operation_bank(&text) {
+        // the reference's OperationBank JSON (scripts/fidelity/reference-initial-bank.sh): a
+        // foreign bank, scanned strictly
+        return memskill_designer::export::load_bank(p)
+            .with_context(|| format!("reading the reference's operation bank {}", p.display()));
+    }
     let bank: SkillBank = serde_json::from_str(&text)
         .with_context(|| format!("parsing skill bank {}", p.display()))?;
     // the checks of designer edits, the guard trusting the bank's own records (strict

@@ -244,22 +244,11 @@ fn read_operations(p: &pickle::Pickle, bank: Id) -> Result<Vec<RefOperation>> {
         .collect()
 }
 
-/// A reference operation name as a memskill skill name: lowercase, `_` / spaces to `-`.
+/// A reference operation name as a memskill skill name: lowercase, `_` / spaces to `-`
+/// ([`memskill_designer::reference_bank::reference_skill_name`], which released files use too).
 pub fn skill_name(name: &str) -> Result<String> {
-    let mut s = String::new();
-    for c in name.trim().chars() {
-        let c = match c {
-            '_' | ' ' => '-',
-            c => c.to_ascii_lowercase(),
-        };
-        if !(c == '-' && (s.is_empty() || s.ends_with('-'))) {
-            s.push(c);
-        }
-    }
-    let s = s.trim_end_matches('-').to_string();
-    memskill_core::validate_skill_name(&s)
-        .with_context(|| format!("operation {name:?} has no valid skill name"))?;
-    Ok(s)
+    memskill_designer::reference_bank::reference_skill_name(name)
+        .map_err(|e| anyhow::anyhow!("operation {name:?} has no valid skill name: {e}"))
 }
 
 /// The operations as a skill bank (new operations are canaries, the others active).
