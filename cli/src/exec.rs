@@ -102,6 +102,10 @@ pub struct ServeScriptedArgs {
     /// --designer-reply.
     #[arg(long, conflicts_with = "designer_reply")]
     pub replies: Option<PathBuf>,
+    /// Append every chat request body to this new file, one JSON line each
+    /// (`{"seq", "body"}`), to compare what two clients send (scripts/fidelity/requests.sh).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -230,6 +234,7 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         fault_rate: a.fault_rate,
         seed: a.fault_seed,
         fail_matching: a.fail_matching.clone(),
+        record: a.record.clone(),
         ..Default::default()
     };
     let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;

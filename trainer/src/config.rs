@@ -685,6 +685,7 @@ impl LlmConfig {
         for backend in [
             LlmBackend::Openai(OpenAiConfig {
                 base_url_env: Some("E".into()),
+                seed: Some(0),
                 ..Default::default()
             }),
             LlmBackend::Local(LocalSettings {

@@ -73,6 +73,10 @@ pub struct FaultPlan {
     pub fail_matching: Option<String>,
     /// Take structured requests in one dialect only.
     pub format_rejection: Option<FormatRejection>,
+    /// Append every chat request body to this file, one JSON line each (`{"seq", "body"}`,
+    /// in arrival order), for comparing what two clients send (scripts/fidelity/requests.sh).
+    /// The file must not exist yet.
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// A server that takes one structured-output dialect: a structured request in another is
@@ -140,6 +144,8 @@ struct Shared {
     rng: Mutex<ChaCha8Rng>,
     stats: Arc<Mutex<ServerStats>>,
     stop: Arc<AtomicBool>,
+    /// The request log and the next sequence number.
+    record: Option<Mutex<(std::fs::File, u64)>>,
 }
 
 impl ScriptedServer {
@@ -153,7 +159,21 @@ impl ScriptedServer {
         listener.set_nonblocking(true)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Mutex::new(ServerStats::default()));
+        let record = match &plan.record {
+            Some(p) => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(p)
+                    .map_err(|e| {
+                        std::io::Error::new(e.kind(), format!("request log {}: {e}", p.display()))
+                    })?;
+                Some(Mutex::new((f, 0)))
+            }
+            None => None,
+        };
         let shared = Arc::new(Shared {
+            record,
             llm,
             rng: Mutex::new(ChaCha8Rng::seed_from_u64(plan.seed)),
             plan,
@@ -349,7 +369,23 @@ fn embeddings(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<
 }
 
 /// Answer one chat request; false when the connection must be dropped.
+/// Append one request body to the request log, if there is one (a body that is not JSON is
+/// logged as a string).
+fn record_request(sh: &Shared, body: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let Some(rec) = &sh.record else {
+        return Ok(());
+    };
+    let body: serde_json::Value = serde_json::from_slice(body)
+        .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned().into());
+    let mut g = rec.lock().unwrap_or_else(|p| p.into_inner());
+    let line = serde_json::json!({ "seq": g.1, "body": body }).to_string() + "\n";
+    g.1 += 1;
+    g.0.write_all(line.as_bytes())
+}
+
 fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> {
+    record_request(sh, body)?;
     let fault = {
         let forced = sh
             .plan

@@ -80,6 +80,11 @@ pub struct OpenAiConfig {
     /// llama-server, Ollama) | "json_object_schema" (llama-cpp-python's server) |
     /// "guided_json" (vLLM) | "ollama_format" (a top-level `format`, Ollama's native field).
     pub structured_dialect: StructuredDialect,
+    /// Sampling seed sent with every request that carries none of its own (the reference
+    /// sends `seed: 42` with every chat request: llm_utils.py `SEED`); absent = no `seed`
+    /// field. Servers honour it when they sample (temperature > 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Default for OpenAiConfig {
@@ -98,6 +103,7 @@ impl Default for OpenAiConfig {
             max_retry_after_secs: 60,
             probe_timeout_secs: 5,
             structured_dialect: StructuredDialect::Auto,
+            seed: None,
         }
     }
 }
@@ -754,7 +760,7 @@ impl OpenAiBackend {
         if !req.stop.is_empty() {
             b["stop"] = serde_json::json!(req.stop);
         }
-        if let Some(s) = req.seed {
+        if let Some(s) = req.seed.or(self.cfg.seed) {
             b["seed"] = serde_json::json!(s);
         }
         // a structured request's schema is added per attempt, in the endpoint's dialect
@@ -1054,6 +1060,23 @@ mod tests {
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn the_section_seed_goes_with_every_request_without_its_own() {
+        let mk = |seed| {
+            OpenAiBackend::new(OpenAiConfig {
+                seed,
+                api_key_envs: vec![],
+                ..OpenAiConfig::default()
+            })
+            .unwrap()
+        };
+        let req = ChatRequest::new(vec![memskill_core::Message::user("q")]);
+        assert_eq!(mk(Some(42)).body(&req)["seed"], 42);
+        assert!(mk(None).body(&req).get("seed").is_none());
+        let own = ChatRequest { seed: Some(7), ..req };
+        assert_eq!(mk(Some(42)).body(&own)["seed"], 7);
     }
 
     #[test]
