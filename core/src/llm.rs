@@ -152,11 +152,19 @@ pub trait Llm: Send + Sync {
     /// Stable identity used in cache keys and logs, e.g. `openai:Qwen/Qwen3-8B` or `local:smollm2-135m-q4_1`.
     fn id(&self) -> String;
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError>;
+    /// The seed the backend sends with a request that carries none (an OpenAI-compatible
+    /// section's `seed`): part of what a response cache keys on.
+    fn default_seed(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl<T: Llm + ?Sized> Llm for std::sync::Arc<T> {
     fn id(&self) -> String {
         (**self).id()
+    }
+    fn default_seed(&self) -> Option<u64> {
+        (**self).default_seed()
     }
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         (**self).chat(req)

@@ -531,9 +531,14 @@ fn read_reference_dir(dir: &Path, links: LinkPolicy) -> Result<Vec<Skill>, Desig
             .file_name()
             .map(|f| f.to_string_lossy().to_string())
             .unwrap_or_default();
-        let s = reference_bank::read_reference_bank(&text, &format!("{folder}/{file}"), &p)?;
+        let s = reference_bank::read_released_skill(&text, &format!("{folder}/{file}"), &p)?;
         check_skill_shape(&s.name, &s.description, &s.instructions)
             .map_err(|r| invalid(&s.name, &p, r))?;
+        // scanned here too, so that a rejection names the file (finish_import's scan names
+        // exported folders' SKILL.md files); a foreign folder has no approvals to honour
+        if let Some(f) = memskill_guard::scan_skill(&s.name, &s.description, &s.instructions) {
+            return Err(invalid(&s.name, &p, format!("safety: {f}")));
+        }
         if let Some(other) = skills.iter().find(|o| o.name == s.name) {
             return Err(invalid(
                 &s.name,

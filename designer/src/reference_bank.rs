@@ -90,7 +90,7 @@ fn trimmed(lines: &[&str]) -> Vec<String> {
 
 /// Parse one released file into a skill (checked for shape and safety by the caller).
 /// `source` is what provenance names (`<folder>/<file>`); errors name `path` and the line.
-pub fn read_reference_bank(text: &str, source: &str, path: &Path) -> Result<Skill, DesignerError> {
+pub fn read_released_skill(text: &str, source: &str, path: &Path) -> Result<Skill, DesignerError> {
     let bad = |line: usize, msg: String| DesignerError::format(path, format!("line {line}: {msg}"));
     let stem = path
         .file_stem()
@@ -102,6 +102,7 @@ pub fn read_reference_bank(text: &str, source: &str, path: &Path) -> Result<Skil
     // (heading, line number, body lines)
     let mut sections: Vec<(String, usize, Vec<&str>)> = Vec::new();
     let mut action: Option<(ActionKind, String)> = None;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end();
@@ -136,13 +137,37 @@ pub fn read_reference_bank(text: &str, source: &str, path: &Path) -> Result<Skil
     let (action, action_line) = action.ok_or_else(|| {
         DesignerError::format(path, "no `Action type: <INSERT|UPDATE|DELETE|NOOP> only.` line")
     })?;
+    let (description, card) = description_and_card(&title, &sections, &action_line)
+        .map_err(|(n, msg)| match n {
+            Some(n) => bad(n, msg),
+            None => DesignerError::format(path, msg),
+        })?;
+    Ok(Skill {
+        name,
+        description,
+        instructions: card,
+        action,
+        version: Version::new(1, 0, 0),
+        status: SkillStatus::Active,
+        provenance: vec![format!("imported:reference:{source}")],
+        usage: UsageStats::default(),
+    })
+}
+
+/// The description (the `## Description` text) and the card the reference holds in memory
+/// (see the module docs); `Err((line, why))`.
+fn description_and_card(
+    title: &str,
+    sections: &[(String, usize, Vec<&str>)],
+    action_line: &str,
+) -> Result<(String, String), (Option<usize>, String)> {
     let mut description = None;
     let mut card = format!("Skill: {title}\n");
-    for (heading, n, body) in &sections {
+    for (heading, n, body) in sections {
         let body = trimmed(body);
         if heading.eq_ignore_ascii_case("description") {
             if description.is_some() {
-                return Err(bad(*n, "a second `## Description` section".into()));
+                return Err((Some(*n), "a second `## Description` section".into()));
             }
             description = Some(body.join("\n"));
             continue;
@@ -154,21 +179,12 @@ pub fn read_reference_bank(text: &str, source: &str, path: &Path) -> Result<Skil
             lines => card.push_str(&format!("{label}:\n{}\n", lines.join("\n"))),
         }
     }
-    card.push_str(&action_line);
+    card.push_str(action_line);
     card.push('\n');
     let description = description
         .filter(|d| !d.trim().is_empty())
-        .ok_or_else(|| DesignerError::format(path, "no `## Description` section, or an empty one"))?;
-    Ok(Skill {
-        name,
-        description,
-        instructions: card,
-        action,
-        version: Version::new(1, 0, 0),
-        status: SkillStatus::Active,
-        provenance: vec![format!("imported:reference:{source}")],
-        usage: UsageStats::default(),
-    })
+        .ok_or((None, "no `## Description` section, or an empty one".to_string()))?;
+    Ok((description, card))
 }
 
 /// One operation of the reference's `OperationBank.to_dict()`.
@@ -257,7 +273,8 @@ pub fn read_operation_bank(text: &str, path: &Path) -> Result<Vec<Skill>, Design
 /// Whether `dir` is in the reference's released layout: no bank.json or skills.json, no
 /// skill folder (`<name>/SKILL.md`), and at least one `*.md` file with an `Action type:` line.
 pub fn is_reference_dir(dir: &Path) -> bool {
-    if dir.join("bank.json").exists() || dir.join("skills.json").exists() {
+    let present = |p: &Path| fs::symlink_metadata(p).is_ok();
+    if present(&dir.join("bank.json")) || present(&dir.join("skills.json")) {
         return false;
     }
     let Ok(entries) = fs::read_dir(dir) else {
@@ -266,7 +283,7 @@ pub fn is_reference_dir(dir: &Path) -> bool {
     let mut found = false;
     for e in entries.flatten() {
         let p = e.path();
-        if p.join("SKILL.md").exists() {
+        if present(&p.join("SKILL.md")) {
             return false;
         }
         if !found && is_skill_file(&p) {
@@ -277,15 +294,16 @@ pub fn is_reference_dir(dir: &Path) -> bool {
     found
 }
 
-/// A `*.md` file of a released folder (not hidden, not a README or RELEASES file).
+/// A `*.md` file of a released folder (not hidden, not a README, RELEASES, CHANGELOG or
+/// LICENSE file, in any case).
 pub fn is_skill_file(p: &Path) -> bool {
     let name = p
         .file_name()
-        .map(|f| f.to_string_lossy())
+        .map(|f| f.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    p.extension().is_some_and(|e| e == "md")
+    name.ends_with(".md")
         && !name.starts_with('.')
-        && !["README.md", "RELEASES.md"].contains(&name.as_ref())
+        && !["readme.md", "releases.md", "changelog.md", "license.md"].contains(&name.as_str())
 }
 
 #[cfg(test)]
@@ -296,7 +314,7 @@ mod tests {
     const CARD: &str = "# Keep Travel Plans\n\n## Description\n\nSkill for keeping trip plans.\n\n## Purpose\n\nKeep the dates and places of a planned trip.\n\n## When to Use\n\n- A trip is planned.\n- A plan changes.\n\n## How to Apply\n\n\n## Constraints\n\n- One memory per trip.\n\nAction type: INSERT only.\n";
 
     fn read(text: &str, file: &str) -> Result<Skill, DesignerError> {
-        read_reference_bank(text, &format!("mine/{file}"), Path::new(file))
+        read_released_skill(text, &format!("mine/{file}"), Path::new(file))
     }
 
     #[test]
@@ -331,6 +349,15 @@ mod tests {
         assert!(e.contains("Description"), "{e}");
         let e = read(CARD, "__.md").unwrap_err().to_string();
         assert!(e.contains("no valid skill name"), "{e}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_windows_line_ends_read_the_same() {
+        let crlf = format!("\u{feff}{}", CARD.replace('\n', "\r\n"));
+        let a = read(CARD, "keep_travel_plans.md").unwrap();
+        let b = read(&crlf, "keep_travel_plans.md").unwrap();
+        assert_eq!((a.description, a.instructions), (b.description, b.instructions));
+        assert!(!is_skill_file(Path::new("x/ReadMe.md")) && is_skill_file(Path::new("x/a_b.md")));
     }
 
     #[test]

@@ -16,7 +16,7 @@ changes.
 
 Usage: python e2e_reference_runner.py --reference DIR --encoder DIR --data FILE
          --base-url URL --updates N --out FILE --work DIR [--batch 4 --top-k 3 --retrieve 20
-         --ppo-epochs 2 --minibatch 32 --seed 42]
+         --ppo-epochs 2 --minibatch 32 --seed 42 --reward-metric f1|llm_judge]
 """
 import argparse
 import json
@@ -43,6 +43,7 @@ def cli():
     p.add_argument("--ppo-epochs", type=int, default=2)
     p.add_argument("--minibatch", type=int, default=32)
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--reward-metric", default="f1", choices=["f1", "llm_judge"])
     a = p.parse_args()
     for flag, path in (("--reference", a.reference), ("--encoder", a.encoder)):
         if not os.path.isdir(path):
@@ -179,7 +180,7 @@ def reference_argv(a):
         "--batch-size", str(a.batch), "--action-top-k", str(a.top_k),
         "--mem-top-k", str(a.retrieve), "--mem-top-k-eval", str(a.retrieve),
         "--ppo-epochs", str(a.ppo_epochs), "--minibatch-size", str(a.minibatch),
-        "--new-action-bias-steps", "25", "--reward-metric", "f1", "--seed", str(a.seed),
+        "--new-action-bias-steps", "25", "--reward-metric", a.reward_metric, "--seed", str(a.seed),
         "--save-dir", os.path.join(w, "checkpoints"), "--log-dir", os.path.join(w, "logs"),
         "--out-file", os.path.join(w, "results.json"), "--wandb-run-name", "e2e-bench",
     ]

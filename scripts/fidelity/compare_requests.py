@@ -13,6 +13,7 @@ controller drew them, from its own random stream; the blocks are sorted by name 
 on both sides before comparing, and the count of requests so reordered is printed). For each role it
 prints requests sent by each side, identical pairs, and for the rest the fields that differ
 and the first differing position of the messages, so every difference can be explained.
+Numbers compare as numbers (0 and 0.0 are the same). Exit status 1 when any request differs.
 
 usage: compare_requests.py A.jsonl B.jsonl --prompts DIR [--names A,B] [--show N]
 """
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import sys
 from collections import Counter, defaultdict
 
 IGNORED = {"model"}
@@ -84,6 +86,19 @@ def canonical(body):
     return dict(body, messages=msgs)
 
 
+def numbers_as_floats(v):
+    """2048 and 2048.0 (or 0 and 0.0) are the same request value on the wire."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, dict):
+        return {k: numbers_as_floats(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [numbers_as_floats(x) for x in v]
+    return v
+
+
 def key(body):
     if not isinstance(body, dict):
         return json.dumps(body)
@@ -140,9 +155,10 @@ def main():
     reordered = [0, 0]
     for side, path in ((0, o.a), (1, o.b)):
         for body in load(path):
-            c = canonical(body)
+            c = numbers_as_floats(canonical(body))
             reordered[side] += c != body
             by_role[role_of(c, opens)][side].append(c)
+    differing = 0
     print(f"| role | sent by {na} | sent by {nb} | identical | differing |")
     print("|---|---:|---:|---:|---:|")
     details = []
@@ -163,6 +179,7 @@ def main():
                 cy[key(y)] -= 1
                 right.append(y)
         print(f"| {role} | {len(xs)} | {len(ys)} | {same} | {len(xs) - same} / {len(ys) - same} |")
+        differing += len(xs) - same + len(ys) - same
         for x in left[: o.show]:
             y = nearest(x, right or ys)
             details.append(f"{role}: {first_difference(x, y) if y is not None else f'only {na} sent it'}")
@@ -172,7 +189,8 @@ def main():
         print("\nfirst differences (each unmatched request against the nearest of the other side):")
         for d in details:
             print(f"- {d}")
+    return 1 if differing else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

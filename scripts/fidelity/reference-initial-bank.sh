@@ -8,7 +8,7 @@
 #   memskill train --config configs/locomo.toml --set 'run.skill_bank="OUT.json"'
 #   memskill skills export OUT.json --out initial-bank/      (an Agent Skills folder)
 #
-# The reference's bank holds NOOP unless its trainer runs with --skip_noop
+# The reference's bank holds NOOP unless its trainer runs with --skip-noop
 # (`get_initial_operations(include_noop=not skip_noop)`); pass --skip-noop to match such a
 # run. (memskill orders a bank by name; FIDELITY.md, "Skill bank".) Python:
 # $MEMSKILL_PYTHON, else python3 (no packages needed: operation_templates.py is plain Python).
@@ -18,7 +18,12 @@ if [ $# -lt 2 ]; then
   exit 2
 fi
 ref="$1" out="$2" include_noop=True
-[ "${3:-}" = "--skip-noop" ] && include_noop=False
+case "${3:-}" in
+  "") ;;
+  --skip-noop) include_noop=False ;;
+  *) echo "error: unknown argument ${3} (only --skip-noop)" >&2; exit 2 ;;
+esac
+[ $# -le 3 ] || { echo "error: too many arguments" >&2; exit 2; }
 [ -f "$ref/prompts/operation_templates.py" ] \
   || { echo "error: $ref/prompts/operation_templates.py not found (is $ref a MemSkill checkout?)" >&2; exit 1; }
 py="${MEMSKILL_PYTHON:-python3}"

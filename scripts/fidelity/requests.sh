@@ -12,7 +12,11 @@
 # with different generators), SESSIONS sessions and QUESTIONS questions of it, UPDATES updates
 # of batch 1, K = the bank's size (4: every skill is selected, so which skills a step applies
 # is not left to the two random streams), retrieval with the MiniLM asset on both sides,
-# F1 reward (no judge), no designer. Python: $MEMSKILL_PYTHON, else the fidelity venv
+# F1 reward (REWARD=judge: the LLM judge's, so judge requests are compared too), no designer.
+# The scripted replies: a numbered memory for every executor request (they come one after
+# another), a readable verdict for every judge request (its prompt names the ground truth),
+# one fixed answer for every other request (answers come concurrently, so a numbered answer
+# would depend on arrival order). Python: $MEMSKILL_PYTHON, else the fidelity venv
 # (scripts/fidelity/setup.sh; the reference's trainer also needs `wandb`, installed in
 # offline mode use only). The memskill binary: $MEMSKILL_BIN, else target/debug/memskill.
 set -euo pipefail
@@ -24,9 +28,18 @@ CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
 PY="${MEMSKILL_PYTHON:-$CACHE/fidelity-venv/bin/python}"
 BIN="${MEMSKILL_BIN:-$ROOT/target/debug/memskill}"
 ENCODER="$CACHE/assets/all-MiniLM-L6-v2"
-DATA="${MEMSKILL_LOCOMO:-$ROOT/../shared/data/locomo/locomo10.json}"
-[ -f "$DATA" ] || DATA="$CACHE/data/locomo/locomo10.json"
+if [ -n "${MEMSKILL_LOCOMO:-}" ]; then
+  DATA="$MEMSKILL_LOCOMO"
+else
+  DATA="$ROOT/../shared/data/locomo/locomo10.json"
+  [ -f "$DATA" ] || DATA="$CACHE/data/locomo/locomo10.json"
+fi
 SESSIONS="${SESSIONS:-2}" QUESTIONS="${QUESTIONS:-4}" UPDATES="${UPDATES:-1}" K=4 RETRIEVE=10
+case "${REWARD:-f1}" in
+  f1) ref_reward=f1 ours_reward=f1 ;;
+  judge) ref_reward=llm_judge ours_reward=judge ;;
+  *) echo "requests: REWARD must be f1 or judge" >&2; exit 2 ;;
+esac
 die() { echo "requests: $*" >&2; exit 1; }
 [ -x "$PY" ] || die "no python at $PY (scripts/fidelity/setup.sh, or MEMSKILL_PYTHON)"
 [ -x "$BIN" ] || die "no memskill binary at $BIN (cargo build, or MEMSKILL_BIN)"
@@ -37,10 +50,17 @@ mkdir -p "$OUT"
 python3 "$ROOT/scripts/bench/e2e_reduce_locomo.py" "$DATA" "$OUT/all.json" "$SESSIONS" "$QUESTIONS"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump(d[:1], open(sys.argv[2], "w"))' \
   "$OUT/all.json" "$OUT/locomo.json"
+cat >"$OUT/replies.json" <<'JSON'
+{"rules": [
+  {"contains": "MEMORY_INDEX", "reply": "ACTION: INSERT\nMEMORY_ITEM: Scripted memory {n}: the two speakers talked about their week and a trip they are planning."},
+  {"contains": "Ground Truth", "reply": "{\"score\": 1.0}"},
+  {"reply": "scripted answer"}
+]}
+JSON
 
 serve() {  # serve NAME: a recording scripted server; sets URL
   rm -f "$OUT/$1.port" "$OUT/$1.requests.jsonl"
-  "$BIN" llm serve-scripted --replies "$ROOT/scripts/bench/e2e-replies.json" \
+  "$BIN" llm serve-scripted --replies "$OUT/replies.json" \
     --record "$OUT/$1.requests.jsonl" --port-file "$OUT/$1.port" >"$OUT/$1.server.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -s "$OUT/$1.port" ] && break; sleep 0.1; done
@@ -53,7 +73,8 @@ trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
 serve reference
 "$PY" "$ROOT/scripts/bench/e2e_reference_runner.py" --reference "$REF" --encoder "$ENCODER" \
   --data "$OUT/locomo.json" --base-url "$URL" --updates "$UPDATES" --out "$OUT/reference.jsonl" \
-  --work "$OUT/reference" --batch 1 --top-k "$K" --retrieve "$RETRIEVE" >"$OUT/reference.log" 2>&1 \
+  --work "$OUT/reference" --batch 1 --top-k "$K" --retrieve "$RETRIEVE" \
+  --reward-metric "$ref_reward" >"$OUT/reference.log" 2>&1 \
   || die "the reference trainer failed (see $OUT/reference.log)"
 
 serve memskill
@@ -62,12 +83,15 @@ sets=(data.path="\"$OUT/locomo.json\"" run.outer_epochs=1 run.inner_epochs="$UPD
   prompts.dir="\"$OUT/prompts\"" encoder.kind='"minilm"' encoder.path="\"$ENCODER\""
   memory.retriever='"encoder"' controller.top_k="$K" controller.retrieve="$RETRIEVE"
   answer.retrieve="$RETRIEVE" designer.enabled=false executor.base_urls="[\"$URL\"]"
+  reward.kind="\"$ours_reward\""
   executor.model='"scripted"' executor.api_key_envs='[]' executor.cache='"off"')
 args=()
 for kv in "${sets[@]}"; do args+=(--set "$kv"); done
-"$BIN" train --config "$ROOT/configs/locomo.toml" --runs-dir "$OUT/runs" --run-name memskill \
+# the judge must be the recording server: a judge server named in the environment is ignored
+env -u MEMSKILL_JUDGE_BASE_URL "$BIN" train --config "$ROOT/configs/locomo.toml" --runs-dir "$OUT/runs" --run-name memskill \
   --no-progress "${args[@]}" >"$OUT/memskill.log" 2>&1 || die "memskill failed (see $OUT/memskill.log)"
 
+echo "requests: files in $OUT" >&2
+# exit status 1 when any request differs
 python3 "$ROOT/scripts/fidelity/compare_requests.py" "$OUT/reference.requests.jsonl" \
   "$OUT/memskill.requests.jsonl" --prompts "$OUT/prompts"
-echo "requests: files in $OUT" >&2

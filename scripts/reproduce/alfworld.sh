@@ -4,6 +4,10 @@
 #   MEMSKILL_URLS='["http://127.0.0.1:8000/v1"]' MEMSKILL_MODEL=meta-llama/Llama-3.3-70B-Instruct scripts/reproduce/alfworld.sh
 # WORKERS bridge processes play games in parallel (about one CPU core each; default: nproc).
 set -euo pipefail
+# a relative MEMSKILL_REFERENCE is the caller's, not the repository root's
+if [ -n "${MEMSKILL_REFERENCE:-}" ]; then
+  MEMSKILL_REFERENCE="$(cd "$MEMSKILL_REFERENCE" && pwd)" || { echo "MEMSKILL_REFERENCE: no such folder" >&2; exit 1; }
+fi
 cd "$(dirname "$0")/../.."
 URLS="${MEMSKILL_URLS:-[\"http://127.0.0.1:8000/v1\"]}"
 MODEL="${MEMSKILL_MODEL:-meta-llama/Llama-3.3-70B-Instruct}"

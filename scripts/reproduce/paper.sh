@@ -33,6 +33,10 @@
 #                      (`memskill import-reference`, with MEMSKILL_REFERENCE_CONFIG, default
 #                      configs/locomo.toml) and evaluated as the row reference-released
 set -euo pipefail
+# a relative MEMSKILL_REFERENCE is the caller's, not the repository root's
+if [ -n "${MEMSKILL_REFERENCE:-}" ]; then
+  MEMSKILL_REFERENCE="$(cd "$MEMSKILL_REFERENCE" && pwd)" || { echo "MEMSKILL_REFERENCE: no such folder" >&2; exit 1; }
+fi
 cd "$(dirname "$0")/../.."
 
 RUNS="${MEMSKILL_RUNS:-runs/paper}"

@@ -93,7 +93,8 @@ fn the_requests_of_one_update_match_the_golden_file() {
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
     if want != text {
-        let actual = d.path().join("actual.jsonl");
+        // kept after the test (the temporary folder is not)
+        let actual = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("requests-one-update.actual.jsonl");
         std::fs::write(&actual, &text).unwrap();
         let first = want
             .lines()
@@ -101,12 +102,13 @@ fn the_requests_of_one_update_match_the_golden_file() {
             .position(|(a, b)| a != b)
             .unwrap_or(want.lines().count().min(text.lines().count()));
         panic!(
-            "the requests of one update differ from {} ({} golden, {} now; first difference \
-             on sorted line {}):\n  golden: {}\n  now:    {}\nIf the change is meant, rewrite \
-             the file with MEMSKILL_UPDATE_GOLDEN=1 and review its diff.",
+            "the requests of one update differ from {} ({} golden, {} now, all of them in {}; \
+             first difference on sorted line {}):\n  golden: {}\n  now:    {}\nIf the change is \
+             meant, rewrite the file with MEMSKILL_UPDATE_GOLDEN=1 and review its diff.",
             path.display(),
             want.lines().count(),
             got.len(),
+            actual.display(),
             first + 1,
             want.lines().nth(first).unwrap_or("(none)").chars().take(400).collect::<String>(),
             text.lines().nth(first).unwrap_or("(none)").chars().take(400).collect::<String>(),

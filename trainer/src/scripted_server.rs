@@ -368,7 +368,6 @@ fn embeddings(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<
     }
 }
 
-/// Answer one chat request; false when the connection must be dropped.
 /// Append one request body to the request log, if there is one (a body that is not JSON is
 /// logged as a string).
 fn record_request(sh: &Shared, body: &[u8]) -> std::io::Result<()> {
@@ -384,8 +383,24 @@ fn record_request(sh: &Shared, body: &[u8]) -> std::io::Result<()> {
     g.0.write_all(line.as_bytes())
 }
 
+/// `None` when the request is in the request log (or there is none); otherwise the request
+/// is answered 500 and the failure printed: a log with a hole must not pass for a complete one.
+fn refuse_unrecorded(
+    sh: &Shared,
+    body: &[u8],
+    out: &mut TcpStream,
+) -> Option<std::io::Result<bool>> {
+    let e = record_request(sh, body).err()?;
+    eprintln!("scripted server: cannot append to the request log: {e}");
+    let msg = serde_json::json!({ "error": format!("request log: {e}") }).to_string();
+    Some(respond(out, 500, &[], &msg).map(|_| true))
+}
+
+/// Answer one chat request; false when the connection must be dropped.
 fn chat(sh: &Shared, body: &[u8], out: &mut TcpStream) -> std::io::Result<bool> {
-    record_request(sh, body)?;
+    if let Some(answered) = refuse_unrecorded(sh, body, out) {
+        return answered;
+    }
     let fault = {
         let forced = sh
             .plan

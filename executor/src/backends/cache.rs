@@ -45,7 +45,8 @@ pub struct CachedLlm {
 }
 
 /// The cache key of a request for a backend: sha256 over the backend id, messages and
-/// every sampling parameter.
+/// every sampling parameter (the seed as sent: the request's, else the backend's
+/// [`Llm::default_seed`], which [`CachedLlm`] fills in before keying).
 pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
     let mut v = serde_json::json!({
         "backend": backend_id,
@@ -186,11 +187,24 @@ impl Llm for CachedLlm {
         self.inner.id()
     }
 
+    fn default_seed(&self) -> Option<u64> {
+        self.inner.default_seed()
+    }
+
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         if self.mode == CacheMode::Off {
             return self.inner.chat(req);
         }
-        let key = cache_key(&self.inner.id(), req);
+        let key = match (req.seed, self.inner.default_seed()) {
+            (None, Some(seed)) => cache_key(
+                &self.inner.id(),
+                &ChatRequest {
+                    seed: Some(seed),
+                    ..req.clone()
+                },
+            ),
+            _ => cache_key(&self.inner.id(), req),
+        };
         if let Some(hit) = self.lookup(&key)? {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit);
@@ -254,5 +268,40 @@ mod tests {
         let replay = CachedLlm::new(Arc::new(Cut), &db, CacheMode::ReplayOnly).unwrap();
         let again = replay.chat(&req).unwrap();
         assert!(again.cached && again.truncated, "{again:?}");
+    }
+
+    /// A backend that sends a seed of its own.
+    struct Seeded(Option<u64>);
+    impl Llm for Seeded {
+        fn id(&self) -> String {
+            "seeded".into()
+        }
+        fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse {
+                text: "reply".into(),
+                usage: Usage::default(),
+                latency_ms: 1,
+                cached: false,
+                truncated: false,
+            })
+        }
+        fn default_seed(&self) -> Option<u64> {
+            self.0
+        }
+    }
+
+    #[test]
+    fn the_backends_own_seed_is_part_of_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("c.sqlite");
+        let req = ChatRequest::new(vec![Message::user("q")]);
+        let rw = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReadWrite).unwrap();
+        rw.chat(&req).unwrap();
+        drop(rw);
+        // a reply cached without a seed is not the reply to the same request sent with one
+        let seeded = CachedLlm::new(Arc::new(Seeded(Some(42))), &db, CacheMode::ReplayOnly).unwrap();
+        assert!(matches!(seeded.chat(&req), Err(LlmError::CacheMiss { .. })));
+        let unseeded = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReplayOnly).unwrap();
+        assert!(unseeded.chat(&req).unwrap().cached);
     }
 }

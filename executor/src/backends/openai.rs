@@ -1047,6 +1047,10 @@ impl Llm for OpenAiBackend {
         format!("openai:{}", self.cfg.model)
     }
 
+    fn default_seed(&self) -> Option<u64> {
+        self.cfg.seed
+    }
+
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let res = self.block_on(self.chat_async(req));
         self.stats.record(&res);
