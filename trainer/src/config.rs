@@ -1199,6 +1199,12 @@ fn validate_llm(field: &str, l: &LlmConfig) -> Result<()> {
     if l.max_tokens == 0 {
         bail!("{field}.max_tokens must be >= 1, got 0 (no reply could be written)");
     }
+    if !l.temperature.is_finite() || l.temperature < 0.0 {
+        bail!(
+            "{field}.temperature must be a finite number >= 0, got {}",
+            l.temperature
+        );
+    }
     if l.structured.is_on()
         && matches!(l.backend, LlmBackend::Local(_))
         && !memskill_executor::LocalGguf::STRUCTURED
@@ -2053,6 +2059,21 @@ mod tests {
             let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
             assert!(format!("{e:#}").contains(key), "{e:#}");
         }
+    }
+
+    /// A sampling temperature is a finite number >= 0 (NaN and negative values were accepted
+    /// silently before; issue 46).
+    #[test]
+    fn a_temperature_that_is_not_a_number_or_negative_is_refused_by_key() {
+        for (set, key) in [
+            ("executor.temperature=nan", "executor.temperature"),
+            ("executor.temperature=-5.0", "executor.temperature"),
+            ("executor.temperature=inf", "executor.temperature"),
+        ] {
+            let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+        assert!(Config::from_toml_str("", &["executor.temperature=0.7".into()], "t").is_ok());
     }
 
     /// Issue 28: `structured_dialect` per LLM section, "auto" by default, a bad value named.

@@ -42,6 +42,8 @@ pub struct CachedLlm {
     mode: CacheMode,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Replies not stored because they carry a secret value.
+    secret_skips: AtomicU64,
 }
 
 /// The cache key of a request for a backend: sha256 over the backend id, messages and
@@ -119,6 +121,7 @@ impl CachedLlm {
             mode,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            secret_skips: AtomicU64::new(0),
         })
     }
 
@@ -130,6 +133,12 @@ impl CachedLlm {
     }
     pub fn misses(&self) -> u64 {
         self.misses.load(Ordering::Relaxed)
+    }
+    /// Replies left out of the cache because they carry a secret value (an API key, a token,
+    /// a private key, a card number, "password is ..."): the cache file never holds one, so a
+    /// replay-only run misses such a reply.
+    pub fn secret_skips(&self) -> u64 {
+        self.secret_skips.load(Ordering::Relaxed)
     }
 
     fn lookup(&self, key: &str) -> Result<Option<ChatResponse>, LlmError> {
@@ -162,7 +171,13 @@ impl CachedLlm {
             .conn
             .lock()
             .map_err(|_| LlmError::Other("response cache mutex poisoned".into()))?;
-        let request = serde_json::to_string(req).unwrap_or_default();
+        // the request is kept for inspection only (the key is a hash): its secret values are
+        // redacted, as in every other file a run writes
+        let mut shown = req.clone();
+        for m in &mut shown.messages {
+            m.content = memskill_guard::redact_secrets(&m.content);
+        }
+        let request = serde_json::to_string(&shown).unwrap_or_default();
         conn.execute(
             "INSERT OR REPLACE INTO responses (key, backend, request, text, prompt_tokens, completion_tokens, latency_ms, truncated)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -214,7 +229,11 @@ impl Llm for CachedLlm {
             return Err(LlmError::CacheMiss { key });
         }
         let resp = self.inner.chat(req)?;
-        self.store(&key, req, &resp)?;
+        if memskill_guard::find_secrets(&resp.text).is_empty() {
+            self.store(&key, req, &resp)?;
+        } else {
+            self.secret_skips.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(resp)
     }
 }
@@ -303,5 +322,42 @@ mod tests {
         assert!(matches!(seeded.chat(&req), Err(LlmError::CacheMiss { .. })));
         let unseeded = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReplayOnly).unwrap();
         assert!(unseeded.chat(&req).unwrap().cached);
+    }
+
+    /// Echoes the prompt.
+    struct Echo;
+    impl Llm for Echo {
+        fn id(&self) -> String {
+            "echo".into()
+        }
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse {
+                text: format!("you said: {}", req.messages[0].content),
+                usage: Usage::default(),
+                latency_ms: 1,
+                cached: false,
+                truncated: false,
+            })
+        }
+    }
+
+    #[test]
+    fn no_secret_value_reaches_the_cache_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("c.sqlite");
+        let key = "sk-proj-9f8e7d6c5b4a39281706";
+        let rw = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReadWrite).unwrap();
+        let secret = ChatRequest::new(vec![Message::user(format!("my key is {key}"))]);
+        assert!(rw.chat(&secret).unwrap().text.contains(key), "the caller gets the reply");
+        let plain = ChatRequest::new(vec![Message::user("hello")]);
+        rw.chat(&plain).unwrap();
+        assert_eq!(rw.secret_skips(), 1);
+        drop(rw);
+        let bytes = std::fs::read(&db).unwrap();
+        let needle = key.as_bytes();
+        assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the key is in {}", db.display());
+        let replay = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReplayOnly).unwrap();
+        assert!(replay.chat(&plain).unwrap().cached);
+        assert!(matches!(replay.chat(&secret), Err(LlmError::CacheMiss { .. })));
     }
 }
