@@ -6,9 +6,10 @@
 //! start-up probe are the chat backend's ([`OpenAiBackend`]): this module only builds the
 //! request and reads the reply. Texts go `texts_per_request` to a request, the requests of one
 //! call in parallel (at most `max_concurrency` in flight). A reply is checked before use: one
-//! vector per text, each `index` once, all of one dimension, finite values; it is put back
-//! in input order by `index`. Vectors are L2-normalised here, as the local encoders return
-//! them (servers differ in whether they normalise; normalising twice changes nothing).
+//! vector per text, each `index` once, all of one dimension, finite values, not all zero; it
+//! is put back in input order by `index`. Vectors are L2-normalised here, as the local
+//! encoders return them (servers differ in whether they normalise; normalising twice changes
+//! nothing).
 
 use std::sync::Arc;
 
@@ -45,7 +46,8 @@ struct WireEmbedding {
 /// Read a 2xx body answering `n` texts: the vectors in input order, L2-normalised. An
 /// unreadable body is `BadResponse` (retried, like a chat reply); a readable body of the wrong
 /// shape (count, an `index` out of range or repeated, empty or unequal dimensions, a value
-/// that is not finite in f32) is an error naming the endpoint that is not retried.
+/// that is not finite in f32, a zero vector) is an error naming the endpoint that is not
+/// retried.
 pub fn read_embeddings(endpoint: &str, bytes: &[u8], n: usize) -> Result<Vec<Vec<f32>>, LlmError> {
     let wire: WireEmbeddings = serde_json::from_slice(bytes).map_err(|e| LlmError::BadResponse {
         endpoint: endpoint.to_string(),
@@ -77,6 +79,11 @@ pub fn read_embeddings(endpoint: &str, bytes: &[u8], n: usize) -> Result<Vec<Vec
         dim = Some(d);
         if let Some(j) = item.embedding.iter().position(|x| !(*x as f32).is_finite()) {
             return Err(bad(format!("entry {pos}: value {j} is not finite")));
+        }
+        // a zero vector has no direction: normalised it would score 0 against everything and
+        // pass for a real embedding (a server returning zeros trained to reward 1.0, issue 46)
+        if item.embedding.iter().all(|x| *x == 0.0) {
+            return Err(bad(format!("entry {pos} is the zero vector")));
         }
         out[i] = Some(l2_normalised(&item.embedding));
     }
@@ -249,6 +256,10 @@ mod tests {
             (
                 r#"{"data":[{"index":0,"embedding":[1e300]},{"index":1,"embedding":[1]}]}"#,
                 "not finite",
+            ),
+            (
+                r#"{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[0,0]}]}"#,
+                "entry 1 is the zero vector",
             ),
         ] {
             match read_embeddings(ep, body.as_bytes(), 2) {
