@@ -435,7 +435,11 @@ fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Re
     };
     // a file: the reference's OperationBank JSON (a foreign bank, scanned strictly)
     let bank = if dir.is_file() {
-        let text = memskill_core::fsio::read_user_text(dir, memskill_core::fsio::SMALL_FILE_LIMIT, "skill bank")?;
+        let text = memskill_core::fsio::read_user_text(
+            dir,
+            memskill_core::fsio::SMALL_FILE_LIMIT,
+            "skill bank",
+        )?;
         if !memskill_designer::reference_bank::is_operation_bank(&text) {
             anyhow::bail!(
                 "{}: a file to import must be the reference's OperationBank JSON \

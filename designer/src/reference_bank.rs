@@ -73,7 +73,10 @@ fn action_of(line: &str) -> Option<ActionKind> {
 fn sentence_case(h: &str) -> String {
     let mut cs = h.chars();
     match cs.next() {
-        Some(first) => first.to_uppercase().chain(cs.flat_map(char::to_lowercase)).collect(),
+        Some(first) => first
+            .to_uppercase()
+            .chain(cs.flat_map(char::to_lowercase))
+            .collect(),
         None => String::new(),
     }
 }
@@ -83,7 +86,10 @@ fn trimmed(lines: &[&str]) -> Vec<String> {
     let start = lines.iter().position(|l| !l.trim().is_empty());
     let end = lines.iter().rposition(|l| !l.trim().is_empty());
     match (start, end) {
-        (Some(a), Some(b)) => lines[a..=b].iter().map(|l| l.trim_end().to_string()).collect(),
+        (Some(a), Some(b)) => lines[a..=b]
+            .iter()
+            .map(|l| l.trim_end().to_string())
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -114,7 +120,10 @@ pub fn read_released_skill(text: &str, source: &str, path: &Path) -> Result<Skil
         }
         if line.starts_with("Action type:") {
             let kind = action_of(line).ok_or_else(|| {
-                bad(n, format!("{line:?}: expected `Action type: INSERT|UPDATE|DELETE|NOOP only.`"))
+                bad(
+                    n,
+                    format!("{line:?}: expected `Action type: INSERT|UPDATE|DELETE|NOOP only.`"),
+                )
             })?;
             action = Some((kind, line.to_string()));
         } else if let Some(h) = line.strip_prefix("## ") {
@@ -135,10 +144,13 @@ pub fn read_released_skill(text: &str, source: &str, path: &Path) -> Result<Skil
     }
     let title = title.ok_or_else(|| DesignerError::format(path, "no `# Title` line"))?;
     let (action, action_line) = action.ok_or_else(|| {
-        DesignerError::format(path, "no `Action type: <INSERT|UPDATE|DELETE|NOOP> only.` line")
+        DesignerError::format(
+            path,
+            "no `Action type: <INSERT|UPDATE|DELETE|NOOP> only.` line",
+        )
     })?;
-    let (description, card) = description_and_card(&title, &sections, &action_line)
-        .map_err(|(n, msg)| match n {
+    let (description, card) =
+        description_and_card(&title, &sections, &action_line).map_err(|(n, msg)| match n {
             Some(n) => bad(n, msg),
             None => DesignerError::format(path, msg),
         })?;
@@ -181,9 +193,10 @@ fn description_and_card(
     }
     card.push_str(action_line);
     card.push('\n');
-    let description = description
-        .filter(|d| !d.trim().is_empty())
-        .ok_or((None, "no `## Description` section, or an empty one".to_string()))?;
+    let description = description.filter(|d| !d.trim().is_empty()).ok_or((
+        None,
+        "no `## Description` section, or an empty one".to_string(),
+    ))?;
     Ok((description, card))
 }
 
@@ -249,10 +262,12 @@ pub fn read_operation_bank(text: &str, path: &Path) -> Result<Vec<Skill>, Design
     for (key, op) in bank.operations.0 {
         let at = |msg: String| DesignerError::format(path, format!("operation {key:?}: {msg}"));
         let name = reference_skill_name(&key).map_err(&at)?;
-        let action: ActionKind = op
-            .update_type
-            .parse()
-            .map_err(|_| at(format!("update_type {:?} is not insert/update/delete/noop", op.update_type)))?;
+        let action: ActionKind = op.update_type.parse().map_err(|_| {
+            at(format!(
+                "update_type {:?} is not insert/update/delete/noop",
+                op.update_type
+            ))
+        })?;
         skills.push(Skill {
             name,
             description: op.description,
@@ -265,7 +280,10 @@ pub fn read_operation_bank(text: &str, path: &Path) -> Result<Vec<Skill>, Design
         });
     }
     if skills.is_empty() {
-        return Err(DesignerError::format(path, "the reference's OperationBank has no operations"));
+        return Err(DesignerError::format(
+            path,
+            "the reference's OperationBank has no operations",
+        ));
     }
     Ok(skills)
 }
@@ -327,7 +345,10 @@ mod tests {
             "Skill: Keep Travel Plans\nPurpose: Keep the dates and places of a planned trip.\nWhen to use:\n- A trip is planned.\n- A plan changes.\nConstraints:\n- One memory per trip.\nAction type: INSERT only.\n"
         );
         assert_eq!(s.action, ActionKind::Insert);
-        assert_eq!(s.provenance, ["imported:reference:mine/keep_travel_plans.md"]);
+        assert_eq!(
+            s.provenance,
+            ["imported:reference:mine/keep_travel_plans.md"]
+        );
     }
 
     #[test]
@@ -340,7 +361,10 @@ mod tests {
         assert!(e.contains("line 23"), "{e}");
         let after = format!("{CARD}more text\n");
         let e = read(&after, "a.md").unwrap_err().to_string();
-        assert!(e.contains("line 24") && e.contains("after the action line"), "{e}");
+        assert!(
+            e.contains("line 24") && e.contains("after the action line"),
+            "{e}"
+        );
         let before = format!("stray\n{CARD}");
         let e = read(&before, "a.md").unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
@@ -356,14 +380,23 @@ mod tests {
         let crlf = format!("\u{feff}{}", CARD.replace('\n', "\r\n"));
         let a = read(CARD, "keep_travel_plans.md").unwrap();
         let b = read(&crlf, "keep_travel_plans.md").unwrap();
-        assert_eq!((a.description, a.instructions), (b.description, b.instructions));
+        assert_eq!(
+            (a.description, a.instructions),
+            (b.description, b.instructions)
+        );
         assert!(!is_skill_file(Path::new("x/ReadMe.md")) && is_skill_file(Path::new("x/a_b.md")));
     }
 
     #[test]
     fn names_map_as_import_reference_maps_them() {
-        assert_eq!(reference_skill_name("capture_temporal_context").unwrap(), "capture-temporal-context");
-        assert_eq!(reference_skill_name(" Track  Object_Location ").unwrap(), "track-object-location");
+        assert_eq!(
+            reference_skill_name("capture_temporal_context").unwrap(),
+            "capture-temporal-context"
+        );
+        assert_eq!(
+            reference_skill_name(" Track  Object_Location ").unwrap(),
+            "track-object-location"
+        );
         assert!(reference_skill_name("___").is_err());
     }
 
@@ -375,11 +408,19 @@ mod tests {
         let skills = read_operation_bank(json, Path::new("ops.json")).unwrap();
         let names: Vec<_> = skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["zeta-op", "alpha"]);
-        assert_eq!(skills[0].instructions, "Skill: Z\nAction type: UPDATE only.\n");
+        assert_eq!(
+            skills[0].instructions,
+            "Skill: Z\nAction type: UPDATE only.\n"
+        );
         assert_eq!(skills[0].action, ActionKind::Update);
         assert_eq!(skills[1].provenance, ["imported:reference:ops.json:alpha"]);
         let bad = json.replace("\"noop\"", "\"sometimes\"");
-        let e = read_operation_bank(&bad, Path::new("ops.json")).unwrap_err().to_string();
-        assert!(e.contains("ops.json") && e.contains("\"alpha\"") && e.contains("sometimes"), "{e}");
+        let e = read_operation_bank(&bad, Path::new("ops.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ops.json") && e.contains("\"alpha\"") && e.contains("sometimes"),
+            "{e}"
+        );
     }
 }

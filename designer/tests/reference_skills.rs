@@ -37,7 +37,10 @@ fn initial_operations(root: &PathBuf) -> Option<serde_json::Value> {
     match out {
         Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
         Ok(o) => {
-            println!("skipped the byte check: {}", String::from_utf8_lossy(&o.stderr));
+            println!(
+                "skipped the byte check: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
             None
         }
         Err(e) => {
@@ -71,15 +74,28 @@ fn the_released_banks_import_validate_and_round_trip() {
         let out = tempfile::tempdir().unwrap();
         export_bank(&bank, &out.path().join("x"), false).unwrap();
         let back = import_bank(&out.path().join("x")).unwrap();
-        assert_eq!(bank_diff(&bank, &back), "", "{folder}: the export round trip");
-        assert_eq!(back.get("delete").unwrap().provenance, bank.get("delete").unwrap().provenance);
+        assert_eq!(
+            bank_diff(&bank, &back),
+            "",
+            "{folder}: the export round trip"
+        );
+        assert_eq!(
+            back.get("delete").unwrap().provenance,
+            bank.get("delete").unwrap().provenance
+        );
         let Some(ops) = &ops else { continue };
         for s in bank.skills() {
-            let Some(op) = ops.get(s.name.as_str()) else { continue };
+            let Some(op) = ops.get(s.name.as_str()) else {
+                continue;
+            };
             if op["description"] != s.description.as_str() {
                 continue; // evolved from the initial operation
             }
-            assert_eq!(s.instructions, op["instruction_template"], "{folder}/{}", s.name);
+            assert_eq!(
+                s.instructions, op["instruction_template"],
+                "{folder}/{}",
+                s.name
+            );
             assert_eq!(s.action.as_str(), op["update_type"]);
             unchanged.push(format!("{folder}/{}", s.name));
         }

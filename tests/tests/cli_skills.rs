@@ -372,8 +372,13 @@ fn skills_import_reads_the_reference_layouts() {
     let a: memskill_core::SkillBank =
         serde_json::from_str(&std::fs::read_to_string(s("a.json")).unwrap()).unwrap();
     let sk = a.get("keep-trip-dates").unwrap();
-    assert!(sk.instructions.starts_with("Skill: Keep Trip Dates\nPurpose: Keep when"));
-    assert_eq!(sk.provenance, ["imported:reference:released/keep_trip_dates.md"]);
+    assert!(sk
+        .instructions
+        .starts_with("Skill: Keep Trip Dates\nPurpose: Keep when"));
+    assert_eq!(
+        sk.provenance,
+        ["imported:reference:released/keep_trip_dates.md"]
+    );
 
     let ops = serde_json::json!({"operations": {
         "keep_trip_dates": {"name": "keep_trip_dates", "description": sk.description,
@@ -386,6 +391,9 @@ fn skills_import_reads_the_reference_layouts() {
 
     let o = memskill(&["skills", "import", &s("a.json"), "--out", &s("c.json")]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("OperationBank JSON"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("OperationBank JSON"),
+        "{err}"
+    );
     assert!(!tmp.path().join("c.json").exists());
 }

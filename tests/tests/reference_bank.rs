@@ -18,8 +18,10 @@ fn root() -> PathBuf {
 }
 
 fn reference() -> Option<PathBuf> {
-    let r = std::env::var_os("MEMSKILL_REFERENCE")
-        .map_or_else(|| root().join("../shared/reference/MemSkill"), PathBuf::from);
+    let r = std::env::var_os("MEMSKILL_REFERENCE").map_or_else(
+        || root().join("../shared/reference/MemSkill"),
+        PathBuf::from,
+    );
     if r.join("prompts/operation_templates.py").is_file() {
         Some(r)
     } else {
@@ -82,18 +84,29 @@ fn the_initial_bank_is_the_references_byte_for_byte() {
     for s in bank.skills() {
         let op = &raw["operations"][s.name.as_str()];
         assert_eq!(op["description"], s.description.as_str(), "{}", s.name);
-        assert_eq!(op["instruction_template"], s.instructions.as_str(), "{}", s.name);
+        assert_eq!(
+            op["instruction_template"],
+            s.instructions.as_str(),
+            "{}",
+            s.name
+        );
         assert_eq!(op["update_type"], s.action.as_str(), "{}", s.name);
     }
     // an Agent Skills export of it reads back unchanged (trailing newlines included)
     export_bank(&bank, &d.path().join("initial-bank"), false).unwrap();
     let back = import_bank(&d.path().join("initial-bank")).unwrap();
     assert_eq!(bank_diff(&bank, &back), "");
-    assert_eq!(back.get("insert").unwrap().instructions, bank.get("insert").unwrap().instructions);
+    assert_eq!(
+        back.get("insert").unwrap().instructions,
+        bank.get("insert").unwrap().instructions
+    );
 
     let three = d.path().join("skip-noop.json");
     write_initial_bank(&reference, &three, &["--skip-noop"]);
-    assert_eq!(load_bank(&three).unwrap().names(), ["delete", "insert", "update"]);
+    assert_eq!(
+        load_bank(&three).unwrap().names(),
+        ["delete", "insert", "update"]
+    );
 }
 
 #[test]
@@ -113,7 +126,11 @@ fn the_skill_embeddings_equal_the_references_op_encoder() {
         .arg(&minilm)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let theirs: serde_json::Map<String, serde_json::Value> =
         serde_json::from_slice(&out.stdout).unwrap();
     let d = tempfile::tempdir().unwrap();
@@ -121,7 +138,11 @@ fn the_skill_embeddings_equal_the_references_op_encoder() {
     write_initial_bank(&reference, &file, &[]);
     let bank = load_bank(&file).unwrap();
     let enc = BertEncoder::load(&minilm).unwrap();
-    let descriptions: Vec<&str> = bank.skills().iter().map(|s| s.description.as_str()).collect();
+    let descriptions: Vec<&str> = bank
+        .skills()
+        .iter()
+        .map(|s| s.description.as_str())
+        .collect();
     let ours = enc.embed(&descriptions).unwrap();
     let (mut min_cos, mut max_abs) = (f64::INFINITY, 0f64);
     for (s, v) in bank.skills().iter().zip(&ours) {
@@ -166,15 +187,15 @@ fn a_reference_checkpoint_with_its_real_operations_imports_and_evaluates() {
         .arg(&pt)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = d.path().join("run");
-    let imported = memskill_trainer::refimport::import(
-        &pt,
-        &run,
-        &root().join("configs/synthetic.toml"),
-        &[],
-    )
-    .unwrap();
+    let imported =
+        memskill_trainer::refimport::import(&pt, &run, &root().join("configs/synthetic.toml"), &[])
+            .unwrap();
     assert_eq!((imported.skills, imported.new_skills), (4, 0));
     let ck = memskill_trainer::checkpoint::Checkpoint::load(&imported.dir).unwrap();
     assert_eq!(ck.bank.names(), ["delete", "insert", "noop", "update"]);

@@ -94,7 +94,8 @@ fn the_requests_of_one_update_match_the_golden_file() {
     let want = std::fs::read_to_string(&path).unwrap_or_default();
     if want != text {
         // kept after the test (the temporary folder is not)
-        let actual = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("requests-one-update.actual.jsonl");
+        let actual =
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("requests-one-update.actual.jsonl");
         std::fs::write(&actual, &text).unwrap();
         let first = want
             .lines()
@@ -110,8 +111,18 @@ fn the_requests_of_one_update_match_the_golden_file() {
             got.len(),
             actual.display(),
             first + 1,
-            want.lines().nth(first).unwrap_or("(none)").chars().take(400).collect::<String>(),
-            text.lines().nth(first).unwrap_or("(none)").chars().take(400).collect::<String>(),
+            want.lines()
+                .nth(first)
+                .unwrap_or("(none)")
+                .chars()
+                .take(400)
+                .collect::<String>(),
+            text.lines()
+                .nth(first)
+                .unwrap_or("(none)")
+                .chars()
+                .take(400)
+                .collect::<String>(),
         );
     }
     assert!(got.len() >= 6, "{} requests", got.len());

@@ -1456,6 +1456,26 @@ impl Config {
                 bail!("{key} must be >= 1, got 0");
             }
         }
+        // sizes that become allocations: a typo of a few zeros must be an error naming the key,
+        // not an abort (policy.hidden = 1e9 asked for 512 GB; issue 46)
+        for (key, v, max, why) in [
+            (
+                "policy.hidden",
+                self.policy.hidden,
+                16_384,
+                "its hidden x hidden layer is 1 GiB of f32 at the limit",
+            ),
+            (
+                "encoder.dim",
+                self.encoder.dim,
+                65_536,
+                "the hashing encoder's vector size",
+            ),
+        ] {
+            if v > max {
+                bail!("{key} must be at most {max} ({why}), got {v}");
+            }
+        }
         self.validate_data()?;
         self.validate_embedding_servers()?;
         self.validate_designer()?;
@@ -2059,6 +2079,19 @@ mod tests {
             let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
             assert!(format!("{e:#}").contains(key), "{e:#}");
         }
+    }
+
+    /// Sizes that become allocations are bounded, by key, at load (issue 46).
+    #[test]
+    fn a_size_that_would_not_fit_in_memory_is_refused_by_key() {
+        for (set, key) in [
+            ("policy.hidden=1000000000", "policy.hidden"),
+            ("encoder.dim=100000000", "encoder.dim"),
+        ] {
+            let e = Config::from_toml_str("", &[set.into()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(key), "{set}: {e:#}");
+        }
+        assert!(Config::from_toml_str("", &["policy.hidden=1024".into()], "t").is_ok());
     }
 
     /// A sampling temperature is a finite number >= 0 (NaN and negative values were accepted

@@ -318,7 +318,8 @@ mod tests {
         rw.chat(&req).unwrap();
         drop(rw);
         // a reply cached without a seed is not the reply to the same request sent with one
-        let seeded = CachedLlm::new(Arc::new(Seeded(Some(42))), &db, CacheMode::ReplayOnly).unwrap();
+        let seeded =
+            CachedLlm::new(Arc::new(Seeded(Some(42))), &db, CacheMode::ReplayOnly).unwrap();
         assert!(matches!(seeded.chat(&req), Err(LlmError::CacheMiss { .. })));
         let unseeded = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReplayOnly).unwrap();
         assert!(unseeded.chat(&req).unwrap().cached);
@@ -348,16 +349,26 @@ mod tests {
         let key = "sk-proj-9f8e7d6c5b4a39281706";
         let rw = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReadWrite).unwrap();
         let secret = ChatRequest::new(vec![Message::user(format!("my key is {key}"))]);
-        assert!(rw.chat(&secret).unwrap().text.contains(key), "the caller gets the reply");
+        assert!(
+            rw.chat(&secret).unwrap().text.contains(key),
+            "the caller gets the reply"
+        );
         let plain = ChatRequest::new(vec![Message::user("hello")]);
         rw.chat(&plain).unwrap();
         assert_eq!(rw.secret_skips(), 1);
         drop(rw);
         let bytes = std::fs::read(&db).unwrap();
         let needle = key.as_bytes();
-        assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the key is in {}", db.display());
+        assert!(
+            !bytes.windows(needle.len()).any(|w| w == needle),
+            "the key is in {}",
+            db.display()
+        );
         let replay = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReplayOnly).unwrap();
         assert!(replay.chat(&plain).unwrap().cached);
-        assert!(matches!(replay.chat(&secret), Err(LlmError::CacheMiss { .. })));
+        assert!(matches!(
+            replay.chat(&secret),
+            Err(LlmError::CacheMiss { .. })
+        ));
     }
 }

@@ -1079,7 +1079,10 @@ mod tests {
         let req = ChatRequest::new(vec![memskill_core::Message::user("q")]);
         assert_eq!(mk(Some(42)).body(&req)["seed"], 42);
         assert!(mk(None).body(&req).get("seed").is_none());
-        let own = ChatRequest { seed: Some(7), ..req };
+        let own = ChatRequest {
+            seed: Some(7),
+            ..req
+        };
         assert_eq!(mk(Some(42)).body(&own)["seed"], 7);
     }
 
