@@ -77,12 +77,16 @@ impl AdapterProcess {
         let (prog, args) = argv
             .split_first()
             .ok_or_else(|| anyhow::anyhow!("--adapter: empty command"))?;
-        let mut child = Command::new(prog)
-            .args(args)
+        let mut cmd = Command::new(prog);
+        cmd.args(args)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        // its own process group: stopping the adapter stops what it started too
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
             .spawn()
             .map_err(|e| anyhow::anyhow!("--adapter {command:?}: cannot start {prog:?}: {e}"))?;
         let stdout = child.stdout.take().expect("piped stdout");
@@ -209,8 +213,22 @@ impl AdapterProcess {
 
     fn kill(&mut self) {
         self.stdin = None;
+        self.kill_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// SIGKILL to the adapter's process group (its own, see [`AdapterProcess::spawn`]): the
+    /// processes it started go with it (issue 46: a `sleep 600` it spawned outlived memskill).
+    /// A process that left the group (its own session) is not reached.
+    fn kill_group(&self) {
+        #[cfg(unix)]
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
     }
 
     /// Send `close`, then wait (the close timeout) for the adapter to exit; kill it if not.
@@ -230,7 +248,10 @@ impl AdapterProcess {
 
 impl Drop for AdapterProcess {
     fn drop(&mut self) {
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            // the adapter exited (after `close`); what it left running in its group goes too
+            self.kill_group();
+        } else {
             self.kill();
         }
     }
@@ -284,6 +305,59 @@ fn read_tail(mut stderr: impl Read, tail: Arc<Mutex<Tail>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a process with this pid is alive (not a zombie).
+    #[cfg(unix)]
+    fn alive(pid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // the state letter follows the command name in parentheses
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .chars()
+            .next();
+        !stat.is_empty() && state != Some('Z')
+    }
+
+    /// A process the adapter started is stopped with it (issue 46, case 7).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn what_the_adapter_started_is_stopped_with_it() {
+        let d = tempfile::tempdir().unwrap();
+        let pidfile = d.path().join("pid");
+        let script = format!(
+            "sleep 600 & echo $! > {}; exec sleep 600",
+            pidfile.display()
+        );
+        let argv = vec!["sh".to_string(), "-c".to_string(), script];
+        let p = AdapterProcess::spawn("test", &argv, &[], Timeouts::default()).unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        let pid: i32 = loop {
+            if let Some(n) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                break n;
+            }
+            assert!(
+                Instant::now() < until,
+                "the adapter did not start its child"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(alive(pid));
+        drop(p);
+        let until = Instant::now() + Duration::from_secs(5);
+        while alive(pid) {
+            assert!(
+                Instant::now() < until,
+                "the adapter's child {pid} outlived it"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 
     #[test]
     fn the_tail_keeps_the_last_bytes() {
