@@ -234,6 +234,29 @@ fn recovers_from_429_500_truncated_invalid_and_slow() {
     );
 }
 
+/// A reply longer than `max_reply_bytes` is refused while it is read, naming the endpoint and
+/// the key, and not retried (issue 46: a 50 MB reply was kept as one memory).
+#[test]
+fn an_oversized_reply_is_refused_by_its_limit_and_not_retried() {
+    let long: &'static str = Box::leak("x".repeat(4000).into_boxed_str());
+    let s = start(vec![], Behave::Ok(long));
+    let be = OpenAiBackend::new(OpenAiConfig {
+        max_reply_bytes: 1000,
+        ..cfg(vec![s.url.clone()], 3)
+    })
+    .unwrap();
+    let r = bounded(30, move || be.chat(&req()));
+    let e = r.expect_err("refused").to_string();
+    assert!(e.contains("max_reply_bytes") && e.contains(&s.url), "{e}");
+    assert_eq!(s.hits.load(Ordering::SeqCst), 1);
+    // under the limit, the same reply is read
+    let be = OpenAiBackend::new(cfg(vec![s.url.clone()], 0)).unwrap();
+    assert_eq!(
+        bounded(30, move || be.chat(&req())).unwrap().text.len(),
+        4000
+    );
+}
+
 #[test]
 fn final_errors_are_typed() {
     let s = start(vec![], Behave::Status(503));

@@ -1226,6 +1226,12 @@ fn validate_openai(field: &str, o: &OpenAiConfig) -> Result<()> {
     if o.unhealthy_after == 0 {
         bail!("{field}.unhealthy_after must be >= 1");
     }
+    if o.max_reply_bytes < 1024 {
+        bail!(
+            "{field}.max_reply_bytes must be at least 1024, got {}",
+            o.max_reply_bytes
+        );
+    }
     if o.cooldown_ms > 86_400_000 {
         bail!(
             "{field}.cooldown_ms must be at most 86400000 (a day), got {}",

@@ -85,6 +85,10 @@ pub struct OpenAiConfig {
     /// field. Servers honour it when they sample (temperature > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The largest reply body read (bytes): a longer one is an error naming the endpoint,
+    /// found while reading, not retried (a 50 MB reply was once kept as one memory). The
+    /// default, 16 MiB, is far above any `max_tokens` worth of text or a batch of embeddings.
+    pub max_reply_bytes: u64,
 }
 
 impl Default for OpenAiConfig {
@@ -104,6 +108,7 @@ impl Default for OpenAiConfig {
             probe_timeout_secs: 5,
             structured_dialect: StructuredDialect::Auto,
             seed: None,
+            max_reply_bytes: 16 << 20,
         }
     }
 }
@@ -503,6 +508,43 @@ fn read_reply(endpoint: &str, bytes: &[u8]) -> Result<Reply, LlmError> {
 }
 
 /// Whether a failed attempt is worth retrying (and counts against the endpoint's health).
+/// A reply body, read chunk by chunk up to `max` bytes: a longer one stops the reading and is
+/// an error naming the endpoint and the limit (not retried: the same request gets the same
+/// reply); a failed read is `BadResponse` (retried).
+async fn read_bounded(
+    mut resp: reqwest::Response,
+    endpoint: &str,
+    max: u64,
+) -> Result<Vec<u8>, LlmError> {
+    let too_big = || {
+        LlmError::Other(format!(
+            "LLM endpoint {endpoint}: the reply is larger than {max} bytes \
+             (`max_reply_bytes` of its config section); not read further"
+        ))
+    };
+    if resp.content_length().is_some_and(|n| n > max) {
+        return Err(too_big());
+    }
+    let mut body = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                if (body.len() + c.len()) as u64 > max {
+                    return Err(too_big());
+                }
+                body.extend_from_slice(&c);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => {
+                return Err(LlmError::BadResponse {
+                    endpoint: endpoint.to_string(),
+                    message: format!("reading body: {e}"),
+                })
+            }
+        }
+    }
+}
+
 fn retryable(e: &LlmError) -> bool {
     match e {
         LlmError::Timeout(_) | LlmError::Connection { .. } | LlmError::BadResponse { .. } => true,
@@ -839,10 +881,7 @@ impl OpenAiBackend {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
             retry_after = retry_wait(status, header.as_deref(), SystemTime::now(), cap);
-            let bytes = resp.bytes().await.map_err(|e| LlmError::BadResponse {
-                endpoint: endpoint.clone(),
-                message: format!("reading body: {e}"),
-            })?;
+            let bytes = read_bounded(resp, endpoint, self.cfg.max_reply_bytes).await?;
             if !(200..300).contains(&status) {
                 let text = String::from_utf8_lossy(&bytes);
                 let body: String = text.chars().take(300).collect();
