@@ -469,8 +469,11 @@ pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
 /// [`import_bank`] with a choice of what to do with links that leave the folder.
 pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, DesignerError> {
     if reference_bank::is_reference_dir(dir) {
-        let skills = read_reference_dir(dir, links)?;
-        return finish_import(dir, &dir.join("bank.json"), skills, None);
+        let (skills, files) = read_reference_dir(dir, links)?;
+        let by_name: BTreeMap<String, PathBuf> =
+            skills.iter().map(|s| s.name.clone()).zip(files).collect();
+        let file_of = |name: &str| by_name.get(name).cloned().unwrap_or_else(|| dir.into());
+        return finish_import(dir, &dir.join("bank.json"), skills, None, &file_of);
     }
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| DesignerError::io(dir, e))?
@@ -507,12 +510,16 @@ pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, Desi
         let text = fsio::read_user_text(&path, fsio::SMALL_FILE_LIMIT, SKILL_FILE)?;
         skills.push(imported_skill(&fname, &path, &text, json.as_ref())?);
     }
-    finish_import(dir, &json_path, skills, json)
+    let file_of = |name: &str| dir.join(name).join(SKILL_FILE);
+    finish_import(dir, &json_path, skills, json, &file_of)
 }
 
 /// The skills of a folder in the reference's released layout ([`reference_bank`]), in file
-/// name order, shape-checked (the guard scan is [`finish_import`]'s).
-fn read_reference_dir(dir: &Path, links: LinkPolicy) -> Result<Vec<Skill>, DesignerError> {
+/// name order, shape-checked (the guard scan is [`finish_import`]'s), with the file of each.
+fn read_reference_dir(
+    dir: &Path,
+    links: LinkPolicy,
+) -> Result<(Vec<Skill>, Vec<PathBuf>), DesignerError> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| DesignerError::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -524,31 +531,27 @@ fn read_reference_dir(dir: &Path, links: LinkPolicy) -> Result<Vec<Skill>, Desig
         .and_then(|d| d.file_name().map(|f| f.to_string_lossy().to_string()))
         .unwrap_or_default();
     let mut skills: Vec<Skill> = Vec::new();
-    for p in files {
-        check_link(&p, dir, links)?;
-        let text = fsio::read_user_text(&p, fsio::SMALL_FILE_LIMIT, "skill file")?;
+    for p in &files {
+        let p = p.as_path();
+        check_link(p, dir, links)?;
+        let text = fsio::read_user_text(p, fsio::SMALL_FILE_LIMIT, "skill file")?;
         let file = p
             .file_name()
             .map(|f| f.to_string_lossy().to_string())
             .unwrap_or_default();
-        let s = reference_bank::read_released_skill(&text, &format!("{folder}/{file}"), &p)?;
+        let s = reference_bank::read_released_skill(&text, &format!("{folder}/{file}"), p)?;
         check_skill_shape(&s.name, &s.description, &s.instructions)
-            .map_err(|r| invalid(&s.name, &p, r))?;
-        // scanned here too, so that a rejection names the file (finish_import's scan names
-        // exported folders' SKILL.md files); a foreign folder has no approvals to honour
-        if let Some(f) = memskill_guard::scan_skill(&s.name, &s.description, &s.instructions) {
-            return Err(invalid(&s.name, &p, format!("safety: {f}")));
-        }
+            .map_err(|r| invalid(&s.name, p, r))?;
         if let Some(other) = skills.iter().find(|o| o.name == s.name) {
             return Err(invalid(
                 &s.name,
-                &p,
+                p,
                 format!("the same skill name as {}", other.provenance[0]),
             ));
         }
         skills.push(s);
     }
-    Ok(skills)
+    Ok((skills, files))
 }
 
 /// One skill folder's SKILL.md, checked, with what `bank.json` adds.
@@ -591,11 +594,13 @@ fn imported_skill(
     })
 }
 
+/// `file_of` names the file a skill was read from, for a rejection.
 fn finish_import(
     dir: &Path,
     json_path: &Path,
     skills: Vec<Skill>,
     json: Option<SkillBank>,
+    file_of: &dyn Fn(&str) -> PathBuf,
 ) -> Result<SkillBank, DesignerError> {
     if let Some(b) = &json {
         for s in b.skills() {
@@ -628,11 +633,7 @@ fn finish_import(
     // for a skill's exact text (with its rule, reason and approver) still counts
     for s in bank.skills() {
         if let Some(f) = crate::guard::finding_for(&bank, s) {
-            return Err(invalid(
-                &s.name,
-                &dir.join(&s.name).join(SKILL_FILE),
-                format!("safety: {f}"),
-            ));
+            return Err(invalid(&s.name, &file_of(&s.name), format!("safety: {f}")));
         }
     }
     Ok(bank)

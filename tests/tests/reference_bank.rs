@@ -60,6 +60,21 @@ fn fidelity_python() -> Option<PathBuf> {
     }
 }
 
+/// Run `scripts/fidelity/<script>` with `py`; its stdout (a failure shows its stderr).
+fn run_script(py: &Path, script: &str, args: &[&std::ffi::OsStr]) -> Vec<u8> {
+    let out = Command::new(py)
+        .arg(root().join("scripts/fidelity").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 fn write_initial_bank(reference: &Path, out: &Path, extra: &[&str]) {
     let st = Command::new("bash")
         .arg(root().join("scripts/fidelity/reference-initial-bank.sh"))
@@ -118,21 +133,17 @@ fn the_skill_embeddings_equal_the_references_op_encoder() {
         println!("skipped: no MiniLM asset at {}", minilm.display());
         return;
     }
-    let out = Command::new(&py)
-        .arg(root().join("scripts/fidelity/reference_op_embeddings.py"))
-        .arg("--reference")
-        .arg(&reference)
-        .arg("--minilm")
-        .arg(&minilm)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_script(
+        &py,
+        "reference_op_embeddings.py",
+        &[
+            "--reference".as_ref(),
+            reference.as_os_str(),
+            "--minilm".as_ref(),
+            minilm.as_os_str(),
+        ],
     );
-    let theirs: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(&out.stdout).unwrap();
+    let theirs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&out).unwrap();
     let d = tempfile::tempdir().unwrap();
     let file = d.path().join("initial.json");
     write_initial_bank(&reference, &file, &[]);
@@ -179,18 +190,15 @@ fn a_reference_checkpoint_with_its_real_operations_imports_and_evaluates() {
     let Some(py) = fidelity_python() else { return };
     let d = tempfile::tempdir().unwrap();
     let pt = d.path().join("real.pt");
-    let out = Command::new(&py)
-        .arg(root().join("scripts/fidelity/reference_checkpoint_real_ops.py"))
-        .arg("--reference")
-        .arg(&reference)
-        .arg("--pt")
-        .arg(&pt)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_script(
+        &py,
+        "reference_checkpoint_real_ops.py",
+        &[
+            "--reference".as_ref(),
+            reference.as_os_str(),
+            "--pt".as_ref(),
+            pt.as_os_str(),
+        ],
     );
     let run = d.path().join("run");
     let imported =

@@ -47,9 +47,9 @@ pub struct CachedLlm {
 }
 
 /// The cache key of a request for a backend: sha256 over the backend id, messages and
-/// every sampling parameter (the seed as sent: the request's, else the backend's
-/// [`Llm::default_seed`], which [`CachedLlm`] fills in before keying).
-pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
+/// every sampling parameter, the seed as sent (the request's, else `default_seed`, the
+/// backend's [`Llm::default_seed`]).
+pub fn cache_key(backend_id: &str, req: &ChatRequest, default_seed: Option<u64>) -> String {
     let mut v = serde_json::json!({
         "backend": backend_id,
         "messages": req.messages,
@@ -57,7 +57,7 @@ pub fn cache_key(backend_id: &str, req: &ChatRequest) -> String {
         "top_p": req.top_p,
         "max_tokens": req.max_tokens,
         "stop": req.stop,
-        "seed": req.seed,
+        "seed": req.seed.or(default_seed),
     });
     // a structured request is another request (keys of free requests are unchanged)
     if let (Some(rs), Some(o)) = (&req.response_schema, v.as_object_mut()) {
@@ -210,16 +210,7 @@ impl Llm for CachedLlm {
         if self.mode == CacheMode::Off {
             return self.inner.chat(req);
         }
-        let key = match (req.seed, self.inner.default_seed()) {
-            (None, Some(seed)) => cache_key(
-                &self.inner.id(),
-                &ChatRequest {
-                    seed: Some(seed),
-                    ..req.clone()
-                },
-            ),
-            _ => cache_key(&self.inner.id(), req),
-        };
+        let key = cache_key(&self.inner.id(), req, self.inner.default_seed());
         if let Some(hit) = self.lookup(&key)? {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit);
@@ -274,7 +265,7 @@ mod tests {
         let before = ChatRequest::new(vec![Message::user("old")]);
         old.execute(
             "INSERT INTO responses VALUES (?1, 'cut', '{}', 'stored', 1, 2, 3)",
-            params![cache_key("cut", &before)],
+            params![cache_key("cut", &before, None)],
         )
         .unwrap();
         drop(old);
@@ -289,15 +280,15 @@ mod tests {
         assert!(again.cached && again.truncated, "{again:?}");
     }
 
-    /// A backend that sends a seed of its own.
-    struct Seeded(Option<u64>);
-    impl Llm for Seeded {
+    /// Echoes the prompt; sends its seed (if any) with every request.
+    struct Echo(Option<u64>);
+    impl Llm for Echo {
         fn id(&self) -> String {
-            "seeded".into()
+            "echo".into()
         }
-        fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
             Ok(ChatResponse {
-                text: "reply".into(),
+                text: format!("you said: {}", req.messages[0].content),
                 usage: Usage::default(),
                 latency_ms: 1,
                 cached: false,
@@ -314,32 +305,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("c.sqlite");
         let req = ChatRequest::new(vec![Message::user("q")]);
-        let rw = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReadWrite).unwrap();
+        let rw = CachedLlm::new(Arc::new(Echo(None)), &db, CacheMode::ReadWrite).unwrap();
         rw.chat(&req).unwrap();
         drop(rw);
         // a reply cached without a seed is not the reply to the same request sent with one
-        let seeded =
-            CachedLlm::new(Arc::new(Seeded(Some(42))), &db, CacheMode::ReplayOnly).unwrap();
+        let seeded = CachedLlm::new(Arc::new(Echo(Some(42))), &db, CacheMode::ReplayOnly).unwrap();
         assert!(matches!(seeded.chat(&req), Err(LlmError::CacheMiss { .. })));
-        let unseeded = CachedLlm::new(Arc::new(Seeded(None)), &db, CacheMode::ReplayOnly).unwrap();
+        let unseeded = CachedLlm::new(Arc::new(Echo(None)), &db, CacheMode::ReplayOnly).unwrap();
         assert!(unseeded.chat(&req).unwrap().cached);
-    }
-
-    /// Echoes the prompt.
-    struct Echo;
-    impl Llm for Echo {
-        fn id(&self) -> String {
-            "echo".into()
-        }
-        fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-            Ok(ChatResponse {
-                text: format!("you said: {}", req.messages[0].content),
-                usage: Usage::default(),
-                latency_ms: 1,
-                cached: false,
-                truncated: false,
-            })
-        }
     }
 
     #[test]
@@ -347,7 +320,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("c.sqlite");
         let key = "sk-proj-9f8e7d6c5b4a39281706";
-        let rw = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReadWrite).unwrap();
+        let rw = CachedLlm::new(Arc::new(Echo(None)), &db, CacheMode::ReadWrite).unwrap();
         let secret = ChatRequest::new(vec![Message::user(format!("my key is {key}"))]);
         assert!(
             rw.chat(&secret).unwrap().text.contains(key),
@@ -364,7 +337,7 @@ mod tests {
             "the key is in {}",
             db.display()
         );
-        let replay = CachedLlm::new(Arc::new(Echo), &db, CacheMode::ReplayOnly).unwrap();
+        let replay = CachedLlm::new(Arc::new(Echo(None)), &db, CacheMode::ReplayOnly).unwrap();
         assert!(replay.chat(&plain).unwrap().cached);
         assert!(matches!(
             replay.chat(&secret),

@@ -16,7 +16,7 @@ pub(super) static RULES: &[Rule] = &[
             r"{SEND}~6{DATA}~8{OUTSIDE}",
         ],
         scope: Scope::Clause,
-        stand_down: &[Mentioned, 
+        stand_down: &[Mentioned,
             Negated,
             Refused,
             Quoted,
