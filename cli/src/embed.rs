@@ -23,6 +23,13 @@ pub struct EmbedArgs {
     /// Texts per request to the server.
     #[arg(long, default_value_t = 32)]
     texts_per_request: usize,
+    /// With `--base-url`: seconds one request may take before it counts as failed.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    timeout: u64,
+    /// With `--base-url`: retries of a failed request (so a hung server costs at most
+    /// `timeout x (1 + max_retries)` seconds).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_retries: u32,
     /// Print one JSON array of floats per line, in input order, and nothing else.
     #[arg(long)]
     json: bool,
@@ -71,6 +78,15 @@ fn open_encoder(a: &EmbedArgs) -> anyhow::Result<(Arc<dyn TextEncoder>, String)>
         e.http.base_urls = vec![url.clone()];
         e.http.model = model;
         e.texts_per_request = a.texts_per_request;
+        if a.timeout == 0 || a.timeout > 86_400 {
+            bail!("--timeout must be 1 to 86400 seconds, got {}", a.timeout);
+        }
+        if a.max_retries > 100 {
+            bail!("--max-retries must be at most 100, got {}", a.max_retries);
+        }
+        e.http.timeout_secs = a.timeout;
+        e.http.max_retries = a.max_retries;
+        e.http.probe_timeout_secs = e.http.probe_timeout_secs.min(a.timeout);
         let enc = memskill_trainer::backends::embedding_server(&e, "--base-url", &mut Vec::new())?;
         return Ok((enc, url.clone()));
     }

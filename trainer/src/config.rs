@@ -8,6 +8,8 @@ use anyhow::{bail, Context, Result};
 use memskill_core::serde_opt::empty_is_none;
 use serde::{Deserialize, Serialize};
 
+pub mod limits;
+
 pub use crate::registry::Dataset;
 pub use memskill_alfworld::{ActorKind, ReplyMatch};
 pub use memskill_controller::{
@@ -1272,11 +1274,15 @@ impl AlfworldConfig {
                 a.same_type_prob
             );
         }
-        if a.train_chunk_tokens == 0
-            || a.eval_chunk_tokens == 0
-            || a.eval_chunk_overlap >= a.eval_chunk_tokens
-        {
-            bail!("alfworld chunk sizes must be >= 1 and eval_chunk_overlap < eval_chunk_tokens");
+        if a.train_chunk_tokens == 0 || a.eval_chunk_tokens == 0 {
+            bail!("alfworld.train_chunk_tokens and alfworld.eval_chunk_tokens must be >= 1");
+        }
+        if a.eval_chunk_overlap >= a.eval_chunk_tokens {
+            bail!(
+                "alfworld.eval_chunk_overlap ({}) must be below alfworld.eval_chunk_tokens ({})",
+                a.eval_chunk_overlap,
+                a.eval_chunk_tokens
+            );
         }
         Ok(())
     }
@@ -1415,6 +1421,9 @@ impl RawConfig {
             bail!("config {origin}: unknown key `{bad}`");
         }
         cfg.validate().with_context(|| format!("config {origin}"))?;
+        // the keys as written too: a key of another backend is kept out of the resolved
+        // config but must still hold a value that backend could use
+        limits::check(&user).with_context(|| format!("config {origin}"))?;
         Ok(cfg)
     }
 }
@@ -1462,26 +1471,6 @@ impl Config {
                 bail!("{key} must be >= 1, got 0");
             }
         }
-        // sizes that become allocations: a typo of a few zeros must be an error naming the key,
-        // not an abort (policy.hidden = 1e9 asked for 512 GB; issue 46)
-        for (key, v, max, why) in [
-            (
-                "policy.hidden",
-                self.policy.hidden,
-                16_384,
-                "its hidden x hidden layer is 1 GiB of f32 at the limit",
-            ),
-            (
-                "encoder.dim",
-                self.encoder.dim,
-                65_536,
-                "the hashing encoder's vector size",
-            ),
-        ] {
-            if v > max {
-                bail!("{key} must be at most {max} ({why}), got {v}");
-            }
-        }
         self.validate_data()?;
         self.validate_embedding_servers()?;
         self.validate_designer()?;
@@ -1495,7 +1484,9 @@ impl Config {
         if self.concurrency.episodes == 0 || self.concurrency.queries == 0 {
             bail!("concurrency.episodes and concurrency.queries must be >= 1");
         }
-        self.alfworld.validate()
+        self.alfworld.validate()?;
+        let table = toml::Table::try_from(self).context("serialising the config")?;
+        limits::check(&table)
     }
 
     /// The embeddings servers in use (`encoder.kind` / `memory.retriever` = "openai").
@@ -2022,8 +2013,13 @@ mod tests {
             let e = format!("{:#}", e.unwrap_err());
             assert!(e.contains(want), "{set}: {e}");
         }
-        // not in use: not checked
-        Config::from_toml_str("", &sets(&["encoder.openai.texts_per_request=0"]), "t").unwrap();
+        // not in use: still held to its range (issue 46: every numeric key, at load)
+        let e = Config::from_toml_str("", &sets(&["encoder.openai.texts_per_request=0"]), "t");
+        let e = format!("{:#}", e.unwrap_err());
+        assert!(
+            e.contains("encoder.openai.texts_per_request must be in [1, 100000]"),
+            "{e}"
+        );
     }
 
     #[test]

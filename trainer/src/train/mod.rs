@@ -7,6 +7,7 @@
 //! episodes come from a [`Benchmark`](crate::benchmark::Benchmark).
 
 mod files;
+pub mod lock;
 mod progress;
 mod rollout;
 mod setup;
@@ -119,6 +120,8 @@ pub struct Trainer<'c> {
     /// TensorBoard / MLflow (`[tracking]`).
     tracker: Tracker,
     out: TrainOutcome,
+    /// Held for the trainer's life: one writer per run.
+    _lock: lock::RunLock,
 }
 
 impl Trainer<'_> {

@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::files::{filter_timings, history_row};
+use super::lock::RunLock;
 use super::progress::Progress;
 use super::{RunFiles, TrainOptions, TrainOutcome, Trainer};
 use crate::benchmark::Benchmark;
@@ -39,6 +40,12 @@ impl<'c> Trainer<'c> {
             dir,
         };
         let bench = crate::benchmark::open(cfg)?;
+        // an existing run is locked before it is read: a second writer stops here
+        let early_lock = if files.dir.is_dir() {
+            Some(RunLock::acquire(&files.dir)?)
+        } else {
+            None
+        };
         let start = if opts.resume {
             Start::Resume(Box::new(load_resume(&files)?))
         } else {
@@ -52,7 +59,7 @@ impl<'c> Trainer<'c> {
         };
         // every template rendered once with sample data before the run directory exists
         crate::prompts::load(cfg.prompts.dir.as_deref())?;
-        let rt = create_run_dir(cfg, &files, bench.as_ref())?;
+        let (rt, lock) = create_run_dir(cfg, &files, bench.as_ref(), early_lock)?;
         write_atomic(&files.dir.join("config.toml"), files.config_toml.as_bytes())?;
         let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)
             .context("building the controller")?;
@@ -101,6 +108,7 @@ impl<'c> Trainer<'c> {
             log_lines,
             tracker,
             out,
+            _lock: lock,
         })
     }
 }
@@ -119,6 +127,7 @@ fn restore(
                 .load_bytes(&ck.controller)
                 .context("restoring the controller from the checkpoint")?;
             truncate_to(&files.metrics, ck.state.metrics_len)?;
+            check_steps_increase(&files.metrics)?;
             truncate_to(&files.invocations, ck.state.invocations_len)?;
             filter_timings(&files.timings, ck.state.update_step)?;
             (ck.state, ck.bank, ck.evolution, ck.pool)
@@ -138,6 +147,33 @@ fn restore(
 }
 
 /// The latest checkpoint of the run, refused when the config differs from the run's.
+/// `--resume` refuses a metrics log whose update steps do not increase (two writers
+/// interleaved their lines): resuming it would train on a history that never happened.
+fn check_steps_increase(metrics: &std::path::Path) -> Result<()> {
+    let text = std::fs::read_to_string(metrics)
+        .with_context(|| format!("--resume: reading {}", metrics.display()))?;
+    let mut last: Option<u64> = None;
+    for (i, line) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).with_context(|| {
+            format!("--resume: {} line {} is not JSON", metrics.display(), i + 1)
+        })?;
+        if v.get("type").and_then(|t| t.as_str()) != Some("update") {
+            continue;
+        }
+        let step = v.get("step").and_then(|s| s.as_u64());
+        match (last, step) {
+            (_, None) => bail!("--resume: {} line {}: an update without a step", metrics.display(), i + 1),
+            (Some(prev), Some(s)) if s <= prev => bail!(
+                "--resume: {} line {}: update step {s} after step {prev}; the steps must increase (two processes wrote this run?): start a new run",
+                metrics.display(),
+                i + 1
+            ),
+            (_, s) => last = s,
+        }
+    }
+    Ok(())
+}
+
 fn load_resume(files: &RunFiles) -> Result<Checkpoint> {
     let dir = pointer(&files.dir, "latest")?
         .with_context(|| format!("--resume: {} has no checkpoint yet", files.dir.display()))?;
@@ -154,10 +190,20 @@ fn load_resume(files: &RunFiles) -> Result<Checkpoint> {
 
 /// Create the run directory, then the backends (the response cache lives in it) and the
 /// prompts: on failure a run directory this call created is removed again.
-fn create_run_dir(cfg: &Config, files: &RunFiles, bench: &dyn Benchmark) -> Result<Runtime> {
+fn create_run_dir(
+    cfg: &Config,
+    files: &RunFiles,
+    bench: &dyn Benchmark,
+    lock: Option<RunLock>,
+) -> Result<(Runtime, RunLock)> {
     let dir = &files.dir;
     let created = !dir.exists();
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // a run another process created a moment ago is its: refused, and not removed
+    let lock = match lock {
+        Some(l) => l,
+        None => RunLock::acquire(dir)?,
+    };
     crate::checkpoint::clean_stale(dir)?;
     let setup = (|| -> Result<Runtime> {
         let rt = Runtime::build(cfg, dir, bench.oracle_samples(), false)?;
@@ -168,7 +214,7 @@ fn create_run_dir(cfg: &Config, files: &RunFiles, bench: &dyn Benchmark) -> Resu
     if setup.is_err() && created {
         let _ = std::fs::remove_dir_all(dir);
     }
-    setup
+    Ok((setup?, lock))
 }
 
 /// The loop state of a fresh run: nothing done, the batch RNG seeded from the run seed.
@@ -188,5 +234,30 @@ fn fresh_state(cfg: &Config, bank: &SkillBank) -> TrainState {
         stopped_early: false,
         bank_history: vec![history_row(0, 0, None, "start", bank, String::new())],
         solved: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_steps_increase;
+
+    #[test]
+    fn a_metrics_log_whose_steps_do_not_increase_is_refused_by_line() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("metrics.jsonl");
+        let line = |t: &str, s: u64| format!("{{\"type\":\"{t}\",\"step\":{s}}}\n");
+        std::fs::write(
+            &p,
+            [line("update", 1), line("eval", 1), line("update", 2)].concat(),
+        )
+        .unwrap();
+        check_steps_increase(&p).unwrap();
+        // what two writers 0.3 s apart left (issue 46): 1, 1, 2, 3, 2, ...
+        std::fs::write(&p, [line("update", 1), line("update", 1)].concat()).unwrap();
+        let e = format!("{:#}", check_steps_increase(&p).unwrap_err());
+        assert!(e.contains("line 2: update step 1 after step 1"), "{e}");
+        std::fs::write(&p, "{\"type\":\"update\"\n").unwrap();
+        let e = format!("{:#}", check_steps_increase(&p).unwrap_err());
+        assert!(e.contains("line 1 is not JSON"), "{e}");
     }
 }
