@@ -6,9 +6,7 @@ use anyhow::{bail, Context};
 use clap::Subcommand;
 use memskill_core::fsio::{is_within as fs_within, WriteGuard};
 use memskill_core::SkillBank;
-use memskill_designer::{
-    bank_diff, export_bank, import_bank_with, load_bank, validate_dir, LinkPolicy,
-};
+use memskill_designer::{bank_diff, export_bank, import_bank_opts, load_bank, LinkPolicy};
 use memskill_trainer::fsutil::write_output;
 
 #[derive(Subcommand)]
@@ -59,11 +57,21 @@ pub enum SkillsCmd {
         /// Follow symbolic links that lead out of the imported folder (refused by default).
         #[arg(long)]
         follow_links: bool,
+        /// Take files that differ from the export's manifest.sha256 as they are (hand
+        /// edits); without it such a folder is refused, since a mix of two exports looks
+        /// the same.
+        #[arg(long)]
+        accept_edits: bool,
     },
-    /// Validate an exported skills directory (names, lengths, placeholders, safety scan).
+    /// Validate an exported skills directory (names, lengths, placeholders, safety scan,
+    /// the export's manifest).
     Validate {
         /// Exported skills directory.
         dir: PathBuf,
+        /// Files differing from the export's manifest.sha256 are hand edits to check, not
+        /// an error.
+        #[arg(long)]
+        accept_edits: bool,
     },
     /// Does each skill help on a dataset slice? Three modes on the same spans and seeds:
     /// without the skill, its version in --old, and with it; the delta with a 95% bootstrap
@@ -346,9 +354,11 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
             out,
             force,
             follow_links,
-        } => import(&dir, &out, force, follow_links)?,
-        SkillsCmd::Validate { dir } => {
-            let names = validate_dir(&dir)
+            accept_edits,
+        } => import(&dir, &out, force, follow_links, accept_edits)?,
+        SkillsCmd::Validate { dir, accept_edits } => {
+            let names = import_bank_opts(&dir, LinkPolicy::InsideOnly, accept_edits)
+                .map(|b| b.names().into_iter().map(String::from).collect::<Vec<_>>())
                 .with_context(|| format!("{} is not a valid skills directory", dir.display()))?;
             println!(
                 "ok: {} skills valid in {}: {}",
@@ -425,7 +435,13 @@ fn export(src: &Path, out: &Path, force: bool) -> anyhow::Result<()> {
 }
 
 /// `skills import`: the skills folders in `dir` as a bank file `out`.
-fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Result<()> {
+fn import(
+    dir: &Path,
+    out: &Path,
+    force: bool,
+    follow_links: bool,
+    accept_edits: bool,
+) -> anyhow::Result<()> {
     let guard = WriteGuard::new("--out", force).input(dir);
     guard.check(out)?;
     let links = if follow_links {
@@ -449,7 +465,7 @@ fn import(dir: &Path, out: &Path, force: bool, follow_links: bool) -> anyhow::Re
         }
         load_bank(dir)
     } else {
-        import_bank_with(dir, links)
+        import_bank_opts(dir, links, accept_edits)
     }
     .with_context(|| format!("cannot import {}", dir.display()))?;
     write_bank(&bank, out, &guard)?;

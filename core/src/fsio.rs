@@ -10,6 +10,9 @@
 //!   never over an existing file unless forced, never onto one of the command's inputs (not
 //!   even when forced), and the temporary file is removed on every error (a full disk leaves
 //!   nothing behind).
+//! - [`write_folder_atomic`]: a whole folder (an exported skill bank) written next to its
+//!   place, a `manifest.sha256` of every file last, then swapped in with one atomic rename;
+//!   [`check_folder_manifest`] is the reader's half.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -274,6 +277,233 @@ pub fn write_atomic_with(
         .map_err(|e| io_err("fsync of directory", dir, e))
 }
 
+/// The manifest [`write_folder_atomic`] writes last: `sha256sum` format (`<hex>  <path>`),
+/// so `sha256sum -c manifest.sha256` checks a folder by hand too.
+pub const FOLDER_MANIFEST: &str = "manifest.sha256";
+
+/// Whether `pid` names a live process (signal 0; EPERM: alive under another user).
+fn pid_alive(pid: i32) -> bool {
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0
+            || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+}
+
+/// Swaps `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`); false where the file
+/// system cannot (then the caller renames twice).
+fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))
+    };
+    let (ca, cb) = (c(a)?, c(b)?);
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Writes the folder `dir` as exactly `files` (paths relative to it) plus
+/// [`FOLDER_MANIFEST`], so that a crash at any moment leaves the old folder or the new one,
+/// never a mix: the files go into a sibling `.<name>.export-<pid>` (each fsynced), the
+/// manifest last, then one atomic exchange puts it in place and the old folder is removed.
+/// Temp folders a dead process left next to `dir` are removed first. `dir` must not be a
+/// symbolic link (the caller refuses one, naming its option).
+pub fn write_folder_atomic(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<(), FsError> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| refused("folder", dir, "has no name"))?;
+    fs::create_dir_all(parent).map_err(|e| io_err("creating", parent, e))?;
+    remove_dead_temps(parent, name)?;
+    let tmp = parent.join(format!(".{name}.export-{}", std::process::id()));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(|e| io_err("removing", &tmp, e))?;
+    }
+    let res = (|| -> Result<(), FsError> {
+        fs::create_dir(&tmp).map_err(|e| io_err("creating", &tmp, e))?;
+        let mut manifest: Vec<(String, String)> = Vec::new();
+        for (rel, bytes) in files {
+            let path = tmp.join(rel);
+            let d = path.parent().unwrap_or(&tmp);
+            fs::create_dir_all(d).map_err(|e| io_err("creating", d, e))?;
+            write_synced(&path, bytes)?;
+            manifest.push((rel.to_string_lossy().into_owned(), crate::sha256_hex(bytes)));
+        }
+        manifest.sort();
+        let text: String = manifest
+            .iter()
+            .map(|(p, h)| format!("{h}  {p}\n"))
+            .collect();
+        write_synced(&tmp.join(FOLDER_MANIFEST), text.as_bytes())?;
+        sync_dirs(&tmp)
+    })();
+    if let Err(e) = res {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    swap_in(&tmp, dir, parent, name)
+}
+
+/// `tmp` put in the place of `dir` (exchanged, or renamed twice where the file system cannot
+/// exchange), the old folder removed, the parent fsynced.
+fn swap_in(tmp: &Path, dir: &Path, parent: &Path, name: &str) -> Result<(), FsError> {
+    let exists = fs::symlink_metadata(dir).is_ok();
+    let swapped = if exists {
+        match exchange(tmp, dir) {
+            Ok(true) => true,
+            Ok(false) => {
+                let old = parent.join(format!(".{name}.replaced-{}", std::process::id()));
+                fs::rename(dir, &old).map_err(|e| io_err("moving aside", dir, e))?;
+                fs::rename(tmp, dir).map_err(|e| io_err("moving into place", dir, e))?;
+                fs::remove_dir_all(&old).map_err(|e| io_err("removing", &old, e))?;
+                false
+            }
+            Err(e) => {
+                let _ = fs::remove_dir_all(tmp);
+                return Err(io_err("replacing", dir, e));
+            }
+        }
+    } else {
+        fs::rename(tmp, dir).map_err(|e| io_err("moving into place", dir, e))?;
+        false
+    };
+    if swapped {
+        // `tmp` now holds the old folder
+        fs::remove_dir_all(tmp).map_err(|e| io_err("removing the old folder", tmp, e))?;
+    }
+    File::open(parent)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("fsync of directory", parent, e))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+    (|| {
+        let mut f = File::create(path)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })()
+    .map_err(|e| io_err("writing", path, e))
+}
+
+/// fsync of `dir` and every folder below it.
+fn sync_dirs(dir: &Path) -> Result<(), FsError> {
+    for e in fs::read_dir(dir).map_err(|e| io_err("reading", dir, e))? {
+        let e = e.map_err(|e| io_err("reading", dir, e))?;
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            sync_dirs(&e.path())?;
+        }
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("fsync of directory", dir, e))
+}
+
+/// Removes `.<name>.export-<pid>` and `.<name>.replaced-<pid>` folders next to `dir` whose
+/// process is gone (a crash in the middle of [`write_folder_atomic`]).
+fn remove_dead_temps(parent: &Path, name: &str) -> Result<(), FsError> {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let f = e.file_name().to_string_lossy().into_owned();
+        let pid = [".export-", ".replaced-"].iter().find_map(|tag| {
+            f.strip_prefix(&format!(".{name}{tag}"))
+                .and_then(|p| p.parse::<i32>().ok())
+        });
+        let real_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        let stale = pid.is_some_and(|p| p as u32 == std::process::id() || !pid_alive(p));
+        if real_dir && stale {
+            let p = e.path();
+            fs::remove_dir_all(&p)
+                .map_err(|err| io_err("removing the stale temp folder", &p, err))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks the folder `dir` against its [`FOLDER_MANIFEST`]: every file it lists is there
+/// with its hash, and every regular file of the folder (hidden ones aside) is listed. Returns
+/// false when there is no manifest (a folder written by hand or by an older memskill).
+pub fn check_folder_manifest(dir: &Path) -> Result<bool, FsError> {
+    let mpath = dir.join(FOLDER_MANIFEST);
+    if fs::symlink_metadata(&mpath).is_err() {
+        return Ok(false);
+    }
+    let text = read_user_text(&mpath, SMALL_FILE_LIMIT, "manifest")?;
+    let mismatch = |p: &Path, why: &str| {
+        refused(
+            "file",
+            p,
+            format!("{why} {FOLDER_MANIFEST} (a mix of two exports, or a hand edit)"),
+        )
+    };
+    let mut listed = std::collections::BTreeSet::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some((hash, rel)) = line.split_once("  ") else {
+            return Err(refused(
+                "manifest",
+                &mpath,
+                format!("line {} is not `<sha256>  <path>`", i + 1),
+            ));
+        };
+        if rel
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..")
+        {
+            return Err(refused(
+                "manifest",
+                &mpath,
+                format!("line {}: path {rel:?} leaves the folder", i + 1),
+            ));
+        }
+        let path = dir.join(rel);
+        let bytes = read_user_file(&path, SMALL_FILE_LIMIT, "exported file")
+            .map_err(|_| mismatch(&path, "is missing or unreadable, but listed in"))?;
+        if crate::sha256_hex(&bytes) != hash {
+            return Err(mismatch(&path, "does not match its hash in"));
+        }
+        listed.insert(path);
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d)
+            .map_err(|e| io_err("reading", &d, e))?
+            .flatten()
+        {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') || p == mpath {
+                continue;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() && !listed.contains(&p) => {
+                    return Err(mismatch(&p, "is not listed in"))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +531,57 @@ mod tests {
                 .to_string();
             assert!(e.contains("a FIFO"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_folder_is_replaced_whole_with_a_manifest_that_catches_a_mix() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("exp");
+        let files = |tag: &str| {
+            vec![
+                (PathBuf::from("a/SKILL.md"), format!("a {tag}").into_bytes()),
+                (PathBuf::from("b/SKILL.md"), format!("b {tag}").into_bytes()),
+                (
+                    PathBuf::from("bank.json"),
+                    format!("{{\"{tag}\": 1}}").into_bytes(),
+                ),
+            ]
+        };
+        write_folder_atomic(&out, &files("one")).unwrap();
+        assert!(check_folder_manifest(&out).unwrap());
+        // a dead process's temp folder next to it is removed by the next write
+        let dead = d.path().join(".exp.export-999999999");
+        fs::create_dir(&dead).unwrap();
+        write_folder_atomic(&out, &files("two")).unwrap();
+        assert!(!dead.exists());
+        assert_eq!(fs::read(out.join("a/SKILL.md")).unwrap(), b"a two");
+        let mut names: Vec<_> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, vec!["exp"]);
+        // a file of another export (what a kill in the middle of an old-style export left)
+        fs::write(out.join("a/SKILL.md"), b"a one").unwrap();
+        let e = check_folder_manifest(&out).unwrap_err().to_string();
+        assert!(
+            e.contains("a/SKILL.md") && e.contains("does not match its hash"),
+            "{e}"
+        );
+        fs::write(out.join("a/SKILL.md"), b"a two").unwrap();
+        fs::create_dir(out.join("c")).unwrap();
+        fs::write(out.join("c/SKILL.md"), b"c").unwrap();
+        let e = check_folder_manifest(&out).unwrap_err().to_string();
+        assert!(
+            e.contains("c/SKILL.md") && e.contains("is not listed"),
+            "{e}"
+        );
+        fs::remove_dir_all(out.join("c")).unwrap();
+        fs::remove_file(out.join("bank.json")).unwrap();
+        let e = check_folder_manifest(&out).unwrap_err().to_string();
+        assert!(e.contains("bank.json") && e.contains("missing"), "{e}");
+        fs::remove_file(out.join(FOLDER_MANIFEST)).unwrap();
+        assert!(!check_folder_manifest(&out).unwrap());
     }
 
     #[test]

@@ -329,11 +329,13 @@ pub fn render_releases(bank: &SkillBank) -> String {
     out
 }
 
-/// Write `bank` to `dir` as Agent Skills folders plus `bank.json` and `RELEASES.md`.
-/// Every skill is validated and every target checked first (nothing is written if one
-/// fails): an existing file is replaced only with `force`, and nothing is written through a
-/// symbolic link (a linked skill folder or file is refused, even with `force`). With `force`,
-/// skill folders of a previous export that are no longer in the bank are removed.
+/// Write `bank` to `dir` as Agent Skills folders plus `bank.json`, `RELEASES.md` and a
+/// `manifest.sha256` of every file (written last; [`import_bank`] checks it). Every skill is
+/// validated and every target checked first (nothing is written if one fails): an existing
+/// export is replaced only with `force`, whole and atomically (a crash leaves the old export
+/// or the new one, never a mix: [`fsio::write_folder_atomic`]), and nothing is written
+/// through a symbolic link (a linked `dir`, skill folder or file is refused, even with
+/// `force`). A folder holding anything an export does not write is refused.
 pub fn export_bank(bank: &SkillBank, dir: &Path, force: bool) -> Result<(), DesignerError> {
     let mut files = Vec::new();
     // the guard as on load: the bank's own records are trusted (strict with --rescan), so a
@@ -368,20 +370,65 @@ pub fn export_bank(bank: &SkillBank, dir: &Path, force: bool) -> Result<(), Desi
     files.push((dir.join("bank.json"), json + "\n"));
     files.push((dir.join("RELEASES.md"), render_releases(bank)));
     let guard = WriteGuard::new("skills export", force);
+    refuse_link(dir)?;
     for s in bank.skills() {
         refuse_link(&dir.join(&s.name))?;
     }
     for (path, _) in &files {
         guard.check(path)?;
     }
-    fs::create_dir_all(dir).map_err(|e| DesignerError::io(dir, e))?;
-    if force {
-        remove_stale_folders(bank, dir)?;
+    if fs::symlink_metadata(dir).is_ok() {
+        check_replaceable(dir)?;
     }
-    for (path, text) in &files {
-        let d = path.parent().unwrap_or(dir);
-        fs::create_dir_all(d).map_err(|e| DesignerError::io(d, e))?;
-        fsio::write_atomic(path, text.as_bytes())?;
+    let rel: Vec<(PathBuf, Vec<u8>)> = files
+        .into_iter()
+        .map(|(p, t)| {
+            let r = p.strip_prefix(dir).map(Path::to_path_buf).unwrap_or(p);
+            (r, t.into_bytes())
+        })
+        .collect();
+    fsio::write_folder_atomic(dir, &rel)?;
+    Ok(())
+}
+
+/// An existing export folder is replaced whole, so it may hold only what an export writes
+/// (skill folders holding a SKILL.md, `bank.json`, `RELEASES.md`, the manifest, and the
+/// temp files of an interrupted older export); anything else would be lost and is refused.
+fn check_replaceable(dir: &Path) -> Result<(), DesignerError> {
+    let foreign = |p: &Path| {
+        DesignerError::format(
+            p,
+            "is not part of a skill export; an export replaces the whole folder, so it refuses to remove this (move it away, or export elsewhere)",
+        )
+    };
+    let junk = |name: &str| name.starts_with('.') && name.contains(".tmp-");
+    let top = ["bank.json", "RELEASES.md", fsio::FOLDER_MANIFEST];
+    let md = fs::symlink_metadata(dir).map_err(|e| DesignerError::io(dir, e))?;
+    if !md.is_dir() {
+        return Err(DesignerError::format(dir, "exists and is not a folder"));
+    }
+    for e in fs::read_dir(dir)
+        .map_err(|e| DesignerError::io(dir, e))?
+        .flatten()
+    {
+        let (p, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
+        let t = e.file_type().map_err(|err| DesignerError::io(&p, err))?;
+        if junk(&name) || (t.is_file() && top.contains(&name.as_str())) {
+            continue;
+        }
+        if !t.is_dir() {
+            return Err(foreign(&p));
+        }
+        for f in fs::read_dir(&p)
+            .map_err(|err| DesignerError::io(&p, err))?
+            .flatten()
+        {
+            let fname = f.file_name().to_string_lossy().into_owned();
+            let file = f.file_type().is_ok_and(|t| t.is_file());
+            if !(junk(&fname) || (file && fname == SKILL_FILE)) {
+                return Err(foreign(&f.path()));
+            }
+        }
     }
     Ok(())
 }
@@ -393,24 +440,6 @@ fn refuse_link(p: &Path) -> Result<(), DesignerError> {
             p,
             "is a symbolic link; refusing to write through it (remove the link or export elsewhere)",
         ));
-    }
-    Ok(())
-}
-
-/// Remove the SKILL.md (and the folder, when empty) of exported skills no longer in `bank`;
-/// linked folders are left alone.
-fn remove_stale_folders(bank: &SkillBank, dir: &Path) -> Result<(), DesignerError> {
-    for entry in fs::read_dir(dir).map_err(|e| DesignerError::io(dir, e))? {
-        let entry = entry.map_err(|e| DesignerError::io(dir, e))?;
-        let p = entry.path();
-        let name = entry.file_name().to_string_lossy().to_string();
-        let real_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        let md = p.join(SKILL_FILE);
-        let real_md = fs::symlink_metadata(&md).is_ok_and(|m| m.is_file());
-        if real_dir && real_md && !bank.contains(&name) {
-            fs::remove_file(&md).map_err(|e| DesignerError::io(&md, e))?;
-            let _ = fs::remove_dir(&p); // keeps folders holding other files
-        }
     }
     Ok(())
 }
@@ -468,6 +497,17 @@ pub fn import_bank(dir: &Path) -> Result<SkillBank, DesignerError> {
 
 /// [`import_bank`] with a choice of what to do with links that leave the folder.
 pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, DesignerError> {
+    import_bank_opts(dir, links, false)
+}
+
+/// [`import_bank_with`], and with `accept_edits` the files of an export taken as they are
+/// when they differ from its `manifest.sha256` (hand edits); without it such a folder is
+/// refused, naming the first file that differs (a mix of two exports looks the same).
+pub fn import_bank_opts(
+    dir: &Path,
+    links: LinkPolicy,
+    accept_edits: bool,
+) -> Result<SkillBank, DesignerError> {
     if reference_bank::is_reference_dir(dir) {
         let (skills, files) = read_reference_dir(dir, links)?;
         let by_name: BTreeMap<String, PathBuf> =
@@ -511,7 +551,16 @@ pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, Desi
         skills.push(imported_skill(&fname, &path, &text, json.as_ref())?);
     }
     let file_of = |name: &str| dir.join(name).join(SKILL_FILE);
-    finish_import(dir, &json_path, skills, json, &file_of)
+    let bank = finish_import(dir, &json_path, skills, json, &file_of)?;
+    if !accept_edits {
+        fsio::check_folder_manifest(dir).map_err(|e| {
+            DesignerError::format(
+                dir,
+                format!("{e}: export again, or pass --accept-edits to take the files as they are"),
+            )
+        })?;
+    }
+    Ok(bank)
 }
 
 /// The skills of a folder in the reference's released layout ([`reference_bank`]), in file

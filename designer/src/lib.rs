@@ -44,8 +44,8 @@ pub use evolution::{
     Feedback, FinalState, Rollback, Snapshot, StageDecision,
 };
 pub use export::{
-    bank_diff, export_bank, import_bank, import_bank_with, load_bank, read_bank_unchecked,
-    read_skill_md, render_skill_md, validate_dir, LinkPolicy,
+    bank_diff, export_bank, import_bank, import_bank_opts, import_bank_with, load_bank,
+    read_bank_unchecked, read_skill_md, render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
     activation_not_gated, admit_all, eval_runs_md, failed_run, latency_pct, release_verdict,

@@ -107,7 +107,20 @@ fn hand_edits_count_and_folders_without_bank_json_import() {
         .unwrap()
         .replace("Skip greetings", "Always skip greetings");
     fs::write(&p, text).unwrap();
-    let back = import_bank(dir.path()).unwrap();
+    // the export's manifest names the edited file; accepting edits takes it as it is
+    let e = import_bank(dir.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("insert/SKILL.md")
+            && e.contains("does not match")
+            && e.contains("--accept-edits"),
+        "{e}"
+    );
+    let back = memskill_designer::import_bank_opts(
+        dir.path(),
+        memskill_designer::LinkPolicy::InsideOnly,
+        true,
+    )
+    .unwrap();
     assert!(back
         .get("insert")
         .unwrap()
@@ -115,6 +128,7 @@ fn hand_edits_count_and_folders_without_bank_json_import() {
         .contains("Always skip greetings"));
     assert!(bank_diff(&bank, &back).contains("~ changed `insert`: text"));
     fs::remove_file(dir.path().join("bank.json")).unwrap();
+    fs::remove_file(dir.path().join("manifest.sha256")).unwrap();
     let bare = import_bank(dir.path()).unwrap();
     assert_eq!(bare.names(), back.names());
     assert_eq!(bare.get("noop").unwrap().provenance, ["imported"]);
@@ -259,4 +273,60 @@ fn import_refuses_links_leaving_the_folder_and_fifos() {
         let e = load_bank(&fifo).unwrap_err().to_string();
         assert!(e.contains("FIFO"), "{e}");
     }
+}
+
+/// Issue 46, case 6: an export replaces its folder whole (no mix of two banks, no temp file
+/// left), a mix made by hand or by an older memskill is refused on import by the manifest,
+/// and a linked `--out` or a folder holding other files is refused even with force.
+#[cfg(unix)]
+#[test]
+fn exports_replace_the_folder_whole_and_a_mix_or_a_link_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    let exp = root.path().join("exp");
+    export_bank(&SkillBank::seed(), &a, false).unwrap();
+    export_bank(&evolved_bank(), &b, false).unwrap();
+    export_bank(&SkillBank::seed(), &exp, false).unwrap();
+    export_bank(&evolved_bank(), &exp, true).unwrap();
+    let entries = |d: &std::path::Path| {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(entries(root.path()), ["a", "b", "exp"]);
+    for f in ["insert/SKILL.md", "bank.json", "manifest.sha256"] {
+        assert_eq!(
+            fs::read(exp.join(f)).unwrap(),
+            fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // the issue's mix: one SKILL.md of bank B, the rest of bank A
+    fs::copy(b.join("insert/SKILL.md"), a.join("insert/SKILL.md")).unwrap();
+    let e = import_bank(&a).unwrap_err().to_string();
+    assert!(
+        e.contains("insert/SKILL.md") && e.contains("does not match"),
+        "{e}"
+    );
+    // a linked --out is refused with force, and its target untouched
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&b, &link).unwrap();
+    let e = export_bank(&SkillBank::seed(), &link, true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("symbolic link"), "{e}");
+    assert!(import_bank(&b).is_ok());
+    // a folder holding a file no export writes is not replaced
+    fs::write(b.join("notes.txt"), "mine").unwrap();
+    let e = export_bank(&SkillBank::seed(), &b, true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("notes.txt") && e.contains("not part of a skill export"),
+        "{e}"
+    );
+    assert_eq!(fs::read_to_string(b.join("notes.txt")).unwrap(), "mine");
 }

@@ -94,28 +94,12 @@ pub(super) fn filter_timings(path: &Path, step: u64) -> Result<()> {
     write_atomic(path, body.as_bytes())
 }
 
-/// Write `dir/skills`, next to the old export and swapped in by renames, so a crash leaves a
-/// complete export (the old or the new one), never none.
+/// Write `dir/skills`: the whole folder swapped in atomically by `export_bank`, so a crash
+/// leaves a complete export (the old or the new one), never none and never a mix.
 fn export_skills(dir: &Path, bank: &SkillBank) -> Result<PathBuf> {
     let export = dir.join("skills");
-    let fresh = dir.join(format!(".skills.tmp-{}", std::process::id()));
-    let old = dir.join(format!(".skills-old.tmp-{}", std::process::id()));
-    for p in [&fresh, &old] {
-        if p.exists() {
-            std::fs::remove_dir_all(p).with_context(|| format!("removing {}", p.display()))?;
-        }
-    }
-    memskill_designer::export_bank(bank, &fresh, false)
-        .with_context(|| format!("exporting the final skill bank to {}", fresh.display()))?;
-    if export.exists() {
-        std::fs::rename(&export, &old)
-            .with_context(|| format!("replacing {}", export.display()))?;
-    }
-    std::fs::rename(&fresh, &export)
-        .with_context(|| format!("moving the export to {}", export.display()))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
-    }
+    memskill_designer::export_bank(bank, &export, true)
+        .with_context(|| format!("exporting the final skill bank to {}", export.display()))?;
     Ok(export)
 }
 
