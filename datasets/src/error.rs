@@ -19,6 +19,16 @@ pub enum DatasetError {
     /// The file is larger than the configured limit (`data.max_file_mb`).
     #[error("{file}: {size} bytes is above the limit of {limit} bytes (data.max_file_mb)")]
     TooLarge { file: String, size: u64, limit: u64 },
+    /// One turn (or document) is longer than any conversation turn: its span could not fit
+    /// an executor prompt.
+    #[error("{file}: sample {sample:?}, turn {turn:?}: {bytes} bytes of text in one turn, above the limit of {limit} (a turn this long is not a dialogue turn, and no executor prompt could hold its span); split or remove it")]
+    TurnTooLong {
+        file: String,
+        sample: String,
+        turn: String,
+        bytes: usize,
+        limit: usize,
+    },
     /// Two records carry the same sample id.
     #[error("{file}: {path}: duplicate sample id {id:?} (first at {first})")]
     DuplicateId {

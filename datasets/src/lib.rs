@@ -116,12 +116,36 @@ pub fn load(
     path: &Path,
     opts: &LoadOptions,
 ) -> Result<Vec<Sample>, DatasetError> {
-    match kind {
+    let samples = match kind {
         DatasetKind::Locomo => load_locomo(path, &opts.locomo),
         DatasetKind::LongMemEval => load_longmemeval(path, &opts.longmemeval),
         DatasetKind::HotpotQa => load_hotpotqa_with(path, &opts.hotpotqa),
         DatasetKind::Msc => load_msc(path),
+    }?;
+    check_turn_sizes(samples, &path.display().to_string())
+}
+
+/// The longest text one turn may hold (1 MiB): the longest turn of LoCoMo, LongMemEval and
+/// HotpotQA is a few KB; the executor's prompt holds at most 16 MiB.
+pub const MAX_TURN_BYTES: usize = 1 << 20;
+
+/// Refuses a sample with a turn above [`MAX_TURN_BYTES`], naming it (issue 46: a 500 MB
+/// single-line turn ran for minutes and then failed blaming the executor template).
+fn check_turn_sizes(samples: Vec<Sample>, file: &str) -> Result<Vec<Sample>, DatasetError> {
+    for s in &samples {
+        for t in s.sessions.iter().flat_map(|x| &x.turns) {
+            if t.text.len() > MAX_TURN_BYTES {
+                return Err(DatasetError::TurnTooLong {
+                    file: file.to_string(),
+                    sample: s.id.clone(),
+                    turn: t.id.clone(),
+                    bytes: t.text.len(),
+                    limit: MAX_TURN_BYTES,
+                });
+            }
+        }
     }
+    Ok(samples)
 }
 
 /// [`load`] of an in-memory document (`file` names it in errors; HotpotQA takes the
@@ -132,10 +156,11 @@ pub fn from_json(
     file: &str,
     opts: &LoadOptions,
 ) -> Result<Vec<Sample>, DatasetError> {
-    match kind {
+    let samples = match kind {
         DatasetKind::Locomo => locomo_from_json(root, file, &opts.locomo),
         DatasetKind::LongMemEval => longmemeval_from_json(root, file, &opts.longmemeval),
         DatasetKind::HotpotQa => hotpotqa_from_json(root, file, &opts.hotpotqa),
         DatasetKind::Msc => msc_from_json(root, file),
-    }
+    }?;
+    check_turn_sizes(samples, file)
 }

@@ -99,6 +99,34 @@ fn json<T: Serialize>(v: &T, what: &str) -> Result<Vec<u8>> {
     Ok(b)
 }
 
+/// A failed checkpoint write, said plainly when the disk is full: nothing of `step` was
+/// kept, and the run resumes from the previous checkpoint (or starts again without one).
+fn with_disk_full_hint(e: anyhow::Error, ck: &Path, step: &str) -> anyhow::Error {
+    let full = e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.raw_os_error() == Some(28))
+    });
+    if !full {
+        return e;
+    }
+    let from = match pointer_name(ck) {
+        Some(prev) => format!("`memskill train --resume` continues from {prev}"),
+        None => "start the run again (it has no checkpoint yet)".to_string(),
+    };
+    e.context(format!(
+        "the disk holding {} is full (ENOSPC) while writing checkpoint {step}; its partial folder was removed. Free space, then {from}",
+        ck.display()
+    ))
+}
+
+/// The name `checkpoints/latest` points at, if any.
+fn pointer_name(ck: &Path) -> Option<String> {
+    fs::read_to_string(ck.join("latest"))
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
 impl Checkpoint {
     fn files(&self) -> Result<Vec<(&'static str, Vec<u8>)>> {
         // the bank as written records which guard accepted each skill, so that a later
@@ -131,6 +159,19 @@ impl Checkpoint {
     /// Write into `<run_dir>/checkpoints/step-<n>/` and point `latest` (and `best` when
     /// `is_best`) at it; prune to the last `keep_last` plus the best.
     pub fn save(&self, run_dir: &Path, keep_last: usize, is_best: bool) -> Result<PathBuf> {
+        self.save_with(run_dir, keep_last, is_best, &write_synced)
+    }
+
+    /// [`Checkpoint::save`] with the file writer given (tests inject a full disk). A failed
+    /// write removes the half-written folder; a full disk (ENOSPC) is said as such, with
+    /// the checkpoint the run can still resume from.
+    pub fn save_with(
+        &self,
+        run_dir: &Path,
+        keep_last: usize,
+        is_best: bool,
+        write: &dyn Fn(&Path, &[u8]) -> Result<()>,
+    ) -> Result<PathBuf> {
         let ck = run_dir.join("checkpoints");
         fs::create_dir_all(&ck).with_context(|| format!("creating {}", ck.display()))?;
         let name = format!("step-{}", self.state.update_step);
@@ -139,18 +180,24 @@ impl Checkpoint {
             fs::remove_dir_all(&tmp)
                 .with_context(|| format!("removing stale {}", tmp.display()))?;
         }
-        fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        let mut manifest = Manifest {
-            format_version: FORMAT_VERSION,
-            update_step: self.state.update_step,
-            files: BTreeMap::new(),
-        };
-        for (n, bytes) in self.files()? {
-            write_synced(&tmp.join(n), &bytes)?;
-            manifest.files.insert(n.to_string(), sha256_bytes(&bytes));
+        let written = (|| -> Result<()> {
+            fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+            let mut manifest = Manifest {
+                format_version: FORMAT_VERSION,
+                update_step: self.state.update_step,
+                files: BTreeMap::new(),
+            };
+            for (n, bytes) in self.files()? {
+                write(&tmp.join(n), &bytes)?;
+                manifest.files.insert(n.to_string(), sha256_bytes(&bytes));
+            }
+            write(&tmp.join("manifest.json"), &json(&manifest, "manifest")?)?;
+            fsync_dir(&tmp)
+        })();
+        if let Err(e) = written {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(with_disk_full_hint(e, &ck, &name));
         }
-        write_synced(&tmp.join("manifest.json"), &json(&manifest, "manifest")?)?;
-        fsync_dir(&tmp)?;
         let dest = ck.join(&name);
         if dest.exists() {
             // Only reachable after a crash between the rename and the `latest` update.
@@ -392,6 +439,39 @@ mod tests {
             pool: HardCasePool::new(Default::default()),
             config_toml: String::new(),
         }
+    }
+
+    /// Issue 46, case 9: a full disk while saving leaves no `.tmp-step-<n>` and says so,
+    /// naming the checkpoint the run can resume from.
+    #[test]
+    fn a_full_disk_while_saving_removes_the_partial_checkpoint_and_says_so() {
+        let d = tempfile::tempdir().unwrap();
+        let full = |p: &Path, b: &[u8]| -> Result<()> {
+            if p.ends_with("skill_bank.json") {
+                return Err(std::io::Error::from_raw_os_error(28))
+                    .with_context(|| format!("writing {}", p.display()));
+            }
+            write_synced(p, b)
+        };
+        let ck = checkpoint_with(SkillBank::seed());
+        let e = format!("{:#}", ck.save_with(d.path(), 3, false, &full).unwrap_err());
+        assert!(
+            e.contains("is full (ENOSPC)") && e.contains("start the run again"),
+            "{e}"
+        );
+        let left: Vec<_> = fs::read_dir(d.path().join("checkpoints"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        ck.save(d.path(), 3, false).unwrap();
+        let mut next = checkpoint_with(SkillBank::seed());
+        next.state.update_step = 2;
+        let e = format!(
+            "{:#}",
+            next.save_with(d.path(), 3, false, &full).unwrap_err()
+        );
+        assert!(e.contains("continues from step-1"), "{e}");
     }
 
     /// Issue 12: a checkpoint's bank was evaluated (and resumed) without the safety scan.

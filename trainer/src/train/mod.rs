@@ -85,8 +85,29 @@ pub struct TrainOutcome {
 }
 
 /// Train (or resume) a run. `cfg` is the resolved config; on resume it must be the run's.
+///
+/// A run this call created that fails before its first checkpoint is removed again (it
+/// could not be resumed, and a folder of partial logs would only be mistaken for a run);
+/// the removal happens while the run lock is still held.
 pub fn train(cfg: &Config, opts: &TrainOptions) -> Result<TrainOutcome> {
-    Trainer::open(cfg, opts)?.run()
+    let mut t = Trainer::open(cfg, opts)?;
+    let (created, dir) = (t.created, t.files.dir.clone());
+    let lock = t.lock.take();
+    let res = t.run();
+    let res = match res {
+        Err(e) if created && !dir.join("checkpoints").join("latest").exists() => {
+            match std::fs::remove_dir_all(&dir) {
+                Ok(()) => Err(e.context(format!(
+                    "the run failed before its first checkpoint; its folder {} was removed",
+                    dir.display()
+                ))),
+                Err(_) => Err(e),
+            }
+        }
+        other => other,
+    };
+    drop(lock);
+    res
 }
 
 /// The files of a run directory the loop writes.
@@ -120,8 +141,10 @@ pub struct Trainer<'c> {
     /// TensorBoard / MLflow (`[tracking]`).
     tracker: Tracker,
     out: TrainOutcome,
-    /// Held for the trainer's life: one writer per run.
-    _lock: lock::RunLock,
+    /// Held for the trainer's life (or by [`train`] around it): one writer per run.
+    lock: Option<lock::RunLock>,
+    /// This call made the run folder (a fresh run whose folder did not exist).
+    created: bool,
 }
 
 impl Trainer<'_> {

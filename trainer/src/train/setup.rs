@@ -59,6 +59,7 @@ impl<'c> Trainer<'c> {
         };
         // every template rendered once with sample data before the run directory exists
         crate::prompts::load(cfg.prompts.dir.as_deref())?;
+        let created = early_lock.is_none();
         let (rt, lock) = create_run_dir(cfg, &files, bench.as_ref(), early_lock)?;
         write_atomic(&files.dir.join("config.toml"), files.config_toml.as_bytes())?;
         let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)
@@ -108,7 +109,8 @@ impl<'c> Trainer<'c> {
             log_lines,
             tracker,
             out,
-            _lock: lock,
+            lock: Some(lock),
+            created,
         })
     }
 }
