@@ -288,3 +288,59 @@ fn fuzz_hotpotqa_loader() {
         "hotpotqa_",
     );
 }
+
+/// The entries of a zip, in order.
+fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    use std::io::Read;
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    (0..z.len())
+        .map(|i| {
+            let mut f = z.by_index(i).unwrap();
+            let mut b = Vec::new();
+            f.read_to_end(&mut b).unwrap();
+            (f.name().unwrap().into_owned(), b)
+        })
+        .collect()
+}
+
+/// Issue 46, case 1: the reference-checkpoint reader (pickle graph, tensor views, the
+/// operation bank) on mutated `data.pkl`s inside the fixture's real zip (its storages
+/// kept), and on hand-built hostile tensors.
+#[test]
+fn fuzz_reference_checkpoint_reader() {
+    use memskill_trainer::refimport::torch::craft;
+    let p = root().join("trainer/tests/fixtures/fidelity/reference_checkpoint.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+    let real = hex::decode(v["cases"][0]["input"]["checkpoint_hex"].as_str().unwrap()).unwrap();
+    let entries = zip_entries(&real);
+    let pkl_name = entries
+        .iter()
+        .find(|e| e.0.ends_with("/data.pkl"))
+        .unwrap()
+        .0
+        .clone();
+    let mut seeds = vec![entries.iter().find(|e| e.0 == pkl_name).unwrap().1.clone()];
+    for (w, shape, stride) in [
+        (1, vec![2, 2], vec![2, 1]),
+        (3, vec![1 << 40], vec![1]),
+        (0, vec![100_000_000], vec![0]),
+    ] {
+        seeds.push(craft::tensor_pickle(w, 4, 0, &shape, &stride));
+    }
+    fuzz("reference-checkpoint", seeds, |pkl| {
+        use std::io::Write;
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opt = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for (name, bytes) in &entries {
+            w.start_file(name.as_str(), opt).unwrap();
+            w.write_all(if *name == pkl_name { pkl } else { bytes })
+                .unwrap();
+        }
+        let zipped = w.finish().unwrap().into_inner();
+        let _ = memskill_trainer::refimport::ReferenceCheckpoint::parse(&zipped, "fuzz.pt");
+        let _ =
+            memskill_trainer::refimport::torch::TorchFile::open(&craft::zip(pkl, &[1.0; 4]), "c")
+                .map(|tf| tf.tensor(tf.pickle.root, "t"));
+    });
+}
