@@ -630,5 +630,14 @@ fn approve(
         "approved: skill `{name}`, rule {rule}, by {by}: {reason}\nrecorded in {} (guard record and an `approved` release)",
         path.display()
     );
+    // an export approved as it stands now (edits included): its manifest follows
+    let manifest = bank_path.join(memskill_core::fsio::FOLDER_MANIFEST);
+    if bank_path.is_dir() && manifest.is_file() {
+        memskill_core::fsio::rewrite_folder_manifest(bank_path)?;
+        println!(
+            "{} rewritten for the folder's files as they are now",
+            manifest.display()
+        );
+    }
     Ok(())
 }

@@ -439,6 +439,41 @@ fn remove_dead_temps(parent: &Path, name: &str) -> Result<(), FsError> {
     Ok(())
 }
 
+/// Rewrites `dir`'s [`FOLDER_MANIFEST`] (atomically) for its regular files as they are now
+/// (hidden ones aside): `skills approve` on an export vouches for its current content.
+pub fn rewrite_folder_manifest(dir: &Path) -> Result<(), FsError> {
+    let mpath = dir.join(FOLDER_MANIFEST);
+    let mut lines = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d)
+            .map_err(|e| io_err("reading", &d, e))?
+            .flatten()
+        {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') || p == mpath {
+                continue;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => {
+                    let bytes = read_user_file(&p, SMALL_FILE_LIMIT, "exported file")?;
+                    let rel = p
+                        .strip_prefix(dir)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .into_owned();
+                    lines.push((rel, crate::sha256_hex(&bytes)));
+                }
+                _ => {}
+            }
+        }
+    }
+    lines.sort();
+    let text: String = lines.iter().map(|(p, h)| format!("{h}  {p}\n")).collect();
+    write_atomic(&mpath, text.as_bytes())
+}
+
 /// Checks the folder `dir` against its [`FOLDER_MANIFEST`]: every file it lists is there
 /// with its hash, and every regular file of the folder (hidden ones aside) is listed. Returns
 /// false when there is no manifest (a folder written by hand or by an older memskill).
