@@ -476,20 +476,34 @@ pub fn rewrite_folder_manifest(dir: &Path) -> Result<(), FsError> {
 
 /// Checks the folder `dir` against its [`FOLDER_MANIFEST`]: every file it lists is there
 /// with its hash, and every regular file of the folder (hidden ones aside) is listed. Returns
-/// false when there is no manifest (a folder written by hand or by an older memskill).
+/// false when there is no manifest (a folder written by hand or by an older memskill); the
+/// first difference is an error naming the file.
 pub fn check_folder_manifest(dir: &Path) -> Result<bool, FsError> {
+    match folder_manifest_differences(dir)? {
+        None => Ok(false),
+        Some(d) => match d.into_iter().next() {
+            None => Ok(true),
+            Some((p, why)) => Err(refused(
+                "file",
+                &p,
+                format!("{why} {FOLDER_MANIFEST} (a mix of two exports, or a hand edit)"),
+            )),
+        },
+    }
+}
+
+/// The files of `dir` that differ from its [`FOLDER_MANIFEST`] (with how: `does not match
+/// its hash in`, `is missing or unreadable, but listed in`, `is not listed in`); None when
+/// the folder has no manifest. A malformed manifest is an error.
+pub fn folder_manifest_differences(
+    dir: &Path,
+) -> Result<Option<Vec<(PathBuf, &'static str)>>, FsError> {
     let mpath = dir.join(FOLDER_MANIFEST);
     if fs::symlink_metadata(&mpath).is_err() {
-        return Ok(false);
+        return Ok(None);
     }
     let text = read_user_text(&mpath, SMALL_FILE_LIMIT, "manifest")?;
-    let mismatch = |p: &Path, why: &str| {
-        refused(
-            "file",
-            p,
-            format!("{why} {FOLDER_MANIFEST} (a mix of two exports, or a hand edit)"),
-        )
-    };
+    let mut diffs = Vec::new();
     let mut listed = std::collections::BTreeSet::new();
     for (i, line) in text.lines().enumerate() {
         let Some((hash, rel)) = line.split_once("  ") else {
@@ -510,10 +524,12 @@ pub fn check_folder_manifest(dir: &Path) -> Result<bool, FsError> {
             ));
         }
         let path = dir.join(rel);
-        let bytes = read_user_file(&path, SMALL_FILE_LIMIT, "exported file")
-            .map_err(|_| mismatch(&path, "is missing or unreadable, but listed in"))?;
-        if crate::sha256_hex(&bytes) != hash {
-            return Err(mismatch(&path, "does not match its hash in"));
+        match read_user_file(&path, SMALL_FILE_LIMIT, "exported file") {
+            Err(_) => diffs.push((path.clone(), "is missing or unreadable, but listed in")),
+            Ok(b) if crate::sha256_hex(&b) != hash => {
+                diffs.push((path.clone(), "does not match its hash in"))
+            }
+            Ok(_) => {}
         }
         listed.insert(path);
     }
@@ -529,14 +545,12 @@ pub fn check_folder_manifest(dir: &Path) -> Result<bool, FsError> {
             }
             match e.file_type() {
                 Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() && !listed.contains(&p) => {
-                    return Err(mismatch(&p, "is not listed in"))
-                }
+                Ok(t) if t.is_file() && !listed.contains(&p) => diffs.push((p, "is not listed in")),
                 _ => {}
             }
         }
     }
-    Ok(true)
+    Ok(Some(diffs))
 }
 
 #[cfg(test)]

@@ -501,8 +501,9 @@ pub fn import_bank_with(dir: &Path, links: LinkPolicy) -> Result<SkillBank, Desi
 }
 
 /// [`import_bank_with`], and with `accept_edits` the files of an export taken as they are
-/// when they differ from its `manifest.sha256` (hand edits); without it such a folder is
-/// refused, naming the first file that differs (a mix of two exports looks the same).
+/// when they differ from its `manifest.sha256` (hand edits; a warning names them); without
+/// it such a folder is refused, naming the first file that differs (a mix of two exports
+/// looks the same).
 pub fn import_bank_opts(
     dir: &Path,
     links: LinkPolicy,
@@ -559,6 +560,19 @@ pub fn import_bank_opts(
                 format!("{e}: export again, or pass --accept-edits to take the files as they are"),
             )
         })?;
+    } else if let Some(d) = fsio::folder_manifest_differences(dir)?.filter(|d| !d.is_empty()) {
+        // taken as they are, but never silently: a mix of two exports looks the same
+        let names: Vec<String> = d
+            .iter()
+            .map(|(p, _)| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+            .collect();
+        eprintln!(
+            "warning: {}: {} file(s) differ from its {} (hand edits, or a mix of two exports): {}",
+            dir.display(),
+            names.len(),
+            fsio::FOLDER_MANIFEST,
+            names.join(", ")
+        );
     }
     Ok(bank)
 }
@@ -751,7 +765,9 @@ pub fn load_bank(path: &Path) -> Result<SkillBank, DesignerError> {
         .filter_map(|e| e.ok())
         .any(|e| fs::symlink_metadata(e.path().join(SKILL_FILE)).is_ok());
     if has_skill_folders || reference_bank::is_reference_dir(path) {
-        return import_bank(path);
+        // a bank to show, diff or start from: edits since the export are taken, with a
+        // warning naming them (`skills import` / `validate` refuse them by default)
+        return import_bank_opts(path, LinkPolicy::InsideOnly, true);
     }
     for f in ["bank.json", "skills.json"] {
         if path.join(f).exists() {
