@@ -96,7 +96,7 @@ fs.writeFileSync(process.argv[1] + "/tokenizer_config.json", JSON.stringify(flat
         cat >&2 <<EOF2
 qwen3: $dest is missing or incomplete (needs config.json, tokenizer.json, *.safetensors).
 On a machine that reaches the Hugging Face Hub (pip install huggingface_hub):
-  huggingface-cli download $repo --local-dir "$dest"
+  hf download $repo --local-dir "$dest"
 EOF2
         exit 1
       else

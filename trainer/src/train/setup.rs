@@ -46,17 +46,7 @@ impl<'c> Trainer<'c> {
         } else {
             None
         };
-        let start = if opts.resume {
-            Start::Resume(Box::new(load_resume(&files)?))
-        } else {
-            if pointer(&files.dir, "latest")?.is_some() {
-                bail!(
-                    "run {} already has checkpoints: pass --resume or choose another --run-name",
-                    files.dir.display()
-                );
-            }
-            Start::Fresh(initial_bank(cfg)?)
-        };
+        let start = start_of(cfg, opts, &files)?;
         // every template rendered once with sample data before the run directory exists
         crate::prompts::load(cfg.prompts.dir.as_deref())?;
         let created = early_lock.is_none();
@@ -113,6 +103,21 @@ impl<'c> Trainer<'c> {
             created,
         })
     }
+}
+
+/// Where the run starts: its latest checkpoint (`--resume`), or a fresh bank (refused when
+/// the run already has checkpoints).
+fn start_of(cfg: &Config, opts: &TrainOptions, files: &RunFiles) -> Result<Start> {
+    if opts.resume {
+        return Ok(Start::Resume(Box::new(load_resume(files)?)));
+    }
+    if pointer(&files.dir, "latest")?.is_some() {
+        bail!(
+            "run {} already has checkpoints: pass --resume or choose another --run-name",
+            files.dir.display()
+        );
+    }
+    Ok(Start::Fresh(initial_bank(cfg)?))
 }
 
 /// The loop state, bank, evolution and hard-case pool to start from: a resume's checkpoint
