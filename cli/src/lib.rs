@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 pub mod alfworld;
 pub mod assets;
 pub mod bank;
+pub mod config;
 pub mod data;
 pub mod embed;
 pub mod exec;
@@ -35,6 +36,9 @@ enum Cmd {
     /// Inspect datasets, list the benchmarks.
     #[command(subcommand)]
     Data(data::DataCmd),
+    /// Show a config with where each value came from, or check it before a run.
+    #[command(subcommand)]
+    Config(config::ConfigCmd),
     /// Create, show, export, import, validate and diff skill banks.
     #[command(subcommand)]
     Skills(skills::SkillsCmd),
@@ -97,6 +101,7 @@ where
     memskill_designer::set_rescan(cli.rescan);
     let res = match cli.cmd {
         Cmd::Data(c) => data::run(c),
+        Cmd::Config(c) => config::run(c),
         Cmd::Skills(c) => skills::run(c),
         Cmd::Bank(c) => bank::run(c),
         Cmd::Embed(a) => embed::run(a),

@@ -30,6 +30,10 @@ pub struct TrainArgs {
     /// No progress bars; one log line per update instead.
     #[arg(long)]
     pub no_progress: bool,
+    /// Check the config, data, assets and bank, print the plan (updates, episodes, LLM calls
+    /// per role, the servers it would use), and stop: nothing is made, no server contacted.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(clap::Args)]
@@ -205,6 +209,9 @@ pub fn train(a: TrainArgs) -> Result<()> {
         }
         (None, false) => bail!("--config FILE is required (or --resume --run-name NAME)"),
     };
+    if a.dry_run {
+        return dry_run(&cfg, &a);
+    }
     if !a.resume {
         let bank = memskill_trainer::runtime::initial_bank(&cfg)?;
         if let Some(w) = top_k_warning(
@@ -253,6 +260,26 @@ pub fn train(a: TrainArgs) -> Result<()> {
             cfg.run.name
         );
     }
+    Ok(())
+}
+
+/// `train --dry-run`: the checks of `config check` and the plan of the run.
+fn dry_run(cfg: &Config, a: &TrainArgs) -> Result<()> {
+    let dir = a.runs_dir.join(&cfg.run.name);
+    println!(
+        "dry run: {} run {} ({})",
+        if a.resume { "resume" } else { "a new" },
+        cfg.run.name,
+        dir.display()
+    );
+    let (problems, plan) = crate::config::report(cfg)?;
+    if let Some(p) = plan {
+        print!("{}", p.render(cfg));
+    }
+    if problems > 0 {
+        bail!("{problems} problem(s) above: the run would fail");
+    }
+    println!("ok: nothing was made and no server contacted");
     Ok(())
 }
 

@@ -105,7 +105,7 @@ fn need(dir: &Path, name: &str) -> Result<PathBuf, EncoderError> {
         Ok(p)
     } else {
         Err(EncoderError(format!(
-            "{} not found (run scripts/fetch-assets.sh or `memskill assets fetch`)",
+            "{} not found (scripts/fetch-assets.sh fetches MiniLM and SmolLM2, and for Qwen3-Embedding and contriever prints the `hf download` that gets them)",
             p.display()
         )))
     }

@@ -48,6 +48,10 @@ fn refused(what: &str, path: &Path, reason: impl Into<String>) -> FsError {
 }
 
 fn io_err(what: &str, path: &Path, source: io::Error) -> FsError {
+    if source.kind() == io::ErrorKind::NotFound {
+        // one clean line (the io error's own text would repeat in the error chain)
+        return refused(what, path, "does not exist");
+    }
     FsError::Io {
         what: what.to_string(),
         path: path.to_path_buf(),

@@ -216,3 +216,49 @@ fn a_dead_server_is_named_within_seconds_and_leaves_no_run_directory() {
     assert!(msg.contains("executor"), "{msg}");
     assert!(!d.path().join("dead").exists());
 }
+
+/// Issue 45, item 1: a judge whose every verdict fails (HTTP 500 behind `reward.judge`) is
+/// counted, named with its first error in the error line and the results table, and fails
+/// the evaluation past `eval.max_error_rate`, instead of a silent "-" with 0 errors.
+#[test]
+fn a_failing_judge_is_counted_named_and_fails_the_evaluation() {
+    use memskill_trainer::eval::{evaluate, EvalOptions};
+    let d = tempfile::tempdir().unwrap();
+    let out = train(&cfg("judged", &[]), &opts(d.path())).unwrap();
+    let srv = server(FaultPlan {
+        fail_matching: Some("[Answer to Grade]".into()),
+        ..Default::default()
+    });
+    let eo = EvalOptions {
+        checkpoint: out.run_dir.clone(),
+        out: Some(d.path().join("eval")),
+        sets: vec![
+            "eval.judge=true".into(),
+            "reward.judge.backend=\"openai\"".into(),
+            format!("reward.judge.base_urls=[\"{}\"]", srv.base_url()),
+            "reward.judge.model=\"judge-model\"".into(),
+            "reward.judge.max_retries=0".into(),
+            "reward.judge.backoff_base_ms=0".into(),
+        ],
+        ..Default::default()
+    };
+    let (res, dir) = evaluate(&eo).unwrap();
+    let o = &res.overall;
+    assert!(
+        o.count > 0 && o.errors == 0 && o.judge_errors == o.count,
+        "{o:?}"
+    );
+    let line = res.error_line();
+    assert!(
+        line.contains(&format!(
+            "judge (judge-model) failed on {0} of {0}",
+            o.count
+        )) && line.contains(&srv.base_url()),
+        "{line}"
+    );
+    let e = format!("{:#}", res.check_error_rate().unwrap_err());
+    assert!(e.contains("too many failed LLM calls"), "{e}");
+    assert!(dir.join("failed.json").is_file() && !dir.join("results.json").exists());
+    let md = memskill_trainer::eval::render_results_md(&res);
+    assert!(md.contains(&format!("0 (+{} judge)", o.count)), "{md}");
+}

@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use memskill_core::serde_opt::empty_is_none;
 use serde::{Deserialize, Serialize};
 
+pub mod inspect;
 pub mod limits;
 
 pub use crate::registry::Dataset;
@@ -958,7 +959,11 @@ fn set_path(root: &mut toml::Table, path: &[String], value: toml::Value) -> Resu
 }
 
 /// A config file with its `extends` chain merged in (base first, this file over it).
-fn read_layered(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table> {
+fn read_layered(
+    path: &Path,
+    chain: &mut Vec<PathBuf>,
+    layers: &mut Vec<(String, toml::Table)>,
+) -> Result<toml::Table> {
     // A FIFO or device as the config would block or never end.
     crate::fsutil::check_input_file(path, 64 << 20, "config")?;
     let canon = std::fs::canonicalize(path)
@@ -985,7 +990,9 @@ fn read_layered(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table> {
         .with_context(|| format!("reading config {}", path.display()))?;
     let mut table: toml::Table =
         toml::from_str(&text).with_context(|| format!("parsing config {}", path.display()))?;
-    let Some(ext) = table.remove("extends") else {
+    let ext = table.remove("extends");
+    layers.push((path.display().to_string(), table.clone()));
+    let Some(ext) = ext else {
         return Ok(table);
     };
     let Some(ext) = ext.as_str() else {
@@ -995,7 +1002,7 @@ fn read_layered(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table> {
         );
     };
     let base_path = path.parent().unwrap_or(Path::new(".")).join(ext);
-    let mut base = read_layered(&base_path, chain)
+    let mut base = read_layered(&base_path, chain, layers)
         .with_context(|| format!("config {}: extends {ext}", path.display()))?;
     merge(&mut base, &table);
     Ok(base)
@@ -1019,8 +1026,8 @@ pub const REFERENCE_JUDGE_MODEL: &str = "openai/gpt-oss-120b";
 const LLM_SECTIONS: [&str; 4] = ["executor", "answer.llm", "reward.judge", "designer.llm"];
 
 /// Every leaf key of `user` must exist in `known` (unknown keys are silently dropped by
-/// serde otherwise). Returns the first unknown dotted key.
-fn unknown_key(user: &toml::Table, known: &toml::Table, prefix: &str) -> Option<String> {
+/// serde otherwise): the unknown dotted keys, in order.
+fn unknown_keys(user: &toml::Table, known: &toml::Table, prefix: &str, out: &mut Vec<String>) {
     for (k, v) in user {
         let key = if prefix.is_empty() {
             k.clone()
@@ -1030,16 +1037,63 @@ fn unknown_key(user: &toml::Table, known: &toml::Table, prefix: &str) -> Option<
         match (v, known.get(k)) {
             // an optional path or name left empty: "not set"
             (toml::Value::String(s), None) if s.is_empty() => {}
-            (_, None) => return Some(key),
-            (toml::Value::Table(u), Some(toml::Value::Table(r))) => {
-                if let Some(bad) = unknown_key(u, r, &key) {
-                    return Some(bad);
-                }
-            }
+            (_, None) => out.push(key),
+            (toml::Value::Table(u), Some(toml::Value::Table(r))) => unknown_keys(u, r, &key, out),
             _ => {}
         }
     }
-    None
+}
+
+/// Every dotted key (sections and leaves) of `t`.
+fn dotted_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in t {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        if let toml::Value::Table(t) = v {
+            dotted_keys(t, &key, out);
+        }
+        out.push(key);
+    }
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The unknown keys in one message, each with the closest known key when one is close
+/// (a typo of a section or a leaf).
+fn unknown_keys_message(bad: &[String], known: &toml::Table) -> String {
+    let mut all = Vec::new();
+    dotted_keys(known, "", &mut all);
+    let hint = |key: &str| {
+        let near = all
+            .iter()
+            .map(|k| (edit_distance(key, k), k))
+            .filter(|(d, _)| *d > 0 && *d <= 2.max(key.len() / 6))
+            .min();
+        near.map_or(String::new(), |(_, k)| format!(" (did you mean `{k}`?)"))
+    };
+    let each: Vec<String> = bad.iter().map(|k| format!("`{k}`{}", hint(k))).collect();
+    if bad.len() == 1 {
+        format!("unknown key {}", each[0])
+    } else {
+        format!("{} unknown keys: {}", bad.len(), each.join(", "))
+    }
 }
 
 /// The table at a dotted path, if there is one.
@@ -1323,6 +1377,9 @@ pub struct RawConfig {
     origin: String,
     /// The dotted keys `--set` gave.
     set_keys: Vec<String>,
+    /// Each file's own table (before merging, without `extends`), the most derived first:
+    /// where a value came from (`config show`).
+    layers: Vec<(String, toml::Table)>,
 }
 
 impl RawConfig {
@@ -1341,12 +1398,41 @@ impl RawConfig {
     /// file over another config: tables merge key by key, the extending file wins, and bases
     /// may extend further (at most 8 levels, no cycles).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let table = read_layered(path, &mut Vec::new())?;
-        Ok(Self::from_table(table, &path.display().to_string()))
+        let mut layers = Vec::new();
+        let table = read_layered(path, &mut Vec::new(), &mut layers)?;
+        let mut raw = Self::from_table(table, &path.display().to_string());
+        raw.layers = layers;
+        Ok(raw)
+    }
+
+    /// Where the value of the dotted `key` came from: `--set`, the file (of the `extends`
+    /// chain) that holds it, or `default`.
+    pub fn origin_of(&self, key: &str) -> String {
+        let set = |s: &String| key == s || key.starts_with(&format!("{s}."));
+        if self.set_keys.iter().any(set) {
+            return "--set".into();
+        }
+        let holds = |t: &toml::Table| {
+            let mut cur = t;
+            let parts: Vec<&str> = key.split('.').collect();
+            for (i, p) in parts.iter().enumerate() {
+                match cur.get(*p) {
+                    Some(toml::Value::Table(t)) if i + 1 < parts.len() => cur = t,
+                    Some(_) if i + 1 == parts.len() => return true,
+                    _ => return false,
+                }
+            }
+            false
+        };
+        self.layers
+            .iter()
+            .find(|(_, t)| holds(t))
+            .map_or_else(|| "default".to_string(), |(name, _)| name.clone())
     }
 
     fn from_table(table: toml::Table, origin: &str) -> Self {
         Self {
+            layers: vec![(origin.to_string(), table.clone())],
             table,
             origin: origin.to_string(),
             set_keys: Vec::new(),
@@ -1417,8 +1503,11 @@ impl RawConfig {
                 return Err(e.context(format!("config {origin}: invalid value")));
             }
         };
-        if let Some(bad) = unknown_key(&user, &known_keys(&cfg)?, "") {
-            bail!("config {origin}: unknown key `{bad}`");
+        let known = known_keys(&cfg)?;
+        let mut bad = Vec::new();
+        unknown_keys(&user, &known, "", &mut bad);
+        if !bad.is_empty() {
+            bail!("config {origin}: {}", unknown_keys_message(&bad, &known));
         }
         cfg.validate().with_context(|| format!("config {origin}"))?;
         // the keys as written too: a key of another backend is kept out of the resolved

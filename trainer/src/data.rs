@@ -24,7 +24,7 @@ pub fn span_mode(s: &str, field: &str) -> Result<SpanMode> {
 /// `data.max_file_mb` and the regular-file check, before a data file is read.
 fn check_size(cfg: &DataConfig, path: &std::path::Path, key: &str) -> Result<()> {
     memskill_datasets::check_data_file(path, cfg.max_file_mb.saturating_mul(1 << 20))
-        .with_context(|| format!("{key} (data.max_file_mb = {})", cfg.max_file_mb))?;
+        .with_context(|| key.to_string())?;
     Ok(())
 }
 

@@ -274,7 +274,24 @@ impl EvalResults {
         if let Some(first) = self.adapter.as_ref().and_then(|a| a.first_error.as_ref()) {
             line.push_str(&format!("\nfirst adapter error: {first}"));
         }
+        if let Some(first) = self.first_judge_error() {
+            let judge = self.judge_model.as_deref().unwrap_or("the judge");
+            line.push_str(&format!(
+                "\njudge ({judge}) failed on {} of {} answered questions; first error: {first}",
+                o.judge_errors,
+                o.count - o.errors
+            ));
+        }
         line
+    }
+
+    /// The first failed or unreadable judge verdict's error (a question whose answer call
+    /// succeeded).
+    pub fn first_judge_error(&self) -> Option<&str> {
+        self.queries
+            .iter()
+            .filter(|q| q.error.is_none())
+            .find_map(|q| q.judge_error.as_deref())
     }
 
     /// An error when the failed share of answer calls or of memory-building executor calls
@@ -287,11 +304,12 @@ impl EvalResults {
             anyhow::bail!("no question was evaluated");
         }
         let rate = |e: usize, n: usize| if n == 0 { 0.0 } else { e as f64 / n as f64 };
-        let (qa, mem) = (
+        let (qa, mem, judge) = (
             rate(o.errors, o.count),
             rate(self.memory_call_errors, self.memory_calls),
+            rate(o.judge_errors, o.count - o.errors),
         );
-        if qa > max_rate || mem > max_rate {
+        if qa > max_rate || mem > max_rate || judge > max_rate {
             anyhow::bail!(
                 "too many failed LLM calls for a result ({}; eval.max_error_rate = {max_rate}): the scores above exclude them and do not measure the method",
                 self.error_line()
@@ -357,7 +375,7 @@ pub fn render_results_md(r: &EvalResults) -> String {
         "# {} on {} ({})\n\nspans {}, K = {}, R = {}, executor {}, judge {}, checkpoint {}\n\n| Method | F1 | L-J | n | errors |\n|---|---|---|---|---|\n| {} | {} | {} | {} | {} |\n\n",
         r.method, r.dataset, r.split, r.span_mode, r.top_k, r.retrieve, r.executor,
         r.judge_model.as_deref().unwrap_or("none"), r.checkpoint,
-        r.method, pct(r.overall.f1), pct(r.overall.judge), r.overall.count, r.overall.errors
+        r.method, pct(r.overall.f1), pct(r.overall.judge), r.overall.count, errors_cell(&r.overall)
     );
     s.push_str("| Category | n | F1 | L-J | errors |\n|---|---|---|---|---|\n");
     for (c, sc) in &r.by_category {
@@ -367,7 +385,7 @@ pub fn render_results_md(r: &EvalResults) -> String {
             sc.count,
             pct(sc.f1),
             pct(sc.judge),
-            sc.errors
+            errors_cell(sc)
         ));
     }
     s.push_str(&format!(
@@ -375,9 +393,19 @@ pub fn render_results_md(r: &EvalResults) -> String {
         r.overall.count,
         pct(r.overall.f1),
         pct(r.overall.judge),
-        r.overall.errors
+        errors_cell(&r.overall)
     ));
     s
+}
+
+/// The errors cell: failed answer calls, and failed judge verdicts beside them when any
+/// (`2 (+3 judge)`): a broken judge is never read as "no judge".
+fn errors_cell(s: &Score) -> String {
+    if s.judge_errors == 0 {
+        s.errors.to_string()
+    } else {
+        format!("{} (+{} judge)", s.errors, s.judge_errors)
+    }
 }
 
 /// Points a checkpoint's config at another dataset (`memskill eval --dataset`, the paper's

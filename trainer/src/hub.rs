@@ -116,7 +116,7 @@ pub fn resolve_model(spec: &Path, want: ModelFile, what: &str) -> Result<PathBuf
 pub fn resolve_in_cache(cache: &Path, name: &HubName, want: ModelFile) -> Result<PathBuf> {
     let repo = repo_dir(cache, name);
     let fetch = format!(
-        "fetch it with `huggingface-cli download {}` (or give a folder path)",
+        "fetch it with `hf download {}` (or give a folder path)",
         name.repo()
     );
     let main = repo.join("refs").join("main");
@@ -254,7 +254,7 @@ mod tests {
             r("owner/model/other.gguf", ModelFile::Gguf).unwrap_err()
         );
         assert!(
-            e.contains("other.gguf") && e.contains("huggingface-cli download owner/model"),
+            e.contains("other.gguf") && e.contains("hf download owner/model"),
             "{e}"
         );
         // not cached: the folder searched and the command that fetches it
@@ -262,7 +262,7 @@ mod tests {
         assert!(
             e.contains(&d.path().display().to_string())
                 && e.contains("models--someone--else")
-                && e.contains("huggingface-cli download someone/else"),
+                && e.contains("hf download someone/else"),
             "{e}"
         );
         // two GGUFs: name one

@@ -265,6 +265,11 @@ impl SyntheticOracle {
                 return r;
             }
         }
+        // The general judge (judge.user.j2): an oracle grades exactly, 1.0 for the gold
+        // answer and 0.0 for anything else, so an evaluation's L-J equals its exact match.
+        if let Some(verdict) = judge_reply(prompt) {
+            return verdict;
+        }
         // Answer prompt: the (single) question about a locker.
         let mut asked: Vec<(usize, usize)> = Vec::new();
         for s in &self.samples {
@@ -297,6 +302,24 @@ impl SyntheticOracle {
     }
 }
 
+/// The oracle's verdict on a general-judge prompt (`[Reference Answers]` ... `[Answer to
+/// Grade]` ...): `{"explanation", "score"}` with 1.0 when the graded answer is one of the
+/// references (case and surrounding space aside), else 0.0; None for any other prompt.
+fn judge_reply(prompt: &str) -> Option<String> {
+    let (_, after_gold) = prompt.split_once("[Reference Answers]")?;
+    let (gold, after) = after_gold.split_once("[Answer to Grade]")?;
+    let graded = after.trim_start().split("\n\n").next().unwrap_or("").trim();
+    let norm = |t: &str| t.trim().to_lowercase();
+    let right = gold
+        .trim()
+        .split(", ")
+        .any(|g| !g.trim().is_empty() && norm(g) == norm(graded));
+    let score = if right { 1.0 } else { 0.0 };
+    Some(format!(
+        "{{\"explanation\": \"the oracle compares the answer with the references\", \"score\": {score:.1}}}"
+    ))
+}
+
 impl Llm for SyntheticOracle {
     fn id(&self) -> String {
         "scripted-synthetic".into()
@@ -326,6 +349,18 @@ impl Llm for SyntheticOracle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_oracle_judges_exactly() {
+        let p = |gold: &str, answer: &str| {
+            format!("Grade it.\n\n[Question]\nq?\n\n[Reference Answers]\n{gold}\n\n[Answer to Grade]\n{answer}\n\nWhat to check: ...")
+        };
+        let score = |r: Option<String>| memskill_executor::parse_judge(&r.unwrap());
+        assert_eq!(score(judge_reply(&p("teal", "Teal "))), Some(1.0));
+        assert_eq!(score(judge_reply(&p("teal, cyan", "cyan"))), Some(1.0));
+        assert_eq!(score(judge_reply(&p("teal", "unknown"))), Some(0.0));
+        assert!(judge_reply("What is the code of locker 3?").is_none());
+    }
 
     #[test]
     fn oracle_follows_the_selected_skill_and_memories() {

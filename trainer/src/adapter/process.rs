@@ -220,13 +220,31 @@ impl AdapterProcess {
 
     /// SIGKILL to the adapter's process group (its own, see [`AdapterProcess::spawn`]): the
     /// processes it started go with it (issue 46: a `sleep 600` it spawned outlived memskill).
-    /// A process that left the group (its own session) is not reached.
+    /// A descendant that left the group (`setsid`, its own session) is found in `/proc` while
+    /// its parents still live, killed by its pid and reported; one whose parent had already
+    /// exited was handed to init and cannot be told apart from any other process.
     fn kill_group(&self) {
         #[cfg(unix)]
         if let Ok(pgid) = i32::try_from(self.child.id()) {
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched
+            let escaped: Vec<i32> = descendants(pgid)
+                .into_iter()
+                .filter(|&(_, group)| group != pgid)
+                .map(|(pid, _)| pid)
+                .collect();
+            // SAFETY: kill(2) with a negative pid signals that process group, with a positive
+            // pid one process; no memory is touched
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
+                for &pid in &escaped {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            if !escaped.is_empty() {
+                eprintln!(
+                    "warning: adapter {:?}: killed {} process(es) it started outside its process group (own session; pids {escaped:?})",
+                    self.command,
+                    escaped.len()
+                );
             }
         }
     }
@@ -244,6 +262,36 @@ impl AdapterProcess {
         }
         r
     }
+}
+
+/// Every descendant of `root` as (pid, process group), from `/proc/<pid>/stat` (empty where
+/// there is no `/proc`).
+fn descendants(root: i32) -> Vec<(i32, i32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, ppid, pgrp) of every process
+    let all: Vec<(i32, i32, i32)> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // after the command name (which may hold spaces and parentheses): state ppid pgrp
+            let rest: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            Some((pid, rest.get(1)?.parse().ok()?, rest.get(2)?.parse().ok()?))
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid, pgrp) in &all {
+            if ppid == parent && !out.iter().any(|&(p, _)| p == pid) {
+                out.push((pid, pgrp));
+                frontier.push(pid);
+            }
+        }
+    }
+    out
 }
 
 impl Drop for AdapterProcess {
@@ -327,19 +375,22 @@ mod tests {
     fn what_the_adapter_started_is_stopped_with_it() {
         let d = tempfile::tempdir().unwrap();
         let pidfile = d.path().join("pid");
+        // one child in the adapter's group, one in a session of its own (setsid)
         let script = format!(
-            "sleep 600 & echo $! > {}; exec sleep 600",
-            pidfile.display()
+            "sleep 600 & echo $! > {p}; setsid sleep 601 & echo $! >> {p}; exec sleep 600",
+            p = pidfile.display()
         );
         let argv = vec!["sh".to_string(), "-c".to_string(), script];
         let p = AdapterProcess::spawn("test", &argv, &[], Timeouts::default()).unwrap();
         let until = Instant::now() + Duration::from_secs(10);
-        let pid: i32 = loop {
-            if let Some(n) = std::fs::read_to_string(&pidfile)
-                .ok()
-                .and_then(|t| t.trim().parse().ok())
-            {
-                break n;
+        let pids: Vec<i32> = loop {
+            let got: Vec<i32> = std::fs::read_to_string(&pidfile)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .collect();
+            if got.len() == 2 {
+                break got;
             }
             assert!(
                 Instant::now() < until,
@@ -347,15 +398,17 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(20));
         };
-        assert!(alive(pid));
+        assert!(pids.iter().all(|&p| alive(p)));
         drop(p);
         let until = Instant::now() + Duration::from_secs(5);
-        while alive(pid) {
-            assert!(
-                Instant::now() < until,
-                "the adapter's child {pid} outlived it"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        for pid in pids {
+            while alive(pid) {
+                assert!(
+                    Instant::now() < until,
+                    "the adapter's child {pid} outlived it"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
     }
 

@@ -536,7 +536,15 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        assert!(res.overall.count > 0 && out.join("results.json").is_file());
+        assert!(
+            res.overall.count > 0 && out.join("results.json").is_file(),
+            "{}",
+            res.error_line()
+        );
+        assert_eq!(
+            res.overall.judge_errors, 0,
+            "the scripted oracle judges every answer"
+        );
         // the judge is recorded (synthetic.toml has no [reward.judge]: the executor judges)
         assert_eq!(res.judge_model.as_deref(), Some("scripted-synthetic"));
         assert!(!res.judge_is_reference, "{:?}", res.overall);

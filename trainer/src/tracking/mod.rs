@@ -196,6 +196,9 @@ impl TbSink {
 pub struct Tracker {
     tb: Option<(TbSink, Failures)>,
     mlflow: Option<(MlflowSink, Failures)>,
+    /// The MLflow run was given its end status (a tracker dropped without one, by an error,
+    /// marks it FAILED).
+    ended: bool,
 }
 
 impl Tracker {
@@ -204,6 +207,7 @@ impl Tracker {
         Self {
             tb: None,
             mlflow: None,
+            ended: false,
         }
     }
 
@@ -340,6 +344,18 @@ impl Tracker {
                 f.record(e);
             }
         }
+        self.ended = true;
+    }
+
+    /// Mark the MLflow run ended with `status` while the run itself pauses (`FINISHED` at
+    /// `--max-updates`, `KILLED` on a signal); `--resume` sets it back to RUNNING.
+    pub fn end(&mut self, status: &str) {
+        if let Some((sink, f)) = &mut self.mlflow {
+            if let Err(e) = sink.end(status) {
+                f.record(e);
+            }
+        }
+        self.ended = true;
     }
 
     /// Failed writes per sink (for the run's summary).
@@ -352,6 +368,15 @@ impl Tracker {
             out.push((f.what, f.count));
         }
         out
+    }
+}
+
+impl Drop for Tracker {
+    /// A run stopped by an error: its MLflow run is marked FAILED, not left RUNNING.
+    fn drop(&mut self) {
+        if !self.ended && self.mlflow.is_some() {
+            self.end("FAILED");
+        }
     }
 }
 

@@ -156,6 +156,7 @@ impl Trainer<'_> {
                 let (reward, stop) = self.inner_epoch()?;
                 outer_rewards.push(reward);
                 if stop {
+                    self.tracker.end("FINISHED");
                     return Ok(self.out);
                 }
                 if self.stop_requested() && self.state.inner < self.cfg.run.inner_epochs {
@@ -170,11 +171,13 @@ impl Trainer<'_> {
                 break;
             }
             if self.budget_spent() {
+                self.tracker.end("FINISHED");
                 return Ok(self.out);
             }
             if self.stop_requested() {
                 // end_outer_epoch wrote this epoch's checkpoint
                 self.out.interrupted = true;
+                self.tracker.end("KILLED");
                 return Ok(self.out);
             }
         }
@@ -197,6 +200,7 @@ impl Trainer<'_> {
             self.out.last_checkpoint = Some(self.checkpoint(false)?);
         }
         self.out.interrupted = true;
+        self.tracker.end("KILLED");
         Ok(self.out)
     }
 

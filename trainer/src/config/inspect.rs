@@ -1,0 +1,241 @@
+//! A config looked at before a run: `memskill config show` (every resolved value with the
+//! layer it came from), `memskill config check` and `train --dry-run` (the files and model
+//! assets it names, checked to exist; no server is contacted), and the plan of a training
+//! run (updates, episodes, data, LLM calls per role).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::{Config, Dataset, EncoderKind, LlmBackend, RawConfig, RetrieverKind};
+
+/// Every numeric, string and boolean leaf of the resolved config as `key = value  # origin`
+/// lines, grouped by section: `--set`, the file (or the file it extends) that set it, or
+/// `default`.
+pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
+    let table = toml::Table::try_from(cfg)?;
+    let mut leaves = Vec::new();
+    leaves_of(&table, "", &mut leaves);
+    let width = leaves
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 3)
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let mut section = String::new();
+    for (key, value) in &leaves {
+        let top = key.split('.').next().unwrap_or("").to_string();
+        if top != section {
+            if !section.is_empty() {
+                out.push('\n');
+            }
+            section = top;
+        }
+        let line = format!("{key} = {value}");
+        out.push_str(&format!("{line:<width$}  # {}\n", raw.origin_of(key)));
+    }
+    Ok(out)
+}
+
+fn leaves_of(t: &toml::Table, prefix: &str, out: &mut Vec<(String, String)>) {
+    for (k, v) in t {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(t) => leaves_of(t, &key, out),
+            other => out.push((key, other.to_string())),
+        }
+    }
+}
+
+/// The files and model assets `cfg` names that are missing or unreadable (one line each,
+/// naming the key); nothing is contacted: servers are listed by [`endpoints`].
+pub fn missing_files(cfg: &Config) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut need_dir = |key: &str, dir: Result<PathBuf>, file: &str, hint: &str| match dir {
+        Err(e) => out.push(format!("{key}: {e:#}")),
+        Ok(d) if !d.join(file).is_file() => {
+            out.push(format!("{key}: {} has no {file} ({hint})", d.display()))
+        }
+        Ok(_) => {}
+    };
+    let assets = memskill_controller::default_assets_dir;
+    let fetch = "scripts/fetch-assets.sh says how to get it";
+    match cfg.encoder.kind {
+        EncoderKind::Minilm => need_dir(
+            "encoder.path",
+            model_dir(
+                &cfg.encoder.path,
+                memskill_controller::default_minilm_dir(),
+                "encoder.path",
+            ),
+            "config.json",
+            "memskill assets fetch minilm",
+        ),
+        EncoderKind::Qwen3 => need_dir(
+            "encoder.path",
+            model_dir(
+                &cfg.encoder.path,
+                assets().join("Qwen3-Embedding-0.6B"),
+                "encoder.path",
+            ),
+            "config.json",
+            fetch,
+        ),
+        EncoderKind::Hashing | EncoderKind::Openai => {}
+    }
+    if cfg.memory.retriever == RetrieverKind::Contriever {
+        need_dir(
+            "memory.retriever_path",
+            model_dir(
+                &cfg.memory.retriever_path,
+                assets().join("contriever"),
+                "memory.retriever_path",
+            ),
+            "config.json",
+            fetch,
+        );
+    }
+    for (field, l) in cfg.llm_configs() {
+        if let LlmBackend::Local(s) = &l.backend {
+            match &s.model_path {
+                Some(p) if !p.is_file() => out.push(format!(
+                    "{field}.model_path: {} does not exist (memskill assets fetch smollm2 for the small test model)",
+                    p.display()
+                )),
+                None => out.push(format!("{field}.model_path: not set (the local backend needs a GGUF file)")),
+                _ => {}
+            }
+        }
+    }
+    if let Some(b) = &cfg.run.skill_bank {
+        if let Err(e) = memskill_designer::load_bank(b) {
+            out.push(format!("run.skill_bank: {e}"));
+        }
+    }
+    out
+}
+
+fn model_dir(path: &Option<PathBuf>, default: PathBuf, what: &str) -> Result<PathBuf> {
+    let p = path.clone().unwrap_or(default);
+    crate::hub::resolve_model(&p, crate::hub::ModelFile::Folder, what)
+}
+
+/// Where each LLM role and embeddings server would send its requests (`scripted` for the
+/// built-in oracle), one line per role.
+pub fn endpoints(cfg: &Config) -> Vec<String> {
+    let mut out = Vec::new();
+    for (field, l) in cfg.llm_configs() {
+        let to = match &l.backend {
+            LlmBackend::Openai(o) if !o.base_urls.is_empty() => {
+                format!("{} (model {})", o.base_urls.join(", "), l.model_name())
+            }
+            LlmBackend::Openai(o) => format!(
+                "the URL in ${} (model {})",
+                o.base_url_env.as_deref().unwrap_or("?"),
+                l.model_name()
+            ),
+            LlmBackend::Local(s) => format!(
+                "local GGUF {}",
+                s.model_path.as_deref().map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+            ),
+            LlmBackend::ScriptedSynthetic(_) => {
+                "the scripted synthetic oracle (built in; its numbers measure the plumbing, not a model)".to_string()
+            }
+        };
+        out.push(format!("{field}: {to}"));
+    }
+    for (on, field, e) in [
+        (
+            cfg.encoder.kind == EncoderKind::Openai,
+            "encoder.openai",
+            &cfg.encoder.openai,
+        ),
+        (
+            cfg.memory.retriever == RetrieverKind::Openai,
+            "memory.retriever_openai",
+            &cfg.memory.retriever_openai,
+        ),
+    ] {
+        if on {
+            out.push(format!(
+                "{field}: {} (model {})",
+                e.http.base_urls.join(", "),
+                e.http.model
+            ));
+        }
+    }
+    out
+}
+
+/// What a training run of `cfg` will do, from its data (loaded, as the run loads it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub updates: u64,
+    pub episodes: u64,
+    pub samples: usize,
+    pub mean_spans: f64,
+    pub mean_questions: f64,
+    pub executor_calls: f64,
+    pub answer_calls: f64,
+    pub judge_calls: f64,
+    pub designer_stages: u64,
+}
+
+/// The plan of a training run over `samples` (the training samples of `cfg`'s benchmark).
+pub fn plan(cfg: &Config, samples: &[memskill_core::Sample]) -> Plan {
+    let updates = cfg.run.outer_epochs as u64 * cfg.run.inner_epochs as u64;
+    let episodes = updates * cfg.run.batch_size as u64;
+    let n = samples.len().max(1) as f64;
+    let mean_spans = samples.iter().map(|s| s.spans.len()).sum::<usize>() as f64 / n;
+    let mean_questions =
+        samples.iter().map(|s| s.queries.len()).sum::<usize>() as f64 / n * cfg.data.query_ratio;
+    let answer_calls = episodes as f64 * mean_questions;
+    let judge = cfg.reward.kind == super::RewardKind::Judge;
+    Plan {
+        updates,
+        episodes,
+        samples: samples.len(),
+        mean_spans,
+        mean_questions,
+        executor_calls: episodes as f64 * mean_spans,
+        answer_calls,
+        judge_calls: if judge { answer_calls } else { 0.0 },
+        designer_stages: if cfg.designer.enabled {
+            cfg.run.outer_epochs as u64 / cfg.designer.freq.max(1) as u64
+        } else {
+            0
+        },
+    }
+}
+
+impl Plan {
+    /// The plan as lines for the terminal.
+    pub fn render(&self, cfg: &Config) -> String {
+        let dataset = match cfg.data.dataset {
+            Dataset::Alfworld => "alfworld".to_string(),
+            ref d => d.name(),
+        };
+        format!(
+            "updates: {} ({} outer x {} inner epochs), {} episodes of {} training samples ({dataset})\n\
+             per sample: {:.1} spans, {:.1} questions (data.query_ratio {})\n\
+             LLM calls (estimate, before retries and caching): executor {:.0}, answer {:.0}, judge {:.0}; \
+             designer stages {}\n",
+            self.updates,
+            cfg.run.outer_epochs,
+            cfg.run.inner_epochs,
+            self.episodes,
+            self.samples,
+            self.mean_spans,
+            self.mean_questions,
+            cfg.data.query_ratio,
+            self.executor_calls,
+            self.answer_calls,
+            self.judge_calls,
+            self.designer_stages,
+        )
+    }
+}
