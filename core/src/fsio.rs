@@ -443,11 +443,10 @@ fn remove_dead_temps(parent: &Path, name: &str) -> Result<(), FsError> {
     Ok(())
 }
 
-/// Rewrites `dir`'s [`FOLDER_MANIFEST`] (atomically) for its regular files as they are now
-/// (hidden ones aside): `skills approve` on an export vouches for its current content.
-pub fn rewrite_folder_manifest(dir: &Path) -> Result<(), FsError> {
+/// The regular files below `dir`, hidden ones and the manifest aside (what a manifest lists).
+fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
     let mpath = dir.join(FOLDER_MANIFEST);
-    let mut lines = Vec::new();
+    let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in fs::read_dir(&d)
@@ -460,22 +459,30 @@ pub fn rewrite_folder_manifest(dir: &Path) -> Result<(), FsError> {
             }
             match e.file_type() {
                 Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() => {
-                    let bytes = read_user_file(&p, SMALL_FILE_LIMIT, "exported file")?;
-                    let rel = p
-                        .strip_prefix(dir)
-                        .unwrap_or(&p)
-                        .to_string_lossy()
-                        .into_owned();
-                    lines.push((rel, crate::sha256_hex(&bytes)));
-                }
+                Ok(t) if t.is_file() => out.push(p),
                 _ => {}
             }
         }
     }
+    Ok(out)
+}
+
+/// Rewrites `dir`'s [`FOLDER_MANIFEST`] (atomically) for its regular files as they are now
+/// (hidden ones aside): `skills approve` on an export vouches for its current content.
+pub fn rewrite_folder_manifest(dir: &Path) -> Result<(), FsError> {
+    let mut lines = Vec::new();
+    for p in folder_files(dir)? {
+        let bytes = read_user_file(&p, SMALL_FILE_LIMIT, "exported file")?;
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .into_owned();
+        lines.push((rel, crate::sha256_hex(&bytes)));
+    }
     lines.sort();
     let text: String = lines.iter().map(|(p, h)| format!("{h}  {p}\n")).collect();
-    write_atomic(&mpath, text.as_bytes())
+    write_atomic(&dir.join(FOLDER_MANIFEST), text.as_bytes())
 }
 
 /// Checks the folder `dir` against its [`FOLDER_MANIFEST`]: every file it lists is there
@@ -537,21 +544,9 @@ pub fn folder_manifest_differences(
         }
         listed.insert(path);
     }
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d)
-            .map_err(|e| io_err("reading", &d, e))?
-            .flatten()
-        {
-            let p = e.path();
-            if e.file_name().to_string_lossy().starts_with('.') || p == mpath {
-                continue;
-            }
-            match e.file_type() {
-                Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() && !listed.contains(&p) => diffs.push((p, "is not listed in")),
-                _ => {}
-            }
+    for p in folder_files(dir)? {
+        if !listed.contains(&p) {
+            diffs.push((p, "is not listed in"));
         }
     }
     Ok(Some(diffs))

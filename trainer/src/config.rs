@@ -1579,7 +1579,9 @@ impl Config {
     }
 
     /// The embeddings servers in use (`encoder.kind` / `memory.retriever` = "openai").
-    fn validate_embedding_servers(&self) -> Result<()> {
+    /// The embeddings servers in use (`encoder.kind` / `memory.retriever` = "openai"), each
+    /// with its section's name.
+    pub fn embedding_servers(&self) -> Vec<(&'static str, &EmbeddingServer)> {
         let used = [
             (
                 self.encoder.kind == EncoderKind::Openai,
@@ -1592,7 +1594,14 @@ impl Config {
                 &self.memory.retriever_openai,
             ),
         ];
-        for (_, field, e) in used.into_iter().filter(|u| u.0) {
+        used.into_iter()
+            .filter(|u| u.0)
+            .map(|(_, f, e)| (f, e))
+            .collect()
+    }
+
+    fn validate_embedding_servers(&self) -> Result<()> {
+        for (field, e) in self.embedding_servers() {
             if e.http.base_urls.is_empty() || e.http.model.trim().is_empty() {
                 bail!("{field}.base_urls and {field}.model must be set");
             }

@@ -14,8 +14,9 @@ use super::{Config, Dataset, EncoderKind, LlmBackend, RawConfig, RetrieverKind};
 /// `default`.
 pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
     let table = toml::Table::try_from(cfg)?;
-    let mut leaves = Vec::new();
-    leaves_of(&table, "", &mut leaves);
+    let mut all = Vec::new();
+    super::limits::leaves(&table, "", &mut all);
+    let leaves: Vec<(String, String)> = all.into_iter().map(|(k, v)| (k, v.to_string())).collect();
     let width = leaves
         .iter()
         .map(|(k, v)| k.len() + v.len() + 3)
@@ -35,20 +36,6 @@ pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
         out.push_str(&format!("{line:<width$}  # {}\n", raw.origin_of(key)));
     }
     Ok(out)
-}
-
-fn leaves_of(t: &toml::Table, prefix: &str, out: &mut Vec<(String, String)>) {
-    for (k, v) in t {
-        let key = if prefix.is_empty() {
-            k.clone()
-        } else {
-            format!("{prefix}.{k}")
-        };
-        match v {
-            toml::Value::Table(t) => leaves_of(t, &key, out),
-            other => out.push((key, other.to_string())),
-        }
-    }
 }
 
 /// The files and model assets `cfg` names that are missing or unreadable (one line each,
@@ -148,26 +135,14 @@ pub fn endpoints(cfg: &Config) -> Vec<String> {
         };
         out.push(format!("{field}: {to}"));
     }
-    for (on, field, e) in [
-        (
-            cfg.encoder.kind == EncoderKind::Openai,
-            "encoder.openai",
-            &cfg.encoder.openai,
-        ),
-        (
-            cfg.memory.retriever == RetrieverKind::Openai,
-            "memory.retriever_openai",
-            &cfg.memory.retriever_openai,
-        ),
-    ] {
-        if on {
-            out.push(format!(
-                "{field}: {} (model {})",
-                e.http.base_urls.join(", "),
-                e.http.model
-            ));
-        }
+    for (field, e) in cfg.embedding_servers() {
+        out.push(format!(
+            "{field}: {} (model {})",
+            e.http.base_urls.join(", "),
+            e.http.model
+        ));
     }
+
     out
 }
 

@@ -403,8 +403,8 @@ pub fn limit_of(key: &str) -> Option<&'static (&'static str, f64, f64, &'static 
     LIMITS.iter().find(|l| l.0 == name)
 }
 
-/// Every numeric leaf of `t` (dotted keys, values as f64).
-pub fn numeric_leaves(t: &toml::Table, prefix: &str, out: &mut Vec<(String, f64)>) {
+/// Every leaf of `t` (not a table) with its dotted key, in order.
+pub fn leaves<'a>(t: &'a toml::Table, prefix: &str, out: &mut Vec<(String, &'a toml::Value)>) {
     for (k, v) in t {
         let key = if prefix.is_empty() {
             k.clone()
@@ -412,20 +412,29 @@ pub fn numeric_leaves(t: &toml::Table, prefix: &str, out: &mut Vec<(String, f64)
             format!("{prefix}.{k}")
         };
         match v {
-            toml::Value::Table(t) => numeric_leaves(t, &key, out),
-            toml::Value::Integer(i) => out.push((key, *i as f64)),
-            toml::Value::Float(f) => out.push((key, *f)),
-            _ => {}
+            toml::Value::Table(t) => leaves(t, &key, out),
+            other => out.push((key, other)),
         }
     }
+}
+
+/// Every numeric leaf of `t` (dotted keys, values as f64).
+pub fn numeric_leaves(t: &toml::Table) -> Vec<(String, f64)> {
+    let mut all = Vec::new();
+    leaves(t, "", &mut all);
+    all.into_iter()
+        .filter_map(|(k, v)| match v {
+            toml::Value::Integer(i) => Some((k, *i as f64)),
+            toml::Value::Float(f) => Some((k, *f)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks every numeric key of a config table (the resolved config, or the keys as a user
 /// wrote them) against [`LIMITS`].
 pub fn check(resolved: &toml::Table) -> Result<()> {
-    let mut leaves = Vec::new();
-    numeric_leaves(resolved, "", &mut leaves);
-    for (key, v) in leaves {
+    for (key, v) in numeric_leaves(resolved) {
         let Some(&(_, min, max, why)) = limit_of(&key) else {
             continue; // a key without an entry fails `every_numeric_key_has_a_range`
         };
@@ -456,25 +465,13 @@ mod tests {
         )
         .unwrap();
         let mut known = known_keys(&cfg).unwrap();
-        let mut out = Vec::new();
-        fn walk(t: &toml::Table, p: &str, out: &mut Vec<(String, bool)>) {
-            for (k, v) in t {
-                let key = if p.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{p}.{k}")
-                };
-                match v {
-                    toml::Value::Table(t) => walk(t, &key, out),
-                    toml::Value::Integer(_) => out.push((key, true)),
-                    toml::Value::Float(_) => out.push((key, false)),
-                    _ => {}
-                }
-            }
-        }
         known.remove("tracking");
-        walk(&known, "", &mut out);
-        out
+        let mut all = Vec::new();
+        leaves(&known, "", &mut all);
+        all.into_iter()
+            .filter(|(_, v)| v.is_integer() || v.is_float())
+            .map(|(k, v)| (k, v.is_integer()))
+            .collect()
     }
 
     #[test]
