@@ -127,10 +127,15 @@ row "5 one writer per run" $ok "second train 0.3 s later refused after ${second_
 #    hand is refused; a linked --out is refused
 E=$W/export; mkdir -p "$E"
 "$BIN" skills init "$E/a.json" >/dev/null
-"$BIN" train --run-name evolved --runs-dir "$E/runs" --no-progress --config "$SYN_TOML" \
-  --set 'executor.backend="scripted-synthetic"' --set run.outer_epochs=2 --set run.inner_epochs=2 \
-  --set designer.enabled=true >/dev/null 2>&1
-cp "$E/runs/evolved/skills/bank.json" "$E/b.json" 2>/dev/null || cp "$E/a.json" "$E/b.json"
+# bank B: bank A with one skill's text changed (the issue's mix: one SKILL.md of B, the rest of A)
+python3 - "$E/a.json" "$E/b.json" <<'PY'
+import json, sys
+bank = json.load(open(sys.argv[1]))
+skills = bank["skills"] if isinstance(bank.get("skills"), list) else list(bank["skills"].values())
+s = next(x for x in skills if x["name"] == "insert")
+s["instructions"] += " Keep every date exactly as it was said."
+json.dump(bank, open(sys.argv[2], "w"), indent=2)
+PY
 ha=$("$BIN" skills export "$E/a.json" --out "$E/ea" | grep -o 'hash [0-9a-f]*')
 hb=$("$BIN" skills export "$E/b.json" --out "$E/eb" | grep -o 'hash [0-9a-f]*')
 "$BIN" skills export "$E/a.json" --out "$E/exp" >/dev/null
