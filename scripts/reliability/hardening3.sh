@@ -163,7 +163,7 @@ row "6 folder-atomic export" $ok "$kills kill -9 of export --force at random mom
 # 7 and 8: the process-group and cache-redaction tests
 if [ -n "${TRAINER_TESTS:-}" ]; then
   measure 120 "$TRAINER_TESTS" what_the_adapter_started_is_stopped_with_it --exact adapter::process::tests::what_the_adapter_started_is_stopped_with_it
-  row "7 adapter grandchildren" $([ "$RC" = 0 ] && grep -q "1 passed" "$W/out" && echo 0 || echo 1) "a sleep started by the adapter (same group) is killed with it (test, exit $RC)"
+  row "7 adapter grandchildren" $([ "$RC" = 0 ] && grep -q "1 passed" "$W/out" && echo 0 || echo 1) "a sleep the adapter started in its process group and one it started in a session of its own (setsid) are both killed with it, the second reported (test, exit $RC)"
 fi
 if [ -n "${EXECUTOR_TESTS:-}" ]; then
   measure 120 "$EXECUTOR_TESTS" no_secret_value_reaches_the_cache_file
