@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use memskill_core::fsio::WriteGuard;
-use memskill_designer::{bank_diff, export_bank, import_bank_with, load_bank, validate_dir};
+use memskill_designer::{bank_diff, export_bank, import_bank_opts, load_bank};
 use pyo3::prelude::*;
 
 use crate::{err, to_py};
@@ -41,10 +41,16 @@ impl SkillBank {
     }
 
     /// Imports an exported skills directory (validated like designer edits). Links that
-    /// lead out of the folder are refused unless `follow_links`.
+    /// lead out of the folder are refused unless `follow_links`; files that differ from the
+    /// export's `manifest.sha256` (hand edits, or a mix of two exports) unless `accept_edits`.
     #[staticmethod]
-    #[pyo3(signature = (dir, *, follow_links = false))]
-    fn import_dir(py: Python<'_>, dir: PathBuf, follow_links: bool) -> PyResult<Self> {
+    #[pyo3(signature = (dir, *, follow_links = false, accept_edits = false))]
+    fn import_dir(
+        py: Python<'_>,
+        dir: PathBuf,
+        follow_links: bool,
+        accept_edits: bool,
+    ) -> PyResult<Self> {
         use memskill_designer::LinkPolicy;
         let links = if follow_links {
             LinkPolicy::Follow
@@ -52,20 +58,27 @@ impl SkillBank {
             LinkPolicy::InsideOnly
         };
         let inner = py
-            .detach(|| import_bank_with(&dir, links))
+            .detach(|| import_bank_opts(&dir, links, accept_edits))
             .map_err(|e| designer_err(e, format!("cannot import {}", dir.display())))?;
         Ok(Self { inner })
     }
 
-    /// Validates an exported skills directory; returns the skill names.
+    /// Validates an exported skills directory; returns the skill names. Files that differ
+    /// from the export's `manifest.sha256` are an error unless `accept_edits`.
     #[staticmethod]
-    fn validate(py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
-        py.detach(|| validate_dir(&dir)).map_err(|e| {
-            designer_err(
-                e,
-                format!("{} is not a valid skills directory", dir.display()),
-            )
-        })
+    #[pyo3(signature = (dir, *, accept_edits = false))]
+    fn validate(py: Python<'_>, dir: PathBuf, accept_edits: bool) -> PyResult<Vec<String>> {
+        let links = memskill_designer::LinkPolicy::InsideOnly;
+        let names = |b: memskill_core::SkillBank| -> Vec<String> {
+            b.names().into_iter().map(String::from).collect()
+        };
+        py.detach(|| import_bank_opts(&dir, links, accept_edits).map(names))
+            .map_err(|e| {
+                designer_err(
+                    e,
+                    format!("{} is not a valid skills directory", dir.display()),
+                )
+            })
     }
 
     /// Writes the bank as JSON (atomically; an existing file only with `force`).

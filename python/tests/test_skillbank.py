@@ -43,7 +43,10 @@ def test_export_validate_import_diff(tmp_path):
     # an edited export: diff names the changed skill
     md = out / "noop" / "SKILL.md"
     md.write_text(md.read_text() + "\nAlso keep the memory bank unchanged when unsure.\n")
-    changed = SkillBank.import_dir(out)
+    # the export's manifest names the edit; accept_edits takes it as it is
+    with pytest.raises(memskill.MemskillError, match="does not match its hash"):
+        SkillBank.import_dir(out)
+    changed = SkillBank.import_dir(out, accept_edits=True)
     d = bank.diff(changed)
     assert "noop" in d and "insert" not in d
     # a directory export loads like a bank.json
