@@ -16,7 +16,7 @@ pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
     let table = toml::Table::try_from(cfg)?;
     let mut all = Vec::new();
     super::limits::leaves(&table, "", &mut all);
-    let leaves: Vec<(String, String)> = all.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+    let leaves: Vec<(String, String)> = all.into_iter().map(|(k, v)| (k, shown(v))).collect();
     let width = leaves
         .iter()
         .map(|(k, v)| k.len() + v.len() + 3)
@@ -36,6 +36,22 @@ pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
         out.push_str(&format!("{line:<width$}  # {}\n", raw.origin_of(key)));
     }
     Ok(out)
+}
+
+/// A value as TOML, a float in its shortest form (an `f32` key's 0.99, not the f64
+/// 0.9900000095367432 it widens to).
+fn shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Float(f) if f.is_finite() && (*f as f32) as f64 == *f => {
+            let s = format!("{}", *f as f32);
+            if s.contains(['.', 'e', 'E']) {
+                s
+            } else {
+                format!("{s}.0")
+            }
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The files and model assets `cfg` names that are missing or unreadable (one line each,

@@ -32,9 +32,9 @@ pub const LIMITS: &[(&str, f64, f64, &str)] = &[
     ("run.keep_last", 0.0, 1e6, "checkpoints kept"),
     (
         "run.checkpoint_every",
-        1.0,
+        0.0,
         1e9,
-        "inner epochs between checkpoints",
+        "inner epochs between checkpoints (0 counts as 1)",
     ),
     (
         "data.max_file_mb",
@@ -103,11 +103,16 @@ pub const LIMITS: &[(&str, f64, f64, &str)] = &[
     ("ppo.entropy_coef", 0.0, 1e6, "a loss weight"),
     (
         "ppo.max_grad_norm",
-        0.0,
+        -1e12,
         1e12,
-        "a gradient norm (0 = no clipping)",
+        "a gradient norm (<= 0: no clipping)",
     ),
-    ("ppo.target_kl", 0.0, 1e12, "a KL bound (0 = none)"),
+    (
+        "ppo.target_kl",
+        -1e12,
+        1e12,
+        "a KL bound (<= 0: no early stop)",
+    ),
     ("ppo.ppo_epochs", 1.0, 1000.0, "passes over each batch"),
     ("ppo.minibatch_size", 1.0, 1e7, "decisions per minibatch"),
     (
