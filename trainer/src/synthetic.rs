@@ -9,7 +9,8 @@
 //! among the selected skills in the executor prompt, a useless note when `note-mood` is,
 //! a wrong code when `shorthand-colours` (a harmful skill a test's designer may propose) is, and
 //! NOOP otherwise. The oracle answerer answers from the memories in its prompt: the
-//! code when the fact is there, "unknown" otherwise. The optimal policy therefore always
+//! code when the fact is there, "unknown" otherwise. The oracle judge grades exactly: 1.0
+//! when the graded answer is one of the references, else 0.0. The optimal policy therefore always
 //! selects `capture-facts`. Serving another dataset's samples (LoCoMo with
 //! `backend = "scripted-synthetic"`), the executor writes one memory per turn
 //! ([`conversation`]).
