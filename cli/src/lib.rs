@@ -79,6 +79,12 @@ enum Cmd {
     /// ALFWorld utilities (expert-trajectory cache).
     #[command(subcommand)]
     Alfworld(alfworld::AlfworldCmd),
+    /// Print a shell completion script: `memskill completions bash > ~/.local/share/bash-completion/completions/memskill`
+    /// (zsh: a file `_memskill` on `$fpath`; fish: `~/.config/fish/completions/memskill.fish`).
+    Completions {
+        /// bash | zsh | fish | elvish | powershell
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Runs the command line `args` (the program name first, as `std::env::args_os` gives it)
@@ -118,6 +124,16 @@ where
         Cmd::Alfworld(c) => alfworld::run(c),
         Cmd::Fidelity(c) => fidelity::run(c),
         Cmd::ImportReference(a) => fidelity::import_reference(a),
+        Cmd::Completions { shell } => {
+            // into a buffer first: clap_complete panics on a closed stdout (`| head`)
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "memskill", &mut buf);
+            match std::io::Write::write_all(&mut std::io::stdout(), &buf) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(()),
+            }
+        }
     };
     match res {
         Ok(()) => 0,

@@ -110,3 +110,21 @@ fn a_dry_run_prints_the_plan_and_makes_nothing() {
     assert!(out.contains("LLM calls (estimate"), "{out}");
     assert!(!runs.exists(), "a dry run made {}", runs.display());
 }
+
+#[test]
+fn completions_cover_every_command() {
+    for (shell, want) in [
+        ("bash", "_memskill"),
+        ("zsh", "#compdef memskill"),
+        ("fish", "dry-run"),
+    ] {
+        let o = memskill(&["completions", shell]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{shell}: {err}");
+        assert!(
+            out.contains(want) && out.contains("config"),
+            "{shell}: {}",
+            &out[..out.len().min(300)]
+        );
+    }
+}
