@@ -73,6 +73,11 @@ pub struct EvalArgs {
     /// judge score, as the reference does).
     #[arg(long)]
     pub no_judge: bool,
+    /// Check the evaluation's config, data and assets and print its plan (questions, LLM
+    /// calls per role, the servers it would use), then stop: nothing is written, no server
+    /// contacted. A checkpoint evaluation only.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Evaluate once per value: `--sweep eval.top_k=3,5,7` (repeat for a grid, e.g. with
     /// `--sweep data.path=eval_50.json,eval_100.json,eval_200.json` for the HotpotQA context
     /// length). Each point is written to <out>/<key=value,...>/ and labelled in the method
@@ -283,6 +288,49 @@ fn dry_run(cfg: &Config, a: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// `eval --dry-run`: the evaluation's files, servers and plan; nothing written or contacted.
+fn eval_dry_run(cfg: &Config, a: &EvalArgs, ck: &std::path::Path) -> Result<()> {
+    use memskill_trainer::config::inspect;
+    println!("dry run: evaluate checkpoint {}", ck.display());
+    let mut problems = inspect::missing_files(cfg);
+    for e in inspect::endpoints(cfg) {
+        println!("server (not contacted): {e}");
+    }
+    let split = qa_split(a.split.as_deref())?.unwrap_or(cfg.eval.split);
+    match memskill_trainer::data::load_samples(&cfg.data, split, &cfg.eval.span_mode, cfg.run.seed)
+    {
+        Ok(samples) => {
+            let spans: usize = samples.iter().map(|s| s.spans.len()).sum();
+            let all: usize = samples.iter().map(|s| s.queries.len()).sum();
+            let questions = a.limit.map_or(all, |l| l.min(all));
+            let judged = if !a.no_judge && cfg.eval.judge {
+                questions
+            } else {
+                0
+            };
+            println!(
+                "evaluation: {} samples of {} ({split}), {spans} spans, {questions} questions\n\
+                 LLM calls (at most, before retries; memory banks already cached skip theirs): \
+                 executor {spans}, answer {questions}, judge {judged}",
+                samples.len(),
+                cfg.data.dataset.name(),
+            );
+        }
+        Err(e) => problems.push(format!("data: {e:#}")),
+    }
+    for p in &problems {
+        println!("problem: {p}");
+    }
+    if !problems.is_empty() {
+        bail!(
+            "{} problem(s) above: the evaluation would fail",
+            problems.len()
+        );
+    }
+    println!("ok: nothing was written and no server contacted");
+    Ok(())
+}
+
 /// `--split` of a QA evaluation: read as text (the option also takes ALFWorld's split
 /// folders) and parsed here.
 fn qa_split(s: Option<&str>) -> Result<Option<memskill_trainer::config::SplitSpec>> {
@@ -332,6 +380,7 @@ fn sweep_eval(mut a: EvalArgs) -> Result<()> {
             split: a.split.clone(),
             limit: a.limit,
             no_judge: a.no_judge,
+            dry_run: false,
             sweep: Vec::new(),
             adapter: a.adapter.clone(),
             adapter_timeouts: a.adapter_timeouts.clone(),
@@ -468,6 +517,11 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.adapter.is_none() && !a.adapter_timeouts.is_empty() {
         bail!("--adapter-timeout needs --adapter");
     }
+    if a.dry_run && (!a.sweep.is_empty() || a.adapter.is_some() || a.checkpoint.is_none()) {
+        bail!(
+            "--dry-run plans a checkpoint evaluation (--checkpoint, without --sweep or --adapter)"
+        );
+    }
     if !a.sweep.is_empty() {
         return sweep_eval(a);
     }
@@ -483,6 +537,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     }
     let checkpoint = a
         .checkpoint
+        .clone()
         .context("--checkpoint is required (a run directory or a checkpoint directory)")?;
     {
         use memskill_trainer::checkpoint::{resolve, Checkpoint};
@@ -493,6 +548,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         let cfg = memskill_trainer::eval::eval_config(&ck, &dir, &a.sets, a.dataset)?;
         if let Some(w) = top_k_warning("eval.top_k", cfg.eval.top_k, ck.bank.selectable().len()) {
             eprintln!("{w}");
+        }
+        if a.dry_run {
+            return eval_dry_run(&cfg, &a, &dir);
         }
     }
     let opts = EvalOptions {

@@ -128,3 +128,43 @@ fn completions_cover_every_command() {
         );
     }
 }
+
+#[test]
+fn an_eval_dry_run_prints_the_plan_and_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let runs = d.path().join("runs");
+    let runs_s = runs.display().to_string();
+    let o = memskill(&[
+        "train",
+        "--config",
+        "configs/synthetic.toml",
+        "--runs-dir",
+        &runs_s,
+        "--no-progress",
+        "--set",
+        "run.outer_epochs=1",
+        "--set",
+        "run.inner_epochs=1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let run = runs.join("synthetic");
+    let o = memskill(&[
+        "eval",
+        "--checkpoint",
+        &run.display().to_string(),
+        "--dry-run",
+        "--limit",
+        "5",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        out.contains("5 questions") && out.contains("answer 5, judge "),
+        "{out}"
+    );
+    assert!(
+        !run.join("eval").exists(),
+        "a dry run wrote {}",
+        run.join("eval").display()
+    );
+}
