@@ -20,6 +20,7 @@ pub mod gguf;
 pub mod guided;
 pub mod kernels;
 pub mod llama;
+pub mod membench;
 pub mod qdot;
 pub mod qrows;
 pub mod qwen3_fast;

@@ -7,6 +7,9 @@
 //! (`a = b + s c`, 24 bytes per f64) over arrays far larger than the caches, the best of a few
 //! repetitions, on one thread and on all. The arithmetic rate is f32 multiply-adds on
 //! register-resident accumulators (2 flops each; AVX2+FMA when the CPU has it).
+//!
+//! It lives in this crate because the dev profile optimises it (`[profile.dev.package]` in
+//! the workspace's Cargo.toml): unoptimised, the loops measure the compiler, not the machine.
 
 use std::time::Instant;
 
