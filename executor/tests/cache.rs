@@ -36,7 +36,10 @@ fn modes_and_thread_safety() {
     hs.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(rw.hits() + rw.misses(), 40);
     let after_rw = calls.load(Ordering::SeqCst);
-    assert!((5..=8).contains(&after_rw), "{after_rw}");
+    // 5 distinct prompts; two threads may miss the same prompt at once (no single-flight),
+    // so each prompt reaches the model at most once per thread: 5 to 20 calls, never 40
+    // (a bound of 8 failed on a loaded 2-core box with 9)
+    assert!((5..=20).contains(&after_rw), "{after_rw}");
 
     let replay = CachedLlm::new(inner.clone(), &db, CacheMode::ReplayOnly).unwrap();
     let hit = replay
