@@ -285,8 +285,9 @@ pub fn write_atomic_with(
 /// so `sha256sum -c manifest.sha256` checks a folder by hand too.
 pub const FOLDER_MANIFEST: &str = "manifest.sha256";
 
-/// Whether `pid` names a live process (signal 0; EPERM: alive under another user).
-fn pid_alive(pid: i32) -> bool {
+/// Whether `pid` names a live process on this host (signal 0; EPERM: alive under another
+/// user).
+pub fn pid_alive(pid: i32) -> bool {
     pid > 0
         && (unsafe { libc::kill(pid, 0) } == 0
             || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))

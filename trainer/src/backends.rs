@@ -295,6 +295,18 @@ pub fn load_local(
     cfg: &memskill_executor::LocalConfig,
     what: &str,
 ) -> Result<memskill_executor::LocalGguf> {
+    let path = local_model_file(cfg, what)?;
+    let cfg = memskill_executor::LocalConfig {
+        model_path: path.clone(),
+        ..cfg.clone()
+    };
+    memskill_executor::LocalGguf::load(&cfg)
+        .with_context(|| format!("{what}: loading local model {}", path.display()))
+}
+
+/// The GGUF file a local backend loads (a Hub name resolved), or an error naming `what` when
+/// it is missing (`config check` asks the same without loading it).
+pub fn local_model_file(cfg: &memskill_executor::LocalConfig, what: &str) -> Result<PathBuf> {
     let path = crate::hub::resolve_model(&cfg.model_path, crate::hub::ModelFile::Gguf, what)?;
     if !path.exists() {
         bail!(
@@ -302,12 +314,30 @@ pub fn load_local(
             path.display()
         );
     }
-    let cfg = memskill_executor::LocalConfig {
-        model_path: path.clone(),
-        ..cfg.clone()
+    Ok(path)
+}
+
+/// The model folder the encoder loads (None for one that loads none: hashing, a server).
+pub fn encoder_dir(cfg: &EncoderConfig) -> Option<Result<PathBuf>> {
+    let default = match cfg.kind {
+        EncoderKind::Minilm => memskill_controller::default_minilm_dir(),
+        EncoderKind::Qwen3 => {
+            memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B")
+        }
+        EncoderKind::Hashing | EncoderKind::Openai => return None,
     };
-    memskill_executor::LocalGguf::load(&cfg)
-        .with_context(|| format!("{what}: loading local model {}", path.display()))
+    Some(model_dir(&cfg.path, || default, "encoder.path"))
+}
+
+/// The model folder of the question-side retriever (None unless it is contriever).
+pub fn retriever_dir(cfg: &crate::config::MemoryConfig) -> Option<Result<PathBuf>> {
+    (cfg.retriever == RetrieverKind::Contriever).then(|| {
+        model_dir(
+            &cfg.retriever_path,
+            || memskill_controller::default_assets_dir().join("contriever"),
+            "memory.retriever_path",
+        )
+    })
 }
 
 /// A model folder setting (`what`), resolved through the Hugging Face cache when it is a
@@ -330,11 +360,7 @@ pub fn build_encoder(
         EncoderKind::Hashing => Arc::new(memskill_controller::HashingEncoder::new(cfg.dim)),
         EncoderKind::Openai => embedding_server(&cfg.openai, "encoder.openai", http)?,
         EncoderKind::Minilm => {
-            let dir = model_dir(
-                &cfg.path,
-                memskill_controller::default_minilm_dir,
-                "encoder.path",
-            )?;
+            let dir = encoder_dir(cfg).context("a MiniLM encoder has a folder")??;
             Arc::new(
                 memskill_controller::BertEncoder::load(&dir)
                     .with_context(|| {
@@ -347,11 +373,7 @@ pub fn build_encoder(
             )
         }
         EncoderKind::Qwen3 => {
-            let dir = model_dir(
-                &cfg.path,
-                || memskill_controller::default_assets_dir().join("Qwen3-Embedding-0.6B"),
-                "encoder.path",
-            )?;
+            let dir = encoder_dir(cfg).context("a Qwen3 encoder has a folder")??;
             Arc::new(
                 memskill_controller::Qwen3Encoder::load(&dir).with_context(|| {
                     format!(
@@ -378,11 +400,7 @@ pub fn build_retriever(
             embedding_server(&cfg.retriever_openai, "memory.retriever_openai", http)?
         }
         RetrieverKind::Contriever => {
-            let dir = model_dir(
-                &cfg.retriever_path,
-                || memskill_controller::default_assets_dir().join("contriever"),
-                "memory.retriever_path",
-            )?;
+            let dir = retriever_dir(cfg).context("contriever has a folder")??;
             Arc::new(memskill_controller::BertEncoder::load(&dir).with_context(|| {
                 format!(
                     "memory.retriever: loading contriever from {} (scripts/fetch-assets.sh contriever says how to get it)",

@@ -101,7 +101,7 @@ fn json<T: Serialize>(v: &T, what: &str) -> Result<Vec<u8>> {
 
 /// A failed checkpoint write, said plainly when the disk is full: nothing of `step` was
 /// kept, and the run resumes from the previous checkpoint (or starts again without one).
-fn with_disk_full_hint(e: anyhow::Error, ck: &Path, step: &str) -> anyhow::Error {
+fn with_disk_full_hint(e: anyhow::Error, run_dir: &Path, step: &str) -> anyhow::Error {
     let full = e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.raw_os_error() == Some(28))
@@ -109,22 +109,18 @@ fn with_disk_full_hint(e: anyhow::Error, ck: &Path, step: &str) -> anyhow::Error
     if !full {
         return e;
     }
-    let from = match pointer_name(ck) {
-        Some(prev) => format!("`memskill train --resume` continues from {prev}"),
+    let prev = pointer(run_dir, "latest").ok().flatten();
+    let from = match prev.as_deref().and_then(Path::file_name) {
+        Some(prev) => format!(
+            "`memskill train --resume` continues from {}",
+            prev.to_string_lossy()
+        ),
         None => "start the run again (it has no checkpoint yet)".to_string(),
     };
     e.context(format!(
         "the disk holding {} is full (ENOSPC) while writing checkpoint {step}; its partial folder was removed. Free space, then {from}",
-        ck.display()
+        run_dir.join("checkpoints").display()
     ))
-}
-
-/// The name `checkpoints/latest` points at, if any.
-fn pointer_name(ck: &Path) -> Option<String> {
-    fs::read_to_string(ck.join("latest"))
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
 }
 
 impl Checkpoint {
@@ -196,7 +192,7 @@ impl Checkpoint {
         })();
         if let Err(e) = written {
             let _ = fs::remove_dir_all(&tmp);
-            return Err(with_disk_full_hint(e, &ck, &name));
+            return Err(with_disk_full_hint(e, run_dir, &name));
         }
         let dest = ck.join(&name);
         if dest.exists() {

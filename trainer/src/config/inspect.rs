@@ -3,11 +3,11 @@
 //! assets it names, checked to exist; no server is contacted), and the plan of a training
 //! run (updates, episodes, data, LLM calls per role).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::{Config, Dataset, EncoderKind, LlmBackend, RawConfig, RetrieverKind};
+use super::{Config, Dataset, LlmBackend, RawConfig};
 
 /// Every numeric, string and boolean leaf of the resolved config as `key = value  # origin`
 /// lines, grouped by section: `--set`, the file (or the file it extends) that set it, or
@@ -65,52 +65,18 @@ pub fn missing_files(cfg: &Config) -> Vec<String> {
         }
         Ok(_) => {}
     };
-    let assets = memskill_controller::default_assets_dir;
-    let fetch = "scripts/fetch-assets.sh says how to get it";
-    match cfg.encoder.kind {
-        EncoderKind::Minilm => need_dir(
-            "encoder.path",
-            model_dir(
-                &cfg.encoder.path,
-                memskill_controller::default_minilm_dir(),
-                "encoder.path",
-            ),
-            "config.json",
-            "memskill assets fetch minilm",
-        ),
-        EncoderKind::Qwen3 => need_dir(
-            "encoder.path",
-            model_dir(
-                &cfg.encoder.path,
-                assets().join("Qwen3-Embedding-0.6B"),
-                "encoder.path",
-            ),
-            "config.json",
-            fetch,
-        ),
-        EncoderKind::Hashing | EncoderKind::Openai => {}
+    let fetch = "scripts/fetch-assets.sh fetches MiniLM and says how to get the others";
+    if let Some(d) = crate::backends::encoder_dir(&cfg.encoder) {
+        need_dir("encoder.path", d, "config.json", fetch);
     }
-    if cfg.memory.retriever == RetrieverKind::Contriever {
-        need_dir(
-            "memory.retriever_path",
-            model_dir(
-                &cfg.memory.retriever_path,
-                assets().join("contriever"),
-                "memory.retriever_path",
-            ),
-            "config.json",
-            fetch,
-        );
+    if let Some(d) = crate::backends::retriever_dir(&cfg.memory) {
+        need_dir("memory.retriever_path", d, "config.json", fetch);
     }
     for (field, l) in cfg.llm_configs() {
         if let LlmBackend::Local(s) = &l.backend {
-            match &s.model_path {
-                Some(p) if !p.is_file() => out.push(format!(
-                    "{field}.model_path: {} does not exist (memskill assets fetch smollm2 for the small test model)",
-                    p.display()
-                )),
-                None => out.push(format!("{field}.model_path: not set (the local backend needs a GGUF file)")),
-                _ => {}
+            let what = format!("{field}.model_path");
+            if let Err(e) = crate::backends::local_model_file(&s.backend_config(), &what) {
+                out.push(format!("{e:#}"));
             }
         }
     }
@@ -120,11 +86,6 @@ pub fn missing_files(cfg: &Config) -> Vec<String> {
         }
     }
     out
-}
-
-fn model_dir(path: &Option<PathBuf>, default: PathBuf, what: &str) -> Result<PathBuf> {
-    let p = path.clone().unwrap_or(default);
-    crate::hub::resolve_model(&p, crate::hub::ModelFile::Folder, what)
 }
 
 /// Where each LLM role and embeddings server would send its requests (`scripted` for the
@@ -143,7 +104,7 @@ pub fn endpoints(cfg: &Config) -> Vec<String> {
             ),
             LlmBackend::Local(s) => format!(
                 "local GGUF {}",
-                s.model_path.as_deref().map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+                s.backend_config().model_path.display()
             ),
             LlmBackend::ScriptedSynthetic(_) => {
                 "the scripted synthetic oracle (built in; its numbers measure the plumbing, not a model)".to_string()

@@ -47,10 +47,8 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 fn holder_alive(line: &str) -> bool {
     let pid = field(line, "pid").and_then(|p| p.parse::<i32>().ok());
     match pid {
-        Some(pid) if pid > 0 && field(line, "host") == Some(host().as_str()) => {
-            // signal 0: the process exists (EPERM: it exists under another user)
-            let r = unsafe { libc::kill(pid, 0) };
-            r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        Some(pid) if field(line, "host") == Some(host().as_str()) => {
+            memskill_core::fsio::pid_alive(pid)
         }
         _ => false,
     }
