@@ -1,11 +1,12 @@
 //! `memskill config show | check`: a config looked at before a run (see
-//! `memskill_trainer::config::inspect`).
+//! `memskill_trainer::inspect`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
-use memskill_trainer::config::{inspect, Config, RawConfig};
+use memskill_trainer::config::{Config, RawConfig};
+use memskill_trainer::inspect;
 
 #[derive(Subcommand)]
 pub enum ConfigCmd {

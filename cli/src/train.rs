@@ -290,7 +290,7 @@ fn dry_run(cfg: &Config, a: &TrainArgs) -> Result<()> {
 
 /// `eval --dry-run`: the evaluation's files, servers and plan; nothing written or contacted.
 fn eval_dry_run(cfg: &Config, a: &EvalArgs, ck: &std::path::Path) -> Result<()> {
-    use memskill_trainer::config::inspect;
+    use memskill_trainer::inspect;
     println!("dry run: evaluate checkpoint {}", ck.display());
     let mut problems = inspect::missing_files(cfg);
     for e in inspect::endpoints(cfg) {

@@ -8,7 +8,6 @@ use anyhow::{bail, Context, Result};
 use memskill_core::serde_opt::empty_is_none;
 use serde::{Deserialize, Serialize};
 
-pub mod inspect;
 pub mod limits;
 
 pub use crate::registry::Dataset;

@@ -15,6 +15,7 @@ pub mod episode;
 pub mod fsutil;
 pub mod gate;
 pub mod hub;
+pub mod inspect;
 pub mod invocations;
 pub mod metrics;
 pub mod prompts;

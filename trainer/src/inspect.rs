@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::{Config, Dataset, LlmBackend, RawConfig};
+use crate::config::{Config, Dataset, LlmBackend, RawConfig};
 
 /// Every numeric, string and boolean leaf of the resolved config as `key = value  # origin`
 /// lines, grouped by section: `--set`, the file (or the file it extends) that set it, or
@@ -15,7 +15,7 @@ use super::{Config, Dataset, LlmBackend, RawConfig};
 pub fn show(cfg: &Config, raw: &RawConfig) -> Result<String> {
     let table = toml::Table::try_from(cfg)?;
     let mut all = Vec::new();
-    super::limits::leaves(&table, "", &mut all);
+    crate::config::limits::leaves(&table, "", &mut all);
     let leaves: Vec<(String, String)> = all.into_iter().map(|(k, v)| (k, shown(v))).collect();
     let width = leaves
         .iter()
@@ -146,7 +146,7 @@ pub fn plan(cfg: &Config, samples: &[memskill_core::Sample]) -> Plan {
     let mean_questions =
         samples.iter().map(|s| s.queries.len()).sum::<usize>() as f64 / n * cfg.data.query_ratio;
     let answer_calls = episodes as f64 * mean_questions;
-    let judge = cfg.reward.kind == super::RewardKind::Judge;
+    let judge = cfg.reward.kind == crate::config::RewardKind::Judge;
     Plan {
         updates,
         episodes,
