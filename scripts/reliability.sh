@@ -276,7 +276,7 @@ check "secret redaction tests" $([ "$secrets_rc" = 0 ] && [ "$S_PASS" -gt 0 ]; e
 # ---------------------------------------------------------------------------------------
 set +e
 TRAINER_TESTS="$(testbin memskill_trainer)" EXECUTOR_TESTS="$(testbin memskill_executor)" \
-  scripts/reliability/hardening3.sh "$BIN" "$WORK" "$WORK/synthetic.toml" >"$WORK/hardening3.md" 2>"$WORK/hardening3.log"
+  scripts/reliability/hostile-probes.sh "$BIN" "$WORK" "$WORK/synthetic.toml" >"$WORK/hostile-probes.md" 2>"$WORK/hostile-probes.log"
 h3_rc=$?
 set -e
 check "hardening round three: every case held" "$h3_rc"
@@ -297,7 +297,7 @@ echo "| links | import onto its own SKILL.md with --force: ${L_SELF}; export ove
 echo "| FIFOs and devices | run.skill_bank FIFO: ${Q_FIFO}; run.skill_bank /dev/zero: ${Q_ZERO}; prompts.dir FIFO template: ${Q_TMPL} |"
 echo "| template limits | three nested range(10000) loops: ${T_LOOP}; a 10 GB output: ${T_BIG}; executor.max_tokens = 0: ${Z_TOK}; policy.hidden = 0: ${Z_HID}; run directories left: ${leftover_runs} |"
 echo "| secret redaction | ${S_PASS} tests passed, ${S_FAIL} failed (executor prompts, evaluation memory cache, flagged-memory redaction) |"
-cat "$WORK/hardening3.md"
+cat "$WORK/hostile-probes.md"
 echo "| wall time | $(( $(date +%s) - START )) s (kills ${KILLS}, fuzz mutations per target ${FUZZ_ITERS}; --long for 20 and 20000) |"
 echo
 if [ "$FAIL" = 0 ]; then echo "reliability: all checks hold"; else echo "reliability: some checks FAILED (above)"; fi

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# The hardening round-three probes (issue 46): each numbered case of the issue run as a
+# Probes of hostile input and faults (the cases of issue 46): each case run as a
 # user or an attacker would, one Markdown row per case saying "held" or "NOT held" with
 # what was measured (exit status, wall seconds, peak memory). Called by
 # scripts/reliability.sh; also runs alone:
 #
-#   scripts/reliability/hardening3.sh BIN WORK_DIR SYNTHETIC_TOML
+#   scripts/reliability/hostile-probes.sh BIN WORK_DIR SYNTHETIC_TOML
 #
 # env: TRAINER_TESTS / EXECUTOR_TESTS, the unit-test executables of memskill-trainer and
 # memskill-executor (cases 7 and 8 run one test of each; skipped when unset).
 # Exit status 1 when a case does not hold. Everything runs on 127.0.0.1.
 set -uo pipefail
 BIN=$1
-W=$2/hardening3
+W=$2/hostile-probes
 SYN_TOML=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$W"
