@@ -232,7 +232,7 @@ probe() { # probe NAME EXPECTED-WORD COMMAND...: must fail within 30 s, naming E
   elif grep -q -- "$want" "$P/err"; then echo "refused";
   else echo "failed without naming '$want': $(head -c 200 "$P/err")"; fi
 }
-"$BIN" skills init "$P/bank.json" >/dev/null
+"$BIN" skills init --out "$P/bank.json" >/dev/null
 "$BIN" skills export "$P/bank.json" --out "$P/skills" >/dev/null
 md_sum=$(sha256sum "$P/skills/insert/SKILL.md" | cut -c1-16)
 L_SELF=$(probe self "input" "$BIN" skills import "$P/skills" --out "$P/skills/insert/SKILL.md" --force)

@@ -14,7 +14,11 @@ pub enum SkillsCmd {
     /// Write the seed bank (insert, update, delete, noop) as JSON.
     Init {
         /// Output bank.json path.
-        file: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Deprecated: the output as a positional argument (`skills init FILE`); use --out.
+        #[arg(hide = true, conflicts_with = "out")]
+        file: Option<PathBuf>,
         /// Overwrite an existing file.
         #[arg(long)]
         force: bool,
@@ -103,12 +107,16 @@ pub enum SkillsCmd {
     /// with the rule, the reason and who approved it, and an `approved` release record. Later
     /// loads and imports of the same text pass that rule; any other finding still fails.
     Approve {
-        /// The skill's name.
-        name: String,
         /// Where to record it: a bank.json, an exported folder (its bank.json) or a checkpoint
         /// folder (its skill_bank.json and manifest); rewritten atomically.
-        #[arg(long)]
         bank: PathBuf,
+        /// The skill's name.
+        #[arg(long)]
+        skill: Option<String>,
+        /// Deprecated form `skills approve NAME --bank BANK`: the bank; the positional
+        /// argument is then the skill's name.
+        #[arg(long = "bank", hide = true, conflicts_with = "skill")]
+        legacy_bank: Option<PathBuf>,
         /// The rule id the guard reports (see `memskill skills scan --json`).
         #[arg(long)]
         rule: String,
@@ -343,7 +351,17 @@ pub fn render_table_with(bank: &SkillBank, w: &memskill_designer::ScoreWeights) 
 
 pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
     match c {
-        SkillsCmd::Init { file, force } => init(&file, force)?,
+        SkillsCmd::Init { out, file, force } => {
+            let out = match (out, file) {
+                (Some(o), _) => o,
+                (None, Some(f)) => {
+                    eprintln!("note: `skills init FILE` is deprecated; use `skills init --out FILE` (outputs are --out in every skills command)");
+                    f
+                }
+                (None, None) => bail!("skills init needs --out FILE"),
+            };
+            init(&out, force)?
+        }
         SkillsCmd::Show { file, config, sets } => {
             let weights = score_weights(config.as_deref(), &sets)?;
             print!("{}", render_table_with(&load(&file)?, &weights))
@@ -371,12 +389,16 @@ pub fn run(c: SkillsCmd) -> anyhow::Result<()> {
         SkillsCmd::Usage { run, skill, json } => usage(&run, skill.as_deref(), json)?,
         SkillsCmd::Scan { file, json } => scan(&file, json)?,
         SkillsCmd::Approve {
-            name,
             bank,
+            skill,
+            legacy_bank,
             rule,
             reason,
             by,
-        } => approve(&name, &bank, &rule, &reason, by)?,
+        } => {
+            let (name, bank) = approve_target(bank, skill, legacy_bank)?;
+            approve(&name, &bank, &rule, &reason, by)?
+        }
         SkillsCmd::Diff { a, b } => {
             let (x, y) = (load(&a)?, load(&b)?);
             let d = bank_diff(&x, &y);
@@ -595,6 +617,26 @@ fn scan_line(line: &str) -> Result<(String, String, String), String> {
         _ => {
             Err("needs \"text\" or \"name\", \"description\" and \"instructions\" (strings)".into())
         }
+    }
+}
+
+/// `skills approve BANK --skill NAME`, or the deprecated `skills approve NAME --bank BANK`:
+/// (skill name, bank path).
+fn approve_target(
+    first: PathBuf,
+    skill: Option<String>,
+    legacy_bank: Option<PathBuf>,
+) -> anyhow::Result<(String, PathBuf)> {
+    match (skill, legacy_bank) {
+        (Some(name), _) => Ok((name, first)),
+        (None, Some(bank)) => {
+            eprintln!("note: `skills approve NAME --bank BANK` is deprecated; use `skills approve BANK --skill NAME` (the bank first, as in every skills command)");
+            Ok((first.to_string_lossy().into_owned(), bank))
+        }
+        (None, None) => bail!(
+            "skills approve needs the skill: `skills approve {} --skill NAME --rule RULE --reason TEXT`",
+            first.display()
+        ),
     }
 }
 

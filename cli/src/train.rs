@@ -48,7 +48,7 @@ pub struct EvalArgs {
     /// Config for runs without a checkpoint (ALFWorld with a scripted actor).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// locomo | longmemeval | hotpotqa | synthetic | alfworld (default: the training dataset).
+    /// locomo | longmemeval | hotpotqa | msc | synthetic | alfworld (default: the training dataset).
     #[arg(long, value_parser = |s: &str| s.parse::<Dataset>())]
     pub dataset: Option<Dataset>,
     /// train | val | test | all (default: eval.split); ALFWorld: valid_seen, valid_unseen,

@@ -77,7 +77,7 @@ impl std::fmt::Display for GuardWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "skill `{}` was accepted by guard {} but today's guard ({}) finds {}; it is loaded as recorded (use --rescan to refuse it, or `memskill skills approve {} --rule {} --reason ...` to record a review)",
+            "skill `{}` was accepted by guard {} but today's guard ({}) finds {}; it is loaded as recorded (use --rescan to refuse it, or `memskill skills approve BANK --skill {} --rule {} --reason ...` to record a review)",
             self.skill,
             self.accepted_by,
             *GUARD_VERSION,

@@ -117,7 +117,7 @@ def test_console_script_is_the_cli(tmp_path):
     assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "none.jsonl" in bad.stderr
     usage = subprocess.run([exe, "no-such-command"], capture_output=True, text=True)
     assert usage.returncode == 2
-    init = subprocess.run([exe, "skills", "init", str(tmp_path / "b.json")], capture_output=True, text=True)
+    init = subprocess.run([exe, "skills", "init", "--out", str(tmp_path / "b.json")], capture_output=True, text=True)
     assert init.returncode == 0, init.stderr
     assert memskill.SkillBank.load(tmp_path / "b.json").names == memskill.SkillBank.seed().names
 

@@ -126,7 +126,7 @@ row "5 one writer per run" $ok "second train 0.3 s later refused after ${second_
 # 6. folder-atomic export: kill -9 at random moments never leaves a mix; a mix made by
 #    hand is refused; a linked --out is refused
 E=$W/export; mkdir -p "$E"
-"$BIN" skills init "$E/a.json" >/dev/null
+"$BIN" skills init --out "$E/a.json" >/dev/null
 # bank B: bank A with one skill's text changed (the issue's mix: one SKILL.md of B, the rest of A)
 python3 - "$E/a.json" "$E/b.json" <<'PY'
 import json, sys

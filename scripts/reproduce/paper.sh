@@ -78,7 +78,7 @@ for variant in full no-controller no-designer refine-only; do
   case "$variant" in
     full) cfg=configs/locomo.toml ;;
     no-controller) cfg=configs/ablations/random-skills.toml ;;
-    no-designer) cfg=configs/ablations/static-skills.toml ;;
+    no-designer) cfg=configs/ablations/no-designer.toml ;;
     refine-only) cfg=configs/ablations/refine-only.toml ;;
   esac
   step "train $variant ($cfg)"

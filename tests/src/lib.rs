@@ -66,7 +66,7 @@ pub fn memskill(args: &[&str]) -> std::process::Output {
 /// `DIR/bank.json` (the seed bank) and its export `DIR/skills`, made with the binary.
 pub fn seed_bank_and_export(dir: &std::path::Path) {
     let s = |p: &str| dir.join(p).to_string_lossy().to_string();
-    let o = memskill(&["skills", "init", &s("bank.json")]);
+    let o = memskill(&["skills", "init", "--out", &s("bank.json")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = memskill(&["skills", "export", &s("bank.json"), "--out", &s("skills")]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -72,7 +72,7 @@ fn skills_scan_prints_one_verdict_per_line_in_order() {
 fn an_approved_finding_imports_and_a_changed_text_does_not() {
     let d = tempfile::tempdir().unwrap();
     let s = |p: &str| d.path().join(p).to_string_lossy().to_string();
-    assert!(memskill(&["skills", "init", &s("bank.json")])
+    assert!(memskill(&["skills", "init", "--out", &s("bank.json")])
         .status
         .success());
     assert!(
@@ -114,9 +114,9 @@ fn an_approved_finding_imports_and_a_changed_text_does_not() {
     let o = memskill(&[
         "skills",
         "approve",
-        "insert",
-        "--bank",
         &s("exp"),
+        "--skill",
+        "insert",
         "--rule",
         &rule,
         "--reason",
@@ -155,4 +155,10 @@ fn an_approved_finding_imports_and_a_changed_text_does_not() {
         "y",
     ]);
     assert!(!o.status.success());
+    // (that was the deprecated argument order: it still parses, with a note)
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("deprecated") && err.contains("nothing to approve"),
+        "{err}"
+    );
 }

@@ -33,13 +33,17 @@ fn bank_hash(p: &Path) -> String {
 fn init_export_validate_import_round_trip_and_tamper() {
     let tmp = tempfile::tempdir().unwrap();
     let s = |p: &str| tmp.path().join(p).to_string_lossy().to_string();
-    ok(&["skills", "init", &s("bank.json")]);
+    ok(&["skills", "init", "--out", &s("bank.json")]);
     assert!(
-        !memskill(&["skills", "init", &s("bank.json")])
+        !memskill(&["skills", "init", "--out", &s("bank.json")])
             .status
             .success(),
         "no silent overwrite"
     );
+    // the old positional form still works, with a note naming the new one
+    let o = memskill(&["skills", "init", &s("old-form.json")]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("skills init --out FILE"));
     let table = ok(&["skills", "show", &s("bank.json")]);
     assert!(
         table.contains("name") && table.contains("mean reward") && table.contains("insert"),

@@ -368,7 +368,7 @@ fn prune(ck: &Path, keep_last: usize) -> Result<()> {
     Ok(())
 }
 
-/// `memskill skills approve NAME --bank CHECKPOINT_DIR`: record a reviewed guard finding in a
+/// `memskill skills approve CHECKPOINT_DIR --skill NAME`: record a reviewed guard finding in a
 /// checkpoint's bank (see `memskill_designer::approve`) and its manifest checksum, so the
 /// checkpoint loads again with that finding accepted. The files and the manifest are written
 /// atomically; the checkpoint's other files must still match the manifest.

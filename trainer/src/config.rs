@@ -1807,7 +1807,7 @@ mod tests {
         let flat = |c: &Config| toml::Table::try_from(c).unwrap();
         for (file, key, want) in [
             ("random-skills.toml", "controller", "policy = \"random\""),
-            ("static-skills.toml", "designer", "enabled = false"),
+            ("no-designer.toml", "designer", "enabled = false"),
             ("refine-only.toml", "designer", "mode = \"refine-only\""),
         ] {
             let c = Config::load(&root.join("ablations").join(file), &[]).unwrap();

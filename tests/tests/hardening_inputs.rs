@@ -1,4 +1,4 @@
-//! Issue 27 (hardening, round two): no file written through a link, over a file without
+//! Hostile inputs and outputs (issue 27): no file written through a link, over a file without
 //! `--force` or into the command's own input; no input that hangs (FIFOs, devices) or
 //! template that runs away; zero budgets refused before anything is written.
 
@@ -39,7 +39,7 @@ fn skills_export_and_import_never_destroy_files() {
         }
         memskill(&args)
     };
-    assert!(memskill(&["skills", "init", &s("bank.json")])
+    assert!(memskill(&["skills", "init", "--out", &s("bank.json")])
         .status
         .success());
     let o = export(false);
