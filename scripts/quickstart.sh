@@ -59,5 +59,5 @@ print()
 print(f"note: the executor was SmolLM2-135M (a test-sized local model); {problems} of its "
       f"{calls} executor replies had parse problems, so scores near 0 measure the plumbing, not the method.")
 print("      For real numbers point the executor at a capable model: --set 'executor.backend=\"openai\"' "
-      "--set 'executor.base_urls=[\"http://host:8000/v1\"]' --set 'executor.model=\"NAME\"' (README \"Set up\").")
+      "--set 'executor.base_urls=[\"http://host:8000/v1\"]' --set 'executor.model=\"NAME\"' (docs/reproducing.md).")
 PY

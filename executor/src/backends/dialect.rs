@@ -1,6 +1,6 @@
 //! Structured-output dialects: the request field through which an OpenAI-compatible server
-//! takes a reply's JSON schema. The servers differ (see the README's structured-outputs
-//! paragraph for which takes which):
+//! takes a reply's JSON schema. The servers differ (see docs/servers.md, "Structured outputs",
+//! for which takes which):
 //!
 //! - `json_schema`: `response_format: {"type": "json_schema", "json_schema": {"name", "schema",
 //!   "strict": true}}` (OpenAI, vLLM, SGLang, llama.cpp's llama-server, Ollama's `/v1`);
