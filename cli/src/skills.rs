@@ -180,6 +180,17 @@ pub struct EvalSkillsArgs {
 }
 
 fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
+    let (rows, out) = run_skills_eval(a)?;
+    print!("{}", memskill_trainer::skills_eval::render(&rows));
+    println!("\nwritten: {}", out.join("skills-eval.md").display());
+    Ok(())
+}
+
+/// `skills eval` without the printing: the rows, and the folder `skills-eval.{md,json}`
+/// went to (also `memskill.skills_eval` in Python).
+pub fn run_skills_eval(
+    a: EvalSkillsArgs,
+) -> anyhow::Result<(Vec<memskill_trainer::skills_eval::SkillEvalRow>, PathBuf)> {
     use memskill_trainer::checkpoint::{resolve, Checkpoint};
     use memskill_trainer::config::RawConfig;
     let bank = load(&a.bank)?;
@@ -217,9 +228,7 @@ fn eval_skills(a: EvalSkillsArgs) -> anyhow::Result<()> {
         cases: a.cases,
     };
     let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
-    print!("{}", memskill_trainer::skills_eval::render(&rows));
-    println!("\nwritten: {}", out.join("skills-eval.md").display());
-    Ok(())
+    Ok((rows, out))
 }
 
 fn load(p: &Path) -> anyhow::Result<SkillBank> {

@@ -8,9 +8,14 @@ module ``memskill._native``); this package hands back plain Python objects:
 * ``score``: a predictions file's F1, overall and per category (``memskill score``);
 * ``SkillBank``: load, save, export, import, validate and diff skill banks
   (``memskill skills``);
-* ``train`` and ``evaluate``: a training run and a checkpoint's evaluation, their results
-  as dicts; Ctrl-C stops training after the current update, with a checkpoint written;
+* ``train`` and ``evaluate``: a training run and a checkpoint's evaluation; Ctrl-C stops
+  training after the current update, with a checkpoint written;
+* ``report``, ``compare`` and ``skills_eval``: the report page, the comparison table and
+  the release gate's per-skill replay (``memskill report``, ``compare``, ``skills eval``);
 * ``main``: the command line itself (the ``memskill`` console script).
+
+Results are dataclasses (``memskill.results``) with ``to_dict()``; dataset samples are
+plain dicts.
 
 Every error is a ``MemskillError`` (a ``RuntimeError``) whose message names the file,
 field or setting at fault.
@@ -25,6 +30,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._native import MemskillError, SkillBank
+from .results import (
+    Comparison,
+    EvaluationResult,
+    ReportResult,
+    ScoreResult,
+    SkillsEvalResult,
+    TrainResult,
+)
 
 __version__: str = _native.__version__
 
@@ -32,15 +45,24 @@ PathLike = Union[str, "os.PathLike[str]"]
 Overrides = Union[Mapping[str, Any], Sequence[str], None]
 
 __all__ = [
+    "Comparison",
+    "EvaluationResult",
     "MemskillError",
+    "ReportResult",
+    "ScoreResult",
     "SkillBank",
+    "SkillsEvalResult",
+    "TrainResult",
+    "compare",
     "evaluate",
     "load_dataset",
     "load_hotpotqa",
     "load_locomo",
     "load_longmemeval",
     "main",
+    "report",
     "score",
+    "skills_eval",
     "train",
 ]
 
@@ -113,17 +135,17 @@ def score(
     *,
     hotpotqa_f1: str = "memskill",
     max_work: int = 20_000_000,
-) -> Dict[str, Any]:
+) -> ScoreResult:
     """Scores a JSONL predictions file, as ``memskill score --json`` does.
 
     ``dataset`` is ``"locomo"`` (LoCoMo F1 by category) or ``"hotpotqa"`` (HotpotQA F1,
     ``hotpotqa_f1="memskill"`` or ``"official"``). Each line is
-    ``{"question_id" or "question", "prediction", "answer", "category"}``. Returns
-    ``{"overall": {"f1", "count"}, "by_category": {category: {"f1", "count"}},
-    "per_line": [f1, ...]}``.
+    ``{"question_id" or "question", "prediction", "answer", "category"}``. Returns a
+    ``ScoreResult``: ``overall`` and ``by_category`` (``f1``, ``count``) and ``per_line``
+    (every line's F1, in file order).
     """
-    return _native.score(
-        dataset, os.fspath(predictions), hotpotqa_f1=hotpotqa_f1, max_work=max_work
+    return ScoreResult.from_dict(
+        _native.score(dataset, os.fspath(predictions), hotpotqa_f1=hotpotqa_f1, max_work=max_work)
     )
 
 
@@ -135,7 +157,7 @@ def train(
     max_updates: Optional[int] = None,
     resume: bool = False,
     log: bool = False,
-) -> Dict[str, Any]:
+) -> TrainResult:
     """Trains the controller and evolves the skill bank, as ``memskill train`` does.
 
     ``config`` is a TOML config file; ``overrides`` change its keys
@@ -145,19 +167,21 @@ def train(
     updates; ``resume=True`` continues the run from its latest checkpoint (``config`` may
     then be omitted). ``log=True`` prints one line per update to stderr.
 
-    Returns ``{"run_dir", "update_step", "updates_this_run", "finished", "interrupted",
-    "outer_rewards", "export_dir", "last_checkpoint"}``.
+    Returns a ``TrainResult`` (``run_dir``, ``update_step``, ``updates_this_run``,
+    ``finished``, ``interrupted``, ``outer_rewards``, ``export_dir``, ``last_checkpoint``).
 
     Ctrl-C (KeyboardInterrupt) stops the run after the current update with a checkpoint
     written, then raises ``KeyboardInterrupt``; ``resume=True`` continues from there.
     """
-    return _native.train(
-        _path(config),
-        overrides=_sets(overrides),
-        run_dir=_path(run_dir),
-        max_updates=max_updates,
-        resume=resume,
-        log=log,
+    return TrainResult.from_dict(
+        _native.train(
+            _path(config),
+            overrides=_sets(overrides),
+            run_dir=_path(run_dir),
+            max_updates=max_updates,
+            resume=resume,
+            log=log,
+        )
     )
 
 
@@ -171,24 +195,104 @@ def evaluate(
     out: Optional[PathLike] = None,
     method: Optional[str] = None,
     judge: bool = True,
-) -> Dict[str, Any]:
+) -> EvaluationResult:
     """Evaluates a checkpoint (a checkpoint, run or checkpoints directory), as
-    ``memskill eval`` does, and returns its ``results.json`` as a dict (``overall`` and
-    ``by_category`` scores, the settings, one record per query) with ``out_dir``, the
-    folder the results were written to. ``judge=False`` skips the LLM judge. A run whose
+    ``memskill eval`` does, and returns its ``results.json`` as an ``EvaluationResult``
+    (``overall`` and ``by_category`` scores, the settings, ``queries`` with one record per
+    question) with ``out_dir``, the folder the results were written to. ``judge=False`` skips the LLM judge. A run whose
     LLM error rate is above ``eval.max_error_rate`` raises ``MemskillError``. Ctrl-C stops
     the evaluation before its next sample, writes no results and raises
     ``KeyboardInterrupt``.
     """
-    return _native.evaluate(
-        os.fspath(checkpoint),
-        dataset=dataset,
-        split=split,
-        limit=limit,
-        overrides=_sets(overrides),
-        out=_path(out),
-        method=method,
-        judge=judge,
+    return EvaluationResult.from_dict(
+        _native.evaluate(
+            os.fspath(checkpoint),
+            dataset=dataset,
+            split=split,
+            limit=limit,
+            overrides=_sets(overrides),
+            out=_path(out),
+            method=method,
+            judge=judge,
+        )
+    )
+
+
+def report(
+    inputs: Union[PathLike, Sequence[PathLike]],
+    *,
+    out: PathLike = "report",
+    allow_failed: bool = False,
+) -> ReportResult:
+    """Writes ``report.md`` and ``report.html`` (and ``figure3.png`` for a context-length
+    sweep) into ``out`` from every evaluation under ``inputs`` (run directories,
+    evaluation directories or ``results.json`` files), as ``memskill report`` does.
+
+    Returns a ``ReportResult``: the files written, the ``evaluations`` read (scores with
+    95% bootstrap intervals) and the ``tables``. An evaluation that failed is named in
+    ``failed`` and left out of the tables; as the command exits non-zero then, this raises
+    ``MemskillError`` (after writing the report) unless ``allow_failed=True``.
+    """
+    paths = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    r = ReportResult.from_dict(_native.report([os.fspath(p) for p in paths], os.fspath(out)))
+    if r.failed and not allow_failed:
+        raise MemskillError(
+            f"{len(r.failed)} evaluation(s) failed and are not in the report "
+            f"(written to {r.out_dir}): " + "; ".join(r.failed)
+        )
+    return r
+
+
+def compare(runs: Union[PathLike, Sequence[PathLike]]) -> Comparison:
+    """The evaluations of one or more run directories side by side, as ``memskill
+    compare`` prints them: a ``Comparison`` with the Markdown ``table``, the
+    ``evaluations`` behind it and the ``failed`` ones (named in the table too)."""
+    paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    return Comparison.from_dict(_native.compare([os.fspath(p) for p in paths]))
+
+
+def skills_eval(
+    bank: PathLike,
+    *,
+    checkpoint: Optional[PathLike] = None,
+    config: Optional[PathLike] = None,
+    dataset: Optional[str] = None,
+    split: Optional[str] = None,
+    limit: Optional[int] = None,
+    skills: Sequence[str] = (),
+    old: Optional[PathLike] = None,
+    out: Optional[PathLike] = None,
+    resamples: int = 1000,
+    cases: Optional[PathLike] = None,
+    overrides: Overrides = None,
+) -> SkillsEvalResult:
+    """Does each skill of ``bank`` help on a dataset slice? As ``memskill skills eval``:
+    every skill (or those in ``skills``) is replayed without it, at its version in ``old``
+    and with it, on the same spans and seeds, with a trained run's controller picking
+    skills (``checkpoint``) or every skill applied to every span (``config`` alone).
+    ``cases`` is a JSON Lines file of expected triggers (activation precision / recall).
+
+    Returns a ``SkillsEvalResult``: a ``SkillEval`` per skill (outcome delta with its 95%
+    interval, gate verdict and reasons, the whole replay record), the printed table and
+    ``out_dir`` (``skills-eval.md`` / ``.json``).
+    """
+    if checkpoint is None and config is None:
+        raise MemskillError("skills_eval needs checkpoint= (a trained run) or config= (a config file)")
+    return SkillsEvalResult.from_dict(
+        _native.skills_eval(
+            os.fspath(bank),
+            checkpoint=_path(checkpoint),
+            config=_path(config),
+            dataset=dataset,
+            split=split,
+            limit=limit,
+            skills=list(skills),
+            old=_path(old),
+            out=_path(out),
+            resamples=resamples,
+            cases=_path(cases),
+            overrides=_sets(overrides),
+        )
     )
 
 

@@ -56,3 +56,20 @@ def evaluate(
     method: Optional[str] = None,
     judge: bool = True,
 ) -> Dict[str, Any]: ...
+def report(inputs: List[str], out: str) -> Dict[str, Any]: ...
+def compare(runs: List[str]) -> Dict[str, Any]: ...
+def skills_eval(
+    bank: str,
+    *,
+    checkpoint: Optional[str] = None,
+    config: Optional[str] = None,
+    dataset: Optional[str] = None,
+    split: Optional[str] = None,
+    limit: Optional[int] = None,
+    skills: List[str] = ...,
+    old: Optional[str] = None,
+    out: Optional[str] = None,
+    resamples: int = 1000,
+    cases: Optional[str] = None,
+    overrides: List[str] = ...,
+) -> Dict[str, Any]: ...

@@ -10,6 +10,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use serde::Serialize;
 
+mod analysis;
 mod bank;
 mod run;
 
@@ -87,6 +88,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(run::train, m)?)?;
     m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::report, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::skills_eval, m)?)?;
     m.add_class::<bank::SkillBank>()?;
     Ok(())
 }

@@ -54,10 +54,15 @@ LOCOMO_ROWS = [
 def test_score_locomo(tmp_path):
     p = write_lines(tmp_path / "pred.jsonl", LOCOMO_ROWS)
     r = memskill.score("locomo", p)
-    assert r["per_line"] == pytest.approx([1.0, 2 / 3, 0.0])
-    assert r["overall"] == {"f1": pytest.approx(5 / 9), "count": 3}
-    assert r["by_category"]["2"] == {"f1": 1.0, "count": 1}
-    assert r["by_category"]["4"] == {"f1": pytest.approx(1 / 3), "count": 2}
+    assert isinstance(r, memskill.ScoreResult)
+    assert r.per_line == pytest.approx([1.0, 2 / 3, 0.0])
+    assert (r.overall.f1, r.overall.count) == (pytest.approx(5 / 9), 3)
+    assert (r.by_category["2"].f1, r.by_category["2"].count) == (1.0, 1)
+    assert (r.by_category["4"].f1, r.by_category["4"].count) == (pytest.approx(1 / 3), 2)
+    assert r.to_dict()["overall"] == {"f1": pytest.approx(5 / 9), "count": 3}
+    # dict-style access of the old API still answers, with a DeprecationWarning
+    with pytest.warns(DeprecationWarning, match="dataclasses"):
+        assert r["by_category"]["2"] == {"f1": 1.0, "count": 1}
 
 
 def test_score_matches_the_cli(tmp_path):
@@ -67,7 +72,7 @@ def test_score_matches_the_cli(tmp_path):
         check=True, capture_output=True, text=True,
     ).stdout
     cli = json.loads(out)
-    r = memskill.score("locomo", p)
+    r = memskill.score("locomo", p).to_dict()
     del r["per_line"]
     assert cli == r
 
@@ -77,8 +82,8 @@ def test_score_hotpotqa_variants(tmp_path):
         tmp_path / "pred.jsonl",
         [{"question": "q", "prediction": "Yes, they are", "answer": ["yes"]}],
     )
-    assert memskill.score("hotpotqa", p)["overall"]["f1"] == pytest.approx(0.5)
-    assert memskill.score("hotpotqa", p, hotpotqa_f1="official")["overall"]["f1"] == 0.0
+    assert memskill.score("hotpotqa", p).overall.f1 == pytest.approx(0.5)
+    assert memskill.score("hotpotqa", p, hotpotqa_f1="official").overall.f1 == 0.0
 
 
 def test_score_errors(tmp_path):

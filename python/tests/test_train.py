@@ -26,20 +26,54 @@ def test_train_then_evaluate(root, tmp_path):
         overrides={"run.outer_epochs": 1, "run.inner_epochs": 3, "run.batch_size": 4},
         run_dir=run,
     )
-    assert r["run_dir"] == str(run)
-    assert r["update_step"] == 3 and r["updates_this_run"] == 3
-    assert r["finished"] is True and r["interrupted"] is False
-    assert len(r["outer_rewards"]) == 1 and 0.0 <= r["outer_rewards"][0] <= 1.0
-    assert pathlib.Path(r["last_checkpoint"]).is_dir()
-    assert memskill.SkillBank.validate(r["export_dir"])
+    assert isinstance(r, memskill.TrainResult)
+    assert r.run_dir == str(run)
+    assert r.update_step == 3 and r.updates_this_run == 3
+    assert r.finished is True and r.interrupted is False
+    assert len(r.outer_rewards) == 1 and 0.0 <= r.outer_rewards[0] <= 1.0
+    assert pathlib.Path(r.last_checkpoint).is_dir()
+    assert memskill.SkillBank.validate(r.export_dir)
+    assert r.to_dict()["update_step"] == 3
     lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [x["step"] for x in lines if x["type"] == "update"] == [1, 2, 3]
 
     e = memskill.evaluate(run, limit=4, judge=False, out=tmp_path / "eval")
-    assert e["out_dir"] == str(tmp_path / "eval")
-    assert e["overall"]["count"] == 4 and len(e["queries"]) == 4
+    assert isinstance(e, memskill.EvaluationResult)
+    assert e.out_dir == str(tmp_path / "eval")
+    assert e.overall.count == 4 and len(e.queries) == 4 and e.overall.judge is None
+    assert e.dataset == "synthetic" and e.method and e.top_k >= 1
     saved = json.loads((tmp_path / "eval" / "results.json").read_text())
-    assert saved["overall"] == e["overall"] and saved["checkpoint_hash"] == e["checkpoint_hash"]
+    d = e.to_dict()
+    assert saved["overall"] == d["overall"] and saved["checkpoint_hash"] == d["checkpoint_hash"]
+    assert {k: v for k, v in d.items() if k != "out_dir"} == saved
+
+    # the report, the comparison and the release gate's replay over the same run
+    rep = memskill.report(tmp_path / "eval", out=tmp_path / "report")
+    assert isinstance(rep, memskill.ReportResult)
+    assert (tmp_path / "report" / "report.html").is_file()
+    assert any(f.endswith("report.md") for f in rep.files)
+    [ev] = rep.evaluations
+    assert ev.kind == "qa" and ev.questions == 4
+    assert ev.f1.mean == pytest.approx(e.overall.f1) and ev.judge is None
+    assert rep.tables and rep.tables[0].rows and not rep.failed
+
+    e2 = memskill.evaluate(run, limit=4, judge=False)  # into the run's eval/ folder
+    cmp = memskill.compare([run])
+    assert isinstance(cmp, memskill.Comparison)
+    assert "| " in cmp.table and not cmp.failed
+    assert [x.f1.mean for x in cmp.evaluations] == [pytest.approx(e2.overall.f1)]
+    assert cmp.evaluations[0].f1.lo <= cmp.evaluations[0].f1.mean <= cmp.evaluations[0].f1.hi
+
+    se = memskill.skills_eval(
+        r.export_dir, checkpoint=run, limit=4, resamples=50, out=tmp_path / "se"
+    )
+    assert isinstance(se, memskill.SkillsEvalResult)
+    assert (tmp_path / "se" / "skills-eval.md").is_file() and se.out_dir == str(tmp_path / "se")
+    names = set(memskill.SkillBank.load(r.export_dir).names)
+    assert se.rows and {x.skill for x in se.rows} <= names
+    assert all(x.delta is None or x.delta.lo <= x.delta.mean <= x.delta.hi for x in se.rows)
+    assert all(x.passed or x.reasons for x in se.rows)
+    assert all(x.skill in se.table for x in se.rows)
 
 
 def test_train_errors(root, tmp_path):
@@ -51,6 +85,15 @@ def test_train_errors(root, tmp_path):
         memskill.train(synthetic(root), overrides="run.seed=1")
     with pytest.raises(memskill.MemskillError):
         memskill.evaluate(tmp_path / "no-run")
+    with pytest.raises(memskill.MemskillError, match="no such file or directory"):
+        memskill.report(tmp_path / "no-run", out=tmp_path / "r")
+    with pytest.raises(memskill.MemskillError, match="no eval"):
+        memskill.compare(tmp_path)
+    with pytest.raises(memskill.MemskillError, match="needs checkpoint= .* or config="):
+        memskill.skills_eval(tmp_path / "bank.json")
+    memskill.SkillBank.seed().save(tmp_path / "bank.json")
+    with pytest.raises(memskill.MemskillError, match="no-run"):
+        memskill.skills_eval(tmp_path / "bank.json", checkpoint=tmp_path / "no-run")
 
 
 INTERRUPTED = textwrap.dedent(
@@ -96,8 +139,8 @@ def test_ctrl_c_stops_at_a_checkpoint_and_resumes(root, tmp_path):
     latest = (run / "checkpoints" / "latest").read_text().strip()
     assert (run / "checkpoints" / latest).is_dir()
     r = memskill.train(run_dir=run, resume=True)
-    assert r["finished"] is True
-    assert r["update_step"] == total and r["updates_this_run"] == total - done
+    assert r.finished is True
+    assert r.update_step == total and r.updates_this_run == total - done
 
 
 def console_script():
