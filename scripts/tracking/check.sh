@@ -8,11 +8,16 @@
 #     params, artifacts),
 #  4. logs the run into an offline W&B run (scripts/tracking/wandb_log.py; wandb >= 0.30 has
 #     no `wandb sync --sync-tensorboard` any more).
-# Exit status non-zero on any failed check. Usage: scripts/tracking/check.sh [memskill-binary]
+# Exit status non-zero on any failed check. The counts it read back are printed at the end as
+# the paragraph docs/tracking.md shows; --write-doc puts them there (between its
+# `tracking-counts` markers), so the page's numbers are generated, never typed.
+# Usage: scripts/tracking/check.sh [--write-doc] [memskill-binary]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PYBIN=$(scripts/tracking/setup.sh | tail -1)
 VENV=$(dirname "$(dirname "$PYBIN")")
+WRITE_DOC=0
+if [ "${1:-}" = "--write-doc" ]; then WRITE_DOC=1; shift; fi
 BIN="${1:-}"
 if [ -z "$BIN" ]; then
   cargo build --quiet --bin memskill
@@ -40,14 +45,26 @@ runs="$tmp/runs"
 "$BIN" train --config configs/synthetic.toml --run-name trk --runs-dir "$runs" --no-progress \
   --set designer.enabled=true --set tracking.tensorboard=true --set "tracking.mlflow=\"$URI\"" \
   --max-updates 7
+# a run stopped by --max-updates ends its MLflow run FINISHED, not left RUNNING
+"$PYBIN" - "$URI" <<'PY'
+import json, sys, urllib.request
+uri = sys.argv[1]
+with urllib.request.urlopen(uri + "/api/2.0/mlflow/experiments/get-by-name?experiment_name=memskill-synthetic") as r:
+    exp = json.load(r)["experiment"]
+req = urllib.request.Request(uri + "/api/2.0/mlflow/runs/search", data=json.dumps({"experiment_ids": [exp["experiment_id"]]}).encode(), headers={"Content-Type": "application/json"})
+with urllib.request.urlopen(req) as r:
+    status = [x["info"]["status"] for x in json.load(r)["runs"]]
+print("after --max-updates 7: MLflow run", status)
+assert status == ["FINISHED"], status
+PY
 "$BIN" train --resume --run-name trk --runs-dir "$runs" --no-progress
 # an evaluation of the run, twice: its scores land once, at the checkpoint's step
 "$BIN" eval --checkpoint "$runs/trk/checkpoints/step-20" >/dev/null
 "$BIN" eval --checkpoint "$runs/trk/checkpoints/step-20" --out "$tmp/eval-again" >/dev/null
 
 echo "== TensorBoard's EventAccumulator on $runs/trk/tb"
-"$PYBIN" - "$runs/trk/tb" <<'PY'
-import sys, collections
+"$PYBIN" - "$runs/trk/tb" "$tmp/counts.json" <<'PY'
+import sys, collections, json
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 acc = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0, "tensors": 0})
 acc.Reload()
@@ -78,11 +95,16 @@ md = acc.SummaryMetadata("_hparams_/session_start_info")
 hp = plugin_data_pb2.HParamsPluginData.FromString(md.plugin_data.content)
 print(f"hparams: {len(hp.session_start_info.hparams)} values, e.g. ppo.lr =",
       hp.session_start_info.hparams["ppo.lr"].number_value)
+train = [t for t in scalars if t.startswith("train/")]
+json.dump({"scalar_tags": len(scalars), "train_tags": len(train),
+           "train_points": sorted({len(acc.Scalars(t)) for t in ("train/reward", "train/policy_loss")}),
+           "stage_points": len(acc.Scalars("stage/reward")),
+           "hparams": len(hp.session_start_info.hparams)}, open(sys.argv[2], "w"))
 print("tensorboard: OK")
 PY
 
 echo "== MLflow REST API at $URI"
-"$PYBIN" - "$URI" <<'PY'
+"$PYBIN" - "$URI" "$tmp/counts.json" <<'PY'
 import sys, json, urllib.request
 uri = sys.argv[1]
 def get(path):
@@ -109,6 +131,10 @@ assert [m["step"] for m in ev] == [20], ev
 arts = get(f"/api/2.0/mlflow/artifacts/list?run_id={info['run_id']}").get("files", [])
 print("artifacts:", sorted(a["path"] for a in arts))
 assert {"skills", "skills.md"} <= {a["path"] for a in arts}
+counts = json.load(open(sys.argv[2]))
+counts.update({"mlflow_status": info["status"], "mlflow_params": len(data.get("params", [])),
+               "mlflow_reward_points": len(steps)})
+json.dump(counts, open(sys.argv[2], "w"))
 print("mlflow: OK")
 PY
 
@@ -116,3 +142,24 @@ echo "== W&B, offline: scripts/tracking/wandb_log.py"
 WANDB_MODE=offline WANDB_SILENT=true "$PYBIN" scripts/tracking/wandb_log.py "$runs/trk"
 ls -d "$runs/trk/wandb/offline-run-"* >/dev/null || { echo "no offline W&B run written"; exit 1; }
 echo "== all tracking checks passed"
+"$PYBIN" - "$tmp/counts.json" "$WRITE_DOC" docs/tracking.md "$("$VENV/bin/python" -c 'import tensorboard, mlflow, wandb; print(f"TensorBoard {tensorboard.__version__}, MLflow {mlflow.__version__}, wandb {wandb.__version__}")')" <<'PY'
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+pts = "/".join(str(p) for p in c["train_points"])
+text = (f"On the synthetic task, stopped after 7 updates and resumed to 20 (as read back by "
+        f"scripts/tracking/check.sh with {sys.argv[4]}): {c['scalar_tags']} scalar tags "
+        f"({c['train_tags']} of them `train/*`, {pts} points each, steps 1..20, none twice), "
+        f"{c['stage_points']} points for `stage/*`, the bank text and {c['hparams']} hparams; "
+        f"MLflow holds one {c['mlflow_status']} run with {c['mlflow_params']} params, "
+        f"{c['mlflow_reward_points']} `train/reward` points and the `skills/` + `skills.md` artifacts.")
+print(text)
+if sys.argv[2] == "1":
+    doc = sys.argv[3]
+    s = open(doc).read()
+    a, b = "<!-- tracking-counts: begin (scripts/tracking/check.sh --write-doc) -->", "<!-- tracking-counts: end -->"
+    i, j = s.index(a) + len(a), s.index(b)
+    tmp = doc + ".tmp"
+    open(tmp, "w").write(s[:i] + "\n" + text + "\n" + s[j:])
+    os.replace(tmp, doc)
+    print("written into", doc)
+PY

@@ -309,10 +309,13 @@ pub fn load_local(
 pub fn local_model_file(cfg: &memskill_executor::LocalConfig, what: &str) -> Result<PathBuf> {
     let path = crate::hub::resolve_model(&cfg.model_path, crate::hub::ModelFile::Gguf, what)?;
     if !path.exists() {
-        bail!(
-            "{what} {} does not exist (run scripts/fetch-assets.sh or `memskill assets fetch`)",
-            path.display()
-        );
+        // `assets fetch` knows one GGUF, the default SmolLM2; any other is the user's file
+        let how = if path == memskill_executor::default_smollm2_path() {
+            "run `memskill assets fetch smollm2` or scripts/fetch-assets.sh smollm2"
+        } else {
+            "a local GGUF file, or `owner/name/file.gguf` from the Hugging Face cache (`hf download owner/name file.gguf` fetches it)"
+        };
+        bail!("{what} {} does not exist ({how})", path.display());
     }
     Ok(path)
 }
