@@ -277,11 +277,7 @@ impl Trainer<'_> {
         line.designer = "designed".into();
         line.attempts = Some(o.attempts);
         line.accepted = Some(accepted);
-        let rejected = o
-            .rejected
-            .iter()
-            .map(|(e, r)| format!("{}: {r}", e.summary()));
-        line.rejected = Some(rejected.collect());
+        line.rejected = Some(rejected_lines(&o.rejected));
         line.changed = Some(o.changed.clone());
         if safety_judge {
             line.safety_judge = Some(SafetyJudgeCounts {
@@ -411,6 +407,18 @@ impl Trainer<'_> {
     }
 }
 
+/// The stage line's `rejected`: each refused change with its reason, once (a malformed
+/// change's reason already says what it was: "malformed change: ...").
+fn rejected_lines(rejected: &[(memskill_designer::Edit, String)]) -> Vec<String> {
+    rejected
+        .iter()
+        .map(|(e, r)| match e {
+            memskill_designer::Edit::Malformed { .. } => r.clone(),
+            _ => format!("{}: {r}", e.summary()),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,5 +443,22 @@ mod tests {
         assert_eq!((p.bank, p.controller, p.name), (None, None, "not-improved"));
         let p = stage_plan(&StageDecision::Improved, Some(&best), Rollback::Bank, false);
         assert_eq!((p.bank, p.controller.is_none()), (Some(best), true));
+    }
+
+    #[test]
+    fn each_rejection_is_said_once() {
+        use memskill_designer::Edit;
+        let malformed = Edit::Malformed {
+            raw: "{}".into(),
+            problem: "no changes list".into(),
+        };
+        let lines = rejected_lines(&[
+            (malformed, "malformed change: no changes list".into()),
+            (Edit::NoChange, "why".into()),
+        ]);
+        assert_eq!(
+            lines,
+            ["malformed change: no changes list", "no change: why"]
+        );
     }
 }
