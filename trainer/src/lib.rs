@@ -37,4 +37,5 @@ pub mod eval;
 pub mod plot;
 pub mod report;
 pub mod report_chart;
+pub mod report_groups;
 pub mod report_page;

@@ -240,8 +240,13 @@ fn split_row(row: &str) -> Vec<String> {
 pub type GroupedRow = (String, Vec<(String, Option<String>)>);
 
 /// A table whose columns come in groups (a dataset's F1, L-J, ...): two header rows, the
-/// group names spanning their sub-columns; every cell `(text, link)`.
-pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow]) -> String {
+/// group names spanning their sub-columns; every cell `(text, link)`. Each `(i, title)` of
+/// `sections` puts a row naming a group of methods before row `i`.
+pub fn grouped_table_html(
+    groups: &[(String, Vec<String>)],
+    rows: &[GroupedRow],
+    sections: &[(usize, String)],
+) -> String {
     let mut s = String::from("<table class=\"paper\"><tr><th rowspan=\"2\">Method</th>");
     for (g, subs) in groups {
         s.push_str(&format!(
@@ -255,7 +260,9 @@ pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow])
         s.push_str(&format!("<th>{}</th>", esc(sub)));
     }
     s.push_str("</tr>\n");
-    for (row, cells) in rows {
+    let width = 1 + groups.iter().map(|(_, subs)| subs.len()).sum::<usize>();
+    for (i, (row, cells)) in rows.iter().enumerate() {
+        s.push_str(&section_row(sections, i, width));
         s.push_str(&format!("<tr><th>{}</th>", esc(row)));
         for (text, link) in cells {
             match link {
@@ -271,6 +278,21 @@ pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow])
     }
     s.push_str("</table>\n");
     s
+}
+
+/// The row naming the group of methods that starts at row `i` (empty when none does), one
+/// cell `width` columns wide.
+pub fn section_row(sections: &[(usize, String)], i: usize, width: usize) -> String {
+    sections
+        .iter()
+        .filter(|(at, _)| *at == i)
+        .map(|(_, title)| {
+            format!(
+                "<tr class=\"group\"><th colspan=\"{width}\">{}</th></tr>\n",
+                esc(title)
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -397,7 +419,8 @@ mod grouped_tests {
                 ("-".to_string(), None),
             ],
         )];
-        let h = super::grouped_table_html(&groups, &rows);
+        let h = super::grouped_table_html(&groups, &rows, &[(0, "MemSkill".into())]);
+        assert!(h.contains("<tr class=\"group\"><th colspan=\"5\">MemSkill</th></tr>"));
         assert!(h.contains("<th colspan=\"2\" style=\"text-align:center\">locomo (test)</th>"));
         assert!(h.contains("<th>#Steps</th>"));
         assert!(h.contains("<a href=\"a/results.json\">41.20 [39.0, 43.1]</a>"));
