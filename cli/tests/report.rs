@@ -1,6 +1,7 @@
-//! `memskill report` over real evaluations of a tiny synthetic run: Table 1 and Table 2
-//! cells with n, errors and bootstrap intervals, links to each results.json, the run's
-//! skill-bank evolution, and (for results carrying a context length) the Figure-3 chart.
+//! `memskill report` over real evaluations of a tiny synthetic run: Table 1 cells with n,
+//! errors and bootstrap intervals, links to each results.json, the run's skill-bank
+//! evolution, the scripted-backend banner, Table 2 once a second executor model is
+//! evaluated, and (for results carrying a context length) the Figure-3 chart.
 
 use std::path::Path;
 
@@ -87,8 +88,13 @@ fn report_tables_link_every_cell_and_show_intervals() {
     assert_eq!(files.len(), 3, "{files:?}");
     let md = std::fs::read_to_string(rep_dir.join("report.md")).unwrap();
     assert!(md.contains("## Table 1"), "{md}");
-    assert!(md.contains("## Table 2"), "{md}");
+    // one executor model: no Table 2 (it would repeat Table 1)
+    assert!(!md.contains("## Table 2"), "{md}");
     assert!(md.contains("## Figure 3"), "{md}");
+    // the scripted backend: the page says its numbers mean nothing
+    assert!(md.contains("meaningless by design"), "{md}");
+    // rows under their group: both evaluations are of the trained method
+    assert!(md.contains("| **MemSkill** |"), "{md}");
     // each method's F1 cell: mean, interval, n and errors, linked to its results.json
     let f1 = |r: &memskill_trainer::eval::EvalResults| r.overall.f1.unwrap() * 100.0;
     assert!(md.contains(&format!("F1 {:.2} [", f1(&a))), "{md}");
@@ -120,11 +126,33 @@ fn report_tables_link_every_cell_and_show_intervals() {
             .len()
             > 1000
     );
+    assert!(html.contains("<nav class=\"toc\">") && html.contains("href=\"#training\""));
+    assert!(html.contains("class=\"banner\""));
     // every link resolves
     for l in md.split("](").skip(1) {
         let target = &l[..l.find(')').unwrap()];
         assert!(Path::new(&rep_dir).join(target).exists(), "{target}");
     }
+
+    // the same checkpoint with a second executor model: Table 2, a column per model
+    let other = d.path().join("other-executor");
+    std::fs::create_dir_all(&other).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.run_dir.join("eval/learned/results.json")).unwrap(),
+    )
+    .unwrap();
+    v["executor"] = serde_json::json!("openai:other-model");
+    v["executor_backend"] = serde_json::json!("openai");
+    std::fs::write(other.join("results.json"), v.to_string()).unwrap();
+    let (entries, skills, _) = collect(&[out.run_dir.clone(), other]).unwrap();
+    let rep2 = d.path().join("report2");
+    Report::build(&entries, skills).write(&rep2).unwrap();
+    let md = std::fs::read_to_string(rep2.join("report.md")).unwrap();
+    let t2 = &md[md.find("## Table 2").expect("Table 2 with two executors")..];
+    assert!(
+        t2.contains("| | openai:other-model | scripted-synthetic |"),
+        "{md}"
+    );
 }
 
 #[test]

@@ -128,10 +128,16 @@ fn the_example_adapter_is_evaluated_in_memskills_harness() {
     assert!(q0.get("answered_by").is_none(), "memskill answered: {q0}");
     assert_eq!(r["adapter"]["command"], cmd);
     assert!(out.join("results.md").is_file());
-    // the report shows the row with n and errors
+    // the report shows the row with n and errors, among the external systems; its one
+    // executor model is named once, in Table 1's note
     let md = report_md(&out, d.path());
     assert!(
-        md.contains("word-overlap (openai:scripted, adapter)") && md.contains("n=3, errors 0"),
+        md.contains("| word-overlap (adapter) |") && md.contains("n=3, errors 0"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| **External memory systems (adapters)** |")
+            && md.contains("Executor model: openai:scripted."),
         "{md}"
     );
 }

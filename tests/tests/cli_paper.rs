@@ -55,6 +55,31 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         assert!(report.contains(row), "report lacks {row}:\n{report}");
     }
     assert!(runs.join("report/report.html").is_file());
+    // every number here comes from the scripted backend, and the report says so
+    assert!(report.contains("meaningless by design"), "{report}");
+    // Table 1 in the paper's order: the method, its ablations, then the baselines
+    let table1 = &report[report.find("## Table 1").unwrap()..];
+    let at = |row: &str| {
+        table1
+            .find(&format!("\n| {row} |"))
+            .unwrap_or_else(|| panic!("Table 1 lacks {row}:\n{report}"))
+    };
+    let order = [
+        "**MemSkill**",
+        "full",
+        "full-on-scripted-b",
+        "**MemSkill ablations**",
+        "no-controller",
+        "no-designer",
+        "refine-only",
+        "**Baselines (memskill's harness)**",
+        "no-memory",
+        "raw-rag",
+        "static-skills",
+    ];
+    for w in order.windows(2) {
+        assert!(at(w[0]) < at(w[1]), "{} before {}:\n{report}", w[0], w[1]);
+    }
     // the sweep wrote one evaluation per point
     for k in ["eval.top_k=1", "eval.top_k=2"] {
         assert!(

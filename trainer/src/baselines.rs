@@ -151,6 +151,7 @@ pub fn run_method(
         top_k,
         retrieve: cfg.answer.retrieve,
         executor: rt.executor_id.clone(),
+        executor_backend: Some(cfg.executor.backend.name().to_string()),
         judge_model: crate::eval::judge_model(cfg, want_judge),
         judge_is_reference: crate::eval::judge_is_reference(cfg, want_judge),
         overall,

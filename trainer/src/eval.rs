@@ -71,6 +71,10 @@ pub struct EvalResults {
     pub top_k: usize,
     pub retrieve: usize,
     pub executor: String,
+    /// The executor's `backend` (`openai`, `local`, `scripted-synthetic`; absent in older
+    /// results, where an `executor` of `scripted-synthetic` says the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_backend: Option<String>,
     /// The model that gave the L-J scores (None: no judge ran; absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_model: Option<String>,
@@ -489,6 +493,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
         executor: rt.executor_id.clone(),
+        executor_backend: Some(cfg.executor.backend.name().to_string()),
         judge_model: judge_model(&cfg, want_judge),
         judge_is_reference: judge_is_reference(&cfg, want_judge),
         overall,

@@ -36,4 +36,6 @@ pub use train::{train, TrainOptions, TrainOutcome};
 pub mod eval;
 pub mod plot;
 pub mod report;
+pub mod report_chart;
+pub mod report_groups;
 pub mod report_page;

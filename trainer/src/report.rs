@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::EvalResults;
+use crate::report_groups::{grouped, method_group, row_key, MethodGroup, RowKey};
 
 /// Bootstrap resamples per interval.
 pub const BOOTSTRAP_RESAMPLES: usize = 1000;
@@ -76,7 +77,31 @@ pub struct Entry {
     pub external: Option<String>,
     /// The model that gave the L-J scores, when recorded.
     pub judge_model: Option<String>,
+    /// The checkpoint evaluated (empty: none, a baseline or an adapter).
+    pub checkpoint: String,
+    /// Whether it ran on the scripted synthetic task ([`is_scripted`]).
+    pub scripted: bool,
     pub metric: Metrics,
+}
+
+impl Entry {
+    /// The group of Tables 1 and 2 its rows go in.
+    pub fn group(&self) -> MethodGroup {
+        method_group(
+            &self.method,
+            !self.checkpoint.is_empty(),
+            self.external.is_some(),
+        )
+    }
+}
+
+/// Whether an evaluation ran on the scripted synthetic task, whose numbers mean nothing: the
+/// scripted oracle as executor (its `executor_backend`, or its executor id in results written
+/// before that field), or the synthetic dataset (whose questions a scripted server answers
+/// as well, reached as an OpenAI-compatible endpoint).
+pub fn is_scripted(executor_backend: Option<&str>, executor: &str, dataset: &str) -> bool {
+    let scripted = crate::config::LlmBackend::ScriptedSynthetic(Default::default()).name();
+    executor_backend == Some(scripted) || executor == scripted || dataset == "synthetic"
 }
 
 /// The scores of an entry.
@@ -128,12 +153,15 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
         let mut splits: Vec<&str> = r.results.iter().map(|g| g.split.as_str()).collect();
         splits.dedup();
         let method = v["method"].as_str().unwrap_or(&r.actor).to_string();
+        let executor = v["executor"].as_str().unwrap_or("").to_string();
         return Ok(Entry {
+            scripted: is_scripted(v["executor_backend"].as_str(), &executor, "alfworld"),
+            checkpoint: v["checkpoint"].as_str().unwrap_or("").to_string(),
             path: path.to_path_buf(),
             method,
             dataset: "alfworld".into(),
             split: splits.join("+"),
-            executor: v["executor"].as_str().unwrap_or("").to_string(),
+            executor,
             top_k: 0,
             context_docs: None,
             external: None,
@@ -169,6 +197,8 @@ pub fn read_entry(path: &Path) -> Result<Entry> {
             }
         }),
         judge_model: r.judge_model.clone(),
+        checkpoint: r.checkpoint.clone(),
+        scripted: is_scripted(r.executor_backend.as_deref(), &r.executor, &r.dataset),
         metric: Metrics::Qa {
             f1: bootstrap(&f1, BOOTSTRAP_RESAMPLES, seed),
             judge: bootstrap(&judge, BOOTSTRAP_RESAMPLES, seed ^ 1),
@@ -296,6 +326,8 @@ pub struct Table {
     pub note: String,
     pub header: Vec<String>,
     pub rows: Vec<(String, Vec<Cell>)>,
+    /// `(row index, title)`: a group of methods ([`MethodGroup`]) starts at that row.
+    pub sections: Vec<(usize, String)>,
 }
 
 fn est(e: &Option<Estimate>, scale: f64, digits: usize) -> String {
@@ -415,23 +447,48 @@ fn headline_cell(e: &Entry, h: Option<(&'static str, Estimate)>) -> Cell {
     }
 }
 
-/// Table 1: method x dataset (None without entries).
+/// The row key of `e` in Tables 1 and 2: its group, then its label (the executor in it when
+/// `with_executor`).
+fn entry_key(e: &Entry, with_executor: bool) -> RowKey {
+    row_key(e.group(), &e.method, row_label(e, with_executor))
+}
+
+/// The executor models of `entries` (one empty name for results without one).
+fn executors(entries: &[Entry]) -> BTreeSet<&str> {
+    entries.iter().map(|e| e.executor.as_str()).collect()
+}
+
+/// Table 1: method x dataset (None without entries), the rows grouped as in the paper's
+/// Table 1 ([`MethodGroup`]). Row labels name the executor when there are several; one is
+/// named in the note.
 fn table1(entries: &[Entry], datasets: &[String]) -> Option<Table> {
-    let mut t1: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    let execs = executors(entries);
+    let with_executor = execs.len() > 1;
+    let mut t1: BTreeMap<RowKey, Vec<Cell>> = BTreeMap::new();
     for e in entries {
-        let row = row_label(e, true);
         let col = datasets
             .iter()
             .position(|d| *d == dataset_label(e))
             .unwrap_or(0);
-        let cells = t1.entry(row).or_insert_with(|| empty_row(datasets.len()));
+        let cells = t1
+            .entry(entry_key(e, with_executor))
+            .or_insert_with(|| empty_row(datasets.len()));
         cells[col] = qa_cell(e);
     }
-    (!t1.is_empty()).then(|| Table {
+    let mut note = "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building; for an adapter row also its failed requests), never scored 0. Rows marked adapter are external memory systems run through docs/adapter-protocol.md with memskill's spans, answerer, scorer and judge. Rows in the paper's order: MemSkill, its ablations, the baselines, the external systems.".to_string();
+    match execs.iter().next() {
+        Some(x) if !with_executor && !x.is_empty() => {
+            note.push_str(&format!(" Executor model: {x}."))
+        }
+        _ => {}
+    }
+    let (rows, sections) = grouped(t1);
+    (!rows.is_empty()).then(|| Table {
         title: "Table 1: methods x datasets".into(),
-        note: "Scores x 100 with 95% bootstrap intervals; n = questions (games for ALFWorld); errors = failed LLM calls left out of the means (answer, judge, memory building; for an adapter row also its failed requests), never scored 0. Rows marked adapter are external memory systems run through docs/adapter-protocol.md with memskill's spans, answerer, scorer and judge.".into(),
+        note,
         header: datasets.to_vec(),
-        rows: t1.into_iter().collect(),
+        rows,
+        sections,
     })
 }
 
@@ -443,6 +500,8 @@ fn table1(entries: &[Entry], datasets: &[String]) -> Option<Table> {
 pub struct PaperTable {
     pub groups: Vec<(String, Vec<String>)>,
     pub rows: Vec<(String, Vec<Cell>)>,
+    /// `(row index, title)`: a group of methods starts at that row.
+    pub sections: Vec<(usize, String)>,
 }
 
 fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
@@ -453,15 +512,16 @@ fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
             groups.push((d.clone(), subs));
         }
     }
-    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    let mut rows: BTreeMap<RowKey, Vec<Cell>> = BTreeMap::new();
     let width: usize = groups.iter().map(|(_, s)| s.len()).sum();
+    let with_executor = executors(entries).len() > 1;
     for e in entries {
         let Some(g) = groups.iter().position(|(d, _)| *d == dataset_label(e)) else {
             continue;
         };
         let at: usize = groups[..g].iter().map(|(_, s)| s.len()).sum();
         let cells = rows
-            .entry(row_label(e, true))
+            .entry(entry_key(e, with_executor))
             .or_insert_with(|| empty_row(width));
         for (i, text) in table1_texts(e, &groups[g].1).into_iter().enumerate() {
             cells[at + i] = Cell {
@@ -470,9 +530,11 @@ fn paper_table1(entries: &[Entry], datasets: &[String]) -> Option<PaperTable> {
             };
         }
     }
-    (!rows.is_empty()).then(|| PaperTable {
+    let (rows, sections) = grouped(rows);
+    (!rows.is_empty()).then_some(PaperTable {
         groups,
-        rows: rows.into_iter().collect(),
+        rows,
+        sections,
     })
 }
 
@@ -579,11 +641,13 @@ fn sweep_table(points: &[&Entry], d: &str) -> Option<Table> {
         note: "`memskill eval --sweep` points: L-J when judged, else F1 (x 100, 95% bootstrap interval), a column per point. Not Table 1 rows.".into(),
         header: cols,
         rows: rows.into_iter().collect(),
+        sections: Vec::new(),
     })
 }
 
-/// Table 2 for dataset `d`: method x executor model (ablations; cross-model transfer). None
-/// when `d` has fewer than two executors and fewer than two methods.
+/// Table 2 for dataset `d`: method x executor model (cross-model transfer), the rows grouped
+/// as in Table 1. None when `d` was evaluated with fewer than two executor models (it would
+/// repeat Table 1).
 fn table2(entries: &[Entry], d: &str) -> Option<Table> {
     let here: Vec<&Entry> = entries.iter().filter(|e| dataset_label(e) == d).collect();
     let execs: Vec<String> = here
@@ -592,23 +656,24 @@ fn table2(entries: &[Entry], d: &str) -> Option<Table> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let methods: BTreeSet<&str> = here.iter().map(|e| e.method.as_str()).collect();
-    if execs.len() < 2 && methods.len() < 2 {
+    if execs.len() < 2 {
         return None;
     }
-    let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+    let mut rows: BTreeMap<RowKey, Vec<Cell>> = BTreeMap::new();
     for e in &here {
         let col = execs.iter().position(|x| *x == e.executor).unwrap_or(0);
         let cells = rows
-            .entry(row_label(e, false))
+            .entry(entry_key(e, false))
             .or_insert_with(|| empty_row(execs.len()));
         cells[col] = headline_cell(e, headline(e));
     }
+    let (rows, sections) = grouped(rows);
     Some(Table {
         title: format!("Table 2: methods x executor model — {d}"),
         note: "L-J when judged, else F1 (x 100, 95% bootstrap interval). A column per executor model: the same checkpoint in another column is cross-model transfer.".into(),
         header: execs.iter().map(|x| if x.is_empty() { "(executor)".into() } else { x.clone() }).collect(),
-        rows: rows.into_iter().collect(),
+        rows,
+        sections,
     })
 }
 
@@ -654,6 +719,7 @@ fn figure3(sweep: &[&Entry], d: &str) -> Option<(Table, Vec<FigureSeries>)> {
                 .into(),
         header: lens.iter().map(|l| format!("{l} docs")).collect(),
         rows: rows.into_iter().collect(),
+        sections: Vec::new(),
     };
     Some((table, series.into_iter().collect()))
 }
@@ -668,6 +734,8 @@ pub struct Report {
     pub figure: Vec<(String, Vec<FigureSeries>)>,
     pub skills: Vec<RunSkills>,
     pub entries: usize,
+    /// How many of the entries ran on the scripted synthetic task ([`is_scripted`]).
+    pub scripted: usize,
 }
 
 impl Report {
@@ -727,6 +795,7 @@ impl Report {
             figure,
             skills,
             entries: entries.len(),
+            scripted: entries.iter().filter(|e| e.scripted).count(),
         }
     }
 
@@ -775,21 +844,11 @@ impl Report {
             "# memskill report\n\n{} evaluations. Scores are x 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).\n\n",
             self.entries
         );
+        if let Some(b) = scripted_banner(self.scripted, self.entries) {
+            s.push_str(&format!("> **Not a result.** {b}\n\n"));
+        }
         for t in &self.tables {
-            s.push_str(&format!("## {}\n\n{}\n\n", t.title, t.note));
-            s.push_str(&format!("| | {} |\n", t.header.join(" | ")));
-            s.push_str(&format!("|---|{}\n", "---|".repeat(t.header.len())));
-            for (row, cells) in &t.rows {
-                let cs: Vec<String> = cells
-                    .iter()
-                    .map(|c| match &c.link {
-                        Some(l) => format!("[{}]({})", c.text, rel(out, l)),
-                        None => c.text.clone(),
-                    })
-                    .collect();
-                s.push_str(&format!("| {} | {} |\n", md_escape(row), cs.join(" | ")));
-            }
-            s.push('\n');
+            s.push_str(&table_md(t, out));
         }
         for f in figures {
             s.push_str(&format!("![{f}]({f})\n\n"));
@@ -805,22 +864,30 @@ impl Report {
 
     fn html(&self, out: &Path, figures: &[String]) -> String {
         let mut s = String::from(
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>memskill report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;font-size:14px;text-align:left}th{background:#eee}.note{color:#555;font-size:13px}.curves svg{margin:4px 8px 4px 0;border:1px solid #eee}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}</style></head><body>\n",
+            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>memskill report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;font-size:14px;text-align:left}th{background:#eee}tr.group th{background:#dde6f0;font-size:13px;letter-spacing:.02em}.note{color:#555;font-size:13px}.banner{background:#fff3cd;border:2px solid #d9a400;border-radius:4px;padding:.8em 1em;margin:1em 0;font-size:15px}nav.toc{background:#f6f6f6;padding:.5em 1.2em;margin:1em 0;font-size:14px}nav.toc h2{font-size:16px;margin:.4em 0}nav.toc ul{margin:.2em 0}.curves svg{margin:4px 8px 4px 0;border:1px solid #eee}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}</style></head><body>\n",
         );
         s.push_str(&format!(
             "<h1>memskill report</h1>\n<p>{} evaluations. Scores are &times; 100 with 95% percentile-bootstrap intervals ({BOOTSTRAP_RESAMPLES} resamples).</p>\n",
             self.entries
         ));
+        if let Some(b) = scripted_banner(self.scripted, self.entries) {
+            s.push_str(&format!(
+                "<div class=\"banner\" role=\"alert\"><strong>Not a result.</strong> {}</div>\n",
+                html_escape(&b)
+            ));
+        }
+        s.push_str(&self.toc_html(figures));
         for (i, t) in self.tables.iter().enumerate() {
+            let id = format!("table-{}", i + 1);
             match (i, &self.paper) {
                 // the paper's layout of Table 1 (grouped columns) stands in for the first table
-                (0, Some(p)) => s.push_str(&paper_table_html(t, p, out)),
-                _ => s.push_str(&table_html(t, out)),
+                (0, Some(p)) => s.push_str(&paper_table_html(t, p, out, &id)),
+                _ => s.push_str(&table_html(t, out, &id)),
             }
         }
         // figures inline: the page is one self-contained file
-        for f in figures {
-            s.push_str(&figure_html(out, f));
+        for (i, f) in figures.iter().enumerate() {
+            s.push_str(&figure_html(out, f, &format!("figure-{}", i + 1)));
         }
         if !self.skills.is_empty() {
             s.push_str(&self.training_html(out));
@@ -829,10 +896,45 @@ impl Report {
         s
     }
 
-    /// Per run: its learning curves, a link to its `skills.md` and that file rendered.
+    /// The page's contents: a link to every table, figure and trained run.
+    fn toc_html(&self, figures: &[String]) -> String {
+        let mut s = String::from("<nav class=\"toc\"><h2>Contents</h2><ul>\n");
+        for (i, t) in self.tables.iter().enumerate() {
+            s.push_str(&format!(
+                "<li><a href=\"#table-{}\">{}</a></li>\n",
+                i + 1,
+                html_escape(&t.title)
+            ));
+        }
+        for (i, f) in figures.iter().enumerate() {
+            s.push_str(&format!(
+                "<li><a href=\"#figure-{}\">Chart: {}</a></li>\n",
+                i + 1,
+                html_escape(f)
+            ));
+        }
+        if !self.skills.is_empty() {
+            s.push_str(&format!(
+                "<li><a href=\"#training\">{TRAINING_TITLE}</a><ul>\n"
+            ));
+            for (i, (run, _)) in self.skills.iter().enumerate() {
+                s.push_str(&format!(
+                    "<li><a href=\"#run-{}\">{}</a></li>\n",
+                    i + 1,
+                    html_escape(run)
+                ));
+            }
+            s.push_str("</ul></li>\n");
+        }
+        s.push_str("</ul></nav>\n");
+        s
+    }
+
+    /// Per run: its learning curves, a link to its `skills.md` and that file rendered (the
+    /// bank's history as changes only).
     fn training_html(&self, out: &Path) -> String {
-        let mut s = String::from("<h2>Training: learning curves and skill-bank evolution</h2>\n<p class=\"note\">Per run: reward per update (mean, min, max) with the designer stages marked (rollbacks dashed red), the PPO losses, KL and entropy; then the bank's history and current skills.</p>\n");
-        for (run, p) in &self.skills {
+        let mut s = format!("<h2 id=\"training\">{TRAINING_TITLE}</h2>\n<p class=\"note\">Per run: reward per update (mean solid, min and max dashed) with the designer stages marked (rollbacks dashed red), the PPO losses, KL and entropy (n/a where a run has no such curve); then the bank's history (what changed at each row) and its current skills.</p>\n");
+        for (i, (run, p)) in self.skills.iter().enumerate() {
             let body = std::fs::read_to_string(p).unwrap_or_default();
             let metrics = p
                 .parent()
@@ -840,7 +942,8 @@ impl Report {
                 .and_then(|m| std::fs::read_to_string(m).ok())
                 .unwrap_or_default();
             s.push_str(&format!(
-                "<h3>{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
+                "<h3 id=\"run-{}\">{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
+                i + 1,
                 html_escape(run),
                 crate::report_page::learning_curves(&metrics),
                 html_escape(&rel(out, p)),
@@ -851,10 +954,55 @@ impl Report {
     }
 }
 
+/// The title of the report's training section.
+const TRAINING_TITLE: &str = "Training: learning curves and skill-bank evolution";
+
+/// The warning a report carries when `scripted` of its `total` evaluations ran on the
+/// scripted synthetic task (None when none did).
+pub fn scripted_banner(scripted: usize, total: usize) -> Option<String> {
+    if scripted == 0 {
+        return None;
+    }
+    let which = if scripted == total {
+        format!("All {total} evaluations here ran")
+    } else {
+        format!("{scripted} of the {total} evaluations here ran")
+    };
+    Some(format!(
+        "{which} on the scripted synthetic task (the scripted oracle executor or the synthetic dataset). Numbers from the scripted synthetic task are meaningless by design: they show that the pipeline runs end to end, not how well any method remembers."
+    ))
+}
+
+/// One table as Markdown: title, note, header, and a bold row before each group of methods.
+fn table_md(t: &Table, out: &Path) -> String {
+    let mut s = format!("## {}\n\n{}\n\n", t.title, t.note);
+    s.push_str(&format!("| | {} |\n", t.header.join(" | ")));
+    s.push_str(&format!("|---|{}\n", "---|".repeat(t.header.len())));
+    for (i, (row, cells)) in t.rows.iter().enumerate() {
+        for (_, title) in t.sections.iter().filter(|(at, _)| *at == i) {
+            s.push_str(&format!(
+                "| **{}** |{}\n",
+                md_escape(title),
+                " |".repeat(t.header.len())
+            ));
+        }
+        let cs: Vec<String> = cells
+            .iter()
+            .map(|c| match &c.link {
+                Some(l) => format!("[{}]({})", c.text, rel(out, l)),
+                None => c.text.clone(),
+            })
+            .collect();
+        s.push_str(&format!("| {} | {} |\n", md_escape(row), cs.join(" | ")));
+    }
+    s.push('\n');
+    s
+}
+
 /// Table 1 in the paper's layout: `t`'s title and note over `p`'s grouped columns.
-fn paper_table_html(t: &Table, p: &PaperTable, out: &Path) -> String {
+fn paper_table_html(t: &Table, p: &PaperTable, out: &Path, id: &str) -> String {
     let mut s = format!(
-        "<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
+        "<h2 id=\"{id}\">{}</h2>\n<p class=\"note\">{}</p>\n",
         html_escape(&t.title),
         html_escape(&t.note)
     );
@@ -869,14 +1017,18 @@ fn paper_table_html(t: &Table, p: &PaperTable, out: &Path) -> String {
             (r.clone(), cs)
         })
         .collect();
-    s.push_str(&crate::report_page::grouped_table_html(&p.groups, &rows));
+    s.push_str(&crate::report_page::grouped_table_html(
+        &p.groups,
+        &rows,
+        &p.sections,
+    ));
     s
 }
 
 /// One table with its title and note; linked cells link relative to `out`.
-fn table_html(t: &Table, out: &Path) -> String {
+fn table_html(t: &Table, out: &Path, id: &str) -> String {
     let mut s = format!(
-        "<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
+        "<h2 id=\"{id}\">{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
         html_escape(&t.title),
         html_escape(&t.note)
     );
@@ -884,7 +1036,12 @@ fn table_html(t: &Table, out: &Path) -> String {
         s.push_str(&format!("<th>{}</th>", html_escape(h)));
     }
     s.push_str("</tr>\n");
-    for (row, cells) in &t.rows {
+    for (i, (row, cells)) in t.rows.iter().enumerate() {
+        s.push_str(&crate::report_page::section_row(
+            &t.sections,
+            i,
+            t.header.len() + 1,
+        ));
         s.push_str(&format!("<tr><th>{}</th>", html_escape(row)));
         for c in cells {
             match &c.link {
@@ -903,7 +1060,7 @@ fn table_html(t: &Table, out: &Path) -> String {
 }
 
 /// The figure `f` (a PNG in `out`) as an inline image, or linked by name when unreadable.
-fn figure_html(out: &Path, f: &str) -> String {
+fn figure_html(out: &Path, f: &str, id: &str) -> String {
     let src = match std::fs::read(out.join(f)) {
         Ok(png) => {
             use base64::Engine;
@@ -914,7 +1071,7 @@ fn figure_html(out: &Path, f: &str) -> String {
         }
         Err(_) => f.to_string(),
     };
-    format!("<p><img src=\"{src}\" alt=\"{f}\" width=\"900\"></p>\n")
+    format!("<p id=\"{id}\"><img src=\"{src}\" alt=\"{f}\" width=\"900\"></p>\n")
 }
 
 fn md_escape(s: &str) -> String {
@@ -961,6 +1118,8 @@ mod tests {
             context_docs: None,
             external: None,
             judge_model: judge_model.map(str::to_string),
+            checkpoint: String::new(),
+            scripted: false,
             metric: Metrics::Qa {
                 f1: x.clone(),
                 judge: if judged { x.clone() } else { None },
@@ -1014,5 +1173,147 @@ mod tests {
             "../runs/x/eval/r/results.json"
         );
         assert_eq!(rel(Path::new("/a"), Path::new("/a/f.json")), "f.json");
+    }
+
+    /// A QA entry of `method` with executor `exec` (a checkpoint unless a baseline).
+    fn qa(method: &str, exec: &str, scripted: bool) -> Entry {
+        let baseline = crate::baselines::Baseline::parse(method).is_some();
+        Entry {
+            path: PathBuf::from(format!("/r/{method}-{exec}/results.json")),
+            method: method.into(),
+            dataset: "locomo".into(),
+            split: "test".into(),
+            executor: exec.into(),
+            top_k: 3,
+            context_docs: None,
+            external: None,
+            judge_model: None,
+            checkpoint: if baseline {
+                String::new()
+            } else {
+                format!("/r/{method}/ck")
+            },
+            scripted,
+            metric: Metrics::Qa {
+                f1: bootstrap(&[0.5, 1.0], 10, 1),
+                judge: None,
+                questions: 2,
+                errors: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn table2_only_with_two_executor_models_or_more() {
+        let one = [qa("full", "x", false), qa("no-memory", "x", false)];
+        let r = Report::build(&one, Vec::new());
+        assert!(r.tables.iter().all(|t| !t.title.starts_with("Table 2")));
+        // one executor: named in Table 1's note, not in every row
+        assert!(r.tables[0].note.contains("Executor model: x."));
+        assert!(r.tables[0].rows.iter().all(|(l, _)| !l.contains("(x)")));
+        let two = [qa("full", "x", false), qa("full", "y", false)];
+        let r = Report::build(&two, Vec::new());
+        let t2: Vec<&Table> = r
+            .tables
+            .iter()
+            .filter(|t| t.title.starts_with("Table 2"))
+            .collect();
+        assert_eq!(t2.len(), 1);
+        assert_eq!(t2[0].header, ["x", "y"]);
+        // two executors: Table 1 rows say which
+        let labels: Vec<&str> = r.tables[0].rows.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["full (x)", "full (y)"]);
+    }
+
+    #[test]
+    fn table1_rows_follow_the_papers_groups() {
+        let mut mem0 = qa("mem0", "x", false);
+        mem0.external = Some("adapter".into());
+        let entries = [
+            qa("raw-rag", "x", false),
+            mem0,
+            qa("no-controller", "x", false),
+            qa("no-memory", "x", false),
+            qa("full", "x", false),
+            qa("refine-only", "x", false),
+        ];
+        let r = Report::build(&entries, Vec::new());
+        let t1 = &r.tables[0];
+        let labels: Vec<&str> = t1.rows.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "full",
+                "no-controller",
+                "refine-only",
+                "no-memory",
+                "raw-rag",
+                "mem0 (adapter)"
+            ]
+        );
+        let starts: Vec<usize> = t1.sections.iter().map(|(i, _)| *i).collect();
+        assert_eq!(starts, [0, 1, 3, 5]);
+        assert_eq!(r.paper.as_ref().unwrap().sections, t1.sections);
+        let md = table_md(t1, Path::new("/r"));
+        let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s}: {md}"));
+        assert!(at("| **MemSkill** |") < at("| full |"));
+        assert!(at("| **MemSkill ablations** |") < at("| no-controller |"));
+        assert!(at("| **Baselines") < at("| no-memory |"));
+        assert!(at("| **External memory systems") < at("| mem0 (adapter) |"));
+    }
+
+    #[test]
+    fn the_banner_is_there_iff_an_evaluation_is_scripted() {
+        assert_eq!(scripted_banner(0, 3), None);
+        let b = scripted_banner(1, 3).unwrap();
+        assert!(
+            b.contains("1 of the 3") && b.contains("meaningless by design"),
+            "{b}"
+        );
+        assert!(scripted_banner(2, 2).unwrap().starts_with("All 2"));
+        assert!(is_scripted(Some("scripted-synthetic"), "x", "locomo"));
+        // results from before `executor_backend`: the executor id says it
+        assert!(is_scripted(None, "scripted-synthetic", "locomo"));
+        assert!(is_scripted(Some("openai"), "openai:m", "synthetic"));
+        assert!(!is_scripted(Some("openai"), "openai:m", "locomo"));
+
+        let d = tempfile::tempdir().unwrap();
+        for (scripted, banner) in [(false, false), (true, true)] {
+            let entries = [qa("full", "x", false), qa("no-memory", "x", scripted)];
+            let r = Report::build(&entries, Vec::new());
+            assert_eq!(r.scripted, usize::from(scripted));
+            let out = d.path().join(format!("rep-{scripted}"));
+            r.write(&out).unwrap();
+            for f in ["report.md", "report.html"] {
+                let text = std::fs::read_to_string(out.join(f)).unwrap();
+                assert_eq!(
+                    text.contains("meaningless by design"),
+                    banner,
+                    "{f}: {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_page_has_contents_linking_every_section() {
+        let d = tempfile::tempdir().unwrap();
+        let run = d.path().join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("skills.md"), "# Skill bank evolution\n").unwrap();
+        let entries = [qa("full", "x", false), qa("full", "y", false)];
+        let r = Report::build(&entries, vec![("run".into(), run.join("skills.md"))]);
+        let out = d.path().join("rep");
+        r.write(&out).unwrap();
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        let toc = &html[html.find("<nav class=\"toc\">").unwrap()..html.find("</nav>").unwrap()];
+        for id in ["table-1", "table-2", "training", "run-1"] {
+            assert!(toc.contains(&format!("href=\"#{id}\"")), "{id}: {toc}");
+            assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        // the contents come before the first table
+        assert!(html.find("<nav").unwrap() < html.find("id=\"table-1\"").unwrap());
+        // a run without metrics.jsonl: its curves are n/a, not missing
+        assert!(html.contains("Learning curves: n/a"));
     }
 }

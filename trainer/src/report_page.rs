@@ -5,199 +5,22 @@
 
 use std::fmt::Write as _;
 
-use crate::metrics::MetricsLine;
-
-/// One line of a chart.
-pub struct Line<'a> {
-    pub name: &'a str,
-    pub points: Vec<(f64, f64)>,
-    pub color: &'a str,
-}
-
-/// A vertical marker (a designer stage) at `x` with a short label.
-pub struct Mark {
-    pub x: f64,
-    pub label: String,
-    /// Drawn dashed red (a rollback) instead of grey.
-    pub alert: bool,
-}
-
-const W: f64 = 440.0;
-const H: f64 = 200.0;
-const PAD_L: f64 = 48.0;
-const PAD_R: f64 = 12.0;
-const PAD_T: f64 = 24.0;
-const PAD_B: f64 = 28.0;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// The data ranges of a chart and their mapping onto the plot area.
-struct Frame {
-    x0: f64,
-    x1: f64,
-    y0: f64,
-    y1: f64,
-}
-
-impl Frame {
-    /// The ranges of the finite points of `lines` (a flat range widened to 1 around it);
-    /// `None` when there are no finite points.
-    fn of(lines: &[Line]) -> Option<Frame> {
-        let pts = lines
-            .iter()
-            .flat_map(|l| l.points.iter())
-            .filter(|p| p.0.is_finite() && p.1.is_finite());
-        let (mut x0, mut x1, mut y0, mut y1) = (
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        );
-        for &(x, y) in pts {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y0 = y0.min(y);
-            y1 = y1.max(y);
-        }
-        if !x0.is_finite() {
-            return None;
-        }
-        if x1 - x0 < 1e-12 {
-            x1 = x0 + 1.0;
-        }
-        if y1 - y0 < 1e-12 {
-            (y0, y1) = (y0 - 0.5, y1 + 0.5);
-        }
-        Some(Frame { x0, x1, y0, y1 })
-    }
-
-    fn sx(&self, x: f64) -> f64 {
-        PAD_L + (x - self.x0) / (self.x1 - self.x0) * (W - PAD_L - PAD_R)
-    }
-
-    fn sy(&self, y: f64) -> f64 {
-        H - PAD_B - (y - self.y0) / (self.y1 - self.y0) * (H - PAD_T - PAD_B)
-    }
-}
-
-/// A small line chart as an inline `<svg>` (finite points only; empty when there are none).
-pub fn svg_chart(title: &str, lines: &[Line], marks: &[Mark]) -> String {
-    let Some(f) = Frame::of(lines) else {
-        return String::new();
-    };
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\">\
-<text x=\"{PAD_L}\" y=\"15\" font-size=\"13\" font-weight=\"bold\">{t}</text>\
-<rect x=\"{PAD_L}\" y=\"{PAD_T}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
-        W - PAD_L - PAD_R,
-        H - PAD_T - PAD_B,
-        t = esc(title)
-    );
-    axis_labels(&mut s, &f);
-    for m in marks {
-        mark_line(&mut s, &f, m);
-    }
-    for (i, l) in lines.iter().enumerate() {
-        polyline(&mut s, &f, l, i, lines.len() > 1);
-    }
-    s.push_str("</svg>");
-    s
-}
-
-/// The y range's ends at the left, the x range's ends below.
-fn axis_labels(s: &mut String, f: &Frame) {
-    for (v, y) in [(f.y1, f.sy(f.y1)), (f.y0, f.sy(f.y0))] {
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>",
-            PAD_L - 4.0,
-            y + 3.0,
-            fmt_num(v)
-        );
-    }
-    for (v, anchor) in [(f.x0, "start"), (f.x1, "end")] {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>",
-            f.sx(v),
-            H - PAD_B + 14.0,
-            fmt_num(v)
-        );
-    }
-}
-
-/// A vertical line at the mark's x with its label (red and dashed for an alert).
-fn mark_line(s: &mut String, f: &Frame, m: &Mark) {
-    let (color, dash) = if m.alert {
-        ("#c0392b", " stroke-dasharray=\"4 3\"")
-    } else {
-        ("#888", "")
-    };
-    let x = f.sx(m.x);
-    let _ = write!(
-        s,
-        "<line x1=\"{x:.1}\" y1=\"{PAD_T}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"{color}\"{dash}><title>{}</title></line>\
-<text x=\"{:.1}\" y=\"{}\" font-size=\"9\" fill=\"{color}\">{}</text>",
-        H - PAD_B,
-        esc(&m.label),
-        x + 2.0,
-        PAD_T + 10.0,
-        esc(&m.label)
-    );
-}
-
-/// The `i`th line's finite points, and its name in the legend when `legend`.
-fn polyline(s: &mut String, f: &Frame, l: &Line, i: usize, legend: bool) {
-    let path: Vec<String> = l
-        .points
-        .iter()
-        .filter(|p| p.0.is_finite() && p.1.is_finite())
-        .map(|&(x, y)| format!("{:.1},{:.1}", f.sx(x), f.sy(y)))
-        .collect();
-    let _ = write!(
-        s,
-        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"{}\"/>",
-        l.color,
-        path.join(" ")
-    );
-    if legend {
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>",
-            W - PAD_R - 90.0,
-            PAD_T + 12.0 + 12.0 * i as f64,
-            l.color,
-            esc(l.name)
-        );
-    }
-}
-
-fn fmt_num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e6 {
-        // update numbers and other whole values
-        format!("{v:.0}")
-    } else if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
-        format!("{v:.2e}")
-    } else {
-        format!("{v:.3}")
-    }
-}
+use crate::metrics::{MetricsLine, UpdateMetrics};
+use crate::report_chart::{esc, na_chart, svg_chart, Axes, Line, Mark};
 
 /// The learning curves of a run from its `metrics.jsonl` text: reward per update (mean, min,
 /// max) with each designer stage marked (its decision; rollbacks in red), then policy loss,
-/// value loss, approximate KL and entropy. Unreadable lines are skipped; empty when there is
-/// no update line.
+/// value loss, approximate KL and entropy. Unreadable lines are skipped. A curve with nothing
+/// to show is "n/a" in place of its chart: the reward without a finite value, a PPO quantity
+/// that is zero (or not finite) at every update (a run whose policy never updates, such as
+/// random skills); all four PPO quantities so are one line of text, as is a run without
+/// update lines.
 pub fn learning_curves(metrics_jsonl: &str) -> String {
     let lines: Vec<MetricsLine> = metrics_jsonl
         .lines()
         .filter_map(|l| MetricsLine::parse(l).ok())
         .collect();
-    let updates: Vec<_> = lines
+    let updates: Vec<&UpdateMetrics> = lines
         .iter()
         .filter_map(|l| match l {
             MetricsLine::Update(u) => Some(u),
@@ -205,7 +28,8 @@ pub fn learning_curves(metrics_jsonl: &str) -> String {
         })
         .collect();
     if updates.is_empty() {
-        return String::new();
+        return "<p class=\"note\">Learning curves: n/a (no update line in metrics.jsonl).</p>"
+            .into();
     }
     let marks: Vec<Mark> = lines
         .iter()
@@ -218,55 +42,97 @@ pub fn learning_curves(metrics_jsonl: &str) -> String {
             _ => None,
         })
         .collect();
-    let series = |f: &dyn Fn(&crate::metrics::UpdateMetrics) -> f64| -> Vec<(f64, f64)> {
-        updates.iter().map(|u| (u.step as f64, f(u))).collect()
-    };
     let mut out = String::from("<div class=\"curves\">");
-    out.push_str(&svg_chart(
-        "reward per update",
-        &[
-            Line {
-                name: "mean",
-                points: series(&|u| u.reward),
-                color: "#1f77b4",
-            },
-            Line {
-                name: "min",
-                points: series(&|u| u.reward_min),
-                color: "#aec7e8",
-            },
-            Line {
-                name: "max",
-                points: series(&|u| u.reward_max),
-                color: "#7fb3d5",
-            },
-        ],
-        &marks,
-    ));
-    type Pick = dyn Fn(&crate::metrics::UpdateMetrics) -> f64;
-    let small: [(&str, &Pick, &str); 4] = [
-        ("policy loss", &|u| u.policy_loss as f64, "#d62728"),
-        ("value loss", &|u| u.value_loss as f64, "#9467bd"),
-        ("approximate KL", &|u| u.approx_kl as f64, "#2ca02c"),
-        ("entropy", &|u| u.entropy as f64, "#ff7f0e"),
-    ];
-    for (title, f, color) in small {
-        out.push_str(&svg_chart(
-            title,
-            &[Line {
-                name: title,
-                points: series(f),
-                color,
-            }],
-            &marks,
-        ));
-    }
+    out.push_str(&reward_chart(&updates, &marks));
+    out.push_str(&ppo_charts(&updates, &marks));
     out.push_str("</div>");
     out
 }
 
+type Pick = dyn Fn(&UpdateMetrics) -> f64;
+
+/// A chart's title, points and colour.
+type Curve<'a> = (&'a str, Vec<(f64, f64)>, &'a str);
+
+/// `f` of every update against its step.
+fn series(updates: &[&UpdateMetrics], f: &Pick) -> Vec<(f64, f64)> {
+    updates.iter().map(|u| (u.step as f64, f(u))).collect()
+}
+
+/// Whether a curve has nothing to show: every value zero or not finite.
+pub fn flat_zero(points: &[(f64, f64)]) -> bool {
+    points.iter().all(|p| !p.1.is_finite() || p.1 == 0.0)
+}
+
+/// Reward per update: the mean solid over the minimum and maximum dashed.
+fn reward_chart(updates: &[&UpdateMetrics], marks: &[Mark]) -> String {
+    let picks: [(&str, &Pick, &str, bool); 3] = [
+        ("mean", &|u| u.reward, "#1f77b4", false),
+        ("min", &|u| u.reward_min, "#e6550d", true),
+        ("max", &|u| u.reward_max, "#31a354", true),
+    ];
+    let lines: Vec<Line> = picks
+        .into_iter()
+        .map(|(name, f, color, dashed)| Line {
+            name,
+            points: series(updates, f),
+            color,
+            dashed,
+        })
+        .collect();
+    let axes = Axes {
+        title: "reward per update",
+        x: "update",
+        y: "reward",
+    };
+    match svg_chart(&axes, &lines, marks) {
+        s if s.is_empty() => na_chart(axes.title, "no finite reward in metrics.jsonl"),
+        s => s,
+    }
+}
+
+/// Policy loss, value loss, approximate KL and entropy, each "n/a" when flat zero (one line
+/// of text for all four when all are).
+fn ppo_charts(updates: &[&UpdateMetrics], marks: &[Mark]) -> String {
+    let picks: [(&str, &Pick, &str); 4] = [
+        ("policy loss", &|u| f64::from(u.policy_loss), "#d62728"),
+        ("value loss", &|u| f64::from(u.value_loss), "#9467bd"),
+        ("approximate KL", &|u| f64::from(u.approx_kl), "#2ca02c"),
+        ("entropy", &|u| f64::from(u.entropy), "#ff7f0e"),
+    ];
+    let curves: Vec<Curve> = picks
+        .into_iter()
+        .map(|(t, f, c)| (t, series(updates, f), c))
+        .collect();
+    if curves.iter().all(|(_, p, _)| flat_zero(p)) {
+        return "<p class=\"note\">PPO curves (policy loss, value loss, KL, entropy): n/a, zero at every update (no policy update in this run).</p>".into();
+    }
+    let mut out = String::new();
+    for (title, points, color) in curves {
+        if flat_zero(&points) {
+            out.push_str(&na_chart(title, "zero at every update"));
+            continue;
+        }
+        let axes = Axes {
+            title,
+            x: "update",
+            y: title,
+        };
+        let line = Line {
+            name: title,
+            points,
+            color,
+            dashed: false,
+        };
+        out.push_str(&svg_chart(&axes, &[line], marks));
+    }
+    out
+}
+
 /// Markdown as written by `skills.md` (headings, pipe tables with `\|` escapes and `<br>`
-/// line breaks in cells, paragraphs) as HTML; everything else is escaped text.
+/// line breaks in cells, paragraphs) as HTML; everything else is escaped text. A bank
+/// history written before `skills.md` listed changes only (every row with the whole bank) is
+/// shown as changes too ([`history_as_changes`]).
 pub fn markdown_html(md: &str) -> String {
     let mut out = String::new();
     let mut table: Vec<Vec<String>> = Vec::new();
@@ -274,6 +140,7 @@ pub fn markdown_html(md: &str) -> String {
         if table.is_empty() {
             return;
         }
+        history_as_changes(table);
         out.push_str("<table>");
         for (i, row) in table.iter().enumerate() {
             out.push_str("<tr>");
@@ -318,6 +185,38 @@ pub fn markdown_html(md: &str) -> String {
     out
 }
 
+/// A bank-history table (header cells `bank version` and `skills`) whose `skills` column
+/// lists the whole bank on every row, rewritten in place: the first row keeps its list, every
+/// later one gets what changed since the row above (`crate::train::bank_changes`), and the
+/// column is renamed `skills changed`. Any other table is left as it is.
+pub fn history_as_changes(table: &mut [Vec<String>]) {
+    let Some((header, rows)) = table.split_first_mut() else {
+        return;
+    };
+    let Some(col) = header.iter().position(|h| h == "skills") else {
+        return;
+    };
+    if !header.iter().any(|h| h == "bank version") {
+        return;
+    }
+    header[col] = "skills changed".into();
+    let mut before: Option<Vec<String>> = None;
+    for row in rows.iter_mut() {
+        let Some(cell) = row.get_mut(col) else {
+            continue;
+        };
+        let skills: Vec<String> = cell
+            .split("<br>")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if let Some(b) = &before {
+            *cell = crate::train::bank_changes(b, &skills).join("<br>");
+        }
+        before = Some(skills);
+    }
+}
+
 /// The cells of a Markdown table row (`\|` is a literal bar).
 fn split_row(row: &str) -> Vec<String> {
     let inner = row.trim().trim_start_matches('|');
@@ -341,8 +240,13 @@ fn split_row(row: &str) -> Vec<String> {
 pub type GroupedRow = (String, Vec<(String, Option<String>)>);
 
 /// A table whose columns come in groups (a dataset's F1, L-J, ...): two header rows, the
-/// group names spanning their sub-columns; every cell `(text, link)`.
-pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow]) -> String {
+/// group names spanning their sub-columns; every cell `(text, link)`. Each `(i, title)` of
+/// `sections` puts a row naming a group of methods before row `i`.
+pub fn grouped_table_html(
+    groups: &[(String, Vec<String>)],
+    rows: &[GroupedRow],
+    sections: &[(usize, String)],
+) -> String {
     let mut s = String::from("<table class=\"paper\"><tr><th rowspan=\"2\">Method</th>");
     for (g, subs) in groups {
         s.push_str(&format!(
@@ -356,7 +260,9 @@ pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow])
         s.push_str(&format!("<th>{}</th>", esc(sub)));
     }
     s.push_str("</tr>\n");
-    for (row, cells) in rows {
+    let width = 1 + groups.iter().map(|(_, subs)| subs.len()).sum::<usize>();
+    for (i, (row, cells)) in rows.iter().enumerate() {
+        s.push_str(&section_row(sections, i, width));
         s.push_str(&format!("<tr><th>{}</th>", esc(row)));
         for (text, link) in cells {
             match link {
@@ -372,6 +278,21 @@ pub fn grouped_table_html(groups: &[(String, Vec<String>)], rows: &[GroupedRow])
     }
     s.push_str("</table>\n");
     s
+}
+
+/// The row naming the group of methods that starts at row `i` (empty when none does), one
+/// cell `width` columns wide.
+pub fn section_row(sections: &[(usize, String)], i: usize, width: usize) -> String {
+    sections
+        .iter()
+        .filter(|(at, _)| *at == i)
+        .map(|(_, title)| {
+            format!(
+                "<tr class=\"group\"><th colspan=\"{width}\">{}</th></tr>\n",
+                esc(title)
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -392,27 +313,83 @@ mod tests {
         assert!(h.contains("<p>text &amp; more</p>"), "{h}");
         assert!(!h.contains("---"), "{h}");
     }
+    #[test]
+    fn an_old_history_table_shows_changes_only() {
+        let md = "| stage | update | event | reward | bank version | skills | note |\n|---|---|---|---|---|---|---|\n| 0 | 0 | start | - | 0 | a@1 (active)<br>b@1 (active) |  |\n| 0 | 4 | improved | 0.2 | 0 | a@1 (active)<br>b@1 (active) |  |\n| 1 | 4 | designed | - | 1 | a@2 (active)<br>b@1 (active)<br>c@1 (candidate) | x |\n";
+        let h = markdown_html(md);
+        assert!(h.contains("<th>skills changed</th>"), "{h}");
+        assert!(h.contains("<td>a@1 (active)<br>b@1 (active)</td>"), "{h}");
+        assert!(h.contains("<td>no change</td>"), "{h}");
+        assert!(
+            h.contains("<td>changed a: 1 -&gt; 2<br>added c@1 (candidate)</td>"),
+            "{h}"
+        );
+        assert_eq!(h.matches("b@1 (active)").count(), 1, "{h}");
+        // other tables are left alone
+        let other = markdown_html("| skills | x |\n|---|---|\n| a<br>b | 1 |\n| a<br>b | 2 |\n");
+        assert_eq!(other.matches("a<br>b").count(), 2, "{other}");
+    }
+
+    fn update_line(step: u64, reward: f64, loss: f64) -> String {
+        let loss = loss as f32;
+        MetricsLine::Update(UpdateMetrics {
+            step,
+            outer: 0,
+            inner: 0,
+            episodes: 2,
+            dropped: 0,
+            reward,
+            reward_min: 0.0,
+            reward_max: 1.0,
+            shaped_reward: reward,
+            policy_loss: loss,
+            value_loss: loss,
+            entropy: loss,
+            approx_kl: loss,
+            clip_frac: 0.0,
+            ppo_epochs: 1,
+            early_stopped: false,
+            skill_usage: Default::default(),
+            bank_size: 4,
+            bank_version: 0,
+            memory_items: 1.0,
+            queries: 1,
+            span_errors: 0,
+            query_errors: 0,
+            parse_problems: 0,
+            memories_flagged: 0,
+            memories_refused: 0,
+            hard_cases: 0,
+            llm_calls: 1,
+            llm_errors: 0,
+            llm: Default::default(),
+            dropped_incomplete: None,
+            retries: None,
+            structured_dialects: None,
+            actor: None,
+        })
+        .to_line()
+        .unwrap()
+    }
 
     #[test]
-    fn charts_scale_points_and_skip_non_finite_ones() {
-        let svg = svg_chart(
-            "r",
-            &[Line {
-                name: "m",
-                points: vec![(1.0, 0.0), (2.0, f64::NAN), (3.0, 1.0)],
-                color: "#000",
-            }],
-            &[Mark {
-                x: 2.0,
-                label: "stage 1: rollback".into(),
-                alert: true,
-            }],
-        );
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        // x 1..3 -> 48..428, y 0..1 -> 172..24; the NaN point is left out.
-        assert!(svg.contains("points=\"48.0,172.0 428.0,24.0\""), "{svg}");
-        assert!(svg.contains("stroke-dasharray") && svg.contains("stage 1: rollback"));
-        assert_eq!(svg_chart("e", &[], &[]), "");
+    fn curves_without_data_are_na_not_flat_charts() {
+        // a run whose policy never updates: losses, KL and entropy zero at every update
+        let flat: String = (1..=4).map(|i| update_line(i, 0.25, 0.0) + "\n").collect();
+        let h = learning_curves(&flat);
+        assert_eq!(h.matches("<svg").count(), 1, "only the reward chart: {h}");
+        assert!(h.contains("PPO curves") && h.contains("n/a"), "{h}");
+        // a trained run: five charts, none n/a
+        let trained: String = (1..=4)
+            .map(|i| update_line(i, 0.25, 0.01 * i as f64) + "\n")
+            .collect();
+        let h = learning_curves(&trained);
+        assert_eq!(h.matches("<svg").count(), 5, "{h}");
+        assert!(!h.contains("n/a"), "{h}");
+        assert!(h.contains(">update</text>") && h.contains(">min</text>"));
+        // no update line at all
+        assert!(learning_curves("").contains("n/a"));
+        assert!(flat_zero(&[(1.0, 0.0), (2.0, f64::NAN)]) && !flat_zero(&[(1.0, 1e-9)]));
     }
 }
 
@@ -442,7 +419,8 @@ mod grouped_tests {
                 ("-".to_string(), None),
             ],
         )];
-        let h = super::grouped_table_html(&groups, &rows);
+        let h = super::grouped_table_html(&groups, &rows, &[(0, "MemSkill".into())]);
+        assert!(h.contains("<tr class=\"group\"><th colspan=\"5\">MemSkill</th></tr>"));
         assert!(h.contains("<th colspan=\"2\" style=\"text-align:center\">locomo (test)</th>"));
         assert!(h.contains("<th>#Steps</th>"));
         assert!(h.contains("<a href=\"a/results.json\">41.20 [39.0, 43.1]</a>"));

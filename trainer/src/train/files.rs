@@ -34,14 +34,22 @@ pub(super) fn history_row(
     }
 }
 
-/// Render `skills.md`: the bank's evolution, then the current bank.
+/// Render `skills.md`: the bank's evolution, then the current bank. The evolution lists the
+/// starting bank on its first row and, on each later row, only what changed since the row
+/// above ([`bank_changes`]); the current bank is listed once, in its own table.
 pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
-    let mut s = String::from("# Skill bank evolution\n\n| stage | update | event | reward | bank version | skills | note |\n|---|---|---|---|---|---|---|\n");
+    let mut s = String::from("# Skill bank evolution\n\n| stage | update | event | reward | bank version | skills changed | note |\n|---|---|---|---|---|---|---|\n");
+    let mut before: Option<&[String]> = None;
     for r in rows {
         let reward = r
             .reward
             .map(|x| format!("{x:.4}"))
             .unwrap_or_else(|| "-".into());
+        let changes = match before {
+            None => r.skills.clone(),
+            Some(b) => bank_changes(b, &r.skills),
+        };
+        before = Some(&r.skills);
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
             r.stage,
@@ -49,7 +57,7 @@ pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
             r.event,
             reward,
             r.bank_version,
-            r.skills.join("<br>"),
+            changes.join("<br>").replace('|', "\\|"),
             r.note.replace('|', "\\|").replace('\n', " ")
         ));
     }
@@ -71,6 +79,59 @@ pub fn render_skills_md(rows: &[BankHistoryRow], bank: &SkillBank) -> String {
         s.push_str(&memskill_designer::eval_runs_md(&bank.eval_runs));
     }
     s
+}
+
+/// What changed between two lists of a history row's skills (`name@version (status)`):
+/// `added S`, `removed S` and `changed NAME: A -> B` (its version, its status, or both, before
+/// and after), in the order of the skills' names; `no change` when none did.
+pub fn bank_changes(before: &[String], after: &[String]) -> Vec<String> {
+    fn split(s: &str) -> (&str, &str) {
+        s.split_once('@').unwrap_or((s, ""))
+    }
+    let old: std::collections::BTreeMap<&str, (&str, &str)> = before
+        .iter()
+        .map(|s| (split(s).0, (split(s).1, s.as_str())))
+        .collect();
+    let new: std::collections::BTreeMap<&str, (&str, &str)> = after
+        .iter()
+        .map(|s| (split(s).0, (split(s).1, s.as_str())))
+        .collect();
+    let names: std::collections::BTreeSet<&str> = old.keys().chain(new.keys()).copied().collect();
+    let out: Vec<String> = names
+        .into_iter()
+        .filter_map(|n| match (old.get(n), new.get(n)) {
+            (None, Some((_, full))) => Some(format!("added {full}")),
+            (Some((_, full)), None) => Some(format!("removed {full}")),
+            (Some((a, _)), Some((b, _))) if a != b => {
+                Some(format!("changed {n}: {}", change(a, b)))
+            }
+            _ => None,
+        })
+        .collect();
+    if out.is_empty() {
+        vec!["no change".into()]
+    } else {
+        out
+    }
+}
+
+/// `A -> B` for a skill's `version (status)` before and after, naming only the part that
+/// changed when the other did not (`1.0.0 -> 1.1.0`, `canary -> active`).
+fn change(a: &str, b: &str) -> String {
+    let parts = |s: &str| -> (String, String) {
+        match s.rsplit_once(" (") {
+            Some((v, st)) => (v.to_string(), st.trim_end_matches(')').to_string()),
+            None => (s.to_string(), String::new()),
+        }
+    };
+    let ((va, sa), (vb, sb)) = (parts(a), parts(b));
+    if va == vb {
+        format!("{sa} -> {sb}")
+    } else if sa == sb {
+        format!("{va} -> {vb}")
+    } else {
+        format!("{a} -> {b}")
+    }
 }
 
 /// Drop timing lines of updates after `step` (they are redone after a resume).
@@ -175,5 +236,71 @@ impl Trainer<'_> {
         }
         self.out.export_dir = Some(export);
         Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn bank_changes_name_only_what_changed() {
+        let a = strings(&["a@1.0.0 (active)", "b@1.0.0 (active)", "c@1.0.0 (active)"]);
+        let b = strings(&[
+            "a@1.0.0 (active)",
+            "b@1.1.0 (candidate)",
+            "d@1.0.0 (active)",
+        ]);
+        assert_eq!(
+            bank_changes(&a, &b),
+            [
+                "changed b: 1.0.0 (active) -> 1.1.0 (candidate)",
+                "removed c@1.0.0 (active)",
+                "added d@1.0.0 (active)"
+            ]
+        );
+        assert_eq!(bank_changes(&a, &a), ["no change"]);
+    }
+
+    #[test]
+    fn skills_md_lists_the_bank_once_and_then_only_changes() {
+        let bank = SkillBank::seed();
+        let all: Vec<String> = bank.skills().iter().map(skill_row).collect();
+        let mut fewer = all.clone();
+        let dropped = fewer.pop().unwrap();
+        let row = |event: &str, skills: &[String]| BankHistoryRow {
+            stage: 0,
+            update_step: 0,
+            reward: None,
+            event: event.into(),
+            bank_version: 0,
+            skills: skills.to_vec(),
+            note: String::new(),
+        };
+        let rows = [
+            row("start", &all),
+            row("improved", &all),
+            row("designed", &fewer),
+            row("final", &fewer),
+        ];
+        let md = render_skills_md(&rows, &bank);
+        let history = &md[..md.find("# Current bank").unwrap()];
+        // every skill once in the history (the start row), the dropped one once more
+        for s in &all[..all.len() - 1] {
+            assert_eq!(history.matches(s.as_str()).count(), 1, "{s}\n{md}");
+        }
+        assert!(history.contains(&format!("removed {dropped}")), "{md}");
+        assert_eq!(history.matches("no change").count(), 2, "{md}");
+        assert!(history.contains("| skills changed |"));
+        // the current bank: one row per skill
+        let current = &md[md.find("# Current bank").unwrap()..];
+        for k in bank.skills() {
+            let row = format!("\n| {} | {} |", k.name, k.version);
+            assert_eq!(current.matches(&row).count(), 1, "{row}\n{md}");
+        }
     }
 }

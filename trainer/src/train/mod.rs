@@ -24,7 +24,7 @@ use memskill_core::SkillBank;
 use memskill_designer::{stabilised_reward, Evolution, HardCasePool};
 use serde_json::json;
 
-pub use self::files::render_skills_md;
+pub use self::files::{bank_changes, render_skills_md};
 pub use crate::benchmark::qa::draw_batch;
 use crate::benchmark::Benchmark;
 use crate::checkpoint::TrainState;
