@@ -623,22 +623,30 @@ fn sweep_table(points: &[&Entry], d: &str) -> Option<Table> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    // the executor names a row only where the points ran on more than one
+    let execs: BTreeSet<&str> = here.iter().map(|e| e.executor.as_str()).collect();
     let mut rows: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
     for e in &here {
         let Some((base, point)) = sweep_point(e) else {
             continue;
         };
         let col = cols.iter().position(|c| c == point).unwrap_or(0);
-        let label = match e.executor.is_empty() {
-            true => base.to_string(),
-            false => format!("{base} ({})", e.executor),
+        let label = match execs.len() > 1 && !e.executor.is_empty() {
+            false => base.to_string(),
+            true => format!("{base} ({})", e.executor),
         };
         let cells = rows.entry(label).or_insert_with(|| empty_row(cols.len()));
         cells[col] = headline_cell(e, headline(e));
     }
     (!rows.is_empty()).then(|| Table {
         title: format!("Sweep — {d}"),
-        note: "`memskill eval --sweep` points: L-J when judged, else F1 (x 100, 95% bootstrap interval), a column per point. Not Table 1 rows.".into(),
+        note: format!(
+            "`memskill eval --sweep` points: L-J when judged, else F1 (x 100, 95% bootstrap interval), a column per point. Not Table 1 rows.{}",
+            match execs.iter().next() {
+                Some(x) if execs.len() == 1 && !x.is_empty() => format!(" Executor model: {x}."),
+                _ => String::new(),
+            }
+        ),
         header: cols,
         rows: rows.into_iter().collect(),
         sections: Vec::new(),
@@ -1145,6 +1153,48 @@ mod tests {
         assert!(!headline_cell(&f1_only, headline(&f1_only))
             .text
             .contains("judge"));
+    }
+
+    #[test]
+    fn a_sweep_row_names_its_executor_only_among_several() {
+        let x = bootstrap(&[1.0, 0.0], 10, 1);
+        let point = |method: &str, executor: &str| Entry {
+            path: PathBuf::from(format!("{method}{executor}/results.json")),
+            method: method.into(),
+            dataset: "locomo".into(),
+            split: "test".into(),
+            executor: executor.into(),
+            top_k: 3,
+            context_docs: None,
+            external: None,
+            judge_model: None,
+            checkpoint: "runs/full".into(),
+            scripted: false,
+            metric: Metrics::Qa {
+                f1: x.clone(),
+                judge: None,
+                questions: 2,
+                errors: 0,
+            },
+        };
+        let one = [
+            point("full [eval.top_k=1]", "m1"),
+            point("full [eval.top_k=2]", "m1"),
+        ];
+        let refs: Vec<&Entry> = one.iter().collect();
+        let t = sweep_table(&refs, &dataset_label(&one[0])).unwrap();
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(t.rows[0].0, "full");
+        assert!(t.note.contains("Executor model: m1."), "{}", t.note);
+        let two = [
+            point("full [eval.top_k=1]", "m1"),
+            point("full [eval.top_k=1]", "m2"),
+        ];
+        let refs: Vec<&Entry> = two.iter().collect();
+        let t = sweep_table(&refs, &dataset_label(&two[0])).unwrap();
+        let labels: Vec<&str> = t.rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(labels, ["full (m1)", "full (m2)"]);
+        assert!(!t.note.contains("Executor model"));
     }
 
     #[test]
