@@ -65,8 +65,9 @@ pub struct EvalArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Method name in the results table (default: the run name). The names no-memory,
-    /// raw-rag and static-skills run that baseline instead, with no checkpoint: `--config`
-    /// gives the dataset and the models (results in runs/baselines/<method>/).
+    /// raw-rag, static-skills, chain-of-notes and read-agent run that baseline instead, with
+    /// no checkpoint: `--config` gives the dataset and the models (results in
+    /// runs/baselines/<method>/).
     #[arg(long)]
     pub method: Option<String>,
     /// Do not score answers with the LLM judge (by default evaluation reports F1 and the
@@ -419,7 +420,7 @@ fn sweep_eval(mut a: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-/// `memskill eval --method no-memory|raw-rag|static-skills --config C`.
+/// `memskill eval --method no-memory|raw-rag|static-skills|chain-of-notes|read-agent --config C`.
 fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Result<()> {
     if a.checkpoint.is_some() {
         bail!(

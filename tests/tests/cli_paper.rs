@@ -49,10 +49,21 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         "refine-only",
         "no-memory",
         "raw-rag",
+        "chain-of-notes",
+        "read-agent",
         "static-skills",
         "full-on-scripted-b",
     ] {
         assert!(report.contains(row), "report lacks {row}:\n{report}");
+    }
+    // the reading methods read the synthetic facts through every step (the scripted
+    // oracle notes, gists and looks up as a capable model would): full marks
+    for row in ["chain-of-notes", "read-agent"] {
+        let line = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| {row} |")))
+            .unwrap_or_else(|| panic!("no {row} row:\n{report}"));
+        assert!(line.contains("100.00"), "{line}");
     }
     assert!(runs.join("report/report.html").is_file());
     // every number here comes from the scripted backend, and the report says so
@@ -75,6 +86,8 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         "**Baselines (memskill's harness)**",
         "no-memory",
         "raw-rag",
+        "chain-of-notes",
+        "read-agent",
         "static-skills",
     ];
     for w in order.windows(2) {

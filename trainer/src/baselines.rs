@@ -6,7 +6,8 @@
 //! - `raw-rag`: every span is stored verbatim as one memory (no executor), and each question
 //!   retrieves the top `answer.retrieve` spans;
 //! - `static-skills`: the initial skill bank with every skill applied to every span (no
-//!   controller, no designer): the executor's memories with fixed skills.
+//!   controller, no designer): the executor's memories with fixed skills;
+//! - `chain-of-notes` and `read-agent`: the reading methods of [`crate::readers`].
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -27,10 +28,18 @@ pub enum Baseline {
     NoMemory,
     RawRag,
     StaticSkills,
+    ChainOfNotes,
+    ReadAgent,
 }
 
 impl Baseline {
-    pub const NAMES: [&'static str; 3] = ["no-memory", "raw-rag", "static-skills"];
+    pub const NAMES: [&'static str; 5] = [
+        "no-memory",
+        "raw-rag",
+        "static-skills",
+        "chain-of-notes",
+        "read-agent",
+    ];
 
     /// The baseline a `--method` name selects, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
@@ -38,6 +47,8 @@ impl Baseline {
             "no-memory" => Some(Self::NoMemory),
             "raw-rag" => Some(Self::RawRag),
             "static-skills" => Some(Self::StaticSkills),
+            "chain-of-notes" => Some(Self::ChainOfNotes),
+            "read-agent" => Some(Self::ReadAgent),
             _ => None,
         }
     }
@@ -47,6 +58,8 @@ impl Baseline {
             Self::NoMemory => "no-memory",
             Self::RawRag => "raw-rag",
             Self::StaticSkills => "static-skills",
+            Self::ChainOfNotes => "chain-of-notes",
+            Self::ReadAgent => "read-agent",
         }
     }
 }
@@ -81,14 +94,31 @@ pub fn evaluate_baseline(
         opts,
         top_k,
         &|ctx, rt, sample, want_judge| {
-            let (memory, calls, errors) =
-                baseline_memory(baseline, ctx, rt.encoder.as_ref(), sample)?;
             let qs: Vec<&Query> = sample.queries.iter().collect();
-            Ok((
-                answer_queries(ctx, sample, &memory, &qs, want_judge)?,
-                calls,
-                errors,
-            ))
+            match baseline {
+                Baseline::ChainOfNotes => {
+                    let memory = raw_rag_memory(rt.encoder.as_ref(), sample)?;
+                    let answers = crate::readers::chain_of_notes_answers(
+                        ctx, sample, &memory, &qs, want_judge,
+                    )?;
+                    Ok((answers, 0, 0))
+                }
+                Baseline::ReadAgent => {
+                    let pages = crate::readers::read_agent_pages(ctx, sample)?;
+                    let answers =
+                        crate::readers::read_agent_answers(ctx, sample, &pages, &qs, want_judge)?;
+                    Ok((answers, pages.calls, pages.errors))
+                }
+                _ => {
+                    let (memory, calls, errors) =
+                        baseline_memory(baseline, ctx, rt.encoder.as_ref(), sample)?;
+                    Ok((
+                        answer_queries(ctx, sample, &memory, &qs, want_judge)?,
+                        calls,
+                        errors,
+                    ))
+                }
+            }
         },
     )?;
     write_results(&out, &results)?;
@@ -226,6 +256,8 @@ fn baseline_memory(
             let built = build_memory(ctx, sample, None)?;
             (built.memory, sample.spans.len(), built.call_errors)
         }
+        // answered by their own readers (`evaluate_baseline`); their memory is the spans
+        Baseline::ChainOfNotes | Baseline::ReadAgent => (raw_rag_memory(encoder, sample)?, 0, 0),
     })
 }
 

@@ -841,7 +841,7 @@ pub fn answer_queries(
             .iter()
             .filter_map(|(id, _)| bank.get(*id))
             .collect();
-        answer_one(ctx, sample, q, &mems, with_judge)
+        answer_from(ctx, sample, q, &mems, with_judge)
     });
     results.into_iter().collect()
 }
@@ -882,7 +882,7 @@ fn question_hits(
 
 /// Answer one question from `mems` and score it (F1, and the judge when asked or when it is
 /// the reward). A failed answer call is recorded, never scored.
-fn answer_one(
+pub(crate) fn answer_from(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
     q: &Query,
@@ -969,7 +969,7 @@ pub fn answer_external(
                 bank.insert(t.clone(), vec![0.0], prov)?;
             }
             let mems: Vec<&MemoryItem> = bank.live().collect();
-            answer_one(ctx, sample, q, &mems, with_judge)
+            answer_from(ctx, sample, q, &mems, with_judge)
         }
         ExternalRecall::Answer(a) => {
             let mut r = unanswered(sample, q, &[]);
@@ -986,7 +986,7 @@ pub fn answer_external(
 }
 
 /// A question's result before it is answered: no prediction, no score.
-fn unanswered(sample: &Sample, q: &Query, mems: &[&MemoryItem]) -> QueryResult {
+pub(crate) fn unanswered(sample: &Sample, q: &Query, mems: &[&MemoryItem]) -> QueryResult {
     QueryResult {
         sample_id: sample.id.clone(),
         query_id: q.id.clone(),

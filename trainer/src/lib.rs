@@ -19,6 +19,7 @@ pub mod inspect;
 pub mod invocations;
 pub mod metrics;
 pub mod prompts;
+pub mod readers;
 pub mod refimport;
 pub mod registry;
 pub mod retrieval;

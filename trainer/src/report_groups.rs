@@ -48,7 +48,14 @@ impl MethodGroup {
                 "static-skills",
                 "refine-only",
             ],
-            MethodGroup::Baseline => &["no-memory", "full-context", "raw-rag", "static-skills"],
+            MethodGroup::Baseline => &[
+                "no-memory",
+                "full-context",
+                "raw-rag",
+                "chain-of-notes",
+                "read-agent",
+                "static-skills",
+            ],
             MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos"],
             MethodGroup::Other => &[],
         }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub mod contextual;
 pub mod conversation;
+pub mod reading;
 
 use memskill_core::{
     ActionKind, ChatRequest, ChatResponse, Llm, LlmError, Query, Sample, Session, Skill, SkillBank,
@@ -227,6 +228,11 @@ impl SyntheticOracle {
             if let Some(r) = contextual::reply(&self.samples, prompt, self.capacity) {
                 return r;
             }
+        }
+        // The reading methods' prompts (Chain-of-Notes, ReadAgent): their passages may carry
+        // span markers too, so they are recognised first.
+        if let Some(r) = reading::reply(prompt) {
+            return r;
         }
         // Executor prompt: it carries one span marker.
         for s in &self.samples {
