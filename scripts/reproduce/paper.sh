@@ -93,9 +93,9 @@ for variant in full no-controller no-designer refine-only; do
     --out "$RUNS/eval/$variant" ${sets[@]+"${sets[@]}"}
 done
 
-# 3: the baselines and the reading methods (Chain-of-Notes, ReadAgent), same spans,
-# answerer and scorer, no checkpoint.
-for method in no-memory raw-rag chain-of-notes read-agent static-skills; do
+# 3: the baselines, the reading methods (Chain-of-Notes, ReadAgent) and MemoryBank, same
+# spans, answerer and scorer, no checkpoint.
+for method in no-memory raw-rag chain-of-notes read-agent memorybank static-skills; do
   step "baseline $method"
   "$BIN" eval --method "$method" --config configs/locomo.toml --split "$SPLIT" \
     --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"} ${bank[@]+"${bank[@]}"}

@@ -51,6 +51,7 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         "raw-rag",
         "chain-of-notes",
         "read-agent",
+        "memorybank",
         "static-skills",
         "full-on-scripted-b",
     ] {
@@ -88,6 +89,7 @@ fn paper_sh_runs_the_whole_sequence_on_the_scripted_backend() {
         "raw-rag",
         "chain-of-notes",
         "read-agent",
+        "memorybank",
         "static-skills",
     ];
     for w in order.windows(2) {

@@ -7,7 +7,8 @@
 //!   retrieves the top `answer.retrieve` spans;
 //! - `static-skills`: the initial skill bank with every skill applied to every span (no
 //!   controller, no designer): the executor's memories with fixed skills;
-//! - `chain-of-notes` and `read-agent`: the reading methods of [`crate::readers`].
+//! - `chain-of-notes` and `read-agent`: the reading methods of [`crate::readers`];
+//! - `memorybank`: MemoryBank's store, forgetting curve and retrieval ([`crate::memorybank`]).
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -30,15 +31,17 @@ pub enum Baseline {
     StaticSkills,
     ChainOfNotes,
     ReadAgent,
+    MemoryBank,
 }
 
 impl Baseline {
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "no-memory",
         "raw-rag",
         "static-skills",
         "chain-of-notes",
         "read-agent",
+        "memorybank",
     ];
 
     /// The baseline a `--method` name selects, if it is one.
@@ -49,6 +52,7 @@ impl Baseline {
             "static-skills" => Some(Self::StaticSkills),
             "chain-of-notes" => Some(Self::ChainOfNotes),
             "read-agent" => Some(Self::ReadAgent),
+            "memorybank" => Some(Self::MemoryBank),
             _ => None,
         }
     }
@@ -60,6 +64,7 @@ impl Baseline {
             Self::StaticSkills => "static-skills",
             Self::ChainOfNotes => "chain-of-notes",
             Self::ReadAgent => "read-agent",
+            Self::MemoryBank => "memorybank",
         }
     }
 }
@@ -108,6 +113,14 @@ pub fn evaluate_baseline(
                     let answers =
                         crate::readers::read_agent_answers(ctx, sample, &pages, &qs, want_judge)?;
                     Ok((answers, pages.calls, pages.errors))
+                }
+                Baseline::MemoryBank => {
+                    let store = crate::memorybank::build(ctx.executor, ctx.prompts, sample)?;
+                    let forgetting = cfg.eval.memorybank_forgetting;
+                    let answers = crate::memorybank::answers(
+                        ctx, sample, &store, forgetting, &qs, want_judge,
+                    )?;
+                    Ok((answers, store.calls, store.errors))
                 }
                 _ => {
                     let (memory, calls, errors) =
@@ -257,7 +270,9 @@ fn baseline_memory(
             (built.memory, sample.spans.len(), built.call_errors)
         }
         // answered by their own readers (`evaluate_baseline`); their memory is the spans
-        Baseline::ChainOfNotes | Baseline::ReadAgent => (raw_rag_memory(encoder, sample)?, 0, 0),
+        Baseline::ChainOfNotes | Baseline::ReadAgent | Baseline::MemoryBank => {
+            (raw_rag_memory(encoder, sample)?, 0, 0)
+        }
     })
 }
 

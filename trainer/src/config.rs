@@ -849,6 +849,9 @@ pub struct EvalConfig {
     pub judge_style: JudgeStyle,
     /// Judge reply budget (the reference's `llm_judge`: 1024).
     pub judge_max_tokens: u32,
+    /// `--method memorybank`: the forgetting curve of its pieces, "paper" (exp(-t/S)), "code"
+    /// (the released code's exp(-(t/5)*S)) or "off" (the method is `memorybank.rs`).
+    pub memorybank_forgetting: Forgetting,
 }
 
 impl Default for EvalConfig {
@@ -866,8 +869,23 @@ impl Default for EvalConfig {
             max_error_rate: 0.05,
             judge_style: JudgeStyle::General,
             judge_max_tokens: memskill_executor::JUDGE_MAX_TOKENS,
+            memorybank_forgetting: Forgetting::Paper,
         }
     }
+}
+
+/// Which forgetting curve the pieces of `--method memorybank` follow
+/// (`eval.memorybank_forgetting`; the method is `memorybank.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Forgetting {
+    /// R = exp(-t / S), the paper's Ebbinghaus curve.
+    #[default]
+    Paper,
+    /// R = exp(-(t / 5) * S), what the released code computes.
+    Code,
+    /// Nothing is forgotten.
+    Off,
 }
 
 /// Bounds on concurrent work.

@@ -17,6 +17,8 @@ pub mod gate;
 pub mod hub;
 pub mod inspect;
 pub mod invocations;
+pub mod memorybank;
+pub mod method_prompts;
 pub mod metrics;
 pub mod prompts;
 pub mod readers;

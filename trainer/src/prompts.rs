@@ -7,14 +7,14 @@ use memskill_core::PromptSet;
 use std::path::Path;
 
 /// Every built-in template: executor (executor, answers, judges), designer, ALFWorld actor,
-/// the reading methods (Chain-of-Notes, ReadAgent).
+/// the reading methods (Chain-of-Notes, ReadAgent) and MemoryBank.
 pub fn defaults() -> anyhow::Result<PromptSet> {
     let mut set = PromptSet::default();
     for defaults in [
         memskill_executor::PROMPT_TEMPLATES,
         memskill_designer::PROMPT_TEMPLATES,
         memskill_alfworld::PROMPT_TEMPLATES,
-        crate::readers::PROMPT_TEMPLATES,
+        crate::method_prompts::PROMPT_TEMPLATES,
     ] {
         set.add_defaults(defaults)?;
     }
@@ -42,7 +42,7 @@ pub fn sample_render(set: &PromptSet) -> anyhow::Result<()> {
     memskill_executor::prompts::sample_render(set, &crate::registry::answer_templates())?;
     memskill_designer::prompts::sample_render(set)?;
     memskill_alfworld::actor::sample_render(set)?;
-    crate::readers::sample_render(set)?;
+    crate::method_prompts::sample_render(set)?;
     Ok(())
 }
 

@@ -28,46 +28,10 @@ use memskill_core::{
     ChatRequest, Llm, MemoryBank, MemoryItem, Message, PromptSet, Provenance, Query, Sample,
     TextEncoder,
 };
-use serde::Serialize;
 
 use crate::backends::embed;
 use crate::episode::{answer_from, par_map, unanswered, EpisodeCtx, QueryResult};
-
-/// The reading methods' templates (`trainer/prompts/`), layered like every crate's.
-pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
-    (
-        "reader.notes.system.j2",
-        include_str!("../prompts/reader.notes.system.j2"),
-    ),
-    (
-        "reader.notes.user.j2",
-        include_str!("../prompts/reader.notes.user.j2"),
-    ),
-    (
-        "reader.paginate.system.j2",
-        include_str!("../prompts/reader.paginate.system.j2"),
-    ),
-    (
-        "reader.paginate.user.j2",
-        include_str!("../prompts/reader.paginate.user.j2"),
-    ),
-    (
-        "reader.gist.system.j2",
-        include_str!("../prompts/reader.gist.system.j2"),
-    ),
-    (
-        "reader.gist.user.j2",
-        include_str!("../prompts/reader.gist.user.j2"),
-    ),
-    (
-        "reader.lookup.system.j2",
-        include_str!("../prompts/reader.lookup.system.j2"),
-    ),
-    (
-        "reader.lookup.user.j2",
-        include_str!("../prompts/reader.lookup.user.j2"),
-    ),
-];
+use crate::method_prompts::{render, GistCtx, LookupCtx, NotesCtx, PaginateCtx};
 
 /// Tokens of one Chain-of-Notes reply (notes on every retrieved passage).
 pub const NOTES_MAX_TOKENS: u32 = 768;
@@ -88,12 +52,6 @@ fn ask(llm: &dyn Llm, messages: Vec<Message>, max_tokens: u32) -> Result<String,
         .with_max_tokens(max_tokens)
         .with_temperature(0.0);
     llm.chat(&req).map(|r| r.text).map_err(|e| e.to_string())
-}
-
-fn render<S: Serialize>(prompts: &PromptSet, prefix: &str, ctx: S) -> Result<Vec<Message>> {
-    prompts
-        .render_chat(prefix, ctx)
-        .map_err(|e| anyhow::anyhow!("prompt {prefix}: {e}"))
 }
 
 // ---- Chain-of-Notes ---------------------------------------------------------------------
@@ -131,12 +89,6 @@ pub fn parse_notes(reply: &str, n: usize) -> Option<Vec<Option<String>>> {
         }
     }
     any.then_some(notes)
-}
-
-#[derive(Serialize)]
-struct NotesCtx<'a> {
-    question: &'a str,
-    passages: Vec<&'a str>,
 }
 
 /// The memories a Chain-of-Notes question is answered from: each relevant passage with its
@@ -309,12 +261,6 @@ fn labelled(paras: &[Paragraph], start: usize, end: usize, choices: &[usize]) ->
     s
 }
 
-#[derive(Serialize)]
-struct PaginateCtx<'a> {
-    text: &'a str,
-    labels: Vec<usize>,
-}
-
 /// A sample read as pages: their full texts, their gists and the turns each holds, with the
 /// memory-building calls made (breaks and gists) and how many failed.
 #[derive(Debug, Clone, Default)]
@@ -362,12 +308,6 @@ fn paginate(
         start = stop;
     }
     Ok(spans)
-}
-
-#[derive(Serialize)]
-struct GistCtx<'a> {
-    page: &'a str,
-    number: usize,
 }
 
 /// ReadAgent's memory of one sample: pagination, then a gist per page (the executor model).
@@ -427,13 +367,6 @@ fn page_banks(
     Ok(banks)
 }
 
-#[derive(Serialize)]
-struct LookupCtx<'a> {
-    question: &'a str,
-    gists: &'a [String],
-    max_pages: usize,
-}
-
 /// ReadAgent's answers on one sample: look up pages per question, answer from the gists
 /// with the looked-up pages in full.
 pub fn read_agent_answers(
@@ -472,44 +405,6 @@ pub fn read_agent_answers(
         answer_from(ctx, sample, q, &mems, with_judge)
     });
     results.into_iter().collect()
-}
-
-/// Render every reading template once with sample data (start-up check, like every crate's).
-pub fn sample_render(prompts: &PromptSet) -> Result<()> {
-    render(
-        prompts,
-        "reader.notes",
-        NotesCtx {
-            question: "Where does Anna live?",
-            passages: vec!["Anna: I moved to Lyon.", "Ben: nice weather."],
-        },
-    )?;
-    render(
-        prompts,
-        "reader.paginate",
-        PaginateCtx {
-            text: "Anna: hi\n<1>\nBen: hello\n<2>\n",
-            labels: vec![1, 2],
-        },
-    )?;
-    render(
-        prompts,
-        "reader.gist",
-        GistCtx {
-            page: "Anna: I moved to Lyon.",
-            number: 1,
-        },
-    )?;
-    render(
-        prompts,
-        "reader.lookup",
-        LookupCtx {
-            question: "Where does Anna live?",
-            gists: &["Anna moved to Lyon.".to_string()],
-            max_pages: LOOKUP_MAX_PAGES,
-        },
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -644,10 +539,5 @@ mod tests {
             (p[1].text.as_str(), p[1].words),
             ("Ben said, \"hello there\"", 4)
         );
-    }
-
-    #[test]
-    fn every_reading_template_renders() {
-        sample_render(&crate::prompts::defaults().unwrap()).unwrap();
     }
 }

@@ -54,6 +54,7 @@ impl MethodGroup {
                 "raw-rag",
                 "chain-of-notes",
                 "read-agent",
+                "memorybank",
                 "static-skills",
             ],
             MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos"],

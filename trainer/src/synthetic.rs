@@ -222,16 +222,21 @@ impl SyntheticOracle {
         self
     }
 
-    /// The scripted reply for a prompt.
-    pub fn reply(&self, prompt: &str) -> String {
+    /// The reply of a rule that comes before the locker task's own: the contextual task's
+    /// prompts, and the reading methods' (Chain-of-Notes, ReadAgent), whose passages may
+    /// carry span markers too.
+    fn first_rules(&self, prompt: &str) -> Option<String> {
         if self.samples.iter().any(|s| s.id.starts_with("ctx-")) {
             if let Some(r) = contextual::reply(&self.samples, prompt, self.capacity) {
-                return r;
+                return Some(r);
             }
         }
-        // The reading methods' prompts (Chain-of-Notes, ReadAgent): their passages may carry
-        // span markers too, so they are recognised first.
-        if let Some(r) = reading::reply(prompt) {
+        reading::reply(prompt)
+    }
+
+    /// The scripted reply for a prompt.
+    pub fn reply(&self, prompt: &str) -> String {
+        if let Some(r) = self.first_rules(prompt) {
             return r;
         }
         // Executor prompt: it carries one span marker.
