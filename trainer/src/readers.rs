@@ -344,8 +344,8 @@ pub fn read_agent_pages(ctx: &EpisodeCtx<'_>, sample: &Sample) -> Result<Pages> 
     Ok(pages)
 }
 
-/// The pages as two memory banks in page order (gists, full texts), for the answerer and
-/// for inspection; each page's provenance names its first turn.
+/// The pages as two memory banks in page order (gists, full texts) for the answerer; each
+/// page's provenance names its first turn.
 fn page_banks(
     encoder: &dyn TextEncoder,
     sample: &Sample,
@@ -356,7 +356,12 @@ fn page_banks(
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         for (i, (t, e)) in texts.iter().zip(embed(encoder, &refs)?).enumerate() {
             let prov = Provenance {
-                span_id: format!("{}:page-{}", sample.id, i + 1),
+                // the page's first turn, as the other methods name their sources
+                span_id: format!(
+                    "{}:{}",
+                    sample.id,
+                    pages.turns[i].first().map_or("", String::as_str)
+                ),
                 skills: Vec::new(),
                 step: 0,
                 observed_at: None,
