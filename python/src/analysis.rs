@@ -8,7 +8,7 @@ use memskill_trainer::report::{Entry, Estimate, Metrics, Table};
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 
-use crate::{err, to_py, MemskillError};
+use crate::{err, to_py};
 
 fn estimate(e: &Option<Estimate>) -> Value {
     match e {
@@ -122,20 +122,7 @@ pub fn skills_eval<'py>(
     cases: Option<PathBuf>,
     overrides: Vec<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if limit == Some(0) {
-        return Err(MemskillError::new_err("limit must be >= 1"));
-    }
-    let dataset = dataset
-        .map(|d| d.parse())
-        .transpose()
-        .map_err(|e: String| MemskillError::new_err(format!("dataset: {e}")))?;
-    let split =
-        split
-            .map(|s| s.parse())
-            .transpose()
-            .map_err(|e: memskill_datasets::DatasetError| {
-                MemskillError::new_err(format!("split: {e}"))
-            })?;
+    let (dataset, split) = crate::slice(limit, dataset, split)?;
     let args = memskill_cli::skills::EvalSkillsArgs {
         bank,
         checkpoint,

@@ -31,6 +31,33 @@ pub(crate) fn to_py<'py, T: Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound
     pythonize::pythonize(py, v).map_err(|e| MemskillError::new_err(e.to_string()))
 }
 
+/// The evaluation slice of a call: `limit` checked (>= 1), `dataset` and `split` parsed,
+/// each error naming its argument.
+pub(crate) fn slice(
+    limit: Option<usize>,
+    dataset: Option<String>,
+    split: Option<String>,
+) -> PyResult<(
+    Option<memskill_trainer::config::Dataset>,
+    Option<memskill_trainer::config::SplitSpec>,
+)> {
+    if limit == Some(0) {
+        return Err(MemskillError::new_err("limit must be >= 1"));
+    }
+    let dataset = dataset
+        .map(|d| d.parse())
+        .transpose()
+        .map_err(|e: String| MemskillError::new_err(format!("dataset: {e}")))?;
+    let split =
+        split
+            .map(|s| s.parse())
+            .transpose()
+            .map_err(|e: memskill_datasets::DatasetError| {
+                MemskillError::new_err(format!("split: {e}"))
+            })?;
+    Ok((dataset, split))
+}
+
 /// Scores a JSONL predictions file like `memskill score --json`: returns
 /// `{"overall": {"f1", "count"}, "by_category": {cat: {"f1", "count"}}, "per_line": [f1, ...]}`.
 #[pyfunction]

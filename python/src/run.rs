@@ -146,20 +146,7 @@ pub fn evaluate<'py>(
     judge: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     use memskill_trainer::eval::{evaluate, EvalOptions};
-    if limit == Some(0) {
-        return Err(MemskillError::new_err("limit must be >= 1"));
-    }
-    let dataset = dataset
-        .map(|d| d.parse())
-        .transpose()
-        .map_err(|e: String| MemskillError::new_err(format!("dataset: {e}")))?;
-    let split =
-        split
-            .map(|s| s.parse())
-            .transpose()
-            .map_err(|e: memskill_datasets::DatasetError| {
-                MemskillError::new_err(format!("split: {e}"))
-            })?;
+    let (dataset, split) = crate::slice(limit, dataset, split)?;
     let stop = Arc::new(AtomicBool::new(false));
     let opts = EvalOptions {
         checkpoint,
