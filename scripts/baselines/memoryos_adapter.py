@@ -29,8 +29,10 @@ evaluation (eval/main_loco_parse.py), with that evaluation's settings:
   evaluation's `generate_system_response_with_meta` (its role-play prompt over the short-term
   history, pages, profile and knowledge), recorded as `answered_by: adapter`.
 
-memskill's samples do not say which speaker LoCoMo calls speaker_a: the conversation's first
-speaker takes that role. The evaluation's code calls a fixed endpoint and model and loads its
+memskill's samples do not say which speaker LoCoMo calls speaker_a (the evaluation's user, the
+first of a pair): the adapter reads it from the LoCoMo file (--locomo, by default the one in
+memskill's data cache) for a sample found there, else the conversation's first speaker takes
+that role (in 6 of LoCoMo's 10 conversations the other speaker opens). The evaluation's code calls a fixed endpoint and model and loads its
 embedder on every call; here its LLM client is one that sends every call to the run's
 OpenAI-compatible endpoint and model (the evaluation's temperatures and token limits kept),
 and its `get_embedding` is one embedder loaded once: the run's /embeddings server, else the
@@ -39,6 +41,7 @@ whose storing fails (an LLM call, a reply MemoryOS cannot read) fails that reque
 by memskill; the request's other pairs are still stored.
 """
 
+import json
 import os
 import sys
 import tempfile
@@ -56,6 +59,24 @@ MID_TERM_CAPACITY = 2000
 TOPIC_SIMILARITY = 0.6
 QUEUE_CAPACITY = 10
 THRESHOLD = 0.1
+
+
+def locomo_roles(path):
+    """{sample_id: (speaker_a, speaker_b)} of the LoCoMo file at `path` (--locomo), else of
+    memskill's cached locomo10.json when there is one, else {}."""
+    if path is None:
+        cache = os.environ.get("MEMSKILL_CACHE") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memskill")
+        path = os.path.join(cache, "data", "locomo", "locomo10.json")
+        if not os.path.isfile(path):
+            return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return {s["sample_id"]: (s["conversation"]["speaker_a"], s["conversation"]["speaker_b"])
+                for s in data if "sample_id" in s}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        _adapter.fail(f"--locomo {path}: not a LoCoMo file ({e})")
 
 
 class RunClient:
@@ -123,6 +144,7 @@ class MemoryOSMemory:
         self.updater_cls = dynamic_update.DynamicUpdate
         self.retrieval_cls = retrieval_and_answer.RetrievalAndAnswer
         self.answer = args.answer
+        self.roles = locomo_roles(args.locomo)
         self.root = tempfile.mkdtemp(prefix="memskill-memoryos-")
         self.conversation = _adapter.Conversation()
 
@@ -139,7 +161,7 @@ class MemoryOSMemory:
         self.retrieval = self.retrieval_cls(self.short, self.mid, self.long, self.updater,
                                             queue_capacity=QUEUE_CAPACITY)
         self.conversation.reset()
-        self.speaker_a = self.speaker_b = None
+        self.speaker_a, self.speaker_b = self.roles.get(sample_id, (None, None))
         self.held = []  # turns from the last turn of speaker_a on: their pair is not complete
 
     def add(self, req):
@@ -218,7 +240,12 @@ class MemoryOSMemory:
         return {"memories": memories}
 
 
+def options(p):
+    p.add_argument("--answer", action="store_true",
+                   help="let MemoryOS answer itself (its LoCoMo evaluation's answer prompt)")
+    p.add_argument("--locomo", help="the LoCoMo file that names each conversation's speaker_a "
+                   "(default: locomo10.json in memskill's data cache, when there)")
+
+
 if __name__ == "__main__":
-    _adapter.main(__doc__, MemoryOSMemory, lambda p: p.add_argument(
-        "--answer", action="store_true",
-        help="let MemoryOS answer itself (its LoCoMo evaluation's answer prompt)"))
+    _adapter.main(__doc__, MemoryOSMemory, options)

@@ -397,6 +397,21 @@ for line in sys.stdin:
     }
 }
 
+/// LoCoMo's speaker_a of sample `id` in `data`.
+fn speaker_a(data: &Path, id: &str) -> String {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data).unwrap()).unwrap();
+    let s = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sample_id"] == id);
+    s.unwrap()["conversation"]["speaker_a"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// The user's checkout of a system ($`dir_var`) and its venv's python, or None (the test is
 /// then skipped, the reason printed).
 fn checkout_and_venv(dir_var: &str, venv: &str) -> Option<PathBuf> {
@@ -415,8 +430,9 @@ fn checkout_and_venv(dir_var: &str, venv: &str) -> Option<PathBuf> {
     py
 }
 
-/// The adapter `script` of a system from a checkout on the LoCoMo quickstart split: its
-/// results (checked as every adapter's), or None when skipped.
+/// The adapter `script` of a system from a checkout on the LoCoMo quickstart split (`{data}`
+/// in `script` is the LoCoMo file): its results (checked as every adapter's), or None when
+/// skipped.
 fn checkout_adapter(
     dir_var: &str,
     venv: &str,
@@ -428,6 +444,7 @@ fn checkout_adapter(
     let srv = server();
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join(name);
+    let script = script.replace("{data}", &data.display().to_string());
     let cmd = format!("{} scripts/baselines/{script}", py.display());
     let timeouts = ["--adapter-timeout", "all=600"];
     let o = eval_adapter(&srv.base_url(), &data, &out, &cmd, name, &timeouts);
@@ -493,20 +510,29 @@ fn amem_from_its_checkout_runs_as_an_adapter() {
 
 #[test]
 fn memoryos_from_its_checkout_runs_as_an_adapter_and_answers_itself() {
-    let script = "memoryos_adapter.py";
+    let script = "memoryos_adapter.py --locomo {data}";
     let Some(r) = checkout_adapter("MEMORYOS_DIR", "memoryos", script, "memoryos") else {
         return;
     };
-    // MemoryOS's pages: both speakers of a pair and its time
+    // MemoryOS's pages: LoCoMo's speaker_a (the evaluation's user) first, then the reply and
+    // the pair's time (in the quickstart's conversation the other speaker opens)
     assert!(retrieved(&r) > 0, "{r}");
     let first = r["queries"][0]["retrieved"][0].as_str().unwrap();
-    assert!(first.contains("\nTime: "), "{first}");
-    let answers = "memoryos_adapter.py --answer";
+    let id = r["queries"][0]["sample_id"].as_str().unwrap();
+    let a = speaker_a(&locomo().unwrap(), id);
+    assert!(
+        first.starts_with(&format!("{a}: ")) && first.contains("\nTime: "),
+        "{first}"
+    );
+    let answers = "memoryos_adapter.py --answer --locomo {data}";
     let r = checkout_adapter("MEMORYOS_DIR", "memoryos", answers, "memoryos-answers").unwrap();
     let qs = r["queries"].as_array().unwrap();
     assert_eq!(r["adapter"]["answered_by_adapter"], qs.len(), "{r}");
     assert!(qs.iter().all(|q| q["answered_by"] == "adapter"), "{r}");
-    for (script, name) in [(script, "memoryos"), (answers, "memoryos-answers")] {
+    for (script, name) in [
+        ("memoryos_adapter.py", "memoryos"),
+        ("memoryos_adapter.py --answer", "memoryos-answers"),
+    ] {
         let r = checkout_adapter_synthetic("MEMORYOS_DIR", "memoryos", script, name).unwrap();
         assert_all_right(&r);
     }
