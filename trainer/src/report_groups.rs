@@ -56,7 +56,7 @@ impl MethodGroup {
                 "read-agent",
                 "static-skills",
             ],
-            MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos"],
+            MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos", "memoryos-answers"],
             MethodGroup::Other => &[],
         }
     }
