@@ -4,8 +4,10 @@
 #   2. the Table 2 ablations (no-controller: random skills; no-designer: the static initial
 #      skills; refine-only), trained and evaluated;
 #   3. the Table 1 baselines in the same harness (no-memory, raw-rag, static-skills), and the
-#      external memory systems whose venvs exist (Mem0, LangMem: MEMSKILL_ADAPTERS, default
-#      "mem0 langmem"; empty for none) through the adapter protocol;
+#      external memory systems whose venvs exist (MEMSKILL_ADAPTERS, default "mem0 langmem
+#      amem memoryos memoryos-answers"; empty for none) through the adapter protocol; A-MEM
+#      and MemoryOS also need their checkouts (AMEM_DIR, MEMORYOS_DIR), memoryos-answers is
+#      MemoryOS answering itself;
 #   4. cross-model transfer: the same checkpoint with another executor model (when given);
 #   5. the Figure 3 sweep: HotpotQA context length (eval_50 / 100 / 200) x K = 3, 5, 7 (when
 #      the files are in the cache);
@@ -101,20 +103,32 @@ for method in no-memory raw-rag chain-of-notes read-agent memorybank static-skil
     --out "$RUNS/eval/baseline-$method" ${sets[@]+"${sets[@]}"} ${bank[@]+"${bank[@]}"}
 done
 
-# 3b: external memory systems from their own packages, through the adapter protocol
-# (docs/adapter-protocol.md): same spans, answerer, scorer and judge. Each runs when its venv
-# exists (scripts/baselines/setup.sh NAME) and is skipped with a message otherwise; a failed
-# one is reported and left out of the report.
+# 3b: external memory systems through the adapter protocol (docs/adapter-protocol.md): same
+# spans, answerer, scorer and judge. Each runs when its venv exists (scripts/baselines/setup.sh
+# NAME) and, for A-MEM and MemoryOS, its checkout (AMEM_DIR, MEMORYOS_DIR: the pinned commits
+# in docs/adapter-protocol.md), and is skipped with a message otherwise; a failed one is
+# reported and left out of the report. memoryos-answers is the row where MemoryOS answers
+# itself (its LoCoMo evaluation's answer prompt; marked in the report).
 CACHE="${MEMSKILL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memskill}"
-for name in ${MEMSKILL_ADAPTERS-mem0 langmem}; do
-  py="$CACHE/$name-venv/bin/python"
+for name in ${MEMSKILL_ADAPTERS-mem0 langmem amem memoryos memoryos-answers}; do
+  venv="$name" script="${name}_adapter.py" method="$name" dir_var="" extra=""
+  case "$name" in
+    amem) method=a-mem dir_var=AMEM_DIR ;;
+    memoryos) dir_var=MEMORYOS_DIR ;;
+    memoryos-answers) venv=memoryos script=memoryos_adapter.py dir_var=MEMORYOS_DIR extra=" --answer" ;;
+  esac
+  py="$CACHE/$venv-venv/bin/python"
   if [ ! -x "$py" ]; then
-    step "adapter $name skipped: no $CACHE/$name-venv (scripts/baselines/setup.sh $name)"
+    step "adapter $name skipped: no $CACHE/$venv-venv (scripts/baselines/setup.sh $venv)"
+    continue
+  fi
+  if [ -n "$dir_var" ] && [ ! -d "${!dir_var:-}" ]; then
+    step "adapter $name skipped: $dir_var is not set to a checkout (docs/adapter-protocol.md)"
     continue
   fi
   step "adapter $name"
-  "$BIN" eval --adapter "$py scripts/baselines/${name}_adapter.py" --method "$name" \
-    --config configs/locomo.toml --split "$SPLIT" --out "$RUNS/eval/adapter-$name" \
+  "$BIN" eval --adapter "$py scripts/baselines/$script$extra" --method "$method" \
+    --config configs/locomo.toml --split "$SPLIT" --out "$RUNS/eval/adapter-$method" \
     ${sets[@]+"${sets[@]}"} || step "adapter $name failed (above); its row is left out"
 done
 

@@ -1,7 +1,9 @@
 //! `memskill eval --adapter`: external memory systems through the adapter protocol
 //! (docs/adapter-protocol.md) on the LoCoMo quickstart split, against the scripted
-//! OpenAI-compatible server: the example adapter, adapters that fail in each way, and Mem0
-//! and LangMem from their own packages (when their venvs exist).
+//! OpenAI-compatible server: the example adapter, adapters that fail in each way, the
+//! conversation's turns rebuilt from spans of every mode, Mem0 and LangMem from their own
+//! packages (when their venvs exist), and A-MEM and MemoryOS from the user's checkouts
+//! (AMEM_DIR, MEMORYOS_DIR, with their venvs), on LoCoMo and on the scripted synthetic task.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -22,10 +24,13 @@ fn locomo() -> Option<PathBuf> {
 }
 
 fn server() -> ScriptedServer {
-    let oracle = memskill_trainer::synthetic::SyntheticOracle::new(
-        memskill_trainer::synthetic::dataset(1, 1, 0),
-        0,
-    );
+    server_over(memskill_trainer::synthetic::dataset(1, 1, 0))
+}
+
+/// The scripted server whose oracle knows `samples` (configs/synthetic.toml's data are
+/// `dataset(12, 3, 7)`: its samples, spans and seed).
+fn server_over(samples: Vec<memskill_core::Sample>) -> ScriptedServer {
+    let oracle = memskill_trainer::synthetic::SyntheticOracle::new(samples, 0);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     ScriptedServer::start(listener, Arc::new(oracle), FaultPlan::default()).unwrap()
 }
@@ -41,14 +46,34 @@ fn eval_adapter(
     extra: &[&str],
 ) -> Output {
     let sets = [
+        "encoder.kind=\"hashing\"".to_string(),
+        "encoder.dim=16".into(),
+        format!("data.path=\"{}\"", data.display()),
+    ];
+    let mut more: Vec<&str> = vec!["--limit", "3"];
+    for s in &sets {
+        more.extend(["--set", s.as_str()]);
+    }
+    more.extend(extra);
+    eval_adapter_on(url, "configs/quickstart.toml", out, cmd, name, &more)
+}
+
+/// `memskill eval --adapter CMD --method NAME --config CONFIG` on the test split, the
+/// executor and answerer behind `url`; `extra` are more arguments.
+fn eval_adapter_on(
+    url: &str,
+    config: &str,
+    out: &Path,
+    cmd: &str,
+    name: &str,
+    extra: &[&str],
+) -> Output {
+    let sets = [
         "executor.backend=\"openai\"".to_string(),
         format!("executor.base_urls=[\"{url}\"]"),
         "executor.model=\"scripted\"".into(),
         "executor.max_retries=0".into(),
         "executor.timeout_secs=30".into(),
-        "encoder.kind=\"hashing\"".into(),
-        "encoder.dim=16".into(),
-        format!("data.path=\"{}\"", data.display()),
     ];
     let mut args: Vec<String> = [
         "eval",
@@ -57,11 +82,9 @@ fn eval_adapter(
         "--method",
         name,
         "--config",
-        "configs/quickstart.toml",
+        config,
         "--split",
         "test",
-        "--limit",
-        "3",
         "--out",
     ]
     .iter()
@@ -288,4 +311,229 @@ fn mem0_from_its_package_runs_as_an_adapter() {
 #[test]
 fn langmem_from_its_package_runs_as_an_adapter() {
     library_adapter("langmem", "langmem_adapter.py", "langmem", &[]);
+}
+
+/// The turns of LoCoMo sample `id` in `data`, sessions 1..=`sessions`, as the adapters'
+/// `_adapter.Conversation` gives them: [speaker, text, caption or null, session, date].
+fn locomo_turns(data: &Path, id: &str, sessions: u64) -> Vec<serde_json::Value> {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data).unwrap()).unwrap();
+    let sample = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sample_id"] == id)
+        .unwrap_or_else(|| panic!("no sample {id}"));
+    let c = &sample["conversation"];
+    let mut out = Vec::new();
+    for n in 1..=sessions {
+        let date = &c[format!("session_{n}_date_time")];
+        for t in c[format!("session_{n}")].as_array().unwrap() {
+            out.push(serde_json::json!([
+                t["speaker"],
+                t["text"],
+                t["blip_caption"],
+                n,
+                date
+            ]));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_conversations_turns_are_rebuilt_from_spans_of_every_mode() {
+    // what A-MEM and MemoryOS store turn by turn: each turn once, whole, with its caption,
+    // session and date, whatever the span mode (fixed-token windows overlap and cut turns)
+    let Some(data) = locomo() else {
+        return;
+    };
+    let srv = server();
+    let d = tempfile::tempdir().unwrap();
+    let script = r#"python3 -c 'import sys, json
+sys.path.insert(0, "scripts/baselines")
+import _adapter
+conv, turns = _adapter.Conversation(), []
+for line in sys.stdin:
+    r = json.loads(line)
+    out = {"id": r["id"], "ok": True}
+    if r["op"] == "add":
+        turns += conv.add(r)
+    if r["op"] == "build":
+        turns += conv.finish()
+        json.dump([[t.speaker, t.text, t.caption, t.session, t.date] for t in turns], open(sys.argv[1], "w"))
+    if r["op"] == "retrieve":
+        out["memories"] = []
+    print(json.dumps(out), flush=True)'"#;
+    for mode in [
+        "full-session",
+        "turn",
+        "fixed-tokens:512:64",
+        "fixed-tokens:60:20",
+    ] {
+        let dump = d.path().join(format!("{}.json", mode.replace(':', "-")));
+        let out = d.path().join(mode.replace(':', "-"));
+        let cmd = format!("{script} {}", dump.display());
+        let set = format!("eval.span_mode=\"{mode}\"");
+        let o = eval_adapter(
+            &srv.base_url(),
+            &data,
+            &out,
+            &cmd,
+            "turns",
+            &["--set", &set],
+        );
+        let r = check_results(&out, "turns", &o);
+        let got: Vec<serde_json::Value> =
+            serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+        let sessions = got.last().unwrap()[3].as_u64().unwrap();
+        let id = r["queries"][0]["sample_id"].as_str().unwrap();
+        let want = locomo_turns(&data, id, sessions);
+        assert!(want.len() > 20, "{mode}: {} turns", want.len());
+        assert_eq!(got.len(), want.len(), "{mode}: turn count");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g, w, "{mode}");
+        }
+    }
+}
+
+/// LoCoMo's speaker_a of sample `id` in `data`.
+fn speaker_a(data: &Path, id: &str) -> String {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data).unwrap()).unwrap();
+    let s = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sample_id"] == id);
+    s.unwrap()["conversation"]["speaker_a"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The user's checkout of a system ($`dir_var`) and its venv's python, or None (the test is
+/// then skipped, the reason printed).
+fn checkout_and_venv(dir_var: &str, venv: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(dir_var).map(PathBuf::from);
+    if !dir.as_deref().is_some_and(Path::is_dir) {
+        println!(
+            "skipped: {dir_var} is not set to a checkout (docs/adapter-protocol.md has the \
+             pinned `git clone`)"
+        );
+        return None;
+    }
+    let py = venv_python(venv);
+    if py.is_none() {
+        println!("skipped: no {venv} venv (scripts/baselines/setup.sh {venv})");
+    }
+    py
+}
+
+/// The adapter `script` of a system from a checkout on the LoCoMo quickstart split (`{data}`
+/// in `script` is the LoCoMo file): its results (checked as every adapter's), or None when
+/// skipped.
+fn checkout_adapter(
+    dir_var: &str,
+    venv: &str,
+    script: &str,
+    name: &str,
+) -> Option<serde_json::Value> {
+    let data = locomo()?;
+    let py = checkout_and_venv(dir_var, venv)?;
+    let srv = server();
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join(name);
+    let script = script.replace("{data}", &data.display().to_string());
+    let cmd = format!("{} scripts/baselines/{script}", py.display());
+    let timeouts = ["--adapter-timeout", "all=600"];
+    let o = eval_adapter(&srv.base_url(), &data, &out, &cmd, name, &timeouts);
+    Some(check_results(&out, name, &o))
+}
+
+/// The same on configs/synthetic.toml (the scripted oracle answers from what was retrieved:
+/// every question is right when the system stored and retrieved its fact).
+fn checkout_adapter_synthetic(
+    dir_var: &str,
+    venv: &str,
+    script: &str,
+    name: &str,
+) -> Option<serde_json::Value> {
+    let py = checkout_and_venv(dir_var, venv)?;
+    let srv = server_over(memskill_trainer::synthetic::dataset(12, 3, 7));
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join(name);
+    let cmd = format!("{} scripts/baselines/{script}", py.display());
+    let timeouts = ["--adapter-timeout", "all=600"];
+    let o = eval_adapter_on(
+        &srv.base_url(),
+        "configs/synthetic.toml",
+        &out,
+        &cmd,
+        name,
+        &timeouts,
+    );
+    Some(check_results(&out, name, &o))
+}
+
+fn retrieved(r: &serde_json::Value) -> usize {
+    r["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["retrieved"].as_array().unwrap().len())
+        .sum()
+}
+
+fn assert_all_right(r: &serde_json::Value) {
+    let f1 = r["overall"]["f1"].as_f64().unwrap();
+    assert!((f1 - 1.0).abs() < 1e-9, "every code read back: {r}");
+}
+
+#[test]
+fn amem_from_its_checkout_runs_as_an_adapter() {
+    let Some(r) = checkout_adapter("AMEM_DIR", "amem", "amem_adapter.py", "a-mem") else {
+        return;
+    };
+    // A-MEM's own notes (`talk start time:... memory content: Speaker Xsays : ...`)
+    assert!(retrieved(&r) > 0, "{r}");
+    let first = r["queries"][0]["retrieved"][0].as_str().unwrap();
+    assert!(
+        first.starts_with("talk start time:") && first.contains("says : "),
+        "{first}"
+    );
+    let Some(r) = checkout_adapter_synthetic("AMEM_DIR", "amem", "amem_adapter.py", "a-mem") else {
+        return;
+    };
+    assert_all_right(&r);
+}
+
+#[test]
+fn memoryos_from_its_checkout_runs_as_an_adapter_and_answers_itself() {
+    let script = "memoryos_adapter.py --locomo {data}";
+    let Some(r) = checkout_adapter("MEMORYOS_DIR", "memoryos", script, "memoryos") else {
+        return;
+    };
+    // MemoryOS's pages: LoCoMo's speaker_a (the evaluation's user) first, then the reply and
+    // the pair's time (in the quickstart's conversation the other speaker opens)
+    assert!(retrieved(&r) > 0, "{r}");
+    let first = r["queries"][0]["retrieved"][0].as_str().unwrap();
+    let id = r["queries"][0]["sample_id"].as_str().unwrap();
+    let a = speaker_a(&locomo().unwrap(), id);
+    assert!(
+        first.starts_with(&format!("{a}: ")) && first.contains("\nTime: "),
+        "{first}"
+    );
+    let answers = "memoryos_adapter.py --answer --locomo {data}";
+    let r = checkout_adapter("MEMORYOS_DIR", "memoryos", answers, "memoryos-answers").unwrap();
+    let qs = r["queries"].as_array().unwrap();
+    assert_eq!(r["adapter"]["answered_by_adapter"], qs.len(), "{r}");
+    assert!(qs.iter().all(|q| q["answered_by"] == "adapter"), "{r}");
+    for (script, name) in [
+        ("memoryos_adapter.py", "memoryos"),
+        ("memoryos_adapter.py --answer", "memoryos-answers"),
+    ] {
+        let r = checkout_adapter_synthetic("MEMORYOS_DIR", "memoryos", script, name).unwrap();
+        assert_all_right(&r);
+    }
 }

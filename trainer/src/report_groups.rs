@@ -57,7 +57,7 @@ impl MethodGroup {
                 "memorybank",
                 "static-skills",
             ],
-            MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos"],
+            MethodGroup::External => &["mem0", "langmem", "a-mem", "memoryos", "memoryos-answers"],
             MethodGroup::Other => &[],
         }
     }

@@ -8,6 +8,10 @@
 //! - A request for a JSON object without a schema (`response_format: {"type":
 //!   "json_object"}`) gets `{"facts": [lines], "memory": [{"id", "text", "event": "ADD"}]}`:
 //!   what Mem0's extraction (v2: `memory`; v1: `facts`, then `memory` events) reads.
+//! - A plain request (no tools, no `response_format`) asking for a `JSON array` whose
+//!   dialogue follows a `Conversation content:` line (MemoryOS's topic summaries) gets
+//!   `[{"theme", "keywords", "content"}]`: one topic, the dialogue's lines as its content, its
+//!   first three distinct words of four letters or more as keywords.
 //! - `/embeddings` gets the hashing encoder's vectors (deterministic, `dimensions` or 64).
 //!
 //! The source text is the last user message: its conversation section when it has one (Mem0:
@@ -48,6 +52,11 @@ pub fn rule_reply(body: &Value) -> Option<RuleReply> {
         return Some(RuleReply::ToolCalls(calls));
     }
     let rf = &body["response_format"];
+    if rf.is_null() {
+        if let Some(topics) = topic_summaries(body) {
+            return Some(RuleReply::Text(topics));
+        }
+    }
     if rf["type"] == "json_object" && rf["schema"].is_null() {
         let lines = source_lines(body);
         let memory: Vec<Value> = lines
@@ -108,13 +117,45 @@ fn arguments(params: &Value, line: &str) -> Value {
     Value::Object(args)
 }
 
-/// The lines of the last user message the rules work from (see the module docs).
-pub fn source_lines(body: &Value) -> Vec<String> {
-    let text = body["messages"]
+/// MemoryOS's topic-summary request (see the module docs) answered with one topic.
+fn topic_summaries(body: &Value) -> Option<String> {
+    let text = last_user_text(body);
+    if !text.contains("JSON array") {
+        return None;
+    }
+    let mut lines = text.lines().map(str::trim);
+    lines.find(|l| l.ends_with("Conversation content:"))?;
+    let said: Vec<String> = lines
+        .filter(|l| !l.is_empty())
+        .take(MAX_LINES)
+        .map(|l| l.chars().take(MAX_LINE_CHARS).collect())
+        .collect();
+    if said.is_empty() {
+        return None;
+    }
+    let content = said.join(" ");
+    let mut keywords: Vec<String> = Vec::new();
+    for w in content.split(|c: char| !c.is_alphabetic()) {
+        let w = w.to_lowercase();
+        if w.chars().count() >= 4 && !keywords.contains(&w) && keywords.len() < 3 {
+            keywords.push(w);
+        }
+    }
+    Some(json!([{"theme": "conversation", "keywords": keywords, "content": content}]).to_string())
+}
+
+/// The text of the last user message.
+fn last_user_text(body: &Value) -> String {
+    body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
         .map(message_text)
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The lines of the last user message the rules work from (see the module docs).
+pub fn source_lines(body: &Value) -> Vec<String> {
+    let text = last_user_text(body);
     let all: Vec<&str> = text.lines().map(str::trim).collect();
     // (where the section starts, the prefix of the line that ends it)
     let section = all.iter().enumerate().find_map(|(i, l)| {
@@ -244,6 +285,25 @@ mod tests {
             panic!()
         };
         assert_eq!(c[0]["function"]["name"], "PatchDoc");
+    }
+
+    #[test]
+    fn a_topic_summary_request_gets_one_topic_of_its_dialogue() {
+        let text = "Please analyze ... formatted as a JSON array, with an example format as follows:\n[\n  {\"theme\": \"Trip\"}\n]\n\\Conversation content:\nUser: Ann said, \"I moved to Oslo.\"\n\nUser: Ann said, \"Snow!\"\n";
+        let Some(RuleReply::Text(t)) = rule_reply(&json!({"messages": user(text)})) else {
+            panic!("a JSON array")
+        };
+        let v: Value = serde_json::from_str(&t).unwrap();
+        assert_eq!(
+            v,
+            json!([{"theme": "conversation", "keywords": ["user", "said", "moved"],
+                    "content": "User: Ann said, \"I moved to Oslo.\" User: Ann said, \"Snow!\""}])
+        );
+        // without the dialogue heading, or with a response_format, no rule
+        let plain = json!({"messages": user("Give a JSON array of x")});
+        assert_eq!(rule_reply(&plain), None);
+        let formatted = json!({"messages": user(text), "response_format": {"type": "json_object"}});
+        assert!(matches!(rule_reply(&formatted), Some(RuleReply::Text(t)) if t.starts_with('{')));
     }
 
     #[test]
