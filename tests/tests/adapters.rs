@@ -262,6 +262,60 @@ fn an_adapter_that_sleeps_past_its_timeout_is_stopped() {
     );
 }
 
+/// An adapter whose library fails every `add` (it answers `ok: false`): each failure is a
+/// refused request and a failed memory-building request, told apart from protocol failures.
+#[test]
+fn a_library_failure_is_counted_as_refused_not_as_a_protocol_failure() {
+    let Some(data) = locomo() else {
+        return;
+    };
+    let srv = server();
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("refusing");
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "add":
+        reply = {"id": r["id"], "ok": False, "error": "the library could not read the reply"}
+    elif r["op"] == "retrieve":
+        reply = {"id": r["id"], "ok": True, "memories": []}
+    else:
+        reply = {"id": r["id"], "ok": True}
+    print(json.dumps(reply), flush=True)
+"#;
+    let path = d.path().join("refusing.py");
+    std::fs::write(&path, script).unwrap();
+    let cmd = format!("python3 {}", path.display());
+    let o = eval_adapter(
+        &srv.base_url(),
+        &data,
+        &out,
+        &cmd,
+        "refusing",
+        &["--set", "eval.max_error_rate=1.0"],
+    );
+    let all = text(&o);
+    assert!(o.status.success(), "{all}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let a = &r["adapter"];
+    // every add failed (the resets and builds went through)
+    let adds = r["memory_call_errors"].as_u64().unwrap();
+    assert!(
+        adds > 0 && adds < r["memory_calls"].as_u64().unwrap(),
+        "{r}"
+    );
+    assert_eq!(a["refused"], adds, "{a}");
+    assert_eq!(a["errors"], adds, "every failure was a refusal: {a}");
+    assert!(
+        all.contains(&format!(
+            "({adds} refused by its library, 0 protocol failures)"
+        )),
+        "{all}"
+    );
+}
+
 /// A library's venv python, or None (the test is then skipped).
 fn venv_python(name: &str) -> Option<PathBuf> {
     let p = memskill_core::cache_root().join(format!("{name}-venv/bin/python"));

@@ -125,6 +125,11 @@ pub struct AdapterRecord {
     /// Requests sent (every kind) and how many failed (refused, timed out, malformed, exited).
     pub requests: usize,
     pub errors: usize,
+    /// Of those failures, the requests the adapter answered with an error (`ok: false`: its
+    /// library failed, e.g. on a reply it could not use); the rest are protocol failures
+    /// (a timeout, a malformed reply, an exit). Absent in older results.
+    #[serde(default)]
+    pub refused: usize,
     /// Questions the system answered itself (`answered_by: adapter` on the query).
     pub answered_by_adapter: usize,
     /// The first failure, with the adapter's stderr tail.
@@ -275,8 +280,19 @@ impl EvalResults {
             "errors: {} of {} {answers}, {} judge verdicts, {} of {} {builder} (memory building)",
             o.errors, o.count, o.judge_errors, self.memory_call_errors, self.memory_calls
         );
-        if let Some(first) = self.adapter.as_ref().and_then(|a| a.first_error.as_ref()) {
-            line.push_str(&format!("\nfirst adapter error: {first}"));
+        if let Some(a) = &self.adapter {
+            if a.errors > 0 {
+                line.push_str(&format!(
+                    "\nadapter: {} of {} requests failed ({} refused by its library, {} protocol failures)",
+                    a.errors,
+                    a.requests,
+                    a.refused,
+                    a.errors - a.refused
+                ));
+            }
+            if let Some(first) = &a.first_error {
+                line.push_str(&format!("\nfirst adapter error: {first}"));
+            }
         }
         if let Some(first) = self.first_judge_error() {
             let judge = self.judge_model.as_deref().unwrap_or("the judge");

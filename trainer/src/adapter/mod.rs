@@ -130,6 +130,9 @@ struct Session {
 impl Session {
     fn note(&mut self, e: &RequestError) {
         self.record.errors += 1;
+        if matches!(e, RequestError::Refused(_)) {
+            self.record.refused += 1;
+        }
         if self.record.first_error.is_none() {
             self.record.first_error = Some(e.to_string());
         }
