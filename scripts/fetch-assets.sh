@@ -8,7 +8,11 @@
 #                                 memory retriever (facebook/contriever), used by the reproduction
 #                                 configs: fetched from the Hugging Face Hub, which this script
 #                                 does not reach; it checks the folder and prints how to fill it.
+#   dpr, dragon                the reference's other retrievers (--retriever dpr | dragon):
+#                                 a context and a query encoder each (facebook/dpr-*-single-nq-base,
+#                                 facebook/dragon-plus-*-encoder); checked, with how to fill them.
 # Usage: scripts/fetch-assets.sh [minilm] [smollm2] [qwen3-tokenizer] [qwen3] [contriever]
+#        [dpr] [dragon]
 #        (default: minilm smollm2)
 # Prints the directories it filled. Idempotent: verified files are not fetched again.
 set -euo pipefail
@@ -111,6 +115,34 @@ PY
 EOF2
         exit 1
       fi;;
-    *) echo "error: unknown asset '$w' (known: minilm, smollm2, qwen3-tokenizer, qwen3, contriever)" >&2; exit 2;;
+    dpr|dragon)
+      if [ "$w" = dpr ]; then
+        ctx=dpr-ctx_encoder-single-nq-base; qry=dpr-question_encoder-single-nq-base
+        ctx_cls=DPRContextEncoder; qry_cls=DPRQuestionEncoder; import="AutoTokenizer, DPRContextEncoder, DPRQuestionEncoder"; extra=""
+      else
+        ctx=dragon-plus-context-encoder; qry=dragon-plus-query-encoder
+        ctx_cls=AutoModel; qry_cls=AutoModel; import="AutoTokenizer, AutoModel"; extra="; nor do they have a tokenizer.json"
+      fi
+      complete() { [ -f "$1/config.json" ] && [ -f "$1/tokenizer.json" ] && ls "$1"/*.safetensors >/dev/null 2>&1; }
+      if complete "$ASSETS/$ctx" && complete "$ASSETS/$qry"; then
+        echo "$w: $ASSETS/$ctx $ASSETS/$qry"
+      else
+        cat >&2 <<EOF2
+$w: $ASSETS/$ctx (memories) and $ASSETS/$qry (questions)
+are missing or incomplete (each needs config.json, tokenizer.json, *.safetensors).
+The Hub repositories facebook/$ctx and facebook/$qry ship their weights as
+pytorch_model.bin, which memskill does not read (\`hf download facebook/$ctx\` alone is not
+enough)$extra. On a machine that reaches the Hub (pip install transformers safetensors):
+  python - <<'PY'
+from transformers import $import
+for cls, name in [($ctx_cls, "$ctx"), ($qry_cls, "$qry")]:
+    AutoTokenizer.from_pretrained("facebook/" + name).save_pretrained("$ASSETS/" + name)  # tokenizer.json
+    cls.from_pretrained("facebook/" + name).save_pretrained("$ASSETS/" + name, safe_serialization=True)
+PY
+Other folders: memory.retriever_path (memories) and memory.retriever_query_path (questions).
+EOF2
+        exit 1
+      fi;;
+    *) echo "error: unknown asset '$w' (known: minilm, smollm2, qwen3-tokenizer, qwen3, contriever, dpr, dragon)" >&2; exit 2;;
   esac
 done

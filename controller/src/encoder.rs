@@ -18,6 +18,7 @@ use candle_core::{DType, Device as CDevice, Tensor as CTensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert;
 use memskill_core::{sha256_hex, EncoderError, TextEncoder};
+pub use memskill_local::bert_fast::Pooling as BertPooling;
 pub use memskill_local::qwen3_shape::Qwen3Shape;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -88,6 +89,17 @@ fn bert_config(text: &str, what: &str) -> Result<bert::Config, EncoderError> {
                 o.insert(key.into(), unused);
             }
         }
+        // DPR's encoders project [CLS] through `encode_proj` when `projection_dim` > 0 (the
+        // facebook/dpr-* checkpoints have 0: no projection); such a projection is not computed.
+        if let Some(p) = o
+            .get("projection_dim")
+            .and_then(|p| p.as_u64())
+            .filter(|&p| p > 0)
+        {
+            return Err(EncoderError(format!(
+                "{what}: projection_dim {p} (a projection after [CLS]) is not supported (only 0)"
+            )));
+        }
         if let Some(p) = o.get("position_embedding_type").filter(|p| !p.is_null()) {
             if p.as_str() != Some("absolute") {
                 return Err(EncoderError(format!(
@@ -105,7 +117,7 @@ fn need(dir: &Path, name: &str) -> Result<PathBuf, EncoderError> {
         Ok(p)
     } else {
         Err(EncoderError(format!(
-            "{} not found (scripts/fetch-assets.sh fetches MiniLM and SmolLM2, and for Qwen3-Embedding and contriever prints the `hf download` that gets them)",
+            "{} not found (scripts/fetch-assets.sh fetches MiniLM and SmolLM2, and for Qwen3-Embedding, contriever, dpr and dragon says how to get them)",
             p.display()
         )))
     }
@@ -332,7 +344,9 @@ pub fn safetensors_f32_bytes(dir: &Path) -> Result<u64, EncoderError> {
 }
 
 /// all-MiniLM-L6-v2 / BERT sentence encoder (mean pooling, L2-normalised). Also loads
-/// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised).
+/// facebook/contriever (the reference's memory retriever: BERT, mean pooling, normalised) and,
+/// with [`BertPooling::Cls`], the DPR encoders (`[CLS]`, normalised) and DRAGON+ (`[CLS]`, not
+/// normalised: [`with_normalize`](Self::with_normalize)).
 pub struct BertEncoder {
     model: memskill_local::bert_fast::FastBert,
     tokenizer: Tokenizer,
@@ -344,6 +358,9 @@ pub struct BertEncoder {
     id: String,
     max_tokens: usize,
     long_text: LongText,
+    pooling: BertPooling,
+    /// L2-normalise each pooled vector (true unless [`with_normalize`](Self::with_normalize)).
+    normalize: bool,
     /// Texts per forward pass (32).
     pub batch_size: usize,
 }
@@ -455,8 +472,25 @@ impl BertEncoder {
             id,
             max_tokens,
             long_text: LongText::Truncate,
+            pooling: BertPooling::Mean,
+            normalize: true,
             batch_size: 32,
         })
+    }
+
+    /// Sets how the last hidden states become one vector (mean by default). The encoder's id
+    /// names a non-default choice, so embedding caches keyed by the id never mix them.
+    pub fn with_pooling(mut self, pooling: BertPooling) -> Self {
+        self.pooling = pooling;
+        self
+    }
+
+    /// Whether each pooled vector is L2-normalised (true by default; DRAGON+'s vectors are
+    /// used as the model gives them). Named in the id when off. Window-mean embeddings of long
+    /// texts are always normalised.
+    pub fn with_normalize(mut self, normalize: bool) -> Self {
+        self.normalize = normalize;
+        self
     }
 
     /// Token ids of `texts` as embedded (special tokens included, truncated).
@@ -497,14 +531,17 @@ impl BertEncoder {
             .collect())
     }
 
-    /// Mean-pooled, L2-normalised embeddings of the token sequences `ids` (one forward,
-    /// packed without padding); `par`: spread it over the rayon pool.
+    /// Pooled (and unless told otherwise L2-normalised) embeddings of the token sequences
+    /// `ids` (one forward, packed without padding); `par`: spread it over the rayon pool.
     fn embed_batch(&self, ids: &[&Vec<u32>], par: bool) -> Result<Vec<Vec<f32>>, EncoderError> {
         let seqs: Vec<&[u32]> = ids.iter().map(|t| t.as_slice()).collect();
         let mut pooled = self
             .model
-            .pooled(&seqs, par)
+            .pooled(&seqs, self.pooling, par)
             .map_err(|e| EncoderError(format!("{}: forward: {e}", self.id)))?;
+        if !self.normalize {
+            return Ok(pooled);
+        }
         for v in &mut pooled {
             // sentence-transformers' Normalize: x / max(|x|, 1e-12).
             let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
@@ -548,10 +585,17 @@ impl BertEncoder {
 
 impl TextEncoder for BertEncoder {
     fn id(&self) -> String {
-        match self.long_text {
-            LongText::Truncate => self.id.clone(),
-            LongText::WindowMean => format!("{}+window-mean:{}", self.id, self.max_tokens),
+        let mut id = self.id.clone();
+        if self.pooling == BertPooling::Cls {
+            id.push_str("+cls");
         }
+        if !self.normalize {
+            id.push_str("+unnormalised");
+        }
+        if self.long_text == LongText::WindowMean {
+            id.push_str(&format!("+window-mean:{}", self.max_tokens));
+        }
+        id
     }
     fn dim(&self) -> usize {
         self.dim

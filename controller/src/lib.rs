@@ -23,8 +23,8 @@ pub use bias::{BiasConfig, BiasReeval, BiasSpec, NewSkillBias};
 pub use controller::{Controller, SelectMode, Selection};
 pub use encoder::{
     build_state, default_assets_dir, default_minilm_dir, model_max_tokens, safetensors_f32_bytes,
-    token_windows, weighted_mean_normalized, BertEncoder, CachedEncoder, HashingEncoder, LongText,
-    Qwen3Encoder, Qwen3Shape,
+    token_windows, weighted_mean_normalized, BertEncoder, BertPooling, CachedEncoder,
+    HashingEncoder, LongText, Qwen3Encoder, Qwen3Shape,
 };
 pub use error::ControllerError;
 pub use plackett_luce::{

@@ -140,6 +140,28 @@ pub fn matmul(
     }
 }
 
+/// Where a checkpoint may hold the `BertModel` tensors: at the root (`BertModel`,
+/// sentence-transformers), under `bert.` (task heads), or inside a DPR encoder
+/// (`DPRContextEncoder` / `DPRQuestionEncoder` keep theirs under `ctx_encoder.bert_model.` /
+/// `question_encoder.bert_model.`).
+pub const PREFIXES: [&str; 4] = [
+    "",
+    "bert.",
+    "ctx_encoder.bert_model.",
+    "question_encoder.bert_model.",
+];
+
+/// How a text's last hidden states become one vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pooling {
+    /// The mean over the text's tokens (sentence-transformers, contriever).
+    #[default]
+    Mean,
+    /// The first token's state, `[CLS]` (DPR's `pooler_output` without a projection,
+    /// DRAGON's `last_hidden_state[:, 0]`).
+    Cls,
+}
+
 struct Layer {
     /// query | key | value.
     qkv: Dense,
@@ -179,22 +201,18 @@ struct Scratch {
 }
 
 impl FastBert {
-    /// Loads from the HF `BertModel` names, at the root, under `bert.` or under
+    /// Loads from the HF `BertModel` names, at the root or under one of [`PREFIXES`] or
     /// `<model_type>.` (as candle's loader looks for them).
     pub fn load(vb: VarBuilder, cfg: &Config) -> Result<Self> {
-        let root = if vb.contains_tensor("embeddings.word_embeddings.weight") {
-            vb
-        } else if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
-            vb.pp("bert")
-        } else {
-            match &cfg.model_type {
-                Some(t)
-                    if vb.contains_tensor(&format!("{t}.embeddings.word_embeddings.weight")) =>
-                {
-                    vb.pp(t)
-                }
-                _ => vb,
-            }
+        let probe = "embeddings.word_embeddings.weight";
+        let found = PREFIXES
+            .iter()
+            .map(|p| p.to_string())
+            .chain(cfg.model_type.as_ref().map(|t| format!("{t}.")))
+            .find(|p| vb.contains_tensor(&format!("{p}{probe}")));
+        let root = match found.as_deref().and_then(|p| p.strip_suffix('.')) {
+            Some(p) => vb.pp(p),
+            None => vb,
         };
         let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
         if cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
@@ -245,10 +263,10 @@ impl FastBert {
         })
     }
 
-    /// Mean-pooled last hidden states (`[h]` per text, not normalised) of the token-id
-    /// sequences `seqs`; an empty sequence gives zeros. `par`: spread this call over the rayon
-    /// pool (else it runs on the calling thread).
-    pub fn pooled(&self, seqs: &[&[u32]], par: bool) -> Result<Vec<Vec<f32>>> {
+    /// Pooled last hidden states (`[h]` per text, not normalised) of the token-id sequences
+    /// `seqs`; an empty sequence gives zeros. `par`: spread this call over the rayon pool (else
+    /// it runs on the calling thread).
+    pub fn pooled(&self, seqs: &[&[u32]], pooling: Pooling, par: bool) -> Result<Vec<Vec<f32>>> {
         let h = self.hidden;
         let mut starts = Vec::with_capacity(seqs.len() + 1);
         starts.push(0usize);
@@ -268,15 +286,7 @@ impl FastBert {
         }
         Ok(starts
             .windows(2)
-            .map(|w| {
-                let mut m = vec![0f32; h];
-                for row in x[w[0] * h..w[1] * h].chunks_exact(h) {
-                    kernels::add(row, &mut m);
-                }
-                let n = (w[1] - w[0]).max(1) as f32;
-                m.iter_mut().for_each(|v| *v /= n);
-                m
-            })
+            .map(|w| pool_rows(&x[w[0] * h..w[1] * h], h, pooling))
             .collect())
     }
 
@@ -369,6 +379,26 @@ impl FastBert {
     }
 }
 
+/// One text's vector from its `[tokens, h]` rows (zeros for no rows).
+fn pool_rows(rows: &[f32], h: usize, pooling: Pooling) -> Vec<f32> {
+    let mut m = vec![0f32; h];
+    match pooling {
+        Pooling::Cls => {
+            if let Some(first) = rows.get(..h) {
+                m.copy_from_slice(first);
+            }
+        }
+        Pooling::Mean => {
+            for row in rows.chunks_exact(h) {
+                kernels::add(row, &mut m);
+            }
+            let n = (rows.len() / h).max(1) as f32;
+            m.iter_mut().for_each(|v| *v /= n);
+        }
+    }
+    m
+}
+
 /// The gemm crate's threading: the rayon pool when `par`, else the calling thread.
 pub fn parallelism(par: bool) -> gemm::Parallelism {
     if par {
@@ -391,4 +421,19 @@ pub fn rows_mut(x: &mut [f32], width: usize, par: bool, f: impl Fn(&mut [f32]) +
 /// GELU, tanh approximation (`hidden_act = "gelu_new"`).
 fn gelu_tanh(x: f32) -> f32 {
     0.5 * x * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (x + 0.044_715 * x * x * x)).tanh())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cls_pooling_takes_the_first_row_and_mean_averages_them() {
+        let rows = [1.0f32, 2.0, 3.0, 4.0, 5.0, 9.0];
+        assert_eq!(pool_rows(&rows, 2, Pooling::Cls), vec![1.0, 2.0]);
+        assert_eq!(pool_rows(&rows, 2, Pooling::Mean), vec![3.0, 5.0]);
+        for p in [Pooling::Cls, Pooling::Mean] {
+            assert_eq!(pool_rows(&[], 2, p), vec![0.0, 0.0], "{p:?}");
+        }
+    }
 }

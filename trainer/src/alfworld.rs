@@ -280,12 +280,12 @@ pub fn trajectory_sample(
 
 /// Top-`r` memories of `memory` by similarity to the objective (the actor's procedural tips):
 /// with `retriever` (`memory.retriever`, e.g. contriever, as the reference's ALFWorld
-/// evaluation) over its embeddings of the memories' texts, else with `encoder` over the stored
-/// embeddings.
+/// evaluation) over its context model's embeddings of the memories' texts, else with `encoder`
+/// over the stored embeddings.
 pub fn tip_source(
     memory: Arc<MemoryBank>,
     encoder: Arc<dyn TextEncoder>,
-    retriever: Option<Arc<dyn TextEncoder>>,
+    retriever: Option<crate::backends::Retriever>,
     r: usize,
 ) -> TipSource {
     let index = std::sync::OnceLock::new();
@@ -404,7 +404,7 @@ pub struct PairCtx<'a> {
     pub actor: Arc<dyn Llm>,
     pub encoder: Arc<dyn TextEncoder>,
     /// The question-side retriever (`memory.retriever`); None = `encoder`.
-    pub retriever: Option<Arc<dyn TextEncoder>>,
+    pub retriever: Option<crate::backends::Retriever>,
 }
 
 /// One training episode on a pair; `trajectories` are batch A's expert trajectories.

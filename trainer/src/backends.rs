@@ -332,15 +332,23 @@ pub fn encoder_dir(cfg: &EncoderConfig) -> Option<Result<PathBuf>> {
     Some(model_dir(&cfg.path, || default, "encoder.path"))
 }
 
-/// The model folder of the question-side retriever (None unless it is contriever).
-pub fn retriever_dir(cfg: &crate::config::MemoryConfig) -> Option<Result<PathBuf>> {
-    (cfg.retriever == RetrieverKind::Contriever).then(|| {
-        model_dir(
-            &cfg.retriever_path,
-            || memskill_controller::default_assets_dir().join("contriever"),
-            "memory.retriever_path",
-        )
-    })
+/// The model folders of the question-side retriever, each with the key that sets it: none for
+/// "encoder" and "openai", contriever's one (`memory.retriever_path`), the context and query
+/// encoders of dpr and dragon (`memory.retriever_path`, `memory.retriever_query_path`).
+pub fn retriever_dirs(cfg: &crate::config::MemoryConfig) -> Vec<(&'static str, Result<PathBuf>)> {
+    let keys = [
+        ("memory.retriever_path", &cfg.retriever_path),
+        ("memory.retriever_query_path", &cfg.retriever_query_path),
+    ];
+    cfg.retriever
+        .asset_folders()
+        .iter()
+        .zip(keys)
+        .map(|(folder, (key, path))| {
+            let default = || memskill_controller::default_assets_dir().join(folder);
+            (key, model_dir(path, default, key))
+        })
+        .collect()
 }
 
 /// A model folder setting (`what`), resolved through the Hugging Face cache when it is a
@@ -390,29 +398,76 @@ pub fn build_encoder(
     Ok(Arc::new(memskill_controller::CachedEncoder::new(inner)))
 }
 
+/// The question-side memory retriever as built: the model that embeds memories (`context`)
+/// and the one that embeds questions (`query`). One model serves both for contriever and an
+/// embeddings server; DPR and DRAGON+ have a context and a query encoder.
+#[derive(Clone)]
+pub struct Retriever {
+    pub context: Arc<dyn TextEncoder>,
+    pub query: Arc<dyn TextEncoder>,
+}
+
+impl Retriever {
+    /// One model for memories and questions.
+    pub fn one(enc: Arc<dyn TextEncoder>) -> Self {
+        Self {
+            context: enc.clone(),
+            query: enc,
+        }
+    }
+
+    /// A context encoder for memories and a query encoder for questions.
+    pub fn two(context: Arc<dyn TextEncoder>, query: Arc<dyn TextEncoder>) -> Self {
+        Self { context, query }
+    }
+}
+
 /// The question-side memory retriever of `memory.retriever`: None for "encoder" (the state
-/// encoder serves), a cached facebook/contriever (BERT mean pooling, normalised) for
-/// "contriever", a cached embeddings server for "openai" (its backend joins `http`).
+/// encoder serves); a cached embeddings server for "openai" (its backend joins `http`); else
+/// the cached BERT encoders of its folders ([`retriever_dirs`]): facebook/contriever (mean
+/// pooling, normalised) for both sides, or DPR's / DRAGON+'s context encoder for memories and
+/// query encoder for questions (`[CLS]`; DPR's normalised).
 pub fn build_retriever(
     cfg: &crate::config::MemoryConfig,
     http: &mut Vec<HttpBackend>,
-) -> Result<Option<Arc<dyn TextEncoder>>> {
-    let enc: Arc<dyn TextEncoder> = match cfg.retriever {
-        RetrieverKind::Encoder => return Ok(None),
-        RetrieverKind::Openai => {
-            embedding_server(&cfg.retriever_openai, "memory.retriever_openai", http)?
-        }
-        RetrieverKind::Contriever => {
-            let dir = retriever_dir(cfg).context("contriever has a folder")??;
-            Arc::new(memskill_controller::BertEncoder::load(&dir).with_context(|| {
-                format!(
-                    "memory.retriever: loading contriever from {} (scripts/fetch-assets.sh contriever says how to get it)",
-                    dir.display()
-                )
-            })?)
-        }
+) -> Result<Option<Retriever>> {
+    let cached = |e: Arc<dyn TextEncoder>| -> Arc<dyn TextEncoder> {
+        Arc::new(memskill_controller::CachedEncoder::new(e))
     };
-    Ok(Some(Arc::new(memskill_controller::CachedEncoder::new(enc))))
+    if cfg.retriever == RetrieverKind::Openai {
+        let server = embedding_server(&cfg.retriever_openai, "memory.retriever_openai", http)?;
+        return Ok(Some(Retriever::one(cached(server))));
+    }
+    let mut sides = Vec::new();
+    for (key, dir) in retriever_dirs(cfg) {
+        let enc = load_bert_retriever(cfg.retriever, key, &dir?)?;
+        sides.push(cached(Arc::new(enc)));
+    }
+    Ok(match sides.as_slice() {
+        [] => None,
+        [one] => Some(Retriever::one(one.clone())),
+        [context, query, ..] => Some(Retriever::two(context.clone(), query.clone())),
+    })
+}
+
+/// One BERT encoder of retriever `kind` from `dir` (set by `key`; one of
+/// [`retriever_dirs`]), pooled and normalised as the reference's `get_embeddings` does for
+/// that retriever.
+pub fn load_bert_retriever(
+    kind: RetrieverKind,
+    key: &str,
+    dir: &Path,
+) -> Result<memskill_controller::BertEncoder> {
+    let (pooling, normalize) = kind.bert_output();
+    let enc = memskill_controller::BertEncoder::load(dir).with_context(|| {
+        format!(
+            "memory.retriever: loading {} from {} ({key}; scripts/fetch-assets.sh {} says how to get it)",
+            kind.name(),
+            dir.display(),
+            kind.name()
+        )
+    })?;
+    Ok(enc.with_pooling(pooling).with_normalize(normalize))
 }
 
 /// Embed texts, failing with context.

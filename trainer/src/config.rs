@@ -68,8 +68,55 @@ pub enum RetrieverKind {
     Encoder,
     /// facebook/contriever (BERT, mean pooling, normalised, cosine).
     Contriever,
+    /// DPR: facebook/dpr-ctx_encoder-single-nq-base embeds memories,
+    /// facebook/dpr-question_encoder-single-nq-base questions (BERT `[CLS]`, normalised).
+    Dpr,
+    /// DRAGON+: facebook/dragon-plus-context-encoder embeds memories,
+    /// facebook/dragon-plus-query-encoder questions (BERT `[CLS]`, ranked by cosine).
+    Dragon,
     /// An OpenAI-compatible embeddings server (`[memory.retriever_openai]`).
     Openai,
+}
+
+impl RetrieverKind {
+    /// The name in the config (`"dpr"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RetrieverKind::Encoder => "encoder",
+            RetrieverKind::Contriever => "contriever",
+            RetrieverKind::Dpr => "dpr",
+            RetrieverKind::Dragon => "dragon",
+            RetrieverKind::Openai => "openai",
+        }
+    }
+
+    /// The asset-cache folders of a retriever that loads model folders, memories' encoder
+    /// first: one for contriever, the context and query encoders of DPR and DRAGON+; none for
+    /// "encoder" and "openai".
+    pub fn asset_folders(self) -> &'static [&'static str] {
+        match self {
+            RetrieverKind::Contriever => &["contriever"],
+            RetrieverKind::Dpr => &[
+                "dpr-ctx_encoder-single-nq-base",
+                "dpr-question_encoder-single-nq-base",
+            ],
+            RetrieverKind::Dragon => &["dragon-plus-context-encoder", "dragon-plus-query-encoder"],
+            RetrieverKind::Encoder | RetrieverKind::Openai => &[],
+        }
+    }
+
+    /// How a BERT retriever's vectors are made, as the reference's `get_embeddings` makes
+    /// them: (pooling, L2-normalised). Retrieval ranks by cosine either way (the reference's
+    /// memory bank normalises DRAGON+'s memory vectors and every question vector before the
+    /// inner product).
+    pub fn bert_output(self) -> (memskill_controller::BertPooling, bool) {
+        use memskill_controller::BertPooling;
+        match self {
+            RetrieverKind::Dpr => (BertPooling::Cls, true),
+            RetrieverKind::Dragon => (BertPooling::Cls, false),
+            _ => (BertPooling::Mean, true),
+        }
+    }
 }
 
 /// `reward.kind`.
@@ -464,17 +511,27 @@ impl Default for EmbeddingServer {
 #[serde(default)]
 pub struct MemoryConfig {
     /// "encoder": the `[encoder]` model | "contriever": facebook/contriever (BERT, mean pooling,
-    /// normalised, cosine), the reference's `--retriever contriever` | "openai": an embeddings
-    /// server (`[memory.retriever_openai]`).
+    /// normalised, cosine), the reference's `--retriever contriever` | "dpr" / "dragon": the
+    /// reference's `--retriever dpr` / `dragon`, a context encoder for memories and a query
+    /// encoder for questions (BERT `[CLS]`, cosine) | "openai": an embeddings server
+    /// (`[memory.retriever_openai]`).
     pub retriever: RetrieverKind,
-    /// Contriever directory (`config.json`, `tokenizer.json`, `model.safetensors`) or Hub name
+    /// The retriever's model folder (`config.json`, `tokenizer.json`, `*.safetensors`; for
+    /// dpr / dragon the context encoder, which embeds memories) or Hub name
     /// (`facebook/contriever`, looked up in the Hugging Face cache); absent = the asset cache
-    /// (`scripts/fetch-assets.sh contriever` says how to get it).
+    /// (`scripts/fetch-assets.sh contriever|dpr|dragon` says how to get it).
     #[serde(
         deserialize_with = "empty_is_none::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub retriever_path: Option<PathBuf>,
+    /// dpr / dragon only: the query encoder's folder or Hub name (it embeds questions);
+    /// absent = the asset cache.
+    #[serde(
+        deserialize_with = "empty_is_none::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retriever_query_path: Option<PathBuf>,
     /// The memory filter (memskill only): "off" (the reference: every memory is stored and
     /// shown) | "flag" (a memory whose text reads as an instruction to the agent or holds a
     /// secret value is stored with a flag and not shown to the answerer or the designer) |
@@ -493,6 +550,7 @@ impl Default for MemoryConfig {
         Self {
             retriever: RetrieverKind::Encoder,
             retriever_path: None,
+            retriever_query_path: None,
             filter: MemoryFilter::Flag,
             show_flagged: false,
             retriever_openai: EmbeddingServer::retriever_default(),
@@ -1644,6 +1702,14 @@ impl Config {
                 self.encoder.kind
             );
         }
+        if self.memory.retriever_query_path.is_some()
+            && self.memory.retriever.asset_folders().len() != 2
+        {
+            bail!(
+                "memory.retriever_query_path is for a retriever with a query encoder (memory.retriever = \"dpr\" | \"dragon\"), got {:?}",
+                self.memory.retriever.name()
+            );
+        }
         if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
             bail!(
                 "data.query_ratio must be in (0, 1], got {}",
@@ -2159,8 +2225,42 @@ mod tests {
         )
         .unwrap_err();
         assert!(format!("{e:#}").contains("minilm only"), "{e:#}");
-        let e = Config::from_toml_str("", &["memory.retriever=\"dpr\"".into()], "t").unwrap_err();
+        let e =
+            Config::from_toml_str("", &["memory.retriever=\"colbert\"".into()], "t").unwrap_err();
         assert!(format!("{e:#}").contains("memory.retriever"), "{e:#}");
+        for (name, kind) in [
+            ("dpr", RetrieverKind::Dpr),
+            ("dragon", RetrieverKind::Dragon),
+        ] {
+            let sets = [
+                format!("memory.retriever=\"{name}\""),
+                "memory.retriever_path=\"/ctx\"".into(),
+                "memory.retriever_query_path=\"/query\"".into(),
+            ];
+            let c = Config::from_toml_str("", &sets, "t").unwrap();
+            assert_eq!(c.memory.retriever, kind);
+            assert_eq!(c.memory.retriever.name(), name);
+            assert_eq!(c.memory.retriever.asset_folders().len(), 2);
+            let m = &c.memory;
+            assert_eq!(
+                (
+                    m.retriever_path.as_deref(),
+                    m.retriever_query_path.as_deref()
+                ),
+                (Some(Path::new("/ctx")), Some(Path::new("/query")))
+            );
+        }
+        // a query encoder's folder with a one-model retriever is a mistake, not ignored
+        let e = Config::from_toml_str(
+            "",
+            &[
+                "memory.retriever=\"contriever\"".into(),
+                "memory.retriever_query_path=\"/query\"".into(),
+            ],
+            "t",
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("retriever_query_path"), "{e:#}");
         for name in ["locomo", "longmemeval", "hotpotqa", "alfworld"] {
             let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../configs/{name}.toml"));
             let c = Config::load(&p, &[]).unwrap();

@@ -81,7 +81,7 @@ pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
 pub struct EpisodeCtx<'a> {
     pub encoder: &'a dyn TextEncoder,
     /// The question-side retriever (`memory.retriever`); None = `encoder`.
-    pub retriever: Option<&'a Arc<dyn TextEncoder>>,
+    pub retriever: Option<&'a crate::backends::Retriever>,
     pub executor: &'a dyn Llm,
     pub exec_max_tokens: u32,
     pub exec_temperature: f32,

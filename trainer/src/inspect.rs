@@ -69,8 +69,8 @@ pub fn missing_files(cfg: &Config) -> Vec<String> {
     if let Some(d) = crate::backends::encoder_dir(&cfg.encoder) {
         need_dir("encoder.path", d, "config.json", fetch);
     }
-    if let Some(d) = crate::backends::retriever_dir(&cfg.memory) {
-        need_dir("memory.retriever_path", d, "config.json", fetch);
+    for (key, d) in crate::backends::retriever_dirs(&cfg.memory) {
+        need_dir(key, d, "config.json", fetch);
     }
     for (field, l) in cfg.llm_configs() {
         if let LlmBackend::Local(s) = &l.backend {
@@ -189,5 +189,33 @@ impl Plan {
             self.judge_calls,
             self.designer_stages,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_check_names_both_folders_of_a_two_model_retriever() {
+        for (kind, found) in [("dpr", 2), ("dragon", 2), ("contriever", 1), ("encoder", 0)] {
+            let mut sets = vec![
+                format!("memory.retriever=\"{kind}\""),
+                "memory.retriever_path=\"/nonexistent/ctx\"".into(),
+            ];
+            if found == 2 {
+                sets.push("memory.retriever_query_path=\"/nonexistent/query\"".into());
+            }
+            let cfg = Config::from_toml_str("", &sets, "t").unwrap();
+            let lines: Vec<String> = missing_files(&cfg)
+                .into_iter()
+                .filter(|l| l.starts_with("memory."))
+                .collect();
+            assert_eq!(lines.len(), found, "{kind}: {lines:?}");
+            if found == 2 {
+                assert!(lines[0].starts_with("memory.retriever_path: /nonexistent/ctx"));
+                assert!(lines[1].starts_with("memory.retriever_query_path: /nonexistent/query"));
+            }
+        }
     }
 }

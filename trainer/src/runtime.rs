@@ -42,7 +42,7 @@ impl RoleCounters {
 pub struct Runtime {
     pub encoder: Arc<dyn TextEncoder>,
     /// The question-side memory retriever (`memory.retriever`); None = `encoder`.
-    pub retriever: Option<Arc<dyn TextEncoder>>,
+    pub retriever: Option<crate::backends::Retriever>,
     pub executor: Arc<dyn Llm>,
     pub answerer: Arc<dyn Llm>,
     /// Present when the reward or the evaluation uses the judge.

@@ -27,6 +27,7 @@ pub mod parse_actions;
 pub mod query_quotas;
 pub mod reference_checkpoint;
 pub mod retriever_contriever;
+pub mod retriever_dual;
 pub mod score_hotpotqa;
 pub mod score_locomo;
 pub mod score_longmemeval;
@@ -137,6 +138,8 @@ pub fn checker(component: &str) -> Option<Checker> {
         "encoder_minilm" => encoder_minilm::check,
         "encoder_qwen3" => encoder_qwen3::check,
         "retriever_contriever" => retriever_contriever::check,
+        "retriever_dpr" => retriever_dual::check_dpr,
+        "retriever_dragon" => retriever_dual::check_dragon,
         "state_encoding" => state_encoding::check,
         "answer_extraction" => answer_extraction::check,
         "judge_parse" => judge_parse::check,
@@ -162,6 +165,7 @@ pub fn unavailable(component: &str) -> Option<String> {
     match component {
         "encoder_minilm" => encoder_minilm::unavailable(),
         "retriever_contriever" => retriever_contriever::unavailable(),
+        "retriever_dpr" | "retriever_dragon" => retriever_dual::unavailable(),
         _ => None,
     }
 }

@@ -90,7 +90,7 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
         bank.insert(text.to_string(), state.embed(&[text])?.remove(0), prov)
             .with_context(|| format!("input.memories[{i}]"))?;
     }
-    let retr: Arc<dyn TextEncoder> = enc.clone();
+    let retr = memskill_trainer::backends::Retriever::one(enc.clone());
     let hits =
         memskill_trainer::retrieval::question_hits(&bank, &state, Some(&retr), &[question], k)?;
     let ours_idx: Vec<f64> = hits[0].iter().map(|(id, _)| *id as f64).collect();
