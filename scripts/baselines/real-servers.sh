@@ -9,7 +9,9 @@
 # the memory-building requests that failed (counted, never scored), the questions answered
 # and the wall time. SmolLM2-135M cannot do these libraries' JSON and
 # tool-call tasks well: the scores say nothing, the point is that nothing crashes and every
-# failure is counted.
+# failure is counted. Every reply is capped at CAP tokens (default 256) by
+# scripts/baselines/cap_proxy.py in front of the server, so the tiny model's rambling cannot
+# turn one call into minutes; a library then sees a reply cut at the cap.
 #
 # Needs: the llama venv (llama-cpp-python[server]; LLAMA_VENV, default the cache's llama-venv,
 # else bench-venv), the infinity venv (scripts/servers/infinity-setup.sh), the adapters' venvs
@@ -53,13 +55,21 @@ LPORT=$(free_port)
   --port "$LPORT" --n_ctx "${N_CTX:-8192}" >"$WORK/llama.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$LPORT/v1/models" "${PIDS[-1]}" "$WORK/llama.log"
+# every reply capped at CAP tokens (default 256): SmolLM2-135M rarely stops by itself, and a
+# library that asks for 2000 tokens (or none) would wait minutes per call
+# SCHEMA=json-object: OpenAI's json_schema requests passed on as llama.cpp's json_object+schema
+"$LPY" scripts/baselines/cap_proxy.py "http://127.0.0.1:$LPORT" "${CAP:-256}" "$WORK/proxy.port" ${SCHEMA:-} &
+PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$WORK/proxy.port" ] && break; sleep 0.1; done
+LPORT=$(cat "$WORK/proxy.port")
+wait_for "http://127.0.0.1:$LPORT/v1/models" "${PIDS[-1]}" "$WORK/llama.log"
 EPORT=$(free_port)
 HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 INFINITY_ANONYMOUS_USAGE_STATS=0 "$IVENV/bin/infinity_emb" v2 \
   --model-id "$MINILM" --served-model-name minilm --host 127.0.0.1 --port "$EPORT" \
   --engine torch --device cpu --dtype float32 --no-bettertransformer >"$WORK/infinity.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$EPORT/models" "${PIDS[-1]}" "$WORK/infinity.log"
-echo "== llama-cpp-python on :$LPORT (SmolLM2-135M), infinity-emb on :$EPORT (MiniLM); work $WORK"
+echo "== llama-cpp-python (SmolLM2-135M) behind a ${CAP:-256}-token reply cap on :$LPORT, infinity-emb on :$EPORT (MiniLM); work $WORK"
 
 cargo build --quiet --bin memskill
 BIN="${CARGO_TARGET_DIR:-target}/debug/memskill"
