@@ -65,6 +65,22 @@ fn retriever(model: &Value) -> anyhow::Result<Arc<BertEncoder>> {
 
 pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcome> {
     let enc = retriever(&input["model"])?;
+    let retr = memskill_trainer::backends::Retriever::one(enc.clone());
+    Ok(retrieval_case(input, expected, tol, &retr, &enc)?.0)
+}
+
+/// One retrieval case against the reference: the case's memories go into a bank (its state
+/// side a hashing encoder, which plays no part in question retrieval), `retr` retrieves the
+/// top `top_k` for the question, and the retrieved ids, the question's token count and its
+/// vector (by `query`, the question side) are compared with `expected`. Also returns the
+/// memories, for checks of the context side.
+pub(super) fn retrieval_case(
+    input: &Value,
+    expected: &Value,
+    tol: f64,
+    retr: &memskill_trainer::backends::Retriever,
+    query: &BertEncoder,
+) -> anyhow::Result<(Outcome, Vec<String>)> {
     let question = input["question"]
         .as_str()
         .context("input.question: expected a string")?;
@@ -74,9 +90,9 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
     let mems = input["memories"]
         .as_array()
         .context("input.memories: expected an array")?;
-    // The state-encoder side of the bank plays no part in question retrieval.
     let state = memskill_controller::HashingEncoder::new(8);
     let mut bank = MemoryBank::new();
+    let mut texts = Vec::new();
     for (i, m) in mems.iter().enumerate() {
         let text = m
             .as_str()
@@ -89,17 +105,17 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
         };
         bank.insert(text.to_string(), state.embed(&[text])?.remove(0), prov)
             .with_context(|| format!("input.memories[{i}]"))?;
+        texts.push(text.to_string());
     }
-    let retr = memskill_trainer::backends::Retriever::one(enc.clone());
     let hits =
-        memskill_trainer::retrieval::question_hits(&bank, &state, Some(&retr), &[question], k)?;
+        memskill_trainer::retrieval::question_hits(&bank, &state, Some(retr), &[question], k)?;
     let ours_idx: Vec<f64> = hits[0].iter().map(|(id, _)| *id as f64).collect();
     let ref_idx = f64s(&expected["retrieved"], "expected.retrieved")?;
-    let n_tokens = enc.token_ids(&[question])?[0].len() as f64;
+    let n_tokens = query.token_ids(&[question])?[0].len() as f64;
     let ref_tokens = expected["question_tokens"]
         .as_f64()
         .context("expected.question_tokens: expected a number")?;
-    let q: Vec<f64> = enc.embed(&[question])?[0]
+    let q: Vec<f64> = query.embed(&[question])?[0]
         .iter()
         .map(|&x| x as f64)
         .collect();
@@ -107,11 +123,12 @@ pub fn check(input: &Value, expected: &Value, tol: f64) -> anyhow::Result<Outcom
         &expected["question_embedding"],
         "expected.question_embedding",
     )?;
-    Ok(Outcome::exact(ours_idx == ref_idx, || {
+    let out = Outcome::exact(ours_idx == ref_idx, || {
         format!("retrieved {ours_idx:?} vs reference {ref_idx:?}")
     })
     .and(Outcome::exact(n_tokens == ref_tokens, || {
         format!("question tokens {n_tokens} vs reference {ref_tokens}")
     }))
-    .and(Outcome::numbers(&q, &ref_q, tol)))
+    .and(Outcome::numbers(&q, &ref_q, tol));
+    Ok((out, texts))
 }

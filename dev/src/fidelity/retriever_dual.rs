@@ -17,7 +17,7 @@
 use super::{f64s, Outcome};
 use anyhow::{anyhow, Context};
 use memskill_controller::{default_minilm_dir, BertEncoder};
-use memskill_core::{MemoryBank, Provenance, TextEncoder};
+use memskill_core::TextEncoder;
 use memskill_trainer::backends::Retriever;
 use memskill_trainer::config::{MemoryConfig, RetrieverKind};
 use serde_json::{json, Value};
@@ -143,58 +143,11 @@ fn check(
     tol: f64,
 ) -> anyhow::Result<Outcome> {
     let (context, query) = encoders(kind, &input["model"])?;
-    let question = input["question"]
-        .as_str()
-        .context("input.question: expected a string")?;
-    let k = input["top_k"]
-        .as_u64()
-        .context("input.top_k: expected an integer")? as usize;
-    let mems: Vec<&str> = input["memories"]
-        .as_array()
-        .context("input.memories: expected an array")?
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            m.as_str()
-                .with_context(|| format!("input.memories[{i}]: expected a string"))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    // The state-encoder side of the bank plays no part in question retrieval.
-    let state = memskill_controller::HashingEncoder::new(8);
-    let mut bank = MemoryBank::new();
-    for (i, text) in mems.iter().enumerate() {
-        let prov = Provenance {
-            span_id: "s".into(),
-            skills: vec![],
-            step: 0,
-            observed_at: None,
-        };
-        bank.insert(text.to_string(), state.embed(&[text])?.remove(0), prov)
-            .with_context(|| format!("input.memories[{i}]"))?;
-    }
     let retr = Retriever::two(context.clone(), query.clone());
-    let hits =
-        memskill_trainer::retrieval::question_hits(&bank, &state, Some(&retr), &[question], k)?;
-    let ours_idx: Vec<f64> = hits[0].iter().map(|(id, _)| *id as f64).collect();
-    let ref_idx = f64s(&expected["retrieved"], "expected.retrieved")?;
-    let n_tokens = query.token_ids(&[question])?[0].len() as f64;
-    let ref_tokens = expected["question_tokens"]
-        .as_f64()
-        .context("expected.question_tokens: expected a number")?;
-    let q = as_f64(&query.embed(&[question])?[0]);
-    let ref_q = f64s(
-        &expected["question_embedding"],
-        "expected.question_embedding",
-    )?;
-    let mut out = Outcome::exact(ours_idx == ref_idx, || {
-        format!("retrieved {ours_idx:?} vs reference {ref_idx:?}")
-    })
-    .and(Outcome::exact(n_tokens == ref_tokens, || {
-        format!("question tokens {n_tokens} vs reference {ref_tokens}")
-    }))
-    .and(Outcome::numbers(&q, &ref_q, tol));
+    let (mut out, mems) =
+        super::retriever_contriever::retrieval_case(input, expected, tol, &retr, &query)?;
     if let (Some(first), Some(e)) = (mems.first(), expected.get("first_memory_embedding")) {
-        let ours = as_f64(&context.embed(&[first])?[0]);
+        let ours = as_f64(&context.embed(&[first.as_str()])?[0]);
         let theirs = f64s(e, "expected.first_memory_embedding")?;
         out = out.and(Outcome::numbers(&ours, &theirs, tol));
     }
