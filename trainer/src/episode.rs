@@ -811,6 +811,18 @@ fn apply_filtered(
     Ok((report.executed, written))
 }
 
+/// What a method's reading step makes of one question's retrieved memories before the
+/// answer (Chain-of-Notes, MemoryBank: [`answer_queries_read`]).
+pub enum Read {
+    /// Answer from these instead of the retrieved memories.
+    Replace(Vec<MemoryItem>),
+    /// The step's call failed: the question is left unscored with this error.
+    Failed(String),
+}
+
+/// A reading step: (question, retrieved memories) -> what the answer is given.
+pub type ReadStep<'f> = dyn Fn(&Query, &[&MemoryItem]) -> Result<Read> + Sync + 'f;
+
 /// Answer (and score) `queries` over `memory`, concurrently.
 pub fn answer_queries(
     ctx: &EpisodeCtx<'_>,
@@ -818,6 +830,19 @@ pub fn answer_queries(
     memory: &MemoryBank,
     queries: &[&Query],
     with_judge: bool,
+) -> Result<Vec<QueryResult>> {
+    answer_queries_read(ctx, sample, memory, queries, with_judge, None)
+}
+
+/// [`answer_queries`], with an optional reading step between each question's retrieval and
+/// its answer (same retrieval, "as of" views, flag filtering, answerer, scorer and judge).
+pub fn answer_queries_read(
+    ctx: &EpisodeCtx<'_>,
+    sample: &Sample,
+    memory: &MemoryBank,
+    queries: &[&Query],
+    with_judge: bool,
+    read: Option<&ReadStep<'_>>,
 ) -> Result<Vec<QueryResult>> {
     // `answer.as_of_question_date`: each dated question sees the bank as of its date, built
     // from the whole bank and then shown by the same rule as the live one (a memory deleted
@@ -841,7 +866,18 @@ pub fn answer_queries(
             .iter()
             .filter_map(|(id, _)| bank.get(*id))
             .collect();
-        answer_from(ctx, sample, q, &mems, with_judge)
+        match read.map(|r| r(q, &mems)).transpose()? {
+            None => answer_from(ctx, sample, q, &mems, with_judge),
+            Some(Read::Replace(items)) => {
+                let refs: Vec<&MemoryItem> = items.iter().collect();
+                answer_from(ctx, sample, q, &refs, with_judge)
+            }
+            Some(Read::Failed(e)) => {
+                let mut r = unanswered(sample, q, &mems);
+                r.error = Some(e);
+                Ok(r)
+            }
+        }
     });
     results.into_iter().collect()
 }

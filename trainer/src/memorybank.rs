@@ -30,17 +30,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
-use memskill_core::{
-    ChatRequest, Llm, MemoryBank, MemoryItem, Message, PromptSet, Provenance, Query, Sample,
-    TextEncoder,
-};
+use memskill_core::{Llm, MemoryBank, MemoryItem, Message, PromptSet, Provenance, Query, Sample};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::backends::embed;
 pub use crate::config::Forgetting;
-use crate::episode::{answer_from, par_map, EpisodeCtx, QueryResult};
-use crate::method_prompts::{render, DayCtx, OverallCtx};
+use crate::episode::{answer_queries_read, EpisodeCtx, QueryResult, Read};
+use crate::method_prompts::{ask, render, DayCtx, OverallCtx};
 
 /// Tokens of a daily summary or portrait, and of a global one.
 pub const DAY_MAX_TOKENS: u32 = 256;
@@ -145,24 +142,17 @@ pub struct Store {
     pub errors: usize,
 }
 
-fn ask(llm: &dyn Llm, messages: Vec<Message>, max_tokens: u32) -> Option<String> {
-    let req = ChatRequest::new(messages)
-        .with_max_tokens(max_tokens)
-        .with_temperature(0.0);
-    llm.chat(&req)
-        .ok()
-        .map(|r| r.text.trim().to_string())
-        .filter(|t| !t.is_empty())
-}
-
-/// One call counted in `store`: its reply, or None (an error counted) on a failed call.
+/// One call counted in `store`: its reply, trimmed; None for an empty reply, and for a
+/// failed call (counted as an error).
 fn counted(store: &mut Store, llm: &dyn Llm, messages: Vec<Message>, max: u32) -> Option<String> {
     store.calls += 1;
-    let r = ask(llm, messages, max);
-    if r.is_none() {
-        store.errors += 1;
+    match ask(llm, messages, max) {
+        Ok(t) => Some(t.trim().to_string()).filter(|t| !t.is_empty()),
+        Err(_) => {
+            store.errors += 1;
+            None
+        }
     }
-    r
 }
 
 /// Build a sample's MemoryBank with the executor model: pieces, daily summaries and
@@ -217,17 +207,17 @@ pub fn build(llm: &dyn Llm, prompts: &PromptSet, sample: &Sample) -> Result<Stor
     Ok(store)
 }
 
-/// `texts` as a memory bank (embedded with `encoder`), their provenance from `sources`.
-fn bank_of(encoder: &dyn TextEncoder, texts: &[&str], sources: &[&str]) -> Result<MemoryBank> {
+/// (text, vector, source) triples as a memory bank, in order.
+fn bank_of<'a>(items: impl Iterator<Item = (&'a str, Vec<f32>, &'a str)>) -> Result<MemoryBank> {
     let mut bank = MemoryBank::new();
-    for ((t, e), s) in texts.iter().zip(embed(encoder, texts)?).zip(sources) {
+    for (text, emb, source) in items {
         let prov = Provenance {
-            span_id: (*s).to_string(),
+            span_id: source.to_string(),
             skills: Vec::new(),
             step: 0,
             observed_at: None,
         };
-        bank.insert((*t).to_string(), e, prov)?;
+        bank.insert(text.to_string(), emb, prov)?;
     }
     Ok(bank)
 }
@@ -254,8 +244,9 @@ fn sample_seed(seed: u64, sample: &Sample, now: Option<i64>) -> u64 {
         ^ now.unwrap_or(0) as u64
 }
 
-/// MemoryBank's answers on one sample: per question day, forget, retrieve from what is kept,
-/// answer from the global summary and portrait followed by the retrieved pieces.
+/// MemoryBank's answers on one sample: per question day, forget, then the harness's
+/// retrieval over what is kept, the answer from the global summary and portrait followed by
+/// the retrieved pieces. Every piece is embedded once.
 pub fn answers(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
@@ -266,11 +257,20 @@ pub fn answers(
 ) -> Result<Vec<QueryResult>> {
     let texts: Vec<&str> = store.pieces.iter().map(|p| p.text.as_str()).collect();
     let sources: Vec<&str> = store.pieces.iter().map(|p| p.source.as_str()).collect();
-    let overall: Vec<&str> = store.overall.iter().map(String::as_str).collect();
-    let summary_src = vec![format!("{}:overall", sample.id); overall.len()];
-    let summary_src: Vec<&str> = summary_src.iter().map(String::as_str).collect();
-    let head = bank_of(ctx.encoder, &overall, &summary_src)?;
-    // one bank of kept pieces per question day
+    let embs = embed(ctx.encoder, &texts)?;
+    // the global summary and portrait, shown first to every question (never retrieved, so
+    // without vectors)
+    let src = format!("{}:overall", sample.id);
+    let head = bank_of(
+        store
+            .overall
+            .iter()
+            .map(|t| (t.as_str(), Vec::new(), src.as_str())),
+    )?;
+    let with_head = |_: &Query, mems: &[&MemoryItem]| -> Result<Read> {
+        let items = head.all().iter().chain(mems.iter().copied()).cloned();
+        Ok(Read::Replace(items.collect()))
+    };
     let mut by_day: BTreeMap<Option<i64>, Vec<&Query>> = BTreeMap::new();
     for q in queries {
         by_day.entry(asked_on(sample, q)).or_default().push(q);
@@ -279,32 +279,14 @@ pub fn answers(
     for (now, qs) in by_day {
         let seed = sample_seed(ctx.seed, sample, now);
         let keep = kept(&store.pieces, now, seed, forgetting);
-        let pick = |v: &[&str]| -> Vec<String> {
-            v.iter()
-                .zip(&keep)
-                .filter(|(_, k)| **k)
-                .map(|(t, _)| (*t).to_string())
-                .collect()
-        };
-        let (kt, ks) = (pick(&texts), pick(&sources));
-        let kt: Vec<&str> = kt.iter().map(String::as_str).collect();
-        let ks: Vec<&str> = ks.iter().map(String::as_str).collect();
-        let bank = bank_of(ctx.encoder, &kt, &ks)?;
-        let questions: Vec<&str> = qs.iter().map(|q| q.question.as_str()).collect();
-        let hits = crate::retrieval::question_hits(
-            &bank,
-            ctx.encoder,
-            ctx.retriever,
-            &questions,
-            ctx.answer_retrieve,
+        let bank = bank_of(
+            (0..texts.len())
+                .filter(|&i| keep[i])
+                .map(|i| (texts[i], embs[i].clone(), sources[i])),
         )?;
-        let answered = par_map(&qs, ctx.query_workers, |i, q| {
-            let mut mems: Vec<&MemoryItem> = head.all().iter().collect();
-            mems.extend(hits[i].iter().filter_map(|(id, _)| bank.get(*id)));
-            answer_from(ctx, sample, q, &mems, with_judge)
-        });
+        let answered = answer_queries_read(ctx, sample, &bank, &qs, with_judge, Some(&with_head))?;
         for (q, r) in qs.iter().zip(answered) {
-            out.insert(q.id.clone(), r?);
+            out.insert(q.id.clone(), r);
         }
     }
     Ok(queries.iter().filter_map(|q| out.remove(&q.id)).collect())

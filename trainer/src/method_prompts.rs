@@ -1,11 +1,11 @@
 //! The prompt templates of the built-in Table 1 methods (`trainer/prompts/`): Chain-of-Notes
 //! and ReadAgent ([`crate::readers`]) and MemoryBank ([`crate::memorybank`]), the contexts
-//! they are rendered with, and their start-up render with sample data. A leaf: it needs only
+//! they are rendered with, their start-up render with sample data, and their one LLM call. A leaf: it needs only
 //! the core crate, so that the prompt set ([`crate::prompts`]) can list these templates
 //! without depending on the methods.
 
 use anyhow::Result;
-use memskill_core::{Message, PromptSet};
+use memskill_core::{ChatRequest, Llm, Message, PromptSet};
 use serde::Serialize;
 
 /// Every template of the built-in methods, layered like every crate's.
@@ -75,6 +75,19 @@ pub const PROMPT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../prompts/memorybank.overall_portrait.user.j2"),
     ),
 ];
+
+/// One call of a built-in method (greedy, `max_tokens` reply budget): the reply's text, or
+/// the call's error as text.
+pub(crate) fn ask(
+    llm: &dyn Llm,
+    messages: Vec<Message>,
+    max_tokens: u32,
+) -> Result<String, String> {
+    let req = ChatRequest::new(messages)
+        .with_max_tokens(max_tokens)
+        .with_temperature(0.0);
+    llm.chat(&req).map(|r| r.text).map_err(|e| e.to_string())
+}
 
 /// Render `prefix`'s system and user templates with `ctx`; an error names the template.
 pub(crate) fn render<S: Serialize>(

@@ -24,14 +24,12 @@
 //! the last label, no page re-read.
 
 use anyhow::Result;
-use memskill_core::{
-    ChatRequest, Llm, MemoryBank, MemoryItem, Message, PromptSet, Provenance, Query, Sample,
-    TextEncoder,
-};
+use memskill_core::{Llm, MemoryBank, MemoryItem, PromptSet, Provenance, Query, Sample};
 
-use crate::backends::embed;
-use crate::episode::{answer_from, par_map, unanswered, EpisodeCtx, QueryResult};
-use crate::method_prompts::{render, GistCtx, LookupCtx, NotesCtx, PaginateCtx};
+use crate::episode::{
+    answer_from, answer_queries_read, par_map, unanswered, EpisodeCtx, QueryResult, Read,
+};
+use crate::method_prompts::{ask, render, GistCtx, LookupCtx, NotesCtx, PaginateCtx};
 
 /// Tokens of one Chain-of-Notes reply (notes on every retrieved passage).
 pub const NOTES_MAX_TOKENS: u32 = 768;
@@ -45,14 +43,6 @@ pub const GIST_MAX_TOKENS: u32 = 256;
 /// Pages one question may re-read in full, and the tokens of that reply.
 pub const LOOKUP_MAX_PAGES: usize = 5;
 pub const LOOKUP_MAX_TOKENS: u32 = 48;
-
-/// A reply's text, or the call's error as text.
-fn ask(llm: &dyn Llm, messages: Vec<Message>, max_tokens: u32) -> Result<String, String> {
-    let req = ChatRequest::new(messages)
-        .with_max_tokens(max_tokens)
-        .with_temperature(0.0);
-    llm.chat(&req).map(|r| r.text).map_err(|e| e.to_string())
-}
 
 // ---- Chain-of-Notes ---------------------------------------------------------------------
 
@@ -116,8 +106,8 @@ fn noted(mems: &[&MemoryItem], reply: &str) -> Vec<MemoryItem> {
     }
 }
 
-/// Chain-of-Notes on one sample whose spans are stored verbatim in `memory`: retrieve, note,
-/// answer from the notes.
+/// Chain-of-Notes on one sample whose spans are stored verbatim in `memory`: the harness's
+/// retrieval, a note per retrieved span, the answer from the relevant notes.
 pub fn chain_of_notes_answers(
     ctx: &EpisodeCtx<'_>,
     sample: &Sample,
@@ -125,19 +115,7 @@ pub fn chain_of_notes_answers(
     queries: &[&Query],
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
-    let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
-    let hits = crate::retrieval::question_hits(
-        memory,
-        ctx.encoder,
-        ctx.retriever,
-        &texts,
-        ctx.answer_retrieve,
-    )?;
-    let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
-        let mems: Vec<&MemoryItem> = hits[i]
-            .iter()
-            .filter_map(|(id, _)| memory.get(*id))
-            .collect();
+    let note = |q: &Query, mems: &[&MemoryItem]| -> Result<Read> {
         let messages = render(
             ctx.prompts,
             "reader.notes",
@@ -146,20 +124,12 @@ pub fn chain_of_notes_answers(
                 passages: mems.iter().map(|m| m.content.as_str()).collect(),
             },
         )?;
-        match ask(ctx.answerer, messages, NOTES_MAX_TOKENS) {
-            Err(e) => {
-                let mut r = unanswered(sample, q, &mems);
-                r.error = Some(format!("notes call for {}: {e}", q.id));
-                Ok(r)
-            }
-            Ok(reply) => {
-                let notes = noted(&mems, &reply);
-                let refs: Vec<&MemoryItem> = notes.iter().collect();
-                answer_from(ctx, sample, q, &refs, with_judge)
-            }
-        }
-    });
-    results.into_iter().collect()
+        Ok(match ask(ctx.answerer, messages, NOTES_MAX_TOKENS) {
+            Err(e) => Read::Failed(format!("notes call for {}: {e}", q.id)),
+            Ok(reply) => Read::Replace(noted(mems, &reply)),
+        })
+    };
+    answer_queries_read(ctx, sample, memory, queries, with_judge, Some(&note))
 }
 
 // ---- ReadAgent --------------------------------------------------------------------------
@@ -345,16 +315,12 @@ pub fn read_agent_pages(ctx: &EpisodeCtx<'_>, sample: &Sample) -> Result<Pages> 
 }
 
 /// The pages as two memory banks in page order (gists, full texts) for the answerer; each
-/// page's provenance names its first turn.
-fn page_banks(
-    encoder: &dyn TextEncoder,
-    sample: &Sample,
-    pages: &Pages,
-) -> Result<(MemoryBank, MemoryBank)> {
+/// page's provenance names its first turn. No vectors: ReadAgent looks pages up by the
+/// model's choice, never by similarity, so nothing is embedded.
+fn page_banks(sample: &Sample, pages: &Pages) -> Result<(MemoryBank, MemoryBank)> {
     let mut banks = (MemoryBank::new(), MemoryBank::new());
     for (texts, bank) in [(&pages.gists, &mut banks.0), (&pages.texts, &mut banks.1)] {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        for (i, (t, e)) in texts.iter().zip(embed(encoder, &refs)?).enumerate() {
+        for (i, t) in texts.iter().enumerate() {
             let prov = Provenance {
                 // the page's first turn, as the other methods name their sources
                 span_id: format!(
@@ -366,7 +332,7 @@ fn page_banks(
                 step: 0,
                 observed_at: None,
             };
-            bank.insert(t.clone(), e, prov)?;
+            bank.insert(t.clone(), Vec::new(), prov)?;
         }
     }
     Ok(banks)
@@ -381,7 +347,7 @@ pub fn read_agent_answers(
     queries: &[&Query],
     with_judge: bool,
 ) -> Result<Vec<QueryResult>> {
-    let (gists, full) = page_banks(ctx.encoder, sample, pages)?;
+    let (gists, full) = page_banks(sample, pages)?;
     let results = par_map(queries, ctx.query_workers, |_, q| -> Result<QueryResult> {
         let messages = render(
             ctx.prompts,
@@ -415,7 +381,7 @@ pub fn read_agent_answers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memskill_core::{ChatResponse, LlmError, Session, Turn, Usage};
+    use memskill_core::{ChatRequest, ChatResponse, LlmError, Session, Turn, Usage};
 
     #[test]
     fn notes_are_read_per_passage_and_irrelevant_ones_dropped() {
