@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::EvalResults;
+use crate::report_chart::esc;
 use crate::report_groups::{grouped, method_group, row_key, MethodGroup, RowKey};
 
 /// Bootstrap resamples per interval.
@@ -881,7 +882,7 @@ impl Report {
         if let Some(b) = scripted_banner(self.scripted, self.entries) {
             s.push_str(&format!(
                 "<div class=\"banner\" role=\"alert\"><strong>Not a result.</strong> {}</div>\n",
-                html_escape(&b)
+                esc(&b)
             ));
         }
         s.push_str(&self.toc_html(figures));
@@ -911,14 +912,14 @@ impl Report {
             s.push_str(&format!(
                 "<li><a href=\"#table-{}\">{}</a></li>\n",
                 i + 1,
-                html_escape(&t.title)
+                esc(&t.title)
             ));
         }
         for (i, f) in figures.iter().enumerate() {
             s.push_str(&format!(
                 "<li><a href=\"#figure-{}\">Chart: {}</a></li>\n",
                 i + 1,
-                html_escape(f)
+                esc(f)
             ));
         }
         if !self.skills.is_empty() {
@@ -929,7 +930,7 @@ impl Report {
                 s.push_str(&format!(
                     "<li><a href=\"#run-{}\">{}</a></li>\n",
                     i + 1,
-                    html_escape(run)
+                    esc(run)
                 ));
             }
             s.push_str("</ul></li>\n");
@@ -952,9 +953,9 @@ impl Report {
             s.push_str(&format!(
                 "<h3 id=\"run-{}\">{}</h3>\n{}\n<p><a href=\"{}\">skills.md</a></p>\n{}\n",
                 i + 1,
-                html_escape(run),
+                esc(run),
                 crate::report_page::learning_curves(&metrics),
-                html_escape(&rel(out, p)),
+                esc(&rel(out, p)),
                 crate::report_page::markdown_html(&body)
             ));
         }
@@ -1011,8 +1012,8 @@ fn table_md(t: &Table, out: &Path) -> String {
 fn paper_table_html(t: &Table, p: &PaperTable, out: &Path, id: &str) -> String {
     let mut s = format!(
         "<h2 id=\"{id}\">{}</h2>\n<p class=\"note\">{}</p>\n",
-        html_escape(&t.title),
-        html_escape(&t.note)
+        esc(&t.title),
+        esc(&t.note)
     );
     let rows: Vec<crate::report_page::GroupedRow> = p
         .rows
@@ -1037,11 +1038,11 @@ fn paper_table_html(t: &Table, p: &PaperTable, out: &Path, id: &str) -> String {
 fn table_html(t: &Table, out: &Path, id: &str) -> String {
     let mut s = format!(
         "<h2 id=\"{id}\">{}</h2>\n<p class=\"note\">{}</p>\n<table><tr><th></th>",
-        html_escape(&t.title),
-        html_escape(&t.note)
+        esc(&t.title),
+        esc(&t.note)
     );
     for h in &t.header {
-        s.push_str(&format!("<th>{}</th>", html_escape(h)));
+        s.push_str(&format!("<th>{}</th>", esc(h)));
     }
     s.push_str("</tr>\n");
     for (i, (row, cells)) in t.rows.iter().enumerate() {
@@ -1050,15 +1051,15 @@ fn table_html(t: &Table, out: &Path, id: &str) -> String {
             i,
             t.header.len() + 1,
         ));
-        s.push_str(&format!("<tr><th>{}</th>", html_escape(row)));
+        s.push_str(&format!("<tr><th>{}</th>", esc(row)));
         for c in cells {
             match &c.link {
                 Some(l) => s.push_str(&format!(
                     "<td><a href=\"{}\">{}</a></td>",
-                    html_escape(&rel(out, l)),
-                    html_escape(&c.text)
+                    esc(&rel(out, l)),
+                    esc(&c.text)
                 )),
-                None => s.push_str(&format!("<td>{}</td>", html_escape(&c.text))),
+                None => s.push_str(&format!("<td>{}</td>", esc(&c.text))),
             }
         }
         s.push_str("</tr>\n");
@@ -1084,13 +1085,6 @@ fn figure_html(out: &Path, f: &str, id: &str) -> String {
 
 fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// `target` relative to the directory `from` (both made absolute), with `/` separators.
