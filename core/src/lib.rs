@@ -8,6 +8,7 @@
 
 pub mod activation;
 pub mod data;
+pub mod diff;
 pub mod error;
 pub mod fsio;
 pub mod hash;
