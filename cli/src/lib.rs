@@ -11,6 +11,7 @@ pub mod data;
 pub mod embed;
 pub mod exec;
 pub mod fidelity;
+pub mod registry;
 pub mod report;
 pub mod skills;
 pub mod train;
@@ -46,6 +47,10 @@ enum Cmd {
     /// with scope-filtered retrieval.
     #[command(subcommand)]
     Bank(bank::BankCmd),
+    /// The governance registry (SQLite or PostgreSQL): skills, versions, releases, eval runs,
+    /// invocations; decisions, rollbacks, feedback, read-only queries, export.
+    #[command(subcommand)]
+    Registry(registry::RegistryCmd),
     /// Embed texts with the encoder and print norms and pairwise cosines.
     Embed(embed::EmbedArgs),
     /// Fetch model assets into the cache directory.
@@ -110,6 +115,7 @@ where
         Cmd::Config(c) => config::run(c),
         Cmd::Skills(c) => skills::run(c),
         Cmd::Bank(c) => bank::run(c),
+        Cmd::Registry(c) => registry::run(c),
         Cmd::Embed(a) => embed::run(a),
         Cmd::Assets(c) => assets::run(c),
         Cmd::Score(a) => exec::score(a),

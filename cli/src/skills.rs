@@ -228,6 +228,24 @@ pub fn run_skills_eval(
         cases: a.cases,
     };
     let rows = memskill_trainer::skills_eval::skills_eval(&cfg, &bank, &opts)?;
+    if let Some(loc) = cfg.registry.location() {
+        let mut evaluated = bank.clone();
+        // only this evaluation's runs: the bank's own history belongs to the run that made it
+        evaluated.eval_runs = rows.iter().map(|r| r.run.clone()).collect();
+        let dataset = cfg.data.dataset.to_string();
+        memskill_trainer::skill_registry::write_or_warn(
+            &loc,
+            &memskill_trainer::skill_registry::RunRecords {
+                dir: &out,
+                kind: "skills-eval",
+                dataset: Some(&dataset),
+                bank: Some(&evaluated),
+                weights: &cfg.designer.cfg.score,
+                invocations: &[],
+                eval: None,
+            },
+        );
+    }
     Ok((rows, out))
 }
 

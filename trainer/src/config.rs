@@ -171,6 +171,10 @@ pub struct Config {
     /// saved config.
     #[serde(skip_serializing_if = "crate::tracking::TrackingConfig::is_off")]
     pub tracking: crate::tracking::TrackingConfig,
+    /// The governance registry runs write into (`crate::skill_registry`); off by default,
+    /// and then left out of the saved config.
+    #[serde(skip_serializing_if = "crate::skill_registry::RegistryConfig::is_off")]
+    pub registry: crate::skill_registry::RegistryConfig,
 }
 
 /// Prompt templates.
@@ -1292,6 +1296,10 @@ fn known_keys(resolved: &Config) -> Result<toml::Table> {
     known.insert(
         "tracking".into(),
         toml::Value::Table(crate::tracking::TrackingConfig::all_keys()),
+    );
+    known.insert(
+        "registry".into(),
+        toml::Value::Table(crate::skill_registry::RegistryConfig::all_keys()),
     );
     let all = LlmConfig::all_keys();
     for section in LLM_SECTIONS {

@@ -535,6 +535,20 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     write_results(&out, &results)?;
     if results.check_error_rate().is_ok() {
         track_eval(&cfg, &run_dir, &ck, &results);
+        if let Some(loc) = cfg.registry.location() {
+            crate::skill_registry::write_or_warn(
+                &loc,
+                &crate::skill_registry::RunRecords {
+                    dir: &out,
+                    kind: "eval",
+                    dataset: Some(&results.dataset),
+                    bank: None,
+                    weights: &cfg.designer.cfg.score,
+                    invocations: &[],
+                    eval: Some(&results),
+                },
+            );
+        }
     }
     Ok((results, out))
 }

@@ -24,6 +24,9 @@ pub struct Invocation {
     pub sample_id: String,
     pub span_id: String,
     pub skill: String,
+    /// The skill's version when it was used (absent in logs from before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Every skill selected for the span (this one included).
     pub selected: Vec<String>,
     /// Kinds of the actions the reply carried (insert, update, delete, noop).
@@ -51,21 +54,20 @@ pub fn records(step: u64, ep: &EpisodeResult, skills: &[Skill]) -> Vec<Invocatio
             .filter_map(|q| q.score)
             .collect();
         let score = (!used.is_empty()).then(|| used.iter().sum::<f64>() / used.len() as f64);
-        let selected: Vec<String> = chosen
-            .iter()
-            .filter_map(|&i| skills.get(i).map(|s| s.name.clone()))
-            .collect();
+        let used_skills: Vec<&Skill> = chosen.iter().filter_map(|&i| skills.get(i)).collect();
+        let selected: Vec<String> = used_skills.iter().map(|s| s.name.clone()).collect();
         let actions: Vec<String> = b
             .outcomes
             .get(j)
             .map(|o| o.executed.iter().map(|a| a.to_string()).collect())
             .unwrap_or_default();
-        for skill in &selected {
+        for skill in &used_skills {
             out.push(Invocation {
                 step,
                 sample_id: b.sample_id.clone(),
                 span_id: span_id.clone(),
-                skill: skill.clone(),
+                skill: skill.name.clone(),
+                version: Some(skill.version.to_string()),
                 selected: selected.clone(),
                 actions: actions.clone(),
                 tokens: b.span_tokens.get(j).copied().unwrap_or(0),

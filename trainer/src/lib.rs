@@ -29,6 +29,7 @@ pub mod runtime;
 pub mod score;
 pub mod scripted_rules;
 pub mod scripted_server;
+pub mod skill_registry;
 pub mod skills_eval;
 pub mod synthetic;
 pub mod tracking;

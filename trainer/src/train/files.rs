@@ -183,7 +183,32 @@ impl Trainer<'_> {
             pool: self.pool.clone(),
             config_toml: self.files.config_toml.clone(),
         };
-        ck.save(&self.files.dir, self.cfg.run.keep_last, is_best)
+        let saved = ck.save(&self.files.dir, self.cfg.run.keep_last, is_best)?;
+        self.write_registry()?;
+        Ok(saved)
+    }
+
+    /// With a registry configured: the bank, its releases and eval runs, and the invocation
+    /// log so far (a failed write only warns; the next checkpoint writes what is missing).
+    pub(super) fn write_registry(&self) -> Result<()> {
+        let Some(loc) = self.cfg.registry.location() else {
+            return Ok(());
+        };
+        let log = crate::skill_registry::read_invocations(&self.files.dir)?;
+        let dataset = self.cfg.data.dataset.to_string();
+        crate::skill_registry::write_or_warn(
+            &loc,
+            &crate::skill_registry::RunRecords {
+                dir: &self.files.dir,
+                kind: "train",
+                dataset: Some(&dataset),
+                bank: Some(&self.bank),
+                weights: &self.cfg.designer.cfg.score,
+                invocations: &log,
+                eval: None,
+            },
+        );
+        Ok(())
     }
 
     pub(super) fn write_skills_md(&self) -> Result<()> {
@@ -227,6 +252,8 @@ impl Trainer<'_> {
         self.out.finished = true;
         let export = export_skills(&self.files.dir, &self.bank)?;
         self.write_skills_md()?;
+        // the final bank (`evolution.final` may have restored the best snapshot)
+        self.write_registry()?;
         self.tracker
             .finish(&[export.clone(), self.files.dir.join("skills.md")]);
         for (sink, n) in self.tracker.failures() {

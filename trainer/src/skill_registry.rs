@@ -1,0 +1,280 @@
+//! Runs write into the governance registry (`memskill-registry`) when one is configured
+//! (`[registry] url`, else the `MEMSKILL_REGISTRY` variable): training at every checkpoint
+//! and at the end (the bank with its releases and eval runs, the invocation log as
+//! invocations and one trajectory per scored episode), evaluation after `results.json`
+//! (one trajectory per sample), `skills eval` (its eval runs) and imports (the bank).
+//!
+//! The run's files stay the record: the registry indexes them. Its writes are idempotent, so
+//! a failed write (a registry server down) warns and the run goes on; the next checkpoint, or
+//! `memskill registry ingest RUN` later, writes what is missing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use memskill_core::{sha256_hex, SkillBank};
+use memskill_designer::ScoreWeights;
+use memskill_registry::ingest::{
+    self, Batch, Counts, InvocationRecord, SourceRun, TrajectoryRecord,
+};
+use memskill_registry::Location;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::eval::EvalResults;
+use crate::invocations::Invocation;
+
+/// `[registry]`: where runs write their governance records (off when `url` is empty and
+/// `MEMSKILL_REGISTRY` is unset).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RegistryConfig {
+    /// A SQLite file (`runs/registry.db`) or a PostgreSQL URL (`postgres://user@host/db`).
+    pub url: String,
+}
+
+impl RegistryConfig {
+    pub fn is_off(&self) -> bool {
+        self.url.trim().is_empty()
+    }
+    /// Every key of the section, for the unknown-key check.
+    pub fn all_keys() -> toml::Table {
+        let mut t = toml::Table::new();
+        t.insert("url".into(), "".into());
+        t
+    }
+    /// The registry runs write into: the config's, else `MEMSKILL_REGISTRY`'s.
+    pub fn location(&self) -> Option<Location> {
+        if !self.is_off() {
+            return Some(Location::parse(&self.url));
+        }
+        std::env::var("MEMSKILL_REGISTRY")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| Location::parse(&s))
+    }
+}
+
+/// A run directory's registry id: its folder name and a short hash of its absolute path
+/// (two machines' `runs/a` are two runs; the same folder written twice is one).
+pub fn run_id(dir: &Path) -> String {
+    let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let name = abs
+        .file_name()
+        .map_or("run".into(), |n| n.to_string_lossy().to_string());
+    format!(
+        "{name}-{}",
+        &sha256_hex(abs.to_string_lossy().as_bytes())[..8]
+    )
+}
+
+/// What a run writes.
+pub struct RunRecords<'a> {
+    pub dir: &'a Path,
+    /// `train`, `eval`, `skills-eval`, `import`.
+    pub kind: &'a str,
+    /// The benchmark (`None` where the folder does not say, e.g. `registry ingest` of a
+    /// `skills eval` folder).
+    pub dataset: Option<&'a str>,
+    pub bank: Option<&'a SkillBank>,
+    pub weights: &'a ScoreWeights,
+    pub invocations: &'a [Invocation],
+    pub eval: Option<&'a EvalResults>,
+}
+
+/// Write a run's records (one transaction); returns the rows that were new.
+pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
+    let run = SourceRun {
+        id: run_id(r.dir),
+        kind: r.kind.to_string(),
+        path: std::fs::canonicalize(r.dir)
+            .unwrap_or_else(|_| r.dir.to_path_buf())
+            .display()
+            .to_string(),
+        dataset: r.dataset.map(str::to_string),
+    };
+    let mut trajectories = training_trajectories(&run.id, r.dataset.unwrap_or("-"), r.invocations);
+    if let Some(e) = r.eval {
+        trajectories.extend(eval_trajectories(&run.id, e));
+    }
+    let batch = Batch {
+        invocations: invocation_records(&run.id, r.invocations),
+        trajectories,
+        owns_history: matches!(r.kind, "train" | "import"),
+        skill_md: r.bank.map(skill_md).unwrap_or_default(),
+        eval_summaries: r
+            .bank
+            .map(|b| score_summaries(b, r.weights))
+            .unwrap_or_default(),
+        bank: r.bank,
+        run,
+    };
+    let mut db = memskill_registry::open_for_write(loc)?;
+    ingest::write(&mut db, &batch, &memskill_registry::clock::now())
+}
+
+/// [`write`], with a failure turned into a warning that says how to write the records later.
+pub fn write_or_warn(loc: &Location, r: &RunRecords<'_>) {
+    if let Err(e) = write(loc, r) {
+        eprintln!(
+            "warning: could not write to the registry {}: {e:#}\n  the run's files are complete; write them later with `memskill registry ingest {} --registry {}`",
+            loc.display(),
+            r.dir.display(),
+            loc.display()
+        );
+    }
+}
+
+fn skill_md(bank: &SkillBank) -> BTreeMap<String, String> {
+    bank.skills()
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                memskill_designer::export::render_skill_md(s),
+            )
+        })
+        .collect()
+}
+
+/// For each skill's current version: its skill score and terms, under the id of the eval
+/// run they come from.
+fn score_summaries(bank: &SkillBank, w: &ScoreWeights) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for s in bank.skills() {
+        let Some(terms) = memskill_designer::gate::score_terms(bank, &s.name, w) else {
+            continue;
+        };
+        let Some(run) = bank
+            .eval_runs
+            .iter()
+            .rev()
+            .find(|r| r.skill == s.name && r.version == s.version)
+        else {
+            continue;
+        };
+        let total: f64 = terms.iter().map(|t| t.contribution).sum();
+        let terms: Vec<Value> = terms
+            .iter()
+            .map(|t| json!({"term": t.name, "value": t.value, "weight": t.weight, "contribution": t.contribution}))
+            .collect();
+        out.insert(run.id.clone(), json!({"score": total, "terms": terms}));
+    }
+    out
+}
+
+fn trace_id(run: &str, step: u64, sample: &str) -> String {
+    format!("{run}:train:{step}:{sample}")
+}
+
+/// One invocation per line of the log (ids are the line numbers: the log is append-only,
+/// and a resumed run rewrites the same lines).
+fn invocation_records(run: &str, log: &[Invocation]) -> Vec<InvocationRecord> {
+    log.iter()
+        .enumerate()
+        .map(|(i, x)| InvocationRecord {
+            id: format!("{run}:inv:{}", i + 1),
+            skill: x.skill.clone(),
+            skill_version: x.version.clone(),
+            trace_id: trace_id(run, x.step, &x.sample_id),
+            reason: format!(
+                "selected by the controller with [{}]",
+                x.selected.join(", ")
+            ),
+            activation_score: None,
+            outcome_status: if x.score.is_some() {
+                "answered"
+            } else {
+                "unused"
+            }
+            .into(),
+            metrics: json!({
+                "step": x.step,
+                "span": x.span_id,
+                "actions": x.actions,
+                "tokens": x.tokens,
+                "questions": x.questions,
+                "score": x.score,
+            }),
+        })
+        .collect()
+}
+
+/// One trajectory per (update, sample) of the invocation log: its spans, the skills and
+/// actions of each, tokens and the mean score of the questions its memories answered.
+fn training_trajectories(run: &str, dataset: &str, log: &[Invocation]) -> Vec<TrajectoryRecord> {
+    let mut by: BTreeMap<(u64, &str), Vec<&Invocation>> = BTreeMap::new();
+    for x in log {
+        by.entry((x.step, &x.sample_id)).or_default().push(x);
+    }
+    by.into_iter()
+        .map(|((step, sample), xs)| {
+            let mut spans: Vec<Value> = Vec::new();
+            let (mut tokens, mut scores) = (0u64, Vec::new());
+            let mut last_span = None;
+            for x in xs {
+                if last_span == Some(&x.span_id) {
+                    continue;
+                }
+                last_span = Some(&x.span_id);
+                tokens += x.tokens;
+                scores.extend(x.score);
+                spans.push(json!({"span": x.span_id, "skills": x.selected, "actions": x.actions}));
+            }
+            let mean =
+                (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+            TrajectoryRecord {
+                trace_id: trace_id(run, step, sample),
+                task_type: format!("train:{dataset}"),
+                task_summary: format!("sample {sample}, update {step}"),
+                tool_calls: json!(spans
+                    .iter()
+                    .map(|s| s["actions"].clone())
+                    .collect::<Vec<_>>()),
+                messages: Value::Array(spans),
+                errors: json!([]),
+                outcome_status: if mean.is_some() { "scored" } else { "unscored" }.into(),
+                metrics: json!({"step": step, "tokens": tokens, "mean_span_score": mean}),
+            }
+        })
+        .collect()
+}
+
+/// One trajectory per evaluated sample: its questions, predictions and scores.
+fn eval_trajectories(run: &str, e: &EvalResults) -> Vec<TrajectoryRecord> {
+    let mut by: BTreeMap<&str, Vec<&crate::episode::QueryResult>> = BTreeMap::new();
+    for q in &e.queries {
+        by.entry(&q.sample_id).or_default().push(q);
+    }
+    by.into_iter()
+        .map(|(sample, qs)| {
+            let scores: Vec<f64> = qs.iter().filter_map(|q| q.score).collect();
+            let errors: Vec<Value> = qs
+                .iter()
+                .filter_map(|q| q.error.as_ref().map(|x| json!({"query": q.query_id, "error": x})))
+                .collect();
+            let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+            TrajectoryRecord {
+                trace_id: format!("{run}:eval:{}:{sample}", e.split),
+                task_type: format!("eval:{}", e.dataset),
+                task_summary: format!("sample {sample}, {} questions ({} split)", qs.len(), e.split),
+                messages: json!(qs
+                    .iter()
+                    .map(|q| json!({"query": q.query_id, "question": q.question, "prediction": q.prediction, "score": q.score}))
+                    .collect::<Vec<_>>()),
+                tool_calls: json!([]),
+                outcome_status: if errors.is_empty() { "answered" } else { "errors" }.into(),
+                errors: Value::Array(errors),
+                metrics: json!({"questions": qs.len(), "mean_score": mean, "method": e.method}),
+            }
+        })
+        .collect()
+}
+
+/// Read a run's invocation log for the registry (none when the run has no log yet).
+pub fn read_invocations(dir: &Path) -> Result<Vec<Invocation>> {
+    if !dir.join("invocations.jsonl").exists() {
+        return Ok(Vec::new());
+    }
+    crate::invocations::read(dir).context("reading the invocation log for the registry")
+}
