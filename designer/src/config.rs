@@ -47,6 +47,12 @@ pub struct DesignerConfig {
     /// The release gate between candidate and canary ("off": the reference's behaviour,
     /// every accepted change goes live as a canary; "offline": replay its cases first).
     pub gate: crate::gate::GateMode,
+    /// Where the gate's thresholds start from: "memskill" (its defaults) or "governance"
+    /// (the governance design's promotion gate: at least 5 cases, pass rate at least 0.80,
+    /// outcome delta at least 0.15, activation precision at least 0.85 and recall at least
+    /// 0.70, false triggers at most 0.10, no safety finding, no regression). Keys set in
+    /// `gate_rules` override the preset's.
+    pub gate_preset: crate::gate::GatePreset,
     /// Thresholds of the offline gate.
     pub gate_rules: crate::gate::GateRules,
     /// Weights of the skill score (shown by `skills show` and to the designer).
@@ -80,6 +86,7 @@ impl Default for DesignerConfig {
             safety_judge: false,
             mode: DesignerMode::Full,
             gate: Default::default(),
+            gate_preset: Default::default(),
             gate_rules: Default::default(),
             score: Default::default(),
             interactive: false,

@@ -71,7 +71,52 @@ pub struct GateRules {
     /// Of the candidate's selections, at least this share must have performed the skill's
     /// action kind, reached the memory bank, and been neither flagged nor refused (process).
     pub min_process: f64,
+    /// The candidate's mean case score (its pass rate on the replayed cases) must reach this
+    /// (0: not checked; the governance preset asks 0.80).
+    pub min_pass_rate: f64,
 }
+
+/// `designer.gate_preset`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GatePreset {
+    #[default]
+    Memskill,
+    Governance,
+}
+
+/// The governance design's promotion gate, as `gate_rules` keys and TOML values (the rest
+/// stay memskill's).
+pub const GOVERNANCE_GATE: &[(&str, &str)] = &[
+    ("min_cases", "5"),
+    ("min_pass_rate", "0.80"),
+    ("min_outcome_delta", "0.15"),
+    ("min_precision", "0.85"),
+    ("min_recall", "0.70"),
+    ("max_false_positive_rate", "0.10"),
+    ("max_safety_findings", "0"),
+    ("max_regressions", "0"),
+];
+
+/// The governance design's skill-score weights (`designer.score = "governance"`): outcome
+/// 0.30, activation 0.20 (precision and recall 0.10 each), process 0.15, user feedback 0.10,
+/// reuse 0.10, maintainability 0.05, cost -0.05 (token overhead), safety -0.05; the terms the
+/// design does not weigh are 0. TOML values, as a `[designer.score]` table holds them.
+pub const GOVERNANCE_SCORE: &[(&str, &str)] = &[
+    ("outcome", "0.30"),
+    ("precision", "0.10"),
+    ("recall", "0.10"),
+    ("false_positives", "0.0"),
+    ("process", "0.15"),
+    ("regressions", "0.0"),
+    ("token_overhead", "0.05"),
+    ("latency_overhead", "0.0"),
+    ("call_overhead", "0.0"),
+    ("safety", "0.05"),
+    ("reuse", "0.10"),
+    ("feedback", "0.10"),
+    ("maintainability", "0.05"),
+];
 
 impl Default for GateRules {
     fn default() -> Self {
@@ -89,6 +134,7 @@ impl Default for GateRules {
             latency_noise_ms: 250.0,
             max_call_overhead: 0.10,
             min_process: 0.80,
+            min_pass_rate: 0.0,
         }
     }
 }
@@ -118,6 +164,11 @@ pub struct ScoreWeights {
     pub safety: f64,
     /// + reuse: uses in training / 100, capped at 1 (memskill's own term, issue 16).
     pub reuse: f64,
+    /// Plus user feedback and plus maintainability: the governance design's two terms that a
+    /// bank holds no evidence for (feedback lives in the registry; maintainability is not
+    /// measured), shown as not measured and contributing 0, whatever their weight.
+    pub feedback: f64,
+    pub maintainability: f64,
 }
 
 impl Default for ScoreWeights {
@@ -134,6 +185,8 @@ impl Default for ScoreWeights {
             call_overhead: 0.25,
             safety: 1.0,
             reuse: 0.25,
+            feedback: 0.0,
+            maintainability: 0.0,
         }
     }
 }
@@ -218,6 +271,17 @@ fn judge(run: &EvalRun, rules: &GateRules, activation: bool) -> (bool, Vec<Strin
         reasons.extend(activation_reasons(run, rules));
     }
     reasons.extend(cost_reasons(run, rules));
+    if rules.min_pass_rate > 0.0 {
+        let rate = run
+            .mode(CompareMode::Candidate)
+            .map_or(f64::NAN, |m| m.score);
+        if rate.is_nan() || rate < rules.min_pass_rate {
+            reasons.push(format!(
+                "pass rate {rate:.2} below {:.2} (the candidate's mean case score)",
+                rules.min_pass_rate
+            ));
+        }
+    }
     if let Some(m) = run.mode(CompareMode::Candidate) {
         if let Some(p) = m.process().filter(|p| *p < rules.min_process) {
             reasons.push(format!(
@@ -517,7 +581,7 @@ pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Ve
     };
     let regressions =
         (!run.cases.is_empty()).then(|| run.regressions as f64 / run.cases.len() as f64);
-    let terms: [(&'static str, Option<f64>, f64); 11] = [
+    let terms: [(&'static str, Option<f64>, f64); 13] = [
         (
             "outcome delta",
             run.outcome_delta.is_finite().then_some(run.outcome_delta),
@@ -557,6 +621,8 @@ pub fn score_terms(bank: &SkillBank, skill: &str, w: &ScoreWeights) -> Option<Ve
             Some((s.usage.count as f64 / 100.0).min(1.0)),
             w.reuse,
         ),
+        ("user feedback", None, w.feedback),
+        ("maintainability", None, w.maintainability),
     ];
     Some(
         terms
@@ -711,6 +777,24 @@ mod tests {
             mode(CompareMode::Candidate, &[1.0], 1),
         ]);
         assert!(verdict(&few, &rules).1[0].contains("at least 5"));
+    }
+
+    /// The governance preset's pass rate: the candidate's mean case score must reach it.
+    #[test]
+    fn the_pass_rate_rule_holds_a_candidate_that_helps_but_passes_too_few_cases() {
+        let some_help = run(vec![
+            mode(CompareMode::Without, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0], 100),
+            mode(CompareMode::Candidate, &[1.0, 1.0, 0.0, 0.0, 0.0, 1.0], 100),
+        ]);
+        let mut rules = GateRules::default();
+        assert!(verdict(&some_help, &rules).0);
+        rules.min_pass_rate = 0.80;
+        let (ok, reasons) = verdict(&some_help, &rules);
+        assert!(!ok);
+        assert_eq!(
+            reasons,
+            ["pass rate 0.50 below 0.80 (the candidate's mean case score)"]
+        );
     }
 
     #[test]
@@ -975,8 +1059,20 @@ mod tests {
                 "latency overhead",
                 "call overhead",
                 "safety findings",
-                "reuse"
+                "reuse",
+                "user feedback",
+                "maintainability"
             ]
+        );
+        // the governance terms without evidence count 0 whatever their weight
+        let gov = ScoreWeights {
+            feedback: 0.1,
+            maintainability: 0.05,
+            ..d.clone()
+        };
+        assert_eq!(
+            skill_score(&bank, "keep-dates", &gov),
+            skill_score(&bank, "keep-dates", &d)
         );
         // 1.0 outcome + 0.25 * 0.75 process - 0.5 * 0.5 tokens - 0.25 * 2.0 latency
         let total = skill_score(&bank, "keep-dates", &d).unwrap();

@@ -49,8 +49,9 @@ pub use export::{
 };
 pub use gate::{
     activation_not_gated, admit_all, eval_runs_md, failed_run, latency_pct, release_verdict,
-    score_terms, settle, skill_score, summarise, verdict, GateMode, GateRules, ScoreTerm,
-    ScoreWeights, LATENCY_NOT_MEASURED, NEW_SKILL_ACTIVATION_NOTE,
+    score_terms, settle, skill_score, summarise, verdict, GateMode, GatePreset, GateRules,
+    ScoreTerm, ScoreWeights, GOVERNANCE_GATE, GOVERNANCE_SCORE, LATENCY_NOT_MEASURED,
+    NEW_SKILL_ACTIVATION_NOTE,
 };
 pub use guard::{
     adopt_legacy, approve, check_bank, check_bank_with, finding_for, load_mode, record_for,

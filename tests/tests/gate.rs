@@ -434,7 +434,7 @@ fn a_slow_candidate_fails_on_latency_and_a_sloppy_one_on_process() {
             .skip(1)
             .take_while(|l| l.starts_with("    "))
             .collect();
-        assert_eq!(terms.len(), 11, "{table}");
+        assert_eq!(terms.len(), 13, "{table}");
         for t in [
             "latency overhead",
             "process",

@@ -1448,6 +1448,56 @@ fn legacy_score_keys(user: &mut toml::Table, origin: &str) {
     }
 }
 
+/// `designer.gate_preset = "governance"` puts the governance design's gate thresholds under
+/// the `designer.gate_rules` keys the config does not set; `designer.score = "governance"`
+/// (or `"memskill"`) stands for that preset's weights table.
+fn apply_presets(user: &mut toml::Table) -> Result<()> {
+    let Some(d) = user.get_mut("designer").and_then(|d| d.as_table_mut()) else {
+        return Ok(());
+    };
+    let literal = |v: &str| -> Result<toml::Value> {
+        let mut t: toml::Table = toml::from_str(&format!("v = {v}"))?;
+        t.remove("v").context("preset value")
+    };
+    match d.get("gate_preset").map(|v| v.as_str()) {
+        None | Some(Some("memskill")) => {}
+        Some(Some("governance")) => {
+            let rules = d
+                .entry("gate_rules")
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .context("designer.gate_rules must be a table")?;
+            for (k, v) in memskill_designer::GOVERNANCE_GATE {
+                if !rules.contains_key(*k) {
+                    rules.insert(k.to_string(), literal(v)?);
+                }
+            }
+        }
+        Some(other) => bail!(
+            "designer.gate_preset: expected \"memskill\" or \"governance\", got {}",
+            other.map_or("a non-string".to_string(), |s| format!("{s:?}"))
+        ),
+    }
+    if let Some(name) = d.get("score").and_then(|v| v.as_str()).map(str::to_string) {
+        match name.as_str() {
+            "memskill" => {
+                d.remove("score");
+            }
+            "governance" => {
+                let mut t = toml::Table::new();
+                for (k, v) in memskill_designer::GOVERNANCE_SCORE {
+                    t.insert(k.to_string(), literal(v)?);
+                }
+                d.insert("score".into(), toml::Value::Table(t));
+            }
+            other => bail!(
+                "designer.score: a table of weights, or \"memskill\" / \"governance\", not {other:?}"
+            ),
+        }
+    }
+    Ok(())
+}
+
 /// A configuration before it is resolved: the raw TOML layers merged key by key (a file with
 /// its `extends` chain, or the config a checkpoint stored, or nothing for the defaults; then
 /// the `--set` overrides; then whatever a command changes, such as an evaluation moved to
@@ -1575,6 +1625,7 @@ impl RawConfig {
             ..
         } = self;
         legacy_score_keys(&mut user, &origin);
+        apply_presets(&mut user).with_context(|| format!("config {origin}: invalid value"))?;
         check_llm_sections(&user).with_context(|| format!("config {origin}: invalid value"))?;
         let cfg = match build(&user) {
             Ok(c) => c,
@@ -1859,6 +1910,63 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The governance presets: the gate's thresholds fill the keys a config leaves out (a key
+    /// it sets wins), the score preset is the design's weights, the defaults are unchanged,
+    /// and an unknown preset is named.
+    #[test]
+    fn governance_presets() {
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let d = Config::from_toml_str("", &[], "test").unwrap().designer.cfg;
+        assert_eq!(d.gate_rules.min_pass_rate, 0.0);
+        assert_eq!(d.gate_rules.min_outcome_delta, 0.05);
+        let g = Config::from_toml_str(
+            "",
+            &sets(&[
+                "designer.gate_preset=\"governance\"",
+                "designer.gate_rules.min_recall=0.5",
+                "designer.score=\"governance\"",
+            ]),
+            "test",
+        )
+        .unwrap()
+        .designer
+        .cfg;
+        let r = &g.gate_rules;
+        assert_eq!(
+            (r.min_cases, r.max_regressions, r.max_safety_findings),
+            (5, 0, 0)
+        );
+        assert_eq!((r.min_pass_rate, r.min_outcome_delta), (0.80, 0.15));
+        assert_eq!((r.min_precision, r.min_recall), (0.85, 0.5));
+        assert_eq!(r.max_false_positive_rate, 0.10);
+        let w = &g.score;
+        let total = w.outcome
+            + w.precision
+            + w.recall
+            + w.process
+            + w.feedback
+            + w.reuse
+            + w.maintainability;
+        assert!((total - 0.90).abs() < 1e-12, "{w:?}");
+        assert_eq!((w.token_overhead, w.safety), (0.05, 0.05));
+        // the saved config resolves to the same values
+        let again = Config::from_toml_str(
+            &Config::from_toml_str("", &sets(&["designer.gate_preset=\"governance\""]), "t")
+                .unwrap()
+                .to_toml()
+                .unwrap(),
+            &[],
+            "saved",
+        )
+        .unwrap();
+        assert_eq!(again.designer.cfg.gate_rules.min_pass_rate, 0.80);
+        let e = Config::from_toml_str("", &sets(&["designer.gate_preset=\"strict\""]), "test")
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("designer.gate_preset"), "{e:#}");
+        let e = Config::from_toml_str("", &sets(&["designer.score=\"best\""]), "test").unwrap_err();
+        assert!(format!("{e:#}").contains("designer.score"), "{e:#}");
+    }
 
     /// `structured` reads "off" / "json_schema" with the key named on a bad value; the local
     /// backend takes "json_schema" only in a build with the `structured-local` feature.

@@ -203,6 +203,8 @@ pub const LIMITS: &[(&str, f64, f64, &str)] = &[
     ("designer.score.regressions", 0.0, 1e6, "a score weight"),
     ("designer.score.safety", 0.0, 1e6, "a score weight"),
     ("designer.score.reuse", 0.0, 1e6, "a score weight"),
+    ("designer.score.feedback", 0.0, 1e6, "a score weight"),
+    ("designer.score.maintainability", 0.0, 1e6, "a score weight"),
     ("designer.score.token_overhead", 0.0, 1e6, "a score weight"),
     (
         "designer.score.latency_overhead",
@@ -232,6 +234,7 @@ pub const LIMITS: &[(&str, f64, f64, &str)] = &[
     ("designer.gate_rules.min_precision", 0.0, 1.0, "a precision"),
     ("designer.gate_rules.min_recall", 0.0, 1.0, "a recall"),
     ("designer.gate_rules.min_process", 0.0, 1.0, "a score"),
+    ("designer.gate_rules.min_pass_rate", 0.0, 1.0, "a score"),
     (
         "designer.gate_rules.max_false_positive_rate",
         0.0,
