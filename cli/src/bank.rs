@@ -29,6 +29,35 @@ pub enum BankCmd {
     /// memory a reader may see (`MemoryBank::shown`), with its type, scope and sensitivity;
     /// filtered to a scope, and ranked against a query.
     Show(ShowArgs),
+    /// Forget memories on a user's request: their text and every earlier revision are erased
+    /// (not only tombstoned, as an executor DELETE does), each leaves a record (which memory,
+    /// a hash of what was erased, who, why, when). Rewrites the file atomically.
+    Forget(ForgetArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ForgetArgs {
+    /// A memory bank JSON file (from `bank build`).
+    pub file: PathBuf,
+    /// The memory to forget (repeatable).
+    #[arg(
+        long = "memory",
+        value_name = "ID",
+        required_unless_present = "matching"
+    )]
+    pub memories: Vec<u64>,
+    /// Forget every memory whose text, or an earlier text, contains this (case-insensitive).
+    #[arg(long, conflicts_with = "memories")]
+    pub matching: Option<String>,
+    /// Why (kept in the record).
+    #[arg(long)]
+    pub reason: String,
+    /// Who asked (default: $USER).
+    #[arg(long)]
+    pub by: Option<String>,
+    /// List what would be forgotten; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(clap::Args)]
@@ -87,6 +116,7 @@ pub fn run(c: BankCmd) -> Result<()> {
     match c {
         BankCmd::Build(a) => build(a),
         BankCmd::Show(a) => show(a),
+        BankCmd::Forget(a) => forget(a),
     }
 }
 
@@ -297,4 +327,74 @@ fn print_all(text: &str) -> Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+/// `bank forget`: the memories named or matched, forgotten (see [`MemoryBank::forget`]).
+fn forget(a: ForgetArgs) -> Result<()> {
+    if a.reason.trim().is_empty() {
+        bail!("--reason: say why (kept in the record)");
+    }
+    let by =
+        a.by.clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|s| !s.trim().is_empty())
+            .context("who asked? pass --by NAME ($USER is not set)")?;
+    let mut bank = read_bank(&a.file)?;
+    let ids: Vec<u64> = match &a.matching {
+        Some(text) => {
+            let t = text.to_lowercase();
+            if t.trim().is_empty() {
+                bail!("--matching needs some text");
+            }
+            bank.all()
+                .iter()
+                .filter(|m| !bank.forgotten.iter().any(|f| f.memory_id == m.id))
+                .filter(|m| {
+                    m.content.to_lowercase().contains(&t)
+                        || m.history
+                            .iter()
+                            .any(|r| r.content.to_lowercase().contains(&t))
+                })
+                .map(|m| m.id)
+                .collect()
+        }
+        None => a.memories.clone(),
+    };
+    if ids.is_empty() {
+        bail!("{}: no memory matches; nothing forgotten", a.file.display());
+    }
+    for id in &ids {
+        let m = bank
+            .get(*id)
+            .with_context(|| format!("{}: no memory {id}", a.file.display()))?;
+        println!("memory {id}: {}", m.content);
+    }
+    if a.dry_run {
+        println!("(dry run: {} memories would be forgotten)", ids.len());
+        return Ok(());
+    }
+    let at = memskill_registry::clock::now();
+    for id in &ids {
+        let rec = bank
+            .forget(*id, &a.reason, &by, &at)
+            .map_err(|e| anyhow!("{}: {e}", a.file.display()))?;
+        println!(
+            "forgot memory {id}: {} text(s) erased (sha256 {}), by {by}: {}",
+            rec.texts_erased,
+            &rec.erased_sha256[..12],
+            rec.reason
+        );
+    }
+    let json = serde_json::to_string_pretty(&bank).context("serialising the memory bank")?;
+    write_output(
+        &a.file,
+        (json + "\n").as_bytes(),
+        &WriteGuard::new("bank forget", true),
+    )?;
+    println!(
+        "{} rewritten; {} forget record(s) in it",
+        a.file.display(),
+        bank.forgotten.len()
+    );
+    Ok(())
 }

@@ -19,6 +19,8 @@ pub enum CoreError {
     UnknownMemory(u64),
     #[error("memory {0} was deleted")]
     DeletedMemory(u64),
+    #[error("memory {0} was already forgotten")]
+    ForgottenMemory(u64),
     #[error("memory confidence {0} is not within [0, 1]")]
     InvalidConfidence(f32),
     #[error("embedding dimension {got} does not match the bank's {expected}")]

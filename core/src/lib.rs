@@ -32,8 +32,8 @@ pub use llm::{
     TextEncoder, Usage,
 };
 pub use memory::{
-    date_key, normalize_ws, MemoryAction, MemoryBank, MemoryId, MemoryItem, MemoryRevision,
-    MemoryType, Provenance, Tombstone,
+    date_key, normalize_ws, ForgetRecord, MemoryAction, MemoryBank, MemoryId, MemoryItem,
+    MemoryRevision, MemoryType, Provenance, Tombstone,
 };
 pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};

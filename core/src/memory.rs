@@ -273,6 +273,25 @@ pub fn normalize_ws(s: &str) -> String {
 pub struct MemoryBank {
     items: Vec<MemoryItem>,
     dim: Option<usize>,
+    /// What was forgotten on request ([`MemoryBank::forget`]): no text, only the record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forgotten: Vec<ForgetRecord>,
+}
+
+/// The record a forgotten memory leaves: which memory, a hash of the texts erased (so a later
+/// copy of the same text can be recognised without keeping it), who asked, why, when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForgetRecord {
+    pub memory_id: MemoryId,
+    /// sha256 of the erased texts (the current one and every earlier revision, joined by
+    /// newlines).
+    pub erased_sha256: String,
+    /// How many texts were erased (the current one plus its revisions).
+    pub texts_erased: usize,
+    pub reason: String,
+    pub by: String,
+    /// When, as the caller gives it (RFC 3339).
+    pub at: String,
 }
 
 impl MemoryBank {
@@ -567,6 +586,54 @@ impl MemoryBank {
         out
     }
 
+    /// Forget a memory on request (a user's "forget this"): unlike [`MemoryBank::delete`],
+    /// which keeps the text and history of a tombstoned memory, this erases its text, every
+    /// earlier revision and their embeddings, so that no view of the bank (as of any date)
+    /// shows it again; the id stays, tombstoned, and a [`ForgetRecord`] says what happened.
+    /// A memory already forgotten is an error.
+    pub fn forget(
+        &mut self,
+        id: MemoryId,
+        reason: &str,
+        by: &str,
+        at: &str,
+    ) -> Result<ForgetRecord, CoreError> {
+        if self.forgotten.iter().any(|f| f.memory_id == id) {
+            return Err(CoreError::ForgottenMemory(id));
+        }
+        let dim = self.dim.unwrap_or(0);
+        let item = self
+            .items
+            .get_mut(id as usize)
+            .ok_or(CoreError::UnknownMemory(id))?;
+        let mut texts: Vec<String> = item.history.iter().map(|r| r.content.clone()).collect();
+        texts.push(std::mem::take(&mut item.content));
+        let rec = ForgetRecord {
+            memory_id: id,
+            erased_sha256: crate::sha256_hex(texts.join("\n")),
+            texts_erased: texts.len(),
+            reason: reason.to_string(),
+            by: by.to_string(),
+            at: at.to_string(),
+        };
+        item.history.clear();
+        item.embedding = vec![0.0; dim];
+        item.flag = None;
+        // no validity end: a view "as of" an earlier date must not bring it back
+        item.valid_to = None;
+        item.valid_from = None;
+        item.deleted = Some(Tombstone {
+            provenance: Provenance {
+                span_id: format!("forgotten on request: {reason}"),
+                skills: Vec::new(),
+                step: item.updated_step,
+                observed_at: None,
+            },
+        });
+        self.forgotten.push(rec.clone());
+        Ok(rec)
+    }
+
     /// Tombstone a memory: it stops being retrieved but keeps its text and history.
     pub fn delete(&mut self, id: MemoryId, prov: Provenance) -> Result<(), CoreError> {
         let item = self.live_mut(id)?;
@@ -671,6 +738,65 @@ pub fn norm(a: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Forgetting erases the text and every revision (no view brings it back, the JSON no
+    /// longer holds it), keeps the id tombstoned and leaves a record; twice is an error.
+    #[test]
+    fn forget_erases_text_and_history_and_leaves_a_record() {
+        let mut b = MemoryBank::new();
+        let a = b
+            .insert(
+                "Ann lives in Oslo".into(),
+                vec![1.0, 0.0],
+                dated("s1", 1, "1 May, 2023"),
+            )
+            .unwrap();
+        b.update(
+            a,
+            "Ann lives in Bergen".into(),
+            vec![0.9, 0.1],
+            dated("s2", 2, "9 May, 2023"),
+        )
+        .unwrap();
+        let keep = b
+            .insert("Bo likes tea".into(), vec![0.0, 1.0], p("s3", 3))
+            .unwrap();
+        let rec = b
+            .forget(a, "the user asked", "ann", "2026-12-07T12:00:00Z")
+            .unwrap();
+        assert_eq!((rec.memory_id, rec.texts_erased), (a, 2));
+        assert_eq!(
+            rec.erased_sha256,
+            crate::sha256_hex("Ann lives in Oslo\nAnn lives in Bergen")
+        );
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(!json.contains("Oslo") && !json.contains("Bergen"), "{json}");
+        assert!(json.contains("the user asked"));
+        assert_eq!(b.live().map(|m| m.id).collect::<Vec<_>>(), [keep]);
+        for date in ["5 May, 2023", "10 May, 2023", "1 Jan, 2020"] {
+            assert!(b.as_of(date).get(a).unwrap().deleted.is_some(), "{date}");
+        }
+        assert_eq!(
+            b.retrieve(&[1.0, 0.0], 5)
+                .iter()
+                .map(|r| r.0)
+                .collect::<Vec<_>>(),
+            [keep]
+        );
+        assert!(matches!(
+            b.forget(a, "again", "ann", "t"),
+            Err(CoreError::ForgottenMemory(_))
+        ));
+        assert!(matches!(
+            b.forget(99, "x", "ann", "t"),
+            Err(CoreError::UnknownMemory(99))
+        ));
+        // a round trip keeps the record; an old bank without records reads as none
+        let back: MemoryBank = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.forgotten, b.forgotten);
+        let old: MemoryBank = serde_json::from_str(r#"{"items": [], "dim": null}"#).unwrap();
+        assert!(old.forgotten.is_empty());
+    }
 
     fn p(span: &str, step: u64) -> Provenance {
         Provenance {

@@ -1,6 +1,6 @@
-//! `memskill bank build` and `memskill bank show` end to end (issue 26, item 4): one LoCoMo
-//! sample's typed, scoped memory bank through the scripted executor, and scope-filtered
-//! views of it.
+//! `memskill bank build`, `bank show` and `bank forget` end to end (issue 26, item 4; issue
+//! 43): one LoCoMo sample's typed, scoped memory bank through the scripted executor,
+//! scope-filtered views of it, and one user's memories forgotten on request.
 
 use memskill_e2e::{memskill, repo_root, stderr};
 
@@ -91,4 +91,67 @@ fn a_locomo_sample_bank_is_typed_scoped_and_filtered_by_scope() {
     ]);
     assert!(!again.status.success());
     assert!(stderr(&again).contains("--out"), "{}", stderr(&again));
+
+    // Caroline asks to be forgotten: a dry run changes nothing, then every memory holding
+    // her name loses its text (and earlier texts), each with a record
+    let before = std::fs::read_to_string(&bank).unwrap();
+    let forget = |extra: &[&str]| {
+        let mut args = vec![
+            "bank",
+            "forget",
+            &*bank_s,
+            "--reason",
+            "the user asked to be forgotten",
+            "--by",
+            "caroline",
+        ];
+        args.extend_from_slice(extra);
+        memskill(&args)
+    };
+    let dry = forget(&["--matching", "caroline", "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert_eq!(std::fs::read_to_string(&bank).unwrap(), before);
+    let hers = all
+        .iter()
+        .filter(|r| r["scope"]["user"] == "Caroline")
+        .count();
+    let o = forget(&["--matching", "caroline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&bank).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let records = b["forgotten"].as_array().unwrap();
+    assert!(records.len() >= hers, "{records:?}");
+    assert!(records
+        .iter()
+        .all(|r| r["by"] == "caroline" && r["reason"] == "the user asked to be forgotten"));
+    let left = rows(&show(&[]));
+    assert!(
+        left.iter().all(|r| !r["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("caroline")),
+        "{left:?}"
+    );
+    assert_eq!(left.len(), all.len() - records.len());
+    for m in b["items"].as_array().unwrap() {
+        let text = m.to_string().to_lowercase();
+        assert!(
+            !text.contains("caroline:"),
+            "a forgotten text is still in the file: {m}"
+        );
+    }
+    // nothing left to forget; an unknown id is named
+    let again = forget(&["--matching", "caroline"]);
+    assert!(
+        !again.status.success() && stderr(&again).contains("no memory matches"),
+        "{}",
+        stderr(&again)
+    );
+    let bad = forget(&["--memory", "9999"]);
+    assert!(
+        !bad.status.success() && stderr(&bad).contains("no memory 9999"),
+        "{}",
+        stderr(&bad)
+    );
 }
