@@ -467,13 +467,8 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
         add(sync::write(
             &loc,
             &RunRecords {
-                dir,
-                kind: "import",
-                dataset: None,
                 bank: Some(&bank),
-                weights: &none,
-                invocations: &[],
-                eval: None,
+                ..RunRecords::new(dir, "import", &none)
             },
         )?);
     } else if path.join("results.json").is_file() {
@@ -484,13 +479,14 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
         add(sync::write(
             &loc,
             &RunRecords {
-                dir: path,
-                kind: "eval",
                 dataset: Some(&results.dataset),
-                bank: None,
-                weights: &none,
-                invocations: &[],
-                eval: Some(&results),
+                eval: Some(sync::EvalView {
+                    method: &results.method,
+                    dataset: &results.dataset,
+                    split: &results.split,
+                    queries: &results.queries,
+                }),
+                ..RunRecords::new(path, "eval", &none)
             },
         )?);
     } else if path.join("skills-eval.json").is_file() {
@@ -508,13 +504,8 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
         add(sync::write(
             &loc,
             &RunRecords {
-                dir: path,
-                kind: "skills-eval",
-                dataset: None,
                 bank: Some(&bank),
-                weights: &none,
-                invocations: &[],
-                eval: None,
+                ..RunRecords::new(path, "skills-eval", &none)
             },
         )?);
     } else if path.join("config.toml").is_file() {
@@ -560,7 +551,11 @@ fn ingest_training(
         let bank = memskill_trainer::runtime::load_bank(p)?;
         add(sync::write(
             loc,
-            &train_records(dir, &dataset, &bank, weights, &[]),
+            &RunRecords {
+                dataset: Some(&dataset),
+                bank: Some(&bank),
+                ..RunRecords::new(dir, "train", weights)
+            },
         )?);
     }
     let final_bank = [
@@ -581,25 +576,12 @@ fn ingest_training(
     let log = sync::read_invocations(dir)?;
     add(sync::write(
         loc,
-        &train_records(dir, &dataset, &bank, weights, &log),
+        &RunRecords {
+            dataset: Some(&dataset),
+            bank: Some(&bank),
+            invocations: &log,
+            ..RunRecords::new(dir, "train", weights)
+        },
     )?);
     Ok(())
-}
-
-fn train_records<'a>(
-    dir: &'a Path,
-    dataset: &'a str,
-    bank: &'a SkillBank,
-    weights: &'a memskill_designer::ScoreWeights,
-    invocations: &'a [memskill_trainer::invocations::Invocation],
-) -> RunRecords<'a> {
-    RunRecords {
-        dir,
-        kind: "train",
-        dataset: Some(dataset),
-        bank: Some(bank),
-        weights,
-        invocations,
-        eval: None,
-    }
 }

@@ -236,13 +236,13 @@ pub fn run_skills_eval(
         memskill_trainer::skill_registry::write_or_warn(
             &loc,
             &memskill_trainer::skill_registry::RunRecords {
-                dir: &out,
-                kind: "skills-eval",
                 dataset: Some(&dataset),
                 bank: Some(&evaluated),
-                weights: &cfg.designer.cfg.score,
-                invocations: &[],
-                eval: None,
+                ..memskill_trainer::skill_registry::RunRecords::new(
+                    &out,
+                    "skills-eval",
+                    &cfg.designer.cfg.score,
+                )
             },
         );
     }

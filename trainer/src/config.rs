@@ -173,8 +173,39 @@ pub struct Config {
     pub tracking: crate::tracking::TrackingConfig,
     /// The governance registry runs write into (`crate::skill_registry`); off by default,
     /// and then left out of the saved config.
-    #[serde(skip_serializing_if = "crate::skill_registry::RegistryConfig::is_off")]
-    pub registry: crate::skill_registry::RegistryConfig,
+    #[serde(skip_serializing_if = "RegistryConfig::is_off")]
+    pub registry: RegistryConfig,
+}
+
+/// `[registry]`: where runs write their governance records (`crate::skill_registry`) (off when `url` is empty and
+/// `MEMSKILL_REGISTRY` is unset).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RegistryConfig {
+    /// A SQLite file (`runs/registry.db`) or a PostgreSQL URL (`postgres://user@host/db`).
+    pub url: String,
+}
+
+impl RegistryConfig {
+    pub fn is_off(&self) -> bool {
+        self.url.trim().is_empty()
+    }
+    /// Every key of the section, for the unknown-key check.
+    pub fn all_keys() -> toml::Table {
+        let mut t = toml::Table::new();
+        t.insert("url".into(), "".into());
+        t
+    }
+    /// The registry runs write into: the config's, else `MEMSKILL_REGISTRY`'s.
+    pub fn location(&self) -> Option<memskill_registry::Location> {
+        if !self.is_off() {
+            return Some(memskill_registry::Location::parse(&self.url));
+        }
+        std::env::var("MEMSKILL_REGISTRY")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| memskill_registry::Location::parse(&s))
+    }
 }
 
 /// Prompt templates.
@@ -1299,7 +1330,7 @@ fn known_keys(resolved: &Config) -> Result<toml::Table> {
     );
     known.insert(
         "registry".into(),
-        toml::Value::Table(crate::skill_registry::RegistryConfig::all_keys()),
+        toml::Value::Table(RegistryConfig::all_keys()),
     );
     let all = LlmConfig::all_keys();
     for section in LLM_SECTIONS {

@@ -535,22 +535,30 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     write_results(&out, &results)?;
     if results.check_error_rate().is_ok() {
         track_eval(&cfg, &run_dir, &ck, &results);
-        if let Some(loc) = cfg.registry.location() {
-            crate::skill_registry::write_or_warn(
-                &loc,
-                &crate::skill_registry::RunRecords {
-                    dir: &out,
-                    kind: "eval",
-                    dataset: Some(&results.dataset),
-                    bank: None,
-                    weights: &cfg.designer.cfg.score,
-                    invocations: &[],
-                    eval: Some(&results),
-                },
-            );
-        }
+        register_eval(&cfg, &out, &results);
     }
     Ok((results, out))
+}
+
+/// With a registry configured: one trajectory per evaluated sample (see
+/// `crate::skill_registry`; a failed write only warns).
+fn register_eval(cfg: &Config, out: &Path, results: &EvalResults) {
+    let Some(loc) = cfg.registry.location() else {
+        return;
+    };
+    crate::skill_registry::write_or_warn(
+        &loc,
+        &crate::skill_registry::RunRecords {
+            dataset: Some(&results.dataset),
+            eval: Some(crate::skill_registry::EvalView {
+                method: &results.method,
+                dataset: &results.dataset,
+                split: &results.split,
+                queries: &results.queries,
+            }),
+            ..crate::skill_registry::RunRecords::new(out, "eval", &cfg.designer.cfg.score)
+        },
+    );
 }
 
 /// The run directory of a checkpoint directory (`<run>/checkpoints/<step>`; `.` when it has

@@ -18,42 +18,10 @@ use memskill_registry::ingest::{
     self, Batch, Counts, InvocationRecord, SourceRun, TrajectoryRecord,
 };
 use memskill_registry::Location;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::eval::EvalResults;
+use crate::episode::QueryResult;
 use crate::invocations::Invocation;
-
-/// `[registry]`: where runs write their governance records (off when `url` is empty and
-/// `MEMSKILL_REGISTRY` is unset).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RegistryConfig {
-    /// A SQLite file (`runs/registry.db`) or a PostgreSQL URL (`postgres://user@host/db`).
-    pub url: String,
-}
-
-impl RegistryConfig {
-    pub fn is_off(&self) -> bool {
-        self.url.trim().is_empty()
-    }
-    /// Every key of the section, for the unknown-key check.
-    pub fn all_keys() -> toml::Table {
-        let mut t = toml::Table::new();
-        t.insert("url".into(), "".into());
-        t
-    }
-    /// The registry runs write into: the config's, else `MEMSKILL_REGISTRY`'s.
-    pub fn location(&self) -> Option<Location> {
-        if !self.is_off() {
-            return Some(Location::parse(&self.url));
-        }
-        std::env::var("MEMSKILL_REGISTRY")
-            .ok()
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| Location::parse(&s))
-    }
-}
 
 /// A run directory's registry id: its folder name and a short hash of its absolute path
 /// (two machines' `runs/a` are two runs; the same folder written twice is one).
@@ -79,7 +47,31 @@ pub struct RunRecords<'a> {
     pub bank: Option<&'a SkillBank>,
     pub weights: &'a ScoreWeights,
     pub invocations: &'a [Invocation],
-    pub eval: Option<&'a EvalResults>,
+    pub eval: Option<EvalView<'a>>,
+}
+
+/// What the registry takes of an evaluation's results (`results.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct EvalView<'a> {
+    pub method: &'a str,
+    pub dataset: &'a str,
+    pub split: &'a str,
+    pub queries: &'a [QueryResult],
+}
+
+impl<'a> RunRecords<'a> {
+    /// A write of `kind` from `dir` with nothing in it yet (set the fields it brings).
+    pub fn new(dir: &'a Path, kind: &'a str, weights: &'a ScoreWeights) -> Self {
+        RunRecords {
+            dir,
+            kind,
+            dataset: None,
+            bank: None,
+            weights,
+            invocations: &[],
+            eval: None,
+        }
+    }
 }
 
 /// Write a run's records (one transaction); returns the rows that were new.
@@ -94,7 +86,7 @@ pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
         dataset: r.dataset.map(str::to_string),
     };
     let mut trajectories = training_trajectories(&run.id, r.dataset.unwrap_or("-"), r.invocations);
-    if let Some(e) = r.eval {
+    if let Some(e) = &r.eval {
         trajectories.extend(eval_trajectories(&run.id, e));
     }
     let batch = Batch {
@@ -241,9 +233,9 @@ fn training_trajectories(run: &str, dataset: &str, log: &[Invocation]) -> Vec<Tr
 }
 
 /// One trajectory per evaluated sample: its questions, predictions and scores.
-fn eval_trajectories(run: &str, e: &EvalResults) -> Vec<TrajectoryRecord> {
-    let mut by: BTreeMap<&str, Vec<&crate::episode::QueryResult>> = BTreeMap::new();
-    for q in &e.queries {
+fn eval_trajectories(run: &str, e: &EvalView<'_>) -> Vec<TrajectoryRecord> {
+    let mut by: BTreeMap<&str, Vec<&QueryResult>> = BTreeMap::new();
+    for q in e.queries {
         by.entry(&q.sample_id).or_default().push(q);
     }
     by.into_iter()

@@ -199,13 +199,14 @@ impl Trainer<'_> {
         crate::skill_registry::write_or_warn(
             &loc,
             &crate::skill_registry::RunRecords {
-                dir: &self.files.dir,
-                kind: "train",
                 dataset: Some(&dataset),
                 bank: Some(&self.bank),
-                weights: &self.cfg.designer.cfg.score,
                 invocations: &log,
-                eval: None,
+                ..crate::skill_registry::RunRecords::new(
+                    &self.files.dir,
+                    "train",
+                    &self.cfg.designer.cfg.score,
+                )
             },
         );
         Ok(())
