@@ -177,6 +177,18 @@ fn build(a: BuildArgs) -> Result<()> {
         built.parse_problems,
         built.flagged
     );
+    if !built.contract_refused.is_empty() {
+        let by: Vec<String> = built
+            .contract_refused
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        println!(
+            "refused by the memory contract: {} writes ({})",
+            built.contract_refused.values().sum::<usize>(),
+            by.join(", ")
+        );
+    }
     print_counts(&bank);
     Ok(())
 }

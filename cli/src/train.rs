@@ -494,6 +494,9 @@ fn adapter_eval(a: EvalArgs) -> Result<()> {
 
 /// Where the results were written, or that none were (a failed evaluation writes none).
 fn print_results_path(r: &memskill_trainer::eval::EvalResults, dir: &std::path::Path) {
+    if let Some(line) = r.contract_line() {
+        println!("{line}");
+    }
     if r.check_error_rate().is_ok() {
         println!("\nresults: {}", dir.join("results.json").display());
     } else {

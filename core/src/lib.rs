@@ -7,6 +7,7 @@
 //! serde-serialisable so that checkpoints and exports are plain JSON.
 
 pub mod activation;
+pub mod contract;
 pub mod data;
 pub mod diff;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod serde_opt;
 pub mod skill;
 
 pub use activation::{activation_stats, ActivationStats, Rate};
+pub use contract::{CrossProject, MemoryContract};
 pub use data::{Query, Sample, Session, Span, Turn};
 pub use error::CoreError;
 pub use hash::sha256_hex;

@@ -567,6 +567,27 @@ impl MemoryBank {
         std::borrow::Cow::Owned(copy)
     }
 
+    /// A copy in which the given memories are tombstoned with `why` (ids unchanged): a view
+    /// that withholds them.
+    pub fn without(&self, ids: &[MemoryId], why: &str) -> MemoryBank {
+        let mut out = self.clone();
+        for m in out
+            .items
+            .iter_mut()
+            .filter(|m| m.is_live() && ids.contains(&m.id))
+        {
+            m.deleted = Some(Tombstone {
+                provenance: Provenance {
+                    span_id: why.to_string(),
+                    skills: Vec::new(),
+                    step: m.updated_step,
+                    observed_at: None,
+                },
+            });
+        }
+        out
+    }
+
     /// A copy in which every flagged memory is tombstoned (ids unchanged): what the answerer
     /// and the designer may see when flagged memories are hidden.
     pub fn without_flagged(&self) -> MemoryBank {

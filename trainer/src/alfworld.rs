@@ -430,6 +430,7 @@ pub fn run_pair(
                 parse_problems: 0,
                 flagged: 0,
                 refused: 0,
+                contract_refused: Default::default(),
                 span_tokens: Vec::new(),
                 sample_id: sample.id.clone(),
                 span_ids: Vec::new(),

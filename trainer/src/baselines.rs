@@ -204,6 +204,10 @@ pub fn run_method(
         memory_call_errors,
         memories_flagged: 0,
         memories_refused: 0,
+        contract_refused: Default::default(),
+        contract_withheld: ctx
+            .contract_withheld
+            .load(std::sync::atomic::Ordering::Relaxed),
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),

@@ -574,6 +574,10 @@ pub struct MemoryConfig {
     pub filter: MemoryFilter,
     /// Show flagged memories to the answerer and the designer anyway.
     pub show_flagged: bool,
+    /// `[memory.contract]`: the types that may be written and whether readers see other
+    /// projects' memories (`memskill_core::MemoryContract`; its defaults refuse nothing the
+    /// reproduction writes).
+    pub contract: memskill_core::MemoryContract,
     /// The server of `retriever = "openai"` (left out of the saved config while it has its
     /// defaults).
     #[serde(skip_serializing_if = "EmbeddingServer::is_retriever_default")]
@@ -588,6 +592,7 @@ impl Default for MemoryConfig {
             retriever_query_path: None,
             filter: MemoryFilter::Flag,
             show_flagged: false,
+            contract: Default::default(),
             retriever_openai: EmbeddingServer::retriever_default(),
         }
     }

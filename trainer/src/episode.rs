@@ -1,6 +1,7 @@
 //! One episode: a sample's spans go through retrieval -> controller -> executor -> memory
 //! bank, then its queries are answered and scored.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -143,6 +144,11 @@ pub struct EpisodeCtx<'a> {
     pub memory_filter: MemoryFilter,
     /// Flagged memories are shown to the answerer (and so the designer) anyway (`memory.show_flagged`).
     pub show_flagged: bool,
+    /// `memory.contract`: writes of refused types are dropped (counted in
+    /// [`BuiltMemory::contract_refused`]); memories of other projects are withheld from the
+    /// answerer (counted here, once per memory per view).
+    pub contract: &'a memskill_core::MemoryContract,
+    pub contract_withheld: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl<'a> EpisodeCtx<'a> {
@@ -203,6 +209,8 @@ impl<'a> EpisodeCtx<'a> {
             domain: memory_domain(cfg.data.dataset),
             memory_filter: cfg.memory.filter_mode(),
             show_flagged: cfg.memory.show_flagged,
+            contract: &cfg.memory.contract,
+            contract_withheld: Arc::default(),
         }
     }
 
@@ -219,6 +227,22 @@ impl<'a> EpisodeCtx<'a> {
         }
         if let Some((scope, mode)) = &self.answer_scope {
             shown = std::borrow::Cow::Owned(shown.only_scope(scope, *mode));
+        }
+        let reader = self
+            .answer_scope
+            .as_ref()
+            .and_then(|(s, _)| s.project.as_deref());
+        let withheld: Vec<MemoryId> = shown
+            .live()
+            .filter(|m| self.contract.withholds(reader, m))
+            .map(|m| m.id)
+            .collect();
+        if !withheld.is_empty() {
+            self.contract_withheld
+                .fetch_add(withheld.len(), std::sync::atomic::Ordering::Relaxed);
+            shown = std::borrow::Cow::Owned(
+                shown.without(&withheld, "memory contract: another project"),
+            );
         }
         shown
     }
@@ -311,6 +335,8 @@ pub struct BuiltMemory {
     /// Memory writes the filter flagged (`memory.filter = "flag"`) or refused (`"refuse"`).
     pub flagged: usize,
     pub refused: usize,
+    /// Memory writes the memory contract refused, by type (`memory.contract`).
+    pub contract_refused: BTreeMap<String, usize>,
     /// Executor tokens (prompt + completion) per span; 0 for a failed call.
     pub span_tokens: Vec<u64>,
     /// The sample and the ids of its spans, in order (the invocation log).
@@ -420,6 +446,7 @@ pub fn build_memory_with(
         errors: Vec::new(),
         flagged: 0,
         refused: 0,
+        contract_refused: BTreeMap::new(),
         span_tokens: Vec::new(),
         sample_id: sample.id.clone(),
         span_ids: sample.spans.iter().map(|s| s.id.clone()).collect(),
@@ -773,9 +800,32 @@ fn apply_filtered(
         }
         _ => false,
     };
-    let kept: Vec<memskill_core::MemoryAction> =
-        actions.iter().filter(|a| !refused(a)).cloned().collect();
-    out.refused += actions.len() - kept.len();
+    // the memory contract's types: `metas` holds one entry per INSERT / UPDATE, in order
+    let mut writes = metas.iter();
+    let mut by_contract = Vec::with_capacity(actions.len());
+    for a in actions {
+        let kind = match a {
+            memskill_core::MemoryAction::Insert { .. }
+            | memskill_core::MemoryAction::Update { .. } => writes.next().and_then(|(_, m)| m.kind),
+            _ => {
+                by_contract.push(false);
+                continue;
+            }
+        };
+        let refuse = ctx.contract.refuses_write(kind).is_some();
+        if refuse {
+            let name = kind.map_or("untyped", |k| k.as_str());
+            *out.contract_refused.entry(name.to_string()).or_default() += 1;
+        }
+        by_contract.push(refuse);
+    }
+    let kept: Vec<memskill_core::MemoryAction> = actions
+        .iter()
+        .zip(&by_contract)
+        .filter(|(a, c)| !**c && !refused(a))
+        .map(|(a, _)| a.clone())
+        .collect();
+    out.refused += actions.len() - kept.len() - by_contract.iter().filter(|c| **c).count();
     let report = memskill_executor::apply_actions(
         &mut out.memory,
         &kept,
@@ -1157,6 +1207,7 @@ pub(crate) mod tests {
             errors: Vec::new(),
             flagged: 0,
             refused: 0,
+            contract_refused: BTreeMap::new(),
             span_tokens: Vec::new(),
             sample_id: String::new(),
             span_ids: Vec::new(),
@@ -1805,6 +1856,65 @@ pub(crate) mod tests {
         assert_eq!(answers[0], vec!["Tokyo", "Tokyo"]);
         // as of the question date: Paris before the move, Tokyo after
         assert_eq!(answers[1], vec!["Paris", "Tokyo"]);
+    }
+
+    /// Issue 43: the memory contract refuses writes of a forbidden type (counted by type) and
+    /// keeps project memories from a reader outside the project (counted); "allow" shows them.
+    #[test]
+    fn the_memory_contract_refuses_a_forbidden_type_and_withholds_other_projects() {
+        let writer = |_: &str| {
+            "ACTION: INSERT\nMEMORY_ITEM: Alice adopted a cat.\nMEMORY_TYPE: episodic\n\
+             ACTION: INSERT\nMEMORY_ITEM: Alice prefers green tea.\nMEMORY_TYPE: preference\n\
+             ACTION: INSERT\nMEMORY_ITEM: The launch moved to May.\nMEMORY_TYPE: semantic\nSCOPE: project:apollo\n"
+                .to_string()
+        };
+        let samples = crate::synthetic::dataset(1, 2, 0);
+        let skills = synthetic_skills();
+        let spans = samples[0].spans.len();
+        for cross in ["deny", "allow"] {
+            let extra = vec![
+                "executor.typed_memories=true".to_string(),
+                "executor.scoped_memories=true".into(),
+                "memory.contract.forbidden_types=[\"preference\"]".into(),
+                format!("memory.contract.cross_project={cross:?}"),
+            ];
+            let (built, answered, withheld) =
+                with_ctx(&extra, &skills, Arc::new(Stub(writer)), None, |ctx, _| {
+                    let built = build_memory(ctx, &samples[0], None).unwrap();
+                    let qs: Vec<&Query> = samples[0].queries.iter().collect();
+                    let answered =
+                        answer_queries(ctx, &samples[0], &built.memory, &qs, false).unwrap();
+                    let withheld = ctx.contract_withheld.load(Ordering::Relaxed);
+                    (built, answered, withheld)
+                });
+            assert_eq!(built.contract_refused.get("preference"), Some(&spans));
+            assert_eq!(built.contract_refused.len(), 1);
+            let stored: Vec<&str> = built.memory.live().map(|m| m.content.as_str()).collect();
+            assert!(
+                !stored.iter().any(|t| t.contains("green tea")),
+                "{stored:?}"
+            );
+            assert!(
+                stored.iter().any(|t| t.contains("launch")),
+                "stored, only not shown"
+            );
+            let shown_launch = answered
+                .iter()
+                .any(|r| r.retrieved.iter().any(|m| m.contains("launch")));
+            if cross == "deny" {
+                assert!(
+                    !shown_launch,
+                    "another project's memory reached the answerer"
+                );
+                assert!(withheld >= answered.len(), "{withheld}");
+                assert!(answered
+                    .iter()
+                    .any(|r| r.retrieved.iter().any(|m| m.contains("cat"))));
+            } else {
+                assert!(shown_launch);
+                assert_eq!(withheld, 0);
+            }
+        }
     }
 
     /// Issue 12: executor-written injection memories were stored and shown to the answerer

@@ -96,6 +96,13 @@ pub struct EvalResults {
     pub memories_flagged: usize,
     #[serde(default)]
     pub memories_refused: usize,
+    /// Memory writes the memory contract refused while building the banks, by type
+    /// (`memory.contract`; absent when none was), and memories it withheld from the answerer
+    /// because they belong to another project (once per memory per question).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub contract_refused: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub contract_withheld: usize,
     /// `eval.max_error_rate` of this evaluation.
     #[serde(default)]
     pub max_error_rate: f64,
@@ -213,7 +220,13 @@ pub fn eval_ctx<'a>(
 
 /// What evaluating one sample gives: its answered queries, whether its bank was cached, the
 /// executor calls and failed calls that built it, and the memories flagged / writes refused.
-type SampleOutcome = (Vec<QueryResult>, bool, usize, usize, (usize, usize));
+type SampleOutcome = (
+    Vec<QueryResult>,
+    bool,
+    usize,
+    usize,
+    (usize, usize, BTreeMap<String, usize>),
+);
 
 /// A memory bank read from its cache file, or built and then cached.
 pub struct CachedMemory {
@@ -223,6 +236,9 @@ pub struct CachedMemory {
     pub call_errors: usize,
     /// Memory writes the filter refused while building (0 for a cached bank).
     pub refused: usize,
+    /// Memory writes the memory contract refused while building, by type (none for a cached
+    /// bank).
+    pub contract_refused: BTreeMap<String, usize>,
 }
 
 /// The bank cached at `path`, else `build()` (written to `path` when every executor call
@@ -242,6 +258,7 @@ pub fn cached_memory(
             hit: true,
             call_errors: 0,
             refused: 0,
+            contract_refused: BTreeMap::new(),
         });
     }
     let mut built = build()?;
@@ -260,10 +277,29 @@ pub fn cached_memory(
         hit: false,
         call_errors: built.call_errors,
         refused: built.refused,
+        contract_refused: built.contract_refused,
     })
 }
 
 impl EvalResults {
+    /// What the memory contract refused and withheld, in one line (`None` when nothing).
+    pub fn contract_line(&self) -> Option<String> {
+        if self.contract_refused.is_empty() && self.contract_withheld == 0 {
+            return None;
+        }
+        let by: Vec<String> = self
+            .contract_refused
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        Some(format!(
+            "memory contract: {} writes refused ({}), {} memories of other projects withheld from the answerer",
+            self.contract_refused.values().sum::<usize>(),
+            if by.is_empty() { "none".to_string() } else { by.join(", ") },
+            self.contract_withheld
+        ))
+    }
+
     /// The error counts in one line: failed answer calls, unreadable or failed judge verdicts,
     /// failed executor calls while building memory.
     pub fn error_line(&self) -> String {
@@ -491,7 +527,11 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };
             let (memory, hit, errs) = (cached.memory, cached.hit, cached.call_errors);
-            let filtered = (memory.flagged_count(), cached.refused);
+            let filtered = (
+                memory.flagged_count(),
+                cached.refused,
+                cached.contract_refused,
+            );
             let qs: Vec<&Query> = sample.queries.iter().collect();
             let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
             Ok((answered, hit, calls, errs, filtered))
@@ -519,6 +559,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         memory_call_errors: g.memory_call_errors,
         memories_flagged: g.memories_flagged,
         memories_refused: g.memories_refused,
+        contract_refused: g.contract_refused,
+        contract_withheld: ctx
+            .contract_withheld
+            .load(std::sync::atomic::Ordering::Relaxed),
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
@@ -559,6 +603,10 @@ fn register_eval(cfg: &Config, out: &Path, results: &EvalResults) {
             ..crate::skill_registry::RunRecords::new(out, "eval", &cfg.designer.cfg.score)
         },
     );
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The run directory of a checkpoint directory (`<run>/checkpoints/<step>`; `.` when it has
@@ -658,6 +706,7 @@ struct Gathered {
     memory_call_errors: usize,
     memories_flagged: usize,
     memories_refused: usize,
+    contract_refused: BTreeMap<String, usize>,
 }
 
 impl Gathered {
@@ -671,11 +720,15 @@ impl Gathered {
             memory_call_errors: 0,
             memories_flagged: 0,
             memories_refused: 0,
+            contract_refused: BTreeMap::new(),
         };
         for r in per_sample {
-            let (q, hit, calls, errs, (flagged, refused)) = r?;
+            let (q, hit, calls, errs, (flagged, refused, contract)) = r?;
             g.memories_flagged += flagged;
             g.memories_refused += refused;
+            for (k, n) in contract {
+                *g.contract_refused.entry(k).or_default() += n;
+            }
             g.hits += hit as usize;
             g.memory_calls += calls;
             g.memory_call_errors += errs;
@@ -929,6 +982,7 @@ mod tests {
             errors: vec![],
             flagged: 1,
             refused: 0,
+            contract_refused: Default::default(),
             span_tokens: vec![],
             sample_id: "s".into(),
             span_ids: vec![],

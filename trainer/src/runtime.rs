@@ -283,6 +283,11 @@ fn membank_path_of(
         "spans": crate::fsutil::sha256_bytes(&serde_json::to_vec(&sample.spans)?), "extra": extra,
         "memory_filter": cfg.memory.filter,
     });
+    let mut key_src = key_src;
+    // a contract refuses writes: its banks are other banks (keys without one are unchanged)
+    if cfg.memory.contract != memskill_core::MemoryContract::default() {
+        key_src["memory_contract"] = serde_json::json!(cfg.memory.contract);
+    }
     let key = crate::fsutil::sha256_bytes(&serde_json::to_vec(&key_src)?);
     Ok(cfg
         .cache
@@ -390,6 +395,7 @@ mod tests {
                 errors: vec![],
                 flagged: 0,
                 refused: 0,
+                contract_refused: Default::default(),
                 span_tokens: vec![],
                 sample_id: String::new(),
                 span_ids: vec![],
