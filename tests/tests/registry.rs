@@ -415,7 +415,10 @@ fn a_gated_run_skills_eval_and_decisions_are_recorded_and_postgres_agrees() {
     let n = count(&lite, "SELECT COUNT(*) AS n FROM skill_release");
     if n != before {
         let q = "SELECT skill_id, kind, from_version, to_version, approved_by, note, source_run_id, created_at FROM skill_release ORDER BY seq";
-        panic!("{}", ok(&["registry", "query", q, "--registry", &lite], T_RUN));
+        panic!(
+            "{}",
+            ok(&["registry", "query", q, "--registry", &lite], T_RUN)
+        );
     }
     let Some(pg) = pg else {
         return;
@@ -497,4 +500,41 @@ fn two_trainers_into_one_registry_lose_nothing() {
         let tmp2 = tempfile::tempdir().unwrap();
         two_trainers(tmp2.path(), &pg.url);
     }
+}
+
+/// A registry that cannot be reached never stops a run: it warns (naming the registry and how
+/// to write the records later) and the run finishes with its files.
+#[test]
+fn a_registry_that_is_down_only_warns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = repo_root().join("configs/synthetic.toml");
+    let runs = tmp.path().join("runs");
+    let o = run(
+        &[
+            "train",
+            "--config",
+            &cfg.to_string_lossy(),
+            "--runs-dir",
+            &runs.to_string_lossy(),
+            "--no-progress",
+            "--set",
+            "run.outer_epochs=1",
+            "--set",
+            "run.inner_epochs=2",
+            "--set",
+            "registry.url=\"postgres://memskill:secret@127.0.0.1:1/registry\"",
+        ],
+        T_RUN,
+    );
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "could not write to the registry postgres://memskill:***@127.0.0.1:1/registry"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("memskill registry ingest"), "{err}");
+    assert!(!err.contains("secret"), "the password was printed: {err}");
+    assert!(runs.join("synthetic").join("invocations.jsonl").is_file());
 }

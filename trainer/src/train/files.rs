@@ -184,17 +184,27 @@ impl Trainer<'_> {
             config_toml: self.files.config_toml.clone(),
         };
         let saved = ck.save(&self.files.dir, self.cfg.run.keep_last, is_best)?;
-        self.write_registry()?;
+        self.write_registry();
         Ok(saved)
     }
 
     /// With a registry configured: the bank, its releases and eval runs, and the invocation
-    /// log so far (a failed write only warns; the next checkpoint writes what is missing).
-    pub(super) fn write_registry(&self) -> Result<()> {
+    /// log so far. The registry never stops a run: a failed write (or an unreadable log) only
+    /// warns, and the next checkpoint or `registry ingest` writes what is missing.
+    pub(super) fn write_registry(&self) {
         let Some(loc) = self.cfg.registry.location() else {
-            return Ok(());
+            return;
         };
-        let log = crate::skill_registry::read_invocations(&self.files.dir)?;
+        let log = match crate::skill_registry::read_invocations(&self.files.dir) {
+            Ok(log) => log,
+            Err(e) => {
+                eprintln!(
+                    "warning: registry {}: {e:#}; invocations left out this time",
+                    loc.display()
+                );
+                Vec::new()
+            }
+        };
         let dataset = self.cfg.data.dataset.to_string();
         crate::skill_registry::write_or_warn(
             &loc,
@@ -209,7 +219,6 @@ impl Trainer<'_> {
                 )
             },
         );
-        Ok(())
     }
 
     pub(super) fn write_skills_md(&self) -> Result<()> {
@@ -254,7 +263,7 @@ impl Trainer<'_> {
         let export = export_skills(&self.files.dir, &self.bank)?;
         self.write_skills_md()?;
         // the final bank (`evolution.final` may have restored the best snapshot)
-        self.write_registry()?;
+        self.write_registry();
         self.tracker
             .finish(&[export.clone(), self.files.dir.join("skills.md")]);
         for (sink, n) in self.tracker.failures() {
