@@ -143,6 +143,10 @@ pub struct EpisodeCtx<'a> {
     pub memory_filter: MemoryFilter,
     /// Flagged memories are shown to the answerer (and so the designer) anyway (`memory.show_flagged`).
     pub show_flagged: bool,
+    /// An evaluation's stop request (`crate::stop`): looked at before every span and every
+    /// question, which then fail as [`crate::stop::Interrupted`]. None in training, which
+    /// stops between updates instead.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl<'a> EpisodeCtx<'a> {
@@ -203,6 +207,7 @@ impl<'a> EpisodeCtx<'a> {
             domain: memory_domain(cfg.data.dataset),
             memory_filter: cfg.memory.filter_mode(),
             show_flagged: cfg.memory.show_flagged,
+            stop: None,
         }
     }
 
@@ -447,6 +452,9 @@ pub fn build_memory_with(
             Ok(())
         });
         for (i, span) in sample.spans.iter().enumerate() {
+            crate::stop::check(ctx.stop, || {
+                format!("span {} of sample {}", span.id, sample.id)
+            })?;
             if i == 1 {
                 let rest = rx
                     .recv()
@@ -861,6 +869,9 @@ pub fn answer_queries_read(
     let memory: &MemoryBank = &shown;
     let all_hits = question_hits(ctx, memory, queries, &views)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
+        crate::stop::check(ctx.stop, || {
+            format!("question {} of sample {}", q.id, sample.id)
+        })?;
         let bank = views[i].as_ref().unwrap_or(memory);
         let mems: Vec<&MemoryItem> = all_hits[i]
             .iter()

@@ -38,8 +38,9 @@ pub struct EvalOptions {
     /// Do not score with the LLM judge (the reference always reports F1 and the judge
     /// score; `eval.judge = false` does the same from the config).
     pub no_judge: bool,
-    /// Set (e.g. on Ctrl-C in Python) to stop before the next sample: the evaluation then
-    /// fails as interrupted and writes no results.
+    /// Set (the CLI's signal handler, Ctrl-C in Python) to stop before the next sample, span
+    /// or question: the evaluation then fails with [`crate::stop::Interrupted`] and writes
+    /// no results.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
@@ -479,13 +480,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut policy = EvalPolicy::load(&cfg, &rt, &ck)
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);
-    let ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
+    let ctx = EpisodeCtx {
+        stop: opts.stop.as_deref(),
+        ..eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone())
+    };
     let bank_hash = ck.bank.content_hash();
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
-            check_not_stopped(opts, sample)?;
+            crate::stop::check(opts.stop.as_deref(), || format!("sample {}", sample.id))?;
             let extra = membank_extra(&cfg);
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
@@ -498,6 +502,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         },
     );
     let g = Gathered::of(per_sample)?;
+    crate::stop::check(opts.stop.as_deref(), || "writing the results".into())?;
     let (overall, by_category) = scores(&g.queries);
     let results = EvalResults {
         method: opts.method.clone().unwrap_or_else(|| cfg.run.name.clone()),
@@ -547,21 +552,6 @@ fn run_dir_of(ck_dir: &Path) -> PathBuf {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// An error when the evaluation was asked to stop (`opts.stop`) before `sample`.
-fn check_not_stopped(opts: &EvalOptions, sample: &Sample) -> Result<()> {
-    if opts
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
-    {
-        anyhow::bail!(
-            "evaluation interrupted before sample {}: no results written",
-            sample.id
-        );
-    }
-    Ok(())
 }
 
 /// What the evaluation adds to a memory bank's cache key: the span mode, and the controller

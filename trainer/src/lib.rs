@@ -30,6 +30,7 @@ pub mod score;
 pub mod scripted_rules;
 pub mod scripted_server;
 pub mod skills_eval;
+pub mod stop;
 pub mod synthetic;
 pub mod tracking;
 pub mod train;
