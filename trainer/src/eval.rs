@@ -469,7 +469,6 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let ck_hash = ck.hash()?;
     let cfg = eval_config(&ck, &ck_dir, &opts.sets, opts.dataset)?;
     let split = opts.split.unwrap_or(cfg.eval.split);
-    let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(&cfg, split, opts.limit)?;
     let run_dir = run_dir_of(&ck_dir);
     let want_judge = !opts.no_judge && cfg.eval.judge;
@@ -510,7 +509,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         checkpoint_hash: ck_hash.clone(),
         dataset: cfg.data.dataset.name(),
         split: split.to_string(),
-        span_mode: span_mode.to_string(),
+        span_mode: cfg.eval.span_mode.to_string(),
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
         executor: rt.executor_id.clone(),
