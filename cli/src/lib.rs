@@ -13,6 +13,7 @@ pub mod exec;
 pub mod fidelity;
 pub mod registry;
 pub mod report;
+pub mod signals;
 pub mod skills;
 pub mod train;
 
@@ -94,8 +95,9 @@ enum Cmd {
 
 /// Runs the command line `args` (the program name first, as `std::env::args_os` gives it)
 /// and returns the process exit status: 0 on success, 1 with one `error: ...` line on
-/// stderr (the full context chain, no backtrace), clap's own status for `--help`,
-/// `--version` and usage errors.
+/// stderr (the full context chain, no backtrace), [`signals::EXIT_INTERRUPTED`] (75) when
+/// SIGTERM, SIGINT or SIGUSR1 stopped `train` or `eval` at a safe point (with how to go on on
+/// stderr), clap's own status for `--help`, `--version` and usage errors.
 pub fn run_args<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
@@ -144,6 +146,13 @@ where
     match res {
         Ok(()) => 0,
         Err(e) => {
+            if let Some(i) = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<signals::Interrupted>())
+            {
+                eprintln!("{i}");
+                return signals::EXIT_INTERRUPTED;
+            }
             eprintln!("error: {e:#}");
             1
         }

@@ -7,6 +7,8 @@ use memskill_trainer::config::{ActorKind, Config, Dataset};
 use memskill_trainer::eval::{compare_table, evaluate, render_results_md, EvalOptions};
 use memskill_trainer::train::{train as run_train, TrainOptions};
 
+use crate::signals::{Interrupted, StopOnSignal};
+
 #[derive(clap::Args)]
 pub struct TrainArgs {
     /// Config file (TOML). Optional with --resume (the run's resolved config is used).
@@ -228,13 +230,14 @@ pub fn train(a: TrainArgs) -> Result<()> {
             eprintln!("{w}");
         }
     }
+    let signals = StopOnSignal::install().context("installing the signal handlers")?;
     let opts = TrainOptions {
         runs_dir: a.runs_dir.clone(),
         resume: a.resume,
         max_updates: a.max_updates,
         progress: !a.no_progress,
         log_lines: a.no_progress,
-        stop: None,
+        stop: Some(signals.flag()),
     };
     let out = run_train(&cfg, &opts)?;
     let rewards: Vec<String> = out
@@ -260,6 +263,8 @@ pub fn train(a: TrainArgs) -> Result<()> {
             "skill bank evolution: {}",
             out.run_dir.join("skills.md").display()
         );
+    } else if out.interrupted {
+        return Err(train_interrupted(&signals, &out, &cfg.run.name, &a.runs_dir).into());
     } else {
         println!(
             "stopped early at --max-updates; continue with --resume --run-name {}",
@@ -268,6 +273,68 @@ pub fn train(a: TrainArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// What a training run a signal stopped tells: the update and checkpoint it stopped at and
+/// the command that continues it.
+fn train_interrupted(
+    signals: &StopOnSignal,
+    out: &memskill_trainer::TrainOutcome,
+    run_name: &str,
+    runs_dir: &std::path::Path,
+) -> Interrupted {
+    let ck = out.last_checkpoint.as_ref().map_or_else(
+        || "the run's latest".to_string(),
+        |c| c.display().to_string(),
+    );
+    Interrupted {
+        message: format!(
+            "stopped by {} after update {} (checkpoint {ck}); nothing after it was lost\n\
+             continue with: memskill train --resume --run-name {} --runs-dir {}",
+            signals.received().unwrap_or("a stop request"),
+            out.update_step,
+            shell_word(run_name),
+            shell_word(&runs_dir.display().to_string()),
+        ),
+    }
+}
+
+/// `s` as one shell word (single-quoted unless it is plain).
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+,".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Runs the evaluation `run` with the signal handlers installed and its stop flag; an
+/// evaluation a signal stopped becomes [`Interrupted`], with `rerun` (how to go on).
+fn stoppable<T>(
+    rerun: &str,
+    run: impl FnOnce(std::sync::Arc<std::sync::atomic::AtomicBool>) -> Result<T>,
+) -> Result<T> {
+    let signals = StopOnSignal::install().context("installing the signal handlers")?;
+    run(signals.flag()).map_err(|e| {
+        if memskill_trainer::stop::is_interrupted(&e) {
+            Interrupted {
+                message: format!(
+                    "stopped by {}: {e:#}\n{rerun}",
+                    signals.received().unwrap_or("a stop request")
+                ),
+            }
+            .into()
+        } else {
+            e
+        }
+    })
+}
+
+/// How to go on after a checkpoint evaluation stopped.
+const EVAL_RERUN: &str = "memory banks built before the stop are in the evaluation cache: \
+    run the same command again to finish (it reuses them)";
 
 /// `train --dry-run`: the checks of `config check` and the plan of the run.
 fn dry_run(cfg: &Config, a: &TrainArgs) -> Result<()> {
@@ -353,6 +420,9 @@ fn top_k_warning(key: &str, top_k: usize, selectable: usize) -> Option<String> {
 /// `memskill eval ... --sweep K=V1,V2 [--sweep ...]`: one evaluation per grid point.
 fn sweep_eval(mut a: EvalArgs) -> Result<()> {
     let grid = sweep_grid(&a.sweep)?;
+    // one set of handlers for the whole sweep: a signal stops the point in progress and
+    // the points after it
+    let _signals = StopOnSignal::install().context("installing the signal handlers")?;
     let base_out = a.out.clone().unwrap_or_else(|| {
         let root = a
             .checkpoint
@@ -428,8 +498,11 @@ fn baseline_eval(a: EvalArgs, b: memskill_trainer::baselines::Baseline) -> Resul
             b.name()
         );
     }
-    let (cfg, opts) = method_config(&a, b.name())?;
-    let (r, dir) = memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)?;
+    let (cfg, mut opts) = method_config(&a, b.name())?;
+    let (r, dir) = stoppable("run the same command again to evaluate it", |stop| {
+        opts.stop = Some(stop);
+        memskill_trainer::baselines::evaluate_baseline(b, &cfg, &opts)
+    })?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
     print_results_path(&r, &dir);
@@ -461,6 +534,7 @@ fn method_config(
         out: a.out.clone(),
         runs_dir: PathBuf::from("runs"),
         no_judge: a.no_judge,
+        stop: None,
     };
     Ok((cfg, opts))
 }
@@ -479,13 +553,16 @@ fn adapter_eval(a: EvalArgs) -> Result<()> {
         .with_settings(&a.adapter_timeouts)
         .map_err(anyhow::Error::msg)?;
     let (cfg, base) = method_config(&a, &method)?;
-    let opts = AdapterOptions {
+    let mut opts = AdapterOptions {
         command: a.adapter.clone().unwrap_or_default(),
         method,
         timeouts,
         base,
     };
-    let (r, dir) = evaluate_adapter(&cfg, &opts)?;
+    let (r, dir) = stoppable("run the same command again to evaluate it", |stop| {
+        opts.base.stop = Some(stop);
+        evaluate_adapter(&cfg, &opts)
+    })?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
     print_results_path(&r, &dir);
@@ -557,18 +634,20 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             return eval_dry_run(&cfg, &a, &dir);
         }
     }
-    let opts = EvalOptions {
-        checkpoint,
-        dataset: a.dataset,
-        split: qa_split(a.split.as_deref())?,
-        limit: a.limit,
-        sets: a.sets,
-        out: a.out,
-        method: a.method,
-        no_judge: a.no_judge,
-        stop: None,
-    };
-    let (r, dir) = evaluate(&opts)?;
+    let split = qa_split(a.split.as_deref())?;
+    let (r, dir) = stoppable(EVAL_RERUN, |stop| {
+        evaluate(&EvalOptions {
+            checkpoint,
+            dataset: a.dataset,
+            split,
+            limit: a.limit,
+            sets: a.sets,
+            out: a.out,
+            method: a.method,
+            no_judge: a.no_judge,
+            stop: Some(stop),
+        })
+    })?;
     print!("{}", render_results_md(&r));
     println!("{}", r.error_line());
     print_results_path(&r, &dir);

@@ -298,8 +298,10 @@ def skills_eval(
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``memskill`` command line with ``argv`` (default: ``sys.argv``, program name
-    first) and returns its exit status. The command runs in Rust: Ctrl-C does not reach it
-    (the console script restores the default SIGINT action, which ends the process)."""
+    first) and returns its exit status. The command runs in Rust: during ``train`` and
+    ``eval`` SIGINT / SIGTERM / SIGUSR1 stop it at its next safe point (status 75) and
+    Python's own handlers are put back afterwards; otherwise Ctrl-C does not reach it (the
+    console script restores the default SIGINT action, which ends the process)."""
     import sys
 
     args = list(sys.argv if argv is None else argv)

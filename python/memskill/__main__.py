@@ -5,9 +5,10 @@ import sys
 
 
 def main() -> None:
-    """Runs the command line with ``sys.argv`` and exits with its status. Ctrl-C ends the
-    process at once, as it ends the native ``memskill`` binary (the command runs in Rust,
-    where Python's KeyboardInterrupt would never be raised)."""
+    """Runs the command line with ``sys.argv`` and exits with its status. Ctrl-C behaves as
+    in the native ``memskill`` binary: ``train`` and ``eval`` stop at their next safe point
+    and exit 75 (docs/reliability.md), every other command ends at once (the command runs in
+    Rust, where Python's KeyboardInterrupt would never be raised)."""
     from . import main as run
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)

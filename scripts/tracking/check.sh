@@ -6,8 +6,10 @@
 #  3. reads the event files back with TensorBoard's EventAccumulator (scalar tags and point
 #     counts; no step twice) and the MLflow run back through its REST API (metric history,
 #     params, artifacts),
-#  4. logs the run into an offline W&B run (scripts/tracking/wandb_log.py; wandb >= 0.30 has
-#     no `wandb sync --sync-tensorboard` any more).
+#  4. reads back the W&B run the training logged live (tracking.wandb with WANDB_MODE=offline,
+#     scripts/tracking/wandb_offline.py) and compares its tags and steps with TensorBoard's,
+#  5. logs the run into an offline W&B run after the fact (scripts/tracking/wandb_log.py;
+#     wandb >= 0.30 has no `wandb sync --sync-tensorboard` any more).
 # Exit status non-zero on any failed check. The counts it read back are printed at the end as
 # the paragraph docs/tracking.md shows; --write-doc puts them there (between its
 # `tracking-counts` markers), so the page's numbers are generated, never typed.
@@ -42,9 +44,11 @@ curl -sf "$URI/health" >/dev/null || { echo "mlflow server did not come up at $U
 echo "== mlflow server at $URI"
 
 runs="$tmp/runs"
+# W&B live, offline: the sidecar writes <run>/wandb/offline-run-*/ (read back below)
+export WANDB_MODE=offline WANDB_SILENT=true MEMSKILL_WANDB_PYTHON="$PYBIN"
 "$BIN" train --config configs/synthetic.toml --run-name trk --runs-dir "$runs" --no-progress \
   --set designer.enabled=true --set tracking.tensorboard=true --set "tracking.mlflow=\"$URI\"" \
-  --max-updates 7
+  --set tracking.wandb=true --max-updates 7
 # a run stopped by --max-updates ends its MLflow run FINISHED, not left RUNNING
 "$PYBIN" - "$URI" <<'PY'
 import json, sys, urllib.request
@@ -63,7 +67,7 @@ PY
 "$BIN" eval --checkpoint "$runs/trk/checkpoints/step-20" --out "$tmp/eval-again" >/dev/null
 
 echo "== TensorBoard's EventAccumulator on $runs/trk/tb"
-"$PYBIN" - "$runs/trk/tb" "$tmp/counts.json" <<'PY'
+"$PYBIN" - "$runs/trk/tb" "$tmp/counts.json" "$tmp/tb-steps.json" <<'PY'
 import sys, collections, json
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 acc = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0, "tensors": 0})
@@ -96,6 +100,9 @@ hp = plugin_data_pb2.HParamsPluginData.FromString(md.plugin_data.content)
 print(f"hparams: {len(hp.session_start_info.hparams)} values, e.g. ppo.lr =",
       hp.session_start_info.hparams["ppo.lr"].number_value)
 train = [t for t in scalars if t.startswith("train/")]
+steps = {t: [e.step for e in acc.Scalars(t)] for t in scalars}
+steps["bank/skills"] = [e.step for e in acc.Tensors("bank/skills")]
+json.dump(steps, open(sys.argv[3], "w"))
 json.dump({"scalar_tags": len(scalars), "train_tags": len(train),
            "train_points": sorted({len(acc.Scalars(t)) for t in ("train/reward", "train/policy_loss")}),
            "stage_points": len(acc.Scalars("stage/reward")),
@@ -138,8 +145,31 @@ json.dump(counts, open(sys.argv[2], "w"))
 print("mlflow: OK")
 PY
 
-echo "== W&B, offline: scripts/tracking/wandb_log.py"
-WANDB_MODE=offline WANDB_SILENT=true "$PYBIN" scripts/tracking/wandb_log.py "$runs/trk"
+echo "== W&B, logged live (offline mode): scripts/tracking/wandb_offline.py"
+"$PYBIN" scripts/tracking/wandb_offline.py "$runs/trk" >"$tmp/wandb.json"
+"$PYBIN" - "$tmp/wandb.json" "$tmp/tb-steps.json" "$tmp/counts.json" "$runs/trk/wandb.json" <<'PY'
+import json, sys
+wb, tb = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+state = json.load(open(sys.argv[4]))
+ids = {r["id"] for r in wb["runs"]}
+print(f"{len(wb['runs'])} offline runs (one per invocation), ids {sorted(ids)}, exit codes",
+      [r["exit_code"] for r in wb["runs"]])
+assert ids == {state["id"]}, (ids, state)
+got = dict(wb["scalars"], **wb["media"])
+missing, extra = sorted(set(tb) - set(got)), sorted(set(got) - set(tb))
+assert not missing and not extra, f"W&B lacks {missing}, has more: {extra}"
+differ = [t for t in tb if sorted(got[t]) != sorted(tb[t]) or len(set(got[t])) != len(got[t])]
+assert not differ, f"steps differ from TensorBoard's: {differ[:5]}"
+points = sum(len(v) for v in got.values())
+print(f"W&B holds TensorBoard's {len(tb)} tags (scalars and bank/skills), {points} points, same steps, none twice")
+counts = json.load(open(sys.argv[3]))
+counts.update({"wandb_tags": len(tb), "wandb_points": points, "wandb_runs": len(wb["runs"])})
+json.dump(counts, open(sys.argv[3], "w"))
+print("wandb live: OK")
+PY
+
+echo "== W&B after the fact, offline: scripts/tracking/wandb_log.py"
+"$PYBIN" scripts/tracking/wandb_log.py "$runs/trk"
 ls -d "$runs/trk/wandb/offline-run-"* >/dev/null || { echo "no offline W&B run written"; exit 1; }
 echo "== all tracking checks passed"
 "$PYBIN" - "$tmp/counts.json" "$WRITE_DOC" docs/tracking.md "$("$VENV/bin/python" -c 'import tensorboard, mlflow, wandb; print(f"TensorBoard {tensorboard.__version__}, MLflow {mlflow.__version__}, wandb {wandb.__version__}")')" <<'PY'
@@ -151,7 +181,9 @@ text = (f"On the synthetic task, stopped after 7 updates and resumed to 20 (as r
         f"({c['train_tags']} of them `train/*`, {pts} points each, steps 1..20, none twice), "
         f"{c['stage_points']} points for `stage/*`, the bank text and {c['hparams']} hparams; "
         f"MLflow holds one {c['mlflow_status']} run with {c['mlflow_params']} params, "
-        f"{c['mlflow_reward_points']} `train/reward` points and the `skills/` + `skills.md` artifacts.")
+        f"{c['mlflow_reward_points']} `train/reward` points and the `skills/` + `skills.md` artifacts; "
+        f"the W&B run logged live (offline mode, {c['wandb_runs']} offline folders of one run id) "
+        f"holds the same {c['wandb_tags']} tags at the same steps, {c['wandb_points']} points.")
 print(text)
 if sys.argv[2] == "1":
     doc = sys.argv[3]

@@ -461,3 +461,234 @@ fn stop_flag_stops_after_the_update_with_a_checkpoint() {
         assert_eq!((r.update_step, r.updates_this_run), (total, total - 1));
     }
 }
+
+/// `memskill` with `args`, its output captured, as a child process.
+fn spawn_memskill(args: &[&str], env: &[(&str, &Path)]) -> std::process::Child {
+    let mut c = Command::new(memskill_e2e::memskill_bin());
+    c.args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.spawn().unwrap()
+}
+
+/// Sends `sig` to the child.
+fn signal(child: &std::process::Child, sig: libc::c_int) {
+    // SAFETY: signalling our own child process.
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+    assert_eq!(r, 0, "kill failed");
+}
+
+/// SIGTERM mid-run (a scheduler's preemption): the run stops after the update in progress
+/// with a checkpoint of it, exits 75 saying how to continue, and `--resume` ends with the
+/// same files as a run never stopped.
+#[test]
+fn sigterm_stops_at_a_checkpoint_and_the_resume_matches_a_straight_run() {
+    let extra = [
+        "run.outer_epochs=2",
+        "run.inner_epochs=4",
+        "run.checkpoint_every=100",
+        "designer.enabled=true",
+        "executor.scripted_latency_ms=15",
+    ];
+    let c = cfg("sigterm", &extra);
+    let straight = tempfile::tempdir().unwrap();
+    let out = train(&c, &opts(straight.path())).unwrap();
+
+    let work = tempfile::tempdir().unwrap();
+    let cfg_path = work.path().join("sigterm.toml");
+    std::fs::write(&cfg_path, c.to_toml().unwrap()).unwrap();
+    let runs = work.path().join("runs");
+    let (cfg_s, runs_s) = (cfg_path.to_str().unwrap(), runs.to_str().unwrap());
+    let run = runs.join("sigterm");
+    let child = spawn_memskill(
+        &[
+            "train",
+            "--no-progress",
+            "--config",
+            cfg_s,
+            "--runs-dir",
+            runs_s,
+        ],
+        &[],
+    );
+    assert!(
+        wait_for_lines(&run.join("metrics.jsonl"), 1, Duration::from_secs(60)),
+        "training did not progress"
+    );
+    signal(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    let resume =
+        format!("continue with: memskill train --resume --run-name sigterm --runs-dir {runs_s}");
+    assert!(err.contains("stopped by SIGTERM after update"), "{err}");
+    assert!(err.contains(&resume), "{err}");
+    // the checkpoint holds every update in metrics.jsonl (checkpoint_every = 100: it was
+    // written because of the signal), and the run is not finished
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let updates = metrics
+        .lines()
+        .filter(|l| l.contains("\"type\":\"update\""))
+        .count() as u64;
+    assert!(
+        updates < 8,
+        "stopped too late to test anything: {updates} updates"
+    );
+    let ck = pointer(&run, "latest").unwrap().expect("a checkpoint");
+    assert_eq!(Checkpoint::load(&ck).unwrap().state.update_step, updates);
+    assert!(err.contains(&ck.display().to_string()), "{err}");
+
+    let o = Command::new(memskill_e2e::memskill_bin())
+        .args([
+            "train",
+            "--no-progress",
+            "--resume",
+            "--run-name",
+            "sigterm",
+            "--runs-dir",
+            runs_s,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "resume failed: {}",
+        memskill_e2e::stderr(&o)
+    );
+    assert_same_run(&out.run_dir, &run);
+}
+
+/// A second signal while the run stops ends the process at once (the default action).
+#[test]
+fn a_second_signal_ends_the_run_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    let c = cfg(
+        "twice",
+        &[
+            "run.outer_epochs=1",
+            "run.inner_epochs=50",
+            "executor.scripted_latency_ms=40",
+        ],
+    );
+    let work = tempfile::tempdir().unwrap();
+    let cfg_path = work.path().join("twice.toml");
+    std::fs::write(&cfg_path, c.to_toml().unwrap()).unwrap();
+    let runs = work.path().join("runs");
+    let child = spawn_memskill(
+        &[
+            "train",
+            "--no-progress",
+            "--config",
+            cfg_path.to_str().unwrap(),
+            "--runs-dir",
+            runs.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        wait_for_lines(
+            &runs.join("twice").join("metrics.jsonl"),
+            1,
+            Duration::from_secs(60)
+        ),
+        "training did not progress"
+    );
+    signal(&child, libc::SIGINT);
+    // (two signals pending at once would be one: let the handler run first)
+    std::thread::sleep(Duration::from_millis(30));
+    signal(&child, libc::SIGINT);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.signal(),
+        Some(libc::SIGINT),
+        "{:?}: {}",
+        o.status,
+        memskill_e2e::stderr(&o)
+    );
+}
+
+/// SIGTERM mid-evaluation: exit 75, no results file; the same command again finishes with
+/// the results of an evaluation never stopped (reusing the memory banks cached before).
+#[test]
+fn sigterm_stops_an_evaluation_without_results() {
+    let c = cfg(
+        "evalsig",
+        &[
+            "run.outer_epochs=1",
+            "run.inner_epochs=2",
+            "designer.enabled=false",
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let run = train(&c, &opts(dir.path())).unwrap().run_dir;
+    let (cache, cache2) = (dir.path().join("cache"), dir.path().join("cache2"));
+    let (out, straight) = (dir.path().join("out"), dir.path().join("straight"));
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "eval",
+            "--checkpoint",
+            run.to_str().unwrap(),
+            "--no-judge",
+            "--set",
+            "data.synthetic_samples=40",
+            "--set",
+            "concurrency.episodes=1",
+            "--set",
+            "executor.scripted_latency_ms=10",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let a = args(&out);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let child = spawn_memskill(&a, &[("MEMSKILL_CACHE", &cache)]);
+    // the first memory bank cached: the evaluation is under way
+    let banks = cache.join("membanks");
+    let t = Instant::now();
+    while std::fs::read_dir(&banks).map_or(0, |d| d.count()) == 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "evaluation did not progress"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    assert!(
+        err.contains("stopped by SIGTERM: evaluation interrupted before")
+            && err.contains("no results written")
+            && err.contains("run the same command again"),
+        "{err}"
+    );
+    assert!(!out.join("results.json").exists());
+    assert!(!out.join("results.md").exists());
+    let cached = std::fs::read_dir(&banks).unwrap().count();
+    assert!(cached < 40, "stopped too late to test anything");
+
+    let results = |out: &Path, cache: &Path| -> serde_json::Value {
+        let a = args(out);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = Command::new(memskill_e2e::memskill_bin())
+            .args(&a)
+            .env("MEMSKILL_CACHE", cache)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", memskill_e2e::stderr(&o));
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap()
+    };
+    let again = results(&out, &cache);
+    let never_stopped = results(&straight, &cache2);
+    assert!(again["memory_cache_hits"].as_u64().unwrap() >= cached as u64);
+    assert_eq!(never_stopped["memory_cache_hits"], 0);
+    for k in ["overall", "by_category", "queries"] {
+        assert_eq!(again[k], never_stopped[k], "{k}");
+    }
+}

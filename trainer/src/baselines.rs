@@ -78,6 +78,9 @@ pub struct BaselineOptions {
     pub out: Option<PathBuf>,
     pub runs_dir: PathBuf,
     pub no_judge: bool,
+    /// Set (the CLI's signal handler) to stop before the next sample, span or question: the
+    /// evaluation then fails with [`crate::stop::Interrupted`] and writes no results.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Evaluate `baseline` on the config's dataset. Returns the results and their directory.
@@ -178,11 +181,16 @@ pub fn run_method(
     let embs = std::sync::Arc::new(embed(rt.encoder.as_ref(), &descs)?);
     let mut controller = Controller::new(rt.encoder.dim(), &cfg.policy, &cfg.ppo, cfg.run.seed)?;
     let lock = Mutex::new(&mut controller);
-    let ctx = eval_ctx(cfg, &rt, &lock, skills, embs);
+    let ctx = EpisodeCtx {
+        stop: opts.stop.as_deref(),
+        ..eval_ctx(cfg, &rt, &lock, skills, embs)
+    };
     let answered = par_map(&samples, cfg.concurrency.episodes, |_, sample| {
+        crate::stop::check(ctx.stop, || format!("sample {}", sample.id))?;
         per_sample(&ctx, &rt, sample, want_judge)
     });
     let (queries, memory_calls, memory_call_errors) = gather(answered)?;
+    crate::stop::check(ctx.stop, || "writing the results".into())?;
     let (overall, by_category) = scores(&queries);
     let results = EvalResults {
         method: method.into(),
@@ -205,9 +213,7 @@ pub fn run_method(
         memories_flagged: 0,
         memories_refused: 0,
         contract_refused: Default::default(),
-        contract_withheld: ctx
-            .contract_withheld
-            .load(std::sync::atomic::Ordering::Relaxed),
+        contract_withheld: ctx.withheld(),
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),

@@ -167,8 +167,8 @@ pub struct Config {
     pub alfworld: AlfworldConfig,
     /// Prompt templates (`prompts.dir` layers a folder of templates over the built-ins).
     pub prompts: PromptsConfig,
-    /// Experiment tracking (TensorBoard, MLflow); off by default, and then left out of the
-    /// saved config.
+    /// Experiment tracking (TensorBoard, MLflow, W&B); off by default, and then left out of
+    /// the saved config.
     #[serde(skip_serializing_if = "crate::tracking::TrackingConfig::is_off")]
     pub tracking: crate::tracking::TrackingConfig,
     /// The governance registry runs write into (`crate::skill_registry`); off by default,
@@ -1744,6 +1744,7 @@ impl Config {
             bail!("concurrency.episodes and concurrency.queries must be >= 1");
         }
         self.alfworld.validate()?;
+        self.tracking.validate()?;
         let table = toml::Table::try_from(self).context("serialising the config")?;
         limits::check(&table)
     }

@@ -149,6 +149,10 @@ pub struct EpisodeCtx<'a> {
     /// answerer (counted here, once per memory per view).
     pub contract: &'a memskill_core::MemoryContract,
     pub contract_withheld: Arc<std::sync::atomic::AtomicUsize>,
+    /// An evaluation's stop request (`crate::stop`): looked at before every span and every
+    /// question, which then fail as [`crate::stop::Interrupted`]. None in training, which
+    /// stops between updates instead.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl<'a> EpisodeCtx<'a> {
@@ -211,7 +215,13 @@ impl<'a> EpisodeCtx<'a> {
             show_flagged: cfg.memory.show_flagged,
             contract: &cfg.memory.contract,
             contract_withheld: Arc::default(),
+            stop: None,
         }
+    }
+
+    /// Memories the contract has withheld from the answerer so far (see `contract_withheld`).
+    pub fn withheld(&self) -> usize {
+        self.contract_withheld.load(Ordering::Relaxed)
     }
 
     /// The memories the answerer may see ([`MemoryBank::shown`]: secret memories never,
@@ -474,6 +484,9 @@ pub fn build_memory_with(
             Ok(())
         });
         for (i, span) in sample.spans.iter().enumerate() {
+            crate::stop::check(ctx.stop, || {
+                format!("span {} of sample {}", span.id, sample.id)
+            })?;
             if i == 1 {
                 let rest = rx
                     .recv()
@@ -911,6 +924,9 @@ pub fn answer_queries_read(
     let memory: &MemoryBank = &shown;
     let all_hits = question_hits(ctx, memory, queries, &views)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
+        crate::stop::check(ctx.stop, || {
+            format!("question {} of sample {}", q.id, sample.id)
+        })?;
         let bank = views[i].as_ref().unwrap_or(memory);
         let mems: Vec<&MemoryItem> = all_hits[i]
             .iter()

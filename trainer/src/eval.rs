@@ -38,8 +38,9 @@ pub struct EvalOptions {
     /// Do not score with the LLM judge (the reference always reports F1 and the judge
     /// score; `eval.judge = false` does the same from the config).
     pub no_judge: bool,
-    /// Set (e.g. on Ctrl-C in Python) to stop before the next sample: the evaluation then
-    /// fails as interrupted and writes no results.
+    /// Set (the CLI's signal handler, Ctrl-C in Python) to stop before the next sample, span
+    /// or question: the evaluation then fails with [`crate::stop::Interrupted`] and writes
+    /// no results.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
@@ -504,7 +505,6 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let ck_hash = ck.hash()?;
     let cfg = eval_config(&ck, &ck_dir, &opts.sets, opts.dataset)?;
     let split = opts.split.unwrap_or(cfg.eval.split);
-    let span_mode = cfg.eval.span_mode;
     let samples = load_eval_samples(&cfg, split, opts.limit)?;
     let run_dir = run_dir_of(&ck_dir);
     let want_judge = !opts.no_judge && cfg.eval.judge;
@@ -515,13 +515,14 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut policy = EvalPolicy::load(&cfg, &rt, &ck)
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);
-    let ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
+    let mut ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
+    ctx.stop = opts.stop.as_deref();
     let bank_hash = ck.bank.content_hash();
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
-            check_not_stopped(opts, sample)?;
+            crate::stop::check(opts.stop.as_deref(), || format!("sample {}", sample.id))?;
             let extra = membank_extra(&cfg);
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
@@ -538,6 +539,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         },
     );
     let g = Gathered::of(per_sample)?;
+    crate::stop::check(opts.stop.as_deref(), || "writing the results".into())?;
     let (overall, by_category) = scores(&g.queries);
     let results = EvalResults {
         method: opts.method.clone().unwrap_or_else(|| cfg.run.name.clone()),
@@ -545,7 +547,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         checkpoint_hash: ck_hash.clone(),
         dataset: cfg.data.dataset.name(),
         split: split.to_string(),
-        span_mode: span_mode.to_string(),
+        span_mode: cfg.eval.span_mode.to_string(),
         top_k: cfg.eval.top_k,
         retrieve: cfg.eval.retrieve,
         executor: rt.executor_id.clone(),
@@ -560,9 +562,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         memories_flagged: g.memories_flagged,
         memories_refused: g.memories_refused,
         contract_refused: g.contract_refused,
-        contract_withheld: ctx
-            .contract_withheld
-            .load(std::sync::atomic::Ordering::Relaxed),
+        contract_withheld: ctx.withheld(),
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
@@ -571,17 +571,29 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         queries: g.queries,
     };
     let out = opts.out.clone().unwrap_or_else(|| {
-        run_dir
-            .join("eval")
-            .join(format!("{}-{split}", cfg.data.dataset))
+        let name = format!("{}-{split}", cfg.data.dataset);
+        run_dir.join("eval").join(name)
     });
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    write_results(&out, &results)?;
-    if results.check_error_rate().is_ok() {
-        track_eval(&cfg, &run_dir, &ck, &results);
-        register_eval(&cfg, &out, &results);
-    }
+    publish(&cfg, &run_dir, &ck, &out, &results)?;
     Ok((results, out))
+}
+
+/// Write a checkpoint's results into `out`; results that pass the error-rate check also go
+/// to the run's tracking sinks and the registry.
+fn publish(
+    cfg: &Config,
+    run_dir: &Path,
+    ck: &Checkpoint,
+    out: &Path,
+    results: &EvalResults,
+) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    write_results(out, results)?;
+    if results.check_error_rate().is_ok() {
+        track_eval(cfg, run_dir, ck, results);
+        register_eval(cfg, out, results);
+    }
+    Ok(())
 }
 
 /// With a registry configured: one trajectory per evaluated sample (see
@@ -617,21 +629,6 @@ fn run_dir_of(ck_dir: &Path) -> PathBuf {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// An error when the evaluation was asked to stop (`opts.stop`) before `sample`.
-fn check_not_stopped(opts: &EvalOptions, sample: &Sample) -> Result<()> {
-    if opts
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
-    {
-        anyhow::bail!(
-            "evaluation interrupted before sample {}: no results written",
-            sample.id
-        );
-    }
-    Ok(())
 }
 
 /// What the evaluation adds to a memory bank's cache key: the span mode, and the controller

@@ -31,6 +31,7 @@ pub mod scripted_rules;
 pub mod scripted_server;
 pub mod skill_registry;
 pub mod skills_eval;
+pub mod stop;
 pub mod synthetic;
 pub mod tracking;
 pub mod train;

@@ -1,6 +1,6 @@
-//! Experiment tracking (`[tracking]`): TensorBoard event files inside the run (`<run>/tb`,
-//! which `wandb sync --sync-tensorboard` also uploads) and an MLflow tracking server through
-//! its REST API. Both are off by default.
+//! Experiment tracking (`[tracking]`): TensorBoard event files inside the run (`<run>/tb`),
+//! an MLflow tracking server through its REST API, and W&B through a sidecar Python process
+//! running the `wandb` package (`wandb.rs`). All are off by default.
 //!
 //! Tracking never stops training: a sink that fails warns once on stderr, counts its
 //! failures and keeps being tried. A resumed run appends; a step a sink already holds (the
@@ -14,6 +14,7 @@
 
 mod mlflow;
 pub mod tfevents;
+pub mod wandb;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use serde_json::Value;
 
 pub use mlflow::MlflowSink;
 use tfevents::{EventWriter, HValue, Payload};
+pub use wandb::WandbSink;
 
 /// `[tracking]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,13 +39,23 @@ pub struct TrackingConfig {
     /// (`memskill-<dataset>`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mlflow_experiment: Option<String>,
+    /// Log live to W&B through a sidecar Python process with the `wandb` package
+    /// (`WANDB_MODE`, `WANDB_API_KEY` and W&B's other variables apply).
+    pub wandb: bool,
+    /// The W&B project; absent = the run's dataset (`memskill-<dataset>`).
+    pub wandb_project: Option<String>,
+    /// The W&B entity (user or team); absent = W&B's default for the API key.
+    pub wandb_entity: Option<String>,
+    /// The Python that runs the sidecar; absent = `$MEMSKILL_WANDB_PYTHON`, else the
+    /// tracking venv (`scripts/tracking/setup.sh`), else `python3`.
+    pub wandb_python: Option<PathBuf>,
 }
 
 impl TrackingConfig {
     /// Nothing to track (the section is then left out of the saved config, so runs from
     /// before it resume as they were).
     pub fn is_off(&self) -> bool {
-        !self.tensorboard && self.mlflow.is_none()
+        !self.tensorboard && self.mlflow.is_none() && !self.wandb
     }
 
     /// Every key of the section, for the unknown-key check.
@@ -52,7 +64,39 @@ impl TrackingConfig {
         t.insert("tensorboard".into(), false.into());
         t.insert("mlflow".into(), "".into());
         t.insert("mlflow_experiment".into(), "".into());
+        t.insert("wandb".into(), false.into());
+        t.insert("wandb_project".into(), "".into());
+        t.insert("wandb_entity".into(), "".into());
+        t.insert("wandb_python".into(), "".into());
         t
+    }
+
+    /// The W&B names, checked: a project or entity W&B would refuse fails at load, with
+    /// the key named, not hours later in the sidecar.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        for (key, v) in [
+            ("tracking.wandb_project", &self.wandb_project),
+            ("tracking.wandb_entity", &self.wandb_entity),
+        ] {
+            if let Some(v) = v {
+                if v.trim().is_empty()
+                    || v.len() > 128
+                    || v.contains(['/', '\\', '#', '?', '%', ':'])
+                {
+                    anyhow::bail!(
+                        "{key} = {v:?}: expected a W&B name (1 to 128 characters, none of / \\ # ? % :)"
+                    );
+                }
+            }
+        }
+        if self
+            .wandb_python
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            anyhow::bail!("tracking.wandb_python is empty: leave it out for the default");
+        }
+        Ok(())
     }
 }
 
@@ -196,6 +240,7 @@ impl TbSink {
 pub struct Tracker {
     tb: Option<(TbSink, Failures)>,
     mlflow: Option<(MlflowSink, Failures)>,
+    wandb: Option<(WandbSink, Failures)>,
     /// The MLflow run was given its end status (a tracker dropped without one, by an error,
     /// marks it FAILED).
     ended: bool,
@@ -207,6 +252,7 @@ impl Tracker {
         Self {
             tb: None,
             mlflow: None,
+            wandb: None,
             ended: false,
         }
     }
@@ -269,12 +315,23 @@ impl Tracker {
                 Err(e) => f.record(e),
             }
         }
+        if cfg.wandb {
+            let mut f = Failures {
+                what: "W&B",
+                count: 0,
+            };
+            let project = cfg.wandb_project.as_deref().unwrap_or(default_experiment);
+            match WandbSink::open(cfg, project, run_dir, run_name, &p) {
+                Ok(sink) => t.wandb = Some((sink, f)),
+                Err(e) => f.record(e),
+            }
+        }
         t
     }
 
     /// Log a metrics line.
     pub fn log(&mut self, line: &impl Tracked) {
-        if self.tb.is_none() && self.mlflow.is_none() {
+        if self.tb.is_none() && self.mlflow.is_none() && self.wandb.is_none() {
             return;
         }
         let (group, step, values) = scalars(line);
@@ -289,6 +346,11 @@ impl Tracker {
         }
         if let Some((sink, f)) = &mut self.mlflow {
             if let Err(e) = sink.log_metrics(group, step, &values) {
+                f.record(e);
+            }
+        }
+        if let Some((sink, f)) = &mut self.wandb {
+            if let Err(e) = sink.log_scalars(group, step, &values) {
                 f.record(e);
             }
         }
@@ -317,6 +379,11 @@ impl Tracker {
                 f.record(e);
             }
         }
+        if let Some((sink, f)) = &mut self.wandb {
+            if let Err(e) = sink.log_scalars(&group, step, &named) {
+                f.record(e);
+            }
+        }
     }
 
     /// Log the skill-bank table after a designer stage, at the update step it ended.
@@ -327,6 +394,11 @@ impl Tracker {
                 Payload::Text(skills_md.to_string()),
             )];
             if let Err(e) = sink.write("bank", step, &vals) {
+                f.record(e);
+            }
+        }
+        if let Some((sink, f)) = &mut self.wandb {
+            if let Err(e) = sink.log_text("bank", step, "bank/skills", skills_md) {
                 f.record(e);
             }
         }
@@ -344,13 +416,29 @@ impl Tracker {
                 f.record(e);
             }
         }
+        if let Some((sink, f)) = &mut self.wandb {
+            if let Some(base) = artifacts.first().and_then(|a| a.parent()) {
+                if let Err(e) = sink.save(base, artifacts) {
+                    f.record(e);
+                }
+            }
+            if let Err(e) = sink.end("FINISHED") {
+                f.record(e);
+            }
+        }
         self.ended = true;
     }
 
-    /// Mark the MLflow run ended with `status` while the run itself pauses (`FINISHED` at
-    /// `--max-updates`, `KILLED` on a signal); `--resume` sets it back to RUNNING.
+    /// Mark the MLflow and W&B runs ended with `status` while the run itself pauses
+    /// (`FINISHED` at `--max-updates`, `KILLED` on a signal: W&B's preempted); `--resume`
+    /// continues them.
     pub fn end(&mut self, status: &str) {
         if let Some((sink, f)) = &mut self.mlflow {
+            if let Err(e) = sink.end(status) {
+                f.record(e);
+            }
+        }
+        if let Some((sink, f)) = &mut self.wandb {
             if let Err(e) = sink.end(status) {
                 f.record(e);
             }
@@ -367,20 +455,25 @@ impl Tracker {
         if let Some((_, f)) = &self.mlflow {
             out.push((f.what, f.count));
         }
+        if let Some((_, f)) = &self.wandb {
+            out.push((f.what, f.count));
+        }
         out
     }
 }
 
 impl Drop for Tracker {
-    /// A run stopped by an error: its MLflow run is marked FAILED, not left RUNNING.
+    /// A run stopped by an error: its MLflow and W&B runs are marked FAILED, not left
+    /// running.
     fn drop(&mut self) {
-        if !self.ended && self.mlflow.is_some() {
+        if !self.ended && (self.mlflow.is_some() || self.wandb.is_some()) {
             self.end("FAILED");
         }
     }
 }
 
-/// Remove the event files in `<run>/tb` and `<run>/mlflow.json` (a fresh start).
+/// Remove the event files in `<run>/tb`, `<run>/mlflow.json` and `<run>/wandb.json` (a
+/// fresh start: a new MLflow run, a new W&B run id).
 fn forget_previous(run_dir: &Path) -> anyhow::Result<()> {
     use anyhow::Context;
     let tb = run_dir.join("tb");
@@ -399,13 +492,16 @@ fn forget_previous(run_dir: &Path) -> anyhow::Result<()> {
             }
         }
     }
-    let r = run_dir.join("mlflow.json");
-    match std::fs::remove_file(&r) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing {}", r.display()))
+    for name in ["mlflow.json", "wandb.json"] {
+        let r = run_dir.join(name);
+        match std::fs::remove_file(&r) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing {}", r.display()));
+            }
+            _ => {}
         }
-        _ => Ok(()),
     }
+    Ok(())
 }
 
 /// TOML shown as a Markdown code block (TensorBoard renders text as Markdown).
@@ -427,6 +523,43 @@ mod tests {
         assert_eq!(p.get("ppo.norm"), Some(&HValue::Bool(true)));
         assert_eq!(p.get("ppo.l"), Some(&HValue::Text("[1, 2]".into())));
         assert!(params("not toml [").is_empty());
+    }
+
+    #[test]
+    fn wandb_keys_load_save_and_are_checked() {
+        use crate::config::Config;
+        let load = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            Config::from_toml_str("", &sets, "test")
+        };
+        let c = load(&["tracking.wandb=true", "tracking.wandb_project=\"p\""]).unwrap();
+        assert!(c.tracking.wandb && !c.tracking.is_off());
+        let saved = c.to_toml().unwrap();
+        assert!(saved.contains("wandb = true"), "{saved}");
+        assert!(saved.contains("wandb_project = \"p\""), "{saved}");
+        assert!(
+            !saved.contains("wandb_entity"),
+            "an absent key stays absent: {saved}"
+        );
+        let back = Config::from_toml_str(&saved, &[], "saved").unwrap();
+        assert_eq!(back.tracking, c.tracking);
+        // off: the section is left out of the saved config, as before
+        assert!(!load(&[]).unwrap().to_toml().unwrap().contains("[tracking]"));
+        for (set, says) in [
+            (
+                "tracking.wandb_project=\"a/b\"",
+                "tracking.wandb_project = \"a/b\"",
+            ),
+            ("tracking.wandb_entity=\" \"", "tracking.wandb_entity"),
+            (
+                "tracking.wandb_python=\"\"",
+                "tracking.wandb_python is empty",
+            ),
+            ("tracking.wandb_projct=\"p\"", "wandb_project"),
+        ] {
+            let e = format!("{:#}", load(&[set]).unwrap_err());
+            assert!(e.contains(says), "{set}: {e}");
+        }
     }
 
     #[test]
