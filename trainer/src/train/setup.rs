@@ -186,13 +186,27 @@ fn load_resume(files: &RunFiles) -> Result<Checkpoint> {
         .with_context(|| format!("--resume: {} has no checkpoint yet", files.dir.display()))?;
     let ck =
         Checkpoint::load(&dir).with_context(|| format!("loading checkpoint {}", dir.display()))?;
-    if ck.config_toml != files.config_toml {
+    let origin = dir.join("config.toml").display().to_string();
+    if !same_config(&ck.config_toml, &files.config_toml, &origin)? {
         bail!(
-            "--resume: the config differs from the one the run was started with ({}); resume without --config/--set",
-            dir.join("config.toml").display()
+            "--resume: the config differs from the one the run was started with ({origin}); resume without --config/--set",
         );
     }
     Ok(ck)
+}
+
+/// Whether the config a checkpoint stored is `current` (the resolved config of this resume),
+/// both read by this build: a run saved by an older memskill, whose config lacks keys added
+/// since (each added with a default that keeps the old behaviour), resumes; a changed value
+/// does not.
+fn same_config(stored: &str, current: &str, origin: &str) -> Result<bool> {
+    if stored == current {
+        return Ok(true);
+    }
+    let stored = Config::from_toml_str(stored, &[], origin)
+        .with_context(|| format!("--resume: reading the run's config {origin}"))?
+        .to_toml()?;
+    Ok(stored == current)
 }
 
 /// Create the run directory, then the backends (the response cache lives in it) and the
@@ -247,6 +261,31 @@ fn fresh_state(cfg: &Config, bank: &SkillBank) -> TrainState {
 #[cfg(test)]
 mod tests {
     use super::check_steps_increase;
+    use super::same_config;
+    use crate::config::Config;
+
+    /// A run saved before a key existed resumes; a changed value is refused.
+    #[test]
+    fn a_config_without_keys_added_since_is_the_same_config() {
+        let sets = ["run.name=\"r\"".to_string(), "ppo.lr=0.003".into()];
+        let current = Config::from_toml_str("", &sets, "t")
+            .unwrap()
+            .to_toml()
+            .unwrap();
+        // the same config as an older build wrote it: without the memory contract's table
+        let start = current
+            .find("[memory.contract]")
+            .expect("the contract is saved");
+        let end = current[start + 1..]
+            .find("\n[")
+            .map_or(current.len(), |i| start + 1 + i + 1);
+        let older = format!("{}{}", &current[..start], &current[end..]);
+        assert!(!older.contains("cross_project"), "{older}");
+        assert!(same_config(&older, &current, "old").unwrap());
+        let changed = current.replace("lr = 0.003", "lr = 0.004");
+        assert_ne!(changed, current);
+        assert!(!same_config(&changed, &current, "old").unwrap());
+    }
 
     #[test]
     fn a_metrics_log_whose_steps_do_not_increase_is_refused_by_line() {
