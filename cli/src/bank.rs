@@ -370,7 +370,12 @@ fn forget(a: ForgetArgs) -> Result<()> {
                 .map(|m| m.id)
                 .collect()
         }
-        None => a.memories.clone(),
+        None => {
+            let mut ids = a.memories.clone();
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        }
     };
     if ids.is_empty() {
         bail!("{}: no memory matches; nothing forgotten", a.file.display());

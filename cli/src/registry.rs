@@ -348,6 +348,22 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
         .map(|p| bank_for(p, &a.skill))
         .transpose()?;
     let mut db = memskill_registry::open_existing(&a.target.location(), false)?;
+    if let (Some(b), Some(path)) = (&bank, a.bank.as_deref()) {
+        // one decision, one version: the bank's record must be the registry's
+        let row = ops::skill_row(&mut db, &a.skill)?;
+        let in_bank = b
+            .get(&a.skill)
+            .map(|s| s.version.to_string())
+            .unwrap_or_default();
+        if row.text("version") != in_bank {
+            bail!(
+                "the registry holds {} at {}, the bank {} at {in_bank}: decide on the same version (roll one back first, or pass another bank)",
+                a.skill,
+                row.text("version"),
+                path.display()
+            );
+        }
+    }
     let id = ops::decide(&mut db, &a.skill, d, &a.reason, &by, &clock::now())?;
     println!("{id}: {} {} by {by}", a.skill, d.status());
     if let (Some(mut bank), Some(path)) = (bank, a.bank.as_deref()) {
@@ -463,12 +479,12 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
     if path.is_file() {
         let bank = memskill_trainer::runtime::load_bank(path)
             .with_context(|| format!("{}: not a skill bank", path.display()))?;
-        let dir = path.parent().unwrap_or(Path::new("."));
+        // the file itself is the source (its name and absolute path give the id)
         add(sync::write(
             &loc,
             &RunRecords {
                 bank: Some(&bank),
-                ..RunRecords::new(dir, "import", &none)
+                ..RunRecords::new(path, "import", &none)
             },
         )?);
     } else if path.join("results.json").is_file() {
@@ -481,6 +497,7 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
             &RunRecords {
                 dataset: Some(&results.dataset),
                 eval: Some(sync::EvalView {
+                    checkpoint: &results.checkpoint_hash,
                     method: &results.method,
                     dataset: &results.dataset,
                     split: &results.split,
@@ -573,7 +590,13 @@ fn ingest_training(
         )
     })?;
     let bank = memskill_trainer::runtime::load_bank(&final_bank)?;
-    let log = sync::read_invocations(dir)?;
+    // the log as far as the latest checkpoint covers it: a resume cuts it back there and
+    // writes what follows again
+    let covered = memskill_trainer::checkpoint::pointer(dir, "latest")?
+        .map(|ck| memskill_trainer::checkpoint::Checkpoint::load(&ck))
+        .transpose()?
+        .map(|ck| ck.state.invocations_len);
+    let log = sync::read_invocations_upto(dir, covered)?;
     add(sync::write(
         loc,
         &RunRecords {

@@ -640,6 +640,10 @@ impl MemoryBank {
         item.history.clear();
         item.embedding = vec![0.0; dim];
         item.flag = None;
+        // whose it was is part of what is forgotten (the record says who asked)
+        item.scope = Scope::default();
+        item.kind = None;
+        item.confidence = None;
         // no validity end: a view "as of" an earlier date must not bring it back
         item.valid_to = None;
         item.valid_from = None;

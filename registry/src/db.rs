@@ -112,7 +112,7 @@ impl Row {
     pub fn real(&self, name: &str) -> Option<f64> {
         self.get(name).as_f64()
     }
-    /// The row as one JSON object (column order kept).
+    /// The row as one JSON object (keys sorted, as serde_json's map keeps them).
     pub fn to_object(&self) -> Value {
         let mut m = serde_json::Map::new();
         for (c, v) in self.columns.iter().zip(&self.values) {
@@ -186,8 +186,18 @@ impl Location {
     }
 }
 
-/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
+/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`, and a `password=`
+/// parameter's value likewise.
 pub fn redact_password(url: &str) -> String {
+    let url = match url.find("password=") {
+        Some(i) => {
+            let start = i + "password=".len();
+            let end = url[start..].find('&').map_or(url.len(), |j| start + j);
+            format!("{}***{}", &url[..start], &url[end..])
+        }
+        None => url.to_string(),
+    };
+    let url = url.as_str();
     let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
         return url.to_string();
     };
@@ -262,13 +272,23 @@ impl Db {
             .with_context(|| format!("registry URL {location}"))?;
         cfg.connect_timeout(Duration::from_secs(10));
         cfg.application_name("memskill-registry");
+        // the password can stay out of the URL (and so out of configs and logs)
+        // (a saved config holds `***` where the password was)
+        if cfg.get_password().is_none_or(|p| p == b"***") {
+            if let Ok(pw) = std::env::var("PGPASSWORD") {
+                cfg.password(pw);
+            }
+        }
         let mut c = cfg
             .connect(postgres::NoTls)
             .with_context(|| format!("connecting to the registry at {location}"))?;
+        // a writer waits for another's write lock as long as SQLite's would, then fails
+        let mut setup = format!("SET lock_timeout = '{}s';", SQLITE_BUSY.as_secs());
         if read_only {
-            c.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-                .with_context(|| format!("registry {location}"))?;
+            setup.push_str("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY;");
         }
+        c.batch_execute(&setup)
+            .with_context(|| format!("registry {location}"))?;
         Ok(Db {
             conn: Conn::Postgres(Box::new(c)),
             location,
@@ -341,10 +361,14 @@ impl Db {
         let out = f(self);
         self.in_tx = false;
         match out {
-            Ok(v) => {
-                self.batch("COMMIT")?;
-                Ok(v)
-            }
+            Ok(v) => match self.batch("COMMIT") {
+                Ok(()) => Ok(v),
+                Err(e) => {
+                    // (a failed COMMIT can leave SQLite's transaction open)
+                    let _ = self.batch("ROLLBACK");
+                    Err(e)
+                }
+            },
             Err(e) => {
                 let _ = self.batch("ROLLBACK");
                 Err(e)
@@ -453,12 +477,32 @@ fn pg_params(params: &[Param], types: &[Type]) -> Result<Vec<Box<dyn ToSql + Syn
         .collect()
 }
 
+/// PostgreSQL's text and JSONB cannot hold U+0000 (SQLite's can): it becomes U+FFFD there.
+fn without_nul(s: &str) -> String {
+    s.replace('\0', "\u{FFFD}")
+}
+
+fn json_without_nul(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.contains('\0') => Value::String(without_nul(s)),
+        Value::Array(a) => Value::Array(a.iter().map(json_without_nul).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (without_nul(k), json_without_nul(v)))
+                .collect(),
+        ),
+        v => v.clone(),
+    }
+}
+
 fn pg_param(p: &Param, t: &Type) -> Result<Box<dyn ToSql + Sync>> {
     let as_json = || -> Result<Option<Value>> {
         Ok(match p {
             Param::Null => None,
-            Param::Json(v) => Some(v.clone()),
-            Param::Text(s) => Some(serde_json::from_str(s).context("not JSON")?),
+            Param::Json(v) => Some(json_without_nul(v)),
+            Param::Text(s) => Some(json_without_nul(
+                &serde_json::from_str(s).context("not JSON")?,
+            )),
             Param::Int(x) => Some(Value::from(*x)),
             Param::Real(x) => Some(Value::from(*x)),
             Param::Blob(_) => bail!("a blob is not JSON"),
@@ -467,8 +511,8 @@ fn pg_param(p: &Param, t: &Type) -> Result<Box<dyn ToSql + Sync>> {
     let text = || -> Option<String> {
         match p {
             Param::Null => None,
-            Param::Text(s) => Some(s.clone()),
-            Param::Json(v) => Some(v.to_string()),
+            Param::Text(s) => Some(without_nul(s)),
+            Param::Json(v) => Some(without_nul(&v.to_string())),
             Param::Int(x) => Some(x.to_string()),
             Param::Real(x) => Some(x.to_string()),
             Param::Blob(b) => Some(hex::encode(b)),
@@ -603,6 +647,14 @@ mod tests {
             "postgres://u:***@h:5/db"
         );
         assert_eq!(redact_password("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            redact_password("postgres://h/db?password=pw&sslmode=disable"),
+            "postgres://h/db?password=***&sslmode=disable"
+        );
+        assert_eq!(
+            json_without_nul(&serde_json::json!({"a\u{0}": ["x\u{0}y"]})),
+            serde_json::json!({"a\u{FFFD}": ["x\u{FFFD}y"]})
+        );
     }
 
     #[test]

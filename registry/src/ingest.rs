@@ -158,13 +158,14 @@ fn status_after(kind: ReleaseKind) -> Option<&'static str> {
 }
 
 /// A release's id: the run, its position in the run's list, and what it is (skill, kind,
-/// target version). A stage fills in a record's rewards and note after it was first written,
-/// so those are updated in place; a bank restored from a snapshot that puts another record at
-/// a position gives that record a new id (the earlier one stays: the run did record it).
+/// target version, designer stage). A stage fills in a record's rewards and note after it was
+/// first written, so those are updated in place; a bank restored from a snapshot, whose later
+/// stages put other records at the same positions, gives those new ids (their stage differs;
+/// the earlier records stay: the run did record them).
 fn release_id(run: &str, position: usize, r: &ReleaseRecord) -> String {
     let what = format!(
-        "{run}\n{position}\n{}\n{:?}\n{}",
-        r.skill, r.kind, r.to_version
+        "{run}\n{position}\n{}\n{:?}\n{}\n{}",
+        r.skill, r.kind, r.to_version, r.stage
     );
     format!("rel-{}", &sha256_hex(what)[..24])
 }
@@ -184,7 +185,7 @@ pub fn write(db: &mut Db, b: &Batch<'_>, now: &str) -> Result<Counts> {
         }
         c.skills = created.len() as u64;
         if let Some(bank) = b.bank {
-            c.skill_versions += write_versions(db, bank, &b.run.id, now)?;
+            c.skill_versions += write_versions(db, b, bank, now)?;
             let changed = if b.owns_history {
                 write_releases(db, bank, &b.run.id, now, &mut c.releases)?
             } else {
@@ -197,6 +198,9 @@ pub fn write(db: &mut Db, b: &Batch<'_>, now: &str) -> Result<Counts> {
                 if created.contains(name) || !only_seeded {
                     refresh_skill(db, b, name, now)?;
                 }
+            }
+            if b.owns_history {
+                follow_restored_snapshot(db, b, bank, now)?;
             }
             for e in &bank.eval_runs {
                 let (runs, cases) = write_eval_run(db, e, b, now)?;
@@ -334,6 +338,29 @@ fn merge_scope(a: &Value, b: &Value) -> Value {
     Value::Object(out)
 }
 
+/// A designer stage that did not beat the best snapshot puts the snapshot's bank back without a
+/// release of its own: a skill whose newest release that moved it (not a seed record or a
+/// proposal) came from this run follows the bank, so the registry does not keep showing the
+/// version the run threw away. (A skill a person or another run moved last is left as it is.)
+fn follow_restored_snapshot(db: &mut Db, b: &Batch<'_>, bank: &SkillBank, now: &str) -> Result<()> {
+    for s in bank.skills() {
+        let row = db.query(
+            "SELECT k.version, k.status, (SELECT r.source_run_id FROM skill_release r WHERE r.skill_id = k.skill_id
+               AND r.kind NOT IN ('seeded', 'drafted', 'validated', 'rejected')
+               ORDER BY r.seq DESC LIMIT 1) AS last_run FROM skill k WHERE k.skill_id = ?",
+            &[(&s.name).into()],
+        )?;
+        let Some(row) = row.first() else { continue };
+        let ours = row.text("last_run") == b.run.id;
+        let differs =
+            row.text("version") != s.version.to_string() || row.text("status") != s.status.as_str();
+        if ours && differs {
+            refresh_skill(db, b, &s.name, now)?;
+        }
+    }
+    Ok(())
+}
+
 /// After new releases: the row takes the bank's version, status, description and SKILL.md.
 fn refresh_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<()> {
     let (version, status, description, md) = skill_state(b, name);
@@ -355,12 +382,13 @@ fn refresh_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<()
     Ok(())
 }
 
-fn write_versions(db: &mut Db, bank: &SkillBank, run: &str, now: &str) -> Result<u64> {
+fn write_versions(db: &mut Db, b: &Batch<'_>, bank: &SkillBank, now: &str) -> Result<u64> {
     let mut n = 0;
     for s in bank.skills() {
         n += db.execute(
-            "INSERT INTO skill_version (skill_id, version, content_hash, action, description, instructions, source_run_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (skill_id, version, content_hash) DO NOTHING",
+            "INSERT INTO skill_version (skill_id, version, content_hash, action, description, instructions, skill_md,
+               source_run_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (skill_id, version, content_hash) DO NOTHING",
             &[
                 (&s.name).into(),
                 s.version.to_string().into(),
@@ -368,7 +396,8 @@ fn write_versions(db: &mut Db, bank: &SkillBank, run: &str, now: &str) -> Result
                 s.action.as_str().into(),
                 (&s.description).into(),
                 (&s.instructions).into(),
-                run.into(),
+                b.skill_md.get(&s.name).cloned().unwrap_or_default().into(),
+                (&b.run.id).into(),
                 now.into(),
             ],
         )?;
@@ -494,13 +523,27 @@ fn write_eval_run(db: &mut Db, e: &EvalRun, b: &Batch<'_>, now: &str) -> Result<
             "notes": e.notes,
             "score": if candidate { extra.clone() } else { Value::Null },
         });
-        runs += db.execute(
+        let id = format!("{run}:{}:{}", e.id, mode_name(m.mode));
+        // a `skills eval` run again into the same folder replaces its rows (counted once)
+        let known = !db
+            .query(
+                "SELECT run_id FROM skill_eval_run WHERE run_id = ?",
+                &[(&id).into()],
+            )?
+            .is_empty();
+        let changed = db.execute(
             "INSERT INTO skill_eval_run (run_id, eval_group, skill_id, skill_version, eval_id, mode, trace_id, source_run_id,
                assertion_results, pass_rate, tokens, duration_ms, tool_call_count, safety_failures, regression_failures,
                passed, summary, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (run_id) DO UPDATE SET skill_version = excluded.skill_version,
+               assertion_results = excluded.assertion_results, pass_rate = excluded.pass_rate,
+               tokens = excluded.tokens, duration_ms = excluded.duration_ms,
+               tool_call_count = excluded.tool_call_count, safety_failures = excluded.safety_failures,
+               regression_failures = excluded.regression_failures, passed = excluded.passed,
+               summary = excluded.summary",
             &[
-                format!("{run}:{}:{}", e.id, mode_name(m.mode)).into(),
+                id.into(),
                 (&e.id).into(),
                 (&e.skill).into(),
                 e.version.to_string().into(),
@@ -520,6 +563,9 @@ fn write_eval_run(db: &mut Db, e: &EvalRun, b: &Batch<'_>, now: &str) -> Result<
                 now.into(),
             ],
         )?;
+        if !known {
+            runs += changed;
+        }
     }
     Ok((runs, cases))
 }

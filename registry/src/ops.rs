@@ -155,12 +155,13 @@ pub struct VersionText {
     pub action: String,
     pub description: String,
     pub instructions: String,
+    pub skill_md: String,
 }
 
 /// The text of one version of a skill (the newest row where two runs wrote that version).
 pub fn version_text(db: &mut Db, name: &str, version: &str) -> Result<VersionText> {
     let rows = db.query(
-        "SELECT version, action, description, instructions FROM skill_version
+        "SELECT version, action, description, instructions, skill_md FROM skill_version
          WHERE skill_id = ? AND version = ? ORDER BY created_at DESC, content_hash",
         &[name.into(), version.into()],
     )?;
@@ -175,6 +176,7 @@ pub fn version_text(db: &mut Db, name: &str, version: &str) -> Result<VersionTex
         action: r.text("action"),
         description: r.text("description"),
         instructions: r.text("instructions"),
+        skill_md: r.text("skill_md"),
     })
 }
 
@@ -219,8 +221,15 @@ pub fn rollback(
             now,
         )?;
         db.execute(
-            "UPDATE skill SET version = ?, status = 'active', description = ?, updated_at = ? WHERE skill_id = ?",
-            &[to.into(), (&target.description).into(), now.into(), name.into()],
+            "UPDATE skill SET version = ?, status = 'active', description = ?, skill_md = ?, updated_at = ?
+             WHERE skill_id = ?",
+            &[
+                to.into(),
+                (&target.description).into(),
+                (&target.skill_md).into(),
+                now.into(),
+                name.into(),
+            ],
         )?;
         Ok((id, target))
     })

@@ -1,13 +1,13 @@
 //! For tests (this crate's and the end-to-end ones): a PostgreSQL server of one test's own,
 //! started by `scripts/registry/postgres.sh` (Debian's postgresql) on a free loopback port and
-//! stopped when dropped. `MEMSKILL_TEST_POSTGRES_URL` names an existing server instead.
+//! stopped when dropped. Each test gets an empty database of its own: the tests count rows.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A running test server (stopped on drop).
 pub struct TempPostgres {
-    dir: Option<tempfile::TempDir>,
+    dir: tempfile::TempDir,
     pub url: String,
 }
 
@@ -19,9 +19,6 @@ impl TempPostgres {
     /// Start one; `None` (after printing `skipped: ...` with the reason) where no server can
     /// be started here.
     pub fn start() -> Option<TempPostgres> {
-        if let Ok(url) = std::env::var("MEMSKILL_TEST_POSTGRES_URL") {
-            return Some(TempPostgres { dir: None, url });
-        }
         let skip = |why: String| {
             println!("skipped: no PostgreSQL server could be started: {why}");
             None
@@ -56,20 +53,15 @@ impl TempPostgres {
             .unwrap_or("")
             .trim()
             .to_string();
-        Some(TempPostgres {
-            dir: Some(dir),
-            url,
-        })
+        Some(TempPostgres { dir, url })
     }
 }
 
 impl Drop for TempPostgres {
     fn drop(&mut self) {
-        if let Some(d) = &self.dir {
-            let _ = Command::new(script())
-                .arg("stop")
-                .arg(d.path().join("pg"))
-                .status();
-        }
+        let _ = Command::new(script())
+            .arg("stop")
+            .arg(self.dir.path().join("pg"))
+            .status();
     }
 }

@@ -367,3 +367,34 @@ fn postgres_matches_sqlite() {
     assert!(format!("{e:#}").contains("read-only"), "{e:#}");
     concurrent_writers(&loc);
 }
+
+/// A designer stage that did not beat the best snapshot puts the older bank back without a
+/// release: the registry follows the run's bank back to the older version.
+#[test]
+fn a_restored_snapshot_moves_the_row_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db =
+        memskill_registry::open_for_write(&Location::Sqlite(dir.path().join("r.db"))).unwrap();
+    let seed = SkillBank::seed();
+    ingest::write(&mut db, &batch("run-r", Some(&seed), 0), T0).unwrap();
+    let evolved = evolved_bank();
+    ingest::write(&mut db, &batch("run-r", Some(&evolved), 0), T1).unwrap();
+    assert_eq!(
+        ops::skill_row(&mut db, "insert").unwrap().text("version"),
+        "1.1.0"
+    );
+    // the snapshot: the seed bank again, its shorter release list
+    let c = ingest::write(&mut db, &batch("run-r", Some(&seed), 0), T2).unwrap();
+    assert_eq!(c.releases, 0);
+    assert_eq!(
+        ops::skill_row(&mut db, "insert").unwrap().text("version"),
+        "1.0.0"
+    );
+    // another run starting from the seed does not move it
+    ingest::write(&mut db, &batch("run-r", Some(&evolved), 0), T2).unwrap();
+    ingest::write(&mut db, &batch("run-other", Some(&seed), 0), T2).unwrap();
+    assert_eq!(
+        ops::skill_row(&mut db, "insert").unwrap().text("version"),
+        "1.1.0"
+    );
+}

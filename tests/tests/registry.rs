@@ -537,4 +537,11 @@ fn a_registry_that_is_down_only_warns() {
     assert!(err.contains("memskill registry ingest"), "{err}");
     assert!(!err.contains("secret"), "the password was printed: {err}");
     assert!(runs.join("synthetic").join("invocations.jsonl").is_file());
+    // nor saved: the run's config holds the URL without it
+    let saved = std::fs::read_to_string(runs.join("synthetic").join("config.toml")).unwrap();
+    assert!(
+        saved.contains("postgres://memskill:***@127.0.0.1:1/registry"),
+        "{saved}"
+    );
+    assert!(!saved.contains("secret"));
 }

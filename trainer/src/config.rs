@@ -183,7 +183,17 @@ pub struct Config {
 #[serde(default)]
 pub struct RegistryConfig {
     /// A SQLite file (`runs/registry.db`) or a PostgreSQL URL (`postgres://user@host/db`).
+    /// Saved (in the run's config, checkpoints and tracking parameters) with any password
+    /// replaced by `***`: a password belongs in `PGPASSWORD`.
+    #[serde(serialize_with = "serialize_redacted")]
     pub url: String,
+}
+
+fn serialize_redacted<S: serde::Serializer>(
+    url: &str,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&memskill_registry::db::redact_password(url))
 }
 
 impl RegistryConfig {

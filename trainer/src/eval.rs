@@ -99,7 +99,8 @@ pub struct EvalResults {
     pub memories_refused: usize,
     /// Memory writes the memory contract refused while building the banks, by type
     /// (`memory.contract`; absent when none was), and memories it withheld from the answerer
-    /// because they belong to another project (once per memory per question).
+    /// because they belong to another project (once per memory per view built for answering:
+    /// per sample, and per dated question with `answer.as_of_question_date`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub contract_refused: BTreeMap<String, usize>,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -607,6 +608,7 @@ fn register_eval(cfg: &Config, out: &Path, results: &EvalResults) {
         &crate::skill_registry::RunRecords {
             dataset: Some(&results.dataset),
             eval: Some(crate::skill_registry::EvalView {
+                checkpoint: &results.checkpoint_hash,
                 method: &results.method,
                 dataset: &results.dataset,
                 split: &results.split,

@@ -53,6 +53,9 @@ pub struct RunRecords<'a> {
 /// What the registry takes of an evaluation's results (`results.json`).
 #[derive(Debug, Clone, Copy)]
 pub struct EvalView<'a> {
+    /// The evaluated checkpoint's hash (another checkpoint evaluated into the same folder
+    /// gives other trajectories).
+    pub checkpoint: &'a str,
     pub method: &'a str,
     pub dataset: &'a str,
     pub split: &'a str,
@@ -247,7 +250,11 @@ fn eval_trajectories(run: &str, e: &EvalView<'_>) -> Vec<TrajectoryRecord> {
                 .collect();
             let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
             TrajectoryRecord {
-                trace_id: format!("{run}:eval:{}:{sample}", e.split),
+                trace_id: format!(
+                    "{run}:eval:{}:{}:{sample}",
+                    e.split,
+                    e.checkpoint.get(..12).unwrap_or(e.checkpoint)
+                ),
                 task_type: format!("eval:{}", e.dataset),
                 task_summary: format!("sample {sample}, {} questions ({} split)", qs.len(), e.split),
                 messages: json!(qs
@@ -265,8 +272,26 @@ fn eval_trajectories(run: &str, e: &EvalView<'_>) -> Vec<TrajectoryRecord> {
 
 /// Read a run's invocation log for the registry (none when the run has no log yet).
 pub fn read_invocations(dir: &Path) -> Result<Vec<Invocation>> {
-    if !dir.join("invocations.jsonl").exists() {
+    read_invocations_upto(dir, None)
+}
+
+/// [`read_invocations`], only the lines in the first `len` bytes when given (what a
+/// checkpoint covers).
+pub fn read_invocations_upto(dir: &Path, len: Option<u64>) -> Result<Vec<Invocation>> {
+    let p = dir.join("invocations.jsonl");
+    if !p.exists() {
         return Ok(Vec::new());
     }
-    crate::invocations::read(dir).context("reading the invocation log for the registry")
+    let mut log =
+        crate::invocations::read(dir).context("reading the invocation log for the registry")?;
+    if let Some(len) = len {
+        let text = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+        let cut = usize::try_from(len).unwrap_or(usize::MAX).min(text.len());
+        let lines = text[..cut]
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .count();
+        log.truncate(lines);
+    }
+    Ok(log)
 }

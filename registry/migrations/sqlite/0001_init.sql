@@ -86,6 +86,7 @@ CREATE TABLE skill_version (
   action        TEXT NOT NULL,
   description   TEXT NOT NULL,
   instructions  TEXT NOT NULL,
+  skill_md      TEXT NOT NULL,
   source_run_id TEXT NOT NULL REFERENCES source_run (source_run_id),
   created_at    TEXT NOT NULL,
   PRIMARY KEY (skill_id, version, content_hash)
