@@ -486,9 +486,9 @@ fn is_registry_decision(db: &mut Db, r: &ReleaseRecord) -> Result<bool> {
         .is_empty())
 }
 
-fn write_eval_run(db: &mut Db, e: &EvalRun, b: &Batch<'_>, now: &str) -> Result<(u64, u64)> {
-    let (mut runs, mut cases) = (0, 0);
-    let run = &b.run.id;
+/// The replayed cases of an eval run (one row per skill and case).
+fn write_eval_cases(db: &mut Db, e: &EvalRun, now: &str) -> Result<u64> {
+    let mut cases = 0;
     for (i, case) in e.cases.iter().enumerate() {
         let solved = e.solved_before.get(i).copied().unwrap_or(false);
         cases += db.execute(
@@ -506,6 +506,13 @@ fn write_eval_run(db: &mut Db, e: &EvalRun, b: &Batch<'_>, now: &str) -> Result<
             ],
         )?;
     }
+    Ok(cases)
+}
+
+fn write_eval_run(db: &mut Db, e: &EvalRun, b: &Batch<'_>, now: &str) -> Result<(u64, u64)> {
+    let mut runs = 0;
+    let run = &b.run.id;
+    let cases = write_eval_cases(db, e, now)?;
     let extra = b.eval_summaries.get(&e.id).cloned().unwrap_or(Value::Null);
     for m in &e.modes {
         let candidate = m.mode == CompareMode::Candidate;
