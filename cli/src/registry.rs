@@ -480,13 +480,7 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
         let bank = memskill_trainer::runtime::load_bank(path)
             .with_context(|| format!("{}: not a skill bank", path.display()))?;
         // the file itself is the source (its name and absolute path give the id)
-        add(sync::write(
-            &loc,
-            &RunRecords {
-                bank: Some(&bank),
-                ..RunRecords::new(path, "import", &none)
-            },
-        )?);
+        add(write_bank(&loc, path, "import", &bank)?);
     } else if path.join("results.json").is_file() {
         let p = path.join("results.json");
         let text = memskill_core::fsio::read_user_text(&p, 1 << 32, "evaluation results")?;
@@ -496,13 +490,7 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
             &loc,
             &RunRecords {
                 dataset: Some(&results.dataset),
-                eval: Some(sync::EvalView {
-                    checkpoint: &results.checkpoint_hash,
-                    method: &results.method,
-                    dataset: &results.dataset,
-                    split: &results.split,
-                    queries: &results.queries,
-                }),
+                eval: Some(results.registry_view()),
                 ..RunRecords::new(path, "eval", &none)
             },
         )?);
@@ -518,13 +506,7 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
                     .with_context(|| format!("{}: row {} has no eval run", p.display(), i + 1))?,
             );
         }
-        add(sync::write(
-            &loc,
-            &RunRecords {
-                bank: Some(&bank),
-                ..RunRecords::new(path, "skills-eval", &none)
-            },
-        )?);
+        add(write_bank(&loc, path, "skills-eval", &bank)?);
     } else if path.join("config.toml").is_file() {
         ingest_training(&loc, path, &mut add)?;
     } else {
@@ -607,4 +589,21 @@ fn ingest_training(
         },
     )?);
     Ok(())
+}
+
+/// Write a bank (an import, or the eval runs of a `skills eval` folder) from `path`.
+fn write_bank(
+    loc: &Location,
+    path: &Path,
+    kind: &str,
+    bank: &SkillBank,
+) -> Result<memskill_registry::ingest::Counts> {
+    let weights = memskill_designer::ScoreWeights::default();
+    sync::write(
+        loc,
+        &RunRecords {
+            bank: Some(bank),
+            ..RunRecords::new(path, kind, &weights)
+        },
+    )
 }

@@ -284,6 +284,17 @@ pub fn cached_memory(
 }
 
 impl EvalResults {
+    /// What the registry takes of these results (`crate::skill_registry`).
+    pub fn registry_view(&self) -> crate::skill_registry::EvalView<'_> {
+        crate::skill_registry::EvalView {
+            checkpoint: &self.checkpoint_hash,
+            method: &self.method,
+            dataset: &self.dataset,
+            split: &self.split,
+            queries: &self.queries,
+        }
+    }
+
     /// What the memory contract refused and withheld, in one line (`None` when nothing).
     pub fn contract_line(&self) -> Option<String> {
         if self.contract_refused.is_empty() && self.contract_withheld == 0 {
@@ -607,13 +618,7 @@ fn register_eval(cfg: &Config, out: &Path, results: &EvalResults) {
         &loc,
         &crate::skill_registry::RunRecords {
             dataset: Some(&results.dataset),
-            eval: Some(crate::skill_registry::EvalView {
-                checkpoint: &results.checkpoint_hash,
-                method: &results.method,
-                dataset: &results.dataset,
-                split: &results.split,
-                queries: &results.queries,
-            }),
+            eval: Some(results.registry_view()),
             ..crate::skill_registry::RunRecords::new(out, "eval", &cfg.designer.cfg.score)
         },
     );
