@@ -144,8 +144,10 @@ pub enum RegistryCmd {
         #[command(flatten)]
         target: Target,
     },
-    /// Write a run directory (training, `eval`'s output folder, `skills eval`'s output folder)
-    /// or a skill bank file into the registry; records already there are skipped.
+    /// Write a run directory (training, `eval`'s output folder, `skills eval`'s output folder),
+    /// a skill bank file or a sample's memory bank file (`bank build`) into the registry;
+    /// records already there are skipped (a memory's row follows its file: forgotten there,
+    /// forgotten here).
     Ingest {
         path: PathBuf,
         #[command(flatten)]
@@ -476,7 +478,19 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
     let none = memskill_designer::ScoreWeights::default();
     let mut total = memskill_registry::ingest::Counts::default();
     let mut add = |c: memskill_registry::ingest::Counts| total.add(&c);
-    if path.is_file() {
+    if let Some(memory) = memory_bank_file(path) {
+        // a sample's memory bank (`bank build`, `bank forget`): the sample is the file's stem
+        let sample = path
+            .file_stem()
+            .map_or("sample".into(), |s| s.to_string_lossy().to_string());
+        add(sync::write(
+            &loc,
+            &RunRecords {
+                memories: Some((&sample, &memory)),
+                ..RunRecords::new(path, "memory", &none)
+            },
+        )?);
+    } else if path.is_file() {
         let bank = memskill_trainer::runtime::load_bank(path)
             .with_context(|| format!("{}: not a skill bank", path.display()))?;
         // the file itself is the source (its name and absolute path give the id)
@@ -606,4 +620,15 @@ fn write_bank(
             ..RunRecords::new(path, kind, &weights)
         },
     )
+}
+
+/// The memory bank in `path`, when it is a memory bank's JSON file (it has `items`).
+fn memory_bank_file(path: &Path) -> Option<memskill_core::MemoryBank> {
+    if !path.is_file() {
+        return None;
+    }
+    let text = memskill_core::fsio::read_user_text(path, 1 << 30, "memory bank").ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("items")?;
+    serde_json::from_value(v).ok()
 }

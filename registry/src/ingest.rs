@@ -59,6 +59,32 @@ pub struct TrajectoryRecord {
     pub metrics: Value,
 }
 
+/// One memory of a sample's memory bank (design table `memory`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryRecord {
+    /// `<source run>:<sample>:<memory id>`.
+    pub id: String,
+    pub sample_id: String,
+    pub scope_user: Option<String>,
+    pub scope_org: Option<String>,
+    pub scope_project: Option<String>,
+    /// One of the seven memory types, or `untyped`.
+    pub kind: String,
+    /// Empty for a forgotten memory.
+    pub content: String,
+    /// The spans that wrote it.
+    pub source_event_ids: Value,
+    pub confidence: Option<f64>,
+    pub sensitivity: String,
+    pub valid_from: Option<String>,
+    pub valid_to: Option<String>,
+    /// Earlier texts, oldest first (empty for a forgotten memory).
+    pub supersedes: Value,
+    /// `live`, `deleted`, `flagged` or `forgotten`.
+    pub status: String,
+    pub embedding: Vec<u8>,
+}
+
 /// What one write brings.
 #[derive(Debug, Clone)]
 pub struct Batch<'a> {
@@ -74,6 +100,7 @@ pub struct Batch<'a> {
     pub eval_summaries: BTreeMap<String, Value>,
     pub invocations: Vec<InvocationRecord>,
     pub trajectories: Vec<TrajectoryRecord>,
+    pub memories: Vec<MemoryRecord>,
 }
 
 /// Rows a write inserted (records already present are not counted).
@@ -86,6 +113,7 @@ pub struct Counts {
     pub eval_cases: u64,
     pub invocations: u64,
     pub trajectories: u64,
+    pub memories: u64,
 }
 
 impl Counts {
@@ -98,6 +126,7 @@ impl Counts {
         self.eval_cases += o.eval_cases;
         self.invocations += o.invocations;
         self.trajectories += o.trajectories;
+        self.memories += o.memories;
     }
     pub fn total(&self) -> u64 {
         self.skills
@@ -107,6 +136,7 @@ impl Counts {
             + self.eval_cases
             + self.invocations
             + self.trajectories
+            + self.memories
     }
 }
 
@@ -213,6 +243,9 @@ pub fn write(db: &mut Db, b: &Batch<'_>, now: &str) -> Result<Counts> {
         }
         for i in &b.invocations {
             c.invocations += write_invocation(db, &b.run.id, i, now)?;
+        }
+        for m in &b.memories {
+            c.memories += write_memory(db, &b.run.id, m, now)?;
         }
         Ok(c)
     })
@@ -627,4 +660,54 @@ fn write_invocation(db: &mut Db, run: &str, i: &InvocationRecord, now: &str) -> 
             now.into(),
         ],
     )
+}
+
+/// A memory's row: inserted once (counted), then kept up to date with the bank (a memory
+/// forgotten since loses its text here too).
+fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u64> {
+    let known = !db
+        .query(
+            "SELECT memory_id FROM memory WHERE memory_id = ?",
+            &[(&m.id).into()],
+        )?
+        .is_empty();
+    db.execute(
+        "INSERT INTO memory (memory_id, source_run_id, sample_id, scope_user_id, scope_org_id, scope_project_id, type,
+           content, normalized, source_event_ids, source_trace_ids, entities, confidence, importance, sensitivity,
+           valid_from, valid_to, supersedes, status, embedding, created_at, updated_at, last_used_at, use_count)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (memory_id) DO UPDATE SET scope_user_id = excluded.scope_user_id,
+           scope_org_id = excluded.scope_org_id, scope_project_id = excluded.scope_project_id,
+           type = excluded.type, content = excluded.content, source_event_ids = excluded.source_event_ids,
+           entities = excluded.entities, confidence = excluded.confidence, sensitivity = excluded.sensitivity,
+           valid_from = excluded.valid_from, valid_to = excluded.valid_to, supersedes = excluded.supersedes,
+           status = excluded.status, embedding = excluded.embedding, updated_at = excluded.updated_at",
+        &[
+            (&m.id).into(),
+            run.into(),
+            (&m.sample_id).into(),
+            m.scope_user.clone().into(),
+            m.scope_org.clone().into(),
+            m.scope_project.clone().into(),
+            (&m.kind).into(),
+            (&m.content).into(),
+            Param::Null,
+            m.source_event_ids.clone().into(),
+            json!([]).into(),
+            json!([]).into(),
+            m.confidence.into(),
+            Param::Null,
+            (&m.sensitivity).into(),
+            m.valid_from.clone().into(),
+            m.valid_to.clone().into(),
+            m.supersedes.clone().into(),
+            (&m.status).into(),
+            Param::Blob(m.embedding.clone()),
+            now.into(),
+            now.into(),
+            Param::Null,
+            0i64.into(),
+        ],
+    )?;
+    Ok(u64::from(!known))
 }

@@ -99,6 +99,7 @@ fn batch<'a>(run: &str, bank: Option<&'a SkillBank>, invocations: usize) -> Batc
         },
         bank,
         owns_history: true,
+        memories: Vec::new(),
         skill_md: Default::default(),
         eval_summaries: [(
             "stage-1:insert@1.1.0".to_string(),

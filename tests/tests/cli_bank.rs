@@ -92,6 +92,27 @@ fn a_locomo_sample_bank_is_typed_scoped_and_filtered_by_scope() {
     assert!(!again.status.success());
     assert!(stderr(&again).contains("--out"), "{}", stderr(&again));
 
+    // the bank in the registry: one row per memory, live
+    let reg = dir.path().join("registry.db");
+    let reg_s = reg.to_string_lossy().to_string();
+    let o = memskill(&["registry", "ingest", &*bank_s, "--registry", &reg_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let count = |sql: &str| -> i64 {
+        let o = memskill(&["registry", "query", sql, "--json", "--registry", &reg_s]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+        v["n"].as_i64().unwrap()
+    };
+    let total = count("SELECT COUNT(*) AS n FROM memory WHERE sample_id = 'conv-a'");
+    assert!(total as usize >= all.len(), "{total}");
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM memory WHERE content LIKE '%Caroline%'") as usize,
+        all.iter()
+            .filter(|r| r["scope"]["user"] == "Caroline")
+            .count()
+    );
+
     // Caroline asks to be forgotten: a dry run changes nothing, then every memory holding
     // her name loses its text (and earlier texts), each with a record
     let before = std::fs::read_to_string(&bank).unwrap();
@@ -141,6 +162,27 @@ fn a_locomo_sample_bank_is_typed_scoped_and_filtered_by_scope() {
             "a forgotten text is still in the file: {m}"
         );
     }
+    // the registry follows the file: no new row, her texts gone there too
+    let o = memskill(&["registry", "ingest", &*bank_s, "--registry", &reg_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("\"memories\":0"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM memory WHERE content LIKE '%Caroline%'"),
+        0
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM memory WHERE status = 'forgotten'") as usize,
+        records.len()
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM memory WHERE sample_id = 'conv-a'"),
+        total
+    );
+
     // nothing left to forget; an unknown id is named
     let again = forget(&["--matching", "caroline"]);
     assert!(

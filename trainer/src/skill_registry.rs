@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use memskill_core::{sha256_hex, SkillBank};
 use memskill_designer::ScoreWeights;
 use memskill_registry::ingest::{
-    self, Batch, Counts, InvocationRecord, SourceRun, TrajectoryRecord,
+    self, Batch, Counts, InvocationRecord, MemoryRecord, SourceRun, TrajectoryRecord,
 };
 use memskill_registry::Location;
 use serde_json::{json, Value};
@@ -48,6 +48,8 @@ pub struct RunRecords<'a> {
     pub weights: &'a ScoreWeights,
     pub invocations: &'a [Invocation],
     pub eval: Option<EvalView<'a>>,
+    /// A sample's memory bank (the sample's id, the bank).
+    pub memories: Option<(&'a str, &'a memskill_core::MemoryBank)>,
 }
 
 /// What the registry takes of an evaluation's results (`results.json`).
@@ -73,6 +75,7 @@ impl<'a> RunRecords<'a> {
             weights,
             invocations: &[],
             eval: None,
+            memories: None,
         }
     }
 }
@@ -95,6 +98,10 @@ pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
     let batch = Batch {
         invocations: invocation_records(&run.id, r.invocations),
         trajectories,
+        memories: r
+            .memories
+            .map(|(sample, bank)| memory_records(&run.id, sample, bank))
+            .unwrap_or_default(),
         owns_history: matches!(r.kind, "train" | "import"),
         skill_md: r.bank.map(skill_md).unwrap_or_default(),
         eval_summaries: r
@@ -294,4 +301,37 @@ pub fn read_invocations_upto(dir: &Path, len: Option<u64>) -> Result<Vec<Invocat
         log.truncate(lines);
     }
     Ok(log)
+}
+
+/// One record per memory of a sample's bank, forgotten and deleted ones included.
+fn memory_records(run: &str, sample: &str, bank: &memskill_core::MemoryBank) -> Vec<MemoryRecord> {
+    bank.all()
+        .iter()
+        .map(|m| {
+            let forgotten = bank.forgotten.iter().any(|f| f.memory_id == m.id);
+            let status = match (&m.deleted, &m.flag) {
+                _ if forgotten => "forgotten",
+                (Some(_), _) => "deleted",
+                (None, Some(_)) => "flagged",
+                (None, None) => "live",
+            };
+            MemoryRecord {
+                id: format!("{run}:{sample}:{}", m.id),
+                sample_id: sample.to_string(),
+                scope_user: m.scope.user.clone(),
+                scope_org: m.scope.org.clone(),
+                scope_project: m.scope.project.clone(),
+                kind: m.kind.map_or("untyped", |k| k.as_str()).to_string(),
+                content: m.content.clone(),
+                source_event_ids: json!(m.source_spans),
+                confidence: m.confidence.map(f64::from),
+                sensitivity: m.sensitivity.as_str().to_string(),
+                valid_from: m.valid_from.clone(),
+                valid_to: m.valid_to.clone(),
+                supersedes: json!(m.history.iter().map(|r| &r.content).collect::<Vec<_>>()),
+                status: status.to_string(),
+                embedding: m.embedding.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            }
+        })
+        .collect()
 }
