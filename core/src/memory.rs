@@ -294,6 +294,19 @@ pub struct ForgetRecord {
     pub at: String,
 }
 
+/// Tombstone `m` for `why` (a view's filter, a forget): no write made it, so no span, skills
+/// or date; the step is its last write's.
+fn hide(m: &mut MemoryItem, why: String) {
+    m.deleted = Some(Tombstone {
+        provenance: Provenance {
+            span_id: why,
+            skills: Vec::new(),
+            step: m.updated_step,
+            observed_at: None,
+        },
+    });
+}
+
 impl MemoryBank {
     pub fn new() -> Self {
         Self::default()
@@ -462,17 +475,16 @@ impl MemoryBank {
     /// A copy in which only memories a retrieval filtered to `scope` sees stay live (ids
     /// unchanged; the rule of `mode`, see [`ScopeMatch`]).
     pub fn only_scope(&self, scope: &Scope, mode: ScopeMatch) -> MemoryBank {
+        self.view_without(|m| (!scope.sees(&m.scope, mode)).then(|| "scope filter".into()))
+    }
+
+    /// A copy in which every live memory `why` gives a reason for is tombstoned with that
+    /// reason (ids unchanged): the one way a view of the bank withholds memories.
+    fn view_without(&self, why: impl Fn(&MemoryItem) -> Option<String>) -> MemoryBank {
         let mut out = self.clone();
-        for m in out.items.iter_mut().filter(|m| m.deleted.is_none()) {
-            if !scope.sees(&m.scope, mode) {
-                m.deleted = Some(Tombstone {
-                    provenance: Provenance {
-                        span_id: "scope filter".into(),
-                        skills: Vec::new(),
-                        step: m.updated_step,
-                        observed_at: None,
-                    },
-                });
+        for m in out.items.iter_mut().filter(|m| m.is_live()) {
+            if let Some(reason) = why(m) {
+                hide(m, reason);
             }
         }
         out
@@ -481,24 +493,13 @@ impl MemoryBank {
     /// A copy in which only memories of the given types stay live (ids unchanged; a memory
     /// of no stated type is kept only when `keep_untyped`): retrieval filtered by type.
     pub fn only_types(&self, types: &[MemoryType], keep_untyped: bool) -> MemoryBank {
-        let mut out = self.clone();
-        for m in out.items.iter_mut().filter(|m| m.deleted.is_none()) {
+        self.view_without(|m| {
             let keep = match m.kind {
                 Some(k) => types.contains(&k),
                 None => keep_untyped,
             };
-            if !keep {
-                m.deleted = Some(Tombstone {
-                    provenance: Provenance {
-                        span_id: "type filter".into(),
-                        skills: Vec::new(),
-                        step: m.updated_step,
-                        observed_at: None,
-                    },
-                });
-            }
-        }
-        out
+            (!keep).then(|| "type filter".into())
+        })
     }
 
     /// Live memories that carry a flag.
@@ -549,14 +550,7 @@ impl MemoryBank {
                     Some(f) => format!("memory filter: {f}"),
                     None => format!("memory filter: {}", m.sensitivity),
                 };
-                m.deleted = Some(Tombstone {
-                    provenance: Provenance {
-                        span_id: why,
-                        skills: Vec::new(),
-                        step: m.updated_step,
-                        observed_at: None,
-                    },
-                });
+                hide(m, why);
             } else if redacted(m) {
                 m.content = redact(&m.content);
                 for h in &mut m.history {
@@ -570,41 +564,13 @@ impl MemoryBank {
     /// A copy in which the given memories are tombstoned with `why` (ids unchanged): a view
     /// that withholds them.
     pub fn without(&self, ids: &[MemoryId], why: &str) -> MemoryBank {
-        let mut out = self.clone();
-        for m in out
-            .items
-            .iter_mut()
-            .filter(|m| m.is_live() && ids.contains(&m.id))
-        {
-            m.deleted = Some(Tombstone {
-                provenance: Provenance {
-                    span_id: why.to_string(),
-                    skills: Vec::new(),
-                    step: m.updated_step,
-                    observed_at: None,
-                },
-            });
-        }
-        out
+        self.view_without(|m| ids.contains(&m.id).then(|| why.to_string()))
     }
 
     /// A copy in which every flagged memory is tombstoned (ids unchanged): what the answerer
     /// and the designer may see when flagged memories are hidden.
     pub fn without_flagged(&self) -> MemoryBank {
-        let mut out = self.clone();
-        for m in out.items.iter_mut().filter(|m| m.is_live()) {
-            if let Some(f) = &m.flag {
-                m.deleted = Some(Tombstone {
-                    provenance: Provenance {
-                        span_id: format!("memory filter: {f}"),
-                        skills: Vec::new(),
-                        step: m.updated_step,
-                        observed_at: None,
-                    },
-                });
-            }
-        }
-        out
+        self.view_without(|m| m.flag.as_ref().map(|f| format!("memory filter: {f}")))
     }
 
     /// Forget a memory on request (a user's "forget this"): unlike [`MemoryBank::delete`],
@@ -647,14 +613,7 @@ impl MemoryBank {
         // no validity end: a view "as of" an earlier date must not bring it back
         item.valid_to = None;
         item.valid_from = None;
-        item.deleted = Some(Tombstone {
-            provenance: Provenance {
-                span_id: format!("forgotten on request: {reason}"),
-                skills: Vec::new(),
-                step: item.updated_step,
-                observed_at: None,
-            },
-        });
+        hide(item, format!("forgotten on request: {reason}"));
         self.forgotten.push(rec.clone());
         Ok(rec)
     }
