@@ -346,11 +346,7 @@ fn forget(a: ForgetArgs) -> Result<()> {
     if a.reason.trim().is_empty() {
         bail!("--reason: say why (kept in the record)");
     }
-    let by =
-        a.by.clone()
-            .or_else(|| std::env::var("USER").ok())
-            .filter(|s| !s.trim().is_empty())
-            .context("who asked? pass --by NAME ($USER is not set)")?;
+    let by = crate::person(a.by.clone(), "--by")?;
     let mut bank = read_bank(&a.file)?;
     let ids: Vec<u64> = match &a.matching {
         Some(text) => {

@@ -17,6 +17,15 @@ pub mod signals;
 pub mod skills;
 pub mod train;
 
+/// Who a record names (an approver, the person who asked): `given`, else `$USER`; an error
+/// naming `flag` when neither says.
+pub(crate) fn person(given: Option<String>, flag: &str) -> anyhow::Result<String> {
+    given
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| anyhow::anyhow!("who? pass {flag} NAME ($USER is not set)"))
+}
+
 #[derive(Parser)]
 #[command(
     name = "memskill",

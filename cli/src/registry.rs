@@ -155,13 +155,6 @@ pub enum RegistryCmd {
     },
 }
 
-fn person(given: Option<String>) -> Result<String> {
-    given
-        .or_else(|| std::env::var("USER").ok())
-        .filter(|s| !s.trim().is_empty())
-        .context("name who decides with --approved-by (or --by); $USER is not set")
-}
-
 pub fn run(c: RegistryCmd) -> Result<()> {
     match c {
         RegistryCmd::Init(t) => {
@@ -197,7 +190,7 @@ pub fn run(c: RegistryCmd) -> Result<()> {
             by,
             target,
         } => {
-            let by = person(by)?;
+            let by = crate::person(by, "--by")?;
             let mut db = memskill_registry::open_existing(&target.location(), false)?;
             ops::feedback(&mut db, &invocation, score, &text, &by, &clock::now())?;
             println!("feedback recorded on {invocation}");
@@ -343,7 +336,7 @@ fn save_bank(bank: &SkillBank, path: &Path) -> Result<()> {
 }
 
 fn decide(a: DecideArgs, d: Decision) -> Result<()> {
-    let by = person(a.approved_by.clone())?;
+    let by = crate::person(a.approved_by.clone(), "--approved-by")?;
     let bank = a
         .bank
         .as_deref()
@@ -387,7 +380,7 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
 }
 
 fn rollback(a: DecideArgs, to: &str) -> Result<()> {
-    let by = person(a.approved_by.clone())?;
+    let by = crate::person(a.approved_by.clone(), "--approved-by")?;
     let to_v: Version = to
         .parse()
         .map_err(|e| anyhow::anyhow!("--to {to:?}: {e}"))?;
@@ -459,7 +452,7 @@ fn postmortem(
         }
         bail!("{s}answer them with --answer KEY=TEXT (each) or --answers FILE.json");
     }
-    let by = person(by)?;
+    let by = crate::person(by, "--by")?;
     let mut db = memskill_registry::open_existing(&t.location(), false)?;
     ops::postmortem(
         &mut db,

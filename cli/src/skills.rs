@@ -675,9 +675,7 @@ fn approve(
     reason: &str,
     by: Option<String>,
 ) -> anyhow::Result<()> {
-    let by = by
-        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
-        .ok_or_else(|| anyhow::anyhow!("who approves? pass --by NAME (no $USER set)"))?;
+    let by = crate::person(by, "--by")?;
     if bank_path.join("manifest.json").is_file() {
         memskill_trainer::checkpoint::approve_in_checkpoint(bank_path, name, rule, reason, &by)?;
         println!(
