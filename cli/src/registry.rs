@@ -585,7 +585,7 @@ fn ingest_training(
         .map(|ck| memskill_trainer::checkpoint::Checkpoint::load(&ck))
         .transpose()?
         .map(|ck| ck.state.invocations_len);
-    let log = sync::read_invocations_upto(dir, covered)?;
+    let (log, _) = sync::read_invocations_from(dir, 0, covered)?;
     add(sync::write(
         loc,
         &RunRecords {

@@ -140,7 +140,26 @@ impl Backend {
 
 enum Conn {
     Sqlite(rusqlite::Connection),
-    Postgres(Box<postgres::Client>),
+    /// The client and its prepared statements by SQL text (as rusqlite's `prepare_cached`:
+    /// a run's write repeats a few statements many times).
+    Postgres(
+        Box<postgres::Client>,
+        std::collections::HashMap<String, postgres::Statement>,
+    ),
+}
+
+/// The statement for `sql` on `c`, prepared once.
+fn pg_statement(
+    c: &mut postgres::Client,
+    cache: &mut std::collections::HashMap<String, postgres::Statement>,
+    sql: &str,
+) -> Result<postgres::Statement> {
+    if let Some(st) = cache.get(sql) {
+        return Ok(st.clone());
+    }
+    let st = c.prepare(&dollar_placeholders(sql))?;
+    cache.insert(sql.to_string(), st.clone());
+    Ok(st)
 }
 
 /// An open registry database.
@@ -290,7 +309,7 @@ impl Db {
         c.batch_execute(&setup)
             .with_context(|| format!("registry {location}"))?;
         Ok(Db {
-            conn: Conn::Postgres(Box::new(c)),
+            conn: Conn::Postgres(Box::new(c), Default::default()),
             location,
             in_tx: false,
         })
@@ -299,7 +318,7 @@ impl Db {
     pub fn backend(&self) -> Backend {
         match self.conn {
             Conn::Sqlite(_) => Backend::Sqlite,
-            Conn::Postgres(_) => Backend::Postgres,
+            Conn::Postgres(..) => Backend::Postgres,
         }
     }
 
@@ -308,7 +327,7 @@ impl Db {
         let loc = self.location.clone();
         match &mut self.conn {
             Conn::Sqlite(c) => c.execute_batch(sql).map_err(|e| db_error(&loc, e.into())),
-            Conn::Postgres(c) => c.batch_execute(sql).map_err(|e| db_error(&loc, e.into())),
+            Conn::Postgres(c, _) => c.batch_execute(sql).map_err(|e| db_error(&loc, e.into())),
         }
     }
 
@@ -325,10 +344,8 @@ impl Db {
                     .map_err(|e| db_error(&loc, e.into()))?;
                 Ok(n as u64)
             }
-            Conn::Postgres(c) => {
-                let st = c
-                    .prepare(&dollar_placeholders(sql))
-                    .map_err(|e| db_error(&loc, e.into()))?;
+            Conn::Postgres(c, cache) => {
+                let st = pg_statement(c, cache, sql).map_err(|e| db_error(&loc, e))?;
                 let boxed = pg_params(params, st.params())?;
                 let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
                 c.execute(&st, &refs).map_err(|e| db_error(&loc, e.into()))
@@ -341,7 +358,9 @@ impl Db {
         let loc = self.location.clone();
         match &mut self.conn {
             Conn::Sqlite(c) => sqlite_query(c, sql, params).map_err(|e| db_error(&loc, e)),
-            Conn::Postgres(c) => pg_query(c, sql, params).map_err(|e| db_error(&loc, e)),
+            Conn::Postgres(c, cache) => {
+                pg_query(c, cache, sql, params).map_err(|e| db_error(&loc, e))
+            }
         }
     }
 
@@ -561,8 +580,13 @@ fn pg_param(p: &Param, t: &Type) -> Result<Box<dyn ToSql + Sync>> {
     })
 }
 
-fn pg_query(c: &mut postgres::Client, sql: &str, params: &[Param]) -> Result<Vec<Row>> {
-    let st = c.prepare(&dollar_placeholders(sql))?;
+fn pg_query(
+    c: &mut postgres::Client,
+    cache: &mut std::collections::HashMap<String, postgres::Statement>,
+    sql: &str,
+    params: &[Param],
+) -> Result<Vec<Row>> {
+    let st = pg_statement(c, cache, sql)?;
     let boxed = pg_params(params, st.params())?;
     let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
     let rows = c.query(&st, &refs)?;

@@ -47,6 +47,9 @@ pub struct RunRecords<'a> {
     pub bank: Option<&'a SkillBank>,
     pub weights: &'a ScoreWeights,
     pub invocations: &'a [Invocation],
+    /// The line of the log (0-based) `invocations` starts at: a trainer sends only the lines
+    /// written since its last write (the ids are line numbers).
+    pub first_line: usize,
     pub eval: Option<EvalView<'a>>,
     /// A sample's memory bank (the sample's id, the bank).
     pub memories: Option<(&'a str, &'a memskill_core::MemoryBank)>,
@@ -74,6 +77,7 @@ impl<'a> RunRecords<'a> {
             bank: None,
             weights,
             invocations: &[],
+            first_line: 0,
             eval: None,
             memories: None,
         }
@@ -96,7 +100,7 @@ pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
         trajectories.extend(eval_trajectories(&run.id, e));
     }
     let batch = Batch {
-        invocations: invocation_records(&run.id, r.invocations),
+        invocations: invocation_records(&run.id, r.invocations, r.first_line),
         trajectories,
         memories: r
             .memories
@@ -116,8 +120,9 @@ pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
 }
 
 /// [`write`], with a failure turned into a warning that says how to write the records later.
-pub fn write_or_warn(loc: &Location, r: &RunRecords<'_>) {
-    if let Err(e) = write(loc, r) {
+pub fn write_or_warn(loc: &Location, r: &RunRecords<'_>) -> bool {
+    let res = write(loc, r);
+    if let Err(e) = &res {
         eprintln!(
             "warning: could not write to the registry {}: {e:#}\n  the run's files are complete; write them later with `memskill registry ingest {} --registry {}`",
             loc.display(),
@@ -125,6 +130,7 @@ pub fn write_or_warn(loc: &Location, r: &RunRecords<'_>) {
             loc.display()
         );
     }
+    res.is_ok()
 }
 
 fn skill_md(bank: &SkillBank) -> BTreeMap<String, String> {
@@ -171,11 +177,11 @@ fn trace_id(run: &str, step: u64, sample: &str) -> String {
 
 /// One invocation per line of the log (ids are the line numbers: the log is append-only,
 /// and a resumed run rewrites the same lines).
-fn invocation_records(run: &str, log: &[Invocation]) -> Vec<InvocationRecord> {
+fn invocation_records(run: &str, log: &[Invocation], first: usize) -> Vec<InvocationRecord> {
     log.iter()
         .enumerate()
         .map(|(i, x)| InvocationRecord {
-            id: format!("{run}:inv:{}", i + 1),
+            id: format!("{run}:inv:{}", first + i + 1),
             skill: x.skill.clone(),
             skill_version: x.version.clone(),
             trace_id: trace_id(run, x.step, &x.sample_id),
@@ -277,30 +283,39 @@ fn eval_trajectories(run: &str, e: &EvalView<'_>) -> Vec<TrajectoryRecord> {
         .collect()
 }
 
-/// Read a run's invocation log for the registry (none when the run has no log yet).
-pub fn read_invocations(dir: &Path) -> Result<Vec<Invocation>> {
-    read_invocations_upto(dir, None)
-}
-
-/// [`read_invocations`], only the lines in the first `len` bytes when given (what a
-/// checkpoint covers).
-pub fn read_invocations_upto(dir: &Path, len: Option<u64>) -> Result<Vec<Invocation>> {
+/// The log's whole lines from byte `from` (where an earlier read ended) up to byte `to` (what
+/// a checkpoint covers; None: the end), and the byte they end at (where the next read starts).
+/// No log yet: none.
+pub fn read_invocations_from(
+    dir: &Path,
+    from: u64,
+    to: Option<u64>,
+) -> Result<(Vec<Invocation>, u64)> {
     let p = dir.join("invocations.jsonl");
     if !p.exists() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
-    let mut log =
-        crate::invocations::read(dir).context("reading the invocation log for the registry")?;
-    if let Some(len) = len {
-        let text = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
-        let cut = usize::try_from(len).unwrap_or(usize::MAX).min(text.len());
-        let lines = text[..cut]
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-            .count();
-        log.truncate(lines);
-    }
-    Ok(log)
+    let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+    let limit = to.map_or(bytes.len(), |t| {
+        usize::try_from(t).unwrap_or(usize::MAX).min(bytes.len())
+    });
+    let start = usize::try_from(from).unwrap_or(usize::MAX).min(limit);
+    // only whole lines: a line being written now is read next time
+    let end = bytes[start..limit]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(start, |i| start + i + 1);
+    let text = std::str::from_utf8(&bytes[start..end])
+        .with_context(|| format!("{}: not UTF-8", p.display()))?;
+    let log = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l)
+                .with_context(|| format!("{}: a line does not parse", p.display()))
+        })
+        .collect::<Result<Vec<Invocation>>>()?;
+    Ok((log, end as u64))
 }
 
 /// One record per memory of a sample's bank, forgotten and deleted ones included.

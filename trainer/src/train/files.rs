@@ -195,23 +195,27 @@ impl Trainer<'_> {
         let Some(loc) = self.cfg.registry.location() else {
             return;
         };
-        let log = match crate::skill_registry::read_invocations(&self.files.dir) {
-            Ok(log) => log,
-            Err(e) => {
-                eprintln!(
-                    "warning: registry {}: {e:#}; invocations left out this time",
-                    loc.display()
-                );
-                Vec::new()
-            }
-        };
+        // only what was logged since the last write that reached the registry
+        let (lines, bytes) = self.registry_written.get();
+        let (log, end) =
+            match crate::skill_registry::read_invocations_from(&self.files.dir, bytes, None) {
+                Ok(read) => read,
+                Err(e) => {
+                    eprintln!(
+                        "warning: registry {}: {e:#}; invocations left out this time",
+                        loc.display()
+                    );
+                    (Vec::new(), bytes)
+                }
+            };
         let dataset = self.cfg.data.dataset.to_string();
-        crate::skill_registry::write_or_warn(
+        let written = crate::skill_registry::write_or_warn(
             &loc,
             &crate::skill_registry::RunRecords {
                 dataset: Some(&dataset),
                 bank: Some(&self.bank),
                 invocations: &log,
+                first_line: lines,
                 ..crate::skill_registry::RunRecords::new(
                     &self.files.dir,
                     "train",
@@ -219,6 +223,9 @@ impl Trainer<'_> {
                 )
             },
         );
+        if written {
+            self.registry_written.set((lines + log.len(), end));
+        }
     }
 
     pub(super) fn write_skills_md(&self) -> Result<()> {

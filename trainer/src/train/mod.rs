@@ -145,6 +145,9 @@ pub struct Trainer<'c> {
     lock: Option<lock::RunLock>,
     /// This call made the run folder (a fresh run whose folder did not exist).
     created: bool,
+    /// Lines and bytes of `invocations.jsonl` the registry has (`[registry]`; from 0 in each
+    /// process: a resumed run sends its log once more, which the registry skips).
+    registry_written: std::cell::Cell<(usize, u64)>,
 }
 
 impl Trainer<'_> {

@@ -101,6 +101,7 @@ impl<'c> Trainer<'c> {
             out,
             lock: Some(lock),
             created,
+            registry_written: Default::default(),
         })
     }
 }
