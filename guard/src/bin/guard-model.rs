@@ -25,6 +25,24 @@ use memskill_guard::learned::Model;
 use memskill_guard::rules::PatternScanner;
 use memskill_guard::{Category, Document, Guard, Scanner};
 
+/// `println!` that ends the program quietly when standard output is closed (`| head`) and
+/// names any other write error, instead of panicking.
+macro_rules! out {
+    () => { emit(String::new()) };
+    ($($t:tt)*) => { emit(format!($($t)*)) };
+}
+
+fn emit(line: String) {
+    use std::io::Write;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
 const TAU_GRID: &[f32] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95];
 const DEFAULT_TAU: f32 = 0.7;
 
@@ -84,7 +102,7 @@ fn train(args: &[String]) -> Result<(), String> {
     let tmp = out.with_extension("model.tmp");
     std::fs::write(&tmp, &bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, &out).map_err(|e| format!("{}: {e}", out.display()))?;
-    println!(
+    out!(
         "trained on {} texts in {:.1} s: {} features, {} bytes, tau {tau}, model {}",
         ex.len(),
         t0.elapsed().as_secs_f64(),
@@ -92,7 +110,7 @@ fn train(args: &[String]) -> Result<(), String> {
         bytes.len(),
         &m.fingerprint()[..12]
     );
-    println!("wrote {}", out.display());
+    out!("wrote {}", out.display());
     Ok(())
 }
 
@@ -196,12 +214,12 @@ type Row = (String, bool, Option<Category>, Option<String>, bool, f64);
 /// The pooled figures of the rules alone, the classifier alone and the guard over a grid of
 /// thresholds, per category.
 fn report(rows: &[Row]) {
-    println!("\nleave one author out, pooled over {} texts", rows.len());
+    out!("\nleave one author out, pooled over {} texts", rows.len());
     let mut rt = Tally::default();
     for r in rows {
         rt.add(r.1, r.3.is_some());
     }
-    println!("rules alone: {}", rt.show());
+    out!("rules alone: {}", rt.show());
     for &tau in TAU_GRID {
         let (mut lt, mut gt, mut cal) = (Tally::default(), Tally::default(), Tally::default());
         let mut per_cat: BTreeMap<&str, Tally> = BTreeMap::new();
@@ -220,14 +238,14 @@ fn report(rows: &[Row]) {
                 }
             }
         }
-        println!("tau {tau}: classifier alone: {}", lt.show());
-        println!("         guard, labelled sets: {}", gt.show());
-        println!(
+        out!("tau {tau}: classifier alone: {}", lt.show());
+        out!("         guard, labelled sets: {}", gt.show());
+        out!(
             "         guard, calibration (domain ordinary): {}",
             cal.show()
         );
         for (c, t) in per_cat {
-            println!("           {c:>15}: {}", t.show());
+            out!("           {c:>15}: {}", t.show());
         }
     }
 }
@@ -244,7 +262,7 @@ fn scan(args: &[String]) -> Result<(), String> {
             let [n, d, i] = &e.fields;
             let v = guard.scan_skill(n, d, i);
             if verbose && (v.is_some() != e.unsafe_) {
-                println!(
+                out!(
                     "{} {:?} {:?}",
                     if e.unsafe_ { "MISSED" } else { "REJECTED" },
                     e.text,
@@ -260,11 +278,11 @@ fn scan(args: &[String]) -> Result<(), String> {
                 .unwrap_or_else(|| "-".into());
             cats.entry(key).or_default().add(e.unsafe_, v.is_some());
         }
-        println!("{f}: {}", t.show());
+        out!("{f}: {}", t.show());
     }
-    println!("pooled: {}", total.show());
+    out!("pooled: {}", total.show());
     for (c, t) in cats {
-        println!("  {c:>15}: {}", t.show());
+        out!("  {c:>15}: {}", t.show());
     }
     Ok(())
 }
@@ -276,12 +294,12 @@ fn explain(args: &[String]) -> Result<(), String> {
     }
     let doc = Document::new(&text);
     for v in &doc.views {
-        println!("view {:?}: {:?}", Document::view_name(v), v.text);
+        out!("view {:?}: {:?}", Document::view_name(v), v.text);
         for c in memskill_guard::clause::clauses(&v.text) {
-            println!("  clause {:?}", &v.text[c]);
+            out!("  clause {:?}", &v.text[c]);
         }
         for (rule, m, down) in memskill_guard::rules::explain(&v.text) {
-            println!(
+            out!(
                 "  {} {:?}{}",
                 rule.id(),
                 m,
@@ -289,13 +307,13 @@ fn explain(args: &[String]) -> Result<(), String> {
             );
         }
     }
-    println!(
+    out!(
         "p(unsafe) = {:.3}",
         memskill_guard::learned::shipped().score(&text)
     );
     match Guard::shipped().scan_text(&text) {
-        Some(f) => println!("rejected: {f}"),
-        None => println!("accepted"),
+        Some(f) => out!("rejected: {f}"),
+        None => out!("accepted"),
     }
     Ok(())
 }
@@ -331,7 +349,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     let _ = Document::new("warm the normaliser: n0rm4l1s3 aGVsbG8gd29ybGQ= s p a c e d");
     let t_views = t0.elapsed();
     let t_rules = t0.elapsed();
-    println!(
+    out!(
         "model decoded {:.1} ms, normaliser {:.1} ms ({:.1} ms cumulative)",
         t_model.as_secs_f64() * 1e3,
         t_views.as_secs_f64() * 1e3,
@@ -344,7 +362,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         "Write one short sentence per fact.",
     );
     let startup = t0.elapsed();
-    println!(
+    out!(
         "start-up (rules compiled, model decoded, first scan): {:.1} ms; peak RSS {} kB -> {} kB",
         startup.as_secs_f64() * 1e3,
         rss0,
@@ -359,13 +377,13 @@ fn bench(args: &[String]) -> Result<(), String> {
         }
         let us = t.elapsed().as_secs_f64() * 1e6 / texts.len() as f64;
         per.push(us);
-        println!(
+        out!(
             "round: {} texts, {rejected} rejected, {us:.0} us per text",
             texts.len()
         );
     }
     per.sort_by(f64::total_cmp);
-    println!(
+    out!(
         "per scan: min {:.0} us, median {:.0} us, max {:.0} us; peak RSS {} kB",
         per[0],
         per[per.len() / 2],
@@ -387,12 +405,12 @@ fn rule_compile_times() {
     }
     v.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (ms, id) in v.iter().take(12) {
-        println!("{ms:6.2} ms {id}");
+        out!("{ms:6.2} ms {id}");
     }
     for c in memskill_guard::lexicon::ALL {
         let t = std::time::Instant::now();
         let _ = memskill_guard::lexicon::compile(&format!("{{{}}}", c.name));
-        println!(
+        out!(
             "{:6.2} ms class {}",
             t.elapsed().as_secs_f64() * 1e3,
             c.name
@@ -411,13 +429,13 @@ fn memory_scan() -> Result<(), String> {
         n += 1;
         if let Some(f) = memskill_guard::scan_memory(&line) {
             flagged += 1;
-            println!("flagged ({f}): {line}");
+            out!("flagged ({f}): {line}");
         }
         if let (level, Some(rule)) = memskill_guard::memory_sensitivity(&line) {
             sensitive += 1;
-            println!("{level} ({rule}): {line}");
+            out!("{level} ({rule}): {line}");
         }
     }
-    println!("{n} texts: {flagged} flagged by the memory filter, {sensitive} not public");
+    out!("{n} texts: {flagged} flagged by the memory filter, {sensitive} not public");
     Ok(())
 }
