@@ -210,7 +210,7 @@ set +e
 safety_rc=$?
 set -e
 safety_line=$(grep -E '^in-sample: ' "$WORK/safety.log" | head -1)
-cat_line="the two sets held out for issue 40 (test33, test34), measured once: docs/safety.md"
+cat_line="three pairs of new-author sets, each measured once (the last, coding-team-clinic and tutor-travel, kept held out): docs/safety.md"
 check "guard: in-sample floors, the reference's released skills, the fixture lines" "$safety_rc"
 check "guard report present" $([ -n "$safety_line" ]; echo $?)
 
