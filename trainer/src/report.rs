@@ -856,6 +856,7 @@ impl Report {
         if let Some(b) = scripted_banner(self.scripted, self.entries) {
             s.push_str(&format!("> **Not a result.** {b}\n\n"));
         }
+        s.push_str(&self.toc_md());
         for t in &self.tables {
             s.push_str(&table_md(t, out));
         }
@@ -863,7 +864,7 @@ impl Report {
             s.push_str(&format!("![{f}]({f})\n\n"));
         }
         if !self.skills.is_empty() {
-            s.push_str("## Skill-bank evolution\n\n");
+            s.push_str(&format!("## {SKILLS_MD_TITLE}\n\n"));
             for (run, p) in &self.skills {
                 s.push_str(&format!("- {run}: [skills.md]({})\n", rel(out, p)));
             }
@@ -902,6 +903,24 @@ impl Report {
             s.push_str(&self.training_html(out));
         }
         s.push_str("</body></html>\n");
+        s
+    }
+
+    /// report.md's contents: a link to every table and to the skill-bank section, with the
+    /// anchors GitHub and most Markdown viewers give those headings ([`md_anchor`]).
+    fn toc_md(&self) -> String {
+        let mut heads: Vec<&str> = self.tables.iter().map(|t| t.title.as_str()).collect();
+        if !self.skills.is_empty() {
+            heads.push(SKILLS_MD_TITLE);
+        }
+        if heads.len() < 2 {
+            return String::new();
+        }
+        let mut s = String::from("Contents:\n\n");
+        for h in heads {
+            s.push_str(&format!("- [{}](#{})\n", md_escape(h), md_anchor(h)));
+        }
+        s.push('\n');
         s
     }
 
@@ -983,6 +1002,23 @@ pub fn scripted_banner(scripted: usize, total: usize) -> Option<String> {
 }
 
 /// One table as Markdown: title, note, header, and a bold row before each group of methods.
+/// report.md's heading of the links to each run's `skills.md`.
+const SKILLS_MD_TITLE: &str = "Skill-bank evolution";
+
+/// The anchor a Markdown viewer gives a heading (GitHub's rule): lower case, letters, digits,
+/// `-` and `_` kept, spaces to `-`, everything else dropped.
+fn md_anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
 fn table_md(t: &Table, out: &Path) -> String {
     let mut s = format!("## {}\n\n{}\n\n", t.title, t.note);
     s.push_str(&format!("| | {} |\n", t.header.join(" | ")));
@@ -1359,5 +1395,19 @@ mod tests {
         assert!(html.find("<nav").unwrap() < html.find("id=\"table-1\"").unwrap());
         // a run without metrics.jsonl: its curves are n/a, not missing
         assert!(html.contains("Learning curves: n/a"));
+        // report.md has its contents too: one link per table and the skill-bank section,
+        // each to the anchor of a heading the file has
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        let toc: Vec<&str> = md.lines().filter(|l| l.starts_with("- [")).collect();
+        assert_eq!(toc.len(), 3, "{md}");
+        for l in toc {
+            let anchor = &l[l.find("](#").unwrap() + 3..l.len() - 1];
+            assert!(
+                md.lines()
+                    .any(|h| h.starts_with("## ") && md_anchor(&h[3..]) == anchor),
+                "{anchor}: {md}"
+            );
+        }
+        assert_eq!(md_anchor("Table 1: methods x datasets"), "table-1-methods-x-datasets");
     }
 }
