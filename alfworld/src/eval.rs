@@ -66,6 +66,14 @@ pub struct EvalReport {
     /// Per split: the all-tasks row first, then one row per task type present.
     pub rows: Vec<GroupRow>,
     pub results: Vec<GameResult>,
+    /// The LLM actor's model id (`backend:model`), absent for the scripted actors and in
+    /// files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
+    /// Its backend (`openai`, `local`, `scripted-synthetic`), which the report reads to
+    /// mark evaluations of a scripted model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_backend: Option<String>,
 }
 
 impl EvalReport {
@@ -106,6 +114,8 @@ impl EvalReport {
             elapsed_secs,
             rows,
             results,
+            executor: None,
+            executor_backend: None,
         }
     }
 
@@ -293,6 +303,22 @@ mod tests {
         .unwrap();
         assert_eq!(back.results.len(), 4);
         assert_eq!(back.results[2].outcome, GameOutcome::EnvError("x".into()));
+        // a scripted actor records no model; an LLM actor its id and backend, which the
+        // report reads to mark scripted models
+        let text = std::fs::read_to_string(dir.path().join("results.json")).unwrap();
+        assert!(!text.contains("executor") && back.executor.is_none());
+        let mut llm = rep.clone();
+        llm.executor = Some("openai:scripted".into());
+        llm.executor_backend = Some("openai".into());
+        llm.write(dir.path()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("results.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (v["executor"].as_str(), v["executor_backend"].as_str()),
+            (Some("openai:scripted"), Some("openai"))
+        );
     }
 }
 
@@ -347,6 +373,8 @@ pub struct EvalOptions {
     pub actor_settings: crate::actor::ActorSettings,
     /// The actor's templates (default: this crate's).
     pub prompts: Option<std::sync::Arc<memskill_core::PromptSet>>,
+    /// The LLM actor's model id and backend name, recorded in `results.json`.
+    pub executor: Option<(String, String)>,
 }
 
 /// Expands `valid` / `all` and comma lists into split names.
@@ -412,7 +440,7 @@ pub fn run_eval(
             }
         })
     };
-    let report = evaluate(
+    let mut report = evaluate(
         &pool,
         &games,
         opts.actor.as_str(),
@@ -420,6 +448,12 @@ pub fn run_eval(
         opts.max_steps,
         on_done,
     );
+    if opts.actor == ActorKind::Llm {
+        if let Some((id, backend)) = &opts.executor {
+            report.executor = Some(id.clone());
+            report.executor_backend = Some(backend.clone());
+        }
+    }
     if let Some(dir) = &opts.out {
         report.write(dir)?;
     }

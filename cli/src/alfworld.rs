@@ -23,6 +23,8 @@ pub struct LlmPlay {
     pub llm: Option<Arc<dyn Llm>>,
     pub tips: Option<TipSource>,
     pub prompts: Option<Arc<memskill_core::PromptSet>>,
+    /// The LLM actor's model id and backend name, recorded in `results.json`.
+    pub executor: Option<(String, String)>,
 }
 
 /// Runs the evaluation of `split` (comma-separated) with the games, bridge and step limit of
@@ -35,7 +37,12 @@ pub fn eval_with(
     out: &Path,
     play: LlmPlay,
 ) -> Result<EvalReport> {
-    let LlmPlay { llm, tips, prompts } = play;
+    let LlmPlay {
+        llm,
+        tips,
+        prompts,
+        executor,
+    } = play;
     if actor == ActorKind::Llm && llm.is_none() {
         bail!("--actor llm needs an LLM backend (configure one for `memskill eval`)");
     }
@@ -55,6 +62,7 @@ pub fn eval_with(
         actor_settings: memskill_trainer::alfworld::actor_settings(a)
             .map_err(anyhow::Error::msg)?,
         prompts,
+        executor,
     };
     let done = AtomicUsize::new(0);
     let progress = |r: &GameResult| {

@@ -679,11 +679,7 @@ fn alfworld_eval(a: EvalArgs) -> Result<()> {
     let play = if actor == ActorKind::Llm {
         llm_play(&cfg, &run_dir, ck.as_ref(), &out)?
     } else {
-        crate::alfworld::LlmPlay {
-            llm: None,
-            tips: None,
-            prompts: None,
-        }
+        crate::alfworld::LlmPlay::default()
     };
     crate::alfworld::eval_with(t, &split, a.limit, actor, &out, play)?;
     Ok(())
@@ -754,6 +750,10 @@ fn llm_play(
         }
     };
     Ok(crate::alfworld::LlmPlay {
+        executor: Some((
+            rt.answerer.id(),
+            cfg.answer_llm().backend.name().to_string(),
+        )),
         llm: Some(rt.answerer.clone()),
         tips,
         prompts: Some(Arc::new(rt.prompts.clone())),

@@ -399,6 +399,12 @@ fn alfworld_pairs_train_the_controller_and_the_bank_drives_eval() {
         serde_json::from_slice(&std::fs::read(eval_out.join("results.json")).unwrap()).unwrap();
     let games = res["results"].as_array().unwrap();
     assert_eq!(games.len(), 4, "2 valid_unseen games per task type");
+    // the LLM actor's model and backend are recorded, so the report can mark a scripted one
+    assert!(
+        res["executor"].as_str().is_some_and(|e| !e.is_empty())
+            && res["executor_backend"].as_str().is_some(),
+        "{res}"
+    );
     for g in games {
         assert_eq!(g["outcome"]["kind"], "won", "{g}");
         assert!(
