@@ -179,6 +179,23 @@ impl MemoryItem {
     /// written yet (or was already deleted) then. Texts without a date count as always
     /// valid, so banks written without dates behave as before.
     pub fn version_at(&self, as_of: (i32, u32, u32)) -> Option<(&str, &[f32])> {
+        self.version_index_at(as_of).map(|v| match v {
+            None => (self.content.as_str(), self.embedding.as_slice()),
+            Some(i) => {
+                let r = &self.history[i];
+                let e: &[f32] = if r.embedding.is_empty() {
+                    &self.embedding
+                } else {
+                    &r.embedding
+                };
+                (r.content.as_str(), e)
+            }
+        })
+    }
+
+    /// Which text [`Self::version_at`] gives: `Some(None)` the current one, `Some(Some(i))`
+    /// the `i`-th of the history, None none.
+    fn version_index_at(&self, as_of: (i32, u32, u32)) -> Option<Option<usize>> {
         let starts =
             |d: &Option<String>| d.as_deref().and_then(date_key).is_none_or(|k| k <= as_of);
         let ends_after =
@@ -187,20 +204,12 @@ impl MemoryItem {
             return None;
         }
         if starts(&self.valid_from) {
-            return Some((&self.content, &self.embedding));
+            return Some(None);
         }
         self.history
             .iter()
-            .rev()
-            .find(|r| starts(&r.valid_from) && ends_after(&r.valid_to))
-            .map(|r| {
-                let e: &[f32] = if r.embedding.is_empty() {
-                    &self.embedding
-                } else {
-                    &r.embedding
-                };
-                (r.content.as_str(), e)
-            })
+            .rposition(|r| starts(&r.valid_from) && ends_after(&r.valid_to))
+            .map(Some)
     }
 }
 
@@ -646,11 +655,20 @@ impl MemoryBank {
             if m.deleted.is_some() && !deleted_later {
                 continue;
             }
+            let version = m.version_index_at(key);
             match m.version_at(key).map(|(c, e)| (c.to_string(), e.to_vec())) {
                 Some((c, e)) => {
                     m.content = c;
                     m.embedding = e;
                     m.deleted = None;
+                    // an earlier text brings its own write and validity (its age, for the
+                    // memory contract, is that text's)
+                    if let Some(Some(i)) = version {
+                        let r = &m.history[i];
+                        m.provenance = r.provenance.clone();
+                        m.valid_from = r.valid_from.clone();
+                        m.valid_to = r.valid_to.clone();
+                    }
                 }
                 None => {
                     m.deleted = Some(Tombstone {
@@ -856,6 +874,10 @@ mod tests {
         let june = b.as_of("1 June 2023");
         assert_eq!(june.get(id).unwrap().content, "Caroline lives in Paris.");
         assert_eq!(june.retrieve(&[1.0, 0.0], 1)[0].0, id);
+        // with that text's own write and validity (the contract ages it from May)
+        let m = june.get(id).unwrap();
+        assert_eq!(m.valid_from.as_deref(), Some("1:56 pm on 8 May, 2023"));
+        assert_eq!(m.provenance.span_id, "s1");
         // as of August: Tokyo; as of April (before anything): nothing
         assert_eq!(
             b.as_of("2023/08/01 (Tue) 10:00").get(id).unwrap().content,
