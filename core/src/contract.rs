@@ -476,13 +476,20 @@ mod tests {
     #[test]
     fn decay_weight_is_one_at_zero_monotone_and_zero_from_the_ttl() {
         for decay in [Decay::None, Decay::Linear, Decay::Exponential] {
-            for (ttl, hl) in [(Some(30.0), Some(7.0)), (None, Some(3.0)), (Some(5.0), None)] {
+            for (ttl, hl) in [
+                (Some(30.0), Some(7.0)),
+                (None, Some(3.0)),
+                (Some(5.0), None),
+            ] {
                 assert_eq!(decay_weight(decay, 0.0, ttl, hl), 1.0, "{decay:?}");
                 assert_eq!(decay_weight(decay, -4.0, ttl, hl), 1.0, "{decay:?}");
                 let mut last = 1.0;
                 for step in 0..400 {
                     let w = decay_weight(decay, step as f64 * 0.25, ttl, hl);
-                    assert!((0.0..=1.0).contains(&w) && w <= last, "{decay:?} {step} {w}");
+                    assert!(
+                        (0.0..=1.0).contains(&w) && w <= last,
+                        "{decay:?} {step} {w}"
+                    );
                     last = w;
                 }
                 if let Some(t) = ttl {
@@ -501,13 +508,35 @@ mod tests {
     #[test]
     fn ages_parse_in_days_or_spans_and_bad_ones_name_the_problem() {
         let a = |s: &str| s.parse::<Age>();
-        assert_eq!(a("30d").unwrap(), Age { value: 30.0, unit: AgeUnit::Days });
+        assert_eq!(
+            a("30d").unwrap(),
+            Age {
+                value: 30.0,
+                unit: AgeUnit::Days
+            }
+        );
         assert_eq!(a(" 2W ").unwrap().value, 14.0);
         assert_eq!(a("12h").unwrap().value, 0.5);
         assert_eq!(a("1y").unwrap().value, 365.0);
-        assert_eq!(a("40 spans").unwrap(), Age { value: 40.0, unit: AgeUnit::Spans });
+        assert_eq!(
+            a("40 spans").unwrap(),
+            Age {
+                value: 40.0,
+                unit: AgeUnit::Spans
+            }
+        );
         assert_eq!(a("1span").unwrap().unit, AgeUnit::Spans);
-        for bad in ["", "30", "d", "0d", "-3d", "30 months", "1e9d", "200y", "nand"] {
+        for bad in [
+            "",
+            "30",
+            "d",
+            "0d",
+            "-3d",
+            "30 months",
+            "1e9d",
+            "200y",
+            "nand",
+        ] {
             assert!(a(bad).is_err(), "{bad:?}");
         }
         for good in ["30d", "0.5d", "40 spans"] {
@@ -533,7 +562,10 @@ mod tests {
         assert_eq!(c.ttl_of(None), Some(365.0));
         for (bad, says) in [
             (json!({"ttl": {"feelings": "3d"}}), "ttl.feelings"),
-            (json!({"stale_after": "3 spans", "ttl": {"event": "3d"}}), "all be in days"),
+            (
+                json!({"stale_after": "3 spans", "ttl": {"event": "3d"}}),
+                "all be in days",
+            ),
             (json!({"decay": "exponential"}), "half_life"),
             (json!({"decay": "linear"}), "ttl"),
             (json!({"half_life": "2d"}), "exponential"),
@@ -552,7 +584,10 @@ mod tests {
 
     #[test]
     fn questions_match_by_whole_words_or_plurals() {
-        assert!(query_matches("What is Caroline's phone number?", &["phone"]));
+        assert!(query_matches(
+            "What is Caroline's phone number?",
+            &["phone"]
+        ));
         assert!(query_matches("Which PHONES does she own", &["phone"]));
         assert!(query_matches("her e-mail?", &["mail"]));
         assert!(!query_matches("Did she telephone anyone?", &["phone"]));
@@ -590,8 +625,12 @@ mod tests {
             observed_at: date.map(str::to_string),
             ..Default::default()
         };
-        let early = b.insert("a".into(), vec![1.0], prov("s:0", Some("1 May 2023"))).unwrap();
-        let undated = b.insert("b".into(), vec![1.0], prov("other:3", None)).unwrap();
+        let early = b
+            .insert("a".into(), vec![1.0], prov("s:0", Some("1 May 2023")))
+            .unwrap();
+        let undated = b
+            .insert("b".into(), vec![1.0], prov("other:3", None))
+            .unwrap();
         let (e, u) = (b.get(early).unwrap(), b.get(undated).unwrap());
         // LoCoMo: no question date, the last span's date is "now"
         let c = Clock::of(AgeUnit::Days, &sample, None);
@@ -600,7 +639,10 @@ mod tests {
         // LongMemEval: the question's own date
         let c = Clock::of(AgeUnit::Days, &sample, Some("2023/06/10 (Sat) 10:00"));
         assert_eq!(c.age_of(e), Some(40.0));
-        assert_eq!(Clock::of(AgeUnit::Days, &sample_with_spans(&[None]), None).age_of(e), None);
+        assert_eq!(
+            Clock::of(AgeUnit::Days, &sample_with_spans(&[None]), None).age_of(e),
+            None
+        );
         let c = Clock::of(AgeUnit::Spans, &sample, None);
         assert_eq!((c.age_of(e), c.age_of(u)), (Some(1.0), None));
         assert_eq!(day_number((1970, 1, 1)), 0);
@@ -630,10 +672,13 @@ mod tests {
     fn high_sensitivity_is_by_level_or_type_and_unlocked_by_words() {
         let mut b = MemoryBank::new();
         let p = Provenance::default();
-        let phone = b.insert("call Ann at +44 20 7946 0958".into(), vec![1.0], p.clone()).unwrap();
+        let phone = b
+            .insert("call Ann at +44 20 7946 0958".into(), vec![1.0], p.clone())
+            .unwrap();
         let pref = b.insert("Ann likes jazz".into(), vec![1.0], p).unwrap();
         b.set_sensitivity(phone, Sensitivity::Personal).unwrap();
-        b.set_meta(pref, Some(MemoryType::Preference), None).unwrap();
+        b.set_meta(pref, Some(MemoryType::Preference), None)
+            .unwrap();
         let c = MemoryContract {
             sensitive_from: Some(Sensitivity::Personal),
             sensitive_types: vec![MemoryType::Preference],

@@ -87,6 +87,17 @@ pub struct MemoryItem {
     /// was found or nothing scanned.
     #[serde(default, skip_serializing_if = "Sensitivity::is_public")]
     pub sensitivity: Sensitivity,
+    /// How many times the memory was given to the answerer ([`MemoryBank::note_use`]), and
+    /// when last (as the caller gives it, RFC 3339). Absent (0, none) in banks that were
+    /// never answered from, which is every bank file `bank build` and the caches write.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub use_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The type of a memory: the governance document's seven. Banks and configs written with
@@ -384,8 +395,21 @@ impl MemoryBank {
             valid_to: None,
             scope: Scope::default(),
             sensitivity: Sensitivity::Public,
+            use_count: 0,
+            last_used_at: None,
         });
         Ok(id)
+    }
+
+    /// Count one use of each of `ids` (a memory given to the answerer; one named twice counts
+    /// twice) at `at`. Unknown ids are skipped.
+    pub fn note_use(&mut self, ids: &[MemoryId], at: &str) {
+        for id in ids {
+            if let Some(m) = self.items.get_mut(*id as usize) {
+                m.use_count += 1;
+                m.last_used_at = Some(at.to_string());
+            }
+        }
     }
 
     fn live_mut(&mut self, id: MemoryId) -> Result<&mut MemoryItem, CoreError> {
@@ -814,6 +838,26 @@ mod tests {
             observed_at: Some(date.into()),
             ..p(span, step)
         }
+    }
+
+    /// Uses are counted on the memory; a bank written before the fields existed reads with
+    /// none, and a bank never used serialises without them.
+    #[test]
+    fn uses_are_counted_and_old_banks_still_read() {
+        let mut b = MemoryBank::new();
+        let a = b.insert("a".into(), vec![1.0], p("s", 0)).unwrap();
+        let before = serde_json::to_string(&b).unwrap();
+        assert!(!before.contains("use_count") && !before.contains("last_used_at"));
+        b.note_use(&[a, a, 99], "2026-12-07T12:00:00Z");
+        let m = b.get(a).unwrap();
+        assert_eq!(
+            (m.use_count, m.last_used_at.as_deref()),
+            (2, Some("2026-12-07T12:00:00Z"))
+        );
+        let back: MemoryBank = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+        assert_eq!(back, b);
+        let old: MemoryBank = serde_json::from_str(&before).unwrap();
+        assert_eq!(old.get(a).unwrap().use_count, 0);
     }
 
     #[test]

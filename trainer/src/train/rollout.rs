@@ -253,6 +253,7 @@ impl Trainer<'_> {
             t.reward = *r;
         }
         b.ppo_batch.push(trs);
+        self.keep_bank(self.state.update_step + 1, ep);
         for &i in ep.built.chosen.iter().flatten() {
             if let Some(sk) = skills.get(i) {
                 *b.usage.entry(sk.name.clone()).or_default() += 1;
@@ -261,6 +262,25 @@ impl Trainer<'_> {
                 }
             }
         }
+    }
+
+    /// With a registry configured: the episode's memory bank, with a use counted for every
+    /// memory an answer was given, kept for the registry (see `registry_banks`; the banks of
+    /// an earlier update are dropped).
+    fn keep_bank(&mut self, step: u64, ep: &mut EpisodeResult) {
+        if self.cfg.registry.location().is_none() {
+            return;
+        }
+        self.registry_banks.retain(|(s, ..)| *s == step);
+        let mut bank = std::mem::take(&mut ep.built.memory);
+        let ids: Vec<memskill_core::MemoryId> = ep
+            .queries
+            .iter()
+            .flat_map(|q| q.memory_ids.iter().copied())
+            .collect();
+        bank.note_use(&ids, &memskill_registry::clock::now());
+        self.registry_banks
+            .push((step, ep.built.sample_id.clone(), bank));
     }
 
     /// A scored question joins the hard-case pool (which keeps the failures); with the
