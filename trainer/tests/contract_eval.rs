@@ -9,9 +9,8 @@ use memskill_trainer::config::Config;
 use memskill_trainer::eval::{evaluate, EvalOptions, EvalResults};
 use memskill_trainer::train::{train, TrainOptions};
 
-fn cfg() -> Config {
-    let sets: Vec<String> = [
-        "run.name=\"contract\"",
+fn cfg(extra: &[&str]) -> Config {
+    let mut sets: Vec<String> = [
         "run.outer_epochs=1",
         "run.inner_epochs=1",
         "run.batch_size=2",
@@ -27,14 +26,47 @@ fn cfg() -> Config {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    sets.extend(extra.iter().map(|s| s.to_string()));
     Config::from_toml_str("", &sets, "test").expect("test config resolves")
+}
+
+/// Training counts what the rules did per update in `metrics.jsonl` (only when they did).
+#[test]
+fn training_metrics_count_what_the_read_rules_did() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let mut sets = vec![format!("run.name={name:?}")];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let out = train(
+            &cfg(&sets),
+            &TrainOptions {
+                runs_dir: tmp.path().to_path_buf(),
+                progress: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        std::fs::read_to_string(out.run_dir.join("metrics.jsonl")).unwrap()
+    };
+    assert!(!run("plain", &[]).contains("memory_contract"));
+    let metrics = run("ttl", &["memory.contract.ttl.default=\"1 span\""]);
+    let update = metrics
+        .lines()
+        .find(|l| l.contains("\"type\":\"update\""))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(update).unwrap();
+    assert!(
+        v["memory_contract"]["contract_expired"].as_u64().unwrap() > 0,
+        "{update}"
+    );
 }
 
 #[test]
 fn an_evaluation_counts_what_the_read_rules_did() {
     let tmp = tempfile::tempdir().unwrap();
     let out = train(
-        &cfg(),
+        &cfg(&[]),
         &TrainOptions {
             runs_dir: tmp.path().to_path_buf(),
             progress: false,
