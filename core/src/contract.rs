@@ -336,6 +336,9 @@ impl MemoryContract {
                 })?;
             }
         }
+        if self.sensitive_from == Some(Sensitivity::Public) {
+            return Err("memory.contract.sensitive_from = \"public\" would make every memory high-sensitivity: use personal, sensitive or secret".into());
+        }
         let units: Vec<AgeUnit> = self
             .ttl
             .values()
@@ -569,6 +572,7 @@ mod tests {
             (json!({"decay": "exponential"}), "half_life"),
             (json!({"decay": "linear"}), "ttl"),
             (json!({"half_life": "2d"}), "exponential"),
+            (json!({"sensitive_from": "public"}), "every memory"),
         ] {
             let e = parse(bad.clone()).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
