@@ -479,7 +479,11 @@ fn ingest(t: &Target, path: &Path) -> Result<()> {
         add(sync::write(
             &loc,
             &RunRecords {
-                memories: Some((&sample, &memory)),
+                memories: &[sync::SampleBank {
+                    sample: &sample,
+                    trace: None,
+                    bank: &memory,
+                }],
                 ..RunRecords::new(path, "memory", &none)
             },
         )?);

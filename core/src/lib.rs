@@ -25,7 +25,9 @@ pub mod serde_opt;
 pub mod skill;
 
 pub use activation::{activation_stats, ActivationStats, Rate};
-pub use contract::{CrossProject, MemoryContract};
+pub use contract::{
+    decay_weight, query_matches, Age, AgeUnit, Clock, CrossProject, Decay, MemoryContract,
+};
 pub use data::{Query, Sample, Session, Span, Turn};
 pub use error::CoreError;
 pub use hash::sha256_hex;

@@ -87,6 +87,17 @@ pub struct MemoryItem {
     /// was found or nothing scanned.
     #[serde(default, skip_serializing_if = "Sensitivity::is_public")]
     pub sensitivity: Sensitivity,
+    /// How many times the memory was given to the answerer ([`MemoryBank::note_use`]), and
+    /// when last (as the caller gives it, RFC 3339). Absent (0, none) in banks that were
+    /// never answered from, which is every bank file `bank build` and the caches write.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub use_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The type of a memory: the governance document's seven. Banks and configs written with
@@ -179,6 +190,23 @@ impl MemoryItem {
     /// written yet (or was already deleted) then. Texts without a date count as always
     /// valid, so banks written without dates behave as before.
     pub fn version_at(&self, as_of: (i32, u32, u32)) -> Option<(&str, &[f32])> {
+        self.version_index_at(as_of).map(|v| match v {
+            None => (self.content.as_str(), self.embedding.as_slice()),
+            Some(i) => {
+                let r = &self.history[i];
+                let e: &[f32] = if r.embedding.is_empty() {
+                    &self.embedding
+                } else {
+                    &r.embedding
+                };
+                (r.content.as_str(), e)
+            }
+        })
+    }
+
+    /// Which text [`Self::version_at`] gives: `Some(None)` the current one, `Some(Some(i))`
+    /// the `i`-th of the history, None none.
+    fn version_index_at(&self, as_of: (i32, u32, u32)) -> Option<Option<usize>> {
         let starts =
             |d: &Option<String>| d.as_deref().and_then(date_key).is_none_or(|k| k <= as_of);
         let ends_after =
@@ -187,20 +215,12 @@ impl MemoryItem {
             return None;
         }
         if starts(&self.valid_from) {
-            return Some((&self.content, &self.embedding));
+            return Some(None);
         }
         self.history
             .iter()
-            .rev()
-            .find(|r| starts(&r.valid_from) && ends_after(&r.valid_to))
-            .map(|r| {
-                let e: &[f32] = if r.embedding.is_empty() {
-                    &self.embedding
-                } else {
-                    &r.embedding
-                };
-                (r.content.as_str(), e)
-            })
+            .rposition(|r| starts(&r.valid_from) && ends_after(&r.valid_to))
+            .map(Some)
     }
 }
 
@@ -375,8 +395,21 @@ impl MemoryBank {
             valid_to: None,
             scope: Scope::default(),
             sensitivity: Sensitivity::Public,
+            use_count: 0,
+            last_used_at: None,
         });
         Ok(id)
+    }
+
+    /// Count one use of each of `ids` (a memory given to the answerer; one named twice counts
+    /// twice) at `at`. Unknown ids are skipped.
+    pub fn note_use(&mut self, ids: &[MemoryId], at: &str) {
+        for id in ids {
+            if let Some(m) = self.items.get_mut(*id as usize) {
+                m.use_count += 1;
+                m.last_used_at = Some(at.to_string());
+            }
+        }
     }
 
     fn live_mut(&mut self, id: MemoryId) -> Result<&mut MemoryItem, CoreError> {
@@ -646,11 +679,20 @@ impl MemoryBank {
             if m.deleted.is_some() && !deleted_later {
                 continue;
             }
+            let version = m.version_index_at(key);
             match m.version_at(key).map(|(c, e)| (c.to_string(), e.to_vec())) {
                 Some((c, e)) => {
                     m.content = c;
                     m.embedding = e;
                     m.deleted = None;
+                    // an earlier text brings its own write and validity (its age, for the
+                    // memory contract, is that text's)
+                    if let Some(Some(i)) = version {
+                        let r = &m.history[i];
+                        m.provenance = r.provenance.clone();
+                        m.valid_from = r.valid_from.clone();
+                        m.valid_to = r.valid_to.clone();
+                    }
                 }
                 None => {
                     m.deleted = Some(Tombstone {
@@ -798,6 +840,26 @@ mod tests {
         }
     }
 
+    /// Uses are counted on the memory; a bank written before the fields existed reads with
+    /// none, and a bank never used serialises without them.
+    #[test]
+    fn uses_are_counted_and_old_banks_still_read() {
+        let mut b = MemoryBank::new();
+        let a = b.insert("a".into(), vec![1.0], p("s", 0)).unwrap();
+        let before = serde_json::to_string(&b).unwrap();
+        assert!(!before.contains("use_count") && !before.contains("last_used_at"));
+        b.note_use(&[a, a, 99], "2026-12-07T12:00:00Z");
+        let m = b.get(a).unwrap();
+        assert_eq!(
+            (m.use_count, m.last_used_at.as_deref()),
+            (2, Some("2026-12-07T12:00:00Z"))
+        );
+        let back: MemoryBank = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+        assert_eq!(back, b);
+        let old: MemoryBank = serde_json::from_str(&before).unwrap();
+        assert_eq!(old.get(a).unwrap().use_count, 0);
+    }
+
     #[test]
     fn dates_of_every_dataset_compare() {
         assert_eq!(date_key("1:56 pm on 8 May, 2023"), Some((2023, 5, 8)));
@@ -856,6 +918,10 @@ mod tests {
         let june = b.as_of("1 June 2023");
         assert_eq!(june.get(id).unwrap().content, "Caroline lives in Paris.");
         assert_eq!(june.retrieve(&[1.0, 0.0], 1)[0].0, id);
+        // with that text's own write and validity (the contract ages it from May)
+        let m = june.get(id).unwrap();
+        assert_eq!(m.valid_from.as_deref(), Some("1:56 pm on 8 May, 2023"));
+        assert_eq!(m.provenance.span_id, "s1");
         // as of August: Tokyo; as of April (before anything): nothing
         assert_eq!(
             b.as_of("2023/08/01 (Tue) 10:00").get(id).unwrap().content,

@@ -37,7 +37,7 @@ pub use memory::{scan_memory, MemoryFilter, MemoryFinding};
 pub use normalise::{normalise_for_scan, scan_views, View};
 pub use rules::RuleId;
 pub use secrets::{find_secrets, redact_secrets, redact_with, secret_values, SecretMatch};
-pub use sensitivity::{memory_sensitivity, redact_private};
+pub use sensitivity::{kind_words, memory_sensitivity, redact_private};
 
 /// One of the six safety assertions a skill text must not break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

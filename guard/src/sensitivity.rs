@@ -98,6 +98,30 @@ pub fn memory_sensitivity(text: &str) -> (Sensitivity, Option<&'static str>) {
     (Sensitivity::Public, None)
 }
 
+/// The words a question uses to ask for a value of `kind` (a kind [`memory_sensitivity`]
+/// names): the memory contract's `sensitive_from` lets a high-sensitivity memory into a
+/// question's retrieval only when the question says one of them (docs/memories.md). Secret
+/// kinds have none: a secret is never shown.
+pub fn kind_words(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "email" => &["email", "mail", "contact"],
+        "phone" => &["phone", "telephone", "mobile", "cell", "contact"],
+        "ssn" => &["ssn", "social"],
+        "iban" => &["iban", "bank", "account"],
+        "id-number" => &[
+            "passport",
+            "licence",
+            "license",
+            "id",
+            "tax",
+            "account",
+            "insurance",
+            "medical",
+        ],
+        _ => &[],
+    }
+}
+
 /// `text` (invisible characters removed, NFKC) with its secret values and its sensitive
 /// identifiers replaced by `[REDACTED:<kind>]`: what a reader is shown of a flagged or
 /// sensitive memory.
@@ -182,5 +206,21 @@ mod tests {
             assert!(shown.contains("[REDACTED:ssn]"), "{t:?} -> {shown:?}");
             assert!(!shown.contains("1120"), "{t:?} -> {shown:?}");
         }
+    }
+
+    #[test]
+    fn every_personal_and_sensitive_kind_has_words() {
+        for text in [
+            "mail me at ann@example.org",
+            "her phone is 0171 555 0199",
+            "SSN 123-45-6789",
+            "IBAN DE89 3704 0044 0532 0130 00",
+            "passport number X1234567",
+        ] {
+            let (level, kind) = memory_sensitivity(text);
+            assert!(level > Sensitivity::Public, "{text}");
+            assert!(!kind_words(kind.unwrap()).is_empty(), "{text}: {kind:?}");
+        }
+        assert!(kind_words("password").is_empty());
     }
 }

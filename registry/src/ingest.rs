@@ -83,6 +83,12 @@ pub struct MemoryRecord {
     /// `live`, `deleted`, `flagged` or `forgotten`.
     pub status: String,
     pub embedding: Vec<u8>,
+    /// The trajectories the memory belongs to (an evaluated sample's or a training episode's
+    /// trace id; empty for a bank file).
+    pub source_trace_ids: Value,
+    /// How many times the answerer was given it, and when last.
+    pub use_count: u64,
+    pub last_used_at: Option<String>,
 }
 
 /// What one write brings.
@@ -663,7 +669,7 @@ fn write_invocation(db: &mut Db, run: &str, i: &InvocationRecord, now: &str) -> 
 }
 
 /// A memory's row: inserted once (counted), then kept up to date with the bank (a memory
-/// forgotten since loses its text here too).
+/// forgotten since loses its text here too; its uses are the bank's at this write).
 fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u64> {
     let known = !db
         .query(
@@ -681,7 +687,9 @@ fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u
            type = excluded.type, content = excluded.content, source_event_ids = excluded.source_event_ids,
            entities = excluded.entities, confidence = excluded.confidence, sensitivity = excluded.sensitivity,
            valid_from = excluded.valid_from, valid_to = excluded.valid_to, supersedes = excluded.supersedes,
-           status = excluded.status, embedding = excluded.embedding, updated_at = excluded.updated_at",
+           status = excluded.status, embedding = excluded.embedding, updated_at = excluded.updated_at,
+           source_trace_ids = excluded.source_trace_ids, last_used_at = excluded.last_used_at,
+           use_count = excluded.use_count",
         &[
             (&m.id).into(),
             run.into(),
@@ -693,7 +701,7 @@ fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u
             (&m.content).into(),
             Param::Null,
             m.source_event_ids.clone().into(),
-            json!([]).into(),
+            m.source_trace_ids.clone().into(),
             json!([]).into(),
             m.confidence.into(),
             Param::Null,
@@ -705,8 +713,8 @@ fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u
             Param::Blob(m.embedding.clone()),
             now.into(),
             now.into(),
-            Param::Null,
-            0i64.into(),
+            m.last_used_at.clone().into(),
+            m.use_count.into(),
         ],
     )?;
     Ok(u64::from(!known))

@@ -394,6 +394,7 @@ pub fn game_query(r: &GameResult) -> QueryResult {
         },
         answered_by: None,
         source_spans: Vec::new(),
+        memory_ids: Vec::new(),
     }
 }
 

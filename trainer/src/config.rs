@@ -584,9 +584,10 @@ pub struct MemoryConfig {
     pub filter: MemoryFilter,
     /// Show flagged memories to the answerer and the designer anyway.
     pub show_flagged: bool,
-    /// `[memory.contract]`: the types that may be written and whether readers see other
-    /// projects' memories (`memskill_core::MemoryContract`; its defaults refuse nothing the
-    /// reproduction writes).
+    /// `[memory.contract]`: the types that may be written, whether readers see other
+    /// projects' memories, and the read rules of age and sensitivity (TTL and decay per
+    /// type, high-sensitivity and stale memories; `memskill_core::MemoryContract`, its
+    /// defaults refuse nothing the reproduction writes and set no read rule).
     pub contract: memskill_core::MemoryContract,
     /// The server of `retriever = "openai"` (left out of the saved config while it has its
     /// defaults).
@@ -1816,6 +1817,10 @@ impl Config {
                 self.memory.retriever.name()
             );
         }
+        self.memory
+            .contract
+            .validate()
+            .map_err(anyhow::Error::msg)?;
         if !(0.0..=1.0).contains(&self.data.query_ratio) || self.data.query_ratio == 0.0 {
             bail!(
                 "data.query_ratio must be in (0, 1], got {}",
@@ -2741,5 +2746,46 @@ mod tests {
             .dataset()
             .unwrap_err();
         assert!(format!("{e:#}").contains("data.dataset"), "{e:#}");
+    }
+
+    /// Issue 43: the contract's read rules load from TOML (a `[memory.contract.ttl]` table
+    /// with the earlier type names), survive the saved config, and are checked together; a
+    /// config without them saves none of their keys.
+    #[test]
+    fn the_memory_contracts_read_rules_load_save_and_are_checked() {
+        let text = "[memory.contract]\ndecay = \"exponential\"\nhalf_life = \"14d\"\nsensitive_from = \"personal\"\nstale_after = \"90d\"\n[memory.contract.ttl]\nevent = \"30d\"\ndefault = \"1y\"\n";
+        let c = Config::from_toml_str(text, &[], "t").unwrap();
+        let k = &c.memory.contract;
+        assert!(k.has_read_rules() && !k.has_write_rules());
+        assert_eq!(
+            k.ttl_of(Some(memskill_core::MemoryType::Episodic)),
+            Some(30.0)
+        );
+        let saved = c.to_toml().unwrap();
+        let back = Config::from_toml_str(&saved, &[], "t").unwrap();
+        assert_eq!(&back.memory.contract, k);
+        for (set, says) in [
+            (
+                "memory.contract.ttl.mood=\"3d\"",
+                "memory.contract.ttl.mood",
+            ),
+            ("memory.contract.decay=\"linear\"", "half_life is for decay"),
+            ("memory.contract.stale_after=\"3 spans\"", "all be in days"),
+            ("memory.contract.half_life=\"0d\"", "above 0"),
+        ] {
+            let e = Config::from_toml_str(text, &[set.to_string()], "t").unwrap_err();
+            assert!(format!("{e:#}").contains(says), "{set}: {e:#}");
+        }
+        let plain = Config::from_toml_str("", &[], "t")
+            .unwrap()
+            .to_toml()
+            .unwrap();
+        let at = plain.find("[memory.contract]").unwrap();
+        let section = plain[at..].split("\n\n").next().unwrap();
+        assert_eq!(
+            section,
+            "[memory.contract]\nallowed_types = []\nforbidden_types = []\ncross_project = \"deny\"",
+        );
+        assert!(!plain.contains("[memory.contract.ttl]"));
     }
 }

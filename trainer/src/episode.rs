@@ -149,6 +149,9 @@ pub struct EpisodeCtx<'a> {
     /// answerer (counted here, once per memory per view).
     pub contract: &'a memskill_core::MemoryContract,
     pub contract_withheld: Arc<std::sync::atomic::AtomicUsize>,
+    /// What the contract's read rules (TTL, sensitivity, staleness) left out of or marked in
+    /// the answerer's retrieval, per question (`crate::contract_read`).
+    pub contract_reads: Arc<crate::contract_read::ReadCounts>,
     /// An evaluation's stop request (`crate::stop`): looked at before every span and every
     /// question, which then fail as [`crate::stop::Interrupted`]. None in training, which
     /// stops between updates instead.
@@ -215,6 +218,7 @@ impl<'a> EpisodeCtx<'a> {
             show_flagged: cfg.memory.show_flagged,
             contract: &cfg.memory.contract,
             contract_withheld: Arc::default(),
+            contract_reads: Arc::default(),
             stop: None,
         }
     }
@@ -222,6 +226,11 @@ impl<'a> EpisodeCtx<'a> {
     /// Memories the contract has withheld from the answerer so far (see `contract_withheld`).
     pub fn withheld(&self) -> usize {
         self.contract_withheld.load(Ordering::Relaxed)
+    }
+
+    /// What the contract's read rules did so far (see `contract_reads`).
+    pub fn contract_reads(&self) -> crate::contract_read::ContractReads {
+        self.contract_reads.snapshot()
     }
 
     /// The memories the answerer may see ([`MemoryBank::shown`]: secret memories never,
@@ -330,6 +339,10 @@ pub struct QueryResult {
     /// question's score back to the skill uses that wrote them); not written to results.
     #[serde(skip)]
     pub source_spans: Vec<String>,
+    /// The ids of the memories the answer was given from (their uses, `MemoryBank::note_use`);
+    /// not written to results.
+    #[serde(skip)]
+    pub memory_ids: Vec<MemoryId>,
 }
 
 /// The memory-building half of an episode.
@@ -920,18 +933,32 @@ pub fn answer_queries_read(
         })
         .collect();
     // flagged memories (`memory.filter = "flag"`) are not shown unless `memory.show_flagged`
+    let original = memory;
     let shown = ctx.shown_memory(memory);
     let memory: &MemoryBank = &shown;
-    let all_hits = question_hits(ctx, memory, queries, &views)?;
+    // the contract's read rules rank every memory again: retrieval scores them all
+    let k = if ctx.contract.has_read_rules() {
+        usize::MAX
+    } else {
+        ctx.answer_retrieve
+    };
+    let all_hits = question_hits(ctx, memory, queries, &views, k)?;
     let results = par_map(queries, ctx.query_workers, |i, q| -> Result<QueryResult> {
         crate::stop::check(ctx.stop, || {
             format!("question {} of sample {}", q.id, sample.id)
         })?;
         let bank = views[i].as_ref().unwrap_or(memory);
-        let mems: Vec<&MemoryItem> = all_hits[i]
-            .iter()
-            .filter_map(|(id, _)| bank.get(*id))
-            .collect();
+        let given = crate::contract_read::given(
+            ctx.contract,
+            &ctx.contract_reads,
+            sample,
+            q,
+            bank,
+            original,
+            &all_hits[i],
+            ctx.answer_retrieve,
+        );
+        let mems: Vec<&MemoryItem> = given.iter().map(|m| m.as_ref()).collect();
         match read.map(|r| r(q, &mems)).transpose()? {
             None => answer_from(ctx, sample, q, &mems, with_judge),
             Some(Read::Replace(items)) => {
@@ -955,6 +982,7 @@ fn question_hits(
     memory: &MemoryBank,
     queries: &[&Query],
     views: &[Option<MemoryBank>],
+    k: usize,
 ) -> Result<Vec<Vec<(MemoryId, f32)>>> {
     if views.iter().any(Option::is_some) {
         return queries
@@ -966,20 +994,14 @@ fn question_hits(
                     ctx.encoder,
                     ctx.retriever,
                     &[q.question.as_str()],
-                    ctx.answer_retrieve,
+                    k,
                 )
                 .map(|mut h| h.pop().unwrap_or_default())
             })
             .collect();
     }
     let texts: Vec<&str> = queries.iter().map(|q| q.question.as_str()).collect();
-    crate::retrieval::question_hits(
-        memory,
-        ctx.encoder,
-        ctx.retriever,
-        &texts,
-        ctx.answer_retrieve,
-    )
+    crate::retrieval::question_hits(memory, ctx.encoder, ctx.retriever, &texts, k)
 }
 
 /// Answer one question from `mems` and score it (F1, and the judge when asked or when it is
@@ -1105,6 +1127,7 @@ pub(crate) fn unanswered(sample: &Sample, q: &Query, mems: &[&MemoryItem]) -> Qu
         evidence: String::new(),
         answered_by: None,
         source_spans: Vec::new(),
+        memory_ids: mems.iter().map(|m| m.id).collect(),
     }
 }
 
@@ -1931,6 +1954,100 @@ pub(crate) mod tests {
                 assert_eq!(withheld, 0);
             }
         }
+    }
+
+    /// Issue 43: the contract's read rules at answer time. Span 0 (8 May) writes an event and
+    /// a fact, span 1 (20 July) a phone number and a job; the questions are asked at the
+    /// conversation's end. The event is past its 60-day TTL (left out, counted per question),
+    /// the phone number is personal (left out of the question that does not ask for a phone,
+    /// counted), the 73-day-old fact is stale (shown with the marker, counted). A contract
+    /// whose rules touch nothing gives exactly what no contract gives.
+    #[test]
+    fn the_contracts_read_rules_expire_withhold_and_mark_memories_and_count_them() {
+        let script = |p: &str| {
+            if p.contains("[span-0]") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline went hiking in Peru.\nMEMORY_TYPE: episodic\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Caroline loves cooking.\nMEMORY_TYPE: semantic\n"
+            } else if p.contains("[span-1]") {
+                "ACTION: INSERT\nMEMORY_ITEM: Caroline's phone is +44 20 7946 0958.\nMEMORY_TYPE: semantic\n\
+                 ACTION: INSERT\nMEMORY_ITEM: Caroline works at a bakery.\nMEMORY_TYPE: semantic\n"
+            } else {
+                "unknown"
+            }
+            .to_string()
+        };
+        let q = |id: &str, question: &str| Query {
+            id: id.into(),
+            question: question.into(),
+            answers: vec!["x".into()],
+            category: "4".into(),
+            evidence: vec![],
+            date: None,
+        };
+        let sample = two_dated_spans(
+            "her life",
+            vec![
+                q("work", "What does Caroline do for work?"),
+                q("phone", "What is Caroline's phone number?"),
+            ],
+        );
+        let skills: Vec<Skill> = memskill_core::SkillBank::seed()
+            .selectable()
+            .into_iter()
+            .cloned()
+            .collect();
+        let run = |rules: &[&str]| {
+            let mut extra = vec![
+                format!("controller.top_k={}", skills.len()),
+                "executor.typed_memories=true".to_string(),
+            ];
+            extra.extend(rules.iter().map(|r| format!("memory.contract.{r}")));
+            let stub: Arc<dyn Llm> = Arc::new(Stub(script));
+            with_ctx(&extra, &skills, stub.clone(), Some(stub), |ctx, _| {
+                let built = build_memory(ctx, &sample, None).unwrap();
+                assert_eq!(built.memory.live_count(), 4);
+                let qs: Vec<&Query> = sample.queries.iter().collect();
+                let r = answer_queries(ctx, &sample, &built.memory, &qs, false).unwrap();
+                let texts: Vec<Vec<String>> = r.into_iter().map(|r| r.retrieved).collect();
+                (texts, ctx.contract_reads())
+            })
+        };
+        let rules = [
+            "ttl.episodic=\"60d\"",
+            "stale_after=\"30d\"",
+            "sensitive_from=\"personal\"",
+        ];
+        let (texts, reads) = run(&rules);
+        let has = |i: usize, s: &str| texts[i].iter().any(|t| t.contains(s));
+        assert!(!has(0, "Peru") && !has(1, "Peru"), "{texts:?}");
+        assert!(!has(0, "+44") && has(1, "+44"), "{texts:?}");
+        assert!(has(0, "bakery") && has(1, "bakery"));
+        assert!(
+            texts[0]
+                .contains(&"Caroline loves cooking. (stale: last confirmed 73 days ago)".into()),
+            "{texts:?}"
+        );
+        assert_eq!(
+            (
+                reads.contract_expired,
+                reads.contract_sensitive_withheld,
+                reads.contract_stale_shown
+            ),
+            (2, 1, 2)
+        );
+        // the marker off: the same memories unmarked (the event too: no TTL now), still counted
+        let (texts, reads) = run(&["stale_after=\"30d\"", "stale_marker=\"\""]);
+        assert!(
+            texts[0].contains(&"Caroline loves cooking.".into()),
+            "{texts:?}"
+        );
+        assert_eq!(reads.contract_stale_shown, 4);
+        // rules that touch nothing: every memory scored, none left out, the same top memories
+        let (plain, none) = run(&[]);
+        let (long, reads) = run(&["ttl.default=\"100y\""]);
+        assert_eq!(plain, long);
+        assert!(none.is_empty() && reads.is_empty());
+        assert_eq!(plain[0].len(), 4);
     }
 
     /// Issue 12: executor-written injection memories were stored and shown to the answerer

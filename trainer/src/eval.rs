@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use memskill_controller::Controller;
-use memskill_core::{MemoryBank, Query, Sample, Skill};
+use memskill_core::{MemoryBank, MemoryId, Query, Sample, Skill};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -105,6 +105,16 @@ pub struct EvalResults {
     pub contract_refused: BTreeMap<String, usize>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub contract_withheld: usize,
+    /// What the contract's read rules did to the answerer's retrieval, counted per question
+    /// (`crate::contract_read`; each absent when 0): memories past their TTL and
+    /// high-sensitivity memories the question did not ask for, left out; stale memories given
+    /// with the contract's marker.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub contract_expired: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub contract_sensitive_withheld: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub contract_stale_shown: usize,
     /// `eval.max_error_rate` of this evaluation.
     #[serde(default)]
     pub max_error_rate: f64,
@@ -221,13 +231,15 @@ pub fn eval_ctx<'a>(
 }
 
 /// What evaluating one sample gives: its answered queries, whether its bank was cached, the
-/// executor calls and failed calls that built it, and the memories flagged / writes refused.
+/// executor calls and failed calls that built it, the memories flagged / writes refused, and
+/// (with a registry configured) its bank with the uses the answers made of it.
 type SampleOutcome = (
     Vec<QueryResult>,
     bool,
     usize,
     usize,
     (usize, usize, BTreeMap<String, usize>),
+    Option<MemoryBank>,
 );
 
 /// A memory bank read from its cache file, or built and then cached.
@@ -297,7 +309,9 @@ impl EvalResults {
 
     /// What the memory contract refused and withheld, in one line (`None` when nothing).
     pub fn contract_line(&self) -> Option<String> {
-        if self.contract_refused.is_empty() && self.contract_withheld == 0 {
+        let reads =
+            self.contract_expired + self.contract_sensitive_withheld + self.contract_stale_shown;
+        if self.contract_refused.is_empty() && self.contract_withheld == 0 && reads == 0 {
             return None;
         }
         let by: Vec<String> = self
@@ -305,12 +319,19 @@ impl EvalResults {
             .iter()
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
-        Some(format!(
+        let mut line = format!(
             "memory contract: {} writes refused ({}), {} memories of other projects withheld from the answerer",
             self.contract_refused.values().sum::<usize>(),
             if by.is_empty() { "none".to_string() } else { by.join(", ") },
             self.contract_withheld
-        ))
+        );
+        if reads > 0 {
+            line.push_str(&format!(
+                "; per question: {} expired and {} high-sensitivity memories left out, {} stale ones shown with a warning",
+                self.contract_expired, self.contract_sensitive_withheld, self.contract_stale_shown
+            ));
+        }
+        Some(line)
     }
 
     /// The error counts in one line: failed answer calls, unreadable or failed judge verdicts,
@@ -530,13 +551,13 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
     let mut ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
     ctx.stop = opts.stop.as_deref();
     let bank_hash = ck.bank.content_hash();
+    let keep_banks = cfg.registry.location().is_some(); // for the registry's memory table
     let per_sample = par_map(
         &samples,
         cfg.concurrency.episodes,
         |_, sample| -> Result<SampleOutcome> {
             crate::stop::check(opts.stop.as_deref(), || format!("sample {}", sample.id))?;
-            let extra = membank_extra(&cfg);
-            let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, extra)?;
+            let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, membank_extra(&cfg))?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };
             let (memory, hit, errs) = (cached.memory, cached.hit, cached.call_errors);
@@ -547,7 +568,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             );
             let qs: Vec<&Query> = sample.queries.iter().collect();
             let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
-            Ok((answered, hit, calls, errs, filtered))
+            let kept = keep_banks.then(|| used_bank(memory, &answered));
+            Ok((answered, hit, calls, errs, filtered, kept))
         },
     );
     let g = Gathered::of(per_sample)?;
@@ -575,6 +597,9 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         memories_refused: g.memories_refused,
         contract_refused: g.contract_refused,
         contract_withheld: ctx.withheld(),
+        contract_expired: ctx.contract_reads().contract_expired,
+        contract_sensitive_withheld: ctx.contract_reads().contract_sensitive_withheld,
+        contract_stale_shown: ctx.contract_reads().contract_stale_shown,
         max_error_rate: cfg.eval.max_error_rate,
         prompts_overridden: rt.prompts.overridden().to_vec(),
         prompts_hash: rt.prompts.content_hash(),
@@ -582,12 +607,27 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         adapter: None,
         queries: g.queries,
     };
-    let out = opts.out.clone().unwrap_or_else(|| {
-        let name = format!("{}-{split}", cfg.data.dataset);
-        run_dir.join("eval").join(name)
-    });
-    publish(&cfg, &run_dir, &ck, &out, &results)?;
+    let out = eval_out(opts, &cfg, &run_dir, split);
+    publish(&cfg, &run_dir, &ck, &out, &results, &g.banks)?;
     Ok((results, out))
+}
+
+/// Where an evaluation writes: `--out`, else `<run>/eval/<dataset>-<split>`.
+fn eval_out(opts: &EvalOptions, cfg: &Config, run_dir: &Path, split: SplitSpec) -> PathBuf {
+    let name = format!("{}-{split}", cfg.data.dataset);
+    opts.out
+        .clone()
+        .unwrap_or_else(|| run_dir.join("eval").join(name))
+}
+
+/// `memory` with a use counted for every memory each answer was given (now).
+fn used_bank(mut memory: MemoryBank, answered: &[QueryResult]) -> MemoryBank {
+    let ids: Vec<MemoryId> = answered
+        .iter()
+        .flat_map(|r| r.memory_ids.iter().copied())
+        .collect();
+    memory.note_use(&ids, &memskill_registry::clock::now());
+    memory
 }
 
 /// Write a checkpoint's results into `out`; results that pass the error-rate check also go
@@ -598,27 +638,45 @@ fn publish(
     ck: &Checkpoint,
     out: &Path,
     results: &EvalResults,
+    banks: &[(String, MemoryBank)],
 ) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     write_results(out, results)?;
     if results.check_error_rate().is_ok() {
         track_eval(cfg, run_dir, ck, results);
-        register_eval(cfg, out, results);
+        register_eval(cfg, out, results, banks);
     }
     Ok(())
 }
 
-/// With a registry configured: one trajectory per evaluated sample (see
-/// `crate::skill_registry`; a failed write only warns).
-fn register_eval(cfg: &Config, out: &Path, results: &EvalResults) {
+/// With a registry configured: one trajectory per evaluated sample and the memories of its
+/// bank, each row keyed by the trajectory and the memory id (see `crate::skill_registry`; a
+/// failed write only warns).
+fn register_eval(cfg: &Config, out: &Path, results: &EvalResults, banks: &[(String, MemoryBank)]) {
     let Some(loc) = cfg.registry.location() else {
         return;
     };
+    let view = results.registry_view();
+    let run = crate::skill_registry::run_id(out);
+    let traces: Vec<String> = banks
+        .iter()
+        .map(|(s, _)| crate::skill_registry::eval_trace_id(&run, &view, s))
+        .collect();
+    let memories: Vec<crate::skill_registry::SampleBank<'_>> = banks
+        .iter()
+        .zip(&traces)
+        .map(|((sample, bank), t)| crate::skill_registry::SampleBank {
+            sample,
+            trace: Some(t),
+            bank,
+        })
+        .collect();
     crate::skill_registry::write_or_warn(
         &loc,
         &crate::skill_registry::RunRecords {
             dataset: Some(&results.dataset),
-            eval: Some(results.registry_view()),
+            eval: Some(view),
+            memories: &memories,
             ..crate::skill_registry::RunRecords::new(out, "eval", &cfg.designer.cfg.score)
         },
     );
@@ -711,6 +769,8 @@ struct Gathered {
     memories_flagged: usize,
     memories_refused: usize,
     contract_refused: BTreeMap<String, usize>,
+    /// (sample, bank) of every sample whose bank was kept (with a registry configured).
+    banks: Vec<(String, MemoryBank)>,
 }
 
 impl Gathered {
@@ -725,9 +785,13 @@ impl Gathered {
             memories_flagged: 0,
             memories_refused: 0,
             contract_refused: BTreeMap::new(),
+            banks: Vec::new(),
         };
         for r in per_sample {
-            let (q, hit, calls, errs, (flagged, refused, contract)) = r?;
+            let (q, hit, calls, errs, (flagged, refused, contract), bank) = r?;
+            if let (Some(bank), Some(first)) = (bank, q.first()) {
+                g.banks.push((first.sample_id.clone(), bank));
+            }
             g.memories_flagged += flagged;
             g.memories_refused += refused;
             for (k, n) in contract {
@@ -1083,6 +1147,7 @@ mod tests {
             evidence: String::new(),
             answered_by: None,
             source_spans: Vec::new(),
+            memory_ids: Vec::new(),
         }
     }
 

@@ -10,6 +10,7 @@ pub mod benchmark;
 pub mod cases;
 pub mod checkpoint;
 pub mod config;
+pub mod contract_read;
 pub mod data;
 pub mod episode;
 pub mod fsutil;

@@ -100,6 +100,10 @@ pub struct UpdateMetrics {
     /// Interactive benchmarks: how actor replies matched admissible commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<memskill_alfworld::ActorStats>,
+    /// What the memory contract's read rules did to the update's answers, per question (only
+    /// when they did something: `[memory.contract]` TTL, sensitivity, staleness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_contract: Option<crate::contract_read::ContractReads>,
 }
 
 /// One designer stage (`"type": "stage"`): the snapshot decision and what the designer did.
@@ -226,6 +230,7 @@ mod tests {
             retries: None,
             structured_dialects: None,
             actor: None,
+            memory_contract: None,
         });
         let line = m.to_line().unwrap();
         assert!(

@@ -367,6 +367,7 @@ mod tests {
             retries: None,
             structured_dialects: None,
             actor: None,
+            memory_contract: None,
         })
         .to_line()
         .unwrap()

@@ -284,9 +284,10 @@ fn membank_path_of(
         "memory_filter": cfg.memory.filter,
     });
     let mut key_src = key_src;
-    // a contract refuses writes: its banks are other banks (keys without one are unchanged)
-    if cfg.memory.contract != memskill_core::MemoryContract::default() {
-        key_src["memory_contract"] = serde_json::json!(cfg.memory.contract);
+    // a contract that refuses writes: its banks are other banks (keys without one are
+    // unchanged; its read rules change what is read, not what is built)
+    if cfg.memory.contract.has_write_rules() {
+        key_src["memory_contract"] = cfg.memory.contract.write_rules();
     }
     let key = crate::fsutil::sha256_bytes(&serde_json::to_vec(&key_src)?);
     Ok(cfg

@@ -51,8 +51,18 @@ pub struct RunRecords<'a> {
     /// written since its last write (the ids are line numbers).
     pub first_line: usize,
     pub eval: Option<EvalView<'a>>,
-    /// A sample's memory bank (the sample's id, the bank).
-    pub memories: Option<(&'a str, &'a memskill_core::MemoryBank)>,
+    /// Memory banks, each a sample's (a bank file, an evaluated sample, a training episode).
+    pub memories: &'a [SampleBank<'a>],
+}
+
+/// One memory bank the registry's `memory` table takes, row by row.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleBank<'a> {
+    pub sample: &'a str,
+    /// The trajectory it belongs to (its trace id: the rows' ids are `<trace>:mem:<id>`, one
+    /// set per trajectory); None for a bank file (`<run>:<sample>:<id>`).
+    pub trace: Option<&'a str>,
+    pub bank: &'a memskill_core::MemoryBank,
 }
 
 /// What the registry takes of an evaluation's results (`results.json`).
@@ -79,7 +89,7 @@ impl<'a> RunRecords<'a> {
             invocations: &[],
             first_line: 0,
             eval: None,
-            memories: None,
+            memories: &[],
         }
     }
 }
@@ -104,8 +114,9 @@ pub fn write(loc: &Location, r: &RunRecords<'_>) -> Result<Counts> {
         trajectories,
         memories: r
             .memories
-            .map(|(sample, bank)| memory_records(&run.id, sample, bank))
-            .unwrap_or_default(),
+            .iter()
+            .flat_map(|b| memory_records(&run.id, b))
+            .collect(),
         owns_history: matches!(r.kind, "train" | "import"),
         skill_md: r.bank.map(skill_md).unwrap_or_default(),
         eval_summaries: r
@@ -171,8 +182,18 @@ fn score_summaries(bank: &SkillBank, w: &ScoreWeights) -> BTreeMap<String, Value
     out
 }
 
-fn trace_id(run: &str, step: u64, sample: &str) -> String {
+/// The trajectory of a training episode (update `step`, 1-based, and its sample).
+pub fn trace_id(run: &str, step: u64, sample: &str) -> String {
     format!("{run}:train:{step}:{sample}")
+}
+
+/// The trajectory of an evaluated sample.
+pub fn eval_trace_id(run: &str, e: &EvalView<'_>, sample: &str) -> String {
+    format!(
+        "{run}:eval:{}:{}:{sample}",
+        e.split,
+        e.checkpoint.get(..12).unwrap_or(e.checkpoint)
+    )
 }
 
 /// One invocation per line of the log (ids are the line numbers: the log is append-only,
@@ -263,11 +284,7 @@ fn eval_trajectories(run: &str, e: &EvalView<'_>) -> Vec<TrajectoryRecord> {
                 .collect();
             let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
             TrajectoryRecord {
-                trace_id: format!(
-                    "{run}:eval:{}:{}:{sample}",
-                    e.split,
-                    e.checkpoint.get(..12).unwrap_or(e.checkpoint)
-                ),
+                trace_id: eval_trace_id(run, e, sample),
                 task_type: format!("eval:{}", e.dataset),
                 task_summary: format!("sample {sample}, {} questions ({} split)", qs.len(), e.split),
                 messages: json!(qs
@@ -319,7 +336,8 @@ pub fn read_invocations_from(
 }
 
 /// One record per memory of a sample's bank, forgotten and deleted ones included.
-fn memory_records(run: &str, sample: &str, bank: &memskill_core::MemoryBank) -> Vec<MemoryRecord> {
+fn memory_records(run: &str, b: &SampleBank<'_>) -> Vec<MemoryRecord> {
+    let (sample, bank) = (b.sample, b.bank);
     bank.all()
         .iter()
         .map(|m| {
@@ -331,7 +349,13 @@ fn memory_records(run: &str, sample: &str, bank: &memskill_core::MemoryBank) -> 
                 (None, None) => "live",
             };
             MemoryRecord {
-                id: format!("{run}:{sample}:{}", m.id),
+                id: match b.trace {
+                    Some(t) => format!("{t}:mem:{}", m.id),
+                    None => format!("{run}:{sample}:{}", m.id),
+                },
+                source_trace_ids: json!(b.trace.into_iter().collect::<Vec<_>>()),
+                use_count: m.use_count,
+                last_used_at: m.last_used_at.clone(),
                 sample_id: sample.to_string(),
                 scope_user: m.scope.user.clone(),
                 scope_org: m.scope.org.clone(),

@@ -188,8 +188,8 @@ impl Trainer<'_> {
         Ok(saved)
     }
 
-    /// With a registry configured: the bank, its releases and eval runs, and the invocation
-    /// log so far. The registry never stops a run: a failed write (or an unreadable log) only
+    /// With a registry configured: the bank, its releases and eval runs, the invocation log
+    /// so far, and the memory banks of the last scored update's episodes. The registry never stops a run: a failed write (or an unreadable log) only
     /// warns, and the next checkpoint or `registry ingest` writes what is missing.
     pub(super) fn write_registry(&self) {
         let Some(loc) = self.cfg.registry.location() else {
@@ -209,6 +209,22 @@ impl Trainer<'_> {
                 }
             };
         let dataset = self.cfg.data.dataset.to_string();
+        let run = crate::skill_registry::run_id(&self.files.dir);
+        let traces: Vec<String> = self
+            .registry_banks
+            .iter()
+            .map(|(step, sample, _)| crate::skill_registry::trace_id(&run, *step, sample))
+            .collect();
+        let memories: Vec<crate::skill_registry::SampleBank<'_>> = self
+            .registry_banks
+            .iter()
+            .zip(&traces)
+            .map(|((_, sample, bank), t)| crate::skill_registry::SampleBank {
+                sample,
+                trace: Some(t),
+                bank,
+            })
+            .collect();
         let written = crate::skill_registry::write_or_warn(
             &loc,
             &crate::skill_registry::RunRecords {
@@ -216,6 +232,7 @@ impl Trainer<'_> {
                 bank: Some(&self.bank),
                 invocations: &log,
                 first_line: lines,
+                memories: &memories,
                 ..crate::skill_registry::RunRecords::new(
                     &self.files.dir,
                     "train",

@@ -148,6 +148,11 @@ pub struct Trainer<'c> {
     /// Lines and bytes of `invocations.jsonl` the registry has (`[registry]`; from 0 in each
     /// process: a resumed run sends its log once more, which the registry skips).
     registry_written: std::cell::Cell<(usize, u64)>,
+    /// With a registry configured: the memory banks of the last scored update's episodes
+    /// (update, sample, bank with its uses), which the next checkpoint writes into the
+    /// registry's `memory` table. Only the last update's: earlier ones are dropped as the run
+    /// goes (a run's banks together would not fit in memory).
+    registry_banks: Vec<(u64, String, memskill_core::MemoryBank)>,
 }
 
 impl Trainer<'_> {

@@ -29,9 +29,12 @@ pub struct Rollout {
     pub llm_before: RoleTotals,
     pub retries_before: RetryCounts,
     pub rollout_s: f64,
+    /// What the memory contract's read rules did to the batch's answers.
+    pub contract_reads: crate::contract_read::ContractReads,
 }
 
 /// A scored batch: the PPO batch and the statistics of its metrics line.
+#[derive(Default)]
 pub struct ScoredBatch {
     pub ppo_batch: Vec<Vec<Transition>>,
     pub rewards: Vec<f64>,
@@ -55,6 +58,7 @@ pub struct ScoredBatch {
     pub llm_before: RoleTotals,
     pub retries_before: RetryCounts,
     pub rollout_s: f64,
+    pub contract_reads: crate::contract_read::ContractReads,
 }
 
 impl Trainer<'_> {
@@ -113,12 +117,15 @@ impl Trainer<'_> {
             r
         });
         let episodes = results.into_iter().collect::<Result<Vec<_>>>()?;
+        let contract_reads = ctx.contract_reads();
+        drop(ctx);
         Ok(Rollout {
             episodes,
             skills,
             llm_before,
             retries_before,
             rollout_s: t_roll.elapsed().as_secs_f64(),
+            contract_reads,
         })
     }
 
@@ -134,28 +141,16 @@ impl Trainer<'_> {
             llm_before,
             retries_before,
             rollout_s,
+            contract_reads,
         } = rollout;
         let mut b = ScoredBatch {
-            ppo_batch: Vec::new(),
-            rewards: Vec::new(),
-            shaped_sums: Vec::new(),
-            usage: BTreeMap::new(),
             episodes: episodes.len(),
-            dropped: 0,
-            dropped_incomplete: 0,
-            span_errors: 0,
-            query_errors: 0,
-            judge_errors: 0,
-            parse_problems: 0,
-            answered: 0,
-            live_mem: 0,
-            memories_flagged: 0,
-            memories_refused: 0,
-            actor: None,
             skills: skills.len(),
             llm_before,
             retries_before,
             rollout_s,
+            contract_reads,
+            ..Default::default()
         };
         let mut first_errors: Vec<String> = Vec::new();
         let mut log = String::new();
@@ -253,6 +248,7 @@ impl Trainer<'_> {
             t.reward = *r;
         }
         b.ppo_batch.push(trs);
+        self.keep_bank(self.state.update_step + 1, ep);
         for &i in ep.built.chosen.iter().flatten() {
             if let Some(sk) = skills.get(i) {
                 *b.usage.entry(sk.name.clone()).or_default() += 1;
@@ -261,6 +257,25 @@ impl Trainer<'_> {
                 }
             }
         }
+    }
+
+    /// With a registry configured: the episode's memory bank, with a use counted for every
+    /// memory an answer was given, kept for the registry (see `registry_banks`; the banks of
+    /// an earlier update are dropped).
+    fn keep_bank(&mut self, step: u64, ep: &mut EpisodeResult) {
+        if self.cfg.registry.location().is_none() {
+            return;
+        }
+        self.registry_banks.retain(|(s, ..)| *s == step);
+        let mut bank = std::mem::take(&mut ep.built.memory);
+        let ids: Vec<memskill_core::MemoryId> = ep
+            .queries
+            .iter()
+            .flat_map(|q| q.memory_ids.iter().copied())
+            .collect();
+        bank.note_use(&ids, &memskill_registry::clock::now());
+        self.registry_banks
+            .push((step, ep.built.sample_id.clone(), bank));
     }
 
     /// A scored question joins the hard-case pool (which keeps the failures); with the
@@ -353,6 +368,7 @@ impl Trainer<'_> {
             structured_dialects: self.rt.structured_dialects(),
             // ALFWorld: how actor replies matched admissible commands (fallback = first admissible).
             actor: b.actor,
+            memory_contract: Some(b.contract_reads).filter(|c| !c.is_empty()),
         }
     }
 }

@@ -102,6 +102,7 @@ impl<'c> Trainer<'c> {
             lock: Some(lock),
             created,
             registry_written: Default::default(),
+            registry_banks: Vec::new(),
         })
     }
 }
