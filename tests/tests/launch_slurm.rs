@@ -262,6 +262,72 @@ fn a_task_starts_waits_for_and_stops_its_server() {
     );
 }
 
+/// Where sbatch is missing the launch says so and keeps its script, index and folder (a
+/// second launch of the name is refused; `--resume` tries again); a bad sweep value fails
+/// before anything is written, naming the task.
+#[test]
+fn a_launch_without_sbatch_or_with_a_bad_point_says_so() {
+    let work = tempfile::tempdir().unwrap();
+    let runs = work.path().join("runs");
+    let no_slurm = |args: &[String]| {
+        Command::new(memskill_bin())
+            .args(args)
+            .env("PATH", work.path().join("empty"))
+            .output()
+            .unwrap()
+    };
+    let a = sweep_args(&runs, "nosb", "1e-3,3e-3");
+    let o = no_slurm(&a);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("running sbatch") && err.contains("is this a Slurm login node?"),
+        "{err}"
+    );
+    assert!(err.contains("launch slurm --resume --name nosb"), "{err}");
+    let dir = runs.join("launch/nosb");
+    let script = std::fs::read_to_string(dir.join("job.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-1\n"), "{script}");
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["tasks"].as_array().unwrap().len(), 2);
+    assert!(index["jobs"].as_array().unwrap().is_empty());
+    assert!(index["tasks"][1]["command"]
+        .as_str()
+        .unwrap()
+        .contains("--set ppo.lr=3e-3"));
+
+    let err = stderr(&no_slurm(&a));
+    assert!(err.contains("launch nosb exists"), "{err}");
+    let again: Vec<String> = [
+        "launch",
+        "slurm",
+        "--resume",
+        "--name",
+        "nosb",
+        "--runs-dir",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([runs.display().to_string()])
+    .collect();
+    let o = no_slurm(&again);
+    let err = stderr(&o);
+    assert!(
+        err.contains("2 tasks, 0 done, 0 in Slurm's queue, 2 to submit"),
+        "{err}"
+    );
+    assert!(err.contains("running sbatch"), "{err}");
+
+    let mut bad = sweep_args(&runs, "bad", "1e-3,-1");
+    bad.push("--dry-run".into());
+    let o = no_slurm(&bad);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the config of task 1 (ppo.lr=-1)"), "{err}");
+    assert!(!runs.join("launch/bad").exists());
+}
+
 /// A one-node Slurm of the test's own (stopped on drop).
 struct TempSlurm {
     dir: tempfile::TempDir,
