@@ -326,6 +326,13 @@ fn a_launch_without_sbatch_or_with_a_bad_point_says_so() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("the config of task 1 (ppo.lr=-1)"), "{err}");
     assert!(!runs.join("launch/bad").exists());
+
+    // a run of the same name from elsewhere is never taken over
+    std::fs::create_dir_all(runs.join("taken-p1")).unwrap();
+    let mut taken = sweep_args(&runs, "taken", "1e-3,3e-3");
+    taken.push("--dry-run".into());
+    let err = stderr(&no_slurm(&taken));
+    assert!(err.contains("taken-p1 of task 1 exists already"), "{err}");
 }
 
 /// A one-node Slurm of the test's own (stopped on drop).

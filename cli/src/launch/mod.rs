@@ -172,10 +172,14 @@ fn launch(a: &SlurmArgs) -> Result<()> {
             dir.display()
         );
     }
-    let memskill = match &a.memskill {
-        Some(p) => std::path::absolute(p).context("--memskill")?,
-        None => std::env::current_exe().context("finding this memskill binary")?,
-    };
+    if let Some(t) = tasks.iter().find(|t| runs_dir.join(&t.run_name).exists()) {
+        bail!(
+            "run {} of task {} exists already (not made by this launch): choose another --name",
+            runs_dir.join(&t.run_name).display(),
+            t.task
+        );
+    }
+    let memskill = memskill_binary(a.memskill.as_deref())?;
     let index = Index {
         script: dir.join("job.sbatch"),
         config,
@@ -277,6 +281,23 @@ fn render(index: &Index, a: &SlurmArgs) -> Result<String> {
         serve: serve.as_ref(),
         array: &array_spec(&ids, a.max_parallel),
     }))
+}
+
+/// The binary the tasks run: `--memskill`, else this process's when it is a memskill binary
+/// (not the Python interpreter running the package's console script).
+fn memskill_binary(given: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = given {
+        return std::path::absolute(p).context("--memskill");
+    }
+    let exe = std::env::current_exe().context("finding this memskill binary")?;
+    let stem = exe.file_stem().map(|s| s.to_string_lossy().to_string());
+    if !stem.is_some_and(|s| s.starts_with("memskill")) {
+        bail!(
+            "this process is {}, not the memskill binary: pass --memskill PATH (the binary the tasks run)",
+            exe.display()
+        );
+    }
+    Ok(exe)
 }
 
 /// `<config file stem>-YYYYMMDD-HHMMSS` (UTC).
