@@ -146,6 +146,9 @@ fn launch_dir(runs_dir: &Path, name: &str) -> PathBuf {
 /// A fresh launch: plan, check, write, submit.
 fn launch(a: &SlurmArgs) -> Result<()> {
     let config_arg = a.config.as_ref().context("--config is required")?;
+    if a.max_parallel == Some(0) {
+        bail!("--max-parallel must be at least 1");
+    }
     let config = std::fs::canonicalize(config_arg)
         .with_context(|| format!("--config {}", config_arg.display()))?;
     let name = match &a.name {
