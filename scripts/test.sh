@@ -7,6 +7,10 @@
 #    installed with apt-get only where it is missing and this runs as root; the tests start and
 #    stop their own server on 127.0.0.1 and print "skipped: ..." without one;
 #    MEMSKILL_SKIP_POSTGRES=1 leaves this step out),
+# 2c. the same for Slurm and munge (Debian's slurmctld, slurmd, slurm-client, munge), for the
+#    `memskill launch slurm` test, which starts a one-node cluster of its own on 127.0.0.1
+#    (scripts/cluster/slurm.sh; about 45 s) and prints "skipped: ..." without one;
+#    MEMSKILL_SKIP_SLURM=1 leaves this step out),
 # 3. run the whole workspace's tests, with clippy linting every workspace target as it is
 #    compiled (warnings as errors: the lints of [workspace.lints] in Cargo.toml and clippy's
 #    defaults; MEMSKILL_SKIP_CLIPPY=1 leaves them out). Clippy runs as cargo's workspace
@@ -36,6 +40,15 @@ if [ "${MEMSKILL_SKIP_POSTGRES:-0}" != 1 ] && ! ls /usr/lib/postgresql/*/bin/ini
   if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1 \
       || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null 2>&1; }; }; then
     echo "warning: postgresql could not be installed; the registry's PostgreSQL tests will be skipped" >&2
+  fi
+fi
+if [ "${MEMSKILL_SKIP_SLURM:-0}" != 1 ] && ! command -v slurmctld >/dev/null && [ ! -x /usr/sbin/slurmctld ] \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing slurmctld, slurmd and munge (Debian) for the launch slurm test" >&2
+  pkgs="slurmctld slurmd slurm-client munge"
+  if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null 2>&1; }; }; then
+    echo "warning: Slurm could not be installed; the launch slurm test will be skipped" >&2
   fi
 fi
 if [ $# -gt 0 ]; then

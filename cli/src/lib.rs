@@ -11,8 +11,10 @@ pub mod data;
 pub mod embed;
 pub mod exec;
 pub mod fidelity;
+pub mod launch;
 pub mod registry;
 pub mod report;
+pub mod shell;
 pub mod signals;
 pub mod skills;
 pub mod train;
@@ -77,6 +79,10 @@ enum Cmd {
     Train(train::TrainArgs),
     /// Evaluate a checkpoint on a dataset split.
     Eval(train::EvalArgs),
+    /// Train a sweep on a cluster: one Slurm array task per sweep point and seed, each
+    /// stopping at a checkpoint on a signal and requeued to resume.
+    #[command(subcommand)]
+    Launch(launch::LaunchCmd),
     /// Compare the evaluation results of several runs.
     Compare(train::CompareArgs),
     /// Plot a run's metrics to PNG charts.
@@ -134,6 +140,7 @@ where
         Cmd::ParseActions(a) => exec::parse_actions(a),
         Cmd::Train(a) => train::train(a),
         Cmd::Eval(a) => train::eval(a),
+        Cmd::Launch(c) => launch::run(c),
         Cmd::Compare(a) => train::compare(a),
         Cmd::Plot(a) => train::plot(a),
         Cmd::Report(a) => report::run(a),

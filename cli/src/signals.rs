@@ -30,6 +30,9 @@ static FLAG: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// How many [`StopOnSignal`]s are alive: only the outermost installs and restores.
 static DEPTH: AtomicUsize = AtomicUsize::new(0);
+/// Whether a signal after the first is ignored (the handler stays) instead of ending the
+/// process (the handler puts the default actions back); set by the outermost install.
+static IGNORE_REPEATS: AtomicBool = AtomicBool::new(false);
 /// The actions in place before the outermost install, restored when it ends.
 static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
 
@@ -40,6 +43,9 @@ extern "C" fn on_signal(sig: libc::c_int) {
     if !p.is_null() {
         // SAFETY: FLAG only ever holds a pointer from `Arc::into_raw` that is never released.
         unsafe { (*p).store(true, Ordering::SeqCst) };
+    }
+    if IGNORE_REPEATS.load(Ordering::SeqCst) {
+        return;
     }
     for s in SIGNALS {
         // SAFETY: a zeroed sigaction with SIG_DFL is a valid action; sigaction is
@@ -86,11 +92,20 @@ pub struct StopOnSignal {
 
 impl StopOnSignal {
     /// Installs the handlers (a fresh, unset flag), or joins those an enclosing command
-    /// installed (a `--sweep`'s evaluations share the sweep's).
+    /// installed (a `--sweep`'s evaluations share the sweep's). A second signal ends the
+    /// process.
     pub fn install() -> std::io::Result<Self> {
+        Self::install_with(false)
+    }
+
+    /// [`install`](Self::install), where `ignore_repeats` makes every signal after the first
+    /// a no-op (the command goes on stopping at its safe point) instead of ending the
+    /// process. Only the outermost install sets it.
+    pub fn install_with(ignore_repeats: bool) -> std::io::Result<Self> {
         let flag = flag();
         let mut previous = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
         if DEPTH.load(Ordering::SeqCst) == 0 {
+            IGNORE_REPEATS.store(ignore_repeats, Ordering::SeqCst);
             flag.store(false, Ordering::SeqCst);
             RECEIVED.store(0, Ordering::SeqCst);
             previous.clear();
@@ -180,6 +195,7 @@ mod tests {
     #[test]
     fn a_signal_sets_the_flag_and_the_previous_action_comes_back() {
         let before = current(libc::SIGUSR1);
+        let before_term = current(libc::SIGTERM);
         let outer = StopOnSignal::install().unwrap();
         assert_eq!(outer.received(), None);
         let inner = StopOnSignal::install().unwrap();
@@ -201,6 +217,25 @@ mod tests {
             current(libc::SIGINT),
             on_signal as extern "C" fn(libc::c_int) as usize
         );
+        drop(again);
+        // ignoring repeats: the handler stays after the first signal, and a second one only
+        // sets the flag again
+        let keep = StopOnSignal::install_with(true).unwrap();
+        // SAFETY: raising signals whose handler only stores atomics.
+        unsafe { libc::raise(libc::SIGTERM) };
+        let ours = on_signal as extern "C" fn(libc::c_int) as usize;
+        assert_eq!(current(libc::SIGTERM), ours);
+        unsafe { libc::raise(libc::SIGTERM) };
+        assert!(keep.flag().load(Ordering::SeqCst));
+        assert_eq!(keep.received(), Some("SIGTERM"));
+        drop(keep);
+        assert_eq!(current(libc::SIGTERM), before_term);
+        // the next plain install ends at the second signal again
+        let plain = StopOnSignal::install().unwrap();
+        // SAFETY: as above.
+        unsafe { libc::raise(libc::SIGUSR1) };
+        assert_eq!(current(libc::SIGTERM), libc::SIG_DFL);
+        drop(plain);
     }
 
     fn current(sig: libc::c_int) -> usize {

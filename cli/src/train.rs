@@ -7,6 +7,7 @@ use memskill_trainer::config::{ActorKind, Config, Dataset};
 use memskill_trainer::eval::{compare_table, evaluate, render_results_md, EvalOptions};
 use memskill_trainer::train::{train as run_train, TrainOptions};
 
+use crate::shell::shell_word;
 use crate::signals::{Interrupted, StopOnSignal};
 
 #[derive(clap::Args)]
@@ -36,6 +37,19 @@ pub struct TrainArgs {
     /// per role, the servers it would use), and stop: nothing is made, no server contacted.
     #[arg(long)]
     pub dry_run: bool,
+    /// What a second SIGTERM, SIGINT or SIGUSR1 does while the run stops at its safe point:
+    /// `end` the process at once (the default, for Ctrl-C twice), or `ignore` it and go on
+    /// stopping (job scripts whose scheduler signals both the script and memskill, and ends
+    /// the job with SIGKILL when its grace is over; `memskill launch slurm` uses it).
+    #[arg(long, value_enum, default_value_t = SecondSignal::End)]
+    pub second_signal: SecondSignal,
+}
+
+/// `train --second-signal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SecondSignal {
+    End,
+    Ignore,
 }
 
 #[derive(clap::Args)]
@@ -230,7 +244,8 @@ pub fn train(a: TrainArgs) -> Result<()> {
             eprintln!("{w}");
         }
     }
-    let signals = StopOnSignal::install().context("installing the signal handlers")?;
+    let signals = StopOnSignal::install_with(a.second_signal == SecondSignal::Ignore)
+        .context("installing the signal handlers")?;
     let opts = TrainOptions {
         runs_dir: a.runs_dir.clone(),
         resume: a.resume,
@@ -295,18 +310,6 @@ fn train_interrupted(
             shell_word(run_name),
             shell_word(&runs_dir.display().to_string()),
         ),
-    }
-}
-
-/// `s` as one shell word (single-quoted unless it is plain).
-fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+,".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
