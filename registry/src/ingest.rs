@@ -250,8 +250,12 @@ pub fn write(db: &mut Db, b: &Batch<'_>, now: &str) -> Result<Counts> {
         for i in &b.invocations {
             c.invocations += write_invocation(db, &b.run.id, i, now)?;
         }
+        let vectors = !b.memories.is_empty() && crate::migrate::has_vector_column(db)?;
         for m in &b.memories {
             c.memories += write_memory(db, &b.run.id, m, now)?;
+            if vectors {
+                write_vector(db, m)?;
+            }
         }
         Ok(c)
     })
@@ -668,6 +672,33 @@ fn write_invocation(db: &mut Db, run: &str, i: &InvocationRecord, now: &str) -> 
     )
 }
 
+/// The memory's embedding into the pgvector column, as pgvector's text form (`[x,y,...]`);
+/// NULL when it has none or it is not a whole number of finite f32s (pgvector refuses NaN).
+fn write_vector(db: &mut Db, m: &MemoryRecord) -> Result<()> {
+    let v = pgvector_text(&m.embedding);
+    db.execute(
+        "UPDATE memory SET embedding_vector = CAST(CAST(? AS TEXT) AS vector) WHERE memory_id = ?",
+        &[v.map_or(Param::Null, Param::Text), (&m.id).into()],
+    )?;
+    Ok(())
+}
+
+/// Little-endian f32 bytes as pgvector's text form; `None` for nothing or a bad blob.
+pub fn pgvector_text(bytes: &[u8]) -> Option<String> {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let xs: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if xs.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let parts: Vec<String> = xs.iter().map(|x| format!("{x:?}")).collect();
+    Some(format!("[{}]", parts.join(",")))
+}
+
 /// A memory's row: inserted once (counted), then kept up to date with the bank (a memory
 /// forgotten since loses its text here too; its uses are the bank's at this write).
 fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u64> {
@@ -718,4 +749,25 @@ fn write_memory(db: &mut Db, run: &str, m: &MemoryRecord, now: &str) -> Result<u
         ],
     )?;
     Ok(u64::from(!known))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embeddings_become_pgvector_text_or_null() {
+        let b = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        assert_eq!(
+            pgvector_text(&b(&[1.0, -0.5, 0.0])).as_deref(),
+            Some("[1.0,-0.5,0.0]")
+        );
+        assert_eq!(pgvector_text(&[]), None);
+        assert_eq!(pgvector_text(&[0, 0, 128]), None, "not whole f32s");
+        assert_eq!(
+            pgvector_text(&b(&[1.0, f32::NAN])),
+            None,
+            "pgvector refuses NaN"
+        );
+    }
 }

@@ -374,6 +374,13 @@ pub fn status(db: &mut Db) -> Result<String> {
             &a.checksum[..12.min(a.checksum.len())]
         ));
     }
+    if db.backend() == crate::db::Backend::Postgres {
+        s.push_str(if migrate::has_vector_column(db)? {
+            "memory embeddings: BYTEA and pgvector (memory.embedding_vector)\n"
+        } else {
+            "memory embeddings: BYTEA only (the server has no pgvector extension, or this role may not create it)\n"
+        });
+    }
     s.push_str("rows:\n");
     for t in TABLES {
         let n = db
@@ -450,7 +457,13 @@ pub fn export(db: &mut Db) -> Result<String> {
             "skill_release" => "seq",
             _ => "1",
         };
-        for r in db.query(&format!("SELECT * FROM {t} ORDER BY {order}"), &[])? {
+        // the columns both backends have (schema 1's), so the export is the same from
+        // either and leaves out PostgreSQL's pgvector copy of the embedding
+        let cols = migrate::tables_and_columns(migrate::MIGRATIONS[0].sql(db.backend()))
+            .into_iter()
+            .find(|(name, _)| name == t)
+            .map_or_else(|| "*".to_string(), |(_, c)| c.join(", "));
+        for r in db.query(&format!("SELECT {cols} FROM {t} ORDER BY {order}"), &[])? {
             out.push_str(&json!({"table": t, "row": r.to_object()}).to_string());
             out.push('\n');
         }

@@ -399,3 +399,102 @@ fn a_restored_snapshot_moves_the_row_back() {
         "1.1.0"
     );
 }
+
+fn memory_with(id: &str, v: &[f32]) -> ingest::MemoryRecord {
+    ingest::MemoryRecord {
+        id: id.into(),
+        sample_id: "s1".into(),
+        scope_user: None,
+        scope_org: None,
+        scope_project: None,
+        kind: "semantic".into(),
+        content: format!("memory {id}"),
+        source_event_ids: json!(["sp1"]),
+        confidence: None,
+        sensitivity: "public".into(),
+        valid_from: None,
+        valid_to: None,
+        supersedes: json!([]),
+        status: "live".into(),
+        embedding: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        source_trace_ids: json!([]),
+        use_count: 0,
+        last_used_at: None,
+    }
+}
+
+/// Schema 2 on a server with pgvector: the embedding is also a `vector` column that SQL can
+/// rank by similarity; the export (schema 1's columns) stays the same as SQLite's.
+#[test]
+fn postgres_keeps_embeddings_as_pgvector_where_the_server_has_it() {
+    let Some(pg) = TempPostgres::start() else {
+        return;
+    };
+    let loc = Location::parse(&pg.url);
+    let mut db = memskill_registry::open_for_write(&loc).unwrap();
+    let available = !db
+        .query(
+            "SELECT name::text AS name FROM pg_available_extensions WHERE name = 'vector'",
+            &[],
+        )
+        .unwrap()
+        .is_empty();
+    let has = migrate::has_vector_column(&mut db).unwrap();
+    assert_eq!(
+        has, available,
+        "the column exists exactly where pgvector does"
+    );
+    let status = ops::status(&mut db).unwrap();
+    if !available {
+        assert!(status.contains("BYTEA only"), "{status}");
+        println!("skipped: this PostgreSQL server has no pgvector extension (https://github.com/pgvector/pgvector)");
+        return;
+    }
+    assert!(status.contains("memory.embedding_vector"), "{status}");
+    let mut b = batch("run-v", None, 0);
+    b.memories = vec![
+        memory_with("m-x", &[1.0, 0.0, 0.0]),
+        memory_with("m-y", &[0.0, 1.0, 0.0]),
+        memory_with("m-xy", &[0.9, 0.1, 0.0]),
+        memory_with("m-none", &[]),
+    ];
+    ingest::write(&mut db, &b, T0).unwrap();
+    let near: Vec<String> = db
+        .query(
+            "SELECT memory_id FROM memory WHERE embedding_vector IS NOT NULL
+             ORDER BY embedding_vector <=> CAST('[1,0,0]' AS vector), memory_id LIMIT 2",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.text("memory_id"))
+        .collect();
+    assert_eq!(near, ["m-x", "m-xy"]);
+    let v = db
+        .query(
+            "SELECT embedding_vector::text AS v FROM memory WHERE memory_id = 'm-xy'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(v[0].text("v"), "[0.9,0.1,0]");
+    let none = db
+        .query(
+            "SELECT COUNT(*) AS n FROM memory WHERE embedding_vector IS NULL",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(
+        none[0].int("n"),
+        1,
+        "a memory without an embedding has none"
+    );
+    // the export reads schema 1's columns on both backends: identical to SQLite's
+    let dir = tempfile::tempdir().unwrap();
+    let mut lite =
+        memskill_registry::open_for_write(&Location::Sqlite(dir.path().join("r.db"))).unwrap();
+    ingest::write(&mut lite, &b, T0).unwrap();
+    assert_eq!(
+        ops::export(&mut db).unwrap(),
+        ops::export(&mut lite).unwrap()
+    );
+}
