@@ -654,6 +654,10 @@ fn imported_skill(
         status: md.status,
         provenance: prior.map_or_else(|| vec!["imported".to_string()], |p| p.provenance.clone()),
         usage,
+        // the bank's assessment holds while the text is the one it assessed
+        risk: prior
+            .filter(|p| p.description == md.description && p.instructions == md.instructions)
+            .and_then(|p| p.risk),
     })
 }
 

@@ -451,6 +451,7 @@ fn add_skill(out: &mut SkillBank, edit: &Edit, case_ids: &[String], stage: u32) 
         status: SkillStatus::Candidate,
         provenance: case_ids.to_vec(),
         usage: UsageStats::default(),
+        risk: None,
     };
     if out.insert(skill).is_err() {
         not_applied(

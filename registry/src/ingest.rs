@@ -155,7 +155,10 @@ pub fn release_type(r: &ReleaseRecord) -> &'static str {
         ReleaseKind::Promoted => "promote",
         ReleaseKind::Canaried | ReleaseKind::GateFailed => "gate",
         ReleaseKind::Drafted | ReleaseKind::Validated | ReleaseKind::Rejected => "proposal",
-        ReleaseKind::Approved => "review",
+        ReleaseKind::Approved | ReleaseKind::Held => "review",
+        ReleaseKind::Merged => "merge",
+        ReleaseKind::Split => "split",
+        ReleaseKind::Bundled => "bundle",
     }
 }
 
