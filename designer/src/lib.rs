@@ -29,6 +29,7 @@ pub mod judge;
 pub mod pool;
 pub mod prompts;
 pub mod reference_bank;
+pub mod risk;
 pub mod select;
 pub mod stage;
 mod text;
