@@ -81,6 +81,7 @@ fn render_all() -> String {
                         max_changes: 3,
                         new_skill_hint: hint,
                         refine_only,
+                        bank_operations: false,
                         interactive,
                         round: round_no,
                         rounds: 3,

@@ -287,6 +287,10 @@ impl Trainer<'_> {
         }
         let before = std::mem::replace(&mut self.bank, o.bank);
         let live = self.release(&before, &o.changed, cases, stage, line)?;
+        // a merge or split goes live whole or not at all (governance bank operations)
+        let undone =
+            memskill_designer::ops::settle_operations(&mut self.bank, &before, &o.accepted, stage);
+        let live: Vec<String> = live.into_iter().filter(|n| !undone.contains(n)).collect();
         let notes = o.notes.into_iter().filter(|n| live.contains(&n.skill));
         self.evolution.on_designed(notes.collect());
         let sel = self.bank.selectable();
@@ -372,6 +376,8 @@ impl Trainer<'_> {
             let run = match replay.compare(before, Some(before), &proposed, name, &groups, stage) {
                 Ok(mut run) => {
                     memskill_designer::release_verdict(&mut run, &dcfg.gate_rules);
+                    let risk = proposed.get(name).and_then(|s| s.risk);
+                    memskill_designer::high_risk_verdict(&mut run, risk);
                     run
                 }
                 // e.g. the bank has no other selectable skill to compare with: the change is
@@ -385,7 +391,15 @@ impl Trainer<'_> {
         }
         let mut verdicts = Vec::new();
         for run in runs {
-            verdicts.push(if run.passed {
+            let risky = proposed
+                .get(&run.skill)
+                .is_some_and(|s| s.risk == Some(memskill_core::RiskLevel::High));
+            verdicts.push(if run.passed && risky {
+                format!(
+                    "{}@{}: held (high-risk: waits for a person)",
+                    run.skill, run.version
+                )
+            } else if run.passed {
                 format!("{}@{}: canary", run.skill, run.version)
             } else {
                 format!(
