@@ -116,13 +116,24 @@ pub enum RegistryCmd {
         invocation: String,
         /// Answers as a JSON object file (keys: should_trigger, helped, unclear_step,
         /// new_pitfall, script_candidate, action).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "designer")]
         answers: Option<PathBuf>,
         /// One answer, KEY=TEXT (repeatable).
-        #[arg(long = "answer", value_name = "KEY=TEXT")]
+        #[arg(long = "answer", value_name = "KEY=TEXT", conflicts_with = "designer")]
         answer: Vec<String>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "designer")]
         by: Option<String>,
+        /// Have the designer model of --config ([designer.llm]) answer the six questions from
+        /// the invocation's context; recorded as by `designer:<model>`. A reply without the
+        /// six answers is an error and nothing is written.
+        #[arg(long, requires = "config")]
+        designer: bool,
+        /// The run config whose designer model answers (with --designer).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Config overrides, KEY=VALUE (repeatable; with --config).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
         #[command(flatten)]
         target: Target,
     },
@@ -197,10 +208,19 @@ pub fn run(c: RegistryCmd) -> Result<()> {
         }
         RegistryCmd::Postmortem {
             invocation,
+            designer: true,
+            config: Some(config),
+            sets,
+            target,
+            ..
+        } => designer_postmortem(&target, &invocation, &config, &sets)?,
+        RegistryCmd::Postmortem {
+            invocation,
             answers,
             answer,
             by,
             target,
+            ..
         } => postmortem(&target, &invocation, answers.as_deref(), &answer, by)?,
         RegistryCmd::Query { sql, json, target } => {
             let mut db = memskill_registry::open_existing(&target.location(), true)?;
@@ -359,8 +379,16 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
             );
         }
     }
+    // the bank's own evidence for a high-risk promotion (the registry checks its own too)
+    let gate_note = match (&bank, d) {
+        (Some(b), Decision::Promote) => bank_high_risk_gate(b, &a.skill, &by)?,
+        _ => None,
+    };
     let id = ops::decide(&mut db, &a.skill, d, &a.reason, &by, &clock::now())?;
     println!("{id}: {} {} by {by}", a.skill, d.status());
+    if let Some(g) = &gate_note {
+        println!("{g}");
+    }
     if let (Some(mut bank), Some(path)) = (bank, a.bank.as_deref()) {
         let (status, kind) = match d {
             Decision::Promote => (SkillStatus::Active, ReleaseKind::Promoted),
@@ -372,11 +400,28 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
             .context("skill vanished from the bank")?;
         s.status = status;
         let v = s.version;
-        bank.releases
-            .push(record(&a.skill, kind, v, v, &a.reason, &by));
+        let note = match &gate_note {
+            Some(g) => format!("{}; {g}", a.reason),
+            None => a.reason.clone(),
+        };
+        bank.releases.push(record(&a.skill, kind, v, v, &note, &by));
         save_bank(&bank, path)?;
     }
     Ok(())
+}
+
+/// The high-risk gate on the bank's evidence (its risk level, eval runs and releases).
+fn bank_high_risk_gate(bank: &SkillBank, skill: &str, by: &str) -> Result<Option<String>> {
+    use memskill_core::governance::{bank_evidence, high_risk_promotion};
+    let Some(ev) = bank_evidence(bank, skill, by) else {
+        return Ok(None);
+    };
+    high_risk_promotion(&ev).map_err(|missing| {
+        anyhow::anyhow!(
+            "skill {skill} is high-risk in the bank (its text asks for tools, code or external services); the high-risk gate refuses the promotion: {}",
+            missing.join("; ")
+        )
+    })
 }
 
 fn rollback(a: DecideArgs, to: &str) -> Result<()> {
@@ -462,6 +507,36 @@ fn postmortem(
         &clock::now(),
     )?;
     println!("post-mortem recorded on {invocation}");
+    Ok(())
+}
+
+/// `registry postmortem ID --designer --config C`: the run config's designer model answers the
+/// six questions from what the registry holds about the invocation (no response cache: one
+/// question, asked once); its answers are recorded as by `designer:<model>`.
+fn designer_postmortem(t: &Target, invocation: &str, config: &Path, sets: &[String]) -> Result<()> {
+    use memskill_trainer::config::{CacheMode, LlmBackend};
+    let cfg = memskill_trainer::config::Config::load(config, sets)?;
+    let mut llm_cfg = cfg.designer_llm().clone();
+    llm_cfg.cache = CacheMode::Off;
+    let model = match &llm_cfg.backend {
+        LlmBackend::Openai(o) => o.model.clone(),
+        _ => llm_cfg.backend.name().to_string(),
+    };
+    let mut db = memskill_registry::open_existing(&t.location(), false)?;
+    let ctx = memskill_registry::postmortem::context(&mut db, invocation)?;
+    let here = std::env::current_dir().context("the current directory")?;
+    let llm = memskill_trainer::backends::BackendFactory::new(&here, Vec::new())
+        .get(&llm_cfg, "designer.llm")?;
+    let prompts =
+        memskill_core::PromptSet::with_defaults(memskill_registry::postmortem::PROMPT_TEMPLATES)?;
+    let answers = memskill_registry::postmortem::ask(llm.as_ref(), &prompts, &ctx)
+        .with_context(|| format!("post-mortem of {invocation}: nothing was recorded"))?;
+    let by = format!("designer:{model}");
+    ops::postmortem(&mut db, invocation, &answers, &by, &clock::now())?;
+    println!("post-mortem recorded on {invocation} by {by}");
+    for (k, _) in ops::POSTMORTEM_QUESTIONS {
+        println!("  {k}: {}", answers[k].as_str().unwrap_or(""));
+    }
     Ok(())
 }
 

@@ -341,6 +341,9 @@ pub fn feedback(
     })
 }
 
+/// The choices of the post-mortem's `action` answer (an answer starts with one).
+pub const POSTMORTEM_ACTIONS: [&str; 5] = ["keep", "patch", "merge", "split", "deprecate"];
+
 /// The six questions of the post-use reflection, as (key, question).
 pub const POSTMORTEM_QUESTIONS: [(&str, &str); 6] = [
     (
@@ -391,10 +394,7 @@ pub fn postmortem(
         bail!("the post-mortem has an unknown key {unknown:?}");
     }
     let action = obj["action"].as_str().unwrap_or("").trim().to_lowercase();
-    if !["keep", "patch", "merge", "split", "deprecate"]
-        .iter()
-        .any(|a| action.starts_with(a))
-    {
+    if !POSTMORTEM_ACTIONS.iter().any(|a| action.starts_with(a)) {
         bail!("the post-mortem's action must start with keep, patch, merge, split or deprecate, not {action:?}");
     }
     let mut rec = answers.clone();
