@@ -509,8 +509,8 @@ pub fn with_bundled(bundles: &[Bundle], chosen: &[&str], available: &[&str]) -> 
     out
 }
 
-/// A bank as stored. Banks written before the release gate existed (no `canaried` or
-/// `gate-failed` record) used `candidate` for a selectable skill on trial, which is a canary
+/// A bank as stored. Banks written before the release gate existed (no `canaried`,
+/// `gate-failed` or `held` record) used `candidate` for a selectable skill on trial, which is a canary
 /// now: such skills are read as canaries, so old checkpoints, exports and `run.skill_bank`
 /// files keep selecting what they selected.
 #[derive(Deserialize)]
@@ -529,10 +529,12 @@ struct StoredBank {
 
 impl From<StoredBank> for SkillBank {
     fn from(b: StoredBank) -> Self {
-        let gated = b
-            .releases
-            .iter()
-            .any(|r| matches!(r.kind, ReleaseKind::Canaried | ReleaseKind::GateFailed));
+        let gated = b.releases.iter().any(|r| {
+            matches!(
+                r.kind,
+                ReleaseKind::Canaried | ReleaseKind::GateFailed | ReleaseKind::Held
+            )
+        });
         let mut skills = b.skills;
         if !gated {
             for s in skills
@@ -960,6 +962,21 @@ mod tests {
         bank.get_mut("insert").unwrap().risk = Some(RiskLevel::High);
         let back: SkillBank = serde_json::from_str(&serde_json::to_string(&bank).unwrap()).unwrap();
         assert_eq!(back, bank);
+        // a candidate held by the high-risk gate stays a candidate when read back (it is not
+        // a bank from before the gate)
+        let mut held = SkillBank::seed();
+        let mut s = Skill::active("call-api", ActionKind::Insert, "d", "i", "t");
+        s.status = SkillStatus::Candidate;
+        held.insert(s).unwrap();
+        held.releases.push(ReleaseRecord::status_change(
+            "call-api",
+            ReleaseKind::Held,
+            Version::new(1, 0, 0),
+            1,
+            String::new(),
+        ));
+        let read: SkillBank = serde_json::from_str(&serde_json::to_string(&held).unwrap()).unwrap();
+        assert_eq!(read.get("call-api").unwrap().status, SkillStatus::Candidate);
         assert_eq!(
             back.content_hash(),
             SkillBank::seed().content_hash(),

@@ -365,6 +365,9 @@ pub struct BuiltMemory {
 /// What one span's executor reply did to the memory bank.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanLog {
+    /// The skills the executor read: the controller's pick, then the other members of its
+    /// bundles (`designer.operations = "governance"`; the pick alone otherwise).
+    pub skills: Vec<String>,
     /// Kinds of the actions that took effect (NOOP included); empty for a failed call.
     pub applied: Vec<ActionKind>,
     /// Writes the memory filter flagged or refused.
@@ -695,6 +698,7 @@ fn write_span(
     let started = std::time::Instant::now();
     let reply = ctx.executor.chat(&req);
     let mut log = SpanLog {
+        skills: chosen.iter().map(|s| s.name.clone()).collect(),
         executor_ms: started.elapsed().as_secs_f64() * 1000.0,
         cached: match &reply {
             Ok(r) => r.cached,
