@@ -112,31 +112,7 @@ pub enum RegistryCmd {
     },
     /// Record the post-use reflection (six questions) on one invocation; without answers,
     /// print the questions.
-    Postmortem {
-        invocation: String,
-        /// Answers as a JSON object file (keys: should_trigger, helped, unclear_step,
-        /// new_pitfall, script_candidate, action).
-        #[arg(long, conflicts_with = "designer")]
-        answers: Option<PathBuf>,
-        /// One answer, KEY=TEXT (repeatable).
-        #[arg(long = "answer", value_name = "KEY=TEXT", conflicts_with = "designer")]
-        answer: Vec<String>,
-        #[arg(long, conflicts_with = "designer")]
-        by: Option<String>,
-        /// Have the designer model of --config ([designer.llm]) answer the six questions from
-        /// the invocation's context; recorded as by `designer:<model>`. A reply without the
-        /// six answers is an error and nothing is written.
-        #[arg(long, requires = "config")]
-        designer: bool,
-        /// The run config whose designer model answers (with --designer).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Config overrides, KEY=VALUE (repeatable; with --config).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-        #[command(flatten)]
-        target: Target,
-    },
+    Postmortem(PostmortemArgs),
     /// Run one read-only SQL statement (the connection refuses writes).
     Query {
         sql: String,
@@ -164,6 +140,34 @@ pub enum RegistryCmd {
         #[command(flatten)]
         target: Target,
     },
+}
+
+/// `registry postmortem`'s arguments.
+#[derive(clap::Args)]
+pub struct PostmortemArgs {
+    pub invocation: String,
+    /// Answers as a JSON object file (keys: should_trigger, helped, unclear_step,
+    /// new_pitfall, script_candidate, action).
+    #[arg(long, conflicts_with = "designer")]
+    pub answers: Option<PathBuf>,
+    /// One answer, KEY=TEXT (repeatable).
+    #[arg(long = "answer", value_name = "KEY=TEXT", conflicts_with = "designer")]
+    pub answer: Vec<String>,
+    #[arg(long, conflicts_with = "designer")]
+    pub by: Option<String>,
+    /// Have the designer model of --config ([designer.llm]) answer the six questions from
+    /// the invocation's context; recorded as by `designer:<model>`. A reply without the
+    /// six answers is an error and nothing is written.
+    #[arg(long, requires = "config")]
+    pub designer: bool,
+    /// The run config whose designer model answers (with --designer).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Config overrides, KEY=VALUE (repeatable; with --config).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub target: Target,
 }
 
 pub fn run(c: RegistryCmd) -> Result<()> {
@@ -206,22 +210,16 @@ pub fn run(c: RegistryCmd) -> Result<()> {
             ops::feedback(&mut db, &invocation, score, &text, &by, &clock::now())?;
             println!("feedback recorded on {invocation}");
         }
-        RegistryCmd::Postmortem {
-            invocation,
-            designer: true,
-            config: Some(config),
-            sets,
-            target,
-            ..
-        } => designer_postmortem(&target, &invocation, &config, &sets)?,
-        RegistryCmd::Postmortem {
-            invocation,
-            answers,
-            answer,
-            by,
-            target,
-            ..
-        } => postmortem(&target, &invocation, answers.as_deref(), &answer, by)?,
+        RegistryCmd::Postmortem(a) => match (a.designer, &a.config) {
+            (true, Some(c)) => designer_postmortem(&a.target, &a.invocation, c, &a.sets)?,
+            _ => postmortem(
+                &a.target,
+                &a.invocation,
+                a.answers.as_deref(),
+                &a.answer,
+                a.by,
+            )?,
+        },
         RegistryCmd::Query { sql, json, target } => {
             let mut db = memskill_registry::open_existing(&target.location(), true)?;
             let rows = ops::query(&mut db, &sql)?;

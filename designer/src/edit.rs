@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use memskill_core::{validate_skill_name, ActionKind, SkillBank};
+use memskill_core::{validate_skill_name, ActionKind, SkillBank, SkillStatus};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
@@ -51,10 +51,7 @@ pub enum Edit {
     },
     /// One skill becomes two or more new skills, each validated (and gated) like an add; the
     /// parent is deprecated once every part is live (all or nothing).
-    Split {
-        name: String,
-        parts: Vec<crate::ops::SplitPart>,
-    },
+    Split { name: String, parts: Vec<SplitPart> },
     /// A skill is kept with its history but no longer selected.
     Deprecate {
         name: String,
@@ -177,7 +174,7 @@ impl Edit {
                 name,
                 parts: parts
                     .into_iter()
-                    .map(|p| crate::ops::SplitPart {
+                    .map(|p| SplitPart {
                         description: r(&p.description),
                         instructions: r(&p.instructions),
                         ..p
@@ -608,7 +605,7 @@ pub fn validate_edits(
                 action.as_deref(),
                 new_name.as_deref(),
             ),
-            _ => crate::ops::check_operation(bank, e, cfg),
+            _ => check_operation(bank, e, cfg),
         };
         match verdict {
             Ok(()) => accepted.push(e.clone()),
@@ -629,12 +626,12 @@ fn reject_over_capacity(
 ) -> Vec<Edit> {
     let refined = protected(&accepted);
     let evictable = eviction_order(bank, &refined).len();
-    let freed = crate::ops::freed_places(bank, &accepted);
+    let freed = freed_places(bank, &accepted);
     let free = cfg.max_bank_size.saturating_sub(bank.selectable().len()) + evictable + freed;
     let mut adds = 0usize;
     let mut keep = Vec::with_capacity(accepted.len());
     for e in accepted {
-        let n = crate::ops::new_skills(&e);
+        let n = new_skills(&e);
         if n > 0 {
             adds += n;
             if adds > free {
@@ -683,16 +680,206 @@ fn protected(accepted: &[Edit]) -> HashSet<&str> {
 
 /// Names to deprecate after applying `accepted` so that at most `max_bank_size` skills stay selectable.
 pub fn plan_evictions(bank: &SkillBank, accepted: &[Edit], max_bank_size: usize) -> Vec<String> {
-    let adds: usize = accepted.iter().map(crate::ops::new_skills).sum();
+    let adds: usize = accepted.iter().map(new_skills).sum();
     let refined = protected(accepted);
     let need = (bank.selectable().len() + adds)
-        .saturating_sub(crate::ops::freed_places(bank, accepted))
+        .saturating_sub(freed_places(bank, accepted))
         .saturating_sub(max_bank_size);
     eviction_order(bank, &refined)
         .into_iter()
         .take(need)
         .map(String::from)
         .collect()
+}
+
+// The governance bank operations' validation (their application is `crate::ops`).
+
+/// One part of a split: a new skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitPart {
+    pub name: String,
+    pub description: String,
+    pub instructions: String,
+    pub action: String,
+}
+
+/// The most parts a split may have.
+pub const MAX_SPLIT_PARTS: usize = 4;
+
+/// Skills a bank operation may end (merge, split, deprecate): canary or active, not a seed
+/// skill, not the noop skill.
+fn check_endable(bank: &SkillBank, name: &str, op: &str) -> Result<(), String> {
+    let Some(s) = bank.get(name) else {
+        return Err(format!("{op} names unknown skill `{name}`"));
+    };
+    if is_seed(s) {
+        return Err(format!(
+            "{op} of `{name}`: seed skills are never ended by the designer"
+        ));
+    }
+    if !s.status.is_selectable() {
+        return Err(format!(
+            "{op} of `{name}`: it is {}; only canary or active skills can be",
+            s.status
+        ));
+    }
+    Ok(())
+}
+
+fn check_new(
+    bank: &SkillBank,
+    name: &str,
+    d: &str,
+    i: &str,
+    action: &str,
+    op: &str,
+) -> Result<ActionKind, String> {
+    validate_skill_name(name).map_err(|e| format!("{op}: {e}"))?;
+    if bank.contains(name) || bank.bundles.iter().any(|b| b.name == name) {
+        return Err(format!("{op} would overwrite existing `{name}`"));
+    }
+    let a = match action.parse::<ActionKind>() {
+        Ok(a @ (ActionKind::Insert | ActionKind::Update)) => a,
+        _ => {
+            return Err(format!(
+                "{op}: `{name}`'s action must be insert or update, got {action:?}"
+            ))
+        }
+    };
+    check_skill_text(name, d, i).map_err(|e| format!("{op}: `{name}`: {e}"))?;
+    Ok(a)
+}
+
+fn check_merge(bank: &SkillBank, e: &Edit) -> Result<(), String> {
+    let Edit::Merge {
+        parents,
+        name,
+        description,
+        instructions,
+        action,
+    } = e
+    else {
+        return Err("not a merge".into());
+    };
+    if parents.len() != 2 || parents[0] == parents[1] {
+        return Err(format!(
+            "merge needs two distinct parent skills, got {parents:?}"
+        ));
+    }
+    for p in parents {
+        check_endable(bank, p, "merge")?;
+    }
+    let a = check_new(bank, name, description, instructions, action, "merge")?;
+    for p in parents {
+        let pa = bank.get(p).map(|s| s.action).unwrap_or(a);
+        if pa != a {
+            return Err(format!(
+                "merge: parent `{p}` allows {pa}, the merged skill {a}: parents must share the action it keeps"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_split(bank: &SkillBank, name: &str, parts: &[SplitPart]) -> Result<(), String> {
+    check_endable(bank, name, "split")?;
+    if parts.len() < 2 || parts.len() > MAX_SPLIT_PARTS {
+        return Err(format!(
+            "split of `{name}` needs 2 to {MAX_SPLIT_PARTS} parts, got {}",
+            parts.len()
+        ));
+    }
+    let mut seen = HashSet::new();
+    for p in parts {
+        if !seen.insert(p.name.as_str()) {
+            return Err(format!("split of `{name}` names part `{}` twice", p.name));
+        }
+        // all or nothing: one bad part rejects the split, naming it
+        check_new(
+            bank,
+            &p.name,
+            &p.description,
+            &p.instructions,
+            &p.action,
+            &format!("split of `{name}`"),
+        )?;
+    }
+    Ok(())
+}
+
+fn check_bundle(bank: &SkillBank, name: &str, members: &[String]) -> Result<(), String> {
+    validate_skill_name(name).map_err(|e| format!("bundle: {e}"))?;
+    if bank.contains(name) || bank.bundles.iter().any(|b| b.name == name) {
+        return Err(format!(
+            "bundle `{name}` would reuse the name of a skill or bundle"
+        ));
+    }
+    let distinct: HashSet<&String> = members.iter().collect();
+    if distinct.len() < 2 || distinct.len() != members.len() {
+        return Err(format!(
+            "bundle `{name}` needs two or more distinct member skills, got {members:?}"
+        ));
+    }
+    for m in members {
+        match bank.get(m) {
+            None => return Err(format!("bundle `{name}` names unknown skill `{m}`")),
+            Some(s) if !s.status.is_selectable() => {
+                return Err(format!(
+                "bundle `{name}`: member `{m}` is {}; only canary or active skills can be bundled",
+                s.status
+            ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Validate one bank operation against `bank` (the caller has checked the switch, the
+/// change limit and one edit per name).
+pub fn check_operation(bank: &SkillBank, e: &Edit, _cfg: &DesignerConfig) -> Result<(), String> {
+    match e {
+        Edit::Merge { .. } => check_merge(bank, e),
+        Edit::Split { name, parts } => check_split(bank, name, parts),
+        Edit::Deprecate { name, .. } => check_endable(bank, name, "deprecate"),
+        Edit::Archive { name, .. } => match bank.get(name) {
+            None => Err(format!("archive names unknown skill `{name}`")),
+            Some(s) if is_seed(s) => Err(format!(
+                "archive of `{name}`: seed skills are never ended by the designer"
+            )),
+            Some(s) if s.status == SkillStatus::Archived => {
+                Err(format!("`{name}` is archived already"))
+            }
+            Some(_) => Ok(()),
+        },
+        Edit::Bundle { name, members, .. } => check_bundle(bank, name, members),
+        _ => Err(format!("not a bank operation: {}", e.summary())),
+    }
+}
+
+/// New skills an edit brings (an add or a merge: 1; a split: its parts).
+pub fn new_skills(e: &Edit) -> usize {
+    match e {
+        Edit::AddNew { .. } | Edit::Merge { .. } => 1,
+        Edit::Split { parts, .. } => parts.len(),
+        _ => 0,
+    }
+}
+
+/// Selectable places the accepted bank operations free (a merge's two parents, a split's
+/// parent, a deprecated or archived selectable skill).
+pub fn freed_places(bank: &SkillBank, accepted: &[Edit]) -> usize {
+    let sel = |n: &str| bank.get(n).is_some_and(|s| s.status.is_selectable());
+    accepted
+        .iter()
+        .map(|e| match e {
+            Edit::Merge { parents, .. } => parents.iter().filter(|p| sel(p)).count(),
+            Edit::Split { name, .. }
+            | Edit::Deprecate { name, .. }
+            | Edit::Archive { name, .. } => usize::from(sel(name)),
+            _ => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]

@@ -42,9 +42,9 @@ fn names(o: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<Vec<String
     Some(list.into_iter().filter(|x| !x.is_empty()).collect())
 }
 
-fn split_part(v: &Value) -> Option<crate::ops::SplitPart> {
+fn split_part(v: &Value) -> Option<crate::edit::SplitPart> {
     let o = v.as_object()?;
-    Some(crate::ops::SplitPart {
+    Some(crate::edit::SplitPart {
         name: s(o, &["name", "skill", "skill_name"])?,
         description: s(o, &["description"])?,
         instructions: s(o, &["instructions", "instruction", "content"])?,
@@ -353,7 +353,7 @@ fn bank_operation_forms(names: &[&str], cfg: &crate::DesignerConfig) -> Vec<Valu
                 "type": {"const": "split"},
                 "name": skill,
                 "parts": {"type": "array", "items": part, "minItems": 2,
-                          "maxItems": crate::ops::MAX_SPLIT_PARTS},
+                          "maxItems": crate::edit::MAX_SPLIT_PARTS},
                 "reason": {"type": "string"},
             },
             "required": ["type", "name", "parts", "reason"],

@@ -391,24 +391,7 @@ impl Trainer<'_> {
         }
         let mut verdicts = Vec::new();
         for run in runs {
-            let risky = proposed
-                .get(&run.skill)
-                .is_some_and(|s| s.risk == Some(memskill_core::RiskLevel::High));
-            verdicts.push(if run.passed && risky {
-                format!(
-                    "{}@{}: held (high-risk: waits for a person)",
-                    run.skill, run.version
-                )
-            } else if run.passed {
-                format!("{}@{}: canary", run.skill, run.version)
-            } else {
-                format!(
-                    "{}@{}: held ({})",
-                    run.skill,
-                    run.version,
-                    run.reasons.join("; ")
-                )
-            });
+            verdicts.push(verdict_line(&proposed, &run));
             memskill_designer::settle(&mut self.bank, before, run);
         }
         line.gate = Some(verdicts);
@@ -418,6 +401,29 @@ impl Trainer<'_> {
                 .is_some_and(|s| s.status == memskill_core::SkillStatus::Canary)
         });
         Ok(live.cloned().collect())
+    }
+}
+
+/// The stage line's `gate` entry of one run: canary, held by the high-risk gate, or held
+/// with the failed rules.
+fn verdict_line(proposed: &SkillBank, run: &memskill_core::EvalRun) -> String {
+    let risky = proposed
+        .get(&run.skill)
+        .is_some_and(|s| s.risk == Some(memskill_core::RiskLevel::High));
+    if run.passed && risky {
+        format!(
+            "{}@{}: held (high-risk: waits for a person)",
+            run.skill, run.version
+        )
+    } else if run.passed {
+        format!("{}@{}: canary", run.skill, run.version)
+    } else {
+        format!(
+            "{}@{}: held ({})",
+            run.skill,
+            run.version,
+            run.reasons.join("; ")
+        )
     }
 }
 
