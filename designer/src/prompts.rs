@@ -213,7 +213,9 @@ pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
                 max_changes: 3,
                 new_skill_hint: fb.is_some(),
                 refine_only: fb.is_none(),
-                bank_operations: fb.is_some(),
+                // the paper's forms only: a user's prompts.dir is checked as before (the
+                // governance forms of the defaults are checked by the designer's tests)
+                bank_operations: false,
                 interactive,
                 round: 2,
                 rounds: 3,

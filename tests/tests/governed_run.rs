@@ -14,7 +14,7 @@ use memskill_e2e::{memskill_bin, repo_root, stderr};
 
 const T_RUN: &str = "1796644800";
 
-fn run(args: &[String]) -> Output {
+fn run_cli(args: &[String]) -> Output {
     Command::new(memskill_bin())
         .args(args)
         .env("SOURCE_DATE_EPOCH", T_RUN)
@@ -24,7 +24,7 @@ fn run(args: &[String]) -> Output {
 }
 
 fn ok(args: &[String]) -> String {
-    let o = run(args);
+    let o = run_cli(args);
     assert!(o.status.success(), "{args:?}:\n{}", stderr(&o));
     String::from_utf8_lossy(&o.stdout).to_string()
 }
@@ -92,6 +92,10 @@ fn designer(dir: &Path) -> (Server, String) {
 }
 
 fn train(runs: &Path, name: &str, registry: &Path, url: &str, ops: &str) {
+    train_with(runs, name, registry, url, ops, &[]);
+}
+
+fn train_with(runs: &Path, name: &str, registry: &Path, url: &str, ops: &str, extra: &[&str]) {
     let cfg = repo_root().join("configs/synthetic.toml");
     let mut a = s(&["train", "--config", &cfg.to_string_lossy(), "--runs-dir"]);
     a.extend([
@@ -112,7 +116,10 @@ fn train(runs: &Path, name: &str, registry: &Path, url: &str, ops: &str) {
         "designer.llm.model=\"scripted\"".into(),
         "designer.llm.probe_timeout_secs=0".into(),
         format!("designer.operations={ops:?}"),
-    ] {
+    ]
+    .into_iter()
+    .chain(extra.iter().map(|x| x.to_string()))
+    {
         a.push("--set".into());
         a.push(set);
     }
@@ -252,7 +259,7 @@ fn a_governed_run_holds_a_high_risk_skill_bundles_and_archives() {
 
     // eval_gate alone cannot promote it, and a person cannot without a sandbox run
     let promote = |by: &str| {
-        run(&s(&[
+        run_cli(&s(&[
             "registry",
             "promote",
             "lookup-dates",
@@ -297,4 +304,89 @@ fn a_governed_run_holds_a_high_risk_skill_bundles_and_archives() {
         "paper mode admits it: {}",
         l.status
     );
+}
+
+/// With the offline gate, the high-risk add is replayed on at least 15 cases, passes, and is
+/// held; `eval_gate` cannot promote it, a person can (the bank's and the registry's sandbox
+/// run), and the promotion's note carries the evidence and the rollback plan.
+#[test]
+fn a_person_promotes_a_held_high_risk_skill_with_its_sandbox_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_srv, url) = designer(tmp.path());
+    let runs = tmp.path().join("runs");
+    let reg = tmp.path().join("registry.db");
+    // a permissive gate (as the registry test's): the skill passes its rules
+    let rules = [
+        "designer.gate=\"offline\"",
+        "designer.gate_rules.min_outcome_delta=-1",
+        "designer.gate_rules.max_regressions=100",
+        "designer.gate_rules.min_precision=0",
+        "designer.gate_rules.max_false_positive_rate=1",
+        "designer.gate_rules.max_token_overhead=100",
+        "designer.gate_rules.min_process=0",
+    ];
+    train_with(&runs, "gated", &reg, &url, "governance", &rules);
+    let dir = runs.join("gated");
+    let bank: memskill_core::SkillBank =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("skills/bank.json")).unwrap())
+            .unwrap();
+    let run = bank
+        .eval_runs
+        .iter()
+        .find(|r| r.skill == "lookup-dates")
+        .expect("the gate replayed it");
+    assert!(run.cases.len() >= 15, "{} cases", run.cases.len());
+    assert!(run.passed, "{:?}", run.reasons);
+    assert_eq!(
+        bank.get("lookup-dates").unwrap().status,
+        memskill_core::SkillStatus::Candidate
+    );
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert!(metrics.contains("lookup-dates@0.1.0: held (high-risk: waits for a person)"));
+    let promote = |by: &str| {
+        run_cli(&s(&[
+            "registry",
+            "promote",
+            "lookup-dates",
+            "--reason",
+            "the calendar calls are harmless here",
+            "--approved-by",
+            by,
+            "--registry",
+            &reg.to_string_lossy(),
+            "--bank",
+            &dir.join("skills").to_string_lossy(),
+        ]))
+    };
+    let o = promote("eval_gate");
+    assert!(
+        !o.status.success() && stderr(&o).contains("person's approval"),
+        "{}",
+        stderr(&o)
+    );
+    let o = promote("ada");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("rollback plan: archive it"), "{out}");
+    let bank: memskill_core::SkillBank =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("skills/bank.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        bank.get("lookup-dates").unwrap().status,
+        memskill_core::SkillStatus::Active
+    );
+    let r = bank.releases.last().unwrap();
+    assert_eq!(r.approved_by.as_deref(), Some("ada"));
+    assert!(
+        r.note
+            .contains("high-risk gate: approved by ada; sandbox run stage-"),
+        "{}",
+        r.note
+    );
+    let rows = query(
+        &reg,
+        "SELECT status, risk_level FROM skill WHERE skill_id = 'lookup-dates'",
+    );
+    assert_eq!(rows[0]["status"], "active");
+    assert_eq!(rows[0]["risk_level"], "high");
 }
