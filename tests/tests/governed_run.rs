@@ -179,6 +179,9 @@ fn a_governed_run_holds_a_high_risk_skill_bundles_and_archives() {
     assert_eq!(d.status, memskill_core::SkillStatus::Archived);
     assert!(bank.releases.iter().filter(|r| r.skill == "delete").count() >= 2);
     assert_eq!(bank.bundles.len(), 1);
+    // the stage's history says the held skill did not go live
+    let md = std::fs::read_to_string(dir.join("skills.md")).unwrap();
+    assert!(md.contains("held back by the gate: lookup-dates"), "{md}");
 
     // after the stage, a span that selects one member hands the executor both
     let stage_step = {

@@ -341,7 +341,13 @@ impl Trainer<'_> {
         let dcfg = &self.cfg.designer.cfg;
         if dcfg.gate == GateMode::Off || changed.is_empty() {
             memskill_designer::admit_all(&mut self.bank, changed, stage);
-            return Ok(changed.to_vec());
+            // every candidate became a canary, except a held high-risk one (governance)
+            let live = changed.iter().filter(|n| {
+                self.bank
+                    .get(n)
+                    .is_some_and(|s| s.status == memskill_core::SkillStatus::Canary)
+            });
+            return Ok(live.cloned().collect());
         }
         let mut list: Vec<(String, String, bool)> = cases
             .iter()
