@@ -112,20 +112,7 @@ pub enum RegistryCmd {
     },
     /// Record the post-use reflection (six questions) on one invocation; without answers,
     /// print the questions.
-    Postmortem {
-        invocation: String,
-        /// Answers as a JSON object file (keys: should_trigger, helped, unclear_step,
-        /// new_pitfall, script_candidate, action).
-        #[arg(long)]
-        answers: Option<PathBuf>,
-        /// One answer, KEY=TEXT (repeatable).
-        #[arg(long = "answer", value_name = "KEY=TEXT")]
-        answer: Vec<String>,
-        #[arg(long)]
-        by: Option<String>,
-        #[command(flatten)]
-        target: Target,
-    },
+    Postmortem(PostmortemArgs),
     /// Run one read-only SQL statement (the connection refuses writes).
     Query {
         sql: String,
@@ -153,6 +140,34 @@ pub enum RegistryCmd {
         #[command(flatten)]
         target: Target,
     },
+}
+
+/// `registry postmortem`'s arguments.
+#[derive(clap::Args)]
+pub struct PostmortemArgs {
+    pub invocation: String,
+    /// Answers as a JSON object file (keys: should_trigger, helped, unclear_step,
+    /// new_pitfall, script_candidate, action).
+    #[arg(long, conflicts_with = "designer")]
+    pub answers: Option<PathBuf>,
+    /// One answer, KEY=TEXT (repeatable).
+    #[arg(long = "answer", value_name = "KEY=TEXT", conflicts_with = "designer")]
+    pub answer: Vec<String>,
+    #[arg(long, conflicts_with = "designer")]
+    pub by: Option<String>,
+    /// Have the designer model of --config ([designer.llm]) answer the six questions from
+    /// the invocation's context; recorded as by `designer:<model>`. A reply without the
+    /// six answers is an error and nothing is written.
+    #[arg(long, requires = "config")]
+    pub designer: bool,
+    /// The run config whose designer model answers (with --designer).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Config overrides, KEY=VALUE (repeatable; with --config).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub target: Target,
 }
 
 pub fn run(c: RegistryCmd) -> Result<()> {
@@ -195,13 +210,16 @@ pub fn run(c: RegistryCmd) -> Result<()> {
             ops::feedback(&mut db, &invocation, score, &text, &by, &clock::now())?;
             println!("feedback recorded on {invocation}");
         }
-        RegistryCmd::Postmortem {
-            invocation,
-            answers,
-            answer,
-            by,
-            target,
-        } => postmortem(&target, &invocation, answers.as_deref(), &answer, by)?,
+        RegistryCmd::Postmortem(a) => match (a.designer, &a.config) {
+            (true, Some(c)) => designer_postmortem(&a.target, &a.invocation, c, &a.sets)?,
+            _ => postmortem(
+                &a.target,
+                &a.invocation,
+                a.answers.as_deref(),
+                &a.answer,
+                a.by,
+            )?,
+        },
         RegistryCmd::Query { sql, json, target } => {
             let mut db = memskill_registry::open_existing(&target.location(), true)?;
             let rows = ops::query(&mut db, &sql)?;
@@ -359,8 +377,16 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
             );
         }
     }
+    // the bank's own evidence for a high-risk promotion (the registry checks its own too)
+    let gate_note = match (&bank, d) {
+        (Some(b), Decision::Promote) => bank_high_risk_gate(b, &a.skill, &by)?,
+        _ => None,
+    };
     let id = ops::decide(&mut db, &a.skill, d, &a.reason, &by, &clock::now())?;
     println!("{id}: {} {} by {by}", a.skill, d.status());
+    if let Some(g) = &gate_note {
+        println!("{g}");
+    }
     if let (Some(mut bank), Some(path)) = (bank, a.bank.as_deref()) {
         let (status, kind) = match d {
             Decision::Promote => (SkillStatus::Active, ReleaseKind::Promoted),
@@ -372,11 +398,28 @@ fn decide(a: DecideArgs, d: Decision) -> Result<()> {
             .context("skill vanished from the bank")?;
         s.status = status;
         let v = s.version;
-        bank.releases
-            .push(record(&a.skill, kind, v, v, &a.reason, &by));
+        let note = match &gate_note {
+            Some(g) => format!("{}; {g}", a.reason),
+            None => a.reason.clone(),
+        };
+        bank.releases.push(record(&a.skill, kind, v, v, &note, &by));
         save_bank(&bank, path)?;
     }
     Ok(())
+}
+
+/// The high-risk gate on the bank's evidence (its risk level, eval runs and releases).
+fn bank_high_risk_gate(bank: &SkillBank, skill: &str, by: &str) -> Result<Option<String>> {
+    use memskill_core::governance::{bank_evidence, high_risk_promotion};
+    let Some(ev) = bank_evidence(bank, skill, by) else {
+        return Ok(None);
+    };
+    high_risk_promotion(&ev).map_err(|missing| {
+        anyhow::anyhow!(
+            "skill {skill} is high-risk in the bank (its text asks for tools, code or external services); the high-risk gate refuses the promotion: {}",
+            missing.join("; ")
+        )
+    })
 }
 
 fn rollback(a: DecideArgs, to: &str) -> Result<()> {
@@ -462,6 +505,36 @@ fn postmortem(
         &clock::now(),
     )?;
     println!("post-mortem recorded on {invocation}");
+    Ok(())
+}
+
+/// `registry postmortem ID --designer --config C`: the run config's designer model answers the
+/// six questions from what the registry holds about the invocation (no response cache: one
+/// question, asked once); its answers are recorded as by `designer:<model>`.
+fn designer_postmortem(t: &Target, invocation: &str, config: &Path, sets: &[String]) -> Result<()> {
+    use memskill_trainer::config::{CacheMode, LlmBackend};
+    let cfg = memskill_trainer::config::Config::load(config, sets)?;
+    let mut llm_cfg = cfg.designer_llm().clone();
+    llm_cfg.cache = CacheMode::Off;
+    let model = match &llm_cfg.backend {
+        LlmBackend::Openai(o) => o.model.clone(),
+        _ => llm_cfg.backend.name().to_string(),
+    };
+    let mut db = memskill_registry::open_existing(&t.location(), false)?;
+    let ctx = memskill_registry::postmortem::context(&mut db, invocation)?;
+    let here = std::env::current_dir().context("the current directory")?;
+    let llm = memskill_trainer::backends::BackendFactory::new(&here, Vec::new())
+        .get(&llm_cfg, "designer.llm")?;
+    let prompts =
+        memskill_core::PromptSet::with_defaults(memskill_registry::postmortem::PROMPT_TEMPLATES)?;
+    let answers = memskill_registry::postmortem::ask(llm.as_ref(), &prompts, &ctx)
+        .with_context(|| format!("post-mortem of {invocation}: nothing was recorded"))?;
+    let by = format!("designer:{model}");
+    ops::postmortem(&mut db, invocation, &answers, &by, &clock::now())?;
+    println!("post-mortem recorded on {invocation} by {by}");
+    for (k, _) in ops::POSTMORTEM_QUESTIONS {
+        println!("  {k}: {}", answers[k].as_str().unwrap_or(""));
+    }
     Ok(())
 }
 

@@ -12,6 +12,7 @@ pub mod data;
 pub mod diff;
 pub mod error;
 pub mod fsio;
+pub mod governance;
 pub mod hash;
 pub mod jsonfix;
 pub mod llm;
@@ -43,6 +44,7 @@ pub use paths::{asset_root, cache_root};
 pub use prompt::{PromptError, PromptSet};
 pub use scope::{Scope, ScopeMatch, Sensitivity};
 pub use skill::{
-    validate_skill_name, ActionKind, CompareMode, EvalMode, EvalRun, GuardApproval, GuardRecord,
-    ReleaseKind, ReleaseRecord, Skill, SkillBank, SkillStatus, UsageStats, Version,
+    validate_skill_name, with_bundled, ActionKind, Bundle, CompareMode, EvalMode, EvalRun,
+    GuardApproval, GuardRecord, ReleaseKind, ReleaseRecord, RiskLevel, Skill, SkillBank,
+    SkillStatus, UsageStats, Version,
 };

@@ -228,6 +228,36 @@ pub struct Skill {
     pub provenance: Vec<String>,
     #[serde(default)]
     pub usage: UsageStats,
+    /// What the skill's text asks for ([`RiskLevel`]), set where the governance design is
+    /// on (`designer.operations` or `designer.gate_preset = "governance"`); `None`:
+    /// unassessed (every bank of the paper's path). Not part of [`Skill::content_hash`]: it
+    /// follows from the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<RiskLevel>,
+}
+
+/// The governance design's risk level of a skill: `high` when its text asks for tools,
+/// code execution or external services (the high-risk gate applies), else `low`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RiskLevel {
+    Low,
+    High,
+}
+
+impl RiskLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::High => "high",
+        }
+    }
+}
+
+impl fmt::Display for RiskLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Skill {
@@ -248,6 +278,7 @@ impl Skill {
             status: SkillStatus::Active,
             provenance: vec![provenance.into()],
             usage: UsageStats::default(),
+            risk: None,
         }
     }
 
@@ -329,6 +360,20 @@ pub enum ReleaseKind {
     /// A person accepted a guard finding on the skill's current text after review (the
     /// rule, the reason and `approved_by` in the record); the text and version are unchanged.
     Approved,
+    /// A skill made by a designer MERGE of two skills (`designer.operations =
+    /// "governance"`): the parents are in the note and its provenance; they are deprecated
+    /// with records that name it.
+    Merged,
+    /// One part of a designer SPLIT of a skill (the parent in the note; it is deprecated
+    /// with a record that names the parts).
+    Split,
+    /// The skill joined a bundle (a named group selected together; the bundle and its
+    /// members in the note, the group in [`SkillBank::bundles`]).
+    Bundled,
+    /// A high-risk candidate passed the offline gate under the governance preset and waits
+    /// for a person: it stays a candidate (not selectable) until promoted with
+    /// `approved_by` (the high-risk gate).
+    Held,
 }
 
 /// One entry of a skill's release history.
@@ -422,10 +467,50 @@ pub struct SkillBank {
     /// records existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guard: Vec<GuardRecord>,
+    /// Named groups of skills selected together (designer BUNDLE, `designer.operations =
+    /// "governance"`); empty in every bank of the paper's path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<Bundle>,
 }
 
-/// A bank as stored. Banks written before the release gate existed (no `canaried` or
-/// `gate-failed` record) used `candidate` for a selectable skill on trial, which is a canary
+/// A bundle: when the controller selects one of its members for a span, the executor is
+/// also given every other selectable member (see [`with_bundled`]). The controller's
+/// choice, its log-probability and its training are unchanged: a bundle widens what the
+/// executor reads, it adds no action to the policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// A skill-style name (lowercase letters, digits, single hyphens), distinct from every
+    /// skill and other bundle.
+    pub name: String,
+    /// Two or more skill names, sorted.
+    pub members: Vec<String>,
+    /// Designer stage that made it.
+    pub stage: u32,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The names the executor reads for a span: `chosen` (the controller's pick, in order), then
+/// the other members of every bundle that holds a chosen skill, in bundle order and member
+/// order, each once, and only those in `available` (the selectable skills): a deprecated or
+/// archived member is never brought back by its bundle.
+pub fn with_bundled(bundles: &[Bundle], chosen: &[&str], available: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = chosen.iter().map(|s| s.to_string()).collect();
+    for b in bundles {
+        if !b.members.iter().any(|m| chosen.contains(&m.as_str())) {
+            continue;
+        }
+        for m in &b.members {
+            if available.contains(&m.as_str()) && !out.contains(m) {
+                out.push(m.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A bank as stored. Banks written before the release gate existed (no `canaried`,
+/// `gate-failed` or `held` record) used `candidate` for a selectable skill on trial, which is a canary
 /// now: such skills are read as canaries, so old checkpoints, exports and `run.skill_bank`
 /// files keep selecting what they selected.
 #[derive(Deserialize)]
@@ -438,14 +523,18 @@ struct StoredBank {
     eval_runs: Vec<EvalRun>,
     #[serde(default)]
     guard: Vec<GuardRecord>,
+    #[serde(default)]
+    bundles: Vec<Bundle>,
 }
 
 impl From<StoredBank> for SkillBank {
     fn from(b: StoredBank) -> Self {
-        let gated = b
-            .releases
-            .iter()
-            .any(|r| matches!(r.kind, ReleaseKind::Canaried | ReleaseKind::GateFailed));
+        let gated = b.releases.iter().any(|r| {
+            matches!(
+                r.kind,
+                ReleaseKind::Canaried | ReleaseKind::GateFailed | ReleaseKind::Held
+            )
+        });
         let mut skills = b.skills;
         if !gated {
             for s in skills
@@ -461,6 +550,7 @@ impl From<StoredBank> for SkillBank {
             releases: b.releases,
             eval_runs: b.eval_runs,
             guard: b.guard,
+            bundles: b.bundles,
         }
     }
 }
@@ -643,6 +733,7 @@ impl SkillBank {
             releases: Vec::new(),
             eval_runs: Vec::new(),
             guard: Vec::new(),
+            bundles: Vec::new(),
         }
     }
 
@@ -845,6 +936,52 @@ mod tests {
             back.eval_runs[0].outcome_delta.is_nan() && back.eval_runs[0].modes[0].score.is_nan()
         );
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    }
+
+    #[test]
+    fn a_bundle_adds_its_other_selectable_members_once_and_old_banks_read_without_bundles() {
+        let b = |name: &str, m: &[&str]| Bundle {
+            name: name.into(),
+            members: m.iter().map(|x| x.to_string()).collect(),
+            stage: 1,
+            note: String::new(),
+        };
+        let bundles = [b("dates", &["a", "b", "c"]), b("places", &["c", "d"])];
+        let avail = ["a", "b", "d", "e"]; // c is deprecated
+        assert_eq!(with_bundled(&bundles, &["e"], &avail), vec!["e"]);
+        assert_eq!(with_bundled(&bundles, &["b"], &avail), vec!["b", "a"]);
+        assert_eq!(
+            with_bundled(&bundles, &["d", "a"], &avail),
+            vec!["d", "a", "b"]
+        );
+        // a bank without bundles writes no key (banks of the paper's path keep their bytes)
+        let seed = serde_json::to_string(&SkillBank::seed()).unwrap();
+        assert!(!seed.contains("bundles") && !seed.contains("risk"));
+        let mut bank = SkillBank::seed();
+        bank.bundles.push(bundles[0].clone());
+        bank.get_mut("insert").unwrap().risk = Some(RiskLevel::High);
+        let back: SkillBank = serde_json::from_str(&serde_json::to_string(&bank).unwrap()).unwrap();
+        assert_eq!(back, bank);
+        // a candidate held by the high-risk gate stays a candidate when read back (it is not
+        // a bank from before the gate)
+        let mut held = SkillBank::seed();
+        let mut s = Skill::active("call-api", ActionKind::Insert, "d", "i", "t");
+        s.status = SkillStatus::Candidate;
+        held.insert(s).unwrap();
+        held.releases.push(ReleaseRecord::status_change(
+            "call-api",
+            ReleaseKind::Held,
+            Version::new(1, 0, 0),
+            1,
+            String::new(),
+        ));
+        let read: SkillBank = serde_json::from_str(&serde_json::to_string(&held).unwrap()).unwrap();
+        assert_eq!(read.get("call-api").unwrap().status, SkillStatus::Candidate);
+        assert_eq!(
+            back.content_hash(),
+            SkillBank::seed().content_hash(),
+            "risk is not content"
+        );
     }
 
     #[test]

@@ -57,6 +57,11 @@ pub struct DesignerConfig {
     pub gate_rules: crate::gate::GateRules,
     /// Weights of the skill score (shown by `skills show` and to the designer).
     pub score: crate::gate::ScoreWeights,
+    /// The designer's edit vocabulary: "paper" (add and refine, the reference's; the prompts
+    /// are byte for byte the paper path's) or "governance" (also merge, split, deprecate,
+    /// archive and bundle, each validated like an add; risk levels assessed). See
+    /// docs/governance.md.
+    pub operations: Operations,
     /// Hard cases are failed tasks of an acting agent (ALFWorld), not failed questions: the
     /// prompts say so. Set by the caller from the dataset, not a config key.
     #[serde(skip)]
@@ -89,6 +94,7 @@ impl Default for DesignerConfig {
             gate_preset: Default::default(),
             gate_rules: Default::default(),
             score: Default::default(),
+            operations: Operations::Paper,
             interactive: false,
             structured: false,
         }
@@ -104,4 +110,25 @@ pub enum DesignerMode {
     Full,
     /// Refine existing skills only (Table 2's refine-only ablation).
     RefineOnly,
+}
+
+/// `designer.operations`: which edits the designer may propose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operations {
+    /// add_new, refine_existing, no_change (the reference's).
+    #[default]
+    Paper,
+    /// Also merge, split, deprecate, archive and bundle (the governance design's bank
+    /// operations).
+    Governance,
+}
+
+impl DesignerConfig {
+    /// Whether the governance design is on (bank operations or the governance gate preset):
+    /// then every skill's risk level is assessed and a high-risk one waits for a person.
+    pub fn governed(&self) -> bool {
+        self.operations == Operations::Governance
+            || self.gate_preset == crate::gate::GatePreset::Governance
+    }
 }

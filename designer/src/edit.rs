@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use memskill_core::{validate_skill_name, ActionKind, SkillBank};
+use memskill_core::{validate_skill_name, ActionKind, SkillBank, SkillStatus};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
@@ -40,6 +40,37 @@ pub enum Edit {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         new_name: Option<String>,
     },
+    /// Two skills become one new skill (`designer.operations = "governance"`): the new skill
+    /// is validated and gated like an add; its parents are deprecated, not deleted.
+    Merge {
+        parents: Vec<String>,
+        name: String,
+        description: String,
+        instructions: String,
+        action: String,
+    },
+    /// One skill becomes two or more new skills, each validated (and gated) like an add; the
+    /// parent is deprecated once every part is live (all or nothing).
+    Split { name: String, parts: Vec<SplitPart> },
+    /// A skill is kept with its history but no longer selected.
+    Deprecate {
+        name: String,
+        #[serde(default)]
+        reason: String,
+    },
+    /// A skill is never selectable again; its history stays.
+    Archive {
+        name: String,
+        #[serde(default)]
+        reason: String,
+    },
+    /// A named group of skills selected together ([`memskill_core::Bundle`]).
+    Bundle {
+        name: String,
+        members: Vec<String>,
+        #[serde(default)]
+        reason: String,
+    },
     /// Explicitly nothing to change (dropped by validation, neither accepted nor rejected).
     NoChange,
     /// A change entry that could not be read (always rejected with `problem`).
@@ -47,12 +78,54 @@ pub enum Edit {
 }
 
 impl Edit {
-    /// The skill the edit targets, if any.
+    /// The skill the edit targets, if any (a merge: the new skill; a split, deprecation or
+    /// archive: the skill it ends; a bundle names no skill of its own).
     pub fn target(&self) -> Option<&str> {
         match self {
-            Edit::AddNew { name, .. } | Edit::RefineExisting { name, .. } => Some(name),
+            Edit::AddNew { name, .. }
+            | Edit::RefineExisting { name, .. }
+            | Edit::Merge { name, .. }
+            | Edit::Split { name, .. }
+            | Edit::Deprecate { name, .. }
+            | Edit::Archive { name, .. } => Some(name),
             _ => None,
         }
+    }
+
+    /// Every skill (or bundle) name the edit touches, each once: one edit per name in a
+    /// stage.
+    pub fn touched(&self) -> Vec<&str> {
+        let mut v = self.names_touched();
+        let mut seen = HashSet::new();
+        v.retain(|n| seen.insert(*n));
+        v
+    }
+
+    fn names_touched(&self) -> Vec<&str> {
+        match self {
+            Edit::Merge { parents, name, .. } => {
+                let mut v: Vec<&str> = parents.iter().map(String::as_str).collect();
+                v.push(name);
+                v
+            }
+            Edit::Split { name, parts } => std::iter::once(name.as_str())
+                .chain(parts.iter().map(|p| p.name.as_str()))
+                .collect(),
+            Edit::Bundle { name, .. } => vec![name],
+            e => e.target().into_iter().collect(),
+        }
+    }
+
+    /// Whether the edit is one of the governance bank operations.
+    pub fn is_bank_operation(&self) -> bool {
+        matches!(
+            self,
+            Edit::Merge { .. }
+                | Edit::Split { .. }
+                | Edit::Deprecate { .. }
+                | Edit::Archive { .. }
+                | Edit::Bundle { .. }
+        )
     }
     /// The edit with secret values in its texts redacted (for records of rejected edits);
     /// `known` values (see [`memskill_guard::secret_values`]) are redacted wherever they occur.
@@ -84,6 +157,47 @@ impl Edit {
                 action,
                 new_name,
             },
+            Edit::Merge {
+                parents,
+                name,
+                description,
+                instructions,
+                action,
+            } => Edit::Merge {
+                parents,
+                name,
+                description: r(&description),
+                instructions: r(&instructions),
+                action,
+            },
+            Edit::Split { name, parts } => Edit::Split {
+                name,
+                parts: parts
+                    .into_iter()
+                    .map(|p| SplitPart {
+                        description: r(&p.description),
+                        instructions: r(&p.instructions),
+                        ..p
+                    })
+                    .collect(),
+            },
+            Edit::Deprecate { name, reason } => Edit::Deprecate {
+                name,
+                reason: r(&reason),
+            },
+            Edit::Archive { name, reason } => Edit::Archive {
+                name,
+                reason: r(&reason),
+            },
+            Edit::Bundle {
+                name,
+                members,
+                reason,
+            } => Edit::Bundle {
+                name,
+                members,
+                reason: r(&reason),
+            },
             Edit::NoChange => Edit::NoChange,
             Edit::Malformed { raw, problem } => Edit::Malformed {
                 raw: r(&raw),
@@ -109,6 +223,18 @@ impl Edit {
                 .chain(instructions)
                 .map(String::as_str)
                 .collect(),
+            Edit::Merge {
+                description,
+                instructions,
+                ..
+            } => vec![description, instructions],
+            Edit::Split { parts, .. } => parts
+                .iter()
+                .flat_map(|p| [p.description.as_str(), p.instructions.as_str()])
+                .collect(),
+            Edit::Deprecate { reason, .. }
+            | Edit::Archive { reason, .. }
+            | Edit::Bundle { reason, .. } => vec![reason],
             Edit::NoChange => Vec::new(),
             Edit::Malformed { raw, .. } => vec![raw],
         }
@@ -136,6 +262,27 @@ impl Edit {
                     .or(instructions.as_deref())
                     .unwrap_or("");
                 format!("refine `{name}`: {}", clip(what, 160))
+            }
+            Edit::Merge {
+                parents,
+                name,
+                description,
+                ..
+            } => format!(
+                "merge `{}` into `{name}`: {}",
+                parents.join("` + `"),
+                clip(description, 160)
+            ),
+            Edit::Split { name, parts } => {
+                let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+                format!("split `{name}` into `{}`", names.join("`, `"))
+            }
+            Edit::Deprecate { name, reason } => {
+                format!("deprecate `{name}`: {}", clip(reason, 160))
+            }
+            Edit::Archive { name, reason } => format!("archive `{name}`: {}", clip(reason, 160)),
+            Edit::Bundle { name, members, .. } => {
+                format!("bundle `{name}`: `{}`", members.join("`, `"))
             }
             Edit::NoChange => "no change".into(),
             Edit::Malformed { problem, .. } => format!("malformed change: {problem}"),
@@ -281,7 +428,22 @@ pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContex
                     .unwrap_or_else(|| old.instructions.clone()),
             })
         }
-        Edit::NoChange | Edit::Malformed { .. } => None,
+        Edit::Merge {
+            name,
+            description,
+            instructions,
+            action,
+            ..
+        } => Some(JudgeContext {
+            kind: "add_new".into(),
+            name: name.clone(),
+            action: action.clone(),
+            description: description.clone(),
+            instructions: instructions.clone(),
+        }),
+        // a split's parts are each scanned by the guard; the judge sees one skill at a time
+        // and is not asked about them (docs/governance.md)
+        _ => None,
     }
 }
 
@@ -388,10 +550,13 @@ pub fn validate_edits(
     let mut seen: HashSet<String> = HashSet::new();
     let mut proposed = 0usize;
     for e in edits {
-        let beyond = matches!(e, Edit::AddNew { .. } | Edit::RefineExisting { .. }) && {
+        let counted =
+            matches!(e, Edit::AddNew { .. } | Edit::RefineExisting { .. }) || e.is_bank_operation();
+        let beyond = counted && {
             proposed += 1;
             proposed > cfg.max_changes
         };
+        let mut dup = String::new();
         let verdict = match e {
             Edit::NoChange => continue,
             Edit::Malformed { problem, .. } => Err(format!("malformed change: {problem}")),
@@ -399,12 +564,23 @@ pub fn validate_edits(
                 "beyond the first max_changes ({}) changes of the answer",
                 cfg.max_changes
             )),
-            Edit::AddNew { name, .. } | Edit::RefineExisting { name, .. }
-                if !seen.insert(name.clone()) =>
+            _ if e.is_bank_operation() && cfg.operations == crate::config::Operations::Paper => {
+                Err(
+                    "designer.operations = \"paper\": only add_new and refine_existing are offered"
+                        .to_string(),
+                )
+            }
+            _ if e.touched().into_iter().any(|n| {
+                dup = n.to_string();
+                !seen.insert(n.to_string())
+            }) =>
             {
-                Err(format!(
-                    "more than one edit for skill `{name}` in one stage"
-                ))
+                Err(format!("more than one edit for skill `{dup}` in one stage"))
+            }
+            Edit::Merge { .. } | Edit::Split { .. }
+                if cfg.mode == crate::config::DesignerMode::RefineOnly =>
+            {
+                Err("designer.mode = \"refine-only\": a merge or split adds skills".to_string())
             }
             Edit::AddNew { .. } if cfg.mode == crate::config::DesignerMode::RefineOnly => {
                 Err("designer.mode = \"refine-only\": no new skill may be added".to_string())
@@ -429,6 +605,7 @@ pub fn validate_edits(
                 action.as_deref(),
                 new_name.as_deref(),
             ),
+            _ => check_operation(bank, e, cfg),
         };
         match verdict {
             Ok(()) => accepted.push(e.clone()),
@@ -447,18 +624,16 @@ fn reject_over_capacity(
     rejected: &mut Vec<(Edit, String)>,
     cfg: &DesignerConfig,
 ) -> Vec<Edit> {
-    let refined: HashSet<&str> = accepted
-        .iter()
-        .filter(|e| matches!(e, Edit::RefineExisting { .. }))
-        .filter_map(|e| e.target())
-        .collect();
+    let refined = protected(&accepted);
     let evictable = eviction_order(bank, &refined).len();
-    let free = cfg.max_bank_size.saturating_sub(bank.selectable().len()) + evictable;
+    let freed = freed_places(bank, &accepted);
+    let free = cfg.max_bank_size.saturating_sub(bank.selectable().len()) + evictable + freed;
     let mut adds = 0usize;
     let mut keep = Vec::with_capacity(accepted.len());
     for e in accepted {
-        if matches!(e, Edit::AddNew { .. }) {
-            adds += 1;
+        let n = new_skills(&e);
+        if n > 0 {
+            adds += n;
             if adds > free {
                 rejected.push((
                     e,
@@ -493,23 +668,218 @@ pub fn eviction_order<'a>(bank: &'a SkillBank, protected: &HashSet<&str>) -> Vec
     c.into_iter().map(|s| s.name.as_str()).collect()
 }
 
+/// The skills an eviction must leave alone: those refined in this stage and every skill a
+/// bank operation touches.
+fn protected(accepted: &[Edit]) -> HashSet<&str> {
+    accepted
+        .iter()
+        .filter(|e| matches!(e, Edit::RefineExisting { .. }) || e.is_bank_operation())
+        .flat_map(|e| e.touched())
+        .collect()
+}
+
 /// Names to deprecate after applying `accepted` so that at most `max_bank_size` skills stay selectable.
 pub fn plan_evictions(bank: &SkillBank, accepted: &[Edit], max_bank_size: usize) -> Vec<String> {
-    let adds = accepted
-        .iter()
-        .filter(|e| matches!(e, Edit::AddNew { .. }))
-        .count();
-    let refined: HashSet<&str> = accepted
-        .iter()
-        .filter(|e| matches!(e, Edit::RefineExisting { .. }))
-        .filter_map(|e| e.target())
-        .collect();
-    let need = (bank.selectable().len() + adds).saturating_sub(max_bank_size);
+    let adds: usize = accepted.iter().map(new_skills).sum();
+    let refined = protected(accepted);
+    let need = (bank.selectable().len() + adds)
+        .saturating_sub(freed_places(bank, accepted))
+        .saturating_sub(max_bank_size);
     eviction_order(bank, &refined)
         .into_iter()
         .take(need)
         .map(String::from)
         .collect()
+}
+
+// The governance bank operations' validation (their application is `crate::ops`).
+
+/// One part of a split: a new skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitPart {
+    pub name: String,
+    pub description: String,
+    pub instructions: String,
+    pub action: String,
+}
+
+/// The most parts a split may have.
+pub const MAX_SPLIT_PARTS: usize = 4;
+
+/// Skills a bank operation may end (merge, split, deprecate): canary or active, not a seed
+/// skill, not the noop skill.
+fn check_endable(bank: &SkillBank, name: &str, op: &str) -> Result<(), String> {
+    let Some(s) = bank.get(name) else {
+        return Err(format!("{op} names unknown skill `{name}`"));
+    };
+    if is_seed(s) {
+        return Err(format!(
+            "{op} of `{name}`: seed skills are never ended by the designer"
+        ));
+    }
+    if !s.status.is_selectable() {
+        return Err(format!(
+            "{op} of `{name}`: it is {}; only canary or active skills can be",
+            s.status
+        ));
+    }
+    Ok(())
+}
+
+fn check_new(
+    bank: &SkillBank,
+    name: &str,
+    d: &str,
+    i: &str,
+    action: &str,
+    op: &str,
+) -> Result<ActionKind, String> {
+    validate_skill_name(name).map_err(|e| format!("{op}: {e}"))?;
+    if bank.contains(name) || bank.bundles.iter().any(|b| b.name == name) {
+        return Err(format!("{op} would overwrite existing `{name}`"));
+    }
+    let a = match action.parse::<ActionKind>() {
+        Ok(a @ (ActionKind::Insert | ActionKind::Update)) => a,
+        _ => {
+            return Err(format!(
+                "{op}: `{name}`'s action must be insert or update, got {action:?}"
+            ))
+        }
+    };
+    check_skill_text(name, d, i).map_err(|e| format!("{op}: `{name}`: {e}"))?;
+    Ok(a)
+}
+
+fn check_merge(bank: &SkillBank, e: &Edit) -> Result<(), String> {
+    let Edit::Merge {
+        parents,
+        name,
+        description,
+        instructions,
+        action,
+    } = e
+    else {
+        return Err("not a merge".into());
+    };
+    if parents.len() != 2 || parents[0] == parents[1] {
+        return Err(format!(
+            "merge needs two distinct parent skills, got {parents:?}"
+        ));
+    }
+    for p in parents {
+        check_endable(bank, p, "merge")?;
+    }
+    let a = check_new(bank, name, description, instructions, action, "merge")?;
+    for p in parents {
+        let pa = bank.get(p).map(|s| s.action).unwrap_or(a);
+        if pa != a {
+            return Err(format!(
+                "merge: parent `{p}` allows {pa}, the merged skill {a}: parents must share the action it keeps"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_split(bank: &SkillBank, name: &str, parts: &[SplitPart]) -> Result<(), String> {
+    check_endable(bank, name, "split")?;
+    if parts.len() < 2 || parts.len() > MAX_SPLIT_PARTS {
+        return Err(format!(
+            "split of `{name}` needs 2 to {MAX_SPLIT_PARTS} parts, got {}",
+            parts.len()
+        ));
+    }
+    let mut seen = HashSet::new();
+    for p in parts {
+        if !seen.insert(p.name.as_str()) {
+            return Err(format!("split of `{name}` names part `{}` twice", p.name));
+        }
+        // all or nothing: one bad part rejects the split, naming it
+        check_new(
+            bank,
+            &p.name,
+            &p.description,
+            &p.instructions,
+            &p.action,
+            &format!("split of `{name}`"),
+        )?;
+    }
+    Ok(())
+}
+
+fn check_bundle(bank: &SkillBank, name: &str, members: &[String]) -> Result<(), String> {
+    validate_skill_name(name).map_err(|e| format!("bundle: {e}"))?;
+    if bank.contains(name) || bank.bundles.iter().any(|b| b.name == name) {
+        return Err(format!(
+            "bundle `{name}` would reuse the name of a skill or bundle"
+        ));
+    }
+    let distinct: HashSet<&String> = members.iter().collect();
+    if distinct.len() < 2 || distinct.len() != members.len() {
+        return Err(format!(
+            "bundle `{name}` needs two or more distinct member skills, got {members:?}"
+        ));
+    }
+    for m in members {
+        match bank.get(m) {
+            None => return Err(format!("bundle `{name}` names unknown skill `{m}`")),
+            Some(s) if !s.status.is_selectable() => {
+                return Err(format!(
+                "bundle `{name}`: member `{m}` is {}; only canary or active skills can be bundled",
+                s.status
+            ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Validate one bank operation against `bank` (the caller has checked the switch, the
+/// change limit and one edit per name).
+pub fn check_operation(bank: &SkillBank, e: &Edit, _cfg: &DesignerConfig) -> Result<(), String> {
+    match e {
+        Edit::Merge { .. } => check_merge(bank, e),
+        Edit::Split { name, parts } => check_split(bank, name, parts),
+        Edit::Deprecate { name, .. } => check_endable(bank, name, "deprecate"),
+        Edit::Archive { name, .. } => match bank.get(name) {
+            None => Err(format!("archive names unknown skill `{name}`")),
+            Some(s) if is_seed(s) => Err(format!(
+                "archive of `{name}`: seed skills are never ended by the designer"
+            )),
+            Some(s) if s.status == SkillStatus::Archived => {
+                Err(format!("`{name}` is archived already"))
+            }
+            Some(_) => Ok(()),
+        },
+        Edit::Bundle { name, members, .. } => check_bundle(bank, name, members),
+        _ => Err(format!("not a bank operation: {}", e.summary())),
+    }
+}
+
+/// New skills an edit brings (an add or a merge: 1; a split: its parts).
+pub fn new_skills(e: &Edit) -> usize {
+    match e {
+        Edit::AddNew { .. } | Edit::Merge { .. } => 1,
+        Edit::Split { parts, .. } => parts.len(),
+        _ => 0,
+    }
+}
+
+/// Selectable places the accepted bank operations free (a merge's two parents, a split's
+/// parent, a deprecated or archived selectable skill).
+pub fn freed_places(bank: &SkillBank, accepted: &[Edit]) -> usize {
+    let sel = |n: &str| bank.get(n).is_some_and(|s| s.status.is_selectable());
+    accepted
+        .iter()
+        .map(|e| match e {
+            Edit::Merge { parents, .. } => parents.iter().filter(|p| sel(p)).count(),
+            Edit::Split { name, .. }
+            | Edit::Deprecate { name, .. }
+            | Edit::Archive { name, .. } => usize::from(sel(name)),
+            _ => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]

@@ -645,6 +645,10 @@ fn imported_skill(
             .map(|p| p.usage.recent_rewards.clone())
             .unwrap_or_default(),
     };
+    // the bank's assessment holds while the text is the one it assessed
+    let risk = prior
+        .filter(|p| p.description == md.description && p.instructions == md.instructions)
+        .and_then(|p| p.risk);
     Ok(Skill {
         name: md.name,
         description: md.description,
@@ -654,6 +658,7 @@ fn imported_skill(
         status: md.status,
         provenance: prior.map_or_else(|| vec!["imported".to_string()], |p| p.provenance.clone()),
         usage,
+        risk,
     })
 }
 

@@ -504,9 +504,45 @@ fn record(
     ReleaseRecord::status_change(skill, kind, v, stage, note)
 }
 
-/// The gate is off: every candidate named in `changed` becomes a canary.
+/// Whether a skill is assessed high-risk (only under the governance design: elsewhere no
+/// skill has a risk level).
+fn high_risk(bank: &SkillBank, name: &str) -> bool {
+    bank.get(name)
+        .is_some_and(|s| s.risk == Some(memskill_core::RiskLevel::High))
+}
+
+/// How a person lets a held high-risk skill in.
+pub const HIGH_RISK_REVIEW: &str = "a person promotes it after review: `memskill registry promote SKILL --approved-by NAME --reason TEXT --bank BANK` (needs a sandbox run of at least 15 cases and records the rollback plan)";
+
+/// The high-risk gate's case count on a gate run: a high-risk skill's replay needs at least
+/// [`memskill_core::governance::HIGH_RISK_MIN_CASES`] cases (the design: 15, not 5).
+pub fn high_risk_verdict(run: &mut EvalRun, risk: Option<memskill_core::RiskLevel>) {
+    let min = memskill_core::governance::HIGH_RISK_MIN_CASES;
+    if risk == Some(memskill_core::RiskLevel::High) && run.cases.len() < min {
+        run.passed = false;
+        run.reasons.push(format!(
+            "high-risk skill: {} cases, below the high-risk gate's {min}",
+            run.cases.len()
+        ));
+    }
+}
+
+/// The gate is off: every candidate named in `changed` becomes a canary, except a
+/// high-risk one (governance design), which stays a candidate with a `held` record: it
+/// has no sandbox run and waits for a person.
 pub fn admit_all(bank: &mut SkillBank, changed: &[String], stage: u32) {
     for name in changed {
+        if high_risk(bank, name)
+            && bank
+                .get(name)
+                .is_some_and(|s| s.status == SkillStatus::Candidate)
+        {
+            let note =
+                format!("high-risk skill, designer.gate = off: no sandbox run; {HIGH_RISK_REVIEW}");
+            let r = record(name, ReleaseKind::Held, bank, stage, note);
+            bank.releases.push(r);
+            continue;
+        }
         let Some(s) = bank.get_mut(name) else {
             continue;
         };
@@ -531,7 +567,16 @@ pub fn admit_all(bank: &mut SkillBank, changed: &[String], stage: u32) {
 pub fn settle(bank: &mut SkillBank, before: &SkillBank, run: EvalRun) {
     let name = run.skill.clone();
     let stage = run.stage;
-    if run.passed {
+    if run.passed && high_risk(bank, &name) {
+        // eval_gate alone never lets a high-risk skill in: it stays a candidate
+        let note = format!(
+            "passed the offline gate ({}) on {} cases, high-risk: held; {HIGH_RISK_REVIEW}",
+            run.id,
+            run.cases.len()
+        );
+        let r = record(&name, ReleaseKind::Held, bank, stage, note);
+        bank.releases.push(r);
+    } else if run.passed {
         if let Some(s) = bank.get_mut(&name) {
             s.status = SkillStatus::Canary;
         }

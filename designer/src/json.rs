@@ -27,8 +27,105 @@ fn s(o: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<String> {
     })
 }
 
+/// A list of skill names under one of `keys` (a JSON list of strings, or one comma-separated
+/// string).
+fn names(o: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<Vec<String>> {
+    let v = keys.iter().find_map(|k| o.get(*k))?;
+    let list: Vec<String> = match v {
+        Value::Array(a) => a
+            .iter()
+            .map(|x| x.as_str().map(|t| t.trim().to_string()))
+            .collect::<Option<_>>()?,
+        Value::String(t) => t.split(',').map(|x| x.trim().to_string()).collect(),
+        _ => return None,
+    };
+    Some(list.into_iter().filter(|x| !x.is_empty()).collect())
+}
+
+fn split_part(v: &Value) -> Option<crate::edit::SplitPart> {
+    let o = v.as_object()?;
+    Some(crate::edit::SplitPart {
+        name: s(o, &["name", "skill", "skill_name"])?,
+        description: s(o, &["description"])?,
+        instructions: s(o, &["instructions", "instruction", "content"])?,
+        action: s(o, &["action", "operation"])?,
+    })
+}
+
+/// The governance bank operations (`designer.operations = "governance"`); `None` for any
+/// other type.
+fn bank_operation(ty: &str, o: &serde_json::Map<String, Value>, raw: &str) -> Option<Edit> {
+    let bad = |problem: &str| Edit::Malformed {
+        raw: raw.to_string(),
+        problem: problem.to_string(),
+    };
+    let name = s(o, &["name", "skill", "skill_name"]);
+    let reason = s(o, &["reason", "why"]).unwrap_or_default();
+    Some(match ty {
+        "merge" | "merge_skills" => {
+            let (Some(parents), Some(name), Some(description), Some(instructions), Some(action)) = (
+                names(o, &["parents", "merge", "skills", "from"]),
+                s(o, &["new_name", "name", "into"]),
+                s(o, &["description"]),
+                s(o, &["instructions", "instruction", "content"]),
+                s(o, &["action", "operation"]),
+            ) else {
+                return Some(bad(
+                    "merge needs parents, name, description, instructions and action",
+                ));
+            };
+            Edit::Merge {
+                parents,
+                name,
+                description,
+                instructions,
+                action,
+            }
+        }
+        "split" | "split_skill" => {
+            let parts = o.get("parts").and_then(Value::as_array);
+            let (Some(name), Some(parts)) = (name, parts) else {
+                return Some(bad("split needs the skill's name and a list of parts"));
+            };
+            let Some(parts) = parts.iter().map(split_part).collect::<Option<Vec<_>>>() else {
+                return Some(bad(
+                    "each part of a split needs name, description, instructions and action",
+                ));
+            };
+            Edit::Split { name, parts }
+        }
+        "deprecate" | "deprecate_skill" | "archive" | "archive_skill" => {
+            let Some(name) = name else {
+                return Some(bad(&format!("{ty} has no skill name")));
+            };
+            if ty.starts_with("deprecate") {
+                Edit::Deprecate { name, reason }
+            } else {
+                Edit::Archive { name, reason }
+            }
+        }
+        "bundle" | "bundle_skills" => {
+            let (Some(name), Some(members)) = (name, names(o, &["members", "skills"])) else {
+                return Some(bad("bundle needs a name and its member skills"));
+            };
+            Edit::Bundle {
+                name,
+                members,
+                reason,
+            }
+        }
+        _ => return None,
+    })
+}
+
 /// Turn one change object into an [`Edit`] (never fails: unreadable entries become `Malformed`).
 pub fn edit_from_value(v: &Value) -> Edit {
+    edit_from_value_with(v, crate::config::Operations::Paper)
+}
+
+/// [`edit_from_value`] with the bank operations read when `ops` is governance (in paper mode
+/// their types are unknown, as in the reference).
+pub fn edit_from_value_with(v: &Value, ops: crate::config::Operations) -> Edit {
     let raw = v.to_string();
     let Some(o) = v.as_object() else {
         return Edit::Malformed {
@@ -40,6 +137,11 @@ pub fn edit_from_value(v: &Value) -> Edit {
         .unwrap_or_default()
         .to_ascii_lowercase()
         .replace(['-', ' '], "_");
+    if ops == crate::config::Operations::Governance {
+        if let Some(e) = bank_operation(&ty, o, &raw) {
+            return e;
+        }
+    }
     let name = s(o, &["name", "skill", "skill_name"]);
     match ty.as_str() {
         "no_change" | "none" | "nochange" | "noop" | "no_op" => Edit::NoChange,
@@ -95,12 +197,17 @@ pub fn edit_from_value(v: &Value) -> Edit {
 
 /// Parse the refinement answer into edits. `Err` when no JSON list of changes is found.
 pub fn parse_changes(text: &str) -> Result<Vec<Edit>, String> {
+    parse_changes_with(text, crate::config::Operations::Paper)
+}
+
+/// [`parse_changes`] with the edit vocabulary of `designer.operations`.
+pub fn parse_changes_with(text: &str, ops: crate::config::Operations) -> Result<Vec<Edit>, String> {
     for v in json_candidates(text) {
         if let Some(a) = changes_array(&v) {
-            return Ok(a.iter().map(edit_from_value).collect());
+            return Ok(a.iter().map(|e| edit_from_value_with(e, ops)).collect());
         }
         if v.as_object().is_some_and(|o| o.contains_key("type")) {
-            return Ok(vec![edit_from_value(&v)]);
+            return Ok(vec![edit_from_value_with(&v, ops)]);
         }
     }
     Err("no JSON object with a \"changes\" list (or a bare list of changes) found in the designer answer".into())
@@ -158,6 +265,9 @@ pub fn refinement_schema(
             "additionalProperties": false,
         }));
     }
+    if cfg.operations == crate::config::Operations::Governance {
+        forms.extend(bank_operation_forms(&names, cfg));
+    }
     forms.push(json!({
         "type": "object",
         "properties": {"type": {"const": "no_change"}, "reason": {"type": "string"}},
@@ -183,9 +293,117 @@ pub fn refinement_schema(
     }
 }
 
+/// The structured forms of the governance bank operations (the names are checked again by
+/// validation: the schema says only what a reply must look like).
+fn bank_operation_forms(names: &[&str], cfg: &crate::DesignerConfig) -> Vec<Value> {
+    use serde_json::json;
+    let new_name =
+        json!({"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "maxLength": 64});
+    let text = |max: usize| json!({"type": "string", "minLength": 1, "maxLength": max});
+    let skill = json!({"enum": names});
+    let part = json!({
+        "type": "object",
+        "properties": {
+            "name": new_name,
+            "action": {"enum": ["insert", "update"]},
+            "description": text(crate::edit::MAX_DESCRIPTION_CHARS - 1),
+            "instructions": text(crate::edit::MAX_INSTRUCTIONS_CHARS),
+        },
+        "required": ["name", "action", "description", "instructions"],
+        "additionalProperties": false,
+    });
+    let ending = |ty: &str| {
+        json!({
+            "type": "object",
+            "properties": {"type": {"const": ty}, "name": skill, "reason": {"type": "string"}},
+            "required": ["type", "name", "reason"],
+            "additionalProperties": false,
+        })
+    };
+    let mut forms = vec![ending("deprecate"), ending("archive")];
+    forms.push(json!({
+        "type": "object",
+        "properties": {
+            "type": {"const": "bundle"},
+            "name": new_name,
+            "members": {"type": "array", "items": skill, "minItems": 2},
+            "reason": {"type": "string"},
+        },
+        "required": ["type", "name", "members", "reason"],
+        "additionalProperties": false,
+    }));
+    if cfg.mode != crate::DesignerMode::RefineOnly {
+        forms.push(json!({
+            "type": "object",
+            "properties": {
+                "type": {"const": "merge"},
+                "parents": {"type": "array", "items": skill, "minItems": 2, "maxItems": 2},
+                "name": new_name,
+                "action": {"enum": ["insert", "update"]},
+                "description": text(crate::edit::MAX_DESCRIPTION_CHARS - 1),
+                "instructions": text(crate::edit::MAX_INSTRUCTIONS_CHARS),
+                "reason": {"type": "string"},
+            },
+            "required": ["type", "parents", "name", "action", "description", "instructions", "reason"],
+            "additionalProperties": false,
+        }));
+        forms.push(json!({
+            "type": "object",
+            "properties": {
+                "type": {"const": "split"},
+                "name": skill,
+                "parts": {"type": "array", "items": part, "minItems": 2,
+                          "maxItems": crate::edit::MAX_SPLIT_PARTS},
+                "reason": {"type": "string"},
+            },
+            "required": ["type", "name", "parts", "reason"],
+            "additionalProperties": false,
+        }));
+    }
+    forms
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_governance_schema_adds_the_bank_operations_and_paper_mode_does_not() {
+        let bank = memskill_core::SkillBank::seed();
+        let types = |cfg: &crate::DesignerConfig| -> Vec<String> {
+            let s = refinement_schema(&bank, cfg).schema;
+            s["properties"]["changes"]["items"]["anyOf"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    f["properties"]["type"]["const"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        let paper = types(&Default::default());
+        assert_eq!(paper, ["add_new", "refine_existing", "no_change"]);
+        let gov = crate::DesignerConfig {
+            operations: crate::config::Operations::Governance,
+            ..Default::default()
+        };
+        assert_eq!(
+            types(&gov),
+            [
+                "add_new",
+                "refine_existing",
+                "deprecate",
+                "archive",
+                "bundle",
+                "merge",
+                "split",
+                "no_change"
+            ]
+        );
+    }
 
     #[test]
     fn refinement_schema_names_the_forms_the_bank_and_the_limits() {

@@ -26,14 +26,16 @@ pub mod gate;
 pub mod guard;
 pub mod json;
 pub mod judge;
+pub mod ops;
 pub mod pool;
 pub mod prompts;
 pub mod reference_bank;
+pub mod risk;
 pub mod select;
 pub mod stage;
 mod text;
 
-pub use config::{DesignerConfig, DesignerMode};
+pub use config::{DesignerConfig, DesignerMode, Operations};
 pub use edit::{
     check_skill_shape, check_skill_text, eviction_order, is_seed, placeholder_problem,
     plan_evictions, validate_edits, Edit, MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS,
@@ -48,16 +50,16 @@ pub use export::{
     read_bank_unchecked, read_skill_md, render_skill_md, validate_dir, LinkPolicy,
 };
 pub use gate::{
-    activation_not_gated, admit_all, eval_runs_md, failed_run, latency_pct, release_verdict,
-    score_terms, settle, skill_score, summarise, verdict, GateMode, GatePreset, GateRules,
-    ScoreTerm, ScoreWeights, GOVERNANCE_GATE, GOVERNANCE_SCORE, LATENCY_NOT_MEASURED,
+    activation_not_gated, admit_all, eval_runs_md, failed_run, high_risk_verdict, latency_pct,
+    release_verdict, score_terms, settle, skill_score, summarise, verdict, GateMode, GatePreset,
+    GateRules, ScoreTerm, ScoreWeights, GOVERNANCE_GATE, GOVERNANCE_SCORE, LATENCY_NOT_MEASURED,
     NEW_SKILL_ACTIVATION_NOTE,
 };
 pub use guard::{
     adopt_legacy, approve, check_bank, check_bank_with, finding_for, load_mode, record_for,
     set_rescan, stamp_guard, GuardMode, GuardWarning, SkillRejected, LEGACY_GUARD,
 };
-pub use json::{parse_changes, refinement_schema, REFINEMENT_SCHEMA_NAME};
+pub use json::{parse_changes, parse_changes_with, refinement_schema, REFINEMENT_SCHEMA_NAME};
 pub use judge::{parse_judge_verdict, JudgeVerdict, SAFETY_JUDGE_PROMPT};
 pub use pool::{HardCase, HardCasePool, PoolConfig};
 pub use select::{dedupe, kmeans_labels, select_hard_cases, select_with_labels, SelectConfig};

@@ -66,6 +66,9 @@ pub struct DesignerContext<'a> {
     pub new_skill_hint: bool,
     /// `designer.mode = "refine-only"`: the refinement prompt says no skill can be added.
     pub refine_only: bool,
+    /// `designer.operations = "governance"`: the refinement prompt offers merge, split,
+    /// deprecate, archive and bundle (false: the paper's prompts, byte for byte).
+    pub bank_operations: bool,
     pub interactive: bool,
     /// The analysis round (1 = the first analysis) and the number of analysis rounds.
     pub round: usize,
@@ -210,6 +213,9 @@ pub fn sample_render(prompts: &PromptSet) -> Result<(), PromptError> {
                 max_changes: 3,
                 new_skill_hint: fb.is_some(),
                 refine_only: fb.is_none(),
+                // the paper's forms only: a user's prompts.dir is checked as before (the
+                // governance forms of the defaults are checked by the designer's tests)
+                bank_operations: false,
                 interactive,
                 round: 2,
                 rounds: 3,
@@ -258,6 +264,7 @@ mod tests {
             max_changes: 3,
             new_skill_hint: false,
             refine_only: false,
+            bank_operations: false,
             interactive,
             round: 1,
             rounds: 3,

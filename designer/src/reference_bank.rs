@@ -163,6 +163,7 @@ pub fn read_released_skill(text: &str, source: &str, path: &Path) -> Result<Skil
         status: SkillStatus::Active,
         provenance: vec![format!("imported:reference:{source}")],
         usage: UsageStats::default(),
+        risk: None,
     })
 }
 
@@ -277,6 +278,7 @@ pub fn read_operation_bank(text: &str, path: &Path) -> Result<Vec<Skill>, Design
             status: SkillStatus::Active,
             provenance: vec![format!("imported:reference:{file}:{key}")],
             usage: UsageStats::default(),
+            risk: None,
         });
     }
     if skills.is_empty() {

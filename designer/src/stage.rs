@@ -13,7 +13,7 @@ use crate::config::{DesignerConfig, DesignerMode};
 use crate::edit::{plan_evictions, validate_edits, Edit};
 use crate::error::DesignerError;
 use crate::evolution::{ChangeNote, Feedback};
-use crate::json::parse_changes;
+use crate::json::parse_changes_with;
 use crate::pool::HardCase;
 use crate::prompts::{case_views, render_round, skill_views, DesignerContext, PromptLimits};
 
@@ -131,7 +131,11 @@ pub fn run_stage(
             r.note = redact(&r.note);
             r
         }));
-        let (new_bank, changed) = apply_edits(&drafted, &accepted, &ids, stage, cfg.max_bank_size);
+        let (mut new_bank, changed) =
+            apply_edits(&drafted, &accepted, &ids, stage, cfg.max_bank_size);
+        if cfg.governed() {
+            crate::risk::assess_bank(&mut new_bank);
+        }
         let notes = change_notes(bank, &new_bank, &changed);
         let rejected = rejected
             .into_iter()
@@ -174,6 +178,7 @@ fn designer_context<'a>(
         max_changes: cfg.max_changes,
         new_skill_hint: cfg.new_skill_hint,
         refine_only: cfg.mode == DesignerMode::RefineOnly,
+        bank_operations: cfg.operations == crate::config::Operations::Governance,
         interactive: cfg.interactive,
         round: 1,
         rounds: cfg.reflection_cycles.max(1),
@@ -264,7 +269,7 @@ fn review_answer(
     cfg: &DesignerConfig,
     judged: &mut JudgeTally,
 ) -> Result<Review, DesignerError> {
-    let edits = match parse_changes(answer) {
+    let edits = match parse_changes_with(answer, cfg.operations) {
         Ok(e) => e,
         Err(problem) => vec![Edit::Malformed {
             raw: crate::text::clip(answer, 500),
@@ -344,6 +349,9 @@ fn draft_records(
         let Some(name) = e.target() else { continue };
         let (from, to) = match (e, bank.get(name)) {
             (Edit::RefineExisting { .. }, Some(s)) => (Some(s.version), s.version.bump_patch()),
+            (Edit::Split { .. } | Edit::Deprecate { .. } | Edit::Archive { .. }, Some(s)) => {
+                (Some(s.version), s.version)
+            }
             _ => (None, Version::INITIAL),
         };
         let record = |kind: ReleaseKind, note: String| ReleaseRecord {
@@ -411,16 +419,23 @@ pub fn apply_edits(
     let mut out = bank.clone();
     let mut changed = Vec::new();
     let evict = plan_evictions(bank, accepted, max_bank_size);
+    let mut operated = false;
     for e in accepted {
         let applied = match e {
             Edit::AddNew { .. } => add_skill(&mut out, e, case_ids, stage),
             Edit::RefineExisting { .. } => refine_skill(&mut out, e, case_ids, stage),
             Edit::NoChange | Edit::Malformed { .. } => None,
+            _ => {
+                let before = out.releases.len();
+                changed.extend(crate::ops::apply_operation(&mut out, e, case_ids, stage));
+                operated |= out.releases.len() > before;
+                None
+            }
         };
         changed.extend(applied);
     }
     deprecate_evicted(&mut out, &evict, &changed, stage, max_bank_size);
-    if !changed.is_empty() || !evict.is_empty() {
+    if !changed.is_empty() || !evict.is_empty() || operated {
         out.bank_version += 1;
     }
     (out, changed)
@@ -451,6 +466,7 @@ fn add_skill(out: &mut SkillBank, edit: &Edit, case_ids: &[String], stage: u32) 
         status: SkillStatus::Candidate,
         provenance: case_ids.to_vec(),
         usage: UsageStats::default(),
+        risk: None,
     };
     if out.insert(skill).is_err() {
         not_applied(

@@ -45,6 +45,7 @@ fn skill(name: &str, mean: f64, count: u64) -> Skill {
             mean_reward: mean,
             recent_rewards: vec![],
         },
+        risk: None,
     }
 }
 

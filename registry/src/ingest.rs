@@ -161,7 +161,10 @@ pub fn release_type(r: &ReleaseRecord) -> &'static str {
         ReleaseKind::Promoted => "promote",
         ReleaseKind::Canaried | ReleaseKind::GateFailed => "gate",
         ReleaseKind::Drafted | ReleaseKind::Validated | ReleaseKind::Rejected => "proposal",
-        ReleaseKind::Approved => "review",
+        ReleaseKind::Approved | ReleaseKind::Held => "review",
+        ReleaseKind::Merged => "merge",
+        ReleaseKind::Split => "split",
+        ReleaseKind::Bundled => "bundle",
     }
 }
 
@@ -346,7 +349,7 @@ fn ensure_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<u64
             scope_of(b).into(),
             description.into(),
             md.into(),
-            "unassessed".into(),
+            risk_of(b, name).into(),
             json!([]).into(),
             json!([]).into(),
             provenance(b, name).into(),
@@ -355,6 +358,15 @@ fn ensure_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<u64
             now.into(),
         ],
     )
+}
+
+/// The skill's risk level in the batch's bank (`low` / `high`, assessed under the governance
+/// design), else `unassessed`.
+fn risk_of(b: &Batch<'_>, name: &str) -> &'static str {
+    b.bank
+        .and_then(|k| k.get(name))
+        .and_then(|s| s.risk)
+        .map_or("unassessed", |r| r.as_str())
 }
 
 fn provenance(b: &Batch<'_>, name: &str) -> Value {
@@ -409,7 +421,9 @@ fn refresh_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<()
     let (version, status, description, md) = skill_state(b, name);
     db.execute(
         "UPDATE skill SET version = ?, status = ?, description = CASE WHEN ? = '' THEN description ELSE ? END,
-           skill_md = CASE WHEN ? = '' THEN skill_md ELSE ? END, source_trace_ids = ?, updated_at = ? WHERE skill_id = ?",
+           skill_md = CASE WHEN ? = '' THEN skill_md ELSE ? END,
+           risk_level = CASE WHEN ? = 'unassessed' THEN risk_level ELSE ? END,
+           source_trace_ids = ?, updated_at = ? WHERE skill_id = ?",
         &[
             version.into(),
             status.into(),
@@ -417,6 +431,8 @@ fn refresh_skill(db: &mut Db, b: &Batch<'_>, name: &str, now: &str) -> Result<()
             (&description).into(),
             (&md).into(),
             (&md).into(),
+            risk_of(b, name).into(),
+            risk_of(b, name).into(),
             provenance(b, name).into(),
             now.into(),
             name.into(),

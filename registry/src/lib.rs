@@ -16,6 +16,7 @@ pub mod db;
 pub mod ingest;
 pub mod migrate;
 pub mod ops;
+pub mod postmortem;
 pub mod show;
 pub mod testing;
 

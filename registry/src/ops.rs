@@ -126,6 +126,14 @@ pub fn decide(
             );
         }
         let (kind, release_type) = d.kinds();
+        let gate_note = match d {
+            Decision::Promote => high_risk_gate(db, name, &row, approved_by)?,
+            _ => None,
+        };
+        let note = match gate_note {
+            Some(g) => format!("{reason}; {g}"),
+            None => reason.to_string(),
+        };
         let id = insert_release(
             db,
             &NewRelease {
@@ -136,7 +144,7 @@ pub fn decide(
                 release_type,
                 diff: String::new(),
                 approved_by,
-                note: reason,
+                note: &note,
             },
             now,
         )?;
@@ -145,6 +153,56 @@ pub fn decide(
             &[d.status().into(), now.into(), name.into()],
         )?;
         Ok(id)
+    })
+}
+
+/// The high-risk gate on a promotion, from what the registry holds for the skill's current
+/// version: its risk level, the candidate-mode eval run with the most cases (the sandbox
+/// run) and the version before it (the rollback plan). `Ok(None)`: not high-risk.
+fn high_risk_gate(db: &mut Db, name: &str, row: &Row, approved_by: &str) -> Result<Option<String>> {
+    use memskill_core::governance::{high_risk_promotion, PromotionEvidence};
+    let risk = match row.text("risk_level").as_str() {
+        "high" => Some(memskill_core::RiskLevel::High),
+        "low" => Some(memskill_core::RiskLevel::Low),
+        _ => None,
+    };
+    if risk != Some(memskill_core::RiskLevel::High) {
+        return Ok(None);
+    }
+    let version = row.text("version");
+    let runs = db.query(
+        "SELECT eval_group, assertion_results FROM skill_eval_run
+         WHERE skill_id = ? AND skill_version = ? AND mode = 'with_candidate_skill' ORDER BY run_id",
+        &[name.into(), (&version).into()],
+    )?;
+    let sandbox = runs
+        .iter()
+        .map(|r| {
+            let n = r.get("assertion_results")["cases"]
+                .as_array()
+                .map_or(0, Vec::len);
+            (r.text("eval_group"), n)
+        })
+        .max_by_key(|(_, n)| *n);
+    let previous = db
+        .query(
+            "SELECT from_version FROM skill_release WHERE skill_id = ? AND to_version = ?
+               AND from_version IS NOT NULL AND from_version <> to_version ORDER BY seq DESC",
+            &[name.into(), (&version).into()],
+        )?
+        .first()
+        .and_then(|r| r.text("from_version").parse().ok());
+    let ev = PromotionEvidence {
+        risk,
+        approved_by,
+        sandbox,
+        previous,
+    };
+    high_risk_promotion(&ev).map_err(|missing| {
+        anyhow::anyhow!(
+            "skill {name} is high-risk (its text asks for tools, code or external services); the high-risk gate refuses the promotion: {}",
+            missing.join("; ")
+        )
     })
 }
 
@@ -283,6 +341,9 @@ pub fn feedback(
     })
 }
 
+/// The choices of the post-mortem's `action` answer (an answer starts with one).
+pub const POSTMORTEM_ACTIONS: [&str; 5] = ["keep", "patch", "merge", "split", "deprecate"];
+
 /// The six questions of the post-use reflection, as (key, question).
 pub const POSTMORTEM_QUESTIONS: [(&str, &str); 6] = [
     (
@@ -333,10 +394,7 @@ pub fn postmortem(
         bail!("the post-mortem has an unknown key {unknown:?}");
     }
     let action = obj["action"].as_str().unwrap_or("").trim().to_lowercase();
-    if !["keep", "patch", "merge", "split", "deprecate"]
-        .iter()
-        .any(|a| action.starts_with(a))
-    {
+    if !POSTMORTEM_ACTIONS.iter().any(|a| action.starts_with(a)) {
         bail!("the post-mortem's action must start with keep, patch, merge, split or deprecate, not {action:?}");
     }
     let mut rec = answers.clone();

@@ -546,6 +546,7 @@ pub fn build_eval_bank(
             dataset: crate::config::Dataset::Alfworld,
             domain: memskill_executor::MemoryDomain::Procedural,
             answer_retrieve: a.tips,
+            bundles: &policy.bundles,
             ..crate::eval::eval_ctx(cfg, rt, &lock, &policy.skills, policy.skill_embs.clone())
         };
         build_memory(&ctx, &sample, None)

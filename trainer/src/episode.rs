@@ -134,6 +134,10 @@ pub struct EpisodeCtx<'a> {
     pub controller: &'a Mutex<&'a mut Controller>,
     /// Selectable skills, in the order of `skill_embs`.
     pub skills: &'a [Skill],
+    /// The bank's bundles (`designer.operations = "governance"`): a selected member brings
+    /// the other selectable members to the executor ([`memskill_core::with_bundled`]). Empty
+    /// on the paper's path.
+    pub bundles: &'a [memskill_core::Bundle],
     pub skill_embs: Arc<Vec<Vec<f32>>>,
     pub bias: Option<&'a NewSkillBias>,
     /// Global update step (provenance, hard cases).
@@ -169,6 +173,7 @@ impl<'a> EpisodeCtx<'a> {
         skill_embs: Arc<Vec<Vec<f32>>>,
     ) -> Self {
         EpisodeCtx {
+            bundles: &[],
             encoder: rt.encoder.as_ref(),
             retriever: rt.retriever.as_ref(),
             executor: rt.executor.as_ref(),
@@ -373,6 +378,9 @@ pub struct BuiltMemory {
 /// What one span's executor reply did to the memory bank.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanLog {
+    /// The skills the executor read: the controller's pick, then the other members of its
+    /// bundles (`designer.operations = "governance"`; the pick alone otherwise).
+    pub skills: Vec<String>,
     /// Kinds of the actions that took effect (NOOP included); empty for a failed call.
     pub applied: Vec<ActionKind>,
     /// Writes the memory filter flagged or refused.
@@ -522,6 +530,18 @@ pub fn build_memory_with(
     Ok(out)
 }
 
+/// The controller's pick widened by its bundles: the other selectable members of every
+/// bundle that holds a chosen skill, after the pick (the policy's choice and log-prob stay
+/// the pick's).
+fn bundled<'s>(ctx: &EpisodeCtx<'s>, chosen: &[&'s Skill]) -> Vec<&'s Skill> {
+    let names: Vec<&str> = chosen.iter().map(|s| s.name.as_str()).collect();
+    let avail: Vec<&str> = ctx.skills.iter().map(|s| s.name.as_str()).collect();
+    memskill_core::with_bundled(ctx.bundles, &names, &avail)
+        .iter()
+        .filter_map(|n| ctx.skills.iter().find(|s| &s.name == n))
+        .collect()
+}
+
 /// One span of [`build_memory`]: retrieve and encode the state, select skills, ask the
 /// executor, apply its reply to `out`.
 fn build_span(
@@ -534,11 +554,14 @@ fn build_span(
 ) -> Result<()> {
     let (retrieved, state) = crate::retrieval::span_state(&out.memory, span_emb, ctx.retrieve);
     let selection = select_skills(ctx, sample, span, &state, rng)?;
-    let chosen: Vec<&Skill> = selection
+    let mut chosen: Vec<&Skill> = selection
         .skills
         .iter()
         .filter_map(|&i| ctx.skills.get(i))
         .collect();
+    if !ctx.bundles.is_empty() {
+        chosen = bundled(ctx, &chosen);
+    }
     // owned: the reply is applied to the bank these texts come from; a flagged memory's
     // secret values are never shown to the executor
     let retrieved_owned: Vec<String> = retrieved
@@ -688,6 +711,7 @@ fn write_span(
     let started = std::time::Instant::now();
     let reply = ctx.executor.chat(&req);
     let mut log = SpanLog {
+        skills: chosen.iter().map(|s| s.name.clone()).collect(),
         executor_ms: started.elapsed().as_secs_f64() * 1000.0,
         cached: match &reply {
             Ok(r) => r.cached,

@@ -185,6 +185,8 @@ pub fn context_docs(samples: &[Sample]) -> Option<usize> {
 pub struct EvalPolicy {
     pub controller: Controller,
     pub skills: Vec<Skill>,
+    /// The checkpoint bank's bundles (empty on the paper's path).
+    pub bundles: Vec<memskill_core::Bundle>,
     pub skill_embs: Arc<Vec<Vec<f32>>>,
 }
 
@@ -204,6 +206,7 @@ impl EvalPolicy {
         Ok(Self {
             controller,
             skills,
+            bundles: ck.bank.bundles.clone(),
             skill_embs,
         })
     }
@@ -549,6 +552,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
         .with_context(|| format!("checkpoint {}", ck_dir.display()))?;
     let lock = Mutex::new(&mut policy.controller);
     let mut ctx = eval_ctx(&cfg, &rt, &lock, &policy.skills, policy.skill_embs.clone());
+    ctx.bundles = &policy.bundles;
     ctx.stop = opts.stop.as_deref();
     let bank_hash = ck.bank.content_hash();
     let keep_banks = cfg.registry.location().is_some(); // for the registry's memory table

@@ -191,11 +191,13 @@ impl Replayer<'_> {
         let ctx = if self.selection == ReplaySelection::Learned {
             EpisodeCtx {
                 domain: self.domain,
+                bundles: &bank.bundles,
                 ..crate::eval::eval_ctx(cfg, self.rt, &lock, &skills, embs)
             }
         } else {
             EpisodeCtx {
                 bias: bias.as_ref(),
+                bundles: &bank.bundles,
                 step: self.updates,
                 domain: self.domain,
                 ..EpisodeCtx::new(cfg, self.rt, &lock, &skills, embs)

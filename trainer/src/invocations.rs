@@ -27,8 +27,13 @@ pub struct Invocation {
     /// The skill's version when it was used (absent in logs from before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// Every skill selected for the span (this one included).
+    /// Every skill the controller selected for the span (this one included, unless a bundle
+    /// brought it).
     pub selected: Vec<String>,
+    /// The skills the pick's bundles added for the executor (`designer.operations =
+    /// "governance"`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundled: Vec<String>,
     /// Kinds of the actions the reply carried (insert, update, delete, noop).
     pub actions: Vec<String>,
     /// Executor tokens of the span's call.
@@ -54,8 +59,25 @@ pub fn records(step: u64, ep: &EpisodeResult, skills: &[Skill]) -> Vec<Invocatio
             .filter_map(|q| q.score)
             .collect();
         let score = (!used.is_empty()).then(|| used.iter().sum::<f64>() / used.len() as f64);
-        let used_skills: Vec<&Skill> = chosen.iter().filter_map(|&i| skills.get(i)).collect();
+        let mut used_skills: Vec<&Skill> = chosen.iter().filter_map(|&i| skills.get(i)).collect();
         let selected: Vec<String> = used_skills.iter().map(|s| s.name.clone()).collect();
+        // what the pick's bundles added: read by the executor, so uses too
+        let bundled: Vec<String> = b
+            .span_log
+            .get(j)
+            .map(|l| {
+                l.skills
+                    .iter()
+                    .filter(|n| !selected.contains(n))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        used_skills.extend(
+            bundled
+                .iter()
+                .filter_map(|n| skills.iter().find(|s| &s.name == n)),
+        );
         let actions: Vec<String> = b
             .outcomes
             .get(j)
@@ -69,6 +91,7 @@ pub fn records(step: u64, ep: &EpisodeResult, skills: &[Skill]) -> Vec<Invocatio
                 skill: skill.name.clone(),
                 version: Some(skill.version.to_string()),
                 selected: selected.clone(),
+                bundled: bundled.clone(),
                 actions: actions.clone(),
                 tokens: b.span_tokens.get(j).copied().unwrap_or(0),
                 questions: used.len(),

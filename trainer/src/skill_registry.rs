@@ -206,10 +206,17 @@ fn invocation_records(run: &str, log: &[Invocation], first: usize) -> Vec<Invoca
             skill: x.skill.clone(),
             skill_version: x.version.clone(),
             trace_id: trace_id(run, x.step, &x.sample_id),
-            reason: format!(
-                "selected by the controller with [{}]",
-                x.selected.join(", ")
-            ),
+            reason: if x.selected.contains(&x.skill) {
+                format!(
+                    "selected by the controller with [{}]",
+                    x.selected.join(", ")
+                )
+            } else {
+                format!(
+                    "brought by a bundle with the controller's pick [{}]",
+                    x.selected.join(", ")
+                )
+            },
             activation_score: None,
             outcome_status: if x.score.is_some() {
                 "answered"

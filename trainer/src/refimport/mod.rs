@@ -285,6 +285,7 @@ pub fn to_bank(ck: &ReferenceCheckpoint, source: &str) -> Result<SkillBank> {
                 op.name
             )],
             usage,
+            risk: None,
         });
     }
     let mut bank = SkillBank::from_skills(skills).context("building the skill bank")?;

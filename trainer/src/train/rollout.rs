@@ -84,9 +84,11 @@ impl Trainer<'_> {
             .filter(|b| b.new_mask.len() == skills.len());
         let (cfg, rt, progress) = (self.cfg, &self.rt, &self.progress);
         let step = self.state.update_step;
+        let bundles = &self.bank.bundles;
         let lock = Mutex::new(&mut self.controller);
         let ctx = EpisodeCtx {
             bias: bias.as_ref(),
+            bundles,
             step,
             domain: self.bench.memory_domain(),
             ..EpisodeCtx::new(cfg, rt, &lock, &skills, skill_embs)

@@ -119,7 +119,12 @@ fn start_of(cfg: &Config, opts: &TrainOptions, files: &RunFiles) -> Result<Start
             files.dir.display()
         );
     }
-    Ok(Start::Fresh(initial_bank(cfg)?))
+    let mut bank = initial_bank(cfg)?;
+    if cfg.designer.cfg.governed() {
+        // the governance design assesses every skill's risk from the start (seeds included)
+        memskill_designer::risk::assess_bank(&mut bank);
+    }
+    Ok(Start::Fresh(bank))
 }
 
 /// The loop state, bank, evolution and hard-case pool to start from: a resume's checkpoint

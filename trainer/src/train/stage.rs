@@ -287,6 +287,10 @@ impl Trainer<'_> {
         }
         let before = std::mem::replace(&mut self.bank, o.bank);
         let live = self.release(&before, &o.changed, cases, stage, line)?;
+        // a merge or split goes live whole or not at all (governance bank operations)
+        let undone =
+            memskill_designer::ops::settle_operations(&mut self.bank, &before, &o.accepted, stage);
+        let live: Vec<String> = live.into_iter().filter(|n| !undone.contains(n)).collect();
         let notes = o.notes.into_iter().filter(|n| live.contains(&n.skill));
         self.evolution.on_designed(notes.collect());
         let sel = self.bank.selectable();
@@ -337,7 +341,13 @@ impl Trainer<'_> {
         let dcfg = &self.cfg.designer.cfg;
         if dcfg.gate == GateMode::Off || changed.is_empty() {
             memskill_designer::admit_all(&mut self.bank, changed, stage);
-            return Ok(changed.to_vec());
+            // every candidate became a canary, except a held high-risk one (governance)
+            let live = changed.iter().filter(|n| {
+                self.bank
+                    .get(n)
+                    .is_some_and(|s| s.status == memskill_core::SkillStatus::Canary)
+            });
+            return Ok(live.cloned().collect());
         }
         let mut list: Vec<(String, String, bool)> = cases
             .iter()
@@ -372,6 +382,8 @@ impl Trainer<'_> {
             let run = match replay.compare(before, Some(before), &proposed, name, &groups, stage) {
                 Ok(mut run) => {
                     memskill_designer::release_verdict(&mut run, &dcfg.gate_rules);
+                    let risk = proposed.get(name).and_then(|s| s.risk);
+                    memskill_designer::high_risk_verdict(&mut run, risk);
                     run
                 }
                 // e.g. the bank has no other selectable skill to compare with: the change is
@@ -385,16 +397,7 @@ impl Trainer<'_> {
         }
         let mut verdicts = Vec::new();
         for run in runs {
-            verdicts.push(if run.passed {
-                format!("{}@{}: canary", run.skill, run.version)
-            } else {
-                format!(
-                    "{}@{}: held ({})",
-                    run.skill,
-                    run.version,
-                    run.reasons.join("; ")
-                )
-            });
+            verdicts.push(verdict_line(&proposed, &run));
             memskill_designer::settle(&mut self.bank, before, run);
         }
         line.gate = Some(verdicts);
@@ -404,6 +407,29 @@ impl Trainer<'_> {
                 .is_some_and(|s| s.status == memskill_core::SkillStatus::Canary)
         });
         Ok(live.cloned().collect())
+    }
+}
+
+/// The stage line's `gate` entry of one run: canary, held by the high-risk gate, or held
+/// with the failed rules.
+fn verdict_line(proposed: &SkillBank, run: &memskill_core::EvalRun) -> String {
+    let risky = proposed
+        .get(&run.skill)
+        .is_some_and(|s| s.risk == Some(memskill_core::RiskLevel::High));
+    if run.passed && risky {
+        format!(
+            "{}@{}: held (high-risk: waits for a person)",
+            run.skill, run.version
+        )
+    } else if run.passed {
+        format!("{}@{}: canary", run.skill, run.version)
+    } else {
+        format!(
+            "{}@{}: held ({})",
+            run.skill,
+            run.version,
+            run.reasons.join("; ")
+        )
     }
 }
 
