@@ -548,6 +548,7 @@ fn eval_opts(
         bridge,
         actor_settings: Default::default(),
         prompts: None,
+        executor: None,
     }
 }
 
