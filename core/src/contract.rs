@@ -329,11 +329,19 @@ impl MemoryContract {
     /// Checks the contract's keys together: `ttl` keys are types or `default`, every age has
     /// one unit, a decay has what it needs. The message names the key.
     pub fn validate(&self) -> Result<(), String> {
+        let mut seen: Vec<(MemoryType, &str)> = Vec::new();
         for key in self.ttl.keys() {
             if key != TTL_DEFAULT_KEY {
-                key.parse::<MemoryType>().map_err(|e| {
+                let t = key.parse::<MemoryType>().map_err(|e| {
                     format!("memory.contract.ttl.{key}: {e} (or \"{TTL_DEFAULT_KEY}\")")
                 })?;
+                // an earlier name and its type's name are one type: two TTLs for it
+                if let Some((_, other)) = seen.iter().find(|(s, _)| *s == t) {
+                    return Err(format!(
+                        "memory.contract.ttl: `{other}` and `{key}` name the same memory type; keep one"
+                    ));
+                }
+                seen.push((t, key));
             }
         }
         if self.sensitive_from == Some(Sensitivity::Public) {
@@ -573,6 +581,10 @@ mod tests {
             (json!({"decay": "linear"}), "ttl"),
             (json!({"half_life": "2d"}), "exponential"),
             (json!({"sensitive_from": "public"}), "every memory"),
+            (
+                json!({"ttl": {"event": "3d", "episodic": "9d"}}),
+                "name the same memory type",
+            ),
         ] {
             let e = parse(bad.clone()).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");

@@ -116,22 +116,30 @@ pub fn judge(
     v
 }
 
-/// `hits` (every memory's score, best first) without the excluded ones, each score times its
-/// weight, best first again (ties by lower id, as retrieval ranks), the top `k`.
+/// `hits` (every memory's score, best first) without the excluded ones, each score
+/// [`decayed`] by its weight, best first again (ties by lower id, as retrieval ranks), the
+/// top `k`.
 pub fn rerank(hits: &[(MemoryId, f32)], v: &Verdicts, k: usize) -> Vec<(MemoryId, f32)> {
     let mut out: Vec<(MemoryId, f32)> = hits
         .iter()
         .filter(|(id, _)| !v.excluded.contains(id))
-        .map(|(id, s)| {
-            (
-                *id,
-                v.weights.get(id).map_or(*s, |w| (*s as f64 * w) as f32),
-            )
-        })
+        .map(|(id, s)| (*id, v.weights.get(id).map_or(*s, |w| decayed(*s, *w))))
         .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     out.truncate(k);
     out
+}
+
+/// A retrieval score moved down by a decay weight `w` in (0, 1]: a positive score times `w`,
+/// a negative one divided by it (times `w` would raise it: -0.6 x 0.1 = -0.06 beats a fresh
+/// -0.3), so an older memory never ranks above the same score made fresh, whatever the
+/// retriever's score range.
+pub fn decayed(score: f32, w: f64) -> f32 {
+    if w <= 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    let s = f64::from(score);
+    (if s >= 0.0 { s * w } else { s / w }) as f32
 }
 
 /// The memories of `bank` one question is given, from its retrieval `hits` (every memory
@@ -254,6 +262,22 @@ mod tests {
         assert_eq!(rerank(&hits, &w, 5), vec![(1, 0.9), (0, 0.5)]);
         assert_eq!(rerank(&hits, &w, 1), vec![(1, 0.9)]);
         assert_eq!(rerank(&hits, &Verdicts::default(), 5), hits.to_vec());
+        // a negative score is moved down too: the old memory (-0.2, weight 0.1) ranks below a
+        // fresh one at -0.3, not above it (-0.2 x 0.1 = -0.02 would have won)
+        let hits = [(0, -0.2), (1, -0.3)];
+        let w = Verdicts {
+            weights: BTreeMap::from([(0, 0.1)]),
+            ..Default::default()
+        };
+        assert_eq!(rerank(&hits, &w, 5)[0].0, 1);
+        for s in [-1.0f32, -0.3, 0.0, 0.4, 2.5] {
+            let mut last = s;
+            for w in [1.0, 0.8, 0.5, 0.1, 0.0] {
+                let d = decayed(s, w);
+                assert!(d <= last, "decay raised {s} at weight {w}: {d} > {last}");
+                last = d;
+            }
+        }
     }
 
     #[test]

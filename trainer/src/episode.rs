@@ -972,13 +972,20 @@ pub fn answer_queries_read(
             format!("question {} of sample {}", q.id, sample.id)
         })?;
         let bank = views[i].as_ref().unwrap_or(memory);
+        // what unlocks a sensitive memory is read from the text the question is shown: in an
+        // "as of" view, the text of that date before redaction
+        let unredacted = views[i]
+            .as_ref()
+            .and(q.date.as_deref())
+            .filter(|_| ctx.contract.has_read_rules())
+            .map(|d| original.as_of(d));
         let given = crate::contract_read::given(
             ctx.contract,
             &ctx.contract_reads,
             sample,
             q,
             bank,
-            original,
+            unredacted.as_ref().unwrap_or(original),
             &all_hits[i],
             ctx.answer_retrieve,
         );

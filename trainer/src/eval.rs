@@ -242,7 +242,8 @@ type SampleOutcome = (
     usize,
     usize,
     (usize, usize, BTreeMap<String, usize>),
-    Option<MemoryBank>,
+    // the sample's bank and its id, kept for the registry's memory table
+    Option<(String, MemoryBank)>,
 );
 
 /// A memory bank read from its cache file, or built and then cached.
@@ -572,7 +573,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             );
             let qs: Vec<&Query> = sample.queries.iter().collect();
             let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
-            let kept = keep_banks.then(|| used_bank(memory, &answered));
+            let kept = keep_banks.then(|| (sample.id.clone(), used_bank(memory, &answered)));
             Ok((answered, hit, calls, errs, filtered, kept))
         },
     );
@@ -793,8 +794,8 @@ impl Gathered {
         };
         for r in per_sample {
             let (q, hit, calls, errs, (flagged, refused, contract), bank) = r?;
-            if let (Some(bank), Some(first)) = (bank, q.first()) {
-                g.banks.push((first.sample_id.clone(), bank));
+            if let Some(kept) = bank {
+                g.banks.push(kept);
             }
             g.memories_flagged += flagged;
             g.memories_refused += refused;
