@@ -52,20 +52,9 @@ pub fn retention(t: f64, s: f64, f: Forgetting) -> f64 {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i32, m: u32, d: u32) -> i64 {
-    let y = i64::from(y) - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// A date of the datasets' formats as a day number; None when it cannot be read.
 pub fn day_number(date: &str) -> Option<i64> {
-    memskill_core::memory::date_key(date).map(|(y, m, d)| days_from_civil(y, m, d))
+    memskill_core::memory::date_key(date).map(memskill_core::contract::day_number)
 }
 
 /// One stored piece: its text, the day it was written (None: undated, never forgotten) and
@@ -305,11 +294,9 @@ mod tests {
         assert!(retention(3.0, 2.0, Forgetting::Paper) > retention(3.0, 1.0, Forgetting::Paper));
         assert!(retention(3.0, 2.0, Forgetting::Code) < retention(3.0, 1.0, Forgetting::Code));
         assert_eq!(retention(1e6, 1.0, Forgetting::Off), 1.0);
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(
-            days_from_civil(2000, 3, 1) - days_from_civil(2000, 2, 28),
-            2
-        );
+        let civil = memskill_core::contract::day_number;
+        assert_eq!(civil((1970, 1, 1)), 0);
+        assert_eq!(civil((2000, 3, 1)) - civil((2000, 2, 28)), 2);
         assert_eq!(
             day_number("1:56 pm on 8 May, 2023").unwrap() - day_number("2023-05-01").unwrap(),
             7

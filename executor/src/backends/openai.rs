@@ -330,20 +330,9 @@ pub fn parse_http_date(s: &str) -> Option<SystemTime> {
     if day == 0 || day > month_days[mon as usize - 1] || *h > 23 || *mi > 59 || *sec > 60 {
         return None;
     }
-    let days = days_from_civil(year, mon, day);
+    let days = memskill_core::contract::day_number((i32::try_from(year).ok()?, mon, day));
     let secs = days as u64 * 86_400 + h * 3600 + mi * 60 + sec;
     SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(secs))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// A point-in-time view of one endpoint's health.
