@@ -169,6 +169,7 @@ fn launch(a: &SlurmArgs) -> Result<()> {
     }
     let dir = launch_dir(&runs_dir, &name);
     check_paths(&[&dir, &workdir, &runs_dir, &config])?;
+    check_sbatch_values(a)?;
     if dir.exists() && !a.dry_run {
         bail!(
             "launch {name} exists ({}): continue it with --resume --name {name}, or choose another --name",
@@ -362,6 +363,30 @@ fn check_paths(paths: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// The values that go onto `#SBATCH` lines (or the health check): a line break would end the
+/// comment and run the rest of the value as a command in every task, so control characters
+/// are refused, naming the option.
+fn check_sbatch_values(a: &SlurmArgs) -> Result<()> {
+    let mut values: Vec<(&str, &str)> = [
+        ("--partition", &a.partition),
+        ("--account", &a.account),
+        ("--mem", &a.mem),
+        ("--time", &a.time),
+        ("--serve-health", &a.serve_health),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_deref().map(|v| (k, v)))
+    .collect();
+    values.extend(a.sbatch_args.iter().map(|v| ("--sbatch-arg", v.as_str())));
+    values.extend(a.serve.iter().map(|v| ("--serve", v.as_str())));
+    for (opt, v) in values {
+        if v.chars().any(char::is_control) {
+            bail!("{opt} {v:?} holds a control character (a line break?): it cannot go into a job script");
+        }
+    }
+    Ok(())
+}
+
 /// Creates the launch folder with its script and index.
 fn write_launch(dir: &Path, index: &Index, text: &str) -> Result<()> {
     for d in [dir.join("logs"), dir.join("tasks")] {
@@ -428,11 +453,13 @@ fn submit(mut index: Index, dir: &Path, only: Option<&[usize]>) -> Result<()> {
         array: array.clone(),
         submitted_at: memskill_registry::clock::now(),
     });
-    write_index(dir, &index)?;
     println!(
         "submitted job {job_id} (array {array}) of launch {}",
         index.name
     );
+    write_index(dir, &index).with_context(|| {
+        format!("job {job_id} was submitted but could not be recorded in the index; `--resume` asks squeue for every job named memskill-{}", index.name)
+    })?;
     println!("script: {}", index.script.display());
     println!("index:  {}", dir.join("index.json").display());
     println!("logs:   {}", dir.join("logs").display());
@@ -461,10 +488,14 @@ fn resume(a: &SlurmArgs) -> Result<()> {
         .with_context(|| format!("--resume: no launch {name} under {}", runs_dir.display()))?;
     let index: Index = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a launch index", path.display()))?;
-    let queued = if a.dry_run {
-        Vec::new()
-    } else {
-        queued_tasks(&index)?
+    let queued = match queued_tasks(&index) {
+        Ok(q) => q,
+        // a dry run also works where Slurm is not (to read a launch's state)
+        Err(e) if a.dry_run => {
+            eprintln!("warning: {e:#}; counting no task as queued");
+            Vec::new()
+        }
+        Err(e) => return Err(e),
     };
     let (mut done, mut todo) = (0, Vec::new());
     for t in &index.tasks {
@@ -497,10 +528,9 @@ fn resume(a: &SlurmArgs) -> Result<()> {
 }
 
 /// The array ids of the launch's jobs that Slurm still holds (pending or running).
+/// With no job recorded (a submission whose index write failed), every job of the launch's
+/// name counts.
 fn queued_tasks(index: &Index) -> Result<Vec<usize>> {
-    if index.jobs.is_empty() {
-        return Ok(Vec::new());
-    }
     let out = Command::new("squeue")
         .args(["--noheader", "--array", "--format=%F %K"])
         .arg(format!("--name=memskill-{}", index.name))
@@ -523,14 +553,17 @@ fn queued_tasks(index: &Index) -> Result<Vec<usize>> {
     ))
 }
 
-/// The task ids in `squeue --format="%F %K"` lines whose array job is one of `jobs`.
+/// The task ids in `squeue --format="%F %K"` lines whose array job is one of `jobs` (any,
+/// when `jobs` is empty).
 pub fn parse_queue(text: &str, jobs: &[&str]) -> Vec<usize> {
     let mut ids: Vec<usize> = text
         .lines()
         .filter_map(|l| {
             let mut w = l.split_whitespace();
             let (job, task) = (w.next()?, w.next()?);
-            jobs.contains(&job).then(|| task.parse().ok()).flatten()
+            (jobs.is_empty() || jobs.contains(&job))
+                .then(|| task.parse().ok())
+                .flatten()
         })
         .collect();
     ids.sort_unstable();
@@ -563,6 +596,34 @@ mod tests {
         let q = "12 3\n12 0\n99 1\n12 N/A\n\n";
         assert_eq!(parse_queue(q, &["12"]), [0, 3]);
         assert!(parse_queue(q, &["7"]).is_empty());
+        // no job recorded: every job of the launch's name
+        assert_eq!(parse_queue(q, &[]), [0, 1, 3]);
+    }
+
+    #[test]
+    fn sbatch_values_with_line_breaks_are_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct T {
+            #[command(flatten)]
+            a: SlurmArgs,
+        }
+        let parse = |extra: &[&str]| {
+            let mut v = vec!["t", "--config", "c.toml"];
+            v.extend_from_slice(extra);
+            T::try_parse_from(v).unwrap().a
+        };
+        assert!(check_sbatch_values(&parse(&["--partition", "gpu", "--time", "08:00:00"])).is_ok());
+        for bad in [
+            ["--partition", "gpu\nrm -rf ~"],
+            ["--time", "1:00\r"],
+            ["--sbatch-arg", "--qos=high\necho pwned"],
+            ["--mem", "4G\u{0}"],
+        ] {
+            let a = parse(&[bad[0], bad[1]]);
+            let e = check_sbatch_values(&a).unwrap_err().to_string();
+            assert!(e.contains(bad[0]) && e.contains("control character"), "{e}");
+        }
     }
 
     #[test]
