@@ -608,6 +608,46 @@ fn pg_query(
     Ok(out)
 }
 
+/// A pgvector value, read from its binary form (dimensions as a big-endian u16, an unused
+/// u16, then that many big-endian f32s).
+struct PgVector(Vec<f32>);
+
+impl PgVector {
+    /// pgvector's text form: `[0.9,0.1,0]`.
+    fn text(&self) -> String {
+        let parts: Vec<String> = self.0.iter().map(|x| x.to_string()).collect();
+        format!("[{}]", parts.join(","))
+    }
+}
+
+impl<'a> postgres::types::FromSql<'a> for PgVector {
+    fn from_sql(
+        _: &Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let dim = raw
+            .get(..2)
+            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
+            .ok_or("a pgvector value shorter than its header")?;
+        let body = raw.get(4..).unwrap_or_default();
+        if body.len() != dim * 4 {
+            return Err(format!(
+                "a pgvector value of {dim} dimensions with {} bytes of data",
+                body.len()
+            )
+            .into());
+        }
+        Ok(PgVector(
+            body.chunks_exact(4)
+                .map(|c| f32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ))
+    }
+    fn accepts(t: &Type) -> bool {
+        t.name() == "vector"
+    }
+}
+
 fn pg_value(r: &postgres::Row, i: usize, t: &Type) -> Result<Value> {
     let num = |x: Option<f64>| {
         x.and_then(serde_json::Number::from_f64)
@@ -635,6 +675,10 @@ fn pg_value(r: &postgres::Row, i: usize, t: &Type) -> Result<Value> {
         Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => r
             .try_get::<_, Option<String>>(i)?
             .map_or(Value::Null, Value::String),
+        // pgvector's column (schema 2): shown in pgvector's own text form
+        _ if t.name() == "vector" => r
+            .try_get::<_, Option<PgVector>>(i)?
+            .map_or(Value::Null, |v| Value::String(v.text())),
         _ => {
             return Err(anyhow!(
                 "cannot show this type; cast it in the query (::text, ::float8 or ::bigint)"

@@ -433,10 +433,16 @@ pub fn status(db: &mut Db) -> Result<String> {
         ));
     }
     if db.backend() == crate::db::Backend::Postgres {
-        s.push_str(if migrate::has_vector_column(db)? {
-            "memory embeddings: BYTEA and pgvector (memory.embedding_vector)\n"
-        } else {
-            "memory embeddings: BYTEA only (the server has no pgvector extension, or this role may not create it)\n"
+        let available = !db
+            .query(
+                "SELECT name::text AS name FROM pg_available_extensions WHERE name = 'vector'",
+                &[],
+            )?
+            .is_empty();
+        s.push_str(match (migrate::has_vector_column(db)?, available) {
+            (true, _) => "memory embeddings: BYTEA and pgvector (memory.embedding_vector)\n",
+            (false, false) => "memory embeddings: BYTEA only (the server has no pgvector extension)\n",
+            (false, true) => "memory embeddings: BYTEA only; pgvector is installed now: add the column once with `CREATE EXTENSION IF NOT EXISTS vector; ALTER TABLE memory ADD COLUMN embedding_vector vector;` (as a role that may create extensions)\n",
         });
     }
     s.push_str("rows:\n");

@@ -477,6 +477,11 @@ fn postgres_keeps_embeddings_as_pgvector_where_the_server_has_it() {
         )
         .unwrap();
     assert_eq!(v[0].text("v"), "[0.9,0.1,0]");
+    // `SELECT *` shows the vector column in the same text form (read from its binary form)
+    let all = db
+        .query("SELECT * FROM memory WHERE memory_id = 'm-xy'", &[])
+        .unwrap();
+    assert_eq!(all[0].text("embedding_vector"), "[0.9,0.1,0]");
     let none = db
         .query(
             "SELECT COUNT(*) AS n FROM memory WHERE embedding_vector IS NULL",
