@@ -1001,7 +1001,6 @@ pub fn scripted_banner(scripted: usize, total: usize) -> Option<String> {
     ))
 }
 
-/// One table as Markdown: title, note, header, and a bold row before each group of methods.
 /// report.md's heading of the links to each run's `skills.md`.
 const SKILLS_MD_TITLE: &str = "Skill-bank evolution";
 
@@ -1019,6 +1018,7 @@ fn md_anchor(heading: &str) -> String {
         .collect()
 }
 
+/// One table as Markdown: title, note, header, and a bold row before each group of methods.
 fn table_md(t: &Table, out: &Path) -> String {
     let mut s = format!("## {}\n\n{}\n\n", t.title, t.note);
     s.push_str(&format!("| | {} |\n", t.header.join(" | ")));
@@ -1408,6 +1408,9 @@ mod tests {
                 "{anchor}: {md}"
             );
         }
-        assert_eq!(md_anchor("Table 1: methods x datasets"), "table-1-methods-x-datasets");
+        assert_eq!(
+            md_anchor("Table 1: methods x datasets"),
+            "table-1-methods-x-datasets"
+        );
     }
 }
