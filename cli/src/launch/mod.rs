@@ -534,8 +534,14 @@ fn queued_tasks(index: &Index) -> Result<Vec<usize>> {
     let out = Command::new("squeue")
         .args(["--noheader", "--array", "--format=%F %K"])
         .arg(format!("--name=memskill-{}", index.name))
-        .output()
-        .map_err(|e| anyhow::anyhow!("running squeue: {e} (is this a Slurm login node?)"))?;
+        .output();
+    let out = match out {
+        // no job recorded and no squeue here: nothing can have been submitted from here
+        Err(e) if index.jobs.is_empty() && e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Vec::new())
+        }
+        r => r.map_err(|e| anyhow::anyhow!("running squeue: {e} (is this a Slurm login node?)"))?,
+    };
     if !out.status.success() {
         bail!(
             "squeue failed ({}): {}",
