@@ -136,16 +136,7 @@ fn report_tables_link_every_cell_and_show_intervals() {
             let anchors: Vec<String> = md
                 .lines()
                 .filter_map(|l| l.strip_prefix("## "))
-                .map(|h| {
-                    h.to_lowercase()
-                        .chars()
-                        .filter_map(|c| match c {
-                            ' ' => Some('-'),
-                            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-                            _ => None,
-                        })
-                        .collect()
-                })
+                .map(memskill_trainer::report::md_anchor)
                 .collect();
             assert!(anchors.iter().any(|a| a == anchor), "{target}: {anchors:?}");
             continue;

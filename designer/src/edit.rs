@@ -397,11 +397,19 @@ pub fn reject_leaked_answers(
 /// that change no skill).
 pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContext> {
     match edit {
+        // a merged skill is judged as the new skill it is
         Edit::AddNew {
             name,
             description,
             instructions,
             action,
+        }
+        | Edit::Merge {
+            name,
+            description,
+            instructions,
+            action,
+            ..
         } => Some(JudgeContext {
             kind: "add_new".into(),
             name: name.clone(),
@@ -428,19 +436,6 @@ pub fn judge_prompt_context(bank: &SkillBank, edit: &Edit) -> Option<JudgeContex
                     .unwrap_or_else(|| old.instructions.clone()),
             })
         }
-        Edit::Merge {
-            name,
-            description,
-            instructions,
-            action,
-            ..
-        } => Some(JudgeContext {
-            kind: "add_new".into(),
-            name: name.clone(),
-            action: action.clone(),
-            description: description.clone(),
-            instructions: instructions.clone(),
-        }),
         // a split's parts are each scanned by the guard; the judge sees one skill at a time
         // and is not asked about them (docs/governance.md)
         _ => None,

@@ -1006,7 +1006,7 @@ const SKILLS_MD_TITLE: &str = "Skill-bank evolution";
 
 /// The anchor a Markdown viewer gives a heading (GitHub's rule): lower case, letters, digits,
 /// `-` and `_` kept, spaces to `-`, everything else dropped.
-fn md_anchor(heading: &str) -> String {
+pub fn md_anchor(heading: &str) -> String {
     heading
         .to_lowercase()
         .chars()
