@@ -1,0 +1,661 @@
+//! `memskill preflight`'s pure parts, beside [`crate::inspect`]: the prompts a config will
+//! send, rendered with the run's own templates over its own data ([`render`]); their
+//! longest and mean token counts through any token counter ([`measure`]); the overflow
+//! check; the whole run's LLM calls and tokens per role ([`estimate`]) and its wall time at
+//! a probed throughput; the report as a table ([`Report::render`]) or JSON. The HTTP probes
+//! are at the edge (the CLI's `preflight.rs`, the executor's `backends/probe.rs`).
+//!
+//! What a rendered prompt holds: the span (or question) of the data, the K selectable skills
+//! with the longest texts (the most a selection can add), and no retrieved memories (they
+//! are written by the model during the run, so unknown before it): the retrieved memories
+//! come on top of the counts here. The designer's prompts are rendered with the longest
+//! training questions as its hard cases (gold answers, no prediction, no memories).
+
+use anyhow::{Context, Result};
+use memskill_core::{Message, PromptSet, Query, Sample, Skill, SkillBank};
+use serde::Serialize;
+
+use crate::config::{Config, RewardKind};
+use crate::inspect::Plan;
+
+/// How many of the longest prompts of a role are counted exactly.
+pub const KEEP: usize = 5;
+
+/// Training or the evaluation after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Train,
+    Eval,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Train => "train",
+            Phase::Eval => "eval",
+        }
+    }
+}
+
+/// An LLM role of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Executor,
+    Answer,
+    Judge,
+    Designer,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Executor, Role::Answer, Role::Judge, Role::Designer];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Executor => "executor",
+            Role::Answer => "answer",
+            Role::Judge => "judge",
+            Role::Designer => "designer",
+        }
+    }
+
+    /// The role's LLM section of `cfg` (answer, judge and designer fall back to the
+    /// executor's as a run does).
+    pub fn llm(self, cfg: &Config) -> &crate::config::LlmConfig {
+        match self {
+            Role::Executor => &cfg.executor,
+            Role::Answer => cfg.answer_llm(),
+            Role::Judge => cfg.judge_llm(),
+            Role::Designer => cfg.designer_llm(),
+        }
+    }
+}
+
+/// The prompts of one role in one phase: how many, their total characters and the
+/// [`KEEP`] longest (where from, text), longest first.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub phase: Phase,
+    pub role: Role,
+    pub count: usize,
+    pub total_chars: usize,
+    pub longest: Vec<(String, String)>,
+    /// The reply budget of these calls.
+    pub max_tokens: u32,
+}
+
+impl Rendered {
+    fn new(phase: Phase, role: Role, max_tokens: u32) -> Self {
+        Self {
+            phase,
+            role,
+            count: 0,
+            total_chars: 0,
+            longest: Vec::new(),
+            max_tokens,
+        }
+    }
+
+    fn push(&mut self, at: String, messages: &[Message]) {
+        let text = joined(messages);
+        let n = text.chars().count();
+        self.count += 1;
+        self.total_chars += n;
+        let pos = self
+            .longest
+            .iter()
+            .position(|(_, t)| t.chars().count() < n)
+            .unwrap_or(self.longest.len());
+        if pos < KEEP {
+            self.longest.insert(pos, (at, text));
+            self.longest.truncate(KEEP);
+        }
+    }
+
+    pub fn mean_chars(&self) -> f64 {
+        self.total_chars as f64 / self.count.max(1) as f64
+    }
+}
+
+/// A chat as one text for a tokenizer: each message's role and content on their own lines
+/// (the server's chat template adds a few special tokens per message on top).
+pub fn joined(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for m in messages {
+        let role = match m.role {
+            memskill_core::Role::System => "system",
+            memskill_core::Role::User => "user",
+            memskill_core::Role::Assistant => "assistant",
+        };
+        out.push_str(role);
+        out.push('\n');
+        out.push_str(&m.content);
+        out.push('\n');
+    }
+    out
+}
+
+/// What [`render`] renders from.
+pub struct Inputs<'a> {
+    pub cfg: &'a Config,
+    pub prompts: &'a PromptSet,
+    /// The bank a training run starts from.
+    pub train_bank: &'a SkillBank,
+    /// The bank the evaluation selects from (a checkpoint's, else the training bank).
+    pub eval_bank: &'a SkillBank,
+    pub train: &'a [Sample],
+    pub eval: &'a [Sample],
+}
+
+/// The `k` selectable skills of `bank` with the longest texts, longest first.
+pub fn longest_skills(bank: &SkillBank, k: usize) -> Vec<&Skill> {
+    let mut skills: Vec<&Skill> = bank.selectable();
+    skills.sort_by_key(|s| {
+        std::cmp::Reverse(s.name.len() + s.description.len() + s.instructions.len())
+    });
+    skills.truncate(k);
+    skills
+}
+
+/// Every prompt of the run of `inp.cfg` that can be rendered before it: per phase, the
+/// executor's for every span, the answerer's and (when judged) the judge's for every
+/// question, and in training the designer's rounds. Roles a phase does not use are left out.
+pub fn render(inp: &Inputs<'_>) -> Result<Vec<Rendered>> {
+    let cfg = inp.cfg;
+    let mut out = Vec::new();
+    let train_judged = cfg.reward.kind == RewardKind::Judge;
+    for (phase, samples, bank, k, judged) in [
+        (
+            Phase::Train,
+            inp.train,
+            inp.train_bank,
+            cfg.controller.top_k,
+            train_judged,
+        ),
+        (
+            Phase::Eval,
+            inp.eval,
+            inp.eval_bank,
+            cfg.eval.top_k,
+            cfg.eval.judge,
+        ),
+    ] {
+        out.push(render_executor(
+            inp,
+            phase,
+            samples,
+            &longest_skills(bank, k),
+        )?);
+        out.push(render_answers(inp, phase, samples)?);
+        if judged {
+            out.push(render_judge(inp, phase, samples)?);
+        }
+    }
+    if cfg.designer.enabled {
+        out.push(render_designer(inp)?);
+    }
+    Ok(out)
+}
+
+fn render_executor(
+    inp: &Inputs<'_>,
+    phase: Phase,
+    samples: &[Sample],
+    skills: &[&Skill],
+) -> Result<Rendered> {
+    let cfg = inp.cfg;
+    let mut r = Rendered::new(phase, Role::Executor, cfg.executor.max_tokens);
+    let form = memskill_executor::ReplyForm {
+        structured: cfg.executor.structured.is_on(),
+        typed: cfg.executor.typed_memories,
+        scoped: cfg.executor.scoped_memories,
+    };
+    let domain = crate::episode::memory_domain(cfg.data.dataset);
+    for sample in samples {
+        for span in &sample.spans {
+            let users = crate::episode::span_users(sample, span);
+            let m = memskill_executor::executor_messages_with(
+                inp.prompts,
+                domain,
+                span,
+                &[],
+                skills,
+                form,
+                &users,
+            )
+            .with_context(|| format!("executor prompt for span {}", span.id))?;
+            r.push(span.id.clone(), &m);
+        }
+    }
+    Ok(r)
+}
+
+fn render_answers(inp: &Inputs<'_>, phase: Phase, samples: &[Sample]) -> Result<Rendered> {
+    let cfg = inp.cfg;
+    let dataset = cfg.data.dataset;
+    let style = dataset.descriptor().answer;
+    let mut r = Rendered::new(phase, Role::Answer, cfg.answer_max_tokens(dataset));
+    for q in samples.iter().flat_map(|s| &s.queries) {
+        let m = memskill_executor::answer_messages(inp.prompts, style, q, &[])
+            .with_context(|| format!("answer prompt for {}", q.id))?;
+        r.push(q.id.clone(), &m);
+    }
+    Ok(r)
+}
+
+fn render_judge(inp: &Inputs<'_>, phase: Phase, samples: &[Sample]) -> Result<Rendered> {
+    use memskill_executor::{JudgeContext, JudgeStyle};
+    let cfg = inp.cfg;
+    let bench = cfg.data.dataset.descriptor();
+    let yes_no = cfg.eval.judge_style == JudgeStyle::LongmemevalYesNo && bench.yes_no_judge;
+    let mut r = Rendered::new(phase, Role::Judge, cfg.eval.judge_max_tokens);
+    for q in samples.iter().flat_map(|s| &s.queries) {
+        // the prediction is unknown: the gold answer stands in for it
+        let prediction = q.answers.first().map(String::as_str).unwrap_or("");
+        let jc = JudgeContext::new(bench.judge_gold, q, prediction);
+        let m = if yes_no {
+            memskill_executor::lme_judge_messages(inp.prompts, &jc)
+        } else {
+            memskill_executor::judge_messages(inp.prompts, &jc)
+        }
+        .with_context(|| format!("judge prompt for {}", q.id))?;
+        r.push(q.id.clone(), &m);
+    }
+    Ok(r)
+}
+
+/// The designer's rounds (analysis, the reflections, the refinement) over the longest
+/// training questions as hard cases; the refinement's reply budget is the larger one.
+fn render_designer(inp: &Inputs<'_>) -> Result<Rendered> {
+    use memskill_designer::prompts::{case_views, render_round, skill_views, DesignerContext};
+    let d = &inp.cfg.designer.cfg;
+    let s = &inp.cfg.select;
+    let n = if s.max_total == 0 {
+        s.clusters * s.per_cluster
+    } else {
+        s.max_total
+    };
+    let mut queries: Vec<(&Sample, &Query)> = inp
+        .train
+        .iter()
+        .flat_map(|s| s.queries.iter().map(move |q| (s, q)))
+        .collect();
+    queries.sort_by_key(|(_, q)| std::cmp::Reverse(q.question.len() + q.answers.join(" ").len()));
+    let cases: Vec<memskill_designer::HardCase> = queries
+        .iter()
+        .take(n)
+        .map(|(s, q)| memskill_designer::HardCase {
+            query_id: q.id.clone(),
+            question: q.question.clone(),
+            gold: q.answers.join(" | "),
+            category: q.category.clone(),
+            sample_id: s.id.clone(),
+            fail_count: 1,
+            ..Default::default()
+        })
+        .collect();
+    let lim = memskill_designer::prompts::PromptLimits {
+        max_retrieved: d.max_retrieved_per_case,
+        max_memory_chars: d.max_memory_chars,
+        max_evidence_chars: d.max_evidence_chars,
+    };
+    let mut ctx = DesignerContext {
+        skills: skill_views(inp.train_bank, &d.score),
+        cases: case_views(&cases, lim),
+        feedback: None,
+        max_changes: d.max_changes,
+        new_skill_hint: d.new_skill_hint,
+        refine_only: d.mode == memskill_designer::DesignerMode::RefineOnly,
+        interactive: d.interactive,
+        round: 1,
+        rounds: d.reflection_cycles.max(1),
+        analysis: String::new(),
+    };
+    let mut r = Rendered::new(
+        Phase::Train,
+        Role::Designer,
+        d.max_tokens.max(d.refinement_max_tokens),
+    );
+    for round in 1..=ctx.rounds {
+        ctx.round = round;
+        let name = if round == 1 { "analysis" } else { "reflection" };
+        r.push(
+            format!("{name} round {round}"),
+            &render_round(inp.prompts, name, &ctx)?,
+        );
+    }
+    r.push(
+        "refinement".into(),
+        &render_round(inp.prompts, "refinement", &ctx)?,
+    );
+    Ok(r)
+}
+
+/// A role's prompts in tokens.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measured {
+    pub phase: Phase,
+    pub role: Role,
+    /// Prompts rendered.
+    pub prompts: usize,
+    /// Mean tokens per prompt: the mean characters at the tokens-per-character of the
+    /// longest prompts (which are counted exactly).
+    pub mean_tokens: f64,
+    pub longest_tokens: usize,
+    /// Where the longest prompt comes from (a span or question id, a designer round).
+    pub longest_at: String,
+    pub max_tokens: u32,
+}
+
+/// `r` in tokens: its [`KEEP`] longest prompts counted by `count`, the mean from them.
+pub fn measure(
+    r: &Rendered,
+    count: &mut dyn FnMut(&str) -> Result<usize, String>,
+) -> Result<Measured, String> {
+    let mut longest = (0usize, String::new());
+    let (mut tokens, mut chars) = (0usize, 0usize);
+    for (at, text) in &r.longest {
+        let n = count(text)?;
+        tokens += n;
+        chars += text.chars().count();
+        if n > longest.0 {
+            longest = (n, at.clone());
+        }
+    }
+    let per_char = if chars == 0 {
+        0.0
+    } else {
+        tokens as f64 / chars as f64
+    };
+    Ok(Measured {
+        phase: r.phase,
+        role: r.role,
+        prompts: r.count,
+        mean_tokens: r.mean_chars() * per_char,
+        longest_tokens: longest.0,
+        longest_at: longest.1,
+        max_tokens: r.max_tokens,
+    })
+}
+
+/// The overflow of `m` in a context window of `context` tokens: the longest prompt plus its
+/// reply budget must fit.
+pub fn overflow(m: &Measured, context: u64) -> Option<String> {
+    let need = m.longest_tokens as u64 + m.max_tokens as u64;
+    (m.prompts > 0 && need > context).then(|| {
+        format!(
+            "{} ({}): the longest prompt ({}) is {} tokens + {} reply tokens = {need} > the context window of {context} tokens",
+            m.role.name(),
+            m.phase.name(),
+            m.longest_at,
+            m.longest_tokens,
+            m.max_tokens
+        )
+    })
+}
+
+/// The LLM calls and tokens of one role in one phase of the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleEstimate {
+    pub phase: Phase,
+    pub role: Role,
+    /// Calls expected (the designer: if every stage's first attempt gets a change accepted).
+    pub calls: f64,
+    /// Calls at most (the designer: every attempt of every stage).
+    pub calls_max: f64,
+    /// Prompt tokens of `calls_max` calls (retrieved memories not included, see the module).
+    pub prompt_tokens: f64,
+    /// Completion tokens at most: `calls_max` times the reply budget.
+    pub completion_tokens: f64,
+}
+
+/// The evaluation's size: spans to build memories from, questions, judged questions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct EvalPlan {
+    pub spans: usize,
+    pub questions: usize,
+    pub judged: usize,
+}
+
+impl EvalPlan {
+    pub fn of(cfg: &Config, samples: &[Sample]) -> Self {
+        let questions = samples.iter().map(|s| s.queries.len()).sum();
+        EvalPlan {
+            spans: samples.iter().map(|s| s.spans.len()).sum(),
+            questions,
+            judged: if cfg.eval.judge { questions } else { 0 },
+        }
+    }
+}
+
+/// The designer's calls over a training run: each stage is `reflection_cycles` analysis
+/// rounds and one refinement, repeated up to `attempts` times while nothing is accepted.
+pub fn designer_calls(cfg: &Config, plan: &Plan) -> (f64, f64) {
+    let d = &cfg.designer.cfg;
+    let per_attempt = (d.reflection_cycles.max(1) + 1) as f64;
+    let stages = plan.designer_stages as f64;
+    (
+        stages * per_attempt,
+        stages * per_attempt * d.attempts.max(1) as f64,
+    )
+}
+
+/// The whole run's calls and tokens per role and phase, from the plan of its training, the
+/// evaluation's size and the measured prompts (a role without measured prompts gets none).
+pub fn estimate(
+    cfg: &Config,
+    plan: &Plan,
+    eval: &EvalPlan,
+    measured: &[Measured],
+) -> Vec<RoleEstimate> {
+    let (designer_lo, designer_hi) = designer_calls(cfg, plan);
+    let calls = |phase: Phase, role: Role| -> (f64, f64) {
+        match (phase, role) {
+            (Phase::Train, Role::Executor) => (plan.executor_calls, plan.executor_calls),
+            (Phase::Train, Role::Answer) => (plan.answer_calls, plan.answer_calls),
+            (Phase::Train, Role::Judge) => (plan.judge_calls, plan.judge_calls),
+            (Phase::Train, Role::Designer) => (designer_lo, designer_hi),
+            (Phase::Eval, Role::Executor) => (eval.spans as f64, eval.spans as f64),
+            (Phase::Eval, Role::Answer) => (eval.questions as f64, eval.questions as f64),
+            (Phase::Eval, Role::Judge) => (eval.judged as f64, eval.judged as f64),
+            (Phase::Eval, Role::Designer) => (0.0, 0.0),
+        }
+    };
+    measured
+        .iter()
+        .map(|m| {
+            let (lo, hi) = calls(m.phase, m.role);
+            RoleEstimate {
+                phase: m.phase,
+                role: m.role,
+                calls: lo,
+                calls_max: hi,
+                prompt_tokens: hi * m.mean_tokens,
+                completion_tokens: hi * m.max_tokens as f64,
+            }
+        })
+        .collect()
+}
+
+/// A server's probed throughput at the role's configured concurrency: tokens per second
+/// over all requests in flight, reading prompts and writing replies.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Throughput {
+    pub concurrency: usize,
+    pub prompt_tokens_per_s: f64,
+    pub completion_tokens_per_s: f64,
+}
+
+/// Seconds `e` takes at `t` (at most: every reply is taken to use its whole budget).
+pub fn wall_secs(e: &RoleEstimate, t: &Throughput) -> f64 {
+    let rate = |tokens: f64, per_s: f64| {
+        if tokens <= 0.0 {
+            0.0
+        } else {
+            tokens / per_s.max(1e-9)
+        }
+    };
+    rate(e.prompt_tokens, t.prompt_tokens_per_s)
+        + rate(e.completion_tokens, t.completion_tokens_per_s)
+}
+
+/// One check of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// executor | answer | judge | designer | embeddings | config.
+    pub role: String,
+    /// "ok", "fail" or "note" (not checked, and why).
+    pub status: &'static str,
+    pub what: String,
+}
+
+impl Check {
+    pub fn ok(role: &str, what: impl Into<String>) -> Self {
+        Self::of(role, "ok", what)
+    }
+    pub fn fail(role: &str, what: impl Into<String>) -> Self {
+        Self::of(role, "fail", what)
+    }
+    pub fn note(role: &str, what: impl Into<String>) -> Self {
+        Self::of(role, "note", what)
+    }
+    fn of(role: &str, status: &'static str, what: impl Into<String>) -> Self {
+        Self {
+            role: role.to_string(),
+            status,
+            what: what.into(),
+        }
+    }
+}
+
+/// Everything `memskill preflight` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub config: String,
+    pub checks: Vec<Check>,
+    pub prompts: Vec<Measured>,
+    pub estimate: Vec<RoleEstimate>,
+    /// The throughput probed for each role's server (roles on one server share a probe).
+    pub throughput: Vec<(String, Throughput)>,
+    /// Seconds of the whole run at the probed throughput (at most), when every role with
+    /// calls has a throughput.
+    pub wall_secs: Option<f64>,
+    pub failures: usize,
+}
+
+impl Report {
+    pub fn new(
+        config: String,
+        checks: Vec<Check>,
+        prompts: Vec<Measured>,
+        estimate: Vec<RoleEstimate>,
+        throughput: Vec<(String, Throughput)>,
+    ) -> Self {
+        let tput = |role: Role| {
+            throughput
+                .iter()
+                .find(|(r, _)| r == role.name())
+                .map(|t| t.1)
+        };
+        let wall = estimate
+            .iter()
+            .filter(|e| e.calls_max > 0.0)
+            .map(|e| tput(e.role).map(|t| wall_secs(e, &t)))
+            .sum::<Option<f64>>();
+        let failures = checks.iter().filter(|c| c.status == "fail").count();
+        Self {
+            config,
+            checks,
+            prompts,
+            estimate,
+            throughput,
+            wall_secs: wall,
+            failures,
+        }
+    }
+
+    /// The report for the terminal: the checks per role, the prompts table, the estimate
+    /// table and the wall time.
+    pub fn render(&self) -> String {
+        let mut out = format!("preflight: {}\n\n", self.config);
+        for c in &self.checks {
+            out.push_str(&format!("{:<4}  {:<10}  {}\n", c.status, c.role, c.what));
+        }
+        out.push_str("\nlongest prompts (rendered over the data, without retrieved memories):\n");
+        out.push_str("| phase | role | prompts | mean tokens | longest tokens | reply budget | longest at |\n|---|---|---|---|---|---|---|\n");
+        for m in &self.prompts {
+            out.push_str(&format!(
+                "| {} | {} | {} | {:.0} | {} | {} | {} |\n",
+                m.phase.name(),
+                m.role.name(),
+                m.prompts,
+                m.mean_tokens,
+                m.longest_tokens,
+                m.max_tokens,
+                m.longest_at
+            ));
+        }
+        out.push_str("\nestimate for the whole run (before retries and caching):\n");
+        out.push_str("| phase | role | LLM calls | prompt tokens | completion tokens (at most) | time at probed throughput |\n|---|---|---|---|---|---|\n");
+        for e in &self.estimate {
+            let calls = if e.calls == e.calls_max {
+                format!("{:.0}", e.calls)
+            } else {
+                format!("{:.0}-{:.0}", e.calls, e.calls_max)
+            };
+            let t = self.throughput.iter().find(|(r, _)| r == e.role.name());
+            let time = t.map_or("-".into(), |(_, t)| human_secs(wall_secs(e, t)));
+            out.push_str(&format!(
+                "| {} | {} | {calls} | {:.0} | {:.0} | {time} |\n",
+                e.phase.name(),
+                e.role.name(),
+                e.prompt_tokens,
+                e.completion_tokens
+            ));
+        }
+        // roles on one server share its probe: one line for them
+        let mut shared: Vec<(Vec<&str>, Throughput)> = Vec::new();
+        for (role, t) in &self.throughput {
+            match shared.iter_mut().find(|(_, u)| u == t) {
+                Some((roles, _)) => roles.push(role),
+                None => shared.push((vec![role], *t)),
+            }
+        }
+        for (roles, t) in shared {
+            out.push_str(&format!(
+                "throughput ({}; {} in flight): {:.1} prompt tokens/s, {:.1} completion tokens/s\n",
+                roles.join(", "),
+                t.concurrency,
+                t.prompt_tokens_per_s,
+                t.completion_tokens_per_s
+            ));
+        }
+        match self.wall_secs {
+            Some(s) => out.push_str(&format!(
+                "wall time (at most, at the probed throughput): {}\n",
+                human_secs(s)
+            )),
+            None => {
+                out.push_str("wall time: unknown (a role with calls has no probed throughput)\n")
+            }
+        }
+        out.push_str(&match self.failures {
+            0 => "ok: nothing failed\n".to_string(),
+            n => format!("{n} check(s) failed\n"),
+        });
+        out
+    }
+}
+
+/// Seconds as `1 h 02 min`, `3 min 05 s` or `12.3 s`.
+pub fn human_secs(s: f64) -> String {
+    let whole = s.round() as u64;
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else if whole < 3600 {
+        format!("{} min {:02} s", whole / 60, whole % 60)
+    } else {
+        format!("{} h {:02} min", whole / 3600, (whole % 3600) / 60)
+    }
+}
