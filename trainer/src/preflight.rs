@@ -380,19 +380,26 @@ pub fn measure(
 }
 
 /// The overflow of `m` in a context window of `context` tokens: the longest prompt plus its
-/// reply budget must fit.
+/// reply budget must fit (vLLM refuses a request that does not; llama.cpp servers cut the
+/// reply short, or refuse a prompt that alone overflows).
 pub fn overflow(m: &Measured, context: u64) -> Option<String> {
     let need = m.longest_tokens as u64 + m.max_tokens as u64;
-    (m.prompts > 0 && need > context).then(|| {
-        format!(
-            "{} ({}): the longest prompt ({}) is {} tokens + {} reply tokens = {need} > the context window of {context} tokens",
-            m.role.name(),
-            m.phase.name(),
-            m.longest_at,
-            m.longest_tokens,
-            m.max_tokens
-        )
-    })
+    if m.prompts == 0 || need <= context {
+        return None;
+    }
+    let how = if m.longest_tokens as u64 > context {
+        "the prompt alone overflows"
+    } else {
+        "the prompt fits, its reply budget does not"
+    };
+    Some(format!(
+        "{} ({}): the longest prompt ({}) is {} tokens + {} reply tokens = {need} > the context window of {context} tokens ({how})",
+        m.role.name(),
+        m.phase.name(),
+        m.longest_at,
+        m.longest_tokens,
+        m.max_tokens
+    ))
 }
 
 /// The LLM calls and tokens of one role in one phase of the whole run.
@@ -657,5 +664,191 @@ pub fn human_secs(s: f64) -> String {
         format!("{} min {:02} s", whole / 60, whole % 60)
     } else {
         format!("{} h {:02} min", whole / 3600, (whole % 3600) / 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(sets: &[&str]) -> Config {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Config::from_toml_str("", &sets, "t").unwrap()
+    }
+
+    fn rendered_of(cfg: &Config, samples: &[Sample]) -> Vec<Rendered> {
+        let prompts = crate::prompts::defaults().unwrap();
+        let bank = SkillBank::seed();
+        render(&Inputs {
+            cfg,
+            prompts: &prompts,
+            train_bank: &bank,
+            eval_bank: &bank,
+            train: samples,
+            eval: &samples[..1],
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn every_span_and_question_is_rendered_with_the_roles_the_run_uses() {
+        let samples = crate::synthetic::dataset(3, 4, 1);
+        let c = cfg(&["designer.reflection_cycles=2", "eval.judge=false"]);
+        let r = rendered_of(&c, &samples);
+        let find = |phase, role| r.iter().find(|x| x.phase == phase && x.role == role);
+        let spans: usize = samples.iter().map(|s| s.spans.len()).sum();
+        let questions: usize = samples.iter().map(|s| s.queries.len()).sum();
+        assert_eq!(find(Phase::Train, Role::Executor).unwrap().count, spans);
+        assert_eq!(find(Phase::Train, Role::Answer).unwrap().count, questions);
+        assert_eq!(
+            find(Phase::Eval, Role::Executor).unwrap().count,
+            samples[0].spans.len()
+        );
+        assert!(
+            find(Phase::Train, Role::Judge).is_none() && find(Phase::Eval, Role::Judge).is_none()
+        );
+        // analysis, one reflection, refinement
+        assert_eq!(find(Phase::Train, Role::Designer).unwrap().count, 3);
+        let e = find(Phase::Train, Role::Executor).unwrap();
+        assert!(e.longest.len() <= KEEP && !e.longest.is_empty());
+        let lens: Vec<usize> = e.longest.iter().map(|(_, t)| t.chars().count()).collect();
+        assert!(lens.windows(2).all(|w| w[0] >= w[1]), "{lens:?}");
+        // a judged run renders the judge in both phases; no designer when it is off
+        let c = cfg(&[
+            "reward.kind=\"judge\"",
+            "eval.judge=true",
+            "designer.enabled=false",
+        ]);
+        let r = rendered_of(&c, &samples);
+        assert_eq!(r.iter().filter(|x| x.role == Role::Judge).count(), 2);
+        assert!(r.iter().all(|x| x.role != Role::Designer));
+    }
+
+    fn measured(longest: usize, max_tokens: u32) -> Measured {
+        Measured {
+            phase: Phase::Train,
+            role: Role::Executor,
+            prompts: 10,
+            mean_tokens: 100.0,
+            longest_tokens: longest,
+            longest_at: "s:1".into(),
+            max_tokens,
+        }
+    }
+
+    #[test]
+    fn measuring_counts_the_longest_and_scales_the_mean() {
+        let mut r = Rendered::new(Phase::Train, Role::Answer, 8);
+        for (i, n) in [40usize, 400, 4, 80, 120, 160, 200].iter().enumerate() {
+            r.push(format!("q{i}"), &[Message::user("x".repeat(*n))]);
+        }
+        assert_eq!(r.count, 7);
+        assert_eq!(r.longest.len(), KEEP);
+        assert_eq!(r.longest[0].0, "q1");
+        // two characters per token
+        let m = measure(&r, &mut |t| Ok(t.chars().count() / 2)).unwrap();
+        assert_eq!(m.longest_at, "q1");
+        assert_eq!(
+            m.longest_tokens,
+            joined(&[Message::user("x".repeat(400))]).len() / 2
+        );
+        assert!(
+            (m.mean_tokens - r.mean_chars() / 2.0).abs() < 1.0,
+            "{}",
+            m.mean_tokens
+        );
+        let e = measure(&r, &mut |_| Err("down".into())).unwrap_err();
+        assert_eq!(e, "down");
+    }
+
+    #[test]
+    fn overflow_counts_the_reply_budget_and_says_which_part_overflows() {
+        assert_eq!(overflow(&measured(900, 100), 1000), None);
+        let e = overflow(&measured(901, 100), 1000).unwrap();
+        assert!(
+            e.contains("= 1001 > the context window of 1000")
+                && e.contains("its reply budget does not"),
+            "{e}"
+        );
+        let e = overflow(&measured(1200, 100), 1000).unwrap();
+        assert!(
+            e.contains("the prompt alone overflows") && e.contains("(s:1)"),
+            "{e}"
+        );
+        let mut none = measured(5000, 100);
+        none.prompts = 0;
+        assert_eq!(overflow(&none, 1000), None);
+    }
+
+    #[test]
+    fn the_estimate_multiplies_the_plan_and_the_designer_rounds() {
+        let c = cfg(&[
+            "run.outer_epochs=4",
+            "run.inner_epochs=2",
+            "run.batch_size=3",
+            "designer.freq=2",
+            "designer.reflection_cycles=3",
+            "designer.attempts=2",
+        ]);
+        let samples = crate::synthetic::dataset(2, 5, 1);
+        let plan = crate::inspect::plan(&c, &samples);
+        assert_eq!(plan.episodes, 24);
+        assert_eq!(designer_calls(&c, &plan), (8.0, 16.0));
+        let eval = EvalPlan {
+            spans: 7,
+            questions: 5,
+            judged: 5,
+        };
+        let ms = vec![
+            measured(10, 64),
+            Measured {
+                role: Role::Designer,
+                mean_tokens: 1000.0,
+                max_tokens: 500,
+                ..measured(1, 1)
+            },
+            Measured {
+                phase: Phase::Eval,
+                role: Role::Judge,
+                mean_tokens: 50.0,
+                max_tokens: 10,
+                ..measured(1, 1)
+            },
+        ];
+        let e = estimate(&c, &plan, &eval, &ms);
+        assert_eq!(e[0].calls, 24.0 * 5.0);
+        assert_eq!(e[0].prompt_tokens, 24.0 * 5.0 * 100.0);
+        assert_eq!(e[0].completion_tokens, 24.0 * 5.0 * 64.0);
+        assert_eq!((e[1].calls, e[1].calls_max), (8.0, 16.0));
+        assert_eq!(e[1].prompt_tokens, 16_000.0);
+        assert_eq!((e[2].calls, e[2].completion_tokens), (5.0, 50.0));
+        let t = Throughput {
+            concurrency: 4,
+            prompt_tokens_per_s: 1000.0,
+            completion_tokens_per_s: 10.0,
+        };
+        assert!((wall_secs(&e[2], &t) - (0.25 + 5.0)).abs() < 1e-9);
+        let report = Report::new(
+            "c".into(),
+            vec![Check::fail("executor", "x")],
+            ms,
+            e,
+            vec![("executor".into(), t)],
+        );
+        assert_eq!(report.failures, 1);
+        // the designer and the judge have no throughput: no wall time
+        assert_eq!(report.wall_secs, None);
+        let text = report.render();
+        assert!(
+            text.contains("| train | designer | 8-16 |") && text.contains("1 check(s) failed"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn seconds_read_as_people_read_them() {
+        assert_eq!(human_secs(12.34), "12.3 s");
+        assert_eq!(human_secs(185.0), "3 min 05 s");
+        assert_eq!(human_secs(3720.0), "1 h 02 min");
     }
 }
