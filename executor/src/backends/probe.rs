@@ -123,7 +123,11 @@ impl Probe {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the probe's runtime: {e}"))?;
+        // no idle connections kept: probes are few and far apart (a throughput probe can
+        // take longer than a server keeps an idle connection open), and a reused connection
+        // the server has closed fails the request
         let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
             .connect_timeout(timeout)
             .build()
             .map_err(|e| format!("cannot build the probe's HTTP client: {e}"))?;
