@@ -202,6 +202,43 @@ fn a_fitting_config_passes_and_its_call_estimate_matches_a_real_run() {
         lo <= designer && designer <= hi,
         "designer: {designer} not in {lo}..{hi}"
     );
+
+    // the trained checkpoint against an embeddings server of another dimension (the
+    // scripted server's hashing vectors are 64-dimensional, the run's hashing encoder 384),
+    // and structured outputs tried in the dialect the server takes
+    let mut more = sets.clone();
+    more.extend([
+        "encoder.kind=\"openai\"".to_string(),
+        format!("encoder.openai.base_urls=[\"{}\"]", srv.base_url()),
+        "encoder.openai.model=\"served-model\"".into(),
+        "encoder.openai.api_key_envs=[]".into(),
+        "executor.structured=\"json_schema\"".into(),
+    ]);
+    let mut args: Vec<String> = vec![
+        "preflight".into(),
+        "--config".into(),
+        "configs/quickstart.toml".into(),
+        "--no-throughput".into(),
+        "--checkpoint".into(),
+        d.path().join("runs/pf").display().to_string(),
+    ];
+    for s in &more {
+        args.extend(["--set".into(), s.clone()]);
+    }
+    let o = memskill(&args);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "gives 64-dimensional vectors, but the checkpoint's controller was trained on 384"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("structured outputs accepted (") && out.contains("json_schema)"),
+        "{out}"
+    );
+    assert!(out.contains("1 check(s) failed"), "{out}");
 }
 
 #[test]

@@ -494,7 +494,8 @@ pub struct Throughput {
     pub completion_tokens_per_s: f64,
 }
 
-/// Seconds `e` takes at `t` (at most: every reply is taken to use its whole budget).
+/// Seconds `e` takes at `t`, every reply taken to use its whole budget (the retrieved
+/// memories, the embeddings and the trainer's own work are not counted).
 pub fn wall_secs(e: &RoleEstimate, t: &Throughput) -> f64 {
     let rate = |tokens: f64, per_s: f64| {
         if tokens <= 0.0 {
@@ -545,7 +546,7 @@ pub struct Report {
     pub estimate: Vec<RoleEstimate>,
     /// The throughput probed for each role's server (roles on one server share a probe).
     pub throughput: Vec<(String, Throughput)>,
-    /// Seconds of the whole run at the probed throughput (at most), when every role with
+    /// Seconds of the whole run's LLM calls at the probed throughput ([`wall_secs`]), when every role with
     /// calls has a throughput.
     pub wall_secs: Option<f64>,
     pub failures: usize,
@@ -640,7 +641,7 @@ impl Report {
         }
         match self.wall_secs {
             Some(s) => out.push_str(&format!(
-                "wall time (at most, at the probed throughput): {}\n",
+                "wall time of the LLM calls (at the probed throughput, replies at their full budget): {}\n",
                 human_secs(s)
             )),
             None => {
