@@ -106,6 +106,13 @@ pub struct ServeScriptedArgs {
     /// (`{"seq", "body"}`), to compare what two clients send (scripts/fidelity/requests.sh).
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// List this model name in `GET /v1/models` (default: an empty list), as a real server
+    /// lists the model it serves (`memskill preflight` checks it).
+    #[arg(long)]
+    pub served_model: Option<String>,
+    /// Report this context window (`max_model_len`, as vLLM does) for --served-model.
+    #[arg(long, requires = "served_model")]
+    pub context_tokens: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -235,6 +242,8 @@ fn serve_scripted(a: ServeScriptedArgs) -> anyhow::Result<()> {
         seed: a.fault_seed,
         fail_matching: a.fail_matching.clone(),
         record: a.record.clone(),
+        served_model: a.served_model.clone(),
+        context_tokens: a.context_tokens,
         ..Default::default()
     };
     let srv = ScriptedServer::start(listener, llm, plan).context("starting the scripted server")?;

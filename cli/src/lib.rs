@@ -12,6 +12,7 @@ pub mod embed;
 pub mod exec;
 pub mod fidelity;
 pub mod launch;
+pub mod preflight;
 pub mod registry;
 pub mod report;
 pub mod shell;
@@ -52,6 +53,11 @@ enum Cmd {
     /// Show a config with where each value came from, or check it before a run.
     #[command(subcommand)]
     Config(config::ConfigCmd),
+    /// Ask every server a config names before a run (reachable, model served, context
+    /// window against the longest prompt, structured outputs, embedding dimension,
+    /// throughput) and estimate the run's LLM calls, tokens and wall time. Exits non-zero
+    /// with every failure listed.
+    Preflight(preflight::PreflightArgs),
     /// Create, show, export, import, validate and diff skill banks.
     #[command(subcommand)]
     Skills(skills::SkillsCmd),
@@ -130,6 +136,7 @@ where
     let res = match cli.cmd {
         Cmd::Data(c) => data::run(c),
         Cmd::Config(c) => config::run(c),
+        Cmd::Preflight(a) => preflight::run(a),
         Cmd::Skills(c) => skills::run(c),
         Cmd::Bank(c) => bank::run(c),
         Cmd::Registry(c) => registry::run(c),

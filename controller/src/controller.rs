@@ -90,6 +90,34 @@ impl std::fmt::Debug for Controller {
 
 const MAGIC: &[u8; 8] = b"MSKCTRL1";
 
+/// The embedding size a controller saved by [`Controller::save_bytes`] was built for (the
+/// encoder dimension a run of that checkpoint needs), read from its header alone.
+pub fn saved_emb_dim(bytes: &[u8]) -> Result<usize, ControllerError> {
+    Ok(read_header(bytes)?.0.emb_dim)
+}
+
+/// The header of a saved controller and the offset where its tensors begin.
+fn read_header(bytes: &[u8]) -> Result<(Header, usize), ControllerError> {
+    let err = |m: String| ControllerError::Checkpoint(m);
+    if bytes.len() < 16 || &bytes[..8] != MAGIC {
+        return Err(err(
+            "not a memskill controller checkpoint (bad magic)".into()
+        ));
+    }
+    let hlen = u64::from_le_bytes(
+        bytes[8..16]
+            .try_into()
+            .map_err(|_| err("truncated".into()))?,
+    ) as usize;
+    let hend = 16usize
+        .checked_add(hlen)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| err("truncated header".into()))?;
+    let header: Header =
+        serde_json::from_slice(&bytes[16..hend]).map_err(|e| err(format!("header: {e}")))?;
+    Ok((header, hend))
+}
+
 #[derive(Serialize, Deserialize)]
 struct Header {
     emb_dim: usize,
@@ -770,22 +798,7 @@ impl Controller {
     /// width must match this controller's.
     pub fn load_bytes(&mut self, bytes: &[u8]) -> Result<(), ControllerError> {
         let err = |m: String| ControllerError::Checkpoint(m);
-        if bytes.len() < 16 || &bytes[..8] != MAGIC {
-            return Err(err(
-                "not a memskill controller checkpoint (bad magic)".into()
-            ));
-        }
-        let hlen = u64::from_le_bytes(
-            bytes[8..16]
-                .try_into()
-                .map_err(|_| err("truncated".into()))?,
-        ) as usize;
-        let hend = 16usize
-            .checked_add(hlen)
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| err("truncated header".into()))?;
-        let header: Header =
-            serde_json::from_slice(&bytes[16..hend]).map_err(|e| err(format!("header: {e}")))?;
+        let (header, hend) = read_header(bytes)?;
         if header.emb_dim != self.emb_dim || header.hidden != self.policy.hidden {
             return Err(err(format!(
                 "checkpoint has emb_dim {} / hidden {}, this controller {} / {}",
@@ -1070,6 +1083,8 @@ mod tests {
         assert_eq!(b.updates(), 1);
         assert!(b.load_bytes(&bytes[..bytes.len() - 4]).is_err());
         assert!(b.load_bytes(b"garbage").is_err());
+        assert_eq!(saved_emb_dim(&bytes).unwrap(), a.emb_dim());
+        assert!(saved_emb_dim(b"garbage").is_err());
         let mut other = Controller::new(
             5,
             &PolicyConfig {

@@ -20,7 +20,7 @@ pub mod ppo;
 pub mod shaping;
 
 pub use bias::{BiasConfig, BiasReeval, BiasSpec, NewSkillBias};
-pub use controller::{Controller, SelectMode, Selection};
+pub use controller::{saved_emb_dim, Controller, SelectMode, Selection};
 pub use encoder::{
     build_state, default_assets_dir, default_minilm_dir, model_max_tokens, safetensors_f32_bytes,
     token_windows, weighted_mean_normalized, BertEncoder, BertPooling, CachedEncoder,

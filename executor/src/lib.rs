@@ -27,6 +27,7 @@ pub use memskill_local::gguf::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalArch,
     LocalConfig, LocalGguf, LocalSettings, Overflow,
 };
+pub use memskill_local::tokens::TokenCounter;
 pub use parse::{parse_actions, parse_actions_from, parse_response, ParseOutcome, ParsedAction};
 pub use prompts::{
     answer_messages, executor_messages, executor_messages_with, extract_answer, f1_text,

@@ -26,6 +26,7 @@ pub mod qrows;
 pub mod qwen3_fast;
 pub mod qwen3_shape;
 pub mod st_read;
+pub mod tokens;
 
 pub use gguf::{
     asset_root, chatml, default_smollm2_path, tokenizer_from_gguf, GenTiming, LocalConfig,

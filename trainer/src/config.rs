@@ -175,6 +175,46 @@ pub struct Config {
     /// and then left out of the saved config.
     #[serde(skip_serializing_if = "RegistryConfig::is_off")]
     pub registry: RegistryConfig,
+    /// `memskill preflight`'s assumptions and probe sizes; read by that command only, and
+    /// left out of the saved config while it has its defaults (runs never read it).
+    #[serde(skip_serializing_if = "PreflightConfig::is_default")]
+    pub preflight: PreflightConfig,
+}
+
+/// `[preflight]`: what `memskill preflight` assumes where a server does not say, and how
+/// hard it probes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PreflightConfig {
+    /// The LLM servers' context window in tokens where `/v1/models` reports none
+    /// (llama-cpp-python, Ollama); 0 = unknown (the overflow check is then skipped, and
+    /// said). A window the server reports wins.
+    pub context_tokens: u64,
+    /// Seconds each probe request may take before its server counts as not answering.
+    pub timeout_secs: u64,
+    /// Reply tokens asked of each request of the throughput probe.
+    pub probe_tokens: u32,
+}
+
+impl Default for PreflightConfig {
+    fn default() -> Self {
+        Self {
+            context_tokens: 0,
+            timeout_secs: 30,
+            probe_tokens: 32,
+        }
+    }
+}
+
+impl PreflightConfig {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Every key of the section, for the unknown-key check.
+    fn all_keys() -> toml::Table {
+        toml::Table::try_from(Self::default()).unwrap_or_default()
+    }
 }
 
 /// `[registry]`: where runs write their governance records (`crate::skill_registry`) (off when `url` is empty and
@@ -1347,6 +1387,10 @@ fn known_keys(resolved: &Config) -> Result<toml::Table> {
     known.insert(
         "registry".into(),
         toml::Value::Table(RegistryConfig::all_keys()),
+    );
+    known.insert(
+        "preflight".into(),
+        toml::Value::Table(PreflightConfig::all_keys()),
     );
     let all = LlmConfig::all_keys();
     for section in LLM_SECTIONS {

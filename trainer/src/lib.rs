@@ -21,6 +21,7 @@ pub mod invocations;
 pub mod memorybank;
 pub mod method_prompts;
 pub mod metrics;
+pub mod preflight;
 pub mod prompts;
 pub mod readers;
 pub mod refimport;

@@ -3,7 +3,9 @@
 //! server**: it lets the whole HTTP path (retries, `Retry-After`, endpoint health, the
 //! start-up probe, error accounting) run offline against a model whose replies are known.
 //!
-//! Routes: `GET .../models` answers `{"data": []}`; `POST .../chat/completions` answers
+//! Routes: `GET .../models` answers `{"data": []}` (or the `served_model` with its
+//! `context_tokens` as `max_model_len`); `POST /tokenize` counts a `prompt`'s cl100k tokens
+//! as vLLM's route answers; `POST .../chat/completions` answers
 //! with the wrapped model's reply, or for what memory libraries ask (tool calls, a JSON
 //! object without a schema) with `scripted_rules`' reply; `POST .../embeddings` with the
 //! hashing encoder's vectors. Everything else is a 404. Faults are drawn per request
@@ -77,6 +79,10 @@ pub struct FaultPlan {
     /// in arrival order), for comparing what two clients send (scripts/fidelity/requests.sh).
     /// The file must not exist yet.
     pub record: Option<std::path::PathBuf>,
+    /// List this model in `GET .../models` (else the list is empty), with `context_tokens`
+    /// as its `max_model_len` when given, as vLLM reports its context window.
+    pub served_model: Option<String>,
+    pub context_tokens: Option<u64>,
 }
 
 /// A server that takes one structured-output dialect: a structured request in another is
@@ -288,7 +294,9 @@ fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
                 .unwrap_or_else(|p| p.into_inner())
                 .other_requests += 1;
             if method == "GET" && path.ends_with("/models") {
-                respond(&mut out, 200, &[], r#"{"object":"list","data":[]}"#)?;
+                respond(&mut out, 200, &[], &models_list(&sh.plan))?;
+            } else if method == "POST" && path == "/tokenize" {
+                respond(&mut out, 200, &[], &tokenize(&body))?;
             } else {
                 respond(&mut out, 404, &[], r#"{"error":"not found"}"#)?;
             }
@@ -298,6 +306,31 @@ fn serve_connection(sh: &Shared, stream: TcpStream) -> std::io::Result<()> {
             return Ok(());
         }
     }
+}
+
+/// The `/models` answer: the served model, if one is named, with its context window.
+fn models_list(plan: &FaultPlan) -> String {
+    let data: Vec<serde_json::Value> = plan
+        .served_model
+        .iter()
+        .map(|id| {
+            let mut m = serde_json::json!({"id": id, "object": "model", "owned_by": "memskill"});
+            if let Some(n) = plan.context_tokens {
+                m["max_model_len"] = n.into();
+            }
+            m
+        })
+        .collect();
+    serde_json::json!({"object": "list", "data": data}).to_string()
+}
+
+/// vLLM's `POST /tokenize` (`{"prompt"}` -> `{"count", "tokens"}`), counted with cl100k
+/// (the scripted model has no tokenizer of its own); a body without `prompt` counts 0.
+fn tokenize(body: &[u8]) -> String {
+    let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let text = v.get("prompt").and_then(|p| p.as_str()).unwrap_or("");
+    let n = memskill_datasets::count_tokens(text);
+    serde_json::json!({"count": n, "tokens": [], "max_model_len": null}).to_string()
 }
 
 fn respond(

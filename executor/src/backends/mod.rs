@@ -6,6 +6,7 @@ pub mod cache;
 pub mod dialect;
 pub mod embeddings;
 pub mod openai;
+pub mod probe;
 
 pub use memskill_core::llm_stats::{strip_reasoning, LlmStats, LlmStatsSnapshot, RetryCounts};
 use memskill_core::{ChatRequest, ChatResponse, Llm, LlmError, Usage};

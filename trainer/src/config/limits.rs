@@ -335,6 +335,19 @@ pub const LIMITS: &[(&str, f64, f64, &str)] = &[
         TOKENS,
         "tokens of overlap",
     ),
+    ("preflight.context_tokens", 0.0, TOKENS, "0 = unknown"),
+    (
+        "preflight.timeout_secs",
+        1.0,
+        600.0,
+        "seconds per probe request",
+    ),
+    (
+        "preflight.probe_tokens",
+        1.0,
+        4096.0,
+        "reply tokens per probe request",
+    ),
     ("llm.temperature", 0.0, 100.0, "a sampling temperature"),
     ("llm.max_tokens", 1.0, TOKENS, "the reply budget"),
     (
