@@ -259,6 +259,18 @@ pub struct CachedMemory {
     pub contract_refused: BTreeMap<String, usize>,
 }
 
+impl CachedMemory {
+    /// What the filter and the contract did while building: flagged memories, refused
+    /// writes, contract refusals by type.
+    fn filtered(&self) -> (usize, usize, BTreeMap<String, usize>) {
+        (
+            self.memory.flagged_count(),
+            self.refused,
+            self.contract_refused.clone(),
+        )
+    }
+}
+
 /// The bank cached at `path`, else `build()` (written to `path` when every executor call
 /// succeeded; otherwise a warning naming `what`). The secret values of flagged memories
 /// are redacted before the bank is used or cached.
@@ -565,12 +577,8 @@ pub fn evaluate(opts: &EvalOptions) -> Result<(EvalResults, PathBuf)> {
             let path = membank_path(&cfg, &rt, &ck_hash, &bank_hash, sample, membank_extra(&cfg))?;
             let cached = cached_memory(&path, &sample.id, || build_memory(&ctx, sample, None))?;
             let calls = if cached.hit { 0 } else { sample.spans.len() };
+            let filtered = cached.filtered();
             let (memory, hit, errs) = (cached.memory, cached.hit, cached.call_errors);
-            let filtered = (
-                memory.flagged_count(),
-                cached.refused,
-                cached.contract_refused,
-            );
             let qs: Vec<&Query> = sample.queries.iter().collect();
             let answered = answer_queries(&ctx, sample, &memory, &qs, want_judge)?;
             let kept = keep_banks.then(|| (sample.id.clone(), used_bank(memory, &answered)));
