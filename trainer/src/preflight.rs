@@ -311,6 +311,7 @@ fn render_designer(inp: &Inputs<'_>) -> Result<Rendered> {
         round: 1,
         rounds: d.reflection_cycles.max(1),
         analysis: String::new(),
+        bank_operations: d.operations == memskill_designer::config::Operations::Governance,
     };
     let mut r = Rendered::new(
         Phase::Train,
