@@ -454,6 +454,10 @@ fn rollback(a: DecideArgs, to: &str) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("version {to}'s action {:?}: {e}", text.action))?;
         s.version = to_v;
         s.status = SkillStatus::Active;
+        // the restored text's own risk, where the bank assesses risk (governance)
+        if s.risk.is_some() {
+            s.risk = Some(memskill_designer::risk::assess_skill(s));
+        }
         let mut r = record(&a.skill, ReleaseKind::Restored, from, to_v, &a.reason, &by);
         r.diff = diff;
         bank.releases.push(r);

@@ -11,6 +11,13 @@ pub const HIGH_RISK_MIN_CASES: usize = 15;
 /// Approvers that are not a person: a run's own decisions and the seed bank.
 pub const MACHINE_APPROVERS: &[&str] = &["eval_gate", "seed", "designer"];
 
+/// Whether `who` is no person: empty, one of [`MACHINE_APPROVERS`] in any case and with `-`
+/// for `_` (`EVAL-GATE`), or a model (`designer:<model>`, the name post-mortems record).
+pub fn is_machine(who: &str) -> bool {
+    let w = who.trim().to_lowercase().replace('-', "_");
+    w.is_empty() || MACHINE_APPROVERS.contains(&w.as_str()) || w.starts_with("designer:")
+}
+
 /// What a promotion of one skill version can show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromotionEvidence<'a> {
@@ -34,7 +41,7 @@ pub fn high_risk_promotion(e: &PromotionEvidence<'_>) -> Result<Option<String>, 
     }
     let mut missing = Vec::new();
     let who = e.approved_by.trim();
-    if who.is_empty() || MACHINE_APPROVERS.contains(&who) {
+    if is_machine(who) {
         missing.push(format!(
             "a high-risk skill needs a person's approval (--approved-by NAME), not {who:?}"
         ));

@@ -504,6 +504,23 @@ fn record(
     ReleaseRecord::status_change(skill, kind, v, stage, note)
 }
 
+/// A `held` record for high-risk candidate `name`. A refine of a skill that was selectable
+/// in `before` (a seed primitive, say) does not take it away while it waits: the selectable
+/// version is put back, and the held text stays in the stage's `refined` record and gate run.
+fn hold(bank: &mut SkillBank, before: &SkillBank, name: &str, stage: u32, note: String) {
+    let mut r = record(name, ReleaseKind::Held, bank, stage, note);
+    let live =
+        |s: &memskill_core::Skill| matches!(s.status, SkillStatus::Active | SkillStatus::Canary);
+    if let (Some(old), Some(s)) = (before.get(name).filter(|o| live(o)), bank.get_mut(name)) {
+        r.note.push_str(&format!(
+            "; version {} stays selectable meanwhile",
+            old.version
+        ));
+        *s = old.clone();
+    }
+    bank.releases.push(r);
+}
+
 /// Whether a skill is assessed high-risk (only under the governance design: elsewhere no
 /// skill has a risk level).
 fn high_risk(bank: &SkillBank, name: &str) -> bool {
@@ -530,7 +547,7 @@ pub fn high_risk_verdict(run: &mut EvalRun, risk: Option<memskill_core::RiskLeve
 /// The gate is off: every candidate named in `changed` becomes a canary, except a
 /// high-risk one (governance design), which stays a candidate with a `held` record: it
 /// has no sandbox run and waits for a person.
-pub fn admit_all(bank: &mut SkillBank, changed: &[String], stage: u32) {
+pub fn admit_all(bank: &mut SkillBank, before: &SkillBank, changed: &[String], stage: u32) {
     for name in changed {
         if high_risk(bank, name)
             && bank
@@ -539,8 +556,7 @@ pub fn admit_all(bank: &mut SkillBank, changed: &[String], stage: u32) {
         {
             let note =
                 format!("high-risk skill, designer.gate = off: no sandbox run; {HIGH_RISK_REVIEW}");
-            let r = record(name, ReleaseKind::Held, bank, stage, note);
-            bank.releases.push(r);
+            hold(bank, before, name, stage, note);
             continue;
         }
         let Some(s) = bank.get_mut(name) else {
@@ -574,8 +590,7 @@ pub fn settle(bank: &mut SkillBank, before: &SkillBank, run: EvalRun) {
             run.id,
             run.cases.len()
         );
-        let r = record(&name, ReleaseKind::Held, bank, stage, note);
-        bank.releases.push(r);
+        hold(bank, before, &name, stage, note);
     } else if run.passed {
         if let Some(s) = bank.get_mut(&name) {
             s.status = SkillStatus::Canary;
@@ -899,9 +914,41 @@ mod tests {
         let mut add = Skill::active("keep-names", ActionKind::Insert, "d", "i", "t");
         add.status = SkillStatus::Candidate;
         off.insert(add).unwrap();
-        admit_all(&mut off, &["keep-names".into()], 2);
+        let before_off = off.clone();
+        admit_all(&mut off, &before_off, &["keep-names".into()], 2);
         assert_eq!(off.get("keep-names").unwrap().status, SkillStatus::Canary);
         assert_eq!(off.releases.last().unwrap().kind, ReleaseKind::Canaried);
+
+        // a seed primitive refined into high-risk text is held, and its live version stays
+        // selectable meanwhile (with the gate off and on)
+        let live = SkillBank::seed();
+        let old_version = live.get("insert").unwrap().version;
+        let refined = |b: &SkillBank| {
+            let mut b = b.clone();
+            let s = b.get_mut("insert").unwrap();
+            s.instructions = "Save each fact to a file on disk.".into();
+            s.version = s.version.bump_patch();
+            s.status = SkillStatus::Candidate;
+            s.risk = Some(memskill_core::RiskLevel::High);
+            b
+        };
+        let mut held = refined(&live);
+        admit_all(&mut held, &live, &["insert".into()], 3);
+        let mut gated = refined(&live);
+        let mut run = failed_run(&gated, "insert", 3, String::new());
+        run.passed = true;
+        settle(&mut gated, &live, run);
+        for b in [&held, &gated] {
+            let s = b.get("insert").unwrap();
+            assert_eq!((s.status, s.version), (SkillStatus::Active, old_version));
+            assert!(b.selectable().iter().any(|s| s.name == "insert"));
+            let r = b
+                .releases
+                .iter()
+                .rfind(|r| r.kind == ReleaseKind::Held)
+                .unwrap();
+            assert!(r.note.contains("stays selectable"), "{}", r.note);
+        }
     }
 
     /// Item 1 of the leftovers: replies the LLM cache answered take no model time, so the

@@ -255,7 +255,7 @@ fn split_is_all_or_nothing_at_validation_and_after_the_gate() {
 
     // all parts live (gate off): nothing undone, the parent stays deprecated
     let (mut out, changed) = apply_edits(&b, std::slice::from_ref(&good), &[], 2, 30);
-    admit_all(&mut out, &changed, 2);
+    admit_all(&mut out, &b, &changed, 2);
     assert!(settle_operations(&mut out, &b, std::slice::from_ref(&good), 2).is_empty());
     assert_eq!(
         out.get("track-dates").unwrap().status,
@@ -276,7 +276,7 @@ fn a_high_risk_merge_waits_for_a_person_and_its_parents_come_back() {
     let (mut out, changed) = apply_edits(&b, std::slice::from_ref(&e), &[], 3, 30);
     memskill_designer::risk::assess_bank(&mut out);
     assert_eq!(out.get("track-when").unwrap().risk, Some(RiskLevel::High));
-    admit_all(&mut out, &changed, 3);
+    admit_all(&mut out, &b, &changed, 3);
     let c = out.get("track-when").unwrap();
     assert_eq!(
         c.status,

@@ -26,6 +26,7 @@ fn stage_with(
         reflection_cycles: 1,
         ..Default::default()
     };
+    let bank_before = bank.clone();
     let out = run_stage(
         &llm,
         &prompts(),
@@ -39,7 +40,8 @@ fn stage_with(
     assert!(!out.accepted.is_empty(), "{:?}", out.rejected);
     // the trainer with `designer.gate = "off"`: every candidate goes live as a canary
     let mut bank = out.bank;
-    memskill_designer::admit_all(&mut bank, &out.changed, stage);
+    let before = bank_before.clone();
+    memskill_designer::admit_all(&mut bank, &before, &out.changed, stage);
     (bank, out.notes)
 }
 

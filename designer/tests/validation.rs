@@ -273,7 +273,7 @@ fn bank_cap_evicts_least_useful_non_seed_skill() {
     assert_eq!(changed, ["new-one", "new-two", "s01"]);
     // the changes are candidates until the gate (here: off) lets them in as canaries
     assert_eq!(nb.selectable().len(), 27);
-    memskill_designer::admit_all(&mut nb, &changed, 3);
+    memskill_designer::admit_all(&mut nb, &bank, &changed, 3);
     assert_eq!(nb.selectable().len(), 30);
     for n in ["s09", "s05"] {
         assert_eq!(nb.get(n).unwrap().status, SkillStatus::Deprecated);

@@ -253,6 +253,10 @@ pub fn rollback(
         lock_for_write(db)?;
         let row = skill_row(db, name)?;
         let from = row.text("version");
+        if from == to {
+            bail!("registry {}: {name} is at version {to} already", db.location);
+        }
+        refuse_held_version(db, name, to)?;
         let target = version_text(db, name, to)?;
         let current = version_text(db, name, &from).ok();
         let diff = match &current {
@@ -291,6 +295,26 @@ pub fn rollback(
         )?;
         Ok((id, target))
     })
+}
+
+/// A version the high-risk gate held and no person promoted never went live: rolling back
+/// to it would let it in past the gate, so it is refused (promote it instead).
+fn refuse_held_version(db: &mut Db, name: &str, version: &str) -> Result<()> {
+    let kinds: Vec<String> = db
+        .query(
+            "SELECT kind FROM skill_release WHERE skill_id = ? AND to_version = ?",
+            &[name.into(), version.into()],
+        )?
+        .iter()
+        .map(|r| r.text("kind"))
+        .collect();
+    if kinds.iter().any(|k| k == "held") && !kinds.iter().any(|k| k == "promoted") {
+        bail!(
+            "registry {}: version {version} of {name} was held by the high-risk gate and never promoted; a rollback cannot let it in: `memskill registry promote {name} --approved-by NAME` (a person, with its sandbox run)",
+            db.location
+        );
+    }
+    Ok(())
 }
 
 fn invocation_exists(db: &mut Db, id: &str) -> Result<()> {

@@ -207,8 +207,47 @@ fn story(db: &mut Db) -> (String, String) {
 
     // the high-risk gate: eval_gate never promotes; too few cases are named; a person with
     // the 15-case sandbox run promotes, and the rollback plan is recorded
-    let e = ops::decide(db, "track-when", Decision::Promote, "ok", "eval_gate", T1).unwrap_err();
-    assert!(format!("{e:#}").contains("person's approval"), "{e:#}");
+    for machine in ["eval_gate", "EVAL-GATE", "designer:qwen3-8b", " "] {
+        let e = ops::decide(db, "track-when", Decision::Promote, "ok", machine, T1).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("person's approval") || format!("{e:#}").contains("approver's name"),
+            "{machine:?}: {e:#}"
+        );
+    }
+    // a held version that no person promoted cannot come in by a rollback either
+    db.execute(
+        "UPDATE skill SET version = '9.9.9' WHERE skill_id = 'call-api'",
+        &[],
+    )
+    .unwrap();
+    let e = ops::rollback(
+        db,
+        "call-api",
+        &Version::INITIAL.to_string(),
+        "back",
+        "ada",
+        T1,
+    )
+    .unwrap_err();
+    assert!(
+        format!("{e:#}").contains("held by the high-risk gate"),
+        "{e:#}"
+    );
+    db.execute(
+        "UPDATE skill SET version = ? WHERE skill_id = 'call-api'",
+        &[Version::INITIAL.to_string().into()],
+    )
+    .unwrap();
+    let e = ops::rollback(
+        db,
+        "call-api",
+        &Version::INITIAL.to_string(),
+        "back",
+        "ada",
+        T1,
+    )
+    .unwrap_err();
+    assert!(format!("{e:#}").contains("already"), "{e:#}");
     let e = ops::decide(db, "call-api", Decision::Promote, "ok", "ada", T1).unwrap_err();
     assert!(format!("{e:#}").contains("replayed 5 cases"), "{e:#}");
     ops::decide(db, "track-days", Decision::Promote, "fine", "eval_gate", T1)

@@ -340,7 +340,7 @@ impl Trainer<'_> {
     ) -> Result<Vec<String>> {
         let dcfg = &self.cfg.designer.cfg;
         if dcfg.gate == GateMode::Off || changed.is_empty() {
-            memskill_designer::admit_all(&mut self.bank, changed, stage);
+            memskill_designer::admit_all(&mut self.bank, before, changed, stage);
             // every candidate became a canary, except a held high-risk one (governance)
             let live = changed.iter().filter(|n| {
                 self.bank
