@@ -161,10 +161,10 @@ pub struct PostmortemArgs {
     #[arg(long, requires = "config")]
     pub designer: bool,
     /// The run config whose designer model answers (with --designer).
-    #[arg(long)]
+    #[arg(long, requires = "designer")]
     pub config: Option<PathBuf>,
     /// Config overrides, KEY=VALUE (repeatable; with --config).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "config")]
     pub sets: Vec<String>,
     #[command(flatten)]
     pub target: Target,
