@@ -380,7 +380,7 @@ fn models_url(base: &str) -> String {
 }
 
 /// An error and its sources, joined ("error sending request ...: Connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut cur = e.source();
     while let Some(s) = cur {

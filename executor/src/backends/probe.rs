@@ -161,9 +161,15 @@ impl Probe {
         };
         let timeout = self.timeout;
         let run = async move {
-            let resp = req.send().await.map_err(|e| chain(&e))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| super::openai::error_chain(&e))?;
             let status = resp.status().as_u16();
-            let bytes = resp.bytes().await.map_err(|e| chain(&e))?;
+            let bytes = resp
+                .bytes()
+                .await
+                .map_err(|e| super::openai::error_chain(&e))?;
             let body = serde_json::from_slice(&bytes)
                 .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
             Ok::<_, String>((status, body))
@@ -216,20 +222,6 @@ fn short(v: &Value) -> String {
         other => other.to_string(),
     };
     s.chars().take(200).collect()
-}
-
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !out.contains(&t) {
-            out.push_str(": ");
-            out.push_str(&t);
-        }
-        cur = s.source();
-    }
-    out
 }
 
 #[cfg(test)]
