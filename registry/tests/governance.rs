@@ -210,7 +210,8 @@ fn story(db: &mut Db) -> (String, String) {
     for machine in ["eval_gate", "EVAL-GATE", "designer:qwen3-8b", " "] {
         let e = ops::decide(db, "track-when", Decision::Promote, "ok", machine, T1).unwrap_err();
         assert!(
-            format!("{e:#}").contains("person's approval") || format!("{e:#}").contains("approver's name"),
+            format!("{e:#}").contains("person's approval")
+                || format!("{e:#}").contains("approver's name"),
             "{machine:?}: {e:#}"
         );
     }
