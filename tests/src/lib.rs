@@ -76,3 +76,47 @@ pub fn seed_bank_and_export(dir: &std::path::Path) {
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
+
+/// A `memskill llm serve-scripted` process (killed when dropped) and its `/v1` base URL.
+pub struct ScriptedServer {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `memskill llm serve-scripted ARGS` on a free port (its `--port-file` in `dir`, named
+/// `name`) and wait up to 30 s for it to listen.
+pub fn serve_scripted(dir: &Path, name: &str, args: &[&std::ffi::OsStr]) -> ScriptedServer {
+    let port = dir.join(format!("{name}.port"));
+    let child = std::process::Command::new(memskill_bin())
+        .args(["llm", "serve-scripted"])
+        .args(args)
+        .arg("--port-file")
+        .arg(&port)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("memskill llm serve-scripted starts");
+    // the guard first: a server that never listens is still killed
+    let mut server = ScriptedServer {
+        child,
+        url: String::new(),
+    };
+    let t = std::time::Instant::now();
+    while !port.exists() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(30),
+            "the scripted server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let p = std::fs::read_to_string(&port).unwrap();
+    server.url = format!("http://127.0.0.1:{}/v1", p.trim());
+    server
+}

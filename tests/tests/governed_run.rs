@@ -7,10 +7,9 @@
 //! these edits.
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
-use memskill_e2e::{memskill_bin, repo_root, stderr};
+use memskill_e2e::{memskill_bin, repo_root, serve_scripted, stderr, ScriptedServer};
 
 const T_RUN: &str = "1796644800";
 
@@ -33,16 +32,7 @@ fn s(v: &[&str]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()
 }
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn designer(dir: &Path) -> (Server, String) {
+fn designer(dir: &Path) -> (ScriptedServer, String) {
     let reply = dir.join("reply.json");
     std::fs::write(
         &reply,
@@ -58,37 +48,21 @@ fn designer(dir: &Path) -> (Server, String) {
         .to_string(),
     )
     .unwrap();
-    let port = dir.join("port");
-    let child = Command::new(memskill_bin())
-        .args([
-            "llm",
-            "serve-scripted",
-            "--samples",
-            "12",
-            "--spans",
-            "3",
-            "--seed",
-            "7",
-        ])
-        .arg("--port-file")
-        .arg(&port)
-        .arg("--designer-reply")
-        .arg(&reply)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let t = Instant::now();
-    while !port.exists() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the scripted server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let p = std::fs::read_to_string(&port).unwrap();
-    (server, format!("http://127.0.0.1:{}/v1", p.trim()))
+    let mut args = [
+        "--samples",
+        "12",
+        "--spans",
+        "3",
+        "--seed",
+        "7",
+        "--designer-reply",
+    ]
+    .map(std::ffi::OsStr::new)
+    .to_vec();
+    args.push(reply.as_os_str());
+    let server = serve_scripted(dir, "designer", &args);
+    let url = server.url.clone();
+    (server, url)
 }
 
 fn train(runs: &Path, name: &str, registry: &Path, url: &str, ops: &str) {

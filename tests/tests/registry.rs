@@ -13,9 +13,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
-use memskill_e2e::{memskill_bin, repo_root, stderr};
+use memskill_e2e::{memskill_bin, repo_root, serve_scripted, stderr, ScriptedServer};
 use memskill_registry::testing::TempPostgres;
 
 const T_RUN: &str = "1796644800"; // 2026-12-07T12:00:00Z
@@ -37,16 +36,7 @@ fn ok(args: &[&str], epoch: &str) -> String {
 }
 
 /// The scripted designer, killed on drop.
-struct Designer(Child, String);
-
-impl Drop for Designer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn designer(dir: &Path) -> Designer {
+fn designer(dir: &Path) -> ScriptedServer {
     let reply = dir.join("reply.json");
     std::fs::write(
         &reply,
@@ -63,36 +53,19 @@ fn designer(dir: &Path) -> Designer {
         .to_string(),
     )
     .unwrap();
-    let port = dir.join("port");
-    let child = Command::new(memskill_bin())
-        .args([
-            "llm",
-            "serve-scripted",
-            "--samples",
-            "12",
-            "--spans",
-            "3",
-            "--seed",
-            "7",
-        ])
-        .arg("--port-file")
-        .arg(&port)
-        .arg("--designer-reply")
-        .arg(&reply)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while !port.exists() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the scripted server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let p = std::fs::read_to_string(&port).unwrap();
-    Designer(child, format!("http://127.0.0.1:{}/v1", p.trim()))
+    let mut args = [
+        "--samples",
+        "12",
+        "--spans",
+        "3",
+        "--seed",
+        "7",
+        "--designer-reply",
+    ]
+    .map(std::ffi::OsStr::new)
+    .to_vec();
+    args.push(reply.as_os_str());
+    serve_scripted(dir, "designer", &args)
 }
 
 fn train_args(runs: &Path, name: &str, registry: &str, designer_url: &str) -> Vec<String> {
@@ -268,7 +241,7 @@ fn a_gated_run_skills_eval_and_decisions_are_recorded_and_postgres_agrees() {
     let d = designer(tmp.path());
     let runs = tmp.path().join("runs");
     let lite = tmp.path().join("registry.db").to_string_lossy().to_string();
-    let args = train_args(&runs, "gated", &lite, &d.1);
+    let args = train_args(&runs, "gated", &lite, &d.url);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     ok(&argv, T_RUN);
     let run_dir = runs.join("gated");
@@ -439,7 +412,7 @@ fn two_trainers(tmp: &Path, registry: &str) {
     let children: Vec<(PathBuf, Child)> = ["one", "two"]
         .into_iter()
         .map(|name| {
-            let args = train_args(&runs, name, registry, &d.1);
+            let args = train_args(&runs, name, registry, &d.url);
             let child = Command::new(memskill_bin())
                 .args(&args)
                 .env_remove("MEMSKILL_REGISTRY")

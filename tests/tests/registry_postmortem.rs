@@ -5,49 +5,25 @@
 //! server that is down is an error naming the endpoint, and writes nothing.
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
-use memskill_e2e::{memskill_bin, repo_root, stderr};
+use memskill_e2e::{memskill_bin, repo_root, serve_scripted, stderr, ScriptedServer};
 use memskill_registry::ingest::{self, Batch, InvocationRecord, SourceRun, TrajectoryRecord};
 use memskill_registry::{migrate, ops, Db, Location};
 use serde_json::json;
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A scripted server answering every prompt that asks the six questions with `reply`.
-fn serve(dir: &Path, name: &str, reply: &str) -> (Server, String) {
+fn serve(dir: &Path, name: &str, reply: &str) -> (ScriptedServer, String) {
     let rules = dir.join(format!("{name}.json"));
     let script = json!({"rules": [{"contains": "\"script_candidate\"", "reply": reply}]});
     std::fs::write(&rules, script.to_string()).unwrap();
-    let port = dir.join(format!("{name}.port"));
-    let child = Command::new(memskill_bin())
-        .args(["llm", "serve-scripted", "--replies"])
-        .arg(&rules)
-        .arg("--port-file")
-        .arg(&port)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let t = Instant::now();
-    while !port.exists() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the scripted server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let p = std::fs::read_to_string(&port).unwrap();
-    (server, format!("http://127.0.0.1:{}/v1", p.trim()))
+    let server = serve_scripted(
+        dir,
+        name,
+        &[std::ffi::OsStr::new("--replies"), rules.as_os_str()],
+    );
+    let url = server.url.clone();
+    (server, url)
 }
 
 /// A registry with one run, one trajectory and two invocations of `insert`.
