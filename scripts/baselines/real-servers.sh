@@ -39,22 +39,9 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-free_port() { "$LPY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { # URL PID LOG
-  for _ in $(seq 1 300); do
-    curl -sf -m 2 "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$2" 2>/dev/null || { tail -20 "$3" >&2; echo "real-servers.sh: $1 exited" >&2; exit 1; }
-    sleep 1
-  done
-  echo "real-servers.sh: $1 did not answer in 300 s" >&2
-  exit 1
-}
+. scripts/lib/local-servers.sh
 
-LPORT=$(free_port)
-"$LPY" -m llama_cpp.server --model "$MODEL" --model_alias smollm2 --host 127.0.0.1 \
-  --port "$LPORT" --n_ctx "${N_CTX:-8192}" >"$WORK/llama.log" 2>&1 &
-PIDS+=($!)
-wait_for "http://127.0.0.1:$LPORT/v1/models" "${PIDS[-1]}" "$WORK/llama.log"
+start_llama "${N_CTX:-8192}"
 # every reply capped at CAP tokens (default 256): SmolLM2-135M rarely stops by itself, and a
 # library that asks for 2000 tokens (or none) would wait minutes per call
 # SCHEMA=json-object: OpenAI's json_schema requests passed on as llama.cpp's json_object+schema
@@ -63,12 +50,7 @@ PIDS+=($!)
 for _ in $(seq 1 50); do [ -s "$WORK/proxy.port" ] && break; sleep 0.1; done
 LPORT=$(cat "$WORK/proxy.port")
 wait_for "http://127.0.0.1:$LPORT/v1/models" "${PIDS[-1]}" "$WORK/llama.log"
-EPORT=$(free_port)
-HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 INFINITY_ANONYMOUS_USAGE_STATS=0 "$IVENV/bin/infinity_emb" v2 \
-  --model-id "$MINILM" --served-model-name minilm --host 127.0.0.1 --port "$EPORT" \
-  --engine torch --device cpu --dtype float32 --no-bettertransformer >"$WORK/infinity.log" 2>&1 &
-PIDS+=($!)
-wait_for "http://127.0.0.1:$EPORT/models" "${PIDS[-1]}" "$WORK/infinity.log"
+start_infinity
 echo "== llama-cpp-python (SmolLM2-135M) behind a ${CAP:-256}-token reply cap on :$LPORT, infinity-emb on :$EPORT (MiniLM); work $WORK"
 
 cargo build --quiet --bin memskill
